@@ -1,0 +1,32 @@
+// Kubernetes object types come from the `kubernetes-types` package (generated from the upstream OpenAPI).
+// This file re-exports the handful used generically and defines the loose shape every stored object has.
+import type { ObjectMeta, OwnerReference, Status, StatusCause, LabelSelector } from 'kubernetes-types/meta/v1';
+
+export type { ObjectMeta, OwnerReference, Status, StatusCause, LabelSelector };
+
+/** Any Kubernetes object as stored: apiVersion/kind/metadata plus arbitrary fields. */
+export interface KObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  [field: string]: unknown;
+}
+
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
+export function apiVersionOf(group: string, version: string): string {
+  return group === '' ? version : `${group}/${version}`;
+}
+
+export function parseApiVersion(apiVersion: string): { group: string; version: string } {
+  const i = apiVersion.indexOf('/');
+  return i < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

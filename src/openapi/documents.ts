@@ -1,0 +1,119 @@
+// The upstream OpenAPI v3 documents in openapi/: loaded lazily per group-version, indexed by GVK.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { openapiDir } from '../util/paths.js';
+import type { GroupVersionKind } from '../machinery/types.js';
+
+export interface OpenApiSchema {
+  type?: string;
+  format?: string;
+  description?: string;
+  properties?: Record<string, OpenApiSchema>;
+  items?: OpenApiSchema;
+  additionalProperties?: OpenApiSchema | boolean;
+  allOf?: OpenApiSchema[];
+  $ref?: string;
+  required?: string[];
+  enum?: unknown[];
+  default?: unknown;
+  'x-kubernetes-patch-merge-key'?: string;
+  'x-kubernetes-patch-strategy'?: string;
+  'x-kubernetes-list-type'?: string;
+  'x-kubernetes-list-map-keys'?: string[];
+  'x-kubernetes-map-type'?: string;
+  'x-kubernetes-int-or-string'?: boolean;
+  'x-kubernetes-preserve-unknown-fields'?: boolean;
+  'x-kubernetes-embedded-resource'?: boolean;
+  'x-kubernetes-group-version-kind'?: Array<{ group: string; version: string; kind: string }>;
+  [k: string]: unknown;
+}
+
+export interface OpenApiDocument {
+  openapi: string;
+  paths: Record<string, Record<string, unknown>>;
+  components?: { schemas?: Record<string, OpenApiSchema> };
+}
+
+const v3Dir = join(openapiDir, 'v3');
+
+/** `/openapi/v3/<urlPath>` ↔ `v3/<urlPath with / as __>_openapi.json`. */
+export function listV3Paths(): string[] {
+  return readdirSync(v3Dir)
+    .filter((f) => f.endsWith('_openapi.json'))
+    .map((f) => f.slice(0, -'_openapi.json'.length).split('__').join('/'));
+}
+
+const rawCache = new Map<string, Buffer>();
+/** Raw bytes of the v3 document served at /openapi/v3/<urlPath>, or undefined. */
+export function v3DocumentBytes(urlPath: string): Buffer | undefined {
+  let b = rawCache.get(urlPath);
+  if (b) return b;
+  try {
+    b = readFileSync(join(v3Dir, `${urlPath.split('/').join('__')}_openapi.json`));
+  } catch {
+    return undefined;
+  }
+  rawCache.set(urlPath, b);
+  return b;
+}
+
+const hashCache = new Map<string, string>();
+export function v3DocumentHash(urlPath: string): string | undefined {
+  let h = hashCache.get(urlPath);
+  if (h) return h;
+  const b = v3DocumentBytes(urlPath);
+  if (!b) return undefined;
+  h = createHash('sha512').update(b).digest('hex').slice(0, 128).toUpperCase();
+  hashCache.set(urlPath, h);
+  return h;
+}
+
+export function v2DocumentBytes(): Buffer {
+  return readFileSync(join(openapiDir, 'swagger.json'));
+}
+
+const parsed = new Map<string, OpenApiDocument>();
+function document(group: string, version: string): OpenApiDocument | undefined {
+  const urlPath = group === '' ? `api/${version}` : `apis/${group}/${version}`;
+  let d = parsed.get(urlPath);
+  if (d) return d;
+  const b = v3DocumentBytes(urlPath);
+  if (!b) return undefined;
+  d = JSON.parse(b.toString('utf8')) as OpenApiDocument;
+  parsed.set(urlPath, d);
+  return d;
+}
+
+/** The component schema for a kind, or undefined when the kind is not in the documents. */
+export function schemaForKind(gvk: GroupVersionKind): { schema: OpenApiSchema; doc: OpenApiDocument } | undefined {
+  const doc = document(gvk.group, gvk.version);
+  const schemas = doc?.components?.schemas;
+  if (!doc || !schemas) return undefined;
+  for (const s of Object.values(schemas)) {
+    const g = s['x-kubernetes-group-version-kind'];
+    if (g?.some((x) => x.group === gvk.group && x.version === gvk.version && x.kind === gvk.kind)) return { schema: s, doc };
+  }
+  return undefined;
+}
+
+/** Follows `$ref` and single-element `allOf` wrappers; keeps the wrapper's own extensions. */
+export function resolveSchema(doc: OpenApiDocument, schema: OpenApiSchema | undefined): OpenApiSchema | undefined {
+  let s = schema;
+  let extra: OpenApiSchema = {};
+  for (let i = 0; s && i < 16; i++) {
+    if (s.$ref) {
+      const name = s.$ref.replace('#/components/schemas/', '');
+      s = doc.components?.schemas?.[name];
+      continue;
+    }
+    if (s.allOf && s.allOf.length === 1 && !s.properties) {
+      const { allOf, ...rest } = s;
+      extra = { ...rest, ...extra };
+      s = allOf[0];
+      continue;
+    }
+    break;
+  }
+  return s ? { ...s, ...extra, description: extra.description ?? s.description } : undefined;
+}
