@@ -55,7 +55,7 @@ export const notAcceptable = (message: string) => new ApiError(406, 'NotAcceptab
 
 /** One field error as upstream's field.Error renders it. */
 export interface FieldError {
-  type: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueTooLong' | 'FieldValueTooMany' | 'FieldValueTypeInvalid';
+  type: 'FieldValueRequired' | 'FieldValueNotFound' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueTooLong' | 'FieldValueTooMany' | 'FieldValueTypeInvalid';
   field: string;
   /** Full message as upstream renders it, e.g. `Required value` or `Invalid value: "x": must be ...`. */
   message: string;
@@ -70,6 +70,7 @@ export const fieldNotSupported = (field: string, value: unknown, valid: string[]
 });
 export const fieldForbidden = (field: string, detail: string): FieldError => ({ type: 'FieldValueForbidden', field, message: `Forbidden: ${detail}` });
 export const fieldDuplicate = (field: string, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field, message: `Duplicate value: ${renderValue(value)}` });
+export const fieldNotFound = (field: string, value: unknown): FieldError => ({ type: 'FieldValueNotFound', field, message: `Not found: ${renderValue(value)}` });
 export const fieldTooLong = (field: string, value: unknown, max: number): FieldError => ({ type: 'FieldValueTooLong', field, message: `Too long: may not be more than ${max} bytes` });
 
 function renderValue(v: unknown): string {

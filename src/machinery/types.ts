@@ -1,14 +1,18 @@
 // Kubernetes object types come from the `kubernetes-types` package (generated from the upstream OpenAPI).
 // This file re-exports the handful used generically and defines the loose shape every stored object has.
-import type { ObjectMeta, OwnerReference, Status, StatusCause, LabelSelector } from 'kubernetes-types/meta/v1';
+import type { ObjectMeta, OwnerReference, Status, StatusCause, LabelSelector } from 'kubernetes-types/meta/v1.js';
 
 export type { ObjectMeta, OwnerReference, Status, StatusCause, LabelSelector };
+
+/** kubernetes-types marks server-set fields readonly; the server is the one that sets them. */
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+export type Meta = Mutable<ObjectMeta>;
 
 /** Any Kubernetes object as stored: apiVersion/kind/metadata plus arbitrary fields. */
 export interface KObject {
   apiVersion?: string;
   kind?: string;
-  metadata: ObjectMeta;
+  metadata: Meta;
   [field: string]: unknown;
 }
 

@@ -1,0 +1,43 @@
+// pods/binding: assigns a pod to a node once, as the scheduler does.
+import { badRequest, conflict } from '../machinery/errors.js';
+import { isRecord, type KObject } from '../machinery/types.js';
+import { rfc3339 } from '../util/clock.js';
+import type { Registry } from '../registry/registry.js';
+
+interface Condition {
+  type: string;
+  status: string;
+  lastProbeTime?: string | null;
+  lastTransitionTime?: string;
+}
+
+export function bindPod(reg: Registry, namespace: string, name: string, binding: KObject, dryRun: boolean): KObject {
+  const target = binding.target;
+  if (!isRecord(target) || typeof target.name !== 'string' || !target.name) throw badRequest('target.name: Required value');
+  if (target.kind !== undefined && target.kind !== 'Node' && target.kind !== '') throw badRequest('target.kind: must be empty or Node');
+  const def = reg.find('', 'v1', 'pods')!;
+  const nodeName = target.name;
+  return reg.guaranteedUpdate(def, namespace, name, (cur) => {
+    const spec = (cur.spec ?? {}) as { nodeName?: string };
+    if (cur.metadata.deletionTimestamp) throw conflict({ group: '', resource: 'pods' }, name, 'pod is being deleted, cannot be assigned to a host');
+    if (spec.nodeName) throw conflict({ group: '', resource: 'pods' }, name, `pod ${name} is already assigned to node "${spec.nodeName}"`);
+    spec.nodeName = nodeName;
+    cur.spec = spec;
+    return cur;
+  }, { dryRun });
+  // The PodScheduled condition is written as a status update right after (kept separate, as upstream does).
+}
+
+export function setPodScheduled(reg: Registry, namespace: string, name: string): void {
+  const def = reg.find('', 'v1', 'pods')!;
+  reg.guaranteedUpdate(def, namespace, name, (cur) => {
+    const status = (cur.status ?? {}) as { conditions?: Condition[] };
+    const conds = (status.conditions ??= []);
+    const now = rfc3339(reg.clock.now());
+    const c = conds.find((x) => x.type === 'PodScheduled');
+    if (c) Object.assign(c, { status: 'True', lastTransitionTime: now });
+    else conds.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now });
+    cur.status = status;
+    return cur;
+  }, { subresource: 'status' });
+}

@@ -1,0 +1,43 @@
+// Request bodies: JSON, YAML and protobuf, decoded to unknown and narrowed to objects.
+import { parse as parseYaml } from 'yaml';
+import { badRequest, unsupportedMediaType } from '../machinery/errors.js';
+import { isRecord, type KObject } from '../machinery/types.js';
+import { decodeProtobufBody } from './protobuf.js';
+
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0].trim().toLowerCase();
+}
+
+/** Parses a body as JSON or YAML by content type (YAML is a superset used for apply-patch+yaml). */
+export function parseBody(raw: Buffer | undefined, contentType: string | undefined): unknown {
+  const mt = mediaType(contentType);
+  if (!raw || raw.length === 0) return undefined;
+  if (mt === 'application/vnd.kubernetes.protobuf') return decodeProtobufBody(raw);
+  const text = raw.toString('utf8');
+  if (mt === 'application/yaml' || mt === 'application/apply-patch+yaml' || mt === 'application/x-yaml' || mt === 'text/yaml') {
+    try {
+      return parseYaml(text, { maxAliasCount: 100 }) as unknown;
+    } catch (e) {
+      throw badRequest(`error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`);
+    }
+  }
+  if (mt === '' || mt === 'application/json' || mt.endsWith('+json') || mt === '*/*' || mt === 'text/plain') {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (e) {
+      throw badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
+    }
+  }
+  throw unsupportedMediaType(mt);
+}
+
+/** A body that must be an object (create/update). */
+export function objectBody(raw: Buffer | undefined, contentType: string | undefined): KObject {
+  const v = parseBody(raw, contentType);
+  if (v === undefined) throw badRequest('the body of the request was empty');
+  if (!isRecord(v)) throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+  const obj = v as KObject;
+  if (obj.metadata !== undefined && !isRecord(obj.metadata)) throw badRequest('metadata: expected an object');
+  obj.metadata ??= {};
+  return obj;
+}

@@ -1,0 +1,132 @@
+// Discovery: legacy (/api, /apis, per group-version resource lists) and aggregated v2 documents.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { notFound } from '../machinery/errors.js';
+import type { Registry } from '../registry/registry.js';
+import { allVerbs, servedVersions, type ResourceDef } from '../registry/resource.js';
+
+const aggregatedType = (v: string) => `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList`;
+
+interface GroupInfo {
+  name: string;
+  versions: string[];
+}
+
+function groups(reg: Registry): GroupInfo[] {
+  const out = new Map<string, string[]>();
+  for (const d of reg.defs) {
+    if (d.group === '') continue;
+    const vs = out.get(d.group) ?? [];
+    for (const v of servedVersions(d)) if (!vs.includes(v)) vs.push(v);
+    out.set(d.group, vs);
+  }
+  // A group's preferred version is the first one served; metrics.k8s.io is listed by the kubelet issue.
+  return [...out.entries()].map(([name, versions]) => ({ name, versions }));
+}
+
+function defsOf(reg: Registry, group: string, version: string): ResourceDef[] {
+  return reg.defs.filter((d) => d.group === group && servedVersions(d).includes(version));
+}
+
+const subresourceKinds: Record<string, { group: string; version: string; kind: string }> = {
+  scale: { group: 'autoscaling', version: 'v1', kind: 'Scale' },
+  eviction: { group: 'policy', version: 'v1', kind: 'Eviction' },
+  binding: { group: '', version: 'v1', kind: 'Binding' },
+  token: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
+};
+
+function subVerbs(sub: string): string[] {
+  if (sub === 'status' || sub === 'scale' || sub === 'ephemeralcontainers' || sub === 'resize') return ['get', 'patch', 'update'];
+  if (sub === 'binding' || sub === 'eviction' || sub === 'token') return ['create'];
+  if (sub === 'log') return ['get'];
+  if (sub === 'finalize') return ['update'];
+  return ['create', 'get'];
+}
+
+function subKind(def: ResourceDef, sub: string, version: string) {
+  if (subresourceKinds[sub]) return subresourceKinds[sub];
+  if (sub === 'log' || sub === 'exec' || sub === 'attach' || sub === 'portforward' || sub === 'proxy') {
+    return { group: '', version: 'v1', kind: sub === 'exec' ? 'PodExecOptions' : sub === 'attach' ? 'PodAttachOptions' : sub === 'log' ? 'Pod' : sub === 'proxy' ? `${def.kind}ProxyOptions` : 'PodPortForwardOptions' };
+  }
+  return { group: def.group, version, kind: def.kind };
+}
+
+export function apiResourceList(reg: Registry, group: string, version: string): Record<string, unknown> {
+  const defs = defsOf(reg, group, version);
+  if (!defs.length) throw notFound({ group, resource: '' }, version);
+  const resources: Record<string, unknown>[] = [];
+  for (const d of defs) {
+    resources.push({
+      name: d.plural, singularName: d.singular, namespaced: d.namespaced, kind: d.kind, verbs: d.verbs ?? allVerbs,
+      ...(d.shortNames ? { shortNames: d.shortNames } : {}), ...(d.categories ? { categories: d.categories } : {}),
+      storageVersionHash: Buffer.from(`${d.group}/${d.version}/${d.kind}`).toString('base64').slice(0, 11),
+    });
+    for (const s of d.subresources ?? []) {
+      const k = subKind(d, s, version);
+      resources.push({ name: `${d.plural}/${s}`, singularName: '', namespaced: d.namespaced, ...(k.group !== group || k.version !== version ? { group: k.group, version: k.version } : {}), kind: k.kind, verbs: subVerbs(s) });
+    }
+  }
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };
+}
+
+function aggregatedResource(d: ResourceDef, version: string): Record<string, unknown> {
+  return {
+    resource: d.plural, responseKind: { group: d.group, version, kind: d.kind }, scope: d.namespaced ? 'Namespaced' : 'Cluster',
+    singularResource: d.singular, verbs: d.verbs ?? allVerbs,
+    ...(d.shortNames ? { shortNames: d.shortNames } : {}), ...(d.categories ? { categories: d.categories } : {}),
+    ...(d.subresources?.length ? {
+      subresources: d.subresources.map((s) => ({ subresource: s, responseKind: subKind(d, s, version), verbs: subVerbs(s) })),
+    } : {}),
+  };
+}
+
+function aggregated(reg: Registry, legacy: boolean, v: string): Record<string, unknown> {
+  const items = legacy
+    ? [{ metadata: { name: '', creationTimestamp: null }, versions: [{ version: 'v1', resources: defsOf(reg, '', 'v1').map((d) => aggregatedResource(d, 'v1')), freshness: 'Current' }] }]
+    : groups(reg).map((g) => ({
+      metadata: { name: g.name, creationTimestamp: null },
+      versions: g.versions.map((ver) => ({ version: ver, resources: defsOf(reg, g.name, ver).map((d) => aggregatedResource(d, ver)), freshness: 'Current' })),
+    }));
+  return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${v}`, metadata: {}, items };
+}
+
+function wantsAggregated(req: FastifyRequest): string | undefined {
+  const accept = req.headers.accept ?? '';
+  for (const part of accept.split(',')) {
+    if (/g=apidiscovery\.k8s\.io/.test(part) && /as=APIGroupDiscoveryList/.test(part)) {
+      const m = part.match(/v=(v2beta1|v2)\b/);
+      if (m) return m[1];
+    }
+  }
+  return undefined;
+}
+
+export function serveRootDiscovery(reg: Registry, legacy: boolean, req: FastifyRequest, reply: FastifyReply, serverAddress: string): void {
+  const agg = wantsAggregated(req);
+  if (agg) {
+    reply.header('Content-Type', aggregatedType(agg)).header('Vary', 'Accept').send(JSON.stringify(aggregated(reg, legacy, agg)));
+    return;
+  }
+  reply.header('Vary', 'Accept');
+  if (legacy) {
+    reply.send({ kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] });
+    return;
+  }
+  reply.send({
+    kind: 'APIGroupList', apiVersion: 'v1',
+    groups: groups(reg).map((g) => ({
+      name: g.name,
+      versions: g.versions.map((v) => ({ groupVersion: `${g.name}/${v}`, version: v })),
+      preferredVersion: { groupVersion: `${g.name}/${g.versions[0]}`, version: g.versions[0] },
+    })),
+  });
+}
+
+export function serveGroup(reg: Registry, group: string, reply: FastifyReply): void {
+  const g = groups(reg).find((x) => x.name === group);
+  if (!g) throw notFound({ group: '', resource: '' }, group);
+  reply.send({
+    kind: 'APIGroup', apiVersion: 'v1', name: g.name,
+    versions: g.versions.map((v) => ({ groupVersion: `${g.name}/${v}`, version: v })),
+    preferredVersion: { groupVersion: `${g.name}/${g.versions[0]}`, version: g.versions[0] },
+  });
+}

@@ -1,0 +1,64 @@
+// PATCH: JSON, merge, strategic merge and server-side apply, on objects and on the status subresource.
+import type { FastifyRequest } from 'fastify';
+import { badRequest, notFound, unsupportedMediaType } from '../machinery/errors.js';
+import { isRecord, type KObject } from '../machinery/types.js';
+import type { Registry } from '../registry/registry.js';
+import { storageKey, type ResourceDef } from '../registry/resource.js';
+import { rfc3339 } from '../util/clock.js';
+import { mediaType, parseBody } from './body.js';
+import { checkKind, validateFields } from './decode-object.js';
+import { served, toStorage } from './output.js';
+import { applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, patchTypeOf } from './patch/index.js';
+import { bool, dryRun, fieldValidation, query, str } from './query.js';
+
+/** Applies a patch document of `type` to `current` (in the served version's form). */
+export function applyPatch(type: 'json' | 'merge' | 'strategic', current: KObject, patch: unknown, gvk: { group: string; version: string; kind: string }): KObject {
+  let out: unknown;
+  if (type === 'json') out = applyJsonPatch(current, patch);
+  else if (type === 'merge') out = applyMergePatch(current, patch);
+  else out = applyStrategicMergePatch(current, patch, gvk);
+  if (!isRecord(out)) throw badRequest('the patch produced something that is not an object');
+  const obj = out as KObject;
+  if (!isRecord(obj.metadata)) obj.metadata = {};
+  return obj;
+}
+
+export function handlePatch(reg: Registry, def: ResourceDef, version: string, namespace: string, name: string, req: FastifyRequest, subresource: 'status' | undefined, warnings: string[]): { object: KObject; created: boolean } {
+  const q = query(req);
+  const ct = req.headers['content-type'];
+  const type = patchTypeOf(mediaType(ct));
+  if (!type) throw unsupportedMediaType(mediaType(ct));
+  const patch = parseBody(req.body as Buffer | undefined, type === 'apply' ? 'application/apply-patch+yaml' : 'application/json');
+  if (patch === undefined) throw badRequest('the body of the request was empty');
+  const gvk = { group: def.group, version, kind: def.kind };
+  const mode = fieldValidation(q);
+  const opts = { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), subresource, warnings };
+  const ns = def.namespaced ? namespace : '';
+
+  if (type === 'apply') {
+    if (!isRecord(patch)) throw badRequest('error decoding YAML: the apply configuration must be an object');
+    const applied = patch as KObject;
+    if (!opts.fieldManager) throw badRequest('PATCH requests with apply content type must specify a fieldManager');
+    checkKind(def, version, applied);
+    if (!applied.apiVersion || !applied.kind) throw badRequest('apiVersion and kind must be set on the apply configuration');
+    validateFields(def, version, applied, mode, warnings);
+    applied.metadata ??= {};
+    if (applied.metadata.name && applied.metadata.name !== name) throw badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${name})`);
+    const live = reg.getStored(storageKey(def), ns, name);
+    const ssa = { fieldManager: opts.fieldManager, force: bool(q, 'force'), now: rfc3339(reg.clock.now()) };
+    if (!live) {
+      if (subresource) throw notFound({ group: def.group, resource: def.plural }, name);
+      const obj = applyServerSideApply(undefined, { ...applied, metadata: { ...applied.metadata, name } }, gvk, ssa);
+      return { object: reg.create(def, namespace, toStorage(def, version, obj), opts), created: true };
+    }
+    const object = reg.guaranteedUpdate(def, namespace, name, (cur) => toStorage(def, version, applyServerSideApply(served(def, version, cur), applied, gvk, ssa)), opts);
+    return { object, created: false };
+  }
+
+  const object = reg.guaranteedUpdate(def, namespace, name, (cur) => {
+    const patched = applyPatch(type, served(def, version, cur), patch, gvk);
+    validateFields(def, version, patched, mode, warnings);
+    return toStorage(def, version, patched);
+  }, opts);
+  return { object, created: false };
+}

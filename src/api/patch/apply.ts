@@ -1,0 +1,158 @@
+// Server-side apply: merges an applied configuration into the live object with structured-merge semantics,
+// removes fields this manager applied before but no longer specifies (unless someone else manages them),
+// detects conflicts with other managers and records the manager's fields in metadata.managedFields.
+import { ApiError } from '../../machinery/errors.js';
+import { isRecord, type GroupVersionKind, type KObject } from '../../machinery/types.js';
+import { FieldSet, pathString, type FieldPath } from './fieldset.js';
+import { rootNodeOrMeta, type SchemaNode } from './schema.js';
+import { isGranular, locate, mergeValues, removeAt, toFieldSet } from './structured.js';
+import { clone, deepEqual } from './util.js';
+
+export interface ApplyOptions {
+  fieldManager: string;
+  force: boolean;
+  now: string;
+}
+
+interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: string;
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: string;
+  fieldsV1?: unknown;
+  subresource?: string;
+  [k: string]: unknown;
+}
+
+/** Paths never recorded for a manager (identity and bookkeeping metadata). */
+const STRIPPED: FieldPath[] = [
+  ['f:apiVersion'], ['f:kind'], ['f:metadata'],
+  ...['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'clusterName', 'generation', 'managedFields', 'resourceVersion'].map((f) => ['f:metadata', `f:${f}`]),
+];
+
+/** `…k:{"name":"a"}.f:name`: removing it would orphan the list item it identifies. */
+function isItemKeyField(p: FieldPath): boolean {
+  const parent = p[p.length - 2];
+  const last = p[p.length - 1];
+  if (!parent?.startsWith('k:') || !last.startsWith('f:')) return false;
+  try {
+    return Object.prototype.hasOwnProperty.call(JSON.parse(parent.slice(2)), last.slice(2));
+  } catch {
+    return false;
+  }
+}
+
+const isApplier = (e: ManagedFieldsEntry, manager: string) => e.manager === manager && e.operation === 'Apply' && !e.subresource;
+
+function withoutManagedFields(o: KObject): KObject {
+  const c = clone(o);
+  if (isRecord(c.metadata)) delete c.metadata.managedFields;
+  return c;
+}
+
+function managerLabel(e: ManagedFieldsEntry): string {
+  let s = JSON.stringify(e.manager ?? '');
+  if (e.subresource) s += ` with subresource ${JSON.stringify(e.subresource)}`;
+  if (e.operation === 'Update') s += e.time ? ` using ${e.apiVersion} at ${e.time}` : ` using ${e.apiVersion}`;
+  return s;
+}
+
+function conflictError(conflicts: { entry: ManagedFieldsEntry; path: FieldPath }[]): ApiError {
+  const causes = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${managerLabel(c.entry)}`, field: pathString(c.path) }));
+  let message: string;
+  if (conflicts.length === 1) {
+    message = `Apply failed with 1 conflict: conflict with ${managerLabel(conflicts[0].entry)}: ${pathString(conflicts[0].path)}`;
+  } else {
+    const byManager = new Map<string, string[]>();
+    for (const c of conflicts) {
+      const label = managerLabel(c.entry);
+      byManager.set(label, [...(byManager.get(label) ?? []), pathString(c.path)]);
+    }
+    const lines: string[] = [];
+    for (const label of [...byManager.keys()].sort()) {
+      lines.push(`conflicts with ${label}:`, ...byManager.get(label)!.map((p) => `- ${p}`));
+    }
+    message = `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
+  }
+  return new ApiError(409, 'Conflict', message, { causes: causes as never });
+}
+
+/** How the object changed at `path` between live and merged: 'added' | 'modified' | 'removed' | undefined. */
+function change(live: KObject, merged: KObject, path: FieldPath, root: SchemaNode | undefined): string | undefined {
+  const before = locate(live, path, root);
+  const after = locate(merged, path, root);
+  if (!after.found) return before.found ? 'removed' : undefined;
+  if (!before.found) return 'added';
+  if (isGranular(after.value, after.node) && isGranular(before.value, before.node)) return undefined;
+  return deepEqual(before.value, after.value) ? undefined : 'modified';
+}
+
+const seconds = (t?: string) => (t ? Math.floor(Date.parse(t) / 1000) || 0 : 0);
+function sortEntries(entries: ManagedFieldsEntry[]): ManagedFieldsEntry[] {
+  const cmp = (a = '', b = '') => (a < b ? -1 : a > b ? 1 : 0);
+  return entries.sort((p, q) =>
+    cmp(p.operation, q.operation) || seconds(p.time) - seconds(q.time) || cmp(p.manager, q.manager) || cmp(p.apiVersion, q.apiVersion) || cmp(p.subresource, q.subresource));
+}
+
+/** Applies `applied` for `opts.fieldManager`; creates the object from it when `live` is undefined. */
+export function applyServerSideApply(live: KObject | undefined, applied: KObject, gvk: GroupVersionKind, opts: ApplyOptions): KObject {
+  const root = rootNodeOrMeta(gvk);
+  const config = withoutManagedFields(applied);
+  const entries: ManagedFieldsEntry[] = (Array.isArray(live?.metadata?.managedFields) ? clone(live!.metadata.managedFields) : []) as ManagedFieldsEntry[];
+  const base = live ? withoutManagedFields(live) : ({} as KObject);
+
+  const mine = entries.find((e) => isApplier(e, opts.fieldManager));
+  const others = entries.filter((e) => e !== mine);
+  const lastSet = mine ? FieldSet.fromFieldsV1(mine.fieldsV1) : new FieldSet();
+  const set = toFieldSet(config, root);
+  for (const p of STRIPPED) set.remove(p);
+
+  const merged = mergeValues(base, config, root) as KObject;
+
+  // Prune what this manager applied last time, dropped now, and nobody else manages.
+  const otherSets = others.map((e) => FieldSet.fromFieldsV1(e.fieldsV1));
+  // Parents come first, so a removed list item takes its fields along; key fields of kept items stay.
+  for (const p of lastSet.difference(set).paths()) {
+    if (set.hasAtOrBelow(p) || otherSets.some((s) => s.hasAtOrBelow(p)) || isItemKeyField(p)) continue;
+    removeAt(merged, p, root);
+  }
+
+  // Conflicts: fields owned by others that this apply adds or changes. Removed fields leave their sets.
+  const conflicts: { entry: ManagedFieldsEntry; path: FieldPath }[] = [];
+  const keep: ManagedFieldsEntry[] = [];
+  others.forEach((entry, i) => {
+    const owned = otherSets[i];
+    let changed = false;
+    for (const p of owned.paths()) {
+      const c = change(base, merged, p, root);
+      if (c === 'added' || c === 'modified') {
+        conflicts.push({ entry, path: p });
+        owned.remove(p);
+        changed = true;
+      } else if (c === 'removed') {
+        owned.remove(p);
+        changed = true;
+      }
+    }
+    if (owned.isEmpty() && changed) return;
+    keep.push(changed ? { ...entry, fieldsV1: owned.toFieldsV1() } : entry);
+  });
+  if (conflicts.length && !opts.force) throw conflictError(conflicts);
+
+  const objectChanged = !live || !deepEqual(base, merged);
+  if (!isRecord(merged.metadata)) merged.metadata = {};
+  if (!set.isEmpty()) {
+    keep.push({
+      manager: opts.fieldManager,
+      operation: 'Apply',
+      apiVersion: config.apiVersion ?? live?.apiVersion,
+      time: objectChanged || !mine?.time || !lastSet.equals(set) ? opts.now : mine.time,
+      fieldsType: 'FieldsV1',
+      fieldsV1: set.toFieldsV1(),
+    });
+  }
+  if (keep.length) merged.metadata.managedFields = sortEntries(keep) as never;
+  else delete merged.metadata.managedFields;
+  return merged;
+}

@@ -1,0 +1,198 @@
+// Schema-aware operations for server-side apply, following structured-merge-diff's model: field sets of a
+// value, merging an applied configuration into a live object, and addressing/removing values by field path.
+import { isRecord } from '../../machinery/types.js';
+import type { FieldPath } from './fieldset.js';
+import { FieldSet } from './fieldset.js';
+import { fieldNode, isDeclaredField, itemNode, structKind, type SchemaNode } from './schema.js';
+import { clone, deepEqual } from './util.js';
+
+type Rec = Record<string, unknown>;
+
+/** The path element of a list item: `k:{...}` for map lists, `v:...` for sets, else its index. */
+export function itemPathElement(item: unknown, index: number, list: SchemaNode | undefined): string {
+  const k = structKind(list);
+  if (k.kind === 'list' && k.listType === 'map' && k.keys.length && isRecord(item)) {
+    const itemSchema = itemNode(list);
+    const key: Rec = {};
+    for (const name of [...k.keys].sort()) {
+      const v = item[name] ?? fieldNode(itemSchema, name)?.s.default;
+      if (v !== undefined) key[name] = v;
+    }
+    return `k:${JSON.stringify(key)}`;
+  }
+  if (k.kind === 'list' && k.listType === 'set') return `v:${JSON.stringify(item)}`;
+  return `i:${index}`;
+}
+
+/** Whether the position holds a container whose children are tracked separately (not a leaf). */
+export function isGranular(v: unknown, n: SchemaNode | undefined): boolean {
+  const k = structKind(n);
+  if (k.kind === 'map') return !k.atomic && isRecord(v);
+  if (k.kind === 'list') return k.listType !== 'atomic' && Array.isArray(v);
+  if (k.kind === 'deduced') return isRecord(v);
+  return false;
+}
+
+/** A key of a real map (additionalProperties) rather than a struct field; map entries are always members. */
+function isMapEntry(n: SchemaNode | undefined, key: string): boolean {
+  return !!n && typeof n.s.additionalProperties === 'object' && !isDeclaredField(n, key);
+}
+
+/** The set of fields a value (an applied configuration) specifies. */
+export function toFieldSet(v: unknown, n: SchemaNode | undefined): FieldSet {
+  const set = new FieldSet();
+  const walk = (val: unknown, node: SchemaNode | undefined, path: FieldPath) => {
+    if (!isGranular(val, node)) {
+      set.insert(path);
+      return;
+    }
+    if (Array.isArray(val)) {
+      val.forEach((item, i) => {
+        const p = [...path, itemPathElement(item, i, node)];
+        walk(item, itemNode(node), p);
+        set.insert(p);
+      });
+      return;
+    }
+    for (const [key, child] of Object.entries(val as Rec)) {
+      const p = [...path, `f:${key}`];
+      walk(child, fieldNode(node, key), p);
+      if (child === null || (isRecord(child) && Object.keys(child).length === 0) || isMapEntry(node, key)) set.insert(p);
+    }
+  };
+  walk(v, n, []);
+  return set;
+}
+
+function withoutNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutNulls);
+  if (!isRecord(v)) return v;
+  const out: Rec = {};
+  for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = withoutNulls(x);
+  return out;
+}
+
+/** Merges an applied configuration (`rhs`) into a live value (`lhs`). */
+export function mergeValues(lhs: unknown, rhs: unknown, n: SchemaNode | undefined): unknown {
+  if (rhs === undefined) return clone(lhs);
+  if (lhs === undefined || lhs === null || !isGranular(rhs, n) || !isGranular(lhs, n)) return withoutNulls(clone(rhs));
+  if (Array.isArray(rhs)) return mergeLists(lhs as unknown[], rhs, n);
+  const l = lhs as Rec;
+  const r = rhs as Rec;
+  const out: Rec = {};
+  for (const k of Object.keys(l)) {
+    if (!(k in r)) out[k] = clone(l[k]);
+    else if (r[k] !== null) out[k] = mergeValues(l[k], r[k], fieldNode(n, k));
+  }
+  for (const k of Object.keys(r)) if (!(k in l) && r[k] !== null) out[k] = withoutNulls(clone(r[k]));
+  return out;
+}
+
+/**
+ * Associative/set list merge: items matched by path element; applied items keep their relative order and
+ * live-only items stay where they were relative to the items around them.
+ */
+function mergeLists(lhs: unknown[], rhs: unknown[], n: SchemaNode | undefined): unknown[] {
+  const item = itemNode(n);
+  const lk = lhs.map((v, i) => itemPathElement(v, i, n));
+  const rk = rhs.map((v, i) => itemPathElement(v, i, n));
+  const lByKey = new Map<string, unknown>();
+  lk.forEach((k, i) => lByKey.has(k) || lByKey.set(k, lhs[i]));
+  const rSet = new Set(rk);
+  const shared = rk.filter((k) => lByKey.has(k));
+  let nextShared = 0;
+  const done = new Set<string>();
+  const out: unknown[] = [];
+  const takeRight = (ri: number) => {
+    done.add(rk[ri]);
+    out.push(mergeValues(lByKey.get(rk[ri]), rhs[ri], item));
+    if (shared[nextShared] === rk[ri]) nextShared++;
+  };
+  let li = 0;
+  let ri = 0;
+  while (li < lk.length || ri < rk.length) {
+    if (li < lk.length && ri < rk.length) {
+      if (lk[li] === rk[ri]) {
+        takeRight(ri);
+        li++;
+        ri++;
+        continue;
+      }
+      if (rSet.has(lk[li]) && nextShared < shared.length && shared[nextShared] !== lk[li]) {
+        li++;
+        continue;
+      }
+    }
+    if (li < lk.length) {
+      if (!rSet.has(lk[li])) {
+        out.push(clone(lhs[li]));
+        li++;
+        continue;
+      }
+      if (done.has(lk[li])) li++;
+    }
+    if (ri < rk.length) takeRight(ri++);
+  }
+  return out;
+}
+
+export interface Located {
+  found: boolean;
+  value?: unknown;
+  node?: SchemaNode;
+  /** The containers walked through, outermost first, with the key or index used to step into each. */
+  chain: { container: Rec | unknown[]; step: string | number; node: SchemaNode | undefined }[];
+}
+
+/** Finds the value addressed by a field path. */
+export function locate(obj: unknown, path: FieldPath, root: SchemaNode | undefined): Located {
+  let cur: unknown = obj;
+  let node = root;
+  const chain: Located['chain'] = [];
+  for (const pe of path) {
+    if (pe.startsWith('f:')) {
+      const key = pe.slice(2);
+      if (!isRecord(cur) || !Object.prototype.hasOwnProperty.call(cur, key)) return { found: false, chain };
+      chain.push({ container: cur, step: key, node });
+      cur = cur[key];
+      node = fieldNode(node, key);
+    } else {
+      if (!Array.isArray(cur)) return { found: false, chain };
+      const list = cur;
+      const listNode = node;
+      const i = list.findIndex((v, idx) => itemPathElement(v, idx, listNode) === pe);
+      if (i < 0) return { found: false, chain };
+      chain.push({ container: list, step: i, node });
+      cur = list[i];
+      node = itemNode(node);
+    }
+  }
+  return { found: true, value: cur, node, chain };
+}
+
+/** Maps and lists whose emptiness means absence (struct-typed objects are kept even when empty). */
+function droppableWhenEmpty(v: unknown, n: SchemaNode | undefined): boolean {
+  if (Array.isArray(v)) return v.length === 0;
+  if (!isRecord(v) || Object.keys(v).length > 0) return false;
+  return !n?.s.properties;
+}
+
+/** Removes the value at `path` (mutating `obj`), then drops maps/lists the removal left empty. */
+export function removeAt(obj: Rec, path: FieldPath, root: SchemaNode | undefined): boolean {
+  const loc = locate(obj, path, root);
+  if (!loc.found) return false;
+  for (let i = loc.chain.length - 1; i >= 0; i--) {
+    const { container, step } = loc.chain[i];
+    if (Array.isArray(container)) container.splice(step as number, 1);
+    else delete container[step as string];
+    // Stop unless the parent container is now empty; never drop a top-level field.
+    if (i === 0 || i === 1) break;
+    const parent = loc.chain[i - 1];
+    const holder = parent.container as Rec & unknown[];
+    const emptied = holder[parent.step as never];
+    if (!droppableWhenEmpty(emptied, loc.chain[i].node)) break;
+  }
+  return true;
+}
+
+export const sameValue = deepEqual;

@@ -1,0 +1,40 @@
+// Typed access to query parameters.
+import type { FastifyRequest } from 'fastify';
+import { badRequest } from '../machinery/errors.js';
+
+export type Query = Record<string, string | string[] | undefined>;
+
+export function query(req: FastifyRequest): Query {
+  return (req.query ?? {}) as Query;
+}
+
+export function str(q: Query, name: string): string | undefined {
+  const v = q[name];
+  return Array.isArray(v) ? v[v.length - 1] : v;
+}
+
+export function bool(q: Query, name: string): boolean {
+  const v = str(q, name);
+  return v === 'true' || v === '1' || v === '';
+}
+
+export function int(q: Query, name: string): number | undefined {
+  const v = str(q, name);
+  if (v === undefined || v === '') return undefined;
+  if (!/^-?\d+$/.test(v)) throw badRequest(`invalid value for ${name}: "${v}": must be an integer`);
+  return Number(v);
+}
+
+export function dryRun(q: Query): boolean {
+  const v = q.dryRun;
+  const vals = Array.isArray(v) ? v : v === undefined ? [] : [v];
+  for (const d of vals) if (d !== 'All') throw badRequest(`dryRun: Unsupported value: "${d}": supported values: "All"`);
+  return vals.length > 0;
+}
+
+export function fieldValidation(q: Query): 'Strict' | 'Warn' | 'Ignore' {
+  const v = str(q, 'fieldValidation');
+  if (v === undefined || v === '') return 'Warn';
+  if (v === 'Strict' || v === 'Warn' || v === 'Ignore') return v;
+  throw badRequest(`fieldValidation: Unsupported value: "${v}": supported values: "Ignore", "Strict", "Warn"`);
+}

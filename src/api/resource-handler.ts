@@ -1,0 +1,154 @@
+// CRUD, list and watch on a resource collection or item; subresources are dispatched to their own module.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { badRequest, methodNotAllowed, notFound } from '../machinery/errors.js';
+import { isRecord, type KObject } from '../machinery/types.js';
+import type { Registry, DeleteOptions } from '../registry/registry.js';
+import { allVerbs, type ResourceDef } from '../registry/resource.js';
+import { parseBody } from './body.js';
+import { decodeObject } from './decode-object.js';
+import { listBody, outputFormat, partialBody, partialListBody, served, tableBody } from './output.js';
+import { handlePatch } from './patch-handler.js';
+import { bool, dryRun, fieldValidation, int, query, str, type Query } from './query.js';
+import type { RequestInfo } from './request-info.js';
+import { handleSubresource } from './subresources.js';
+import { streamWatch } from './watch-stream.js';
+
+export interface HandlerContext {
+  reg: Registry;
+}
+
+export function sendWarnings(reply: FastifyReply, warnings: string[]): void {
+  if (warnings.length) reply.header('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', '));
+}
+
+function verbAllowed(def: ResourceDef, verb: string): boolean {
+  return (def.verbs ?? allVerbs).includes(verb);
+}
+
+function respondObject(req: FastifyRequest, reply: FastifyReply, def: ResourceDef, version: string, obj: KObject, code = 200): void {
+  const fmt = outputFormat(req.headers.accept);
+  const q = query(req);
+  if (fmt === 'table') reply.code(code).send(tableBody(def, version, [obj], { resourceVersion: obj.metadata.resourceVersion }, str(q, 'includeObject')));
+  else if (fmt === 'partial') reply.code(code).send(partialBody(served(def, version, obj)));
+  else reply.code(code).send(served(def, version, obj));
+}
+
+export function deleteOptions(q: Query, body: unknown): DeleteOptions {
+  const opts: DeleteOptions = {};
+  if (isRecord(body)) {
+    if (body.kind !== undefined && body.kind !== 'DeleteOptions') throw badRequest(`expected DeleteOptions, got ${String(body.kind)}`);
+    const p = body.propagationPolicy;
+    if (p !== undefined && p !== null) {
+      if (p !== 'Orphan' && p !== 'Background' && p !== 'Foreground') throw badRequest(`propagationPolicy: Unsupported value: "${String(p)}": supported values: "Foreground", "Background", "Orphan"`);
+      opts.propagationPolicy = p;
+    }
+    if (typeof body.orphanDependents === 'boolean') opts.orphanDependents = body.orphanDependents;
+    if (typeof body.gracePeriodSeconds === 'number') opts.gracePeriodSeconds = body.gracePeriodSeconds;
+    if (isRecord(body.preconditions)) opts.preconditions = body.preconditions as DeleteOptions['preconditions'];
+    if (Array.isArray(body.dryRun) && body.dryRun.includes('All')) opts.dryRun = true;
+  }
+  const pp = str(q, 'propagationPolicy');
+  if (pp === 'Orphan' || pp === 'Background' || pp === 'Foreground') opts.propagationPolicy = pp;
+  const g = int(q, 'gracePeriodSeconds');
+  if (g !== undefined) opts.gracePeriodSeconds = g;
+  if (str(q, 'orphanDependents') !== undefined) opts.orphanDependents = bool(q, 'orphanDependents');
+  if (dryRun(q)) opts.dryRun = true;
+  return opts;
+}
+
+export function handleResource(ctx: HandlerContext, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void {
+  const { reg } = ctx;
+  const def = reg.find(info.group, info.version, info.resource ?? '');
+  if (!def) throw notFound({ group: info.group, resource: info.resource ?? '' }, info.name ?? '');
+  if (info.namespace !== undefined && !def.namespaced) throw notFound({ group: info.group, resource: info.resource ?? '' }, info.name ?? '');
+  const ns = def.namespaced ? info.namespace : undefined;
+  if (info.subresource) return handleSubresource(ctx, def, info, req, reply);
+  const q = query(req);
+  const method = req.method;
+  const version = info.version;
+  const warnings: string[] = [];
+  const name = info.name;
+
+  if (method === 'GET' && (info.watchPath || bool(q, 'watch'))) {
+    if (!verbAllowed(def, 'watch')) throw methodNotAllowed();
+    const fieldSelector = name ? [`metadata.name=${name}`, str(q, 'fieldSelector')].filter(Boolean).join(',') : str(q, 'fieldSelector');
+    const sendInitial = str(q, 'sendInitialEvents');
+    return streamWatch(reg, {
+      def, version, namespace: ns,
+      opts: { labelSelector: str(q, 'labelSelector'), fieldSelector, resourceVersion: str(q, 'resourceVersion'), sendInitialEvents: sendInitial === undefined ? undefined : sendInitial === 'true' },
+      format: outputFormat(req.headers.accept), includeObject: str(q, 'includeObject'),
+      bookmarks: bool(q, 'allowWatchBookmarks'), timeoutSeconds: int(q, 'timeoutSeconds'),
+    }, req, reply);
+  }
+
+  if (name === undefined) {
+    switch (method) {
+      case 'GET': {
+        if (!verbAllowed(def, 'list')) throw methodNotAllowed();
+        const r = reg.list(def, ns, {
+          labelSelector: str(q, 'labelSelector'), fieldSelector: str(q, 'fieldSelector'), limit: int(q, 'limit'),
+          continue: str(q, 'continue'), resourceVersion: str(q, 'resourceVersion'), resourceVersionMatch: str(q, 'resourceVersionMatch'),
+        });
+        const meta = { resourceVersion: r.resourceVersion, continue: r.continue, remainingItemCount: r.remainingItemCount };
+        const fmt = outputFormat(req.headers.accept);
+        if (fmt === 'table') reply.send(tableBody(def, version, r.items, meta, str(q, 'includeObject')));
+        else if (fmt === 'partial') reply.send(partialListBody(r.items, meta));
+        else reply.send(listBody(def, version, r.items, meta));
+        return;
+      }
+      case 'POST': {
+        if (!verbAllowed(def, 'create')) throw methodNotAllowed();
+        if (def.namespaced && ns === undefined) throw methodNotAllowed('the server does not allow this method on the requested resource');
+        const obj = decodeObject(def, version, req, fieldValidation(q), warnings);
+        const created = reg.create(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), warnings });
+        sendWarnings(reply, warnings);
+        return respondObject(req, reply, def, version, created, def.virtualCreate ? 201 : 201);
+      }
+      case 'DELETE': {
+        if (!verbAllowed(def, 'deletecollection')) throw methodNotAllowed();
+        const opts = deleteOptions(q, parseBody(req.body as Buffer | undefined, req.headers['content-type']));
+        const r = reg.list(def, ns, { labelSelector: str(q, 'labelSelector'), fieldSelector: str(q, 'fieldSelector') });
+        const out: KObject[] = [];
+        for (const o of r.items) {
+          try {
+            out.push(reg.delete(def, o.metadata.namespace ?? '', o.metadata.name ?? '', opts).object);
+          } catch {
+            /* deleted meanwhile */
+          }
+        }
+        reply.send(listBody(def, version, out, { resourceVersion: String(reg.store.revision()) }));
+        return;
+      }
+      default:
+        throw methodNotAllowed();
+    }
+  }
+
+  switch (method) {
+    case 'GET': {
+      if (!verbAllowed(def, 'get')) throw methodNotAllowed();
+      return respondObject(req, reply, def, version, reg.get(def, ns ?? '', name));
+    }
+    case 'PUT': {
+      if (!verbAllowed(def, 'update')) throw methodNotAllowed();
+      const obj = decodeObject(def, version, req, fieldValidation(q), warnings);
+      const updated = reg.update(def, ns ?? '', name, obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), warnings });
+      sendWarnings(reply, warnings);
+      return respondObject(req, reply, def, version, updated);
+    }
+    case 'PATCH': {
+      if (!verbAllowed(def, 'patch')) throw methodNotAllowed();
+      const { object, created } = handlePatch(reg, def, version, ns ?? '', name, req, undefined, warnings);
+      sendWarnings(reply, warnings);
+      return respondObject(req, reply, def, version, object, created ? 201 : 200);
+    }
+    case 'DELETE': {
+      if (!verbAllowed(def, 'delete')) throw methodNotAllowed();
+      const opts = deleteOptions(q, parseBody(req.body as Buffer | undefined, req.headers['content-type']));
+      const r = reg.delete(def, ns ?? '', name, opts);
+      return respondObject(req, reply, def, version, r.object, r.deleted ? 200 : 200);
+    }
+    default:
+      throw methodNotAllowed();
+  }
+}

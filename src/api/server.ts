@@ -1,0 +1,71 @@
+// The Fastify application: content handling, errors as Status, and the route table.
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { ApiError, methodNotAllowed, notFound, tooLarge } from '../machinery/errors.js';
+import type { Registry } from '../registry/registry.js';
+import type { Logger } from '../util/logger.js';
+import { apiResourceList, serveGroup, serveRootDiscovery } from './discovery.js';
+import { registerOpenApi } from './openapi-routes.js';
+import { parseRequestPath } from './request-info.js';
+import { handleResource } from './resource-handler.js';
+import { versionInfo } from './version.js';
+
+export const maxBodyBytes = 3 * 1024 * 1024;
+
+export interface ServerOptions {
+  reg: Registry;
+  log: Logger;
+  /** Reported by /version; kubectl's dispatcher picks its binary from the minor. */
+  kubernetesVersion?: string;
+}
+
+function statusFor(err: unknown, log: Logger): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as { code?: string; statusCode?: number; message?: string };
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return tooLarge();
+  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || e.statusCode === 415) return new ApiError(415, 'UnsupportedMediaType', e.message ?? 'unsupported media type');
+  if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) return new ApiError(e.statusCode, e.statusCode === 404 ? 'NotFound' : 'BadRequest', e.message ?? 'bad request');
+  log.error({ err }, 'unexpected error');
+  return new ApiError(500, 'InternalError', `Internal error occurred: ${e.message ?? String(err)}`);
+}
+
+export function buildServer(opts: ServerOptions): FastifyInstance {
+  const { reg, log } = opts;
+  const app = Fastify({ bodyLimit: maxBodyBytes, logger: false, forceCloseConnections: true, routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 } });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_req, body, done) => done(null, body));
+
+  app.setErrorHandler((err, _req, reply) => {
+    const status = statusFor(err, log);
+    if (reply.sent || reply.raw.headersSent) return;
+    reply.code(status.code).header('Content-Type', 'application/json').send(status.toStatus());
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const s = notFound({ group: '', resource: '' }, req.url);
+    reply.code(404).send({ ...s.toStatus(), message: 'the server could not find the requested resource', details: { causes: [{ reason: 'UnexpectedServerResponse', message: '404 page not found' }] } });
+  });
+
+  const version = versionInfo(opts.kubernetesVersion);
+  app.get('/version', async () => version);
+  for (const p of ['/healthz', '/livez', '/readyz']) app.get(p, async (_req, reply) => reply.type('text/plain').send('ok'));
+  registerOpenApi(app, reg);
+
+  const address = () => {
+    const a = app.server.address();
+    return typeof a === 'object' && a ? `${a.address}:${a.port}` : '127.0.0.1';
+  };
+  app.get('/api', async (req, reply) => serveRootDiscovery(reg, true, req, reply, address()));
+  app.get('/apis', async (req, reply) => serveRootDiscovery(reg, false, req, reply, address()));
+  const dispatch = async (req: FastifyRequest, reply: FastifyReply) => {
+    const info = parseRequestPath(req.url);
+    if (!info) throw notFound({ group: '', resource: '' }, req.url);
+    if (info.discovery) {
+      if (req.method !== 'GET') throw methodNotAllowed();
+      if (!info.version) return serveGroup(reg, info.group, reply);
+      return void reply.send(apiResourceList(reg, info.group, info.version));
+    }
+    handleResource({ reg }, info, req, reply);
+  };
+  app.all('/api/*', dispatch);
+  app.all('/apis/*', dispatch);
+  return app;
+}

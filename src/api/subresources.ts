@@ -1,0 +1,131 @@
+// Subresources: status, scale, binding, eviction, log, finalize; exec/attach/portforward answer 400.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Scale } from 'kubernetes-types/autoscaling/v1.js';
+import { ApiError, badRequest, conflict, methodNotAllowed, notFound } from '../machinery/errors.js';
+import { formatLabelSelector } from '../machinery/labels.js';
+import { isRecord, type KObject, type LabelSelector } from '../machinery/types.js';
+import type { Registry } from '../registry/registry.js';
+import type { ResourceDef } from '../registry/resource.js';
+import { objectBody } from './body.js';
+import { decodeObject } from './decode-object.js';
+import { served } from './output.js';
+import { applyPatch, handlePatch } from './patch-handler.js';
+import { dryRun, fieldValidation, query, str } from './query.js';
+import type { RequestInfo } from './request-info.js';
+import type { HandlerContext } from './resource-handler.js';
+import { sendWarnings } from './resource-handler.js';
+import { evictPod } from './eviction.js';
+import { bindPod } from './binding.js';
+import { podLogs } from './logs.js';
+import { parseBody, mediaType } from './body.js';
+import { patchTypeOf } from './patch/index.js';
+
+interface Replicated {
+  spec?: { replicas?: number; selector?: LabelSelector | Record<string, string> };
+  status?: { replicas?: number; selector?: string };
+}
+
+function toScale(def: ResourceDef, obj: KObject): Scale {
+  const r = obj as unknown as Replicated;
+  const sel = r.spec?.selector;
+  const selector = def.plural === 'replicationcontrollers'
+    ? Object.entries((sel ?? {}) as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(',')
+    : formatLabelSelector(sel as LabelSelector | undefined);
+  return {
+    kind: 'Scale', apiVersion: 'autoscaling/v1',
+    metadata: { name: obj.metadata.name, namespace: obj.metadata.namespace, uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion, creationTimestamp: obj.metadata.creationTimestamp },
+    spec: { replicas: r.spec?.replicas ?? 0 },
+    status: { replicas: r.status?.replicas ?? 0, selector },
+  };
+}
+
+function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void {
+  const ns = info.namespace ?? '';
+  const name = info.name ?? '';
+  if (req.method === 'GET') return void reply.send(toScale(def, reg.get(def, ns, name)));
+  if (req.method !== 'PUT' && req.method !== 'PATCH') throw methodNotAllowed();
+  const q = query(req);
+  const updated = reg.guaranteedUpdate(def, ns, name, (cur) => {
+    const scale = toScale(def, cur) as unknown as KObject;
+    let next: KObject;
+    if (req.method === 'PUT') {
+      next = objectBody(req.body as Buffer | undefined, req.headers['content-type']);
+      if (next.kind && next.kind !== 'Scale') throw badRequest(`${next.kind} in version "v1" cannot be handled as a Scale`);
+    } else {
+      const type = patchTypeOf(mediaType(req.headers['content-type']));
+      if (!type || type === 'apply') throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format`);
+      next = applyPatch(type === 'strategic' ? 'merge' : type, scale, parseBody(req.body as Buffer | undefined, 'application/json'), { group: 'autoscaling', version: 'v1', kind: 'Scale' });
+    }
+    const replicas = (next.spec as { replicas?: unknown } | undefined)?.replicas;
+    if (typeof replicas !== 'number' || !Number.isInteger(replicas)) throw badRequest('spec.replicas: Required value');
+    const rv = next.metadata?.resourceVersion;
+    if (rv && rv !== cur.metadata.resourceVersion) throw conflict({ group: def.group, resource: def.plural }, name);
+    const spec = { ...(cur.spec as object), replicas };
+    return { ...cur, spec };
+  }, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager') });
+  reply.send(toScale(def, updated));
+}
+
+function handleStatus(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void {
+  const ns = info.namespace ?? '';
+  const name = info.name ?? '';
+  const q = query(req);
+  const warnings: string[] = [];
+  let out: KObject;
+  if (req.method === 'GET') out = reg.get(def, ns, name);
+  else if (req.method === 'PUT') {
+    const obj = decodeObject(def, info.version, req, fieldValidation(q), warnings);
+    out = reg.update(def, ns, name, obj, { dryRun: dryRun(q), subresource: 'status', warnings });
+  } else if (req.method === 'PATCH') out = handlePatch(reg, def, info.version, ns, name, req, 'status', warnings).object;
+  else throw methodNotAllowed();
+  sendWarnings(reply, warnings);
+  reply.send(served(def, info.version, out));
+}
+
+function handleFinalize(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void {
+  if (req.method !== 'PUT') throw methodNotAllowed();
+  const name = info.name ?? '';
+  const body = objectBody(req.body as Buffer | undefined, req.headers['content-type']);
+  const finalizers = (body.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
+  const cur = reg.get(def, '', name);
+  const next: KObject = { ...cur, spec: { ...(cur.spec as object), finalizers } };
+  let out: KObject;
+  if (cur.metadata.deletionTimestamp && finalizers.length === 0 && !cur.metadata.finalizers?.length) out = reg.store.delete('core/namespaces', '', name);
+  else if (JSON.stringify(next.spec) === JSON.stringify(cur.spec)) out = cur;
+  else out = reg.store.update('core/namespaces', next);
+  reply.send(served(def, info.version, { ...out, spec: next.spec }));
+}
+
+export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void {
+  const sub = info.subresource ?? '';
+  const { reg } = ctx;
+  if (!def.subresources?.includes(sub as never)) throw notFound({ group: def.group, resource: `${def.plural}/${sub}` }, info.name ?? '');
+  switch (sub) {
+    case 'status':
+      return handleStatus(reg, def, info, req, reply);
+    case 'scale':
+      return handleScale(reg, def, info, req, reply);
+    case 'finalize':
+      return handleFinalize(reg, def, info, req, reply);
+    case 'binding':
+      if (req.method !== 'POST') throw methodNotAllowed();
+      bindPod(reg, info.namespace ?? '', info.name ?? '', objectBody(req.body as Buffer | undefined, req.headers['content-type']), dryRun(query(req)));
+      return void reply.code(201).send({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    case 'eviction': {
+      if (req.method !== 'POST') throw methodNotAllowed();
+      const body = parseBody(req.body as Buffer | undefined, req.headers['content-type']);
+      evictPod(reg, info.namespace ?? '', info.name ?? '', isRecord(body) ? body : {}, dryRun(query(req)));
+      return void reply.code(201).send({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+    }
+    case 'log':
+      if (req.method !== 'GET') throw methodNotAllowed();
+      return podLogs(reg, info.namespace ?? '', info.name ?? '', req, reply);
+    case 'exec':
+    case 'attach':
+    case 'portforward':
+    case 'proxy':
+      throw badRequest(`${sub} is not supported: bonsai simulates pods and runs no containers`);
+    default:
+      throw methodNotAllowed();
+  }
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// `bonsai serve`: starts the API server, writes a kubeconfig, prints the URL once requests are served.
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { startBonsai } from '../main.js';
+import { writeKubeconfig } from './kubeconfig.js';
+
+function port(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0 picks a free one)');
+  return n;
+}
+function positive(v: string): number {
+  const n = Number(v);
+  if (!(n > 0)) throw new InvalidArgumentError('must be a positive number');
+  return n;
+}
+
+const program = new Command('bonsai').description('A miniature Kubernetes in one Node.js process');
+program
+  .command('serve')
+  .description('serve the Kubernetes API')
+  .option('--host <host>', 'address to listen on', '127.0.0.1')
+  .option('--port <port>', 'port to listen on (0 picks a free port)', port, 6443)
+  .option('--data <dir>', 'data directory, or :memory: to keep nothing on disk', '.bonsai')
+  .option('--kubeconfig <path>', 'where to write the kubeconfig (default <data>/kubeconfig)')
+  .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', 'warn')
+  .addOption(new Option('--sync <mode>', 'SQLite synchronous mode').choices(['NORMAL', 'FULL']).default('NORMAL'))
+  .option('--clock-speed <factor>', 'run controller and kubelet time this many times faster', positive, 1)
+  .option('--kubernetes-version <v>', 'version reported by /version', 'v1.35.0')
+  .action(async (o: { host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clockSpeed: number; kubernetesVersion: string }) => {
+    if (o.data !== ':memory:') mkdirSync(o.data, { recursive: true });
+    const bonsai = await startBonsai({
+      host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
+    });
+    const kubeconfig = o.kubeconfig ?? (o.data === ':memory:' ? join(process.cwd(), '.bonsai-kubeconfig') : join(o.data, 'kubeconfig'));
+    writeKubeconfig(kubeconfig, bonsai.url);
+    process.stdout.write(`Bonsai is serving the Kubernetes API at ${bonsai.url} (kubeconfig: ${kubeconfig})\n`);
+    let stopping = false;
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      bonsai.close().then(() => process.exit(0), () => process.exit(1));
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+
+program.parseAsync(process.argv).catch((e: unknown) => {
+  process.stderr.write(`bonsai: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,52 @@
+// Records core/v1 Events through the registry, aggregating repeats into count and series as client-go does.
+import type { Event, ObjectReference } from 'kubernetes-types/core/v1.js';
+import type { KObject } from '../machinery/types.js';
+import { rfc3339, rfc3339Micro } from '../util/clock.js';
+import type { Registry } from '../registry/registry.js';
+
+export interface EventSource {
+  component: string;
+  host?: string;
+}
+
+const aggregateWindowMs = 10 * 60 * 1000;
+
+export function objectReference(obj: KObject): ObjectReference {
+  return { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name, namespace: obj.metadata.namespace, uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion };
+}
+
+export class EventRecorder {
+  private readonly recent = new Map<string, { name: string; namespace: string; at: number }>();
+  constructor(private readonly reg: Registry, private readonly source: EventSource) {}
+
+  event(obj: KObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    const def = this.reg.find('', 'v1', 'events')!;
+    const ref = objectReference(obj);
+    const namespace = obj.metadata.namespace || 'default';
+    const now = this.reg.clock.now();
+    const key = [ref.uid, ref.kind, ref.name, type, reason, message, this.source.component].join('\u0000');
+    const seen = this.recent.get(key);
+    try {
+      if (seen && now.getTime() - seen.at < aggregateWindowMs && this.reg.getStored('core/events', seen.namespace, seen.name)) {
+        this.reg.guaranteedUpdate(def, seen.namespace, seen.name, (cur) => {
+          const e = cur as unknown as Event;
+          const count = (e.count ?? 1) + 1;
+          return { ...cur, count, lastTimestamp: rfc3339(now), series: { count, lastObservedTime: rfc3339Micro(now) } };
+        });
+        seen.at = now.getTime();
+        return;
+      }
+      const name = `${obj.metadata.name ?? 'unknown'}.${(now.getTime() * 1e6 + Math.floor(Math.random() * 1e6)).toString(16)}`;
+      const ev: Event = {
+        apiVersion: 'v1', kind: 'Event', metadata: { name, namespace }, involvedObject: ref, reason, message, type,
+        source: { component: this.source.component, host: this.source.host }, firstTimestamp: rfc3339(now), lastTimestamp: rfc3339(now), count: 1,
+        reportingComponent: this.source.component, reportingInstance: this.source.host ?? '',
+      };
+      this.reg.create(def, namespace, ev as unknown as KObject);
+      this.recent.set(key, { name, namespace, at: now.getTime() });
+      if (this.recent.size > 4096) this.recent.delete(this.recent.keys().next().value as string);
+    } catch {
+      // Events are best effort: a terminating namespace or a race never fails the caller.
+    }
+  }
+}

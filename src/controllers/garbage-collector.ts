@@ -1,0 +1,159 @@
+// Garbage collection through ownerReferences: background deletion of orphans-to-be, foreground and orphan finalizers.
+import type { KObject, OwnerReference } from '../machinery/types.js';
+import type { Registry } from '../registry/registry.js';
+import type { ResourceDef } from '../registry/resource.js';
+import type { Change } from '../storage/watch-hub.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { WorkQueue } from './runtime/work-queue.js';
+
+interface Ref {
+  key: string; // storage key
+  namespace: string;
+  name: string;
+}
+const refId = (r: Ref) => `${r.key}|${r.namespace}|${r.name}`;
+const parseRef = (id: string): Ref => {
+  const [key, namespace, name] = id.split('|');
+  return { key, namespace, name };
+};
+
+export class GarbageCollector {
+  /** uid -> where the object lives. */
+  private readonly byUid = new Map<string, Ref>();
+  /** owner uid -> dependents. */
+  private readonly dependents = new Map<string, Set<string>>();
+  private readonly queue: WorkQueue;
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly reg: Registry, clock: Clock, log: Logger) {
+    this.queue = new WorkQueue('garbage-collector', (id) => this.reconcile(id), clock, log);
+    for (const key of reg.store.resources()) for (const o of reg.store.list(key)) this.index(key, o, undefined);
+    this.unsubscribe = reg.store.hub.subscribe('*', (c) => this.onChange(c));
+    for (const key of reg.store.resources()) {
+      for (const o of reg.store.list(key)) if (o.metadata.ownerReferences?.length || o.metadata.deletionTimestamp) this.queue.add(refId(this.refOf(key, o)));
+    }
+  }
+
+  private refOf(key: string, o: KObject): Ref {
+    return { key, namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '' };
+  }
+
+  private index(key: string, o: KObject, previous: KObject | undefined): void {
+    const id = refId(this.refOf(key, o));
+    for (const r of previous?.metadata.ownerReferences ?? []) this.dependents.get(r.uid)?.delete(id);
+    if (o.metadata.uid) this.byUid.set(o.metadata.uid, this.refOf(key, o));
+    for (const r of o.metadata.ownerReferences ?? []) {
+      let s = this.dependents.get(r.uid);
+      if (!s) this.dependents.set(r.uid, (s = new Set()));
+      s.add(id);
+    }
+  }
+
+  private onChange(c: Change): void {
+    const o = c.object;
+    const id = refId(this.refOf(c.resource, o));
+    if (c.type === 'DELETED') {
+      if (o.metadata.uid) this.byUid.delete(o.metadata.uid);
+      for (const r of o.metadata.ownerReferences ?? []) {
+        this.dependents.get(r.uid)?.delete(id);
+        const owner = this.byUid.get(r.uid);
+        if (owner) this.queue.add(refId(owner)); // a foreground owner may be waiting for this dependent
+      }
+      for (const dep of this.dependents.get(o.metadata.uid ?? '') ?? []) this.queue.add(dep);
+      return;
+    }
+    this.index(c.resource, o, c.previous);
+    if (o.metadata.ownerReferences?.length || o.metadata.deletionTimestamp) this.queue.add(id);
+  }
+
+  private defOf(key: string): ResourceDef | undefined {
+    return this.reg.defForKey(key);
+  }
+
+  private ownerExists(r: OwnerReference, namespace: string): boolean {
+    const at = this.byUid.get(r.uid);
+    if (!at) return false;
+    // Namespaced dependents can only be owned by objects in their namespace or cluster-scoped ones.
+    return at.namespace === '' || at.namespace === namespace;
+  }
+
+  private reconcile(id: string): void | number {
+    const ref = parseRef(id);
+    const def = this.defOf(ref.key);
+    const obj = this.reg.store.get(ref.key, ref.namespace, ref.name);
+    if (!def || !obj) return;
+    const fin = obj.metadata.finalizers ?? [];
+    if (obj.metadata.deletionTimestamp && fin.includes('orphan')) return this.orphanDependents(def, obj);
+    if (obj.metadata.deletionTimestamp && fin.includes('foregroundDeletion')) return this.deleteDependentsFirst(def, obj);
+    const owners = obj.metadata.ownerReferences ?? [];
+    if (!owners.length) return;
+    const dangling = owners.filter((r) => !this.ownerExists(r, ref.namespace));
+    if (!dangling.length) return;
+    if (dangling.length === owners.length) {
+      this.tryDelete(def, obj, 'Background');
+      return;
+    }
+    this.reg.guaranteedUpdate(def, ref.namespace, ref.name, (cur) => {
+      cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((r) => this.ownerExists(r, ref.namespace));
+      return cur;
+    });
+  }
+
+  private tryDelete(def: ResourceDef, obj: KObject, policy: 'Background' | 'Foreground'): void {
+    if (obj.metadata.deletionTimestamp) return;
+    try {
+      this.reg.delete(def, obj.metadata.namespace ?? '', obj.metadata.name ?? '', { propagationPolicy: policy, preconditions: { uid: obj.metadata.uid } });
+    } catch {
+      /* gone or changed: the next event requeues */
+    }
+  }
+
+  private dependentObjects(uid: string): Array<{ def: ResourceDef; obj: KObject }> {
+    const out: Array<{ def: ResourceDef; obj: KObject }> = [];
+    for (const id of this.dependents.get(uid) ?? []) {
+      const r = parseRef(id);
+      const def = this.defOf(r.key);
+      const obj = this.reg.store.get(r.key, r.namespace, r.name);
+      if (def && obj) out.push({ def, obj });
+    }
+    return out;
+  }
+
+  private removeFinalizer(def: ResourceDef, obj: KObject, finalizer: string): void {
+    this.reg.guaranteedUpdate(def, obj.metadata.namespace ?? '', obj.metadata.name ?? '', (cur) => {
+      cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer);
+      return cur;
+    });
+  }
+
+  private orphanDependents(def: ResourceDef, owner: KObject): void {
+    const uid = owner.metadata.uid ?? '';
+    for (const { def: d, obj } of this.dependentObjects(uid)) {
+      this.reg.guaranteedUpdate(d, obj.metadata.namespace ?? '', obj.metadata.name ?? '', (cur) => {
+        cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid);
+        if (!cur.metadata.ownerReferences.length) delete cur.metadata.ownerReferences;
+        return cur;
+      });
+    }
+    this.removeFinalizer(def, owner, 'orphan');
+  }
+
+  private deleteDependentsFirst(def: ResourceDef, owner: KObject): void | number {
+    const uid = owner.metadata.uid ?? '';
+    const deps = this.dependentObjects(uid);
+    for (const { def: d, obj } of deps) {
+      const hasOwnDependents = (this.dependents.get(obj.metadata.uid ?? '')?.size ?? 0) > 0;
+      this.tryDelete(d, obj, hasOwnDependents ? 'Foreground' : 'Background');
+    }
+    const blocking = this.dependentObjects(uid).filter(({ obj }) => obj.metadata.ownerReferences?.some((r) => r.uid === uid && r.blockOwnerDeletion));
+    if (blocking.length) return 1000;
+    this.removeFinalizer(def, owner, 'foregroundDeletion');
+  }
+
+  stop(): void {
+    this.unsubscribe();
+    this.queue.stop();
+  }
+}
+

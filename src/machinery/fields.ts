@@ -1,0 +1,57 @@
+// Field selectors: `a=b,c!=d` over the fields a resource exposes (metadata.name/namespace everywhere).
+import { badRequest } from './errors.js';
+import type { KObject } from './types.js';
+
+export interface FieldRequirement {
+  field: string;
+  value: string;
+  negate: boolean;
+}
+
+export type FieldGetter = (obj: KObject) => string | undefined;
+
+export function parseFieldSelector(input: string): FieldRequirement[] {
+  const s = input.trim();
+  if (!s) return [];
+  return s.split(',').map((part) => {
+    const m = part.match(/^\s*([^=!\s]+)\s*(==|=|!=)\s*(.*?)\s*$/);
+    if (!m) throw badRequest(`invalid selector: '${input}'; can't understand '${part}'`);
+    return { field: m[1], value: m[3], negate: m[2] === '!=' };
+  });
+}
+
+export const commonFieldGetters: Record<string, FieldGetter> = {
+  'metadata.name': (o) => o.metadata.name,
+  'metadata.namespace': (o) => o.metadata.namespace ?? '',
+};
+
+/** Checks every requirement names a supported field; throws the upstream 400 otherwise. */
+export function checkFieldSelector(reqs: FieldRequirement[], getters: Record<string, FieldGetter>, resourceDesc: string, raw: string): void {
+  for (const r of reqs) {
+    if (!getters[r.field]) {
+      throw badRequest(`Unable to find "${resourceDesc}" that match label selector "", field selector "${raw}": field label not supported: ${r.field}`);
+    }
+  }
+}
+
+export function matchesFields(reqs: FieldRequirement[], getters: Record<string, FieldGetter>, obj: KObject): boolean {
+  for (const r of reqs) {
+    const v = getters[r.field]?.(obj) ?? '';
+    if (r.negate ? v === r.value : v !== r.value) return false;
+  }
+  return true;
+}
+
+/** A getter that reads a dotted path such as `spec.nodeName` and stringifies scalars. */
+export function pathGetter(path: string): FieldGetter {
+  const parts = path.split('.');
+  return (o) => {
+    let cur: unknown = o;
+    for (const p of parts) {
+      if (typeof cur !== 'object' || cur === null) return undefined;
+      cur = (cur as Record<string, unknown>)[p];
+    }
+    if (cur === undefined || cur === null) return undefined;
+    return typeof cur === 'object' ? JSON.stringify(cur) : String(cur);
+  };
+}

@@ -1,0 +1,71 @@
+// Composition root: open storage -> build registry -> bootstrap -> start HTTP -> start controllers.
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { SqliteStore } from './storage/sqlite-store.js';
+import { Registry } from './registry/registry.js';
+import { allResources } from './registry/resources/index.js';
+import { bootstrap } from './registry/bootstrap.js';
+import { buildServer } from './api/server.js';
+import { openWatches } from './api/watch-stream.js';
+import { ScaledClock, type Clock } from './util/clock.js';
+import { createLogger, type Logger } from './util/logger.js';
+import { startControllers, type ControllerHandle } from './controllers/index.js';
+
+export interface BonsaiOptions {
+  host?: string;
+  port?: number;
+  /** Data directory, or ':memory:'. */
+  data?: string;
+  logLevel?: string;
+  synchronous?: 'NORMAL' | 'FULL';
+  clockSpeed?: number;
+  kubernetesVersion?: string;
+  /** Compaction interval in ms (0 disables). */
+  compactEveryMs?: number;
+}
+
+export interface Bonsai {
+  url: string;
+  port: number;
+  registry: Registry;
+  store: SqliteStore;
+  app: FastifyInstance;
+  clock: Clock;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+export function databasePath(data: string): string {
+  return data === ':memory:' ? ':memory:' : join(data, 'bonsai.db');
+}
+
+export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
+  const log = createLogger(opts.logLevel ?? 'warn');
+  const clock = new ScaledClock(opts.clockSpeed ?? 1);
+  const store = new SqliteStore({ path: databasePath(opts.data ?? '.bonsai'), synchronous: opts.synchronous });
+  const registry = new Registry(store, allResources, clock, log.child({ component: 'registry' }));
+  bootstrap(registry);
+  const app = buildServer({ reg: registry, log: log.child({ component: 'api' }), kubernetesVersion: opts.kubernetesVersion });
+  await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 6443 });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : opts.port ?? 6443;
+  const host = opts.host ?? '127.0.0.1';
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const controllers: ControllerHandle = startControllers(registry, clock, log);
+  const compactEvery = opts.compactEveryMs ?? 60_000;
+  const compactTimer = compactEvery > 0 ? setInterval(() => store.compact(), compactEvery) : undefined;
+  compactTimer?.unref();
+  let closed = false;
+  return {
+    url, port, registry, store, app, clock, log,
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (compactTimer) clearInterval(compactTimer);
+      controllers.stop();
+      for (const w of [...openWatches]) w();
+      await app.close();
+      store.close();
+    },
+  };
+}

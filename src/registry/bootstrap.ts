@@ -1,0 +1,37 @@
+// Objects every cluster starts with: system namespaces, the kubernetes Service, priority and storage classes.
+import type { KObject } from '../machinery/types.js';
+import { ApiError } from '../machinery/errors.js';
+import type { Registry } from './registry.js';
+
+const namespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+function ensure(reg: Registry, group: string, plural: string, namespace: string, obj: KObject): void {
+  const def = reg.defs.find((d) => d.group === group && d.plural === plural);
+  if (!def) return;
+  if (reg.getStored(`${group || 'core'}/${plural}`, def.namespaced ? namespace : '', obj.metadata.name ?? '')) return;
+  try {
+    reg.create(def, namespace, obj);
+  } catch (e) {
+    if (!(e instanceof ApiError && e.code === 409)) throw e;
+  }
+}
+
+export function bootstrap(reg: Registry): void {
+  for (const name of namespaces) ensure(reg, '', 'namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  ensure(reg, '', 'services', 'default', {
+    apiVersion: 'v1', kind: 'Service',
+    metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
+    spec: { clusterIP: '10.96.0.1', ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }], sessionAffinity: 'None', type: 'ClusterIP' },
+  });
+  for (const [name, value, description] of [
+    ['system-node-critical', 2000001000, 'Used for system critical pods that must not be moved from their current node.'],
+    ['system-cluster-critical', 2000000000, 'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.'],
+  ] as const) {
+    ensure(reg, 'scheduling.k8s.io', 'priorityclasses', '', { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value, description, globalDefault: false, preemptionPolicy: 'PreemptLowerPriority' });
+  }
+  ensure(reg, 'storage.k8s.io', 'storageclasses', '', {
+    apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass',
+    metadata: { name: 'standard', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+    provisioner: 'bonsai.dev/simulated', reclaimPolicy: 'Delete', volumeBindingMode: 'WaitForFirstConsumer',
+  });
+}

@@ -1,0 +1,102 @@
+// Deletion: preconditions, propagation finalizers, graceful pod deletion, namespace termination.
+import { conflict, notFound } from '../machinery/errors.js';
+import type { KObject } from '../machinery/types.js';
+import { rfc3339 } from '../util/clock.js';
+import { storageKey, type ResourceDef } from './resource.js';
+import type { Registry } from './registry.js';
+
+export interface DeleteOptions {
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  orphanDependents?: boolean;
+  gracePeriodSeconds?: number;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun?: boolean;
+}
+
+interface PodLike {
+  spec?: { nodeName?: string; terminationGracePeriodSeconds?: number };
+  status?: { phase?: string };
+}
+
+function podGrace(def: ResourceDef, obj: KObject, opts: DeleteOptions): number {
+  if (def.group !== '' || def.plural !== 'pods') return 0;
+  const pod = obj as unknown as PodLike;
+  if (!pod.spec?.nodeName) return 0; // never scheduled: nothing runs, delete at once
+  if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return 0;
+  return Math.max(0, opts.gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30);
+}
+
+export function deleteObject(reg: Registry, def: ResourceDef, namespace: string, name: string, opts: DeleteOptions): { object: KObject; deleted: boolean } {
+  const key = storageKey(def);
+  const ns = def.namespaced ? namespace : '';
+  const cur = reg.getStored(key, ns, name);
+  const ref = { group: def.group, resource: def.plural };
+  if (!cur) throw notFound(ref, name);
+  const pre = opts.preconditions;
+  if (pre?.uid && pre.uid !== cur.metadata.uid) {
+    throw conflict(ref, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${cur.metadata.uid}`);
+  }
+  if (pre?.resourceVersion && pre.resourceVersion !== cur.metadata.resourceVersion) {
+    throw conflict(ref, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${cur.metadata.resourceVersion}`);
+  }
+  const now = reg.clock.now();
+  if (def.group === '' && def.plural === 'namespaces') return terminateNamespace(reg, def, cur, opts, now);
+
+  const policy = opts.propagationPolicy ?? (opts.orphanDependents === true ? 'Orphan' : opts.orphanDependents === false ? 'Background' : def.defaultPropagation ?? 'Background');
+  const finalizers = [...(cur.metadata.finalizers ?? [])];
+  if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
+  if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
+  const grace = podGrace(def, cur, opts);
+
+  if (finalizers.length || grace > 0) {
+    const next = structuredClone(cur);
+    const m = next.metadata;
+    if (!m.deletionTimestamp) {
+      m.deletionTimestamp = rfc3339(new Date(now.getTime() + grace * 1000));
+      m.deletionGracePeriodSeconds = grace;
+      if (m.generation !== undefined) m.generation += 1;
+    } else if (grace < (m.deletionGracePeriodSeconds ?? 0)) {
+      m.deletionTimestamp = rfc3339(new Date(now.getTime() + grace * 1000));
+      m.deletionGracePeriodSeconds = grace;
+    }
+    if (finalizers.length) m.finalizers = finalizers;
+    if (opts.dryRun) return { object: next, deleted: false };
+    if (JSON.stringify(next) === JSON.stringify(cur)) return { object: cur, deleted: false };
+    const updated = reg.store.update(key, next);
+    if (grace > 0 && !finalizers.length) schedulePodRemoval(reg, def, updated, grace);
+    return { object: updated, deleted: false };
+  }
+  if (opts.dryRun) return { object: cur, deleted: true };
+  const gone = reg.store.delete(key, ns, name);
+  def.afterDelete?.(gone, reg.ctx());
+  return { object: gone, deleted: true };
+}
+
+/** Stands in for the kubelet's confirmation: once the grace period has passed, the pod is removed. */
+function schedulePodRemoval(reg: Registry, def: ResourceDef, pod: KObject, grace: number): void {
+  const { namespace = '', name = '', uid } = pod.metadata;
+  reg.clock.setTimeout(() => {
+    const cur = reg.getStored(storageKey(def), namespace, name);
+    if (!cur || cur.metadata.uid !== uid || cur.metadata.finalizers?.length) return;
+    try {
+      reg.store.delete(storageKey(def), namespace, name);
+    } catch {
+      /* already gone */
+    }
+  }, grace * 1000);
+}
+
+function terminateNamespace(reg: Registry, def: ResourceDef, cur: KObject, opts: DeleteOptions, now: Date): { object: KObject; deleted: boolean } {
+  const specFinalizers = (cur.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
+  if (!specFinalizers.length && !cur.metadata.finalizers?.length) {
+    if (opts.dryRun) return { object: cur, deleted: true };
+    return { object: reg.store.delete(storageKey(def), '', cur.metadata.name ?? ''), deleted: true };
+  }
+  if (cur.metadata.deletionTimestamp) return { object: cur, deleted: false };
+  const next = structuredClone(cur);
+  next.metadata.deletionTimestamp = rfc3339(now);
+  next.metadata.deletionGracePeriodSeconds = 0;
+  next.status = { ...(next.status as object), phase: 'Terminating' };
+  if (opts.dryRun) return { object: next, deleted: false };
+  return { object: reg.store.update(storageKey(def), next), deleted: false };
+}

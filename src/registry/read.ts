@@ -1,0 +1,160 @@
+// Reads: list with selectors and pagination, and watch with selector transitions.
+import { ApiError, badRequest, gone } from '../machinery/errors.js';
+import { checkFieldSelector, commonFieldGetters, matchesFields, parseFieldSelector, type FieldGetter, type FieldRequirement } from '../machinery/fields.js';
+import { matchesSelector, parseLabelSelector, type Selector } from '../machinery/labels.js';
+import type { KObject } from '../machinery/types.js';
+import { StorageError } from '../storage/errors.js';
+import type { Change } from '../storage/watch-hub.js';
+import { storageKey, type ResourceDef } from './resource.js';
+import type { Registry } from './registry.js';
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export interface ListResult {
+  items: KObject[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface WatchOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+  sendInitialEvents?: boolean;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
+export type WatchSink = (type: WatchEventType, object: KObject) => void;
+
+interface Filter {
+  labels: Selector;
+  fields: FieldRequirement[];
+  getters: Record<string, FieldGetter>;
+  namespace?: string;
+}
+
+function buildFilter(def: ResourceDef, namespace: string | undefined, labelSelector = '', fieldSelector = ''): Filter {
+  const getters = { ...commonFieldGetters, ...def.fieldSelectors };
+  const fields = parseFieldSelector(fieldSelector);
+  checkFieldSelector(fields, getters, `${def.group ? `${def.group}/` : '/'}${def.version}, Resource=${def.plural}`, fieldSelector);
+  return { labels: parseLabelSelector(labelSelector), fields, getters, namespace: def.namespaced ? namespace : undefined };
+}
+
+function matches(f: Filter, obj: KObject): boolean {
+  if (f.namespace !== undefined && obj.metadata.namespace !== f.namespace) return false;
+  return matchesSelector(f.labels, obj.metadata.labels) && matchesFields(f.fields, f.getters, obj);
+}
+
+function parseRv(rv: string | undefined, what = 'resourceVersion'): number | undefined {
+  if (rv === undefined || rv === '') return undefined;
+  if (!/^\d+$/.test(rv)) throw badRequest(`invalid ${what}: "${rv}"`);
+  return Number(rv);
+}
+
+interface ContinueToken {
+  rv: number;
+  start: string;
+}
+
+function encodeContinue(t: ContinueToken): string {
+  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: t.rv, start: t.start })).toString('base64url');
+}
+
+function decodeContinue(s: string): ContinueToken {
+  try {
+    const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as { v?: unknown; rv?: unknown; start?: unknown };
+    if (v.v !== 'meta.k8s.io/v1' || typeof v.rv !== 'number' || typeof v.start !== 'string') throw new Error('bad');
+    return { rv: v.rv, start: v.start };
+  } catch {
+    throw badRequest(`continue key is not valid: "${s}"`);
+  }
+}
+
+const keyOf = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+
+export function listObjects(reg: Registry, def: ResourceDef, namespace: string | undefined, opts: ListOptions): ListResult {
+  const filter = buildFilter(def, namespace, opts.labelSelector, opts.fieldSelector);
+  const current = reg.store.revision();
+  const rv = parseRv(opts.resourceVersion);
+  if (opts.resourceVersionMatch && !['Exact', 'NotOlderThan'].includes(opts.resourceVersionMatch)) {
+    throw badRequest(`resourceVersionMatch: Unsupported value: "${opts.resourceVersionMatch}": supported values: "Exact", "NotOlderThan"`);
+  }
+  if (opts.resourceVersionMatch && rv === undefined) throw badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
+  if (rv !== undefined && rv > current) {
+    throw new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${current}`, {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1,
+    });
+  }
+  if (opts.resourceVersionMatch === 'Exact' && rv !== current && rv !== undefined && rv !== 0) {
+    throw gone(`The resourceVersion for the provided list is too old.`);
+  }
+  let start = '';
+  if (opts.continue) {
+    if (opts.resourceVersion) throw badRequest('specifying resource version is not allowed when using continue');
+    start = decodeContinue(opts.continue).start;
+  }
+  const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
+  const all = reg.store.list(storageKey(def), filter.namespace);
+  const items: KObject[] = [];
+  let i = 0;
+  if (start) {
+    // Binary search for the first key strictly after `start`.
+    let lo = 0;
+    let hi = all.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (keyOf(all[mid]) <= start) lo = mid + 1;
+      else hi = mid;
+    }
+    i = lo;
+  }
+  for (; i < all.length; i++) {
+    const o = all[i];
+    if (!matches(filter, o)) continue;
+    if (limit !== undefined && items.length >= limit) break;
+    items.push(o);
+  }
+  const result: ListResult = { items, resourceVersion: String(current) };
+  if (limit !== undefined && i < all.length && items.length > 0) {
+    result.continue = encodeContinue({ rv: current, start: keyOf(items[items.length - 1]) });
+    if (!opts.labelSelector && !opts.fieldSelector) result.remainingItemCount = all.length - i;
+  }
+  return result;
+}
+
+/** Streams changes; with no resourceVersion or "0" it first sends the current state as ADDED events. */
+export function watchObjects(reg: Registry, def: ResourceDef, namespace: string | undefined, opts: WatchOptions, sink: WatchSink): () => void {
+  const filter = buildFilter(def, namespace, opts.labelSelector, opts.fieldSelector);
+  const rv = parseRv(opts.resourceVersion);
+  const key = storageKey(def);
+  const initial = rv === undefined || rv === 0 || opts.sendInitialEvents === true;
+  const from = initial ? reg.store.revision() : rv!;
+  if (initial) for (const o of reg.store.list(key, filter.namespace)) if (matches(filter, o)) sink('ADDED', o);
+  const onChange = (c: Change) => {
+    const now = matches(filter, c.object);
+    if (c.type === 'ADDED') {
+      if (now) sink('ADDED', c.object);
+    } else if (c.type === 'DELETED') {
+      if (now || (c.previous && matches(filter, c.previous))) sink('DELETED', c.object);
+    } else {
+      const before = c.previous ? matches(filter, c.previous) : now;
+      if (now && before) sink('MODIFIED', c.object);
+      else if (now) sink('ADDED', c.object);
+      else if (before) sink('DELETED', c.object);
+    }
+  };
+  try {
+    return reg.store.watch(key, from, onChange);
+  } catch (e) {
+    if (e instanceof StorageError) throw reg.translate(e, def, '');
+    throw e;
+  }
+}

@@ -1,0 +1,108 @@
+// The generic store every resource goes through: lookups, reads, and the entry points of the write pipeline.
+import type { SqliteStore } from '../storage/sqlite-store.js';
+import { StorageError } from '../storage/errors.js';
+import { ApiError, alreadyExists, conflict, gone, notFound } from '../machinery/errors.js';
+import type { KObject } from '../machinery/types.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { servedVersions, storageKey, type ResourceDef, type StrategyContext } from './resource.js';
+import { createObject, updateObject, type WriteOptions } from './write.js';
+import { deleteObject, type DeleteOptions } from './delete.js';
+import { listObjects, watchObjects, type ListOptions, type ListResult, type WatchOptions, type WatchSink } from './read.js';
+
+export type { WriteOptions, DeleteOptions, ListOptions, ListResult, WatchOptions, WatchSink };
+
+export class Registry {
+  private readonly byGVR = new Map<string, ResourceDef>();
+  private readonly byKey = new Map<string, ResourceDef>();
+  private readonly byGroupKind = new Map<string, ResourceDef>();
+
+  constructor(
+    readonly store: SqliteStore,
+    readonly defs: ResourceDef[],
+    readonly clock: Clock,
+    readonly log: Logger,
+  ) {
+    for (const d of defs) {
+      for (const v of servedVersions(d)) this.byGVR.set(`${d.group}/${v}/${d.plural}`, d);
+      if (!d.sharedStorage) this.byKey.set(storageKey(d), d);
+      this.byGroupKind.set(`${d.group}/${d.kind}`, d);
+    }
+  }
+
+  find(group: string, version: string, plural: string): ResourceDef | undefined {
+    return this.byGVR.get(`${group}/${version}/${plural}`);
+  }
+  findByKind(group: string, kind: string): ResourceDef | undefined {
+    return this.byGroupKind.get(`${group}/${kind}`);
+  }
+  defForKey(key: string): ResourceDef | undefined {
+    return this.byKey.get(key);
+  }
+
+  ctx(dryRun = false): StrategyContext {
+    return { registry: this, clock: this.clock, dryRun };
+  }
+
+  /** Raw stored objects by storage key (`apps/deployments`); shared, never mutate. */
+  getStored(key: string, namespace: string, name: string): KObject | undefined {
+    return this.store.get(key, namespace, name);
+  }
+  listStored(key: string, namespace?: string): KObject[] {
+    return this.store.list(key, namespace);
+  }
+
+  get(def: ResourceDef, namespace: string, name: string): KObject {
+    const obj = this.store.get(storageKey(def), def.namespaced ? namespace : '', name);
+    if (!obj) throw notFound({ group: def.group, resource: def.plural }, name);
+    return obj;
+  }
+
+  list(def: ResourceDef, namespace: string | undefined, opts: ListOptions): ListResult {
+    return listObjects(this, def, namespace, opts);
+  }
+
+  watch(def: ResourceDef, namespace: string | undefined, opts: WatchOptions, sink: WatchSink): () => void {
+    return watchObjects(this, def, namespace, opts, sink);
+  }
+
+  create(def: ResourceDef, namespace: string, obj: KObject, opts: WriteOptions = {}): KObject {
+    return createObject(this, def, namespace, obj, opts);
+  }
+
+  update(def: ResourceDef, namespace: string, name: string, obj: KObject, opts: WriteOptions = {}): KObject {
+    return updateObject(this, def, namespace, name, () => obj, opts);
+  }
+
+  /**
+   * Reads the current object, applies `mutate` to a copy and writes it back; retries on conflicts
+   * when the mutation did not pin a resourceVersion itself.
+   */
+  guaranteedUpdate(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: WriteOptions = {}): KObject {
+    return updateObject(this, def, namespace, name, mutate, opts);
+  }
+
+  delete(def: ResourceDef, namespace: string, name: string, opts: DeleteOptions = {}): { object: KObject; deleted: boolean } {
+    return deleteObject(this, def, namespace, name, opts);
+  }
+
+  /** Translates the fixed list of storage errors into API errors for this resource. */
+  translate(err: unknown, def: ResourceDef, name: string): unknown {
+    if (!(err instanceof StorageError)) return err;
+    const ref = { group: def.group, resource: def.plural };
+    switch (err.code) {
+      case 'NotFound':
+        return notFound(ref, name);
+      case 'AlreadyExists':
+        return alreadyExists(ref, name);
+      case 'Conflict':
+        return conflict(ref, name);
+      case 'Expired':
+        return gone(err.message);
+    }
+  }
+}
+
+export function isApiError(e: unknown): e is ApiError {
+  return e instanceof ApiError;
+}

@@ -1,0 +1,68 @@
+// The declaration every served resource makes once: names, scope, discovery data, subresources, strategy hooks.
+import type { FieldGetter } from '../machinery/fields.js';
+import type { KObject } from '../machinery/types.js';
+import type { FieldError } from '../machinery/errors.js';
+import type { Clock } from '../util/clock.js';
+import type { Registry } from './registry.js';
+
+export type Subresource = 'status' | 'scale' | 'log' | 'binding' | 'eviction' | 'finalize' | 'exec' | 'attach' | 'portforward' | 'proxy' | 'ephemeralcontainers' | 'resize' | 'token' | 'approval';
+
+export const allVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+export interface StrategyContext {
+  registry: Registry;
+  clock: Clock;
+  dryRun: boolean;
+}
+
+export interface ResourceDef {
+  group: string;
+  /** The storage version; objects are stored with this apiVersion. */
+  version: string;
+  /** Served versions, preferred first; defaults to [version]. */
+  versions?: string[];
+  kind: string;
+  plural: string;
+  singular: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  categories?: string[];
+  subresources?: Subresource[];
+  /** Verbs for discovery and enforcement; defaults to allVerbs. */
+  verbs?: string[];
+  /** metadata.generation is tracked (bumped on spec changes). */
+  generation?: boolean;
+  /** Status is kept from create input (e.g. nodes registering with status); otherwise reset on create when there is a status subresource. */
+  keepStatusOnCreate?: boolean;
+  /** Default deletion propagation when the client sends none. */
+  defaultPropagation?: 'Orphan' | 'Background';
+  fieldSelectors?: Record<string, FieldGetter>;
+  /** Converts a stored object to a served version (apiVersion set by the caller). */
+  toVersion?: (obj: KObject, version: string) => KObject;
+  /** Converts a request body of a served version to the storage version. */
+  fromVersion?: (obj: KObject, version: string) => KObject;
+  /** Runs after defaults and system metadata on create, before validation. */
+  prepareCreate?: (obj: KObject, ctx: StrategyContext) => void;
+  /** Runs on update of the main resource, before validation. */
+  prepareUpdate?: (obj: KObject, old: KObject, ctx: StrategyContext) => void;
+  /** Extra semantic validation beyond the generic validators. */
+  validate?: (obj: KObject, old: KObject | undefined) => FieldError[];
+  /** Called once the object is deleted from storage. */
+  afterDelete?: (obj: KObject, ctx: StrategyContext) => void;
+  /** Shares another resource's storage (events.k8s.io events are core/v1 events): its key and stored apiVersion. */
+  sharedStorage?: { key: string; apiVersion: string };
+  /** Create-only virtual resources (e.g. SelfSubjectAccessReview): compute the response, store nothing. */
+  virtualCreate?: (obj: KObject, ctx: StrategyContext) => KObject;
+}
+
+export function servedVersions(def: ResourceDef): string[] {
+  return def.versions ?? [def.version];
+}
+
+export function storageKey(def: ResourceDef): string {
+  return def.sharedStorage?.key ?? `${def.group || 'core'}/${def.plural}`;
+}
+
+export function storageApiVersion(def: ResourceDef): string {
+  return def.sharedStorage?.apiVersion ?? (def.group ? `${def.group}/${def.version}` : def.version);
+}

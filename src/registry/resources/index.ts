@@ -1,0 +1,8 @@
+// Every served resource, declared once.
+import type { ResourceDef } from '../resource.js';
+import { coreResources } from './core.js';
+import { appsResources } from './apps.js';
+import { batchResources } from './batch.js';
+import { otherResources } from './others.js';
+
+export const allResources: ResourceDef[] = [...coreResources, ...appsResources, ...batchResources, ...otherResources];

@@ -1,0 +1,80 @@
+// Service rules: ClusterIP allocation from 10.96.0.0/12, node ports from 30000-32767, kept across updates.
+import type { Service } from 'kubernetes-types/core/v1.js';
+import { fieldInvalid, invalid } from '../../machinery/errors.js';
+import type { KObject } from '../../machinery/types.js';
+import type { ResourceDef, StrategyContext } from '../resource.js';
+
+const base = (10 << 24) | (96 << 16); // 10.96.0.0
+const size = 1 << 20; // /12
+
+const ipToInt = (ip: string) => ip.split('.').reduce((a, p) => (a << 8) | Number(p), 0) >>> 0;
+const intToIp = (n: number) => [24, 16, 8, 0].map((s) => (n >>> s) & 255).join('.');
+
+function usedIps(ctx: StrategyContext): Set<string> {
+  const used = new Set<string>();
+  for (const s of ctx.registry.listStored('core/services')) {
+    const ip = (s as unknown as Service).spec?.clusterIP;
+    if (ip) used.add(ip);
+  }
+  return used;
+}
+
+function allocateIp(ctx: StrategyContext): string {
+  const used = usedIps(ctx);
+  for (let i = 0; i < 64; i++) {
+    const ip = intToIp(base + 10 + Math.floor(Math.random() * (size - 12)));
+    if (!used.has(ip)) return ip;
+  }
+  for (let n = base + 2; n < base + size - 1; n++) if (!used.has(intToIp(n))) return intToIp(n);
+  throw invalid('Service', '', '', [fieldInvalid('spec.clusterIPs', '', 'failed to allocate IP: range is full')]);
+}
+
+function allocateNodePort(ctx: StrategyContext, taken: Set<number>): number {
+  for (const s of ctx.registry.listStored('core/services')) for (const p of (s as unknown as Service).spec?.ports ?? []) if (p.nodePort) taken.add(p.nodePort);
+  for (let i = 0; i < 200; i++) {
+    const p = 30000 + Math.floor(Math.random() * 2768);
+    if (!taken.has(p)) return p;
+  }
+  for (let p = 30000; p <= 32767; p++) if (!taken.has(p)) return p;
+  throw invalid('Service', '', '', [fieldInvalid('spec.ports[0].nodePort', 0, 'range is full')]);
+}
+
+function assign(svc: Service, ctx: StrategyContext): void {
+  const spec = svc.spec;
+  if (!spec || spec.type === 'ExternalName') return;
+  const name = svc.metadata?.name ?? '';
+  if (!spec.clusterIP) spec.clusterIP = allocateIp(ctx);
+  else if (spec.clusterIP !== 'None') {
+    const n = ipToInt(spec.clusterIP);
+    if (!/^\d+\.\d+\.\d+\.\d+$/.test(spec.clusterIP) || n < base || n >= base + size) {
+      throw invalid('Service', '', name, [fieldInvalid('spec.clusterIPs[0]', spec.clusterIP, 'provided IP is not in the valid range. The range of valid IPs is 10.96.0.0/12')]);
+    }
+  }
+  spec.clusterIPs = [spec.clusterIP];
+  if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') {
+    const taken = new Set<number>();
+    for (const p of spec.ports ?? []) if (!p.nodePort) p.nodePort = allocateNodePort(ctx, taken), taken.add(p.nodePort);
+  }
+}
+
+export const serviceStrategy: Partial<ResourceDef> = {
+  prepareCreate(obj: KObject, ctx) {
+    const svc = obj as unknown as Service;
+    assign(svc, ctx);
+    obj.status = { loadBalancer: {} };
+  },
+  prepareUpdate(obj, old, ctx) {
+    const svc = obj as unknown as Service;
+    const prev = old as unknown as Service;
+    if (svc.spec && prev.spec) {
+      svc.spec.clusterIP ||= prev.spec.clusterIP;
+      svc.spec.clusterIPs ??= prev.spec.clusterIPs;
+      for (const p of svc.spec.ports ?? []) {
+        if (p.nodePort) continue;
+        const match = prev.spec.ports?.find((q) => q.port === p.port && (q.protocol ?? 'TCP') === (p.protocol ?? 'TCP'));
+        if (match?.nodePort && (svc.spec.type === 'NodePort' || svc.spec.type === 'LoadBalancer')) p.nodePort = match.nodePort;
+      }
+    }
+    assign(svc, ctx);
+  },
+};

@@ -1,0 +1,206 @@
+// Shared validation: object metadata, labels, selectors, quantities and small numeric checks.
+import {
+  fieldForbidden, fieldInvalid, fieldRequired, fieldTooLong, type FieldError,
+} from '../../machinery/errors.js';
+import { isRecord, type KObject } from '../../machinery/types.js';
+import { isLabelValue, isQualifiedName, nameIsDnsLabel, type NameFn } from './names.js';
+
+export type Errs = FieldError[];
+export const immutable = 'field is immutable';
+
+export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+export const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : undefined);
+export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+export const rec = (v: unknown): Record<string, unknown> => (isRecord(v) ? v : {});
+export const present = (v: unknown) => v !== undefined && v !== null;
+
+/** Deep equality of JSON values; absent, null, empty map and empty list count as equal (Go's semantic equality). */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  const empty = (v: unknown) => v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isRecord(v) && Object.keys(v).length === 0);
+  if (empty(a) && empty(b)) return true;
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  if (isRecord(a) && isRecord(b)) {
+    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+    for (const k of keys) if (!deepEqual(a[k], b[k])) return false;
+    return true;
+  }
+  return a === b;
+}
+
+/** A map with its keys sorted, as Go's JSON encoder renders maps. */
+export function sortedMap(m: unknown): unknown {
+  if (!isRecord(m)) return m;
+  return Object.fromEntries(Object.keys(m).sort().map((k) => [k, m[k]]));
+}
+
+/** A LabelSelector rendered in Go struct field order. */
+export function selectorValue(sel: unknown): unknown {
+  if (!isRecord(sel)) return sel;
+  const out: Record<string, unknown> = {};
+  if (isRecord(sel.matchLabels) && Object.keys(sel.matchLabels).length) out.matchLabels = sortedMap(sel.matchLabels);
+  if (Array.isArray(sel.matchExpressions) && sel.matchExpressions.length) {
+    out.matchExpressions = sel.matchExpressions.map((e) => {
+      const r = rec(e);
+      return { key: r.key, operator: r.operator, ...(Array.isArray(r.values) && r.values.length ? { values: r.values } : {}) };
+    });
+  }
+  return out;
+}
+
+export function validateNonNegative(v: unknown, path: string): Errs {
+  return typeof v === 'number' && v < 0 ? [fieldInvalid(path, v, 'must be greater than or equal to 0')] : [];
+}
+
+export function validatePositive(v: unknown, path: string): Errs {
+  return typeof v === 'number' && v <= 0 ? [fieldInvalid(path, v, 'must be greater than 0')] : [];
+}
+
+export function validateLabels(labels: unknown, path: string): Errs {
+  const errs: Errs = [];
+  if (!isRecord(labels)) return errs;
+  for (const [k, v] of Object.entries(labels)) {
+    for (const m of isQualifiedName(k)) errs.push(fieldInvalid(path, k, m));
+    if (typeof v === 'string') for (const m of isLabelValue(v)) errs.push(fieldInvalid(path, v, m));
+  }
+  return errs;
+}
+
+export function validateAnnotations(annotations: unknown, path: string): Errs {
+  const errs: Errs = [];
+  if (!isRecord(annotations)) return errs;
+  let size = 0;
+  for (const [k, v] of Object.entries(annotations)) {
+    for (const m of isQualifiedName(k.toLowerCase())) errs.push(fieldInvalid(path, k, m));
+    size += Buffer.byteLength(k) + (typeof v === 'string' ? Buffer.byteLength(v) : 0);
+  }
+  if (size > 256 * 1024) errs.push(fieldTooLong(path, '', 256 * 1024));
+  return errs;
+}
+
+export interface MetaOptions {
+  namespaced: boolean;
+  nameFn: NameFn;
+  /** Extra rule on the name's length, e.g. CronJob's 52. */
+  maxNameLength?: number;
+}
+
+export function validateObjectMeta(obj: KObject, opts: MetaOptions, path = 'metadata'): Errs {
+  const errs: Errs = [];
+  const meta = rec(obj.metadata);
+  const name = str(meta.name) ?? '';
+  const generateName = str(meta.generateName) ?? '';
+  if (generateName) for (const m of opts.nameFn(generateName, true)) errs.push(fieldInvalid(`${path}.generateName`, generateName, m));
+  if (!name) {
+    if (!generateName) errs.push(fieldRequired(`${path}.name`, 'name or generateName is required'));
+  } else {
+    for (const m of opts.nameFn(name, false)) errs.push(fieldInvalid(`${path}.name`, name, m));
+    if (opts.maxNameLength !== undefined && name.length > opts.maxNameLength) {
+      errs.push(fieldInvalid(`${path}.name`, name, `must be no more than ${opts.maxNameLength} characters`));
+    }
+  }
+  const ns = str(meta.namespace) ?? '';
+  if (opts.namespaced) {
+    if (!ns) errs.push(fieldRequired(`${path}.namespace`));
+    else for (const m of nameIsDnsLabel(ns, false)) errs.push(fieldInvalid(`${path}.namespace`, ns, m));
+  } else if (ns) {
+    errs.push(fieldForbidden(`${path}.namespace`, 'not allowed on this type'));
+  }
+  errs.push(...validateNonNegative(meta.generation, `${path}.generation`));
+  errs.push(...validateLabels(meta.labels, `${path}.labels`));
+  errs.push(...validateAnnotations(meta.annotations, `${path}.annotations`));
+  errs.push(...validateOwnerReferences(meta.ownerReferences, `${path}.ownerReferences`));
+  for (const f of arr(meta.finalizers)) {
+    if (typeof f === 'string') for (const m of isQualifiedName(f)) errs.push(fieldInvalid(`${path}.finalizers`, f, m));
+  }
+  return errs;
+}
+
+function validateOwnerReferences(refs: unknown, path: string): Errs {
+  const errs: Errs = [];
+  let controller = '';
+  for (const r of arr(refs)) {
+    const ref = rec(r);
+    const apiVersion = str(ref.apiVersion) ?? '';
+    const version = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
+    if (!version) errs.push(fieldInvalid(`${path}.apiVersion`, apiVersion, 'version must not be empty'));
+    if (!ref.kind) errs.push(fieldInvalid(`${path}.kind`, ref.kind ?? '', 'must not be empty'));
+    if (!ref.name) errs.push(fieldInvalid(`${path}.name`, ref.name ?? '', 'must not be empty'));
+    if (!ref.uid) errs.push(fieldInvalid(`${path}.uid`, ref.uid ?? '', 'must not be empty'));
+    if (ref.controller === true) {
+      const cur = `${String(ref.kind)}/${String(ref.name)}`;
+      if (controller) {
+        errs.push(fieldInvalid(path, refs, `Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${cur}`));
+      } else controller = cur;
+    }
+  }
+  return errs;
+}
+
+export function validateObjectMetaUpdate(obj: KObject, old: KObject, path = 'metadata'): Errs {
+  const errs: Errs = [];
+  const m = rec(obj.metadata);
+  const o = rec(old.metadata);
+  for (const f of ['name', 'namespace', 'uid', 'creationTimestamp']) {
+    if (present(o[f]) && !deepEqual(m[f], o[f])) errs.push(fieldInvalid(`${path}.${f}`, m[f] ?? '', immutable));
+  }
+  if (typeof m.generation === 'number' && typeof o.generation === 'number' && m.generation < o.generation) {
+    errs.push(fieldInvalid(`${path}.generation`, m.generation, 'must not be decremented'));
+  }
+  if (present(o.deletionTimestamp)) {
+    const before = new Set(arr(o.finalizers));
+    const added = arr(m.finalizers).filter((f) => !before.has(f)).map(String).sort();
+    if (added.length) {
+      errs.push(fieldForbidden(`${path}.finalizers`, `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`));
+    }
+  }
+  return errs;
+}
+
+const selectorOps = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
+
+export function validateLabelSelector(sel: unknown, path: string): Errs {
+  const errs: Errs = [];
+  if (!isRecord(sel)) return errs;
+  arr(sel.matchExpressions).forEach((e, i) => {
+    const r = rec(e);
+    const p = `${path}.matchExpressions[${i}]`;
+    const values = arr(r.values);
+    switch (r.operator) {
+      case 'In':
+      case 'NotIn':
+        if (values.length === 0) errs.push(fieldRequired(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
+        break;
+      case 'Exists':
+      case 'DoesNotExist':
+        if (values.length > 0) errs.push(fieldForbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+        break;
+      default:
+        errs.push(fieldInvalid(`${p}.operator`, r.operator ?? '', 'not a valid selector operator'));
+    }
+    for (const m of isQualifiedName(str(r.key) ?? '')) errs.push(fieldInvalid(`${p}.key`, r.key ?? '', m));
+  });
+  errs.push(...validateLabels(sel.matchLabels, `${path}.matchLabels`));
+  return errs;
+}
+
+export function selectorIsEmpty(sel: unknown): boolean {
+  return !isRecord(sel) || (Object.keys(rec(sel.matchLabels)).length === 0 && arr(sel.matchExpressions).length === 0);
+}
+
+/** Whether a metav1.LabelSelector selects the labels; an empty selector selects everything. */
+export function selectorMatches(sel: unknown, labels: unknown): boolean {
+  const l = rec(labels);
+  if (!isRecord(sel)) return false;
+  for (const [k, v] of Object.entries(rec(sel.matchLabels))) if (l[k] !== v) return false;
+  for (const e of arr(sel.matchExpressions)) {
+    const r = rec(e);
+    const key = str(r.key) ?? '';
+    const has = Object.prototype.hasOwnProperty.call(l, key);
+    const vals = arr(r.values);
+    if (r.operator === 'In' && !(has && vals.includes(l[key]))) return false;
+    if (r.operator === 'NotIn' && has && vals.includes(l[key])) return false;
+    if (r.operator === 'Exists' && !has) return false;
+    if (r.operator === 'DoesNotExist' && has) return false;
+  }
+  return true;
+}

@@ -1,0 +1,246 @@
+// Pod spec validation (core/validation ValidatePodSpec, trimmed to what everyday manifests hit).
+import {
+  fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotFound, fieldNotSupported, fieldRequired,
+} from '../../machinery/errors.js';
+import { isRecord } from '../../machinery/types.js';
+import { arr, deepEqual, rec, str, validateAnnotations, validateLabels, validateNonNegative, type Errs } from './common.js';
+import { inclusiveRangeError, isDns1123Label, isRelaxedEnvVarName, isValidPortName, nameIsDnsSubdomain } from './names.js';
+import { parseQuantity } from './quantity.js';
+
+const validPort = (p: number) => Number.isInteger(p) && p >= 1 && p <= 65535;
+const protocols = ['SCTP', 'TCP', 'UDP'];
+
+/** A port given as number or IANA name (probes, service targetPort). */
+export function validatePortNumOrName(v: unknown, path: string): Errs {
+  if (typeof v === 'number') return validPort(v) ? [] : [fieldInvalid(path, v, inclusiveRangeError(1, 65535))];
+  if (typeof v === 'string') {
+    if (v === '') return [fieldRequired(path)];
+    return isValidPortName(v).map((m) => fieldInvalid(path, v, m));
+  }
+  return [fieldRequired(path)];
+}
+
+const isExtended = (name: string) => name.includes('/') && !name.startsWith('kubernetes.io/') && !name.startsWith('requests.');
+const overcommitAllowed = (name: string) => !isExtended(name) && !name.startsWith('hugepages-');
+
+export function validateResources(res: unknown, path: string): Errs {
+  const errs: Errs = [];
+  if (!isRecord(res)) return errs;
+  const limits = rec(res.limits);
+  const requests = rec(res.requests);
+  const parsed = (m: Record<string, unknown>, kind: string) => {
+    const out = new Map<string, number>();
+    for (const [k, v] of Object.entries(m)) {
+      const q = parseQuantity(v);
+      if ('error' in q) errs.push(fieldInvalid(`${path}.${kind}[${k}]`, v, q.error));
+      else if (q.value < 0) errs.push(fieldInvalid(`${path}.${kind}[${k}]`, String(v), 'must be greater than or equal to 0'));
+      else out.set(k, q.value);
+    }
+    return out;
+  };
+  const lim = parsed(limits, 'limits');
+  const req = parsed(requests, 'requests');
+  for (const [k, r] of req) {
+    const l = lim.get(k);
+    const reqPath = `${path}.requests[${k}]`;
+    if (l !== undefined) {
+      if (!overcommitAllowed(k) && r !== l) errs.push(fieldInvalid(reqPath, String(requests[k]), `must be equal to ${k} limit of ${String(limits[k])}`));
+      else if (r > l) errs.push(fieldInvalid(reqPath, String(requests[k]), `must be less than or equal to ${k} limit of ${String(limits[k])}`));
+    } else if (!overcommitAllowed(k) && !(k in limits)) {
+      errs.push(fieldRequired(`${path}.limits[${k}]`, 'Limit must be set for non overcommitable resources'));
+    }
+  }
+  return errs;
+}
+
+const handlerKinds = ['exec', 'httpGet', 'tcpSocket', 'grpc'];
+
+function validateProbe(probe: unknown, path: string, needsSuccessOne: boolean): Errs {
+  const errs: Errs = [];
+  if (!isRecord(probe)) return errs;
+  const set = handlerKinds.filter((k) => probe[k] !== undefined && probe[k] !== null);
+  if (set.length === 0) errs.push(fieldRequired(path, 'must specify a handler type'));
+  for (const k of set.slice(1)) errs.push(fieldForbidden(`${path}.${k}`, 'may not specify more than 1 handler type'));
+  for (const f of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold']) {
+    errs.push(...validateNonNegative(probe[f], `${path}.${f}`));
+  }
+  if (needsSuccessOne && typeof probe.successThreshold === 'number' && probe.successThreshold !== 1) {
+    errs.push(fieldInvalid(`${path}.successThreshold`, probe.successThreshold, 'must be 1'));
+  }
+  if (isRecord(probe.httpGet)) {
+    errs.push(...validatePortNumOrName(probe.httpGet.port, `${path}.httpGet.port`));
+    const scheme = probe.httpGet.scheme;
+    if (scheme !== undefined && scheme !== 'HTTP' && scheme !== 'HTTPS') errs.push(fieldNotSupported(`${path}.httpGet.scheme`, scheme, ['HTTP', 'HTTPS']));
+  }
+  if (isRecord(probe.tcpSocket)) errs.push(...validatePortNumOrName(probe.tcpSocket.port, `${path}.tcpSocket.port`));
+  if (isRecord(probe.exec) && arr(probe.exec.command).length === 0) errs.push(fieldRequired(`${path}.exec.command`));
+  return errs;
+}
+
+function validateEnv(env: unknown, path: string): Errs {
+  const errs: Errs = [];
+  arr(env).forEach((e, i) => {
+    const r = rec(e);
+    const p = `${path}[${i}]`;
+    const name = str(r.name) ?? '';
+    if (!name) errs.push(fieldRequired(`${p}.name`));
+    else for (const m of isRelaxedEnvVarName(name)) errs.push(fieldInvalid(`${p}.name`, name, m));
+    if (isRecord(r.valueFrom)) {
+      if (str(r.value)) errs.push(fieldInvalid(`${p}.valueFrom`, '', 'may not be specified when `value` is not empty'));
+      const sources = ['fieldRef', 'resourceFieldRef', 'configMapKeyRef', 'secretKeyRef', 'fileKeyRef'].filter((k) => isRecord(rec(r.valueFrom)[k]));
+      if (sources.length === 0) errs.push(fieldInvalid(`${p}.valueFrom`, '', 'must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`'));
+      else if (sources.length > 1) errs.push(fieldInvalid(`${p}.valueFrom`, '', 'may not have more than one field specified at a time'));
+    }
+  });
+  return errs;
+}
+
+function validateContainer(c: unknown, path: string, volumes: Set<string>, init: boolean): Errs {
+  const errs: Errs = [];
+  const ctr = rec(c);
+  const image = str(ctr.image) ?? '';
+  if (!image) errs.push(fieldRequired(`${path}.image`));
+  else if (image !== image.trim()) errs.push(fieldInvalid(`${path}.image`, image, 'must not have leading or trailing whitespace'));
+  const pull = ctr.imagePullPolicy;
+  if (pull === undefined || pull === '') errs.push(fieldRequired(`${path}.imagePullPolicy`));
+  else if (!['Always', 'IfNotPresent', 'Never'].includes(pull as string)) errs.push(fieldNotSupported(`${path}.imagePullPolicy`, pull, ['Always', 'IfNotPresent', 'Never']));
+  const tmp = ctr.terminationMessagePolicy;
+  if (tmp !== undefined && tmp !== 'File' && tmp !== 'FallbackToLogsOnError') {
+    errs.push(fieldNotSupported(`${path}.terminationMessagePolicy`, tmp, ['File', 'FallbackToLogsOnError']));
+  }
+  const portNames = new Set<string>();
+  arr(ctr.ports).forEach((pt, i) => {
+    const p = rec(pt);
+    const pp = `${path}.ports[${i}]`;
+    const name = str(p.name);
+    if (name) {
+      for (const m of isValidPortName(name)) errs.push(fieldInvalid(`${pp}.name`, name, m));
+      if (portNames.has(name)) errs.push(fieldDuplicate(`${pp}.name`, name));
+      portNames.add(name);
+    }
+    const cp = p.containerPort;
+    if (cp === undefined || cp === 0) errs.push(fieldRequired(`${pp}.containerPort`));
+    else if (typeof cp === 'number' && !validPort(cp)) errs.push(fieldInvalid(`${pp}.containerPort`, cp, inclusiveRangeError(1, 65535)));
+    if (typeof p.hostPort === 'number' && p.hostPort !== 0 && !validPort(p.hostPort)) {
+      errs.push(fieldInvalid(`${pp}.hostPort`, p.hostPort, inclusiveRangeError(1, 65535)));
+    }
+    if (p.protocol === undefined || p.protocol === '') errs.push(fieldRequired(`${pp}.protocol`));
+    else if (!protocols.includes(p.protocol as string)) errs.push(fieldNotSupported(`${pp}.protocol`, p.protocol, protocols));
+  });
+  errs.push(...validateEnv(ctr.env, `${path}.env`));
+  const mountPaths = new Set<string>();
+  arr(ctr.volumeMounts).forEach((vm, i) => {
+    const m = rec(vm);
+    const mp = `${path}.volumeMounts[${i}]`;
+    const name = str(m.name) ?? '';
+    if (!name) errs.push(fieldRequired(`${mp}.name`));
+    else if (!volumes.has(name)) errs.push(fieldNotFound(`${mp}.name`, name));
+    const mount = str(m.mountPath) ?? '';
+    if (!mount) errs.push(fieldRequired(`${mp}.mountPath`));
+    else if (mountPaths.has(mount)) errs.push(fieldInvalid(`${mp}.mountPath`, mount, 'must be unique'));
+    mountPaths.add(mount);
+  });
+  errs.push(...validateResources(ctr.resources, `${path}.resources`));
+  if (!init || ctr.restartPolicy === 'Always') {
+    errs.push(...validateProbe(ctr.livenessProbe, `${path}.livenessProbe`, true));
+    errs.push(...validateProbe(ctr.readinessProbe, `${path}.readinessProbe`, false));
+    errs.push(...validateProbe(ctr.startupProbe, `${path}.startupProbe`, true));
+  } else {
+    for (const k of ['livenessProbe', 'readinessProbe', 'startupProbe']) {
+      if (ctr[k] !== undefined && ctr[k] !== null) errs.push(fieldForbidden(`${path}.${k}`, `may not be set for init containers without restartPolicy=Always`));
+    }
+  }
+  return errs;
+}
+
+const restartPolicies = ['Always', 'OnFailure', 'Never'];
+const dnsPolicies = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
+
+export function validatePodSpec(specIn: unknown, path: string): Errs {
+  const errs: Errs = [];
+  const spec = rec(specIn);
+  const volumes = new Set<string>();
+  arr(spec.volumes).forEach((v, i) => {
+    const name = str(rec(v).name) ?? '';
+    const vp = `${path}.volumes[${i}].name`;
+    if (!name) errs.push(fieldRequired(vp));
+    else {
+      for (const m of isDns1123Label(name)) errs.push(fieldInvalid(vp, name, m));
+      if (volumes.has(name)) errs.push(fieldDuplicate(vp, name));
+    }
+    volumes.add(name);
+  });
+  const names = new Set<string>();
+  const checkName = (c: unknown, p: string) => {
+    const name = str(rec(c).name) ?? '';
+    if (!name) errs.push(fieldRequired(`${p}.name`));
+    else {
+      for (const m of isDns1123Label(name)) errs.push(fieldInvalid(`${p}.name`, name, m));
+      if (names.has(name)) errs.push(fieldDuplicate(`${p}.name`, name));
+    }
+    names.add(name);
+  };
+  const containers = arr(spec.containers);
+  if (containers.length === 0) errs.push(fieldRequired(`${path}.containers`));
+  arr(spec.initContainers).forEach((c, i) => {
+    const p = `${path}.initContainers[${i}]`;
+    checkName(c, p);
+    errs.push(...validateContainer(c, p, volumes, true));
+  });
+  containers.forEach((c, i) => {
+    const p = `${path}.containers[${i}]`;
+    checkName(c, p);
+    errs.push(...validateContainer(c, p, volumes, false));
+  });
+  const rp = spec.restartPolicy;
+  if (rp === undefined || rp === '') errs.push(fieldRequired(`${path}.restartPolicy`));
+  else if (!restartPolicies.includes(rp as string)) errs.push(fieldNotSupported(`${path}.restartPolicy`, rp, restartPolicies));
+  const dp = spec.dnsPolicy;
+  if (dp === undefined || dp === '') errs.push(fieldRequired(`${path}.dnsPolicy`));
+  else if (!dnsPolicies.includes(dp as string)) errs.push(fieldNotSupported(`${path}.dnsPolicy`, dp, dnsPolicies));
+  errs.push(...validateLabels(spec.nodeSelector, `${path}.nodeSelector`));
+  const ads = spec.activeDeadlineSeconds;
+  if (typeof ads === 'number' && (ads < 1 || ads > 2147483647)) errs.push(fieldInvalid(`${path}.activeDeadlineSeconds`, ads, inclusiveRangeError(1, 2147483647)));
+  const sa = str(spec.serviceAccountName);
+  if (sa) for (const m of nameIsDnsSubdomain(sa, false)) errs.push(fieldInvalid(`${path}.serviceAccountName`, sa, m));
+  arr(spec.tolerations).forEach((t, i) => {
+    const r = rec(t);
+    const tp = `${path}.tolerations[${i}]`;
+    if (r.operator !== undefined && r.operator !== '' && r.operator !== 'Equal' && r.operator !== 'Exists') {
+      errs.push(fieldNotSupported(`${tp}.operator`, r.operator, ['Equal', 'Exists']));
+    }
+    if (r.operator === 'Exists' && str(r.value)) errs.push(fieldInvalid(`${tp}.operator`, r.operator, "value must be empty when `operator` is 'Exists'"));
+    if (r.effect !== undefined && r.effect !== '' && !['NoSchedule', 'PreferNoSchedule', 'NoExecute'].includes(r.effect as string)) {
+      errs.push(fieldNotSupported(`${tp}.effect`, r.effect, ['NoSchedule', 'PreferNoSchedule', 'NoExecute']));
+    }
+  });
+  return errs;
+}
+
+/** A PodTemplateSpec: its metadata's labels and annotations, then its pod spec. */
+export function validatePodTemplate(template: unknown, path: string): Errs {
+  if (!isRecord(template)) return [fieldRequired(path)];
+  const meta = rec(template.metadata);
+  return [
+    ...validateLabels(meta.labels, `${path}.metadata.labels`),
+    ...validateAnnotations(meta.annotations, `${path}.metadata.annotations`),
+    ...validatePodSpec(template.spec, `${path}.spec`),
+  ];
+}
+
+const podUpdateMessage = 'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,'
+  + '`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),'
+  + '`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
+
+/** Pod spec updates: only images, activeDeadlineSeconds, added tolerations and scheduling gate removal. */
+export function validatePodSpecUpdate(spec: unknown, old: unknown): Errs {
+  const unbound = !str(rec(old).nodeName);
+  const strip = (s: unknown) => {
+    const copy = structuredClone(rec(s));
+    for (const k of ['activeDeadlineSeconds', 'tolerations', 'terminationGracePeriodSeconds', 'schedulingGates']) delete copy[k];
+    if (unbound) delete copy.nodeName;
+    for (const list of ['containers', 'initContainers']) for (const c of arr(copy[list])) if (isRecord(c)) delete c.image;
+    return copy;
+  };
+  return deepEqual(strip(spec), strip(old)) ? [] : [fieldForbidden('spec', podUpdateMessage)];
+}

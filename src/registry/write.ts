@@ -1,0 +1,156 @@
+// The write pipeline: system metadata -> defaults -> prepare -> validate -> admission -> persist.
+import { randomUUID } from 'node:crypto';
+import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, type FieldError } from '../machinery/errors.js';
+import type { KObject } from '../machinery/types.js';
+import { rfc3339 } from '../util/clock.js';
+import { applyDefaults } from './defaults/index.js';
+import { validateObject } from './validation/index.js';
+import { storageKey, type ResourceDef } from './resource.js';
+import type { Registry } from './registry.js';
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldManager?: string;
+  /** 'status' writes only .status; anything else writes everything but .status. */
+  subresource?: 'status';
+  /** Collected `Warning` header texts. */
+  warnings?: string[];
+}
+
+const nameChars = 'bcdfghjklmnpqrstvwxz2456789';
+export function generateName(prefix: string): string {
+  let s = '';
+  for (let i = 0; i < 5; i++) s += nameChars[Math.floor(Math.random() * nameChars.length)];
+  return `${prefix.slice(0, 63 - 5)}${s}`;
+}
+
+function gvkOf(def: ResourceDef) {
+  return { group: def.group, version: def.version, kind: def.kind };
+}
+
+function validate(reg: Registry, def: ResourceDef, obj: KObject, old: KObject | undefined): void {
+  const errors: FieldError[] = [
+    ...validateObject(gvkOf(def), obj, old, { namespaced: def.namespaced }),
+    ...(def.validate?.(obj, old) ?? []),
+  ];
+  if (errors.length) throw invalid(def.kind, def.group, obj.metadata.name ?? '', errors);
+}
+
+function admitNamespace(reg: Registry, def: ResourceDef, namespace: string): void {
+  if (!def.namespaced) return;
+  const ns = reg.getStored('core/namespaces', '', namespace);
+  if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
+  if ((ns.status as { phase?: string } | undefined)?.phase === 'Terminating') {
+    const message = `unable to create new content in namespace ${namespace} because it is being terminated`;
+    throw forbidden(`${def.plural}${def.group ? `.${def.group}` : ''} is forbidden: ${message}`, {
+      kind: def.plural, group: def.group || undefined,
+      causes: [{ reason: 'NamespaceTerminating', message, field: 'metadata.namespace' }],
+    });
+  }
+}
+
+export function createObject(reg: Registry, def: ResourceDef, namespace: string, input: KObject, opts: WriteOptions): KObject {
+  const obj = structuredClone(input);
+  const meta = (obj.metadata ??= {});
+  const ctx = reg.ctx(!!opts.dryRun);
+  if (def.namespaced) {
+    if (meta.namespace && meta.namespace !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    meta.namespace = namespace;
+  } else delete meta.namespace;
+  if (def.virtualCreate) return def.virtualCreate(obj, ctx);
+  if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
+  meta.uid = randomUUID();
+  meta.creationTimestamp = rfc3339(reg.clock.now());
+  delete meta.resourceVersion;
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  delete meta.selfLink;
+  if (def.generation) meta.generation = 1;
+  else delete meta.generation;
+  if (def.subresources?.includes('status') && !def.keepStatusOnCreate) delete obj.status;
+  applyDefaults(gvkOf(def), obj);
+  def.prepareCreate?.(obj, ctx);
+  validate(reg, def, obj, undefined);
+  admitNamespace(reg, def, namespace);
+  if (opts.dryRun) {
+    if (reg.getStored(storageKey(def), meta.namespace ?? '', meta.name ?? '')) throw alreadyExists({ group: def.group, resource: def.plural }, meta.name ?? '');
+    return obj;
+  }
+  try {
+    return reg.store.create(storageKey(def), obj);
+  } catch (e) {
+    throw reg.translate(e, def, meta.name ?? '');
+  }
+}
+
+const specOf = (o: KObject) => {
+  const { metadata: _m, status: _s, ...rest } = o;
+  return JSON.stringify(rest);
+};
+
+function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions): KObject {
+  const cm = cur.metadata;
+  let result: KObject;
+  if (opts.subresource === 'status') {
+    result = { ...structuredClone(cur), status: next.status };
+  } else {
+    result = next;
+    if (def.subresources?.includes('status')) {
+      if (cur.status === undefined) delete result.status;
+      else result.status = structuredClone(cur.status);
+    }
+  }
+  const m = (result.metadata ??= {});
+  m.name = cm.name;
+  if (def.namespaced) m.namespace = cm.namespace;
+  m.uid = cm.uid;
+  m.creationTimestamp = cm.creationTimestamp;
+  if (cm.deletionTimestamp) m.deletionTimestamp = cm.deletionTimestamp;
+  else delete m.deletionTimestamp;
+  if (cm.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = cm.deletionGracePeriodSeconds;
+  else delete m.deletionGracePeriodSeconds;
+  if (cm.generation !== undefined) m.generation = cm.generation;
+  m.managedFields ??= cm.managedFields;
+  if (m.managedFields === undefined) delete m.managedFields;
+  delete m.selfLink;
+  return result;
+}
+
+/** Update through a mutation of the current object (PUT passes a function returning the body). */
+export function updateObject(reg: Registry, def: ResourceDef, namespace: string, name: string, mutate: (cur: KObject) => KObject, opts: WriteOptions): KObject {
+  const key = storageKey(def);
+  const ns = def.namespaced ? namespace : '';
+  const cur = reg.getStored(key, ns, name);
+  if (!cur) throw notFound({ group: def.group, resource: def.plural }, name);
+  const next = structuredClone(mutate(structuredClone(cur)));
+  next.metadata ??= {};
+  if (next.metadata.name !== undefined && next.metadata.name !== name) {
+    throw badRequest(`the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`);
+  }
+  if (def.namespaced && next.metadata.namespace && next.metadata.namespace !== namespace) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  const pinned = next.metadata.resourceVersion;
+  if (pinned && pinned !== cur.metadata.resourceVersion) throw conflict({ group: def.group, resource: def.plural }, name);
+  const result = merge(def, cur, next, opts);
+  const ctx = reg.ctx(!!opts.dryRun);
+  applyDefaults({ group: def.group, version: def.version, kind: def.kind }, result);
+  if (opts.subresource !== 'status') def.prepareUpdate?.(result, cur, ctx);
+  if (def.generation && opts.subresource !== 'status' && specOf(result) !== specOf(cur)) {
+    result.metadata.generation = (cur.metadata.generation ?? 0) + 1;
+  }
+  result.metadata.resourceVersion = cur.metadata.resourceVersion;
+  if (JSON.stringify(result) === JSON.stringify(cur)) return cur;
+  validate(reg, def, result, cur);
+  if (opts.dryRun) return result;
+  try {
+    if (result.metadata.deletionTimestamp && cur.metadata.finalizers?.length && !result.metadata.finalizers?.length && def.plural !== 'namespaces') {
+      const gone = reg.store.delete(key, ns, name, Number(cur.metadata.resourceVersion));
+      def.afterDelete?.(gone, ctx);
+      return gone;
+    }
+    return reg.store.update(key, result, Number(cur.metadata.resourceVersion));
+  } catch (e) {
+    throw reg.translate(e, def, name);
+  }
+}

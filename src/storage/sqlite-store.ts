@@ -1,0 +1,212 @@
+// SQLite-backed object store: one global revision, current state in memory, change log for watches.
+import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { KObject } from '../machinery/types.js';
+import { migrate } from './migrate.js';
+import { StorageError } from './errors.js';
+import { WatchHub, type Change, type ChangeListener, type ChangeType } from './watch-hub.js';
+
+export interface StoreOptions {
+  /** File path, or ':memory:'. */
+  path: string;
+  synchronous?: 'NORMAL' | 'FULL';
+  /** How many change-log entries survive a compaction. */
+  retainChanges?: number;
+}
+
+interface Row {
+  resource: string;
+  namespace: string;
+  name: string;
+  rv: number;
+  value: string;
+}
+
+const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
+
+/** Objects of one resource, with a lazily rebuilt sorted key list for stable listing. */
+class ResourceTable {
+  readonly items = new Map<string, KObject>();
+  private sorted: string[] | undefined;
+  set(key: string, obj: KObject): void {
+    if (!this.items.has(key)) this.sorted = undefined;
+    this.items.set(key, obj);
+  }
+  delete(key: string): void {
+    if (this.items.delete(key)) this.sorted = undefined;
+  }
+  keys(): string[] {
+    if (!this.sorted) this.sorted = [...this.items.keys()].sort();
+    return this.sorted;
+  }
+}
+
+export class SqliteStore {
+  readonly hub = new WatchHub();
+  private readonly db: Database;
+  private readonly tables = new Map<string, ResourceTable>();
+  private rev = 0;
+  private compacted = 0;
+  private readonly retain: number;
+  private readonly stmts: {
+    upsert: Statement;
+    del: Statement;
+    change: Statement;
+    setMeta: Statement;
+    changesSince: Statement;
+  };
+
+  constructor(opts: StoreOptions) {
+    if (opts.path !== ':memory:') mkdirSync(dirname(opts.path), { recursive: true });
+    this.db = new BetterSqlite3(opts.path);
+    if (opts.path !== ':memory:') this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`synchronous = ${opts.synchronous ?? 'NORMAL'}`);
+    this.retain = opts.retainChanges ?? 100_000;
+    migrate(this.db);
+    this.stmts = {
+      upsert: this.db.prepare('INSERT INTO objects (resource, namespace, name, rv, value) VALUES (?, ?, ?, ?, ?) ON CONFLICT (resource, namespace, name) DO UPDATE SET rv = excluded.rv, value = excluded.value'),
+      del: this.db.prepare('DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?'),
+      change: this.db.prepare('INSERT INTO changes (rv, resource, namespace, name, type, value) VALUES (?, ?, ?, ?, ?, ?)'),
+      setMeta: this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+      changesSince: this.db.prepare('SELECT rv, resource, namespace, name, type, value FROM changes WHERE resource = ? AND rv > ? ORDER BY rv'),
+    };
+    this.load();
+  }
+
+  private load(): void {
+    const meta = new Map((this.db.prepare('SELECT key, value FROM meta').all() as Array<{ key: string; value: string }>).map((r) => [r.key, r.value]));
+    const maxChange = (this.db.prepare('SELECT MAX(rv) AS m FROM changes').get() as { m: number | null }).m ?? 0;
+    this.rev = Math.max(Number(meta.get('revision') ?? 0), maxChange);
+    this.compacted = Number(meta.get('compacted') ?? 0);
+    for (const row of this.db.prepare('SELECT resource, namespace, name, rv, value FROM objects').iterate() as IterableIterator<Row>) {
+      this.table(row.resource).set(keyOf(row.namespace, row.name), JSON.parse(row.value) as KObject);
+    }
+  }
+
+  private table(resource: string): ResourceTable {
+    let t = this.tables.get(resource);
+    if (!t) this.tables.set(resource, (t = new ResourceTable()));
+    return t;
+  }
+
+  revision(): number {
+    return this.rev;
+  }
+  compactedRevision(): number {
+    return this.compacted;
+  }
+
+  get(resource: string, namespace: string, name: string): KObject | undefined {
+    return this.tables.get(resource)?.items.get(keyOf(namespace, name));
+  }
+
+  /** Objects in key order (namespace, then name); `namespace` undefined means all. Returned objects are shared: never mutate them. */
+  list(resource: string, namespace?: string): KObject[] {
+    const t = this.tables.get(resource);
+    if (!t) return [];
+    const out: KObject[] = [];
+    const prefix = namespace === undefined ? undefined : `${namespace}/`;
+    for (const k of t.keys()) {
+      if (prefix && !k.startsWith(prefix)) continue;
+      out.push(t.items.get(k)!);
+    }
+    return out;
+  }
+
+  count(resource: string): number {
+    return this.tables.get(resource)?.items.size ?? 0;
+  }
+
+  resources(): string[] {
+    return [...this.tables.keys()];
+  }
+
+  create(resource: string, obj: KObject): KObject {
+    const { namespace, name } = ident(obj);
+    if (this.get(resource, namespace, name)) throw new StorageError('AlreadyExists', `${resource} ${namespace}/${name} exists`);
+    return this.write(resource, obj, 'ADDED', undefined);
+  }
+
+  /** Replaces the stored object; `expectedRv` (if given) must equal the stored resourceVersion. */
+  update(resource: string, obj: KObject, expectedRv?: number): KObject {
+    const { namespace, name } = ident(obj);
+    const cur = this.get(resource, namespace, name);
+    if (!cur) throw new StorageError('NotFound', `${resource} ${namespace}/${name} not found`);
+    if (expectedRv !== undefined && Number(cur.metadata.resourceVersion) !== expectedRv) {
+      throw new StorageError('Conflict', `${resource} ${namespace}/${name} changed`);
+    }
+    return this.write(resource, obj, 'MODIFIED', cur);
+  }
+
+  delete(resource: string, namespace: string, name: string, expectedRv?: number): KObject {
+    const cur = this.get(resource, namespace, name);
+    if (!cur) throw new StorageError('NotFound', `${resource} ${namespace}/${name} not found`);
+    if (expectedRv !== undefined && Number(cur.metadata.resourceVersion) !== expectedRv) {
+      throw new StorageError('Conflict', `${resource} ${namespace}/${name} changed`);
+    }
+    return this.write(resource, cur, 'DELETED', cur);
+  }
+
+  private write(resource: string, input: KObject, type: ChangeType, previous: KObject | undefined): KObject {
+    const rv = this.rev + 1;
+    const obj: KObject = { ...input, metadata: { ...input.metadata, resourceVersion: String(rv) } };
+    const { namespace, name } = ident(obj);
+    const json = JSON.stringify(obj);
+    this.db.transaction(() => {
+      if (type === 'DELETED') this.stmts.del.run(resource, namespace, name);
+      else this.stmts.upsert.run(resource, namespace, name, rv, json);
+      this.stmts.change.run(rv, resource, namespace, name, type, json);
+    })();
+    this.rev = rv;
+    const t = this.table(resource);
+    if (type === 'DELETED') t.delete(keyOf(namespace, name));
+    else t.set(keyOf(namespace, name), obj);
+    this.hub.publish({ type, resource, rv, object: obj, previous });
+    return obj;
+  }
+
+  /**
+   * Replays the changes of `resource` after `fromRv`, then streams live ones, with no gap between the two.
+   * Throws StorageError('Expired') when `fromRv` is older than the compacted change log.
+   */
+  watch(resource: string, fromRv: number, listener: ChangeListener): () => void {
+    if (fromRv < this.compacted) throw new StorageError('Expired', `too old resource version: ${fromRv} (${this.compacted + 1})`, this.compacted + 1);
+    const replay: Change[] = [];
+    if (fromRv < this.rev) {
+      for (const r of this.stmts.changesSince.iterate(resource, fromRv) as IterableIterator<Row & { type: ChangeType }>) {
+        replay.push({ type: r.type, resource, rv: r.rv, object: JSON.parse(r.value) as KObject });
+      }
+    }
+    const stop = this.hub.subscribe(resource, listener);
+    for (const c of replay) listener(c);
+    return stop;
+  }
+
+  /** Drops change-log entries beyond the retention window. Returns the new compacted revision. */
+  compact(retain = this.retain): number {
+    const target = this.rev - retain;
+    if (target <= this.compacted) return this.compacted;
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM changes WHERE rv <= ?').run(target);
+      this.stmts.setMeta.run('compacted', String(target));
+      this.stmts.setMeta.run('revision', String(this.rev));
+    })();
+    this.compacted = target;
+    return target;
+  }
+
+  close(): void {
+    this.hub.clear();
+    try {
+      this.stmts.setMeta.run('revision', String(this.rev));
+    } catch {
+      /* closing anyway */
+    }
+    this.db.close();
+  }
+}
+
+function ident(obj: KObject): { namespace: string; name: string } {
+  return { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' };
+}

@@ -1,0 +1,48 @@
+// In-process fan-out of committed changes, in revision order, per resource and for all resources.
+import type { KObject } from '../machinery/types.js';
+
+export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+export interface Change {
+  type: ChangeType;
+  resource: string;
+  rv: number;
+  object: KObject;
+  /** For MODIFIED and DELETED: the state before the change, when known (used for selector transitions). */
+  previous?: KObject;
+}
+
+export type ChangeListener = (change: Change) => void;
+
+export class WatchHub {
+  private readonly byResource = new Map<string, Set<ChangeListener>>();
+  private readonly all = new Set<ChangeListener>();
+
+  subscribe(resource: string | '*', listener: ChangeListener): () => void {
+    if (resource === '*') {
+      this.all.add(listener);
+      return () => this.all.delete(listener);
+    }
+    let set = this.byResource.get(resource);
+    if (!set) this.byResource.set(resource, (set = new Set()));
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  publish(change: Change): void {
+    const set = this.byResource.get(change.resource);
+    if (set) for (const l of [...set]) l(change);
+    for (const l of [...this.all]) l(change);
+  }
+
+  count(): number {
+    let n = this.all.size;
+    for (const s of this.byResource.values()) n += s.size;
+    return n;
+  }
+
+  clear(): void {
+    this.byResource.clear();
+    this.all.clear();
+  }
+}

@@ -1,0 +1,68 @@
+// Runs the real kubectl binary against a test server, with its own cache dir.
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const kubectlBinary = process.env.KUBECTL ?? '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
+
+export interface KubectlResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export class Kubectl {
+  readonly cacheDir = mkdtempSync(join(tmpdir(), 'bonsai-kubecache-'));
+  constructor(readonly kubeconfig: string, readonly binary = kubectlBinary) {}
+
+  run(args: string[], opts: { input?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<KubectlResult> {
+    return new Promise((resolve, reject) => {
+      const p = spawn(this.binary, args, {
+        env: { ...process.env, KUBECONFIG: this.kubeconfig, KUBECACHEDIR: this.cacheDir, HOME: this.cacheDir, ...opts.env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const t = setTimeout(() => p.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
+      p.on('error', reject);
+      p.on('close', (code) => {
+        clearTimeout(t);
+        resolve({ code, stdout, stderr });
+      });
+      p.stdin.end(opts.input ?? '');
+    });
+  }
+
+  /** Runs and fails the test with the output when the exit code is not 0. */
+  async ok(args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<string> {
+    const r = await this.run(args, opts);
+    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+    return r.stdout;
+  }
+
+  /** Runs and expects failure; returns stderr. */
+  async fails(args: string[], opts: { input?: string } = {}): Promise<string> {
+    const r = await this.run(args, opts);
+    if (r.code === 0) throw new Error(`kubectl ${args.join(' ')} unexpectedly succeeded\nstdout: ${r.stdout}`);
+    return r.stderr;
+  }
+}
+
+/** Polls until fn returns a truthy value or the deadline passes. */
+export async function eventually<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

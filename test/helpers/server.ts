@@ -1,0 +1,54 @@
+// Starts a real `bonsai serve` child process on a random port with a fresh data dir.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const binPath = join(projectRoot, 'dist', 'src', 'cli', 'bin.js');
+
+export interface ServerHandle {
+  url: string;
+  dataDir: string;
+  kubeconfig: string;
+  proc: ChildProcess;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  cleanup(): void;
+}
+
+export async function startServer(opts: { dataDir?: string; args?: string[] } = {}): Promise<ServerHandle> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'bonsai-e2e-'));
+  const kubeconfig = join(dataDir, 'kubeconfig');
+  const proc = spawn(process.execPath, [binPath, 'serve', '--port', '0', '--data', dataDir, ...(opts.args ?? [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`server did not start in 15s: ${out}${err}`)), 15_000);
+    proc.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = out.match(/http:\/\/[\d.]+:\d+/);
+      if (m) {
+        clearTimeout(t);
+        resolve(m[0]);
+      }
+    });
+    proc.on('exit', (code) => {
+      clearTimeout(t);
+      reject(new Error(`server exited with ${code}: ${err}`));
+    });
+  });
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  return {
+    url, dataDir, kubeconfig, proc,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
+      proc.kill(signal);
+      return exited;
+    },
+    cleanup() {
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

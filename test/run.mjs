@@ -1,0 +1,20 @@
+// Runs every compiled test file under dist/test with node's test runner (unit first, then end-to-end).
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+function find(dir) {
+  let out = [];
+  for (const f of readdirSync(dir)) {
+    const p = join(dir, f);
+    if (statSync(p).isDirectory()) out = out.concat(find(p));
+    else if (f.endsWith('.test.js')) out.push(p);
+  }
+  return out.sort();
+}
+
+const files = find('dist/test');
+const only = process.argv.slice(2);
+const selected = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
+const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=spec', ...selected], { stdio: 'inherit' });
+process.exit(r.status ?? 1);
