@@ -140,8 +140,10 @@ export function validateObjectMetaUpdate(obj: KObject, old: KObject, path = 'met
   const errs: Errs = [];
   const m = rec(obj.metadata);
   const o = rec(old.metadata);
+  // The store copies uid and creationTimestamp from the old object when a client omits them, so only a
+  // conflicting value is an error here.
   for (const f of ['name', 'namespace', 'uid', 'creationTimestamp']) {
-    if (present(o[f]) && !deepEqual(m[f], o[f])) errs.push(fieldInvalid(`${path}.${f}`, m[f] ?? '', immutable));
+    if (present(o[f]) && present(m[f]) && m[f] !== '' && !deepEqual(m[f], o[f])) errs.push(fieldInvalid(`${path}.${f}`, m[f], immutable));
   }
   if (typeof m.generation === 'number' && typeof o.generation === 'number' && m.generation < o.generation) {
     errs.push(fieldInvalid(`${path}.generation`, m.generation, 'must not be decremented'));

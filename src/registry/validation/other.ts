@@ -33,7 +33,8 @@ export function validateRoleBinding(obj: KObject, old: KObject | undefined, clus
     switch (sub.kind) {
       case 'ServiceAccount':
         if (sub.apiGroup) errs.push(fieldNotSupported(`${p}.apiGroup`, sub.apiGroup, ['']));
-        if (!str(sub.namespace)) errs.push(fieldRequired(`${p}.namespace`));
+        // A RoleBinding's ServiceAccount subjects default to the binding's namespace.
+        if (cluster && !str(sub.namespace)) errs.push(fieldRequired(`${p}.namespace`));
         break;
       case 'User':
       case 'Group':

@@ -1,0 +1,99 @@
+// `npm run bench`: measures Bonsai against a bare Fastify + better-sqlite3 baseline and prints a table.
+// Every server (Bonsai and baseline) runs as a spawned child process; the load generator (undici) runs
+// in this process. Nothing is written to the repository: data lives in a temp dir removed at the end.
+// BENCH_QUICK=1 shrinks every figure for a fast smoke run.
+import { cpus, totalmem } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { cleanup, killAllSync } from './proc.js';
+import { concurrency, listFigure, memoryFigure, startup, watchFigure, writeRead } from './figures.js';
+import { median } from './load.js';
+import { join, mb, ms, rate, ratio, render, target, type Row } from './table.js';
+
+const quick = process.env.BENCH_QUICK === '1';
+const cfg = {
+  startupRuns: 5,
+  warmupMs: quick ? 300 : 1000,
+  measureMs: quick ? 1000 : 5000,
+  gets: 2000,
+  listPods: quick ? 2000 : 10_000,
+  listRuns: 10,
+  watchers: 100,
+  watchWrites: 200,
+  watchRate: 50,
+  memPods: quick ? 10_000 : 100_000,
+};
+
+const t0 = performance.now();
+const log = (msg: string) => process.stderr.write(`[bench +${((performance.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
+
+async function main(): Promise<void> {
+  log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM${quick ? ', QUICK mode' : ''}`);
+  const rows: Row[] = [];
+
+  log(`1. start-up: 1 warm-up + ${cfg.startupRuns} runs each of bonsai :memory:, bonsai data dir, baseline`);
+  const st = await startup(cfg.startupRuns);
+  const base1 = median(st.baseline);
+  const fmtRuns = (v: number[]) => v.map((x) => x.toFixed(0)).join(', ');
+  log(`   runs (ms) memory [${fmtRuns(st.memory)}] dir [${fmtRuns(st.dir)}] baseline [${fmtRuns(st.baseline)}]`);
+  rows.push({ figure: '1. start-up to first /healthz 200, :memory: (median of 5)', value: ms(median(st.memory)), baseline: ms(base1), verdict: join(ratio(median(st.memory), base1), target(median(st.memory) < 300, 'target < 300 ms')) });
+  rows.push({ figure: '1. start-up to first /healthz 200, fresh data dir (median of 5)', value: ms(median(st.dir)), baseline: ms(base1), verdict: join(ratio(median(st.dir), base1), target(median(st.dir) < 300, 'target < 300 ms')) });
+
+  log(`2+3. creates: ${concurrency} clients, ${cfg.warmupMs} ms warm-up + ${cfg.measureMs} ms; then ${cfg.gets} sequential GETs`);
+  const bw = await writeRead('bonsai', cfg.warmupMs, cfg.measureMs, cfg.gets);
+  log(`   bonsai: ${bw.creates.count} creates in window, ${bw.creates.errors} errors${bw.creates.firstError ? ` (first: ${bw.creates.firstError})` : ''}`);
+  const xw = await writeRead('baseline', cfg.warmupMs, cfg.measureMs, cfg.gets);
+  log(`   baseline: ${xw.creates.count} inserts in window, ${xw.creates.errors} errors${xw.creates.firstError ? ` (first: ${xw.creates.firstError})` : ''}`);
+  const tpRatio = bw.creates.perSec / xw.creates.perSec;
+  rows.push({ figure: `2. pod creates/s over HTTP, ${concurrency} clients, file data dir`, value: rate(bw.creates.perSec), baseline: rate(xw.creates.perSec), verdict: join(`${(tpRatio * 100).toFixed(0)}% of baseline`, target(tpRatio >= 0.6, 'target >= 60%')) });
+  rows.push({ figure: `3. GET one pod, p50 (${cfg.gets} sequential)`, value: ms(bw.get.p50), baseline: ms(xw.get.p50), verdict: ratio(bw.get.p50, xw.get.p50) });
+  rows.push({ figure: `3. GET one pod, p99 (${cfg.gets} sequential)`, value: ms(bw.get.p99), baseline: ms(xw.get.p99), verdict: ratio(bw.get.p99, xw.get.p99) });
+
+  log(`4. list: create ${cfg.listPods} pods over HTTP (${concurrency} clients), then ${cfg.listRuns} timed GETs of the list`);
+  const bl = await listFigure('bonsai', cfg.listPods, cfg.listRuns);
+  log(`   bonsai: created in ${(bl.createMs / 1000).toFixed(1)} s; list has ${bl.items} items, ${(bl.bytes / 2 ** 20).toFixed(1)} MiB`);
+  const xl = await listFigure('baseline', cfg.listPods, cfg.listRuns);
+  log(`   baseline: created in ${(xl.createMs / 1000).toFixed(1)} s; list has ${xl.items} items, ${(xl.bytes / 2 ** 20).toFixed(1)} MiB`);
+  const listN = cfg.listPods.toLocaleString('en-US');
+  rows.push({ figure: `4. list ${listN} pods (JSON), median of ${cfg.listRuns}`, value: ms(bl.median), baseline: ms(xl.median), verdict: join(ratio(bl.median, xl.median), target(bl.median < 150, 'target < 150 ms')) });
+  rows.push({ figure: `4. list ${listN} pods (JSON), p99 of ${cfg.listRuns} (= max)`, value: ms(bl.p99), baseline: ms(xl.p99), verdict: join(ratio(bl.p99, xl.p99), target(bl.p99 < 150, 'target < 150 ms')) });
+
+  log(`5. watch: ${cfg.watchers} watchers, ${cfg.watchWrites} writes (create/patch alternating) at ${cfg.watchRate}/s`);
+  const w = await watchFigure(cfg.watchers, cfg.watchWrites, cfg.watchRate);
+  log(`   ${w.deliveries}/${w.expected} deliveries; max ${w.max.toFixed(1)} ms; from write response: p50 ${w.p50FromResponse.toFixed(2)} ms, p99 ${w.p99FromResponse.toFixed(2)} ms`);
+  const delivered = `${w.deliveries.toLocaleString('en-US')}/${w.expected.toLocaleString('en-US')} delivered`;
+  rows.push({ figure: `5. watch delivery p50, ${w.watchers} watchers (from write request start)`, value: ms(w.p50), baseline: '-', verdict: delivered });
+  rows.push({ figure: `5. watch delivery p99, ${w.watchers} watchers (from write request start)`, value: ms(w.p99), baseline: '-', verdict: delivered });
+
+  log(`6. memory: create ${cfg.memPods} pods over HTTP (${concurrency} clients) into a spawned server, then read VmRSS`);
+  const bm = await memoryFigure('bonsai', cfg.memPods);
+  log(`   bonsai: idle ${bm.idleMB.toFixed(1)} MB, after ${bm.rssMB.toFixed(1)} MB (peak ${bm.hwmMB.toFixed(1)} MB), ${(bm.createMs / 1000).toFixed(1)} s`);
+  const xm = await memoryFigure('baseline', cfg.memPods);
+  log(`   baseline: idle ${xm.idleMB.toFixed(1)} MB, after ${xm.rssMB.toFixed(1)} MB (peak ${xm.hwmMB.toFixed(1)} MB), ${(xm.createMs / 1000).toFixed(1)} s`);
+  const memN = cfg.memPods.toLocaleString('en-US');
+  rows.push({ figure: `6. RSS with ${memN} pods stored (VmRSS)`, value: mb(bm.rssMB), baseline: mb(xm.rssMB), verdict: join(ratio(bm.rssMB, xm.rssMB, 1), `idle: ${mb(bm.idleMB)} vs ${mb(xm.idleMB)}; peak ${mb(bm.hwmMB)}`) });
+  rows.push({ figure: `6. time to create ${memN} pods (${concurrency} clients)`, value: `${(bm.createMs / 1000).toFixed(1)} s`, baseline: `${(xm.createMs / 1000).toFixed(1)} s`, verdict: join(ratio(bm.createMs, xm.createMs, 1), `${rate(cfg.memPods / (bm.createMs / 1000))} vs ${rate(cfg.memPods / (xm.createMs / 1000))}`) });
+
+  process.stdout.write(`\nBonsai benchmark — ${cpus().length} CPUs, node ${process.version}; servers are child processes, the undici load generator runs in the bench process.\n`);
+  process.stdout.write('Baseline: bare Fastify + one better-sqlite3 insert per create (WAL, synchronous=NORMAL, temp file); its GET/list routes read SQLite directly.\n\n');
+  process.stdout.write(`${render(rows)}\n`);
+  process.stdout.write(`\nTotal bench time: ${((performance.now() - t0) / 1000).toFixed(0)} s. p99 of ${cfg.listRuns} samples is their maximum.\n`);
+}
+
+process.on('exit', killAllSync);
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(sig, () => {
+    killAllSync();
+    process.exit(130);
+  });
+}
+
+let code = 0;
+try {
+  await main();
+} catch (e) {
+  process.stderr.write(`bench failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}\n`);
+  code = 1;
+} finally {
+  await cleanup();
+}
+process.exit(code);
