@@ -1,4 +1,5 @@
 // Watch delivery latency: many concurrent watch streams, a paced stream of writes, per-delivery latency.
+import { setMaxListeners } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
@@ -57,6 +58,7 @@ export async function watchLatency(url: string, watchers: number, writes: number
   const watchPool = new Pool(url, { connections: watchers, pipelining: 1 });
   const writePool = new Pool(url, { connections: 1, pipelining: 1 });
   const ac = new AbortController();
+  setMaxListeners(watchers + 10, ac.signal); // one listener per watch request
   try {
     const listRes = await writePool.request({ method: 'GET', path: `${podsPath}?limit=1`, headers: { accept: 'application/json' } });
     const list = (await listRes.body.json()) as { metadata: { resourceVersion: string } };

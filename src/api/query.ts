@@ -15,7 +15,9 @@ export function str(q: Query, name: string): string | undefined {
 
 export function bool(q: Query, name: string): boolean {
   const v = str(q, name);
-  return v === 'true' || v === '1' || v === '';
+  // As Kubernetes converts query booleans: absent, "0" or "false" (any case) is false; anything else is true
+  // (Python's client sends watch=True).
+  return v !== undefined && v !== '0' && v.toLowerCase() !== 'false';
 }
 
 export function int(q: Query, name: string): number | undefined {

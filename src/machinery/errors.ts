@@ -73,15 +73,10 @@ export const fieldDuplicate = (field: string, value: unknown): FieldError => ({ 
 export const fieldNotFound = (field: string, value: unknown): FieldError => ({ type: 'FieldValueNotFound', field, message: `Not found: ${renderValue(value)}` });
 export const fieldTooLong = (field: string, value: unknown, max: number): FieldError => ({ type: 'FieldValueTooLong', field, message: `Too long: may not be more than ${max} bytes` });
 
-/** Renders a value the way Go's `%#v` does in upstream field errors, for the common shapes. */
+/** Renders a value as upstream field errors do: quoted strings, JSON for structured values. */
 function renderValue(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v);
   if (v === null || v === undefined) return 'null';
-  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return `[]string{${v.map((x) => JSON.stringify(x)).join(', ')}}`;
-  if (typeof v === 'object' && Object.values(v).every((x) => typeof x === 'string')) {
-    const entries = Object.entries(v as Record<string, string>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `map[string]string{${entries.map(([k, x]) => `${JSON.stringify(k)}:${JSON.stringify(x)}`).join(', ')}}`;
-  }
   if (typeof v === 'object') return JSON.stringify(v);
   return String(v);
 }

@@ -53,6 +53,12 @@ function matches(f: Filter, obj: KObject): boolean {
   return matchesSelector(f.labels, obj.metadata.labels) && matchesFields(f.fields, f.getters, obj);
 }
 
+function tooLargeResourceVersion(rv: number, current: number): ApiError {
+  return new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${current}`, {
+    causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1,
+  });
+}
+
 function parseRv(rv: string | undefined, what = 'resourceVersion'): number | undefined {
   if (rv === undefined || rv === '') return undefined;
   if (!/^\d+$/.test(rv)) throw badRequest(`invalid ${what}: "${rv}"`);
@@ -88,11 +94,7 @@ export function listObjects(reg: Registry, def: ResourceDef, namespace: string |
     throw badRequest(`resourceVersionMatch: Unsupported value: "${opts.resourceVersionMatch}": supported values: "Exact", "NotOlderThan"`);
   }
   if (opts.resourceVersionMatch && rv === undefined) throw badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
-  if (rv !== undefined && rv > current) {
-    throw new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${current}`, {
-      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1,
-    });
-  }
+  if (rv !== undefined && rv > current) throw tooLargeResourceVersion(rv, current);
   if (opts.resourceVersionMatch === 'Exact' && rv !== current && rv !== undefined && rv !== 0) {
     throw gone(`The resourceVersion for the provided list is too old.`);
   }
@@ -137,6 +139,8 @@ export function watchObjects(reg: Registry, def: ResourceDef, namespace: string 
   const key = storageKey(def);
   const initial = rv === undefined || rv === 0 || opts.sendInitialEvents === true;
   const from = initial ? reg.store.revision() : rv!;
+  // A revision this store has not reached yet cannot be resumed from (the watch cache's answer, sent as an ERROR event).
+  if (from > reg.store.revision()) throw tooLargeResourceVersion(from, reg.store.revision());
   if (initial) for (const o of reg.store.list(key, filter.namespace)) if (matches(filter, o)) sink('ADDED', o);
   const onChange = (c: Change) => {
     const now = matches(filter, c.object);

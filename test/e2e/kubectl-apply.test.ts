@@ -123,7 +123,7 @@ describe('kubectl apply and friends', () => {
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: bad\nspec:\n  selector:\n    matchLabels: {app: a}\n  template:\n    metadata:\n      labels: {app: b}\n    spec:\n      containers:\n      - name: c\n        image: x\n');
     const err = await k.fails(['apply', '-f', bad]);
-    assert.match(err, /The Deployment "bad" is invalid: (\n\* )?spec\.template\.metadata\.labels: Invalid value: map\[string\]string\{"app":"b"\}: `selector` does not match template `labels`/);
+    assert.match(err, /The Deployment "bad" is invalid: (\n\* )?spec\.template\.metadata\.labels: Invalid value: \{"app":"b"\}: `selector` does not match template `labels`/);
     const unknown = join(dir, 'unknown.yaml');
     writeFileSync(unknown, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: u\ndata: {a: b}\nbogus: 1\n');
     const u = await k.fails(['create', '-f', unknown]);
