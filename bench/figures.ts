@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'undici';
-import { spawnServer, rssOf, type ServerKind } from './proc.js';
+import { cpuSecondsOf, spawnServer, rssOf, type ServerKind } from './proc.js';
 import { closedLoopCreates, createMany, median, percentile, podsPath, pool, sequentialGets, timedList, type Throughput } from './load.js';
 import { watchLatency, type WatchResult } from './watch.js';
 
@@ -59,16 +59,23 @@ export async function startup(runs: number): Promise<Startup> {
 
 // 2 + 3. Create throughput, then GET-one latency on the same server ------------------------------
 
-export interface WriteRead { creates: Throughput; get: { p50: number; p99: number; n: number } }
+export interface WriteRead { creates: Throughput; serverCpu: number; clientCpu: number; get: { p50: number; p99: number; n: number } }
 
 export async function writeRead(kind: ServerKind, warmupMs: number, measureMs: number, gets: number): Promise<WriteRead> {
-  return withServer(kind, 'dir', async (url) => {
+  return withServer(kind, 'dir', async (url, pid) => {
     const p = pool(url, concurrency);
     try {
+      const wall0 = performance.now();
+      const server0 = cpuSecondsOf(pid);
+      const client0 = process.cpuUsage();
       const creates = await closedLoopCreates(p, 'tp', concurrency, warmupMs, measureMs);
+      const wall = (performance.now() - wall0) / 1000;
+      const serverCpu = (cpuSecondsOf(pid) - server0) / wall;
+      const c = process.cpuUsage(client0);
+      const clientCpu = (c.user + c.system) / 1e6 / wall;
       if (creates.count === 0) throw new Error(`${kind}: no pod was created: ${creates.firstError}`);
       const lat = await sequentialGets(p, `${podsPath}/tp-0`, gets, 200);
-      return { creates, get: { p50: percentile(lat, 50), p99: percentile(lat, 99), n: lat.length } };
+      return { creates, serverCpu, clientCpu, get: { p50: percentile(lat, 50), p99: percentile(lat, 99), n: lat.length } };
     } finally {
       await p.close();
     }

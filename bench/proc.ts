@@ -91,6 +91,13 @@ export function rssOf(pid: number): { rssMB: number; hwmMB: number } {
   return { rssMB: kb('VmRSS') / 1024, hwmMB: kb('VmHWM') / 1024 };
 }
 
+/** CPU seconds (user + system) used so far by a process, from /proc/<pid>/stat (assumes USER_HZ = 100). */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields after "pid (comm)", starting at #3
+  return (Number(fields[11]) + Number(fields[12])) / 100; // #14 utime, #15 stime
+}
+
 /** Stops every server still running and removes the scratch directory. */
 export async function cleanup(): Promise<void> {
   await Promise.all([...live].map((p) => p.stop()));

@@ -40,9 +40,10 @@ async function main(): Promise<void> {
 
   log(`2+3. creates: ${concurrency} clients, ${cfg.warmupMs} ms warm-up + ${cfg.measureMs} ms; then ${cfg.gets} sequential GETs`);
   const bw = await writeRead('bonsai', cfg.warmupMs, cfg.measureMs, cfg.gets);
-  log(`   bonsai: ${bw.creates.count} creates in window, ${bw.creates.errors} errors${bw.creates.firstError ? ` (first: ${bw.creates.firstError})` : ''}`);
+  const cpu = (r: { serverCpu: number; clientCpu: number }) => `CPU (1.0 = one core): server ${r.serverCpu.toFixed(2)}, load generator ${r.clientCpu.toFixed(2)}`;
+  log(`   bonsai: ${bw.creates.count} creates in window, ${cpu(bw)}, ${bw.creates.errors} errors${bw.creates.firstError ? ` (first: ${bw.creates.firstError})` : ''}`);
   const xw = await writeRead('baseline', cfg.warmupMs, cfg.measureMs, cfg.gets);
-  log(`   baseline: ${xw.creates.count} inserts in window, ${xw.creates.errors} errors${xw.creates.firstError ? ` (first: ${xw.creates.firstError})` : ''}`);
+  log(`   baseline: ${xw.creates.count} inserts in window, ${cpu(xw)}, ${xw.creates.errors} errors${xw.creates.firstError ? ` (first: ${xw.creates.firstError})` : ''}`);
   const tpRatio = bw.creates.perSec / xw.creates.perSec;
   rows.push({ figure: `2. pod creates/s over HTTP, ${concurrency} clients, file data dir`, value: rate(bw.creates.perSec), baseline: rate(xw.creates.perSec), verdict: join(`${(tpRatio * 100).toFixed(0)}% of baseline`, target(tpRatio >= 0.6, 'target >= 60%')) });
   rows.push({ figure: `3. GET one pod, p50 (${cfg.gets} sequential)`, value: ms(bw.get.p50), baseline: ms(xw.get.p50), verdict: ratio(bw.get.p50, xw.get.p50) });
