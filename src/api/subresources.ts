@@ -17,6 +17,7 @@ import { sendWarnings } from './resource-handler.js';
 import { evictPod } from './eviction.js';
 import { bindPod } from './binding.js';
 import { podLogs } from './logs.js';
+import { tokenRequest } from './token.js';
 import { parseBody, mediaType } from './body.js';
 import { patchTypeOf } from './patch/index.js';
 
@@ -117,6 +118,9 @@ export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: R
       evictPod(reg, info.namespace ?? '', info.name ?? '', isRecord(body) ? body : {}, dryRun(query(req)));
       return void reply.code(201).send({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     }
+    case 'token':
+      if (req.method !== 'POST') throw methodNotAllowed();
+      return void reply.code(201).send(tokenRequest(reg, info.namespace ?? '', info.name ?? '', objectBody(req.body as Buffer | undefined, req.headers['content-type'])));
     case 'log':
       if (req.method !== 'GET') throw methodNotAllowed();
       return podLogs(reg, info.namespace ?? '', info.name ?? '', req, reply);

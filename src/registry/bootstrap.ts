@@ -4,6 +4,8 @@ import { ApiError } from '../machinery/errors.js';
 import type { Registry } from './registry.js';
 
 const namespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+/** The address the `kubernetes` Endpoints advertise (the simulated control-plane node). */
+const apiAddress = '172.18.0.2';
 
 function ensure(reg: Registry, group: string, plural: string, namespace: string, obj: KObject): void {
   const def = reg.defs.find((d) => d.group === group && d.plural === plural);
@@ -22,6 +24,14 @@ export function bootstrap(reg: Registry): void {
     apiVersion: 'v1', kind: 'Service',
     metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
     spec: { clusterIP: '10.96.0.1', ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }], sessionAffinity: 'None', type: 'ClusterIP' },
+  });
+  ensure(reg, '', 'endpoints', 'default', {
+    apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'kubernetes', namespace: 'default', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } },
+    subsets: [{ addresses: [{ ip: apiAddress }], ports: [{ name: 'https', port: 6443, protocol: 'TCP' }] }],
+  });
+  ensure(reg, 'discovery.k8s.io', 'endpointslices', 'default', {
+    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes' } },
+    addressType: 'IPv4', endpoints: [{ addresses: [apiAddress], conditions: { ready: true } }], ports: [{ name: 'https', port: 6443, protocol: 'TCP' }],
   });
   for (const [name, value, description] of [
     ['system-node-critical', 2000001000, 'Used for system critical pods that must not be moved from their current node.'],

@@ -1,0 +1,139 @@
+// Small HTTP helpers for API tests against an in-process Bonsai: JSON requests and line-delimited watch streams.
+import assert from 'node:assert/strict';
+
+export interface Resp {
+  status: number;
+  headers: Headers;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+export interface ReqOptions {
+  contentType?: string;
+  accept?: string;
+  headers?: Record<string, string>;
+  /** Sent as is (string/Buffer) instead of JSON.stringify(body). */
+  raw?: string | Buffer;
+}
+
+export function client(base: () => string) {
+  return async function req(method: string, path: string, body?: unknown, opts: ReqOptions = {}): Promise<Resp> {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    let payload: string | Buffer | undefined;
+    if (opts.raw !== undefined) payload = opts.raw;
+    else if (body !== undefined) payload = JSON.stringify(body);
+    if (payload !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
+    if (opts.accept) headers.accept = opts.accept;
+    const res = await fetch(base() + path, { method, headers, body: payload });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, text, body: parsed };
+  };
+}
+
+/** Asserts a failure Status with the given code and reason; returns it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function assertStatus(r: Resp, code: number, reason: string, message?: string | RegExp): any {
+  assert.equal(r.status, code, `expected ${code}, got ${r.status}: ${r.text.slice(0, 500)}`);
+  assert.match(r.headers.get('content-type') ?? '', /application\/json/);
+  assert.equal(r.body?.kind, 'Status', r.text.slice(0, 500));
+  assert.equal(r.body.apiVersion, 'v1');
+  assert.equal(r.body.status, 'Failure');
+  assert.equal(r.body.code, code);
+  assert.equal(r.body.reason, reason, r.text.slice(0, 500));
+  if (typeof message === 'string') assert.equal(r.body.message, message);
+  else if (message) assert.match(r.body.message, message);
+  return r.body;
+}
+
+export interface WatchEvent {
+  type: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  object: any;
+}
+
+export interface Watch {
+  status: number;
+  headers: Headers;
+  events: WatchEvent[];
+  /** Resolves once the server has ended the stream (or the watch was closed). */
+  ended: Promise<void>;
+  isEnded(): boolean;
+  /** Waits until `pred(events)` holds, or fails after `timeoutMs`. */
+  waitFor(pred: (evs: WatchEvent[]) => boolean, timeoutMs?: number, what?: string): Promise<WatchEvent[]>;
+  close(): void;
+}
+
+export async function openWatch(url: string, headers: Record<string, string> = {}): Promise<Watch> {
+  const ac = new AbortController();
+  const res = await fetch(url, { headers, signal: ac.signal });
+  const events: WatchEvent[] = [];
+  let ended = false;
+  const waiters = new Set<() => void>();
+  const notify = () => {
+    for (const w of [...waiters]) w();
+  };
+  const reader = res.body!.getReader();
+  const dec = new TextDecoder();
+  let buf = '';
+  const ended$ = (async () => {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += dec.decode(value, { stream: true });
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl).trim();
+          buf = buf.slice(nl + 1);
+          if (line) events.push(JSON.parse(line) as WatchEvent);
+        }
+        notify();
+      }
+      if (buf.trim()) events.push(JSON.parse(buf) as WatchEvent);
+    } catch {
+      /* aborted */
+    } finally {
+      ended = true;
+      notify();
+    }
+  })();
+  return {
+    status: res.status, headers: res.headers, events, ended: ended$,
+    isEnded: () => ended,
+    waitFor(pred, timeoutMs = 3000, what = 'watch events') {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (pred(events)) {
+            cleanup();
+            resolve(events);
+          } else if (ended) {
+            cleanup();
+            reject(new Error(`stream ended before ${what}: ${JSON.stringify(events.map((e) => [e.type, e.object?.metadata?.name]))}`));
+          }
+        };
+        const t = setTimeout(() => {
+          cleanup();
+          reject(new Error(`timed out waiting for ${what}: ${JSON.stringify(events.map((e) => [e.type, e.object?.metadata?.name]))}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(t);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    close() {
+      ac.abort();
+    },
+  };
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
