@@ -3,6 +3,7 @@ import type { KObject } from '../machinery/types.js';
 import { apiVersionOf } from '../machinery/types.js';
 import { storageApiVersion, type ResourceDef } from '../registry/resource.js';
 import { tablePrinterFor } from '../registry/tables/index.js';
+import { storedJson } from '../storage/sqlite-store.js';
 
 export type OutputFormat = 'object' | 'table' | 'partial';
 
@@ -40,6 +41,16 @@ export interface ListMeta {
 
 export function listBody(def: ResourceDef, version: string, items: KObject[], meta: ListMeta): Record<string, unknown> {
   return { kind: `${def.kind}List`, apiVersion: apiVersionOf(def.group, version), metadata: meta, items: items.map((o) => served(def, version, o)) };
+}
+
+/** The same list as JSON text, reusing each stored object's serialized form when no conversion is needed. */
+export function listJson(def: ResourceDef, version: string, items: KObject[], meta: ListMeta): string {
+  const head = JSON.stringify({ kind: `${def.kind}List`, apiVersion: apiVersionOf(def.group, version), metadata: meta });
+  const parts = items.map((o) => {
+    const s = served(def, version, o);
+    return (s === o && storedJson(o)) || JSON.stringify(s);
+  });
+  return `${head.slice(0, -1)},"items":[${parts.join(',')}]}`;
 }
 
 function partial(obj: KObject): Record<string, unknown> {

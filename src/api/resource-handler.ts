@@ -6,7 +6,7 @@ import type { Registry, DeleteOptions } from '../registry/registry.js';
 import { allVerbs, type ResourceDef } from '../registry/resource.js';
 import { parseBody } from './body.js';
 import { decodeObject } from './decode-object.js';
-import { listBody, outputFormat, partialBody, partialListBody, served, tableBody } from './output.js';
+import { listBody, listJson, outputFormat, partialBody, partialListBody, served, tableBody } from './output.js';
 import { handlePatch } from './patch-handler.js';
 import { bool, dryRun, fieldValidation, int, query, str, type Query } from './query.js';
 import type { RequestInfo } from './request-info.js';
@@ -93,7 +93,7 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
         const fmt = outputFormat(req.headers.accept);
         if (fmt === 'table') reply.send(tableBody(def, version, r.items, meta, str(q, 'includeObject')));
         else if (fmt === 'partial') reply.send(partialListBody(r.items, meta));
-        else reply.send(listBody(def, version, r.items, meta));
+        else reply.type('application/json').send(listJson(def, version, r.items, meta));
         return;
       }
       case 'POST': {

@@ -25,6 +25,12 @@ interface Row {
 
 const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
 
+/** The JSON text each stored object was written as, so lists can be served without re-serializing. */
+const jsonOf = new WeakMap<KObject, string>();
+export function storedJson(obj: KObject): string | undefined {
+  return jsonOf.get(obj);
+}
+
 /** Objects of one resource, with a lazily rebuilt sorted key list for stable listing. */
 class ResourceTable {
   readonly items = new Map<string, KObject>();
@@ -80,7 +86,9 @@ export class SqliteStore {
     this.rev = Math.max(Number(meta.get('revision') ?? 0), maxChange);
     this.compacted = Number(meta.get('compacted') ?? 0);
     for (const row of this.db.prepare('SELECT resource, namespace, name, rv, value FROM objects').iterate() as IterableIterator<Row>) {
-      this.table(row.resource).set(keyOf(row.namespace, row.name), JSON.parse(row.value) as KObject);
+      const obj = JSON.parse(row.value) as KObject;
+      jsonOf.set(obj, row.value);
+      this.table(row.resource).set(keyOf(row.namespace, row.name), obj);
     }
   }
 
@@ -105,12 +113,18 @@ export class SqliteStore {
   list(resource: string, namespace?: string): KObject[] {
     const t = this.tables.get(resource);
     if (!t) return [];
-    const out: KObject[] = [];
-    const prefix = namespace === undefined ? undefined : `${namespace}/`;
-    for (const k of t.keys()) {
-      if (prefix && !k.startsWith(prefix)) continue;
-      out.push(t.items.get(k)!);
+    const keys = t.keys();
+    if (namespace === undefined) return keys.map((k) => t.items.get(k)!);
+    const prefix = `${namespace}/`;
+    let lo = 0;
+    let hi = keys.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (keys[mid] < prefix) lo = mid + 1;
+      else hi = mid;
     }
+    const out: KObject[] = [];
+    for (let i = lo; i < keys.length && keys[i].startsWith(prefix); i++) out.push(t.items.get(keys[i])!);
     return out;
   }
 
@@ -159,6 +173,7 @@ export class SqliteStore {
       this.stmts.change.run(rv, resource, namespace, name, type, json);
     })();
     this.rev = rv;
+    jsonOf.set(obj, json);
     const t = this.table(resource);
     if (type === 'DELETED') t.delete(keyOf(namespace, name));
     else t.set(keyOf(namespace, name), obj);
