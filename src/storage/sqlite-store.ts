@@ -198,6 +198,11 @@ export class SqliteStore {
     return stop;
   }
 
+  /** Runs several writes in one SQLite transaction (each write still gets its own revision). */
+  batch<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
   /** Drops change-log entries beyond the retention window. Returns the new compacted revision. */
   compact(retain = this.retain): number {
     const target = this.rev - retain;
