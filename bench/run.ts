@@ -2,7 +2,7 @@
 // Every server (Bonsai and baseline) runs as a spawned child process; the load generator (undici) runs
 // in this process. Nothing is written to the repository: data lives in a temp dir removed at the end.
 // BENCH_QUICK=1 shrinks every figure for a fast smoke run.
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { cleanup, killAllSync } from './proc.js';
 import { concurrency, listFigure, memoryFigure, startup, watchFigure, writeRead } from './figures.js';
@@ -24,10 +24,11 @@ const cfg = {
 };
 
 const t0 = performance.now();
+const loadAvg = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 const log = (msg: string) => process.stderr.write(`[bench +${((performance.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
 
 async function main(): Promise<void> {
-  log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM${quick ? ', QUICK mode' : ''}`);
+  log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${loadAvg()}${quick ? ', QUICK mode' : ''}`);
   const rows: Row[] = [];
 
   log(`1. start-up: 1 warm-up + ${cfg.startupRuns} runs each of bonsai :memory:, bonsai data dir, baseline`);
@@ -77,7 +78,7 @@ async function main(): Promise<void> {
   process.stdout.write(`\nBonsai benchmark — ${cpus().length} CPUs, node ${process.version}; servers are child processes, the undici load generator runs in the bench process.\n`);
   process.stdout.write('Baseline: bare Fastify + one better-sqlite3 insert per create (WAL, synchronous=NORMAL, temp file); its GET/list routes read SQLite directly.\n\n');
   process.stdout.write(`${render(rows)}\n`);
-  process.stdout.write(`\nTotal bench time: ${((performance.now() - t0) / 1000).toFixed(0)} s. p99 of ${cfg.listRuns} samples is their maximum.\n`);
+  process.stdout.write(`\nTotal bench time: ${((performance.now() - t0) / 1000).toFixed(0)} s; load average at the end ${loadAvg()} (other work on this shared machine skews figures). p99 of ${cfg.listRuns} samples is their maximum.\n`);
 }
 
 process.on('exit', killAllSync);

@@ -1,6 +1,6 @@
 // Discovery: legacy (/api, /apis, per group-version resource lists) and aggregated v2 documents.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { notFound } from '../machinery/errors.js';
+import { pathNotFound } from './request-info.js';
 import type { Registry } from '../registry/registry.js';
 import { allVerbs, servedVersions, type ResourceDef } from '../registry/resource.js';
 
@@ -52,7 +52,7 @@ function subKind(def: ResourceDef, sub: string, version: string) {
 
 export function apiResourceList(reg: Registry, group: string, version: string): Record<string, unknown> {
   const defs = defsOf(reg, group, version);
-  if (!defs.length) throw notFound({ group, resource: '' }, version);
+  if (!defs.length) throw pathNotFound();
   const resources: Record<string, unknown>[] = [];
   for (const d of defs) {
     resources.push({
@@ -103,7 +103,8 @@ function wantsAggregated(req: FastifyRequest): string | undefined {
 export function serveRootDiscovery(reg: Registry, legacy: boolean, req: FastifyRequest, reply: FastifyReply, serverAddress: string): void {
   const agg = wantsAggregated(req);
   if (agg) {
-    reply.header('Content-Type', aggregatedType(agg)).header('Vary', 'Accept').send(JSON.stringify(aggregated(reg, legacy, agg)));
+    // A Buffer, so that Fastify sends the media type verbatim (a string body gets it re-quoted with a charset).
+    reply.header('Content-Type', aggregatedType(agg)).header('Vary', 'Accept').send(Buffer.from(JSON.stringify(aggregated(reg, legacy, agg))));
     return;
   }
   reply.header('Vary', 'Accept');
@@ -123,7 +124,7 @@ export function serveRootDiscovery(reg: Registry, legacy: boolean, req: FastifyR
 
 export function serveGroup(reg: Registry, group: string, reply: FastifyReply): void {
   const g = groups(reg).find((x) => x.name === group);
-  if (!g) throw notFound({ group: '', resource: '' }, group);
+  if (!g) throw pathNotFound();
   reply.send({
     kind: 'APIGroup', apiVersion: 'v1', name: g.name,
     versions: g.versions.map((v) => ({ groupVersion: `${g.name}/${v}`, version: v })),

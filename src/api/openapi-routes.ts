@@ -1,6 +1,7 @@
 // /openapi/v2 and /openapi/v3: the upstream documents for the groups we serve, with content hashes.
 import type { FastifyInstance } from 'fastify';
 import { listV3Paths, v2DocumentBytes, v3DocumentBytes, v3DocumentHash } from '../openapi/documents.js';
+import { negotiateV2, v2ETag, v2ProtobufBytes, V2_PROTOBUF_CONTENT_TYPE } from '../openapi/v2-protobuf.js';
 import { notFound } from '../machinery/errors.js';
 import type { Registry } from '../registry/registry.js';
 import { servedVersions } from '../registry/resource.js';
@@ -26,12 +27,19 @@ export function registerOpenApi(app: FastifyInstance, reg: Registry): void {
     reply.header('Etag', `"${hash}"`).header('Content-Type', 'application/json').send(bytes);
   });
   app.get('/openapi/v2', async (req, reply) => {
-    const accept = req.headers.accept ?? '';
-    if (/protobuf/.test(accept) && !/json|\*\/\*/.test(accept)) {
-      reply.code(406).send({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'only application/json is served', reason: 'NotAcceptable', code: 406 });
+    const format = negotiateV2(req.headers.accept);
+    reply.header('Vary', 'Accept');
+    if (!format) {
+      reply.code(406).send({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'only application/json and application/com.github.proto-openapi.spec.v2.v1.0+protobuf are served', reason: 'NotAcceptable', code: 406 });
+      return;
+    }
+    const etag = v2ETag();
+    reply.header('Etag', etag).header('Content-Type', format === 'json' ? 'application/json' : V2_PROTOBUF_CONTENT_TYPE);
+    if (req.headers['if-none-match']?.split(',').some((t) => t.trim() === etag)) {
+      reply.code(304).send();
       return;
     }
     v2 ??= v2DocumentBytes();
-    reply.header('Content-Type', 'application/json').send(v2);
+    reply.send(format === 'json' ? v2 : v2ProtobufBytes());
   });
 }

@@ -32,7 +32,7 @@ export function handlePatch(reg: Registry, def: ResourceDef, version: string, na
   if (patch === undefined) throw badRequest('the body of the request was empty');
   const gvk = { group: def.group, version, kind: def.kind };
   const mode = fieldValidation(q);
-  const opts = { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), subresource, warnings };
+  const opts = { dryRun: dryRun(q, 'PatchOptions'), fieldManager: str(q, 'fieldManager'), subresource, warnings };
   const ns = def.namespaced ? namespace : '';
 
   if (type === 'apply') {

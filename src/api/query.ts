@@ -1,6 +1,6 @@
 // Typed access to query parameters.
 import type { FastifyRequest } from 'fastify';
-import { badRequest } from '../machinery/errors.js';
+import { ApiError, badRequest } from '../machinery/errors.js';
 
 export type Query = Record<string, string | string[] | undefined>;
 
@@ -27,10 +27,18 @@ export function int(q: Query, name: string): number | undefined {
   return Number(v);
 }
 
-export function dryRun(q: Query): boolean {
+export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
+
+/** `dryRun`: only "All"; anything else is a 422 on the request's options kind, as upstream's ValidateDryRun. */
+export function dryRun(q: Query, optionsKind: OptionsKind = 'CreateOptions'): boolean {
   const v = q.dryRun;
   const vals = Array.isArray(v) ? v : v === undefined ? [] : [v];
-  for (const d of vals) if (d !== 'All') throw badRequest(`dryRun: Unsupported value: "${d}": supported values: "All"`);
+  if (vals.some((d) => d !== 'All')) {
+    const message = `Unsupported value: []string{${vals.map((d) => JSON.stringify(d)).join(', ')}}: supported values: "All"`;
+    throw new ApiError(422, 'Invalid', `${optionsKind}.meta.k8s.io "" is invalid: dryRun: ${message}`, {
+      name: '', group: 'meta.k8s.io', kind: optionsKind, causes: [{ reason: 'FieldValueNotSupported', message, field: 'dryRun' }],
+    });
+  }
   return vals.length > 0;
 }
 

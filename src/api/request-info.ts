@@ -1,4 +1,13 @@
 // Parses a Kubernetes API path into group, version, namespace, resource, name and subresource.
+import { ApiError } from '../machinery/errors.js';
+
+/**
+ * A path no API serves (unknown group, version or resource): kube-apiserver answers `404 page not found`, which
+ * client-go reports as this Status.
+ */
+export const pathNotFound = () => new ApiError(404, 'NotFound', 'the server could not find the requested resource', {
+  causes: [{ reason: 'UnexpectedServerResponse', message: '404 page not found' }],
+});
 export interface RequestInfo {
   group: string;
   version: string;

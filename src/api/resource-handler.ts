@@ -1,6 +1,6 @@
 // CRUD, list and watch on a resource collection or item; subresources are dispatched to their own module.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest, methodNotAllowed, notFound } from '../machinery/errors.js';
+import { badRequest, methodNotAllowed } from '../machinery/errors.js';
 import { isRecord, type KObject } from '../machinery/types.js';
 import type { Registry, DeleteOptions } from '../registry/registry.js';
 import { allVerbs, type ResourceDef } from '../registry/resource.js';
@@ -9,7 +9,7 @@ import { decodeObject } from './decode-object.js';
 import { listBody, listJson, outputFormat, partialBody, partialListBody, served, tableBody } from './output.js';
 import { handlePatch } from './patch-handler.js';
 import { bool, dryRun, fieldValidation, int, query, str, type Query } from './query.js';
-import type { RequestInfo } from './request-info.js';
+import { pathNotFound, type RequestInfo } from './request-info.js';
 import { handleSubresource } from './subresources.js';
 import { streamWatch } from './watch-stream.js';
 
@@ -52,15 +52,15 @@ export function deleteOptions(q: Query, body: unknown): DeleteOptions {
   const g = int(q, 'gracePeriodSeconds');
   if (g !== undefined) opts.gracePeriodSeconds = g;
   if (str(q, 'orphanDependents') !== undefined) opts.orphanDependents = bool(q, 'orphanDependents');
-  if (dryRun(q)) opts.dryRun = true;
+  if (dryRun(q, 'DeleteOptions')) opts.dryRun = true;
   return opts;
 }
 
 export function handleResource(ctx: HandlerContext, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void {
   const { reg } = ctx;
   const def = reg.find(info.group, info.version, info.resource ?? '');
-  if (!def) throw notFound({ group: info.group, resource: info.resource ?? '' }, info.name ?? '');
-  if (info.namespace !== undefined && !def.namespaced) throw notFound({ group: info.group, resource: info.resource ?? '' }, info.name ?? '');
+  if (!def) throw pathNotFound();
+  if (info.namespace !== undefined && !def.namespaced) throw pathNotFound();
   const ns = def.namespaced ? info.namespace : undefined;
   if (info.subresource) return handleSubresource(ctx, def, info, req, reply);
   const q = query(req);
@@ -132,7 +132,7 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
     case 'PUT': {
       if (!verbAllowed(def, 'update')) throw methodNotAllowed();
       const obj = decodeObject(def, version, req, fieldValidation(q), warnings);
-      const updated = reg.update(def, ns ?? '', name, obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), warnings });
+      const updated = reg.update(def, ns ?? '', name, obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), warnings });
       sendWarnings(reply, warnings);
       return respondObject(req, reply, def, version, updated);
     }

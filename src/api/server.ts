@@ -1,11 +1,11 @@
 // The Fastify application: content handling, errors as Status, and the route table.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { ApiError, methodNotAllowed, notFound, tooLarge } from '../machinery/errors.js';
+import { ApiError, methodNotAllowed, tooLarge } from '../machinery/errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/logger.js';
 import { apiResourceList, serveGroup, serveRootDiscovery } from './discovery.js';
 import { registerOpenApi } from './openapi-routes.js';
-import { parseRequestPath } from './request-info.js';
+import { parseRequestPath, pathNotFound } from './request-info.js';
 import { handleResource } from './resource-handler.js';
 import { versionInfo } from './version.js';
 
@@ -39,9 +39,8 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     if (reply.sent || reply.raw.headersSent) return;
     reply.code(status.code).header('Content-Type', 'application/json').send(status.toStatus());
   });
-  app.setNotFoundHandler((req, reply) => {
-    const s = notFound({ group: '', resource: '' }, req.url);
-    reply.code(404).send({ ...s.toStatus(), message: 'the server could not find the requested resource', details: { causes: [{ reason: 'UnexpectedServerResponse', message: '404 page not found' }] } });
+  app.setNotFoundHandler((_req, reply) => {
+    reply.code(404).send(pathNotFound().toStatus());
   });
 
   const version = versionInfo(opts.kubernetesVersion);
@@ -57,7 +56,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   app.get('/apis', async (req, reply) => serveRootDiscovery(reg, false, req, reply, address()));
   const dispatch = async (req: FastifyRequest, reply: FastifyReply) => {
     const info = parseRequestPath(req.url);
-    if (!info) throw notFound({ group: '', resource: '' }, req.url);
+    if (!info) throw pathNotFound();
     if (info.discovery) {
       if (req.method !== 'GET') throw methodNotAllowed();
       if (!info.version) return serveGroup(reg, info.group, reply);

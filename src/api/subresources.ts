@@ -63,7 +63,7 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
     if (rv && rv !== cur.metadata.resourceVersion) throw conflict({ group: def.group, resource: def.plural }, name);
     const spec = { ...(cur.spec as object), replicas };
     return { ...cur, spec };
-  }, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager') });
+  }, { dryRun: dryRun(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions'), fieldManager: str(q, 'fieldManager') });
   reply.send(toScale(def, updated));
 }
 
@@ -76,7 +76,7 @@ function handleStatus(reg: Registry, def: ResourceDef, info: RequestInfo, req: F
   if (req.method === 'GET') out = reg.get(def, ns, name);
   else if (req.method === 'PUT') {
     const obj = decodeObject(def, info.version, req, fieldValidation(q), warnings);
-    out = reg.update(def, ns, name, obj, { dryRun: dryRun(q), subresource: 'status', warnings });
+    out = reg.update(def, ns, name, obj, { dryRun: dryRun(q, 'UpdateOptions'), subresource: 'status', warnings });
   } else if (req.method === 'PATCH') out = handlePatch(reg, def, info.version, ns, name, req, 'status', warnings).object;
   else throw methodNotAllowed();
   sendWarnings(reply, warnings);

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../machinery/errors.js';
 import { apiVersionOf, type KObject } from '../machinery/types.js';
 import type { Registry, WatchOptions } from '../registry/registry.js';
+import type { WatchEventType } from '../registry/read.js';
 import type { ResourceDef } from '../registry/resource.js';
 import { partialBody, served, tableBody, type OutputFormat } from './output.js';
 
@@ -24,12 +25,24 @@ const maxBuffered = 16 * 1024 * 1024;
 const bookmarkEveryMs = 5_000;
 
 export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest, reply: FastifyReply): void {
+  // Start the watch before any byte is sent: bad requests (selectors, parameters) are a plain 4xx response as
+  // upstream answers them; only errors upstream reports inside the stream (410 Expired) become ERROR events.
+  // Events produced while subscribing (initial state, replay) wait until the headers are out.
+  let pending: Array<[WatchEventType, KObject]> | undefined = [];
+  let sink: (type: WatchEventType, obj: KObject) => void = (type, obj) => pending!.push([type, obj]);
+  let stopWatch: (() => void) | undefined;
+  let startError: unknown;
+  try {
+    stopWatch = reg.watch(w.def, w.namespace, w.opts, (type, obj) => sink(type, obj));
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 400) throw e;
+    startError = e;
+  }
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
   let first = true;
-  let stopWatch: (() => void) | undefined;
   let closed = false;
   const timers: NodeJS.Timeout[] = [];
   const close = () => {
@@ -62,14 +75,16 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
   req.raw.on('close', close);
   res.on('close', close);
   res.on('error', close);
-  try {
-    stopWatch = reg.watch(w.def, w.namespace, w.opts, event);
-  } catch (e) {
+  if (startError !== undefined) {
+    const e = startError;
     const status = e instanceof ApiError ? e.toStatus() : new ApiError(500, 'InternalError', String(e)).toStatus();
     send('ERROR', status);
     close();
     return;
   }
+  for (const [type, obj] of pending ?? []) event(type, obj);
+  pending = undefined;
+  sink = event;
   if (w.opts.sendInitialEvents && w.bookmarks) bookmark({ 'k8s.io/initial-events-end': 'true' });
   if (w.bookmarks && w.format === 'object') {
     const t = setInterval(() => bookmark(), bookmarkEveryMs);

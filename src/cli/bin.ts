@@ -2,6 +2,7 @@
 // `bonsai serve`: starts the API server, writes a kubeconfig, prints the URL once requests are served.
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { startBonsai } from '../main.js';
 import { writeKubeconfig } from './kubeconfig.js';
@@ -34,7 +35,8 @@ program
     const bonsai = await startBonsai({
       host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
     });
-    const kubeconfig = o.kubeconfig ?? (o.data === ':memory:' ? join(process.cwd(), '.bonsai-kubeconfig') : join(o.data, 'kubeconfig'));
+    // With no data dir, the kubeconfig goes to a per-port temp folder (its path is in the banner line).
+    const kubeconfig = o.kubeconfig ?? (o.data === ':memory:' ? join(tmpdir(), `bonsai-${bonsai.port}`, 'kubeconfig') : join(o.data, 'kubeconfig'));
     writeKubeconfig(kubeconfig, bonsai.url);
     process.stdout.write(`Bonsai is serving the Kubernetes API at ${bonsai.url} (kubeconfig: ${kubeconfig})\n`);
     let stopping = false;

@@ -1,5 +1,5 @@
 // Reads: list with selectors and pagination, and watch with selector transitions.
-import { ApiError, badRequest, gone } from '../machinery/errors.js';
+import { ApiError, badRequest, fieldForbidden, fieldNotSupported, gone, type FieldError } from '../machinery/errors.js';
 import { checkFieldSelector, commonFieldGetters, matchesFields, parseFieldSelector, type FieldGetter, type FieldRequirement } from '../machinery/fields.js';
 import { matchesSelector, parseLabelSelector, type Selector } from '../machinery/labels.js';
 import type { KObject } from '../machinery/types.js';
@@ -84,16 +84,30 @@ function decodeContinue(s: string): ContinueToken {
   }
 }
 
+/** Upstream's ValidateListOptions (for lists): a 422 on ListOptions.meta.k8s.io. */
+function validateListOptions(opts: ListOptions): void {
+  const match = opts.resourceVersionMatch;
+  if (!match) return;
+  const errs: FieldError[] = [];
+  const f = 'resourceVersionMatch';
+  if (!opts.resourceVersion) errs.push(fieldForbidden(f, 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+  if (opts.continue) errs.push(fieldForbidden(f, 'resourceVersionMatch is forbidden when continue is provided'));
+  if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(fieldNotSupported(f, match, ['Exact', 'NotOlderThan', '']));
+  if (match === 'Exact' && opts.resourceVersion === '0') errs.push(fieldForbidden(f, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+  if (!errs.length) return;
+  const parts = errs.map((e) => `${e.field}: ${e.message}`);
+  throw new ApiError(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: ${parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`}`, {
+    name: '', group: 'meta.k8s.io', kind: 'ListOptions', causes: errs.map((e) => ({ reason: e.type, message: e.message, field: e.field })),
+  });
+}
+
 const keyOf = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
 
 export function listObjects(reg: Registry, def: ResourceDef, namespace: string | undefined, opts: ListOptions): ListResult {
   const filter = buildFilter(def, namespace, opts.labelSelector, opts.fieldSelector);
   const current = reg.store.revision();
   const rv = parseRv(opts.resourceVersion);
-  if (opts.resourceVersionMatch && !['Exact', 'NotOlderThan'].includes(opts.resourceVersionMatch)) {
-    throw badRequest(`resourceVersionMatch: Unsupported value: "${opts.resourceVersionMatch}": supported values: "Exact", "NotOlderThan"`);
-  }
-  if (opts.resourceVersionMatch && rv === undefined) throw badRequest('resourceVersionMatch is forbidden unless resourceVersion is provided');
+  validateListOptions(opts);
   if (rv !== undefined && rv > current) throw tooLargeResourceVersion(rv, current);
   if (opts.resourceVersionMatch === 'Exact' && rv !== current && rv !== undefined && rv !== 0) {
     throw gone(`The resourceVersion for the provided list is too old.`);

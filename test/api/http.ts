@@ -25,7 +25,7 @@ export function client(base: () => string) {
     else if (body !== undefined) payload = JSON.stringify(body);
     if (payload !== undefined) headers['content-type'] = opts.contentType ?? 'application/json';
     if (opts.accept) headers.accept = opts.accept;
-    const res = await fetch(base() + path, { method, headers, body: payload });
+    const res = await fetch(base() + path, { method, headers, body: payload as BodyInit | undefined });
     const text = await res.text();
     let parsed: unknown;
     try {

@@ -143,7 +143,7 @@ describe('client libraries', () => {
     proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((resolve) => proc.on('close', (code) => resolve(code)));
     const killer = setTimeout(() => proc.kill('SIGKILL'), 40_000);
-    const lines = () => stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+    const lines = () => stdout.split('\n').slice(0, -1).filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
     try {
       await eventually(() => lines().some((l) => l.kind === 'watching') || proc.exitCode !== null, 20_000, 'the python script to start watching');
       assert.equal(proc.exitCode, null, `python exited early: ${stdout}\n${stderr}`);

@@ -73,6 +73,8 @@ interface Walk {
   doc: OpenApiDocument;
   unknown: string[];
   typeErrors: string[];
+  /** Drop unknown fields from the walked object, as decoding into the typed struct does. */
+  prune: boolean;
 }
 
 function typeError(w: Walk, value: unknown, struct: string, goPath: string, goType: string, valueText = jsonKind(value)): void {
@@ -125,7 +127,10 @@ function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, path: str
       if (!isRecord(value)) return typeError(w, value, struct, goPath, shape.goType);
       for (const [k, v] of Object.entries(value)) {
         const prop = shape.props[k];
-        if (prop === undefined) w.unknown.push(join(path, k));
+        if (prop === undefined) {
+          w.unknown.push(join(path, k));
+          if (w.prune) delete value[k];
+        }
         else walk(w, v, prop, join(path, k), join(goPath, k), shape.name);
       }
   }
@@ -152,10 +157,10 @@ function rootFor(gvk: GroupVersionKind) {
  * Unknown field paths (every one, in document order) and type errors (the first, as Go's decoder stops there) of
  * `obj` against the OpenAPI schema of `gvk`. Kinds without a schema (custom resources) report nothing.
  */
-export function checkAgainstSchema(gvk: GroupVersionKind, obj: unknown): { unknownFields: string[]; typeErrors: string[] } {
+export function checkAgainstSchema(gvk: GroupVersionKind, obj: unknown, prune = false): { unknownFields: string[]; typeErrors: string[] } {
   const root = rootFor(gvk);
   if (!root) return { unknownFields: [], typeErrors: [] };
-  const w: Walk = { doc: root.doc, unknown: [], typeErrors: [] };
+  const w: Walk = { doc: root.doc, unknown: [], typeErrors: [], prune };
   walk(w, obj, root.schema, '', '', gvk.kind);
   return { unknownFields: w.unknown, typeErrors: w.typeErrors };
 }

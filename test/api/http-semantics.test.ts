@@ -1,0 +1,414 @@
+// HTTP semantics of writes: errors as Status objects, dryRun, fieldValidation, generateName, finalizers,
+// unsupported streaming subresources and the events/HPA version views. kube-apiserver is the reference.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startBonsai, type Bonsai } from '../../src/main.js';
+import { assertStatus, client } from './http.js';
+
+const cm = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data: { k: 'v' } });
+const deploy = (name: string, spec: Record<string, unknown> = {}) => ({
+  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, labels: { app: name } },
+  spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } }, ...spec },
+});
+const CMS = '/api/v1/namespaces/default/configmaps';
+const DEPLOYS = '/apis/apps/v1/namespaces/default/deployments';
+
+describe('HTTP semantics: errors, dryRun, fieldValidation, finalizers', () => {
+  let b: Bonsai;
+  const req = client(() => b.url);
+  before(async () => {
+    b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent' });
+  });
+  after(async () => {
+    await b?.close();
+  });
+
+  describe('request bodies', () => {
+    it('rejects malformed JSON with 400 BadRequest', async () => {
+      const r = await req('POST', CMS, undefined, { raw: '{"apiVersion":"v1","kind":"ConfigMap",' });
+      assertStatus(r, 400, 'BadRequest', /json parse error/);
+    });
+
+    it('accepts a YAML body (application/yaml)', async () => {
+      const yaml = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  a: "1"\n';
+      const r = await req('POST', CMS, undefined, { raw: yaml, contentType: 'application/yaml' });
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.body.metadata.name, 'from-yaml');
+      assert.deepEqual(r.body.data, { a: '1' });
+    });
+
+    it('rejects a JSON array body with 400', async () => {
+      const r = await req('POST', CMS, [cm('arr')]);
+      assertStatus(r, 400, 'BadRequest', /cannot unmarshal array/);
+    });
+
+    it('rejects an empty body with 400', async () => {
+      const r = await req('POST', CMS, undefined, { raw: '' , contentType: 'application/json' });
+      assertStatus(r, 400, 'BadRequest');
+    });
+
+    it('rejects the wrong kind for the URL with 400', async () => {
+      const r = await req('POST', CMS, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'wrong' } });
+      assertStatus(r, 400, 'BadRequest', /^Secret in version "v1" cannot be handled as a ConfigMap/);
+      const r2 = await req('POST', CMS, { apiVersion: 'apps/v1', kind: 'ConfigMap', metadata: { name: 'wrong' } });
+      assertStatus(r2, 400, 'BadRequest', 'the API version in the data (apps/v1) does not match the expected API version (v1)');
+      assert.equal((await req('GET', `${CMS}/wrong`)).status, 404);
+    });
+
+    it('rejects a body namespace that differs from the URL namespace with 400', async () => {
+      const r = await req('POST', CMS, cm('ns-mismatch', { namespace: 'kube-system' }));
+      assertStatus(r, 400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+      const ok = await req('POST', CMS, cm('ns-match', { namespace: 'default' }));
+      assert.equal(ok.status, 201);
+      const put = await req('PUT', `${CMS}/ns-match`, { ...ok.body, metadata: { ...ok.body.metadata, namespace: 'kube-system' } });
+      assertStatus(put, 400, 'BadRequest', 'the namespace of the provided object does not match the namespace sent on the request');
+    });
+
+    it('rejects a body name that differs from the URL name on update with 400', async () => {
+      const r = await req('PUT', `${CMS}/ns-match`, cm('other-name'));
+      assertStatus(r, 400, 'BadRequest', 'the name of the object (other-name) does not match the name on the URL (ns-match)');
+    });
+
+    it('rejects too long and invalid names with 422 Invalid and causes', async () => {
+      const long = 'a'.repeat(254);
+      const r = await req('POST', CMS, cm(long));
+      const s = assertStatus(r, 422, 'Invalid', new RegExp(`^ConfigMap "${long}" is invalid: metadata.name: Invalid value: "${long}": must be no more than 253 characters`));
+      assert.equal(s.details.kind, 'ConfigMap');
+      assert.equal(s.details.name, long);
+      assert.ok(s.details.causes.some((c: { field: string; reason: string }) => c.field === 'metadata.name' && c.reason === 'FieldValueInvalid'));
+
+      const bad = await req('POST', CMS, cm('Bad_Name'));
+      const s2 = assertStatus(bad, 422, 'Invalid', /^ConfigMap "Bad_Name" is invalid: metadata\.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
+      assert.deepEqual(s2.details.causes.map((c: { field: string }) => c.field), ['metadata.name']);
+
+      const missing = await req('POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} });
+      const s3 = assertStatus(missing, 422, 'Invalid', /metadata\.name: Required value: name or generateName is required/);
+      assert.equal(s3.details.causes[0].field, 'metadata.name');
+      assert.equal(s3.details.causes[0].reason, 'FieldValueRequired');
+    });
+
+    it('rejects a body over 3 MiB with 413 RequestEntityTooLarge', async () => {
+      const big = JSON.stringify(cm('big', {}) as object).replace('"v"', JSON.stringify('x'.repeat(3 * 1024 * 1024 + 10)));
+      const r = await req('POST', CMS, undefined, { raw: big });
+      assertStatus(r, 413, 'RequestEntityTooLarge', /Request entity too large: limit is 3145728/);
+      assert.equal((await req('GET', `${CMS}/big`)).status, 404);
+    });
+
+    it('rejects an unsupported Content-Type with 415', async () => {
+      const r = await req('POST', CMS, undefined, { raw: '<ConfigMap/>', contentType: 'application/xml' });
+      assertStatus(r, 415, 'UnsupportedMediaType', /the body of the request was in an unknown format - accepted media types include: application\/json, application\/yaml, application\/vnd\.kubernetes\.protobuf/);
+      const p = await req('PATCH', `${CMS}/ns-match`, { data: { a: 'b' } }, { contentType: 'application/xml' });
+      assertStatus(p, 415, 'UnsupportedMediaType');
+    });
+  });
+
+  describe('paths and methods', () => {
+    it('answers an unknown resource, group or version with 404 NotFound', async () => {
+      for (const p of ['/api/v1/foos', '/api/v1/namespaces/default/foos/x', '/apis/nope.example.com/v1/things', '/apis/apps/v9/deployments', '/api/v2/pods', '/nope']) {
+        const r = await req('GET', p);
+        assertStatus(r, 404, 'NotFound');
+      }
+      // A cluster-scoped resource under a namespace path does not exist either.
+      assertStatus(await req('GET', '/api/v1/namespaces/default/nodes'), 404, 'NotFound');
+    });
+
+    it('answers an unknown subresource with 404', async () => {
+      assertStatus(await req('GET', `${CMS}/ns-match/status`), 404, 'NotFound');
+    });
+
+    it('answers an unsupported method with 405 MethodNotAllowed', async () => {
+      assertStatus(await req('PUT', CMS, cm('x')), 405, 'MethodNotAllowed');
+      assertStatus(await req('POST', `${CMS}/ns-match`, cm('ns-match')), 405, 'MethodNotAllowed');
+      assertStatus(await req('POST', '/api/v1/configmaps', cm('x')), 405, 'MethodNotAllowed');
+      // namespaces do not support deletecollection
+      assertStatus(await req('DELETE', '/api/v1/namespaces'), 405, 'MethodNotAllowed');
+    });
+
+    it('answers exec, attach and portforward with a 400 Status explaining why', async () => {
+      await req('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+      for (const sub of ['exec?command=ls&stdout=true', 'attach?stdout=true', 'portforward?ports=80']) {
+        for (const method of ['GET', 'POST']) {
+          const r = await req(method, `/api/v1/namespaces/default/pods/p/${sub}`);
+          assertStatus(r, 400, 'BadRequest', /is not supported: bonsai simulates pods and runs no containers/);
+        }
+      }
+    });
+  });
+
+  describe('query parameters', () => {
+    it('rejects a bad labelSelector with 400', async () => {
+      const r = await req('GET', `${CMS}?labelSelector=${encodeURIComponent('a in (b')}`);
+      assertStatus(r, 400, 'BadRequest');
+      const r2 = await req('GET', `${CMS}?labelSelector=${encodeURIComponent('a=b=c')}`);
+      assertStatus(r2, 400, 'BadRequest');
+    });
+
+    it('rejects a bad or unsupported fieldSelector with 400', async () => {
+      // Upstream says `"spec.foo" is not a known field selector: only "metadata.name", "metadata.namespace"` for
+      // configmaps and `field label not supported: spec.foo` for kinds with their own field labels.
+      const r = await req('GET', `${CMS}?fieldSelector=spec.foo%3Dbar`);
+      assertStatus(r, 400, 'BadRequest', /spec\.foo/);
+      const rp = await req('GET', '/api/v1/pods?fieldSelector=spec.foo%3Dbar');
+      assertStatus(rp, 400, 'BadRequest', /field label not supported: spec\.foo/);
+      const r2 = await req('GET', `${CMS}?fieldSelector=metadata.name`);
+      assertStatus(r2, 400, 'BadRequest');
+      // A watch with a bad selector fails before the stream starts: a plain 400, not an ERROR event.
+      const w = await req('GET', `${CMS}?watch=true&fieldSelector=spec.foo%3Dbar`);
+      assertStatus(w, 400, 'BadRequest', /spec\.foo/);
+      assertStatus(await req('GET', `${CMS}?watch=1&labelSelector=${encodeURIComponent('a in (b')}`), 400, 'BadRequest');
+    });
+
+    it('rejects a bad continue token with 400', async () => {
+      const r = await req('GET', `${CMS}?limit=1&continue=not-a-token`);
+      assertStatus(r, 400, 'BadRequest', /continue key is not valid/);
+    });
+
+    it('rejects non-integer limit and timeoutSeconds with 400', async () => {
+      assertStatus(await req('GET', `${CMS}?limit=abc`), 400, 'BadRequest', /limit/);
+      assertStatus(await req('GET', `${CMS}?watch=true&timeoutSeconds=soon`), 400, 'BadRequest', /timeoutSeconds/);
+      assertStatus(await req('GET', `${CMS}?resourceVersion=abc`), 400, 'BadRequest', /resourceVersion/);
+    });
+
+    it('rejects an unknown dryRun value', async () => {
+      const r = await req('POST', `${CMS}?dryRun=Yes`, cm('dry-bad'));
+      const s = assertStatus(r, 422, 'Invalid', 'CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Yes"}: supported values: "All"');
+      assert.deepEqual(s.details.causes, [{ reason: 'FieldValueNotSupported', message: 'Unsupported value: []string{"Yes"}: supported values: "All"', field: 'dryRun' }]);
+      assert.equal((await req('GET', `${CMS}/dry-bad`)).status, 404);
+      const u = await req('PUT', `${CMS}/ns-match?dryRun=All&dryRun=all`, cm('ns-match'));
+      assertStatus(u, 422, 'Invalid', /^UpdateOptions\.meta\.k8s\.io "" is invalid: dryRun: Unsupported value: \[\]string\{"All", "all"\}/);
+      const p = await req('PATCH', `${CMS}/ns-match?dryRun=1`, {}, { contentType: 'application/merge-patch+json' });
+      assertStatus(p, 422, 'Invalid', /^PatchOptions\.meta\.k8s\.io "" is invalid: dryRun/);
+      assertStatus(await req('DELETE', `${CMS}/ns-match?dryRun=true`), 422, 'Invalid', /^DeleteOptions\.meta\.k8s\.io "" is invalid: dryRun/);
+      assert.equal((await req('GET', `${CMS}/ns-match`)).status, 200);
+    });
+  });
+
+  describe('object lifecycle errors', () => {
+    it('answers DELETE of a missing object with 404', async () => {
+      const s = assertStatus(await req('DELETE', `${CMS}/missing`), 404, 'NotFound', 'configmaps "missing" not found');
+      assert.deepEqual({ name: s.details.name, kind: s.details.kind }, { name: 'missing', kind: 'configmaps' });
+      assertStatus(await req('DELETE', `${DEPLOYS}/missing`), 404, 'NotFound', 'deployments.apps "missing" not found');
+      const d = (await req('DELETE', `${DEPLOYS}/missing`)).body;
+      assert.equal(d.details.group, 'apps');
+    });
+
+    it('answers an update with a stale resourceVersion with 409 Conflict', async () => {
+      const c = await req('POST', CMS, cm('stale'));
+      const stale = c.body;
+      const u = await req('PUT', `${CMS}/stale`, { ...stale, data: { k: 'v2' } });
+      assert.equal(u.status, 200);
+      const r = await req('PUT', `${CMS}/stale`, { ...stale, data: { k: 'v3' } });
+      assertStatus(r, 409, 'Conflict', 'Operation cannot be fulfilled on configmaps "stale": the object has been modified; please apply your changes to the latest version and try again');
+      assert.equal((await req('GET', `${CMS}/stale`)).body.data.k, 'v2');
+      // A delete precondition on an old resourceVersion conflicts too.
+      const d = await req('DELETE', `${CMS}/stale`, { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { resourceVersion: stale.metadata.resourceVersion } });
+      assertStatus(d, 409, 'Conflict', /Precondition failed: ResourceVersion in precondition/);
+    });
+
+    it('answers a create of an existing object with 409 AlreadyExists', async () => {
+      const r = await req('POST', CMS, cm('stale'));
+      const s = assertStatus(r, 409, 'AlreadyExists', 'configmaps "stale" already exists');
+      assert.equal(s.details.name, 'stale');
+      assert.equal(s.details.kind, 'configmaps');
+    });
+
+    it('answers a create in a missing namespace with 404', async () => {
+      const r = await req('POST', '/api/v1/namespaces/no-such-ns/configmaps', cm('x'));
+      assertStatus(r, 404, 'NotFound', 'namespaces "no-such-ns" not found');
+    });
+
+    it('answers a create in a terminating namespace with 403 and a NamespaceTerminating cause', async () => {
+      const ns = await req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'going', finalizers: ['example.com/hold'] } });
+      assert.equal(ns.status, 201, ns.text);
+      const d = await req('DELETE', '/api/v1/namespaces/going');
+      assert.equal(d.status, 200, d.text);
+      const got = await req('GET', '/api/v1/namespaces/going');
+      assert.equal(got.body.status.phase, 'Terminating');
+      assert.ok(got.body.metadata.deletionTimestamp);
+      const r = await req('POST', '/api/v1/namespaces/going/configmaps', cm('late'));
+      const s = assertStatus(r, 403, 'Forbidden', 'configmaps is forbidden: unable to create new content in namespace going because it is being terminated');
+      assert.deepEqual(s.details.causes, [{ reason: 'NamespaceTerminating', message: 'unable to create new content in namespace going because it is being terminated', field: 'metadata.namespace' }]);
+      const rd = await req('POST', '/apis/apps/v1/namespaces/going/deployments', deploy('late'));
+      assertStatus(rd, 403, 'Forbidden', /^deployments\.apps is forbidden: unable to create new content in namespace going/);
+    });
+  });
+
+  describe('dryRun=All', () => {
+    it('writes nothing on create, update, patch and delete', async () => {
+      const base = await req('POST', CMS, cm('dry'));
+      assert.equal(base.status, 201);
+      const rv0 = b.store.revision();
+
+      const c = await req('POST', `${CMS}?dryRun=All`, cm('dry-new'));
+      assert.equal(c.status, 201, c.text);
+      assert.equal(c.body.metadata.name, 'dry-new');
+      assert.ok(c.body.metadata.uid);
+      assertStatus(await req('GET', `${CMS}/dry-new`), 404, 'NotFound');
+      // A dry-run create of an existing object still conflicts.
+      assertStatus(await req('POST', `${CMS}?dryRun=All`, cm('dry')), 409, 'AlreadyExists');
+
+      const u = await req('PUT', `${CMS}/dry?dryRun=All`, { ...base.body, data: { k: 'changed' } });
+      assert.equal(u.status, 200, u.text);
+      assert.equal(u.body.data.k, 'changed');
+
+      const p = await req('PATCH', `${CMS}/dry?dryRun=All`, { data: { k: 'patched' } }, { contentType: 'application/merge-patch+json' });
+      assert.equal(p.status, 200, p.text);
+      assert.equal(p.body.data.k, 'patched');
+
+      const d = await req('DELETE', `${CMS}/dry?dryRun=All`);
+      assert.equal(d.status, 200, d.text);
+      const dBody = await req('DELETE', `${CMS}/dry`, { kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'] });
+      assert.equal(dBody.status, 200, dBody.text);
+
+      const after = await req('GET', `${CMS}/dry`);
+      assert.equal(after.status, 200);
+      assert.deepEqual(after.body, base.body);
+      assert.equal(b.store.revision(), rv0);
+    });
+  });
+
+  describe('fieldValidation', () => {
+    const withFoo = (name: string) => deploy(name, { foo: 1 });
+
+    it('Strict rejects unknown fields with 400', async () => {
+      const r = await req('POST', `${DEPLOYS}?fieldValidation=Strict`, withFoo('fv-strict'));
+      assertStatus(r, 400, 'BadRequest', 'strict decoding error: unknown field "spec.foo"');
+      assert.equal((await req('GET', `${DEPLOYS}/fv-strict`)).status, 404);
+    });
+
+    it('Warn (and the default) accept with a Warning header', async () => {
+      for (const [name, q] of [['fv-warn', '?fieldValidation=Warn'], ['fv-default', '']]) {
+        const r = await req('POST', `${DEPLOYS}${q}`, withFoo(name));
+        assert.equal(r.status, 201, r.text);
+        assert.equal(r.headers.get('warning'), '299 - "unknown field \\"spec.foo\\""');
+        assert.equal(r.body.spec.foo, undefined);
+      }
+    });
+
+    it('Ignore accepts without a warning', async () => {
+      const r = await req('POST', `${DEPLOYS}?fieldValidation=Ignore`, withFoo('fv-ignore'));
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.headers.get('warning'), null);
+    });
+
+    it('applies to updates and patches too', async () => {
+      const cur = (await req('GET', `${DEPLOYS}/fv-ignore`)).body;
+      const u = await req('PUT', `${DEPLOYS}/fv-ignore?fieldValidation=Strict`, { ...cur, spec: { ...cur.spec, foo: 2 } });
+      assertStatus(u, 400, 'BadRequest', 'strict decoding error: unknown field "spec.foo"');
+      const p = await req('PATCH', `${DEPLOYS}/fv-ignore?fieldValidation=Strict`, { spec: { foo: 3 } }, { contentType: 'application/merge-patch+json' });
+      assertStatus(p, 400, 'BadRequest', 'strict decoding error: unknown field "spec.foo"');
+      const w = await req('PATCH', `${DEPLOYS}/fv-ignore`, { spec: { foo: 3 } }, { contentType: 'application/merge-patch+json' });
+      assert.equal(w.status, 200);
+      assert.equal(w.headers.get('warning'), '299 - "unknown field \\"spec.foo\\""');
+    });
+  });
+
+  describe('generateName', () => {
+    it('appends 5 random characters to the prefix', async () => {
+      const names = new Set<string>();
+      for (let i = 0; i < 3; i++) {
+        const r = await req('POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-' } });
+        assert.equal(r.status, 201, r.text);
+        assert.match(r.body.metadata.name, /^gen-[a-z0-9]{5}$/);
+        assert.equal(r.body.metadata.generateName, 'gen-');
+        names.add(r.body.metadata.name);
+      }
+      assert.equal(names.size, 3);
+    });
+  });
+
+  describe('finalizers', () => {
+    it('keeps an object with a finalizer until an update removes it', async () => {
+      const c = await req('POST', CMS, cm('held', { finalizers: ['example.com/hold'] }));
+      assert.equal(c.status, 201);
+      const d = await req('DELETE', `${CMS}/held`);
+      assert.equal(d.status, 200, d.text);
+      assert.ok(d.body.metadata.deletionTimestamp, 'DELETE returns the object with deletionTimestamp');
+      const g = await req('GET', `${CMS}/held`);
+      assert.equal(g.status, 200);
+      assert.ok(g.body.metadata.deletionTimestamp);
+      assert.deepEqual(g.body.metadata.finalizers, ['example.com/hold']);
+      // A second DELETE changes nothing and still answers with the object.
+      const d2 = await req('DELETE', `${CMS}/held`);
+      assert.equal(d2.status, 200);
+      assert.equal(d2.body.metadata.resourceVersion, g.body.metadata.resourceVersion);
+      // Updates other than finalizer removal leave it in place.
+      const u = await req('PATCH', `${CMS}/held`, { metadata: { labels: { a: 'b' } } }, { contentType: 'application/merge-patch+json' });
+      assert.equal(u.status, 200);
+      assert.equal((await req('GET', `${CMS}/held`)).status, 200);
+      const rm = await req('PATCH', `${CMS}/held`, [{ op: 'remove', path: '/metadata/finalizers' }], { contentType: 'application/json-patch+json' });
+      assert.equal(rm.status, 200, rm.text);
+      assertStatus(await req('GET', `${CMS}/held`), 404, 'NotFound');
+    });
+
+    it('deletes through a PUT that empties the finalizers', async () => {
+      await req('POST', CMS, cm('held2', { finalizers: ['example.com/a', 'example.com/b'] }));
+      await req('DELETE', `${CMS}/held2`);
+      let cur = (await req('GET', `${CMS}/held2`)).body;
+      const u1 = await req('PUT', `${CMS}/held2`, { ...cur, metadata: { ...cur.metadata, finalizers: ['example.com/b'] } });
+      assert.equal(u1.status, 200);
+      assert.equal((await req('GET', `${CMS}/held2`)).status, 200);
+      cur = u1.body;
+      const u2 = await req('PUT', `${CMS}/held2`, { ...cur, metadata: { ...cur.metadata, finalizers: [] } });
+      assert.equal(u2.status, 200, u2.text);
+      assertStatus(await req('GET', `${CMS}/held2`), 404, 'NotFound');
+    });
+  });
+
+  describe('version views of shared objects', () => {
+    it('serves core/v1 events through events.k8s.io/v1', async () => {
+      const ev = {
+        apiVersion: 'v1', kind: 'Event', metadata: { name: 'web.1' },
+        involvedObject: { kind: 'Pod', name: 'web', namespace: 'default', apiVersion: 'v1' },
+        reason: 'Started', message: 'Started container c', type: 'Normal', source: { component: 'kubelet' },
+        firstTimestamp: '2025-01-01T00:00:00Z', lastTimestamp: '2025-01-01T00:00:00Z', count: 1,
+      };
+      const c = await req('POST', '/api/v1/namespaces/default/events', ev);
+      assert.equal(c.status, 201, c.text);
+      const g = await req('GET', '/apis/events.k8s.io/v1/namespaces/default/events/web.1');
+      assert.equal(g.status, 200, g.text);
+      assert.equal(g.body.apiVersion, 'events.k8s.io/v1');
+      assert.equal(g.body.kind, 'Event');
+      assert.equal(g.body.note, 'Started container c');
+      assert.equal(g.body.reason, 'Started');
+      assert.equal(g.body.regarding.name, 'web');
+      assert.equal(g.body.regarding.kind, 'Pod');
+      assert.equal(g.body.metadata.uid, c.body.metadata.uid);
+      const l = await req('GET', '/apis/events.k8s.io/v1/namespaces/default/events');
+      assert.ok(l.body.items.some((e: { note?: string }) => e.note === 'Started container c'));
+      assert.equal(l.body.kind, 'EventList');
+      assert.equal(l.body.apiVersion, 'events.k8s.io/v1');
+    });
+
+    it('serves the same HorizontalPodAutoscaler as autoscaling/v1 and v2', async () => {
+      const hpa = {
+        apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'web' },
+        spec: {
+          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }, minReplicas: 1, maxReplicas: 5,
+          metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } }],
+        },
+      };
+      const c = await req('POST', '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers', hpa);
+      assert.equal(c.status, 201, c.text);
+      const v1 = await req('GET', '/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers/web');
+      assert.equal(v1.status, 200, v1.text);
+      assert.equal(v1.body.apiVersion, 'autoscaling/v1');
+      assert.equal(v1.body.spec.targetCPUUtilizationPercentage, 70);
+      assert.equal(v1.body.spec.maxReplicas, 5);
+      assert.equal(v1.body.metadata.uid, c.body.metadata.uid);
+
+      const c1 = await req('POST', '/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers', {
+        apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'api' },
+        spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'api' }, maxReplicas: 3, targetCPUUtilizationPercentage: 50 },
+      });
+      assert.equal(c1.status, 201, c1.text);
+      const v2 = await req('GET', '/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/api');
+      assert.equal(v2.status, 200);
+      assert.equal(v2.body.apiVersion, 'autoscaling/v2');
+      assert.deepEqual(v2.body.spec.metrics, [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }]);
+      const l1 = await req('GET', '/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers');
+      assert.deepEqual(l1.body.items.map((h: { metadata: { name: string } }) => h.metadata.name), ['api', 'web']);
+      assert.ok(l1.body.items.every((h: { apiVersion: string }) => h.apiVersion === 'autoscaling/v1'));
+    });
+  });
+});
