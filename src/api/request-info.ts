@@ -44,8 +44,9 @@ export function parseRequestPath(path: string): RequestInfo | undefined {
     info.discovery = true;
     return info;
   }
-  // namespaces/<ns>/<resource>... addresses namespaced resources; namespaces[/<name>[/sub]] is the namespace itself.
-  if (rest[0] === 'namespaces' && rest.length >= 3) {
+  // namespaces/<ns>/<resource>... addresses namespaced resources; namespaces[/<name>[/sub]] is the namespace itself,
+  // with its subresources status and finalize (as upstream's RequestInfoFactory).
+  if (rest[0] === 'namespaces' && rest.length >= 3 && !(rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize'))) {
     info.namespace = rest[1];
     rest = rest.slice(2);
   }

@@ -30,7 +30,14 @@ function statusFor(err: unknown, log: Logger): ApiError {
 
 export function buildServer(opts: ServerOptions): FastifyInstance {
   const { reg, log } = opts;
-  const app = Fastify({ bodyLimit: maxBodyBytes, logger: false, forceCloseConnections: true, routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 } });
+  const app = Fastify({
+    bodyLimit: maxBodyBytes, logger: false, forceCloseConnections: true, routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    // Errors Fastify raises before routing (a malformed %-escape in the path) are Status objects too.
+    frameworkErrors: (err, _req, reply) => {
+      const status = statusFor(err, log);
+      void (reply as FastifyReply).code(status.code).header('Content-Type', 'application/json').send(status.toStatus());
+    },
+  });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_req, body, done) => done(null, body));
 

@@ -85,7 +85,7 @@ function renderValue(v: unknown): string {
 export function invalid(kind: string, group: string, name: string, errors: FieldError[]): ApiError {
   const parts = errors.map((e) => `${e.field}: ${e.message}`);
   const summary = parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`;
-  return new ApiError(422, 'Invalid', `${kind} "${name}" is invalid: ${summary}`, {
+  return new ApiError(422, 'Invalid', `${group ? `${kind}.${group}` : kind} "${name}" is invalid: ${summary}`, {
     name, group: group || undefined, kind,
     causes: errors.map((e) => ({ reason: e.type, message: e.message, field: e.field })),
   });

@@ -25,12 +25,12 @@ export const commonFieldGetters: Record<string, FieldGetter> = {
   'metadata.namespace': (o) => o.metadata.namespace ?? '',
 };
 
-/** Checks every requirement names a supported field; throws the upstream 400 otherwise. */
-export function checkFieldSelector(reqs: FieldRequirement[], getters: Record<string, FieldGetter>, resourceDesc: string, raw: string): void {
+/** Checks every requirement names a supported field; throws upstream's 400 otherwise. */
+export function checkFieldSelector(reqs: FieldRequirement[], getters: Record<string, FieldGetter>, onlyCommon: boolean): void {
   for (const r of reqs) {
-    if (!getters[r.field]) {
-      throw badRequest(`Unable to find "${resourceDesc}" that match label selector "", field selector "${raw}": field label not supported: ${r.field}`);
-    }
+    if (getters[r.field]) continue;
+    if (onlyCommon) throw badRequest(`"${r.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`);
+    throw badRequest(`field label not supported: ${r.field}`);
   }
 }
 

@@ -44,7 +44,7 @@ interface Filter {
 function buildFilter(def: ResourceDef, namespace: string | undefined, labelSelector = '', fieldSelector = ''): Filter {
   const getters = { ...commonFieldGetters, ...def.fieldSelectors };
   const fields = parseFieldSelector(fieldSelector);
-  checkFieldSelector(fields, getters, `${def.group ? `${def.group}/` : '/'}${def.version}, Resource=${def.plural}`, fieldSelector);
+  checkFieldSelector(fields, getters, !def.fieldSelectors);
   return { labels: parseLabelSelector(labelSelector), fields, getters, namespace: def.namespaced ? namespace : undefined };
 }
 
