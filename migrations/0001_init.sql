@@ -1,15 +1,8 @@
--- Objects (current state) and the change log, keyed by one global revision.
+-- The change log holds every object state once, keyed by the global revision; `objects` points at each
+-- object's current revision. Compaction drops log entries that are neither recent nor current.
 CREATE TABLE IF NOT EXISTS meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS objects (
-  resource  TEXT NOT NULL,
-  namespace TEXT NOT NULL,
-  name      TEXT NOT NULL,
-  rv        INTEGER NOT NULL,
-  value     TEXT NOT NULL,
-  PRIMARY KEY (resource, namespace, name)
 );
 CREATE TABLE IF NOT EXISTS changes (
   rv        INTEGER PRIMARY KEY,
@@ -19,4 +12,10 @@ CREATE TABLE IF NOT EXISTS changes (
   type      TEXT NOT NULL,
   value     TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS changes_by_resource ON changes (resource, rv);
+CREATE TABLE IF NOT EXISTS objects (
+  resource  TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  name      TEXT NOT NULL,
+  rv        INTEGER NOT NULL,
+  PRIMARY KEY (resource, namespace, name)
+) WITHOUT ROWID;

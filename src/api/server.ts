@@ -41,6 +41,11 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_req, body, done) => done(null, body));
 
+  // Group commit: writes are committed together after the current turn; no answer leaves before its data is saved.
+  app.addHook('onSend', async (_req, _reply, payload) => {
+    if (reg.store.hasPending()) await reg.store.committed();
+    return payload;
+  });
   app.setErrorHandler((err, _req, reply) => {
     const status = statusFor(err, log);
     if (reply.sent || reply.raw.headersSent) return;

@@ -55,6 +55,12 @@ export class SqliteStore {
   private rev = 0;
   private compacted = 0;
   private readonly retain: number;
+  /** Writes applied in memory but not yet committed; they are committed together (group commit). */
+  private pending: Array<{ change: Change; namespace: string; name: string; json: string }> = [];
+  private flushScheduled = false;
+  private waiters: Array<() => void> = [];
+  /** One transaction for a batch of writes: each object's current revision and its change-log entry. */
+  private readonly persist: (batch: SqliteStore['pending']) => void;
   private readonly stmts: {
     upsert: Statement;
     del: Statement;
@@ -68,15 +74,24 @@ export class SqliteStore {
     this.db = new BetterSqlite3(opts.path);
     if (opts.path !== ':memory:') this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${opts.synchronous ?? 'NORMAL'}`);
+    this.db.pragma('cache_size = -65536');
+    this.db.pragma('wal_autocheckpoint = 8192');
     this.retain = opts.retainChanges ?? 100_000;
     migrate(this.db);
     this.stmts = {
-      upsert: this.db.prepare('INSERT INTO objects (resource, namespace, name, rv, value) VALUES (?, ?, ?, ?, ?) ON CONFLICT (resource, namespace, name) DO UPDATE SET rv = excluded.rv, value = excluded.value'),
+      upsert: this.db.prepare('INSERT INTO objects (resource, namespace, name, rv) VALUES (?, ?, ?, ?) ON CONFLICT (resource, namespace, name) DO UPDATE SET rv = excluded.rv'),
       del: this.db.prepare('DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?'),
       change: this.db.prepare('INSERT INTO changes (rv, resource, namespace, name, type, value) VALUES (?, ?, ?, ?, ?, ?)'),
       setMeta: this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
       changesSince: this.db.prepare('SELECT rv, resource, namespace, name, type, value FROM changes WHERE resource = ? AND rv > ? ORDER BY rv'),
     };
+    this.persist = this.db.transaction((batch: SqliteStore['pending']) => {
+      for (const { change: c, namespace, name, json } of batch) {
+        if (c.type === 'DELETED') this.stmts.del.run(c.resource, namespace, name);
+        else this.stmts.upsert.run(c.resource, namespace, name, c.rv);
+        this.stmts.change.run(c.rv, c.resource, namespace, name, c.type, json);
+      }
+    });
     this.load();
   }
 
@@ -85,7 +100,8 @@ export class SqliteStore {
     const maxChange = (this.db.prepare('SELECT MAX(rv) AS m FROM changes').get() as { m: number | null }).m ?? 0;
     this.rev = Math.max(Number(meta.get('revision') ?? 0), maxChange);
     this.compacted = Number(meta.get('compacted') ?? 0);
-    for (const row of this.db.prepare('SELECT resource, namespace, name, rv, value FROM objects').iterate() as IterableIterator<Row>) {
+    const current = 'SELECT o.resource, o.namespace, o.name, o.rv, c.value FROM objects o JOIN changes c ON c.rv = o.rv';
+    for (const row of this.db.prepare(current).iterate() as IterableIterator<Row>) {
       const obj = JSON.parse(row.value) as KObject;
       jsonOf.set(obj, row.value);
       this.table(row.resource).set(keyOf(row.namespace, row.name), obj);
@@ -167,18 +183,43 @@ export class SqliteStore {
     const obj: KObject = { ...input, metadata: { ...input.metadata, resourceVersion: String(rv) } };
     const { namespace, name } = ident(obj);
     const json = JSON.stringify(obj);
-    this.db.transaction(() => {
-      if (type === 'DELETED') this.stmts.del.run(resource, namespace, name);
-      else this.stmts.upsert.run(resource, namespace, name, rv, json);
-      this.stmts.change.run(rv, resource, namespace, name, type, json);
-    })();
     this.rev = rv;
     jsonOf.set(obj, json);
     const t = this.table(resource);
     if (type === 'DELETED') t.delete(keyOf(namespace, name));
     else t.set(keyOf(namespace, name), obj);
-    this.hub.publish({ type, resource, rv, object: obj, previous });
+    this.pending.push({ change: { type, resource, rv, object: obj, previous }, namespace, name, json });
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
     return obj;
+  }
+
+  /**
+   * Commits every pending write in one transaction, then tells watchers, in revision order. A failed commit
+   * leaves memory ahead of the database, so it is fatal: the process stops rather than serve unsaved state.
+   */
+  flush(): void {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    if (!batch.length) return;
+    this.pending = [];
+    this.persist(batch);
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const p of batch) this.hub.publish(p.change);
+    for (const w of waiters) w();
+  }
+
+  /** Resolves once every write made so far is committed (at once when none is pending). */
+  committed(): Promise<void> {
+    if (!this.pending.length) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  hasPending(): boolean {
+    return this.pending.length > 0;
   }
 
   /**
@@ -193,14 +234,15 @@ export class SqliteStore {
         replay.push({ type: r.type, resource, rv: r.rv, object: JSON.parse(r.value) as KObject });
       }
     }
-    const stop = this.hub.subscribe(resource, listener);
+    // Changes still pending are published after their commit; skip any this watch already covers.
+    let seen = Math.max(fromRv, replay.length ? replay[replay.length - 1].rv : fromRv);
+    const stop = this.hub.subscribe(resource, (c) => {
+      if (c.rv <= seen) return;
+      seen = c.rv;
+      listener(c);
+    });
     for (const c of replay) listener(c);
     return stop;
-  }
-
-  /** Runs several writes in one SQLite transaction (each write still gets its own revision). */
-  batch<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
   }
 
   /** Drops change-log entries beyond the retention window. Returns the new compacted revision. */
@@ -208,7 +250,8 @@ export class SqliteStore {
     const target = this.rev - retain;
     if (target <= this.compacted) return this.compacted;
     this.db.transaction(() => {
-      this.db.prepare('DELETE FROM changes WHERE rv <= ?').run(target);
+      // Entries that are still some object's current state stay: start-up reads them.
+      this.db.prepare('DELETE FROM changes WHERE rv <= ? AND rv NOT IN (SELECT rv FROM objects)').run(target);
       this.stmts.setMeta.run('compacted', String(target));
       this.stmts.setMeta.run('revision', String(this.rev));
     })();
@@ -217,6 +260,7 @@ export class SqliteStore {
   }
 
   close(): void {
+    this.flush();
     this.hub.clear();
     try {
       this.stmts.setMeta.run('revision', String(this.rev));
