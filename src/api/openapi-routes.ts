@@ -15,7 +15,7 @@ export function registerOpenApi(app: FastifyInstance, reg: Registry): void {
   app.get('/openapi/v3', async (_req, reply) => {
     const out: Record<string, { serverRelativeURL: string }> = {};
     for (const p of paths) out[p] = { serverRelativeURL: `/openapi/v3/${p}?hash=${v3DocumentHash(p)}` };
-    reply.header('Content-Type', 'application/json').send({ paths: out });
+    return reply.header('Content-Type', 'application/json').send({ paths: out });
   });
   app.get('/openapi/v3/*', async (req, reply) => {
     const p = (req.params as { '*': string })['*'];
@@ -24,22 +24,20 @@ export function registerOpenApi(app: FastifyInstance, reg: Registry): void {
     const hash = v3DocumentHash(p);
     const q = req.query as { hash?: string };
     reply.header('Cache-Control', q.hash === hash ? 'public, immutable' : 'no-cache, private');
-    reply.header('Etag', `"${hash}"`).header('Content-Type', 'application/json').send(bytes);
+    return reply.header('Etag', `"${hash}"`).header('Content-Type', 'application/json').send(bytes);
   });
   app.get('/openapi/v2', async (req, reply) => {
     const format = negotiateV2(req.headers.accept);
     reply.header('Vary', 'Accept');
     if (!format) {
-      reply.code(406).send({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'only application/json and application/com.github.proto-openapi.spec.v2.v1.0+protobuf are served', reason: 'NotAcceptable', code: 406 });
-      return;
+      return reply.code(406).send({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'only application/json and application/com.github.proto-openapi.spec.v2.v1.0+protobuf are served', reason: 'NotAcceptable', code: 406 });
     }
     const etag = v2ETag();
     reply.header('Etag', etag).header('Content-Type', format === 'json' ? 'application/json' : V2_PROTOBUF_CONTENT_TYPE);
     if (req.headers['if-none-match']?.split(',').some((t) => t.trim() === etag)) {
-      reply.code(304).send();
-      return;
+      return reply.code(304).send();
     }
     v2 ??= v2DocumentBytes();
-    reply.send(format === 'json' ? v2 : v2ProtobufBytes());
+    return reply.send(format === 'json' ? v2 : v2ProtobufBytes());
   });
 }

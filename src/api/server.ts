@@ -64,17 +64,26 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     const a = app.server.address();
     return typeof a === 'object' && a ? `${a.address}:${a.port}` : '127.0.0.1';
   };
-  app.get('/api', async (req, reply) => serveRootDiscovery(reg, true, req, reply, address()));
-  app.get('/apis', async (req, reply) => serveRootDiscovery(reg, false, req, reply, address()));
+  app.get('/api', async (req, reply) => {
+    serveRootDiscovery(reg, true, req, reply, address());
+    return reply;
+  });
+  app.get('/apis', async (req, reply) => {
+    serveRootDiscovery(reg, false, req, reply, address());
+    return reply;
+  });
+  // Handlers send (or hijack) the reply themselves; returning it tells Fastify not to send again.
   const dispatch = async (req: FastifyRequest, reply: FastifyReply) => {
     const info = parseRequestPath(req.url);
     if (!info) throw pathNotFound();
     if (info.discovery) {
       if (req.method !== 'GET') throw methodNotAllowed();
-      if (!info.version) return serveGroup(reg, info.group, reply);
-      return void reply.send(apiResourceList(reg, info.group, info.version));
+      if (!info.version) serveGroup(reg, info.group, reply);
+      else reply.send(apiResourceList(reg, info.group, info.version));
+      return reply;
     }
     handleResource({ reg }, info, req, reply);
+    return reply;
   };
   app.all('/api/*', dispatch);
   app.all('/apis/*', dispatch);

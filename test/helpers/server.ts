@@ -43,9 +43,12 @@ export async function startServer(opts: { dataDir?: string; args?: string[] } = 
   return {
     url, dataDir, kubeconfig, proc,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
-      proc.kill(signal);
-      return exited;
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      const code = await exited;
+      // The server logs only warnings and worse by default: an error-level line is a server bug.
+      const bad = err.split('\n').filter((l) => /"level":(50|60)/.test(l));
+      if (bad.length) throw new Error(`server logged ${bad.length} error(s), first: ${bad[0]}`);
+      return code;
     },
     cleanup() {
       rmSync(dataDir, { recursive: true, force: true });
