@@ -12,6 +12,7 @@ import { bool, dryRun, fieldValidation, int, query, str, type Query } from './qu
 import { pathNotFound, type RequestInfo } from './request-info.js';
 import { handleSubresource } from './subresources.js';
 import { streamWatch } from './watch-stream.js';
+import { storedJson } from '../storage/sqlite-store.js';
 
 export interface HandlerContext {
   reg: Registry;
@@ -30,7 +31,12 @@ function respondObject(req: FastifyRequest, reply: FastifyReply, def: ResourceDe
   const q = query(req);
   if (fmt === 'table') reply.code(code).send(tableBody(def, version, [obj], { resourceVersion: obj.metadata.resourceVersion }, str(q, 'includeObject')));
   else if (fmt === 'partial') reply.code(code).send(partialBody(served(def, version, obj)));
-  else reply.code(code).send(served(def, version, obj));
+  else {
+    const s = served(def, version, obj);
+    const json = s === obj ? storedJson(obj) : undefined;
+    if (json) reply.code(code).type('application/json').send(json);
+    else reply.code(code).send(s);
+  }
 }
 
 export function deleteOptions(q: Query, body: unknown): DeleteOptions {
