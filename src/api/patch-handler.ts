@@ -31,7 +31,7 @@ export function handlePatch(reg: Registry, def: ResourceDef, version: string, na
   const patch = parseBody(req.body as Buffer | undefined, type === 'apply' ? 'application/apply-patch+yaml' : 'application/json');
   if (patch === undefined) throw badRequest('the body of the request was empty');
   const gvk = { group: def.group, version, kind: def.kind };
-  const mode = fieldValidation(q);
+  const mode = fieldValidation(q, 'PatchOptions');
   const opts = { dryRun: dryRun(q, 'PatchOptions'), fieldManager: str(q, 'fieldManager'), subresource, warnings };
   const ns = def.namespaced ? namespace : '';
 

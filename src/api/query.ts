@@ -29,22 +29,26 @@ export function int(q: Query, name: string): number | undefined {
 
 export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';
 
-/** `dryRun`: only "All"; anything else is a 422 on the request's options kind, as upstream's ValidateDryRun. */
+/** An unsupported request option is a 422 on the request's options kind, as upstream validates them. */
+function unsupportedOption(optionsKind: OptionsKind, field: string, message: string): ApiError {
+  return new ApiError(422, 'Invalid', `${optionsKind}.meta.k8s.io "" is invalid: ${field}: ${message}`, {
+    name: '', group: 'meta.k8s.io', kind: optionsKind, causes: [{ reason: 'FieldValueNotSupported', message, field }],
+  });
+}
+
+/** `dryRun`: only "All". */
 export function dryRun(q: Query, optionsKind: OptionsKind = 'CreateOptions'): boolean {
   const v = q.dryRun;
   const vals = Array.isArray(v) ? v : v === undefined ? [] : [v];
   if (vals.some((d) => d !== 'All')) {
-    const message = `Unsupported value: []string{${vals.map((d) => JSON.stringify(d)).join(', ')}}: supported values: "All"`;
-    throw new ApiError(422, 'Invalid', `${optionsKind}.meta.k8s.io "" is invalid: dryRun: ${message}`, {
-      name: '', group: 'meta.k8s.io', kind: optionsKind, causes: [{ reason: 'FieldValueNotSupported', message, field: 'dryRun' }],
-    });
+    throw unsupportedOption(optionsKind, 'dryRun', `Unsupported value: []string{${vals.map((d) => JSON.stringify(d)).join(', ')}}: supported values: "All"`);
   }
   return vals.length > 0;
 }
 
-export function fieldValidation(q: Query): 'Strict' | 'Warn' | 'Ignore' {
+export function fieldValidation(q: Query, optionsKind: OptionsKind = 'CreateOptions'): 'Strict' | 'Warn' | 'Ignore' {
   const v = str(q, 'fieldValidation');
   if (v === undefined || v === '') return 'Warn';
   if (v === 'Strict' || v === 'Warn' || v === 'Ignore') return v;
-  throw badRequest(`fieldValidation: Unsupported value: "${v}": supported values: "Ignore", "Strict", "Warn"`);
+  throw unsupportedOption(optionsKind, 'fieldValidation', `Unsupported value: "${v}": supported values: "Ignore", "Strict", "Warn"`);
 }

@@ -41,6 +41,7 @@ function respondObject(req: FastifyRequest, reply: FastifyReply, def: ResourceDe
 
 export function deleteOptions(q: Query, body: unknown): DeleteOptions {
   const opts: DeleteOptions = {};
+  if (body !== undefined && body !== null && !isRecord(body)) throw badRequest('the body of a delete request must be a DeleteOptions object');
   if (isRecord(body)) {
     if (body.kind !== undefined && body.kind !== 'DeleteOptions') throw badRequest(`expected DeleteOptions, got ${String(body.kind)}`);
     const p = body.propagationPolicy;
@@ -81,7 +82,7 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
     const sendInitial = str(q, 'sendInitialEvents');
     return streamWatch(reg, {
       def, version, namespace: ns,
-      opts: { labelSelector: str(q, 'labelSelector'), fieldSelector, resourceVersion: str(q, 'resourceVersion'), sendInitialEvents: sendInitial === undefined ? undefined : sendInitial === 'true' },
+      opts: { labelSelector: str(q, 'labelSelector'), fieldSelector, resourceVersion: str(q, 'resourceVersion'), resourceVersionMatch: str(q, 'resourceVersionMatch'), sendInitialEvents: sendInitial === undefined ? undefined : sendInitial === 'true' },
       format: outputFormat(req.headers.accept), includeObject: str(q, 'includeObject'),
       bookmarks: bool(q, 'allowWatchBookmarks'), timeoutSeconds: int(q, 'timeoutSeconds'),
     }, req, reply);
@@ -137,7 +138,7 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
     }
     case 'PUT': {
       if (!verbAllowed(def, 'update')) throw methodNotAllowed();
-      const obj = decodeObject(def, version, req, fieldValidation(q), warnings);
+      const obj = decodeObject(def, version, req, fieldValidation(q, 'UpdateOptions'), warnings);
       const updated = reg.update(def, ns ?? '', name, obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), warnings });
       sendWarnings(reply, warnings);
       return respondObject(req, reply, def, version, updated);

@@ -82,6 +82,8 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
       else reply.send(apiResourceList(reg, info.group, info.version));
       return reply;
     }
+    // Reads (and the initial state of watches) see only committed writes.
+    if (req.method === 'GET' && reg.store.hasPending()) await reg.store.committed();
     handleResource({ reg }, info, req, reply);
     return reply;
   };

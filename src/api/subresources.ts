@@ -1,7 +1,7 @@
 // Subresources: status, scale, binding, eviction, log, finalize; exec/attach/portforward answer 400.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Scale } from 'kubernetes-types/autoscaling/v1.js';
-import { ApiError, badRequest, conflict, methodNotAllowed, notFound } from '../machinery/errors.js';
+import { ApiError, badRequest, conflict, methodNotAllowed } from '../machinery/errors.js';
 import { formatLabelSelector } from '../machinery/labels.js';
 import { isRecord, type KObject, type LabelSelector } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
@@ -11,7 +11,7 @@ import { decodeObject } from './decode-object.js';
 import { served } from './output.js';
 import { applyPatch, handlePatch } from './patch-handler.js';
 import { dryRun, fieldValidation, query, str } from './query.js';
-import type { RequestInfo } from './request-info.js';
+import { pathNotFound, type RequestInfo } from './request-info.js';
 import type { HandlerContext } from './resource-handler.js';
 import { sendWarnings } from './resource-handler.js';
 import { evictPod } from './eviction.js';
@@ -75,7 +75,7 @@ function handleStatus(reg: Registry, def: ResourceDef, info: RequestInfo, req: F
   let out: KObject;
   if (req.method === 'GET') out = reg.get(def, ns, name);
   else if (req.method === 'PUT') {
-    const obj = decodeObject(def, info.version, req, fieldValidation(q), warnings);
+    const obj = decodeObject(def, info.version, req, fieldValidation(q, 'UpdateOptions'), warnings);
     out = reg.update(def, ns, name, obj, { dryRun: dryRun(q, 'UpdateOptions'), subresource: 'status', warnings });
   } else if (req.method === 'PATCH') out = handlePatch(reg, def, info.version, ns, name, req, 'status', warnings).object;
   else throw methodNotAllowed();
@@ -100,7 +100,7 @@ function handleFinalize(reg: Registry, def: ResourceDef, info: RequestInfo, req:
 export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void {
   const sub = info.subresource ?? '';
   const { reg } = ctx;
-  if (!def.subresources?.includes(sub as never)) throw notFound({ group: def.group, resource: `${def.plural}/${sub}` }, info.name ?? '');
+  if (!def.subresources?.includes(sub as never)) throw pathNotFound();
   switch (sub) {
     case 'status':
       return handleStatus(reg, def, info, req, reply);

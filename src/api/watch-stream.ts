@@ -35,7 +35,7 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
   try {
     stopWatch = reg.watch(w.def, w.namespace, w.opts, (type, obj) => sink(type, obj));
   } catch (e) {
-    if (e instanceof ApiError && e.code === 400) throw e;
+    if (e instanceof ApiError && (e.code === 400 || e.code === 422)) throw e;
     startError = e;
   }
   reply.hijack();

@@ -28,6 +28,7 @@ export interface WatchOptions {
   labelSelector?: string;
   fieldSelector?: string;
   resourceVersion?: string;
+  resourceVersionMatch?: string;
   sendInitialEvents?: boolean;
 }
 
@@ -84,16 +85,21 @@ function decodeContinue(s: string): ContinueToken {
   }
 }
 
-/** Upstream's ValidateListOptions (for lists): a 422 on ListOptions.meta.k8s.io. */
-function validateListOptions(opts: ListOptions): void {
+/** Upstream's ValidateListOptions: a 422 on ListOptions.meta.k8s.io. */
+function validateListOptions(opts: ListOptions, watch?: WatchOptions): void {
   const match = opts.resourceVersionMatch;
-  if (!match) return;
   const errs: FieldError[] = [];
   const f = 'resourceVersionMatch';
-  if (!opts.resourceVersion) errs.push(fieldForbidden(f, 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
-  if (opts.continue) errs.push(fieldForbidden(f, 'resourceVersionMatch is forbidden when continue is provided'));
-  if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(fieldNotSupported(f, match, ['Exact', 'NotOlderThan', '']));
-  if (match === 'Exact' && opts.resourceVersion === '0') errs.push(fieldForbidden(f, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+  if (watch && watch.sendInitialEvents !== undefined) {
+    // A streaming list (watch with initial events) must ask for NotOlderThan; resourceVersion may be empty.
+    if (match !== 'NotOlderThan') errs.push(fieldForbidden('sendInitialEvents', 'sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan'));
+  } else if (match) {
+    if (watch) errs.push(fieldForbidden(f, 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'));
+    if (!opts.resourceVersion) errs.push(fieldForbidden(f, 'resourceVersionMatch is forbidden unless resourceVersion is provided'));
+    if (opts.continue) errs.push(fieldForbidden(f, 'resourceVersionMatch is forbidden when continue is provided'));
+    if (match !== 'Exact' && match !== 'NotOlderThan') errs.push(fieldNotSupported(f, match, ['Exact', 'NotOlderThan', '']));
+    if (match === 'Exact' && opts.resourceVersion === '0') errs.push(fieldForbidden(f, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+  }
   if (!errs.length) return;
   const parts = errs.map((e) => `${e.field}: ${e.message}`);
   throw new ApiError(422, 'Invalid', `ListOptions.meta.k8s.io "" is invalid: ${parts.length === 1 ? parts[0] : `[${parts.join(', ')}]`}`, {
@@ -115,7 +121,11 @@ export function listObjects(reg: Registry, def: ResourceDef, namespace: string |
   let start = '';
   if (opts.continue) {
     if (opts.resourceVersion) throw badRequest('specifying resource version is not allowed when using continue');
-    start = decodeContinue(opts.continue).start;
+    const token = decodeContinue(opts.continue);
+    if (token.rv < reg.store.compactedRevision()) {
+      throw gone('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+    }
+    start = token.start;
   }
   const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
   const all = reg.store.list(storageKey(def), filter.namespace);
@@ -149,6 +159,7 @@ export function listObjects(reg: Registry, def: ResourceDef, namespace: string |
 /** Streams changes; with no resourceVersion or "0" it first sends the current state as ADDED events. */
 export function watchObjects(reg: Registry, def: ResourceDef, namespace: string | undefined, opts: WatchOptions, sink: WatchSink): () => void {
   const filter = buildFilter(def, namespace, opts.labelSelector, opts.fieldSelector);
+  validateListOptions({ resourceVersion: opts.resourceVersion, resourceVersionMatch: opts.resourceVersionMatch }, opts);
   const rv = parseRv(opts.resourceVersion);
   const key = storageKey(def);
   const initial = rv === undefined || rv === 0 || opts.sendInitialEvents === true;

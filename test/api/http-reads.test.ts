@@ -311,5 +311,21 @@ describe('HTTP semantics: lists, watches and tables', () => {
       assert.deepEqual(names(ok.events), ['ADDED c-3']);
       ok.close();
     });
+
+    it('answers a continue token from before the compaction with 410', async () => {
+      const page = await req('GET', `${CMS}?limit=1`);
+      assert.ok(page.body.metadata.continue);
+      await req('POST', CMS, cm('c-4'));
+      b.store.compact(0);
+      assertStatus(await req('GET', `${CMS}?limit=1&continue=${encodeURIComponent(page.body.metadata.continue)}`), 410, 'Expired', /continue parameter is too old/);
+    });
+  });
+
+  describe('watch options', () => {
+    it('validates resourceVersionMatch and sendInitialEvents as upstream does', async () => {
+      assertStatus(await req('GET', `${CMS}?watch=true&resourceVersion=0&resourceVersionMatch=NotOlderThan`), 422, 'Invalid',
+        'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+      assertStatus(await req('GET', `${CMS}?watch=true&sendInitialEvents=true`), 422, 'Invalid', /sendInitialEvents is forbidden for watch unless resourceVersionMatch is set to NotOlderThan/);
+    });
   });
 });

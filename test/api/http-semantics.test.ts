@@ -214,6 +214,16 @@ describe('HTTP semantics: errors, dryRun, fieldValidation, finalizers', () => {
       assert.equal(d.details.group, 'apps');
     });
 
+    it('rejects a DELETE body that is not DeleteOptions, and keeps the object', async () => {
+      assert.equal((await req('POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'del-body' } })).status, 201);
+      assertStatus(await req('DELETE', `${CMS}/del-body`, [1]), 400, 'BadRequest');
+      assert.equal((await req('GET', `${CMS}/del-body`)).status, 200);
+    });
+
+    it('answers an unknown subresource with a plain 404', async () => {
+      assertStatus(await req('GET', `${CMS}/del-body/status`), 404, 'NotFound', 'the server could not find the requested resource');
+    });
+
     it('answers an update with a stale resourceVersion with 409 Conflict', async () => {
       const c = await req('POST', CMS, cm('stale'));
       const stale = c.body;
@@ -328,6 +338,13 @@ describe('HTTP semantics: errors, dryRun, fieldValidation, finalizers', () => {
       assert.equal(w.body.spec.foo, undefined);
       const two = await req('POST', DEPLOYS, { ...withFoo('fv-two'), metadata: { name: 'fv-two', bar: true } });
       assert.equal(two.headers.get('warning'), '299 - "unknown field \\"metadata.bar\\"", 299 - "unknown field \\"spec.foo\\""');
+    });
+
+    it('rejects an unknown mode with 422 on the request options', async () => {
+      const c = await req('POST', `${DEPLOYS}?fieldValidation=Loose`, withFoo('fv-loose'));
+      assertStatus(c, 422, 'Invalid', 'CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loose": supported values: "Ignore", "Strict", "Warn"');
+      const p = await req('PATCH', `${DEPLOYS}/fv-ignore?fieldValidation=Loose`, { spec: {} }, { contentType: 'application/merge-patch+json' });
+      assertStatus(p, 422, 'Invalid', /^PatchOptions\.meta\.k8s\.io "" is invalid: fieldValidation/);
     });
   });
 

@@ -15,36 +15,37 @@ import {
 export { defaultJobSelector, jobLabels } from './batch.js';
 export { defaultPullPolicy } from './pod.js';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Defaulter = (obj: any) => void;
+type Defaulter = (obj: KObject) => void;
+/** Views the stored object as its kind's type (kubernetes-types) for that kind's defaulter. */
+const typed = <T>(fn: (o: T) => void): Defaulter => (o) => fn(o as unknown as T);
 
 const byKind: Record<string, Defaulter> = {
-  '/Pod': defaultPod,
-  '/PodTemplate': defaultPodTemplateKind,
-  '/ReplicationController': defaultReplicationController,
-  '/Service': defaultService,
-  '/Namespace': defaultNamespace,
-  '/Secret': defaultSecret,
-  '/PersistentVolume': defaultPersistentVolume,
-  '/PersistentVolumeClaim': defaultPersistentVolumeClaim,
-  '/Endpoints': defaultEndpoints,
-  '/LimitRange': defaultLimitRange,
-  'apps/Deployment': defaultDeployment,
-  'apps/ReplicaSet': defaultReplicaSet,
-  'apps/StatefulSet': defaultStatefulSet,
-  'apps/DaemonSet': defaultDaemonSet,
-  'batch/Job': defaultJob,
-  'batch/CronJob': defaultCronJob,
-  'networking.k8s.io/NetworkPolicy': defaultNetworkPolicy,
-  'networking.k8s.io/IngressClass': defaultIngressClass,
-  'storage.k8s.io/StorageClass': defaultStorageClass,
-  'storage.k8s.io/CSIDriver': defaultCsiDriver,
-  'scheduling.k8s.io/PriorityClass': defaultPriorityClass,
-  'discovery.k8s.io/EndpointSlice': defaultEndpointSlice,
-  'rbac.authorization.k8s.io/RoleBinding': defaultRoleBinding,
-  'rbac.authorization.k8s.io/ClusterRoleBinding': defaultRoleBinding,
-  'admissionregistration.k8s.io/MutatingWebhookConfiguration': (o) => defaultWebhookConfiguration(o, true),
-  'admissionregistration.k8s.io/ValidatingWebhookConfiguration': (o) => defaultWebhookConfiguration(o, false),
+  '/Pod': typed(defaultPod),
+  '/PodTemplate': typed(defaultPodTemplateKind),
+  '/ReplicationController': typed(defaultReplicationController),
+  '/Service': typed(defaultService),
+  '/Namespace': typed(defaultNamespace),
+  '/Secret': typed(defaultSecret),
+  '/PersistentVolume': typed(defaultPersistentVolume),
+  '/PersistentVolumeClaim': typed(defaultPersistentVolumeClaim),
+  '/Endpoints': typed(defaultEndpoints),
+  '/LimitRange': typed(defaultLimitRange),
+  'apps/Deployment': typed(defaultDeployment),
+  'apps/ReplicaSet': typed(defaultReplicaSet),
+  'apps/StatefulSet': typed(defaultStatefulSet),
+  'apps/DaemonSet': typed(defaultDaemonSet),
+  'batch/Job': typed(defaultJob),
+  'batch/CronJob': typed(defaultCronJob),
+  'networking.k8s.io/NetworkPolicy': typed(defaultNetworkPolicy),
+  'networking.k8s.io/IngressClass': typed(defaultIngressClass),
+  'storage.k8s.io/StorageClass': typed(defaultStorageClass),
+  'storage.k8s.io/CSIDriver': typed(defaultCsiDriver),
+  'scheduling.k8s.io/PriorityClass': typed(defaultPriorityClass),
+  'discovery.k8s.io/EndpointSlice': typed(defaultEndpointSlice),
+  'rbac.authorization.k8s.io/RoleBinding': typed(defaultRoleBinding),
+  'rbac.authorization.k8s.io/ClusterRoleBinding': typed(defaultRoleBinding),
+  'admissionregistration.k8s.io/MutatingWebhookConfiguration': typed((o: Parameters<typeof defaultWebhookConfiguration>[0]) => defaultWebhookConfiguration(o, true)),
+  'admissionregistration.k8s.io/ValidatingWebhookConfiguration': typed((o: Parameters<typeof defaultWebhookConfiguration>[0]) => defaultWebhookConfiguration(o, false)),
 };
 
 /** Applies the defaults kube-apiserver applies to `obj` of kind `gvk`, in place. */
