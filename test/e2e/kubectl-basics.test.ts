@@ -107,6 +107,14 @@ describe('kubectl basics', () => {
     assert.match(sa, /^robot\s/m);
   });
 
+  it('answers auth questions (authentication and authorization are off)', async () => {
+    assert.match(await k.ok(['auth', 'whoami']), /Username\s+bonsai-admin/);
+    assert.equal((await k.ok(['auth', 'can-i', 'delete', 'nodes'])).trim(), 'yes');
+    const token = (await k.ok(['create', 'token', 'default'])).trim();
+    const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { sub: string };
+    assert.equal(claims.sub, 'system:serviceaccount:default:default');
+  });
+
   it('prints errors as against a real cluster', async () => {
     assert.match(await k.fails(['get', 'pod', 'zz']), /Error from server \(NotFound\): pods "zz" not found/);
     assert.match(await k.fails(['create', 'namespace', 'team-a']), /Error from server \(AlreadyExists\): namespaces "team-a" already exists/);

@@ -1,4 +1,5 @@
-// authorization.k8s.io self-reviews: computed answers, never stored. Authorization is off: everything is allowed.
+// Self-reviews: computed answers, never stored. Authentication and authorization are off: everyone is the
+// cluster admin and everything is allowed.
 import type { KObject } from '../../machinery/types.js';
 
 export function selfSubjectAccessReview(obj: KObject): KObject {
@@ -13,5 +14,13 @@ export function selfSubjectRulesReview(obj: KObject): KObject {
       nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }],
       incomplete: false,
     },
+  };
+}
+
+/** authentication.k8s.io SelfSubjectReview (`kubectl auth whoami`). */
+export function selfSubjectReview(obj: KObject): KObject {
+  return {
+    ...obj, apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview', metadata: { ...obj.metadata, creationTimestamp: undefined },
+    status: { userInfo: { username: 'bonsai-admin', groups: ['system:masters', 'system:authenticated'] } },
   };
 }

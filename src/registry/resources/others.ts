@@ -2,7 +2,7 @@
 import type { ResourceDef } from '../resource.js';
 import { hpaFromV1, hpaToV1 } from './hpa-conversion.js';
 import { coreEventToEventsV1, eventsV1ToCoreEvent, eventFieldSelectors } from './events.js';
-import { selfSubjectAccessReview, selfSubjectRulesReview } from './access-reviews.js';
+import { selfSubjectAccessReview, selfSubjectReview, selfSubjectRulesReview } from './access-reviews.js';
 
 const createOnly = ['create'];
 
@@ -36,5 +36,9 @@ export const otherResources: ResourceDef[] = [
   {
     group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectRulesReview', plural: 'selfsubjectrulesreviews', singular: 'selfsubjectrulesreview',
     namespaced: false, verbs: createOnly, virtualCreate: selfSubjectRulesReview,
+  },
+  {
+    group: 'authentication.k8s.io', version: 'v1', kind: 'SelfSubjectReview', plural: 'selfsubjectreviews', singular: 'selfsubjectreview',
+    namespaced: false, verbs: createOnly, virtualCreate: selfSubjectReview,
   },
 ];
