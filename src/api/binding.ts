@@ -17,7 +17,7 @@ export function bindPod(reg: Registry, namespace: string, name: string, binding:
   if (target.kind !== undefined && target.kind !== 'Node' && target.kind !== '') throw badRequest('target.kind: must be empty or Node');
   const def = reg.find('', 'v1', 'pods')!;
   const nodeName = target.name;
-  return reg.guaranteedUpdate(def, namespace, name, (cur) => {
+  const bound = reg.guaranteedUpdate(def, namespace, name, (cur) => {
     const spec = (cur.spec ?? {}) as { nodeName?: string };
     if (cur.metadata.deletionTimestamp) throw conflict({ group: '', resource: 'pods' }, name, 'pod is being deleted, cannot be assigned to a host');
     if (spec.nodeName) throw conflict({ group: '', resource: 'pods' }, name, `pod ${name} is already assigned to node "${spec.nodeName}"`);
@@ -25,12 +25,13 @@ export function bindPod(reg: Registry, namespace: string, name: string, binding:
     cur.spec = spec;
     return cur;
   }, { dryRun });
-  // The PodScheduled condition is written as a status update right after (kept separate, as upstream does).
+  // Upstream sets PodScheduled=True with the node name; the status subresource keeps the two writes apart.
+  return dryRun ? bound : setPodScheduled(reg, namespace, name);
 }
 
-export function setPodScheduled(reg: Registry, namespace: string, name: string): void {
+function setPodScheduled(reg: Registry, namespace: string, name: string): KObject {
   const def = reg.find('', 'v1', 'pods')!;
-  reg.guaranteedUpdate(def, namespace, name, (cur) => {
+  return reg.guaranteedUpdate(def, namespace, name, (cur) => {
     const status = (cur.status ?? {}) as { conditions?: Condition[] };
     const conds = (status.conditions ??= []);
     const now = rfc3339(reg.clock.now());

@@ -249,4 +249,49 @@ describe('HTTP semantics: subresources, discovery, OpenAPI', () => {
       }
     });
   });
+
+  describe('pods/binding and pods/eviction', () => {
+    const PODS = '/api/v1/namespaces/default/pods';
+    const pod = (name: string, labels: Record<string, string> = {}) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, labels }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+
+    it('binds a pod once, with the PodScheduled condition', async () => {
+      assert.equal((await req('POST', PODS, pod('bind-me'))).status, 201);
+      const bind = { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'bind-me' }, target: { apiVersion: 'v1', kind: 'Node', name: 'node-1' } };
+      const r = await req('POST', `${PODS}/bind-me/binding`, bind);
+      assert.equal(r.status, 201, r.text);
+      assert.equal(r.body.status, 'Success');
+      const p = (await req('GET', `${PODS}/bind-me`)).body;
+      assert.equal(p.spec.nodeName, 'node-1');
+      assert.equal(p.status.conditions.find((c: { type: string }) => c.type === 'PodScheduled')?.status, 'True');
+      assertStatus(await req('POST', `${PODS}/bind-me/binding`, { ...bind, target: { kind: 'Node', name: 'node-2' } }), 409, 'Conflict', /is already assigned to node "node-1"/);
+    });
+
+    it('evicts unless a disruption budget forbids it (429)', async () => {
+      assert.equal((await req('POST', PODS, pod('evict-free'))).status, 201);
+      const ev = (name: string) => ({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace: 'default' } });
+      assert.equal((await req('POST', `${PODS}/evict-free/eviction`, ev('evict-free'))).status, 201);
+      assert.equal((await req('GET', `${PODS}/evict-free`)).status, 404);
+
+      // A running, ready pod protected by a budget that allows no disruption.
+      assert.equal((await req('POST', PODS, pod('guarded', { app: 'guarded' }))).status, 201);
+      const st = await req('PUT', `${PODS}/guarded/status`, {
+        ...(await req('GET', `${PODS}/guarded`)).body,
+        status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+      });
+      assert.equal(st.status, 200, st.text);
+      const pdb = { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'guard' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'guarded' } } } };
+      assert.equal((await req('POST', '/apis/policy/v1/namespaces/default/poddisruptionbudgets', pdb)).status, 201);
+      // The disruption controller fills the budget's status.
+      let s: Record<string, unknown> | undefined;
+      for (let i = 0; i < 100 && s?.observedGeneration !== 1; i++) {
+        s = (await req('GET', '/apis/policy/v1/namespaces/default/poddisruptionbudgets/guard')).body.status;
+        if (s?.observedGeneration !== 1) await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.deepEqual({ currentHealthy: s?.currentHealthy, desiredHealthy: s?.desiredHealthy, disruptionsAllowed: s?.disruptionsAllowed }, { currentHealthy: 1, desiredHealthy: 1, disruptionsAllowed: 0 });
+      const blocked = assertStatus(await req('POST', `${PODS}/guarded/eviction`, ev('guarded')), 429, 'TooManyRequests', "Cannot evict pod as it would violate the pod's disruption budget.");
+      assert.equal(blocked.details.causes[0].reason, 'DisruptionBudget');
+      assert.match(blocked.details.causes[0].message, /The disruption budget guard needs 1 healthy pods and has 1 currently/);
+      assert.equal((await req('GET', `${PODS}/guarded`)).status, 200);
+    });
+  });
 });
