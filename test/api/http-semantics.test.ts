@@ -1,9 +1,8 @@
 // HTTP semantics of writes: errors as Status objects, dryRun, fieldValidation, generateName, finalizers and
 // unsupported streaming subresources. kube-apiserver is the reference.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBonsai, type Bonsai } from '../../src/main.js';
-import { assertStatus, client } from './http.js';
+import { assertStatus, useBonsai } from './http.js';
 
 const cm = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, ...extra }, data: { k: 'v' } });
 const deploy = (name: string, spec: Record<string, unknown> = {}) => ({
@@ -14,14 +13,7 @@ const CMS = '/api/v1/namespaces/default/configmaps';
 const DEPLOYS = '/apis/apps/v1/namespaces/default/deployments';
 
 describe('HTTP semantics: errors, dryRun, fieldValidation, finalizers', () => {
-  let b: Bonsai;
-  const req = client(() => b.url);
-  before(async () => {
-    b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent' });
-  });
-  after(async () => {
-    await b?.close();
-  });
+  const { env, req } = useBonsai();
 
   describe('request bodies', () => {
     it('rejects malformed JSON with 400 BadRequest', async () => {
@@ -269,7 +261,7 @@ describe('HTTP semantics: errors, dryRun, fieldValidation, finalizers', () => {
     it('writes nothing on create, update, patch and delete', async () => {
       const base = await req('POST', CMS, cm('dry'));
       assert.equal(base.status, 201);
-      const rv0 = b.store.revision();
+      const rv0 = env.b.store.revision();
 
       const c = await req('POST', `${CMS}?dryRun=All`, cm('dry-new'));
       assert.equal(c.status, 201, c.text);
@@ -295,7 +287,7 @@ describe('HTTP semantics: errors, dryRun, fieldValidation, finalizers', () => {
       const after = await req('GET', `${CMS}/dry`);
       assert.equal(after.status, 200);
       assert.deepEqual(after.body, base.body);
-      assert.equal(b.store.revision(), rv0);
+      assert.equal(env.b.store.revision(), rv0);
     });
   });
 

@@ -1,9 +1,8 @@
 // HTTP semantics of the status and scale subresources, discovery (legacy and aggregated), OpenAPI v3,
 // /version and /healthz. kube-apiserver is the reference.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBonsai, type Bonsai } from '../../src/main.js';
-import { assertStatus, client } from './http.js';
+import { assertStatus, useBonsai } from './http.js';
 
 const DEPLOYS = '/apis/apps/v1/namespaces/default/deployments';
 const MERGE = { contentType: 'application/merge-patch+json' };
@@ -14,14 +13,7 @@ const deploy = (name: string, replicas = 1) => ({
 const AGGREGATED = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
 
 describe('HTTP semantics: subresources, discovery, OpenAPI', () => {
-  let b: Bonsai;
-  const req = client(() => b.url);
-  before(async () => {
-    b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent' });
-  });
-  after(async () => {
-    await b?.close();
-  });
+  const { env, req } = useBonsai();
 
   describe('status subresource', () => {
     it('isolates spec and status writes and bumps generation only on spec changes', async () => {
@@ -116,11 +108,11 @@ describe('HTTP semantics: subresources, discovery, OpenAPI', () => {
       const stale = await req('PUT', `${DEPLOYS}/sc/scale`, { ...cur, spec: { replicas: 7 } });
       assertStatus(stale, 409, 'Conflict', 'Operation cannot be fulfilled on deployments.apps "sc": the object has been modified; please apply your changes to the latest version and try again');
       assert.equal((await req('GET', `${DEPLOYS}/sc`)).body.spec.replicas, 6);
-      const rv = b.store.revision();
+      const rv = env.b.store.revision();
       const dry = await req('PATCH', `${DEPLOYS}/sc/scale?dryRun=All`, { spec: { replicas: 1 } }, MERGE);
       assert.equal(dry.status, 200);
       assert.equal(dry.body.spec.replicas, 1);
-      assert.equal(b.store.revision(), rv);
+      assert.equal(env.b.store.revision(), rv);
       assertStatus(await req('GET', `${DEPLOYS}/nope/scale`), 404, 'NotFound', 'deployments.apps "nope" not found');
     });
   });

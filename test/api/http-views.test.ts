@@ -1,18 +1,10 @@
 // One stored object, several API versions: core/v1 and events.k8s.io/v1 Events, autoscaling/v1 and v2 HPAs.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBonsai, type Bonsai } from '../../src/main.js';
-import { client } from './http.js';
+import { useBonsai } from './http.js';
 
 describe('HTTP semantics: version views of shared objects', () => {
-  let b: Bonsai;
-  const req = client(() => b.url);
-  before(async () => {
-    b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent' });
-  });
-  after(async () => {
-    await b?.close();
-  });
+  const { req } = useBonsai();
 
   it('serves core/v1 events through events.k8s.io/v1', async () => {
     const ev = {

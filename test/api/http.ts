@@ -1,4 +1,6 @@
 // Small HTTP helpers for API tests against an in-process Bonsai: JSON requests and line-delimited watch streams.
+import { after, before } from 'node:test';
+import { startBonsai, type Bonsai, type BonsaiOptions } from '../../src/main.js';
 import assert from 'node:assert/strict';
 
 export interface Resp {
@@ -137,3 +139,15 @@ export async function openWatch(url: string, headers: Record<string, string> = {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** An in-process Bonsai for the suite (`env.b` once `before` has run) and a client bound to it. */
+export function useBonsai(opts: BonsaiOptions = {}): { env: { b: Bonsai }; req: ReturnType<typeof client> } {
+  const env = {} as { b: Bonsai };
+  before(async () => {
+    env.b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', ...opts });
+  });
+  after(async () => {
+    await env.b?.close();
+  });
+  return { env, req: client(() => env.b.url) };
+}

@@ -1,59 +1,50 @@
 // kubectl version, discovery, explain, create commands (protobuf bodies), get tables and errors.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type ServerHandle } from '../helpers/server.js';
-import { Kubectl, eventually } from '../helpers/kubectl.js';
+import { eventually } from '../helpers/kubectl.js';
+import { useKubectlServer } from '../helpers/cluster.js';
 
 describe('kubectl basics', () => {
-  let server: ServerHandle;
-  let k: Kubectl;
-  before(async () => {
-    server = await startServer();
-    k = new Kubectl(server.kubeconfig);
-  });
-  after(async () => {
-    await server.stop();
-    server.cleanup();
-  });
+  const env = useKubectlServer();
 
   it('reports its version and serves discovery', async () => {
-    const v = await k.ok(['version']);
+    const v = await env.k.ok(['version']);
     assert.match(v, /Server Version: v1\.35\.0/);
-    const res = await k.ok(['api-resources']);
+    const res = await env.k.ok(['api-resources']);
     assert.match(res, /^deployments\s+deploy\s+apps\/v1\s+true\s+Deployment$/m);
     assert.match(res, /^pods\s+po\s+v1\s+true\s+Pod$/m);
     assert.match(res, /^horizontalpodautoscalers\s+hpa\s+autoscaling\/v2\s+true\s+HorizontalPodAutoscaler$/m);
-    const cats = await k.ok(['api-resources', '--categories=all', '-o', 'name']);
+    const cats = await env.k.ok(['api-resources', '--categories=all', '-o', 'name']);
     for (const r of ['pods', 'services', 'deployments.apps', 'jobs.batch', 'cronjobs.batch']) assert.match(cats, new RegExp(`^${r.replace('.', '\\.')}$`, 'm'));
-    const versions = await k.ok(['api-versions']);
+    const versions = await env.k.ok(['api-versions']);
     for (const gv of ['apps/v1', 'batch/v1', 'autoscaling/v1', 'autoscaling/v2', 'policy/v1', 'v1', 'rbac.authorization.k8s.io/v1']) assert.match(versions, new RegExp(`^${gv}$`, 'm'));
-    const info = await k.ok(['cluster-info']);
+    const info = await env.k.ok(['cluster-info']);
     assert.match(info, /Kubernetes control plane is running at http:\/\/127\.0\.0\.1:\d+/);
   });
 
   it('explains fields from the OpenAPI documents', async () => {
-    const s = await k.ok(['explain', 'deployment.spec.strategy']);
+    const s = await env.k.ok(['explain', 'deployment.spec.strategy']);
     assert.match(s, /KIND:\s+Deployment/);
     assert.match(s, /FIELD:\s+strategy <DeploymentStrategy>/);
     assert.match(s, /rollingUpdate\s+<RollingUpdateDeployment>/);
-    const r = await k.ok(['explain', 'pod.spec.containers.resources']);
+    const r = await env.k.ok(['explain', 'pod.spec.containers.resources']);
     assert.match(r, /limits\s+<map\[string\]Quantity>/);
   });
 
   it('creates objects with the typed create commands (protobuf bodies)', async () => {
-    assert.match(await k.ok(['create', 'namespace', 'team-a']), /namespace\/team-a created/);
-    assert.match(await k.ok(['create', 'deployment', 'web', '--image=nginx', '--replicas=3', '-n', 'team-a']), /deployment.apps\/web created/);
-    assert.match(await k.ok(['create', 'configmap', 'cfg', '--from-literal=a=1', '-n', 'team-a']), /configmap\/cfg created/);
-    assert.match(await k.ok(['create', 'secret', 'generic', 'sec', '--from-literal=p=s3cret', '-n', 'team-a']), /secret\/sec created/);
-    assert.match(await k.ok(['create', 'service', 'clusterip', 'web', '--tcp=80:8080', '-n', 'team-a']), /service\/web created/);
-    assert.match(await k.ok(['create', 'cronjob', 'tick', '--image=busybox', '--schedule=*/5 * * * *', '-n', 'team-a']), /cronjob.batch\/tick created/);
-    assert.match(await k.ok(['create', 'job', 'tick-now', '--from=cronjob/tick', '-n', 'team-a']), /job.batch\/tick-now created/);
-    assert.match(await k.ok(['create', 'serviceaccount', 'robot', '-n', 'team-a']), /serviceaccount\/robot created/);
-    assert.match(await k.ok(['create', 'role', 'reader', '--verb=get,list', '--resource=pods', '-n', 'team-a']), /role.rbac.authorization.k8s.io\/reader created/);
-    assert.match(await k.ok(['create', 'pdb', 'web', '--selector=app=web', '--min-available=1', '-n', 'team-a']), /poddisruptionbudget.policy\/web created/);
-    assert.match(await k.ok(['create', 'priorityclass', 'high', '--value=1000']), /priorityclass.scheduling.k8s.io\/high created/);
+    assert.match(await env.k.ok(['create', 'namespace', 'team-a']), /namespace\/team-a created/);
+    assert.match(await env.k.ok(['create', 'deployment', 'web', '--image=nginx', '--replicas=3', '-n', 'team-a']), /deployment.apps\/web created/);
+    assert.match(await env.k.ok(['create', 'configmap', 'cfg', '--from-literal=a=1', '-n', 'team-a']), /configmap\/cfg created/);
+    assert.match(await env.k.ok(['create', 'secret', 'generic', 'sec', '--from-literal=p=s3cret', '-n', 'team-a']), /secret\/sec created/);
+    assert.match(await env.k.ok(['create', 'service', 'clusterip', 'web', '--tcp=80:8080', '-n', 'team-a']), /service\/web created/);
+    assert.match(await env.k.ok(['create', 'cronjob', 'tick', '--image=busybox', '--schedule=*/5 * * * *', '-n', 'team-a']), /cronjob.batch\/tick created/);
+    assert.match(await env.k.ok(['create', 'job', 'tick-now', '--from=cronjob/tick', '-n', 'team-a']), /job.batch\/tick-now created/);
+    assert.match(await env.k.ok(['create', 'serviceaccount', 'robot', '-n', 'team-a']), /serviceaccount\/robot created/);
+    assert.match(await env.k.ok(['create', 'role', 'reader', '--verb=get,list', '--resource=pods', '-n', 'team-a']), /role.rbac.authorization.k8s.io\/reader created/);
+    assert.match(await env.k.ok(['create', 'pdb', 'web', '--selector=app=web', '--min-available=1', '-n', 'team-a']), /poddisruptionbudget.policy\/web created/);
+    assert.match(await env.k.ok(['create', 'priorityclass', 'high', '--value=1000']), /priorityclass.scheduling.k8s.io\/high created/);
 
-    const dep = JSON.parse(await k.ok(['get', 'deployment', 'web', '-n', 'team-a', '-o', 'json'])) as Record<string, any>;
+    const dep = JSON.parse(await env.k.ok(['get', 'deployment', 'web', '-n', 'team-a', '-o', 'json'])) as Record<string, any>;
     assert.equal(dep.spec.replicas, 3);
     assert.equal(dep.spec.strategy.type, 'RollingUpdate');
     assert.equal(dep.spec.strategy.rollingUpdate.maxSurge, '25%');
@@ -71,55 +62,55 @@ describe('kubectl basics', () => {
     assert.match(dep.metadata.resourceVersion, /^\d+$/);
     assert.equal(dep.metadata.generation, 1);
 
-    const job = JSON.parse(await k.ok(['get', 'job', 'tick-now', '-n', 'team-a', '-o', 'json'])) as Record<string, any>;
+    const job = JSON.parse(await env.k.ok(['get', 'job', 'tick-now', '-n', 'team-a', '-o', 'json'])) as Record<string, any>;
     assert.equal(job.metadata.annotations['cronjob.kubernetes.io/instantiate'], 'manual');
     assert.equal(job.metadata.ownerReferences[0].kind, 'CronJob');
 
-    const secret = JSON.parse(await k.ok(['get', 'secret', 'sec', '-n', 'team-a', '-o', 'json'])) as Record<string, any>;
+    const secret = JSON.parse(await env.k.ok(['get', 'secret', 'sec', '-n', 'team-a', '-o', 'json'])) as Record<string, any>;
     assert.equal(Buffer.from(secret.data.p, 'base64').toString(), 's3cret');
-    const svc = JSON.parse(await k.ok(['get', 'svc', 'web', '-n', 'team-a', '-o', 'json'])) as Record<string, any>;
+    const svc = JSON.parse(await env.k.ok(['get', 'svc', 'web', '-n', 'team-a', '-o', 'json'])) as Record<string, any>;
     assert.match(svc.spec.clusterIP, /^10\.(9[6-9]|10[0-9]|11[01])\.\d+\.\d+$/);
     assert.equal(svc.spec.ports[0].targetPort, 8080);
   });
 
   it('prints upstream table columns', async () => {
-    const deps = await k.ok(['get', 'deploy', '-n', 'team-a']);
+    const deps = await env.k.ok(['get', 'deploy', '-n', 'team-a']);
     assert.match(deps, /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE$/m);
     assert.match(deps, /^web\s+0\/3\s+0\s+0\s+\d+s$/m);
-    const wide = await k.ok(['get', 'deploy', '-n', 'team-a', '-o', 'wide']);
+    const wide = await env.k.ok(['get', 'deploy', '-n', 'team-a', '-o', 'wide']);
     assert.match(wide, /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR$/m);
     assert.match(wide, /web\s+0\/3\s+0\s+0\s+\d+s\s+nginx\s+nginx\s+app=web/);
-    const svcs = await k.ok(['get', 'svc', '-A']);
+    const svcs = await env.k.ok(['get', 'svc', '-A']);
     assert.match(svcs, /^NAMESPACE\s+NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/m);
     assert.match(svcs, /^default\s+kubernetes\s+ClusterIP\s+10\.96\.0\.1\s+<none>\s+443\/TCP/m);
     assert.match(svcs, /^team-a\s+web\s+ClusterIP\s+[\d.]+\s+<none>\s+80\/TCP/m);
-    const ns = await k.ok(['get', 'ns']);
+    const ns = await env.k.ok(['get', 'ns']);
     for (const n of ['default', 'kube-system', 'kube-public', 'kube-node-lease', 'team-a']) assert.match(ns, new RegExp(`^${n}\\s+Active\\s+\\d+s$`, 'm'));
-    const cj = await k.ok(['get', 'cronjobs', '-n', 'team-a']);
+    const cj = await env.k.ok(['get', 'cronjobs', '-n', 'team-a']);
     assert.match(cj, /^NAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE$/m);
     assert.match(cj, /^tick\s+\*\/5 \* \* \* \*\s+<none>\s+False\s+0\s+<none>\s+\d+s$/m);
-    const labels = await k.ok(['get', 'ns', 'team-a', '--show-labels']);
+    const labels = await env.k.ok(['get', 'ns', 'team-a', '--show-labels']);
     assert.match(labels, /kubernetes\.io\/metadata\.name=team-a/);
     const sa = await eventually(async () => {
-      const out = await k.ok(['get', 'sa', '-n', 'team-a']);
+      const out = await env.k.ok(['get', 'sa', '-n', 'team-a']);
       return /^default\s/m.test(out) && out;
     }, 10_000, 'default service account');
     assert.match(sa, /^robot\s/m);
   });
 
   it('answers auth questions (authentication and authorization are off)', async () => {
-    assert.match(await k.ok(['auth', 'whoami']), /Username\s+bonsai-admin/);
-    assert.equal((await k.ok(['auth', 'can-i', 'delete', 'nodes'])).trim(), 'yes');
-    const token = (await k.ok(['create', 'token', 'default'])).trim();
+    assert.match(await env.k.ok(['auth', 'whoami']), /Username\s+bonsai-admin/);
+    assert.equal((await env.k.ok(['auth', 'can-i', 'delete', 'nodes'])).trim(), 'yes');
+    const token = (await env.k.ok(['create', 'token', 'default'])).trim();
     const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as { sub: string };
     assert.equal(claims.sub, 'system:serviceaccount:default:default');
   });
 
   it('prints errors as against a real cluster', async () => {
-    assert.match(await k.fails(['get', 'pod', 'zz']), /Error from server \(NotFound\): pods "zz" not found/);
-    assert.match(await k.fails(['create', 'namespace', 'team-a']), /Error from server \(AlreadyExists\): namespaces "team-a" already exists/);
-    assert.match(await k.fails(['get', 'pods', '-l', 'a in (']), /Error from server \(BadRequest\)|unable to parse requirement|invalid/);
-    assert.match(await k.fails(['get', 'configmap', 'x', '-n', 'nope']), /NotFound/);
-    assert.match(await k.fails(['create', 'configmap', 'x', '-n', 'nope']), /namespaces "nope" not found/);
+    assert.match(await env.k.fails(['get', 'pod', 'zz']), /Error from server \(NotFound\): pods "zz" not found/);
+    assert.match(await env.k.fails(['create', 'namespace', 'team-a']), /Error from server \(AlreadyExists\): namespaces "team-a" already exists/);
+    assert.match(await env.k.fails(['get', 'pods', '-l', 'a in (']), /Error from server \(BadRequest\)|unable to parse requirement|invalid/);
+    assert.match(await env.k.fails(['get', 'configmap', 'x', '-n', 'nope']), /NotFound/);
+    assert.match(await env.k.fails(['create', 'configmap', 'x', '-n', 'nope']), /namespaces "nope" not found/);
   });
 });

@@ -1,9 +1,9 @@
 // get -w, selectors, paging, deletion cascades, namespace deletion and wait.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { startServer, type ServerHandle } from '../helpers/server.js';
-import { Kubectl, eventually } from '../helpers/kubectl.js';
+import { eventually } from '../helpers/kubectl.js';
+import { useKubectlServer } from '../helpers/cluster.js';
 
 type Json = Record<string, any>;
 
@@ -20,42 +20,33 @@ const podManifest = (name: string, labels: Record<string, string>, owner?: Json,
 });
 
 describe('kubectl object lifecycle', () => {
-  let server: ServerHandle;
-  let k: Kubectl;
-  const getJson = async (...args: string[]) => JSON.parse(await k.ok(['get', ...args, '-o', 'json'])) as Json;
-  const exists = async (...args: string[]) => (await k.run(['get', ...args])).code === 0;
+  const env = useKubectlServer();
+  const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
+  const exists = async (...args: string[]) => (await env.k.run(['get', ...args])).code === 0;
 
-  before(async () => {
-    server = await startServer();
-    k = new Kubectl(server.kubeconfig);
-  });
-  after(async () => {
-    await server.stop();
-    server.cleanup();
-  });
 
   it('get -w prints a line for each later change', async () => {
-    await k.ok(['create', 'configmap', 'watched', '--from-literal=a=1']);
-    const p = spawn(k.binary, ['get', 'configmaps', '-w'], { env: { ...process.env, KUBECONFIG: k.kubeconfig, KUBECACHEDIR: k.cacheDir, HOME: k.cacheDir } });
+    await env.k.ok(['create', 'configmap', 'watched', '--from-literal=a=1']);
+    const p = spawn(env.k.binary, ['get', 'configmaps', '-w'], { env: { ...process.env, KUBECONFIG: env.k.kubeconfig, KUBECACHEDIR: env.k.cacheDir, HOME: env.k.cacheDir } });
     let out = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
     try {
       await eventually(() => /^watched\s+1\s+\d+s$/m.test(out), 10_000, 'initial row');
-      await k.ok(['create', 'configmap', 'second', '--from-literal=a=1', '--from-literal=b=2']);
+      await env.k.ok(['create', 'configmap', 'second', '--from-literal=a=1', '--from-literal=b=2']);
       await eventually(() => /^second\s+2\s+\d+s$/m.test(out), 10_000, 'row for the new configmap');
-      await k.ok(['patch', 'configmap', 'watched', '--type', 'merge', '-p', '{"data":{"z":"9"}}']);
+      await env.k.ok(['patch', 'configmap', 'watched', '--type', 'merge', '-p', '{"data":{"z":"9"}}']);
       await eventually(() => /^watched\s+2\s+\d+s$/m.test(out), 10_000, 'row for the update');
     } finally {
       p.kill();
     }
     assert.match(out, /^NAME\s+DATA\s+AGE$/m);
     // A single-object watch starts with the object itself (kubectl swallows the first event).
-    const single = spawn(k.binary, ['get', 'configmap', 'watched', '-w', '-o', 'name'], { env: { ...process.env, KUBECONFIG: k.kubeconfig, KUBECACHEDIR: k.cacheDir, HOME: k.cacheDir } });
+    const single = spawn(env.k.binary, ['get', 'configmap', 'watched', '-w', '-o', 'name'], { env: { ...process.env, KUBECONFIG: env.k.kubeconfig, KUBECACHEDIR: env.k.cacheDir, HOME: env.k.cacheDir } });
     let s = '';
     single.stdout.on('data', (d: Buffer) => (s += d.toString()));
     try {
       await eventually(() => s.includes('configmap/watched'), 10_000, 'single object watch');
-      await k.ok(['label', 'configmap', 'watched', 'x=y']);
+      await env.k.ok(['label', 'configmap', 'watched', 'x=y']);
       await eventually(() => s.split('configmap/watched').length > 2, 10_000, 'modified line');
     } finally {
       single.kill();
@@ -63,35 +54,35 @@ describe('kubectl object lifecycle', () => {
   });
 
   it('filters with label and field selectors and pages with --chunk-size', async () => {
-    await k.ok(['create', 'namespace', 'sel']);
+    await env.k.ok(['create', 'namespace', 'sel']);
     for (let i = 0; i < 5; i++) {
-      await k.ok(['apply', '-n', 'sel', '-f', '-'], { input: podManifest(`p${i}`, { tier: i % 2 ? 'odd' : 'even', idx: String(i) }, undefined, i < 2 ? 'node-a' : undefined) });
+      await env.k.ok(['apply', '-n', 'sel', '-f', '-'], { input: podManifest(`p${i}`, { tier: i % 2 ? 'odd' : 'even', idx: String(i) }, undefined, i < 2 ? 'node-a' : undefined) });
     }
-    const even = await k.ok(['get', 'pods', '-n', 'sel', '-l', 'tier=even', '-o', 'name']);
+    const even = await env.k.ok(['get', 'pods', '-n', 'sel', '-l', 'tier=even', '-o', 'name']);
     assert.deepEqual(even.trim().split('\n'), ['pod/p0', 'pod/p2', 'pod/p4']);
-    const notIn = await k.ok(['get', 'pods', '-n', 'sel', '-l', 'idx notin (0,1),tier!=odd', '-o', 'name']);
+    const notIn = await env.k.ok(['get', 'pods', '-n', 'sel', '-l', 'idx notin (0,1),tier!=odd', '-o', 'name']);
     assert.deepEqual(notIn.trim().split('\n'), ['pod/p2', 'pod/p4']);
-    const onNode = await k.ok(['get', 'pods', '-n', 'sel', '--field-selector', 'spec.nodeName=node-a', '-o', 'name']);
+    const onNode = await env.k.ok(['get', 'pods', '-n', 'sel', '--field-selector', 'spec.nodeName=node-a', '-o', 'name']);
     assert.deepEqual(onNode.trim().split('\n'), ['pod/p0', 'pod/p1']);
-    const byName = await k.ok(['get', 'pods', '-A', '--field-selector', 'metadata.name=p3,metadata.namespace=sel', '-o', 'name']);
+    const byName = await env.k.ok(['get', 'pods', '-A', '--field-selector', 'metadata.name=p3,metadata.namespace=sel', '-o', 'name']);
     assert.equal(byName.trim(), 'pod/p3');
-    const pending = await k.ok(['get', 'pods', '-n', 'sel', '--field-selector', 'status.phase!=Running', '-o', 'name']);
+    const pending = await env.k.ok(['get', 'pods', '-n', 'sel', '--field-selector', 'status.phase!=Running', '-o', 'name']);
     assert.equal(pending.trim().split('\n').length, 5);
-    const bad = await k.fails(['get', 'pods', '--field-selector', 'spec.bogus=1']);
+    const bad = await env.k.fails(['get', 'pods', '--field-selector', 'spec.bogus=1']);
     assert.match(bad, /field label not supported: spec\.bogus/);
-    const paged = await k.ok(['get', 'pods', '-A', '--chunk-size=1', '-v=6']);
+    const paged = await env.k.ok(['get', 'pods', '-A', '--chunk-size=1', '-v=6']);
     assert.match(paged, /^sel\s+p4\s+0\/1\s+Pending\s+0\s+\d+s$/m);
-    const all = await k.ok(['get', 'pods', '-A', '--chunk-size=1', '-o', 'name']);
+    const all = await env.k.ok(['get', 'pods', '-A', '--chunk-size=1', '-o', 'name']);
     assert.equal(all.trim().split('\n').length, 5);
   });
 
   it('deletes dependents in background and foreground, and orphans on request', async () => {
     for (const [name, cascade] of [['bg', 'background'], ['fg', 'foreground'], ['orph', 'orphan']] as const) {
-      await k.ok(['apply', '-f', '-'], { input: rsManifest(name) });
+      await env.k.ok(['apply', '-f', '-'], { input: rsManifest(name) });
       const rs = await getJson('rs', name);
       const owner = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name, uid: rs.metadata.uid, controller: true, blockOwnerDeletion: true };
-      await k.ok(['apply', '-f', '-'], { input: podManifest(`${name}-pod`, { app: name }, owner) });
-      assert.match(await k.ok(['delete', 'rs', name, `--cascade=${cascade}`]), new RegExp(`replicaset.apps "${name}" deleted`));
+      await env.k.ok(['apply', '-f', '-'], { input: podManifest(`${name}-pod`, { app: name }, owner) });
+      assert.match(await env.k.ok(['delete', 'rs', name, `--cascade=${cascade}`]), new RegExp(`replicaset.apps "${name}" deleted`));
       assert.equal(await exists('rs', name), false);
       if (cascade === 'orphan') {
         const pod = await getJson('pod', `${name}-pod`);
@@ -103,38 +94,38 @@ describe('kubectl object lifecycle', () => {
   });
 
   it('deletes a namespace with its contents, and waits', async () => {
-    await k.ok(['create', 'namespace', 'doomed']);
-    await k.ok(['create', 'configmap', 'c1', '-n', 'doomed']);
-    await k.ok(['create', 'deployment', 'd1', '--image=nginx', '-n', 'doomed']);
-    const del = await k.ok(['delete', 'namespace', 'doomed', '--wait=true', '--timeout=30s']);
+    await env.k.ok(['create', 'namespace', 'doomed']);
+    await env.k.ok(['create', 'configmap', 'c1', '-n', 'doomed']);
+    await env.k.ok(['create', 'deployment', 'd1', '--image=nginx', '-n', 'doomed']);
+    const del = await env.k.ok(['delete', 'namespace', 'doomed', '--wait=true', '--timeout=30s']);
     assert.match(del, /namespace "doomed" deleted/);
     assert.equal(await exists('namespace', 'doomed'), false);
-    assert.match(await k.fails(['get', 'cm', 'c1', '-n', 'doomed']), /NotFound/);
+    assert.match(await env.k.fails(['get', 'cm', 'c1', '-n', 'doomed']), /NotFound/);
 
-    await k.ok(['create', 'configmap', 'w1', '--from-literal=ready=no']);
-    const waiter = k.run(['wait', '--for=jsonpath={.data.ready}=yes', 'configmap/w1', '--timeout=20s']);
-    await k.ok(['patch', 'configmap', 'w1', '--type', 'merge', '-p', '{"data":{"ready":"yes"}}']);
+    await env.k.ok(['create', 'configmap', 'w1', '--from-literal=ready=no']);
+    const waiter = env.k.run(['wait', '--for=jsonpath={.data.ready}=yes', 'configmap/w1', '--timeout=20s']);
+    await env.k.ok(['patch', 'configmap', 'w1', '--type', 'merge', '-p', '{"data":{"ready":"yes"}}']);
     const w = await waiter;
     assert.equal(w.code, 0, w.stderr);
     assert.match(w.stdout, /configmap\/w1 condition met/);
-    const delWaiter = k.run(['wait', '--for=delete', 'configmap/w1', '--timeout=20s']);
-    await k.ok(['delete', 'configmap', 'w1', '--wait=false']);
+    const delWaiter = env.k.run(['wait', '--for=delete', 'configmap/w1', '--timeout=20s']);
+    await env.k.ok(['delete', 'configmap', 'w1', '--wait=false']);
     assert.equal((await delWaiter).code, 0);
   });
 
   it('deletes a bound pod gracefully and collections at once', async () => {
-    await k.ok(['apply', '-f', '-'], { input: podManifest('graceful', { app: 'g' }, undefined, 'node-a') });
-    await k.ok(['delete', 'pod', 'graceful', '--wait=false', '--grace-period=2']);
+    await env.k.ok(['apply', '-f', '-'], { input: podManifest('graceful', { app: 'g' }, undefined, 'node-a') });
+    await env.k.ok(['delete', 'pod', 'graceful', '--wait=false', '--grace-period=2']);
     const pod = await getJson('pod', 'graceful');
     assert.ok(pod.metadata.deletionTimestamp, 'deletionTimestamp is set');
     assert.equal(pod.metadata.deletionGracePeriodSeconds, 2);
-    assert.match(await k.ok(['get', 'pod', 'graceful']), /Terminating/);
+    assert.match(await env.k.ok(['get', 'pod', 'graceful']), /Terminating/);
     await eventually(async () => !(await exists('pod', 'graceful')), 10_000, 'graceful pod gone');
-    await k.ok(['create', 'configmap', 'col-a', '--from-literal=x=1']);
-    await k.ok(['label', 'configmap', 'col-a', 'batch=1']);
-    await k.ok(['create', 'configmap', 'col-b']);
-    await k.ok(['label', 'configmap', 'col-b', 'batch=1']);
-    assert.match(await k.ok(['delete', 'configmaps', '-l', 'batch=1']), /configmap "col-a" deleted/);
+    await env.k.ok(['create', 'configmap', 'col-a', '--from-literal=x=1']);
+    await env.k.ok(['label', 'configmap', 'col-a', 'batch=1']);
+    await env.k.ok(['create', 'configmap', 'col-b']);
+    await env.k.ok(['label', 'configmap', 'col-b', 'batch=1']);
+    assert.match(await env.k.ok(['delete', 'configmaps', '-l', 'batch=1']), /configmap "col-a" deleted/);
     assert.equal(await exists('cm', 'col-b'), false);
   });
 });

@@ -1,36 +1,26 @@
 // `kubectl get` of every served kind prints the server's (upstream's) columns, plain and wide.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type ServerHandle } from '../helpers/server.js';
-import { Kubectl } from '../helpers/kubectl.js';
+import { useKubectlServer } from '../helpers/cluster.js';
 import { allResources } from '../../src/registry/resources/index.js';
 import { tablePrinterFor } from '../../src/registry/tables/index.js';
 import { servedVersions } from '../../src/registry/resource.js';
 
 describe('tables for every kind', () => {
-  let server: ServerHandle;
-  let k: Kubectl;
-  before(async () => {
-    server = await startServer();
-    k = new Kubectl(server.kubeconfig);
-  });
-  after(async () => {
-    await server.stop();
-    server.cleanup();
-  });
+  const env = useKubectlServer();
 
   const listable = allResources.filter((d) => (d.verbs ?? ['list']).includes('list'));
   it(`prints the header of each of ${listable.length} listable kinds`, async () => {
     // A few objects so that most tables have rows.
-    await k.ok(['create', 'deployment', 'web', '--image=nginx']);
-    await k.ok(['create', 'configmap', 'c', '--from-literal=a=b']);
-    await k.ok(['create', 'priorityclass', 'p', '--value=5']);
+    await env.k.ok(['create', 'deployment', 'web', '--image=nginx']);
+    await env.k.ok(['create', 'configmap', 'c', '--from-literal=a=b']);
+    await env.k.ok(['create', 'priorityclass', 'p', '--value=5']);
     for (const d of listable) {
       const resource = `${d.plural}${d.group ? `.${servedVersions(d)[0]}.${d.group}` : ''}`;
       const columns = tablePrinterFor(d.group, d.plural).columns;
       for (const wide of [false, true]) {
         const args = ['get', resource, ...(d.namespaced ? ['-A'] : []), ...(wide ? ['-o', 'wide'] : [])];
-        const r = await k.run(args);
+        const r = await env.k.run(args);
         assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
         if (!r.stdout.trim()) {
           assert.match(r.stderr, /No resources found/, `${resource}: no rows and no message`);
@@ -45,7 +35,7 @@ describe('tables for every kind', () => {
 
   it('prints every cause of an invalid object as a bullet line', async () => {
     const pod = JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'broken' }, spec: { restartPolicy: 'Sometimes', containers: [{ name: 'c' }] } });
-    const err = await k.fails(['create', '-f', '-'], { input: pod });
+    const err = await env.k.fails(['create', '-f', '-'], { input: pod });
     assert.match(err, /The Pod "broken" is invalid: \n\* spec\.containers\[0\]\.image: Required value\n\* spec\.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"/);
   });
 });

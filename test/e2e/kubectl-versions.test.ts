@@ -1,26 +1,19 @@
 // Smoke scenarios with every kubectl from 1.27 to 1.33.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { startServer, type ServerHandle } from '../helpers/server.js';
+import { useKubectlServer } from '../helpers/cluster.js';
 import { Kubectl } from '../helpers/kubectl.js';
 
 const versions = ['1.27', '1.28', '1.29', '1.30', '1.31', '1.33'];
 const binary = (v: string) => `/usr/lib/google-cloud-sdk/bin/kubectl.${v}`;
 
 describe('older and newer kubectl binaries', () => {
-  let server: ServerHandle;
-  before(async () => {
-    server = await startServer();
-  });
-  after(async () => {
-    await server.stop();
-    server.cleanup();
-  });
+  const env = useKubectlServer();
 
   for (const v of versions) {
     it(`kubectl ${v}: version, create (protobuf), apply, get, patch, delete`, { skip: !existsSync(binary(v)) && `kubectl.${v} not installed` }, async () => {
-      const k = new Kubectl(server.kubeconfig, binary(v));
+      const k = new Kubectl(env.server.kubeconfig, binary(v));
       const ns = `v${v.replace('.', '-')}`;
       assert.match(await k.ok(['version']), /Server Version: (v1\.35\.0|version\.Info\{.*GitVersion:"v1\.35\.0")/);
       await k.ok(['create', 'namespace', ns]);

@@ -1,8 +1,8 @@
 // /openapi/v2 as gnostic protobuf: kubectl 1.27/1.28 download it for --validate=strict and explain.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { startServer, type ServerHandle } from '../helpers/server.js';
+import { useKubectlServer } from '../helpers/cluster.js';
 import { Kubectl } from '../helpers/kubectl.js';
 
 const PB_ACCEPT = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
@@ -11,17 +11,10 @@ const versions = ['1.27', '1.28'];
 const binary = (v: string) => `/usr/lib/google-cloud-sdk/bin/kubectl.${v}`;
 
 describe('/openapi/v2 protobuf for older kubectl', () => {
-  let server: ServerHandle;
-  before(async () => {
-    server = await startServer();
-  });
-  after(async () => {
-    await server.stop();
-    server.cleanup();
-  });
+  const env = useKubectlServer();
 
   it('serves JSON to JSON clients and the protobuf Document to protobuf clients, with one ETag', async () => {
-    const json = await fetch(`${server.url}/openapi/v2`, { headers: { Accept: 'application/json' } });
+    const json = await fetch(`${env.server.url}/openapi/v2`, { headers: { Accept: 'application/json' } });
     assert.equal(json.status, 200);
     assert.match(json.headers.get('content-type') ?? '', /^application\/json/);
     const doc = (await json.json()) as { swagger: string; definitions: Record<string, unknown>; paths: Record<string, unknown> };
@@ -31,12 +24,12 @@ describe('/openapi/v2 protobuf for older kubectl', () => {
     const etag = json.headers.get('etag');
     assert.match(etag ?? '', /^"[0-9A-F]{128}"$/);
 
-    const noAccept = await fetch(`${server.url}/openapi/v2`, { headers: { Accept: '' } });
+    const noAccept = await fetch(`${env.server.url}/openapi/v2`, { headers: { Accept: '' } });
     assert.match(noAccept.headers.get('content-type') ?? '', /^application\/json/);
     await noAccept.arrayBuffer();
 
     for (const accept of [PB_ACCEPT, PB_TYPE]) {
-      const pb = await fetch(`${server.url}/openapi/v2`, { headers: { Accept: accept } });
+      const pb = await fetch(`${env.server.url}/openapi/v2`, { headers: { Accept: accept } });
       assert.equal(pb.status, 200);
       assert.equal(pb.headers.get('content-type'), PB_TYPE);
       assert.equal(pb.headers.get('etag'), etag);
@@ -47,16 +40,16 @@ describe('/openapi/v2 protobuf for older kubectl', () => {
       assert.ok(bytes.includes('x-kubernetes-group-version-kind'));
       assert.ok(bytes.includes('fieldValidation'));
     }
-    const notModified = await fetch(`${server.url}/openapi/v2`, { headers: { Accept: PB_ACCEPT, 'If-None-Match': etag! } });
+    const notModified = await fetch(`${env.server.url}/openapi/v2`, { headers: { Accept: PB_ACCEPT, 'If-None-Match': etag! } });
     assert.equal(notModified.status, 304);
-    const refused = await fetch(`${server.url}/openapi/v2`, { headers: { Accept: 'text/html' } });
+    const refused = await fetch(`${env.server.url}/openapi/v2`, { headers: { Accept: 'text/html' } });
     assert.equal(refused.status, 406);
     await refused.arrayBuffer();
   });
 
   for (const v of versions) {
     it(`kubectl ${v}: apply, re-apply, strict create with an unknown field, explain`, { skip: !existsSync(binary(v)) && `kubectl.${v} not installed` }, async () => {
-      const k = new Kubectl(server.kubeconfig, binary(v));
+      const k = new Kubectl(env.server.kubeconfig, binary(v));
       const ns = `ov2-${v.replace('.', '-')}`;
       await k.ok(['create', 'namespace', ns]);
 

@@ -1,0 +1,23 @@
+// One `bonsai serve` per test suite, with a kubectl bound to it: started before the suite, stopped after.
+import { after, before } from 'node:test';
+import { Kubectl } from './kubectl.js';
+import { startServer, type ServerHandle } from './server.js';
+
+export interface KubectlEnv {
+  server: ServerHandle;
+  k: Kubectl;
+}
+
+/** Call at suite level; the fields are set once the suite's `before` has run. */
+export function useKubectlServer(opts: { args?: string[] } = {}): KubectlEnv {
+  const env = {} as KubectlEnv;
+  before(async () => {
+    env.server = await startServer(opts);
+    env.k = new Kubectl(env.server.kubeconfig);
+  });
+  after(async () => {
+    await env.server?.stop();
+    env.server?.cleanup();
+  });
+  return env;
+}
