@@ -134,7 +134,7 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
   switch (method) {
     case 'GET': {
       if (!verbAllowed(def, 'get')) throw methodNotAllowed();
-      return respondObject(req, reply, def, version, reg.get(def, ns ?? '', name));
+      return respondObject(req, reply, def, version, reg.get(def, ns ?? '', name, str(q, 'resourceVersion')));
     }
     case 'PUT': {
       if (!verbAllowed(def, 'update')) throw methodNotAllowed();

@@ -54,6 +54,12 @@ function matches(f: Filter, obj: KObject): boolean {
   return matchesSelector(f.labels, obj.metadata.labels) && matchesFields(f.fields, f.getters, obj);
 }
 
+/** A read at a resourceVersion this store has not reached yet is a 504, as the watch cache answers. */
+export function checkReadRevision(reg: Registry, resourceVersion: string | undefined): void {
+  const rv = parseRv(resourceVersion);
+  if (rv !== undefined && rv > reg.store.revision()) throw tooLargeResourceVersion(rv, reg.store.revision());
+}
+
 function tooLargeResourceVersion(rv: number, current: number): ApiError {
   return new ApiError(504, 'Timeout', `Timeout: Too large resource version: ${rv}, current: ${current}`, {
     causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1,

@@ -8,7 +8,7 @@ import type { Logger } from '../util/logger.js';
 import { servedVersions, storageKey, type ResourceDef, type StrategyContext } from './resource.js';
 import { createObject, updateObject, type WriteOptions } from './write.js';
 import { deleteObject, type DeleteOptions } from './delete.js';
-import { listObjects, watchObjects, type ListOptions, type ListResult, type WatchOptions, type WatchSink } from './read.js';
+import { checkReadRevision, listObjects, watchObjects, type ListOptions, type ListResult, type WatchOptions, type WatchSink } from './read.js';
 
 export type { WriteOptions, DeleteOptions, ListOptions, ListResult, WatchOptions, WatchSink };
 
@@ -52,7 +52,9 @@ export class Registry {
     return this.store.list(key, namespace);
   }
 
-  get(def: ResourceDef, namespace: string, name: string): KObject {
+  /** The current object; `resourceVersion` (as on a GET) must not be ahead of the store. */
+  get(def: ResourceDef, namespace: string, name: string, resourceVersion?: string): KObject {
+    checkReadRevision(this, resourceVersion);
     const obj = this.store.get(storageKey(def), def.namespaced ? namespace : '', name);
     if (!obj) throw notFound({ group: def.group, resource: def.plural }, name);
     return obj;

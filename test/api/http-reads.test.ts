@@ -96,6 +96,10 @@ describe('HTTP semantics: lists, watches and tables', () => {
         assert.deepEqual(s.details.causes, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
         assert.equal(s.details.retryAfterSeconds, 1);
       }
+      // A GET of one object follows the same rule; "0" or an older revision reads the current object.
+      assert.equal((await req('POST', CMS, cm('rv-get'))).status, 201);
+      assertStatus(await req('GET', `${CMS}/rv-get?resourceVersion=${b.store.revision() + 1000}`), 504, 'Timeout');
+      for (const rv of ['0', '1']) assert.equal((await req('GET', `${CMS}/rv-get?resourceVersion=${rv}`)).body.metadata.name, 'rv-get');
     });
 
     it('rejects invalid resourceVersionMatch combinations with 422 on ListOptions', async () => {
