@@ -62,28 +62,12 @@ export function deleteObject(reg: Registry, def: ResourceDef, namespace: string,
     if (finalizers.length) m.finalizers = finalizers;
     if (opts.dryRun) return { object: next, deleted: false };
     if (JSON.stringify(next) === JSON.stringify(cur)) return { object: cur, deleted: false };
-    const updated = reg.store.update(key, next);
-    if (grace > 0 && !finalizers.length) schedulePodRemoval(reg, def, updated, grace);
-    return { object: updated, deleted: false };
+    return { object: reg.store.update(key, next), deleted: false };
   }
   if (opts.dryRun) return { object: cur, deleted: true };
   const gone = reg.store.delete(key, ns, name);
   def.afterDelete?.(gone, reg.ctx());
   return { object: gone, deleted: true };
-}
-
-/** Stands in for the kubelet's confirmation: once the grace period has passed, the pod is removed. */
-function schedulePodRemoval(reg: Registry, def: ResourceDef, pod: KObject, grace: number): void {
-  const { namespace = '', name = '', uid } = pod.metadata;
-  reg.clock.setTimeout(() => {
-    const cur = reg.getStored(storageKey(def), namespace, name);
-    if (!cur || cur.metadata.uid !== uid || cur.metadata.finalizers?.length) return;
-    try {
-      reg.store.delete(storageKey(def), namespace, name);
-    } catch {
-      /* already gone */
-    }
-  }, grace * 1000);
 }
 
 function terminateNamespace(reg: Registry, def: ResourceDef, cur: KObject, opts: DeleteOptions, now: Date): { object: KObject; deleted: boolean } {
