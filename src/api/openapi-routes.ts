@@ -10,7 +10,6 @@ export function registerOpenApi(app: FastifyInstance, reg: Registry): void {
   const served = new Set<string>();
   for (const d of reg.defs) for (const v of servedVersions(d)) served.add(d.group ? `apis/${d.group}/${v}` : `api/${v}`);
   const paths = listV3Paths().filter((p) => served.has(p) || p === 'api' || p === 'apis' || p === 'version' || (p.startsWith('apis/') && p.split('/').length === 2 && [...served].some((s) => s.startsWith(`${p}/`))));
-  let v2: Buffer | undefined;
 
   app.get('/openapi/v3', async (_req, reply) => {
     const out: Record<string, { serverRelativeURL: string }> = {};
@@ -37,7 +36,6 @@ export function registerOpenApi(app: FastifyInstance, reg: Registry): void {
     if (req.headers['if-none-match']?.split(',').some((t) => t.trim() === etag)) {
       return reply.code(304).send();
     }
-    v2 ??= v2DocumentBytes();
-    return reply.send(format === 'json' ? v2 : v2ProtobufBytes());
+    return reply.send(format === 'json' ? v2DocumentBytes() : v2ProtobufBytes());
   });
 }

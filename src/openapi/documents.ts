@@ -69,8 +69,11 @@ export function v3DocumentHash(urlPath: string): string | undefined {
   return h;
 }
 
+let v2Bytes: Buffer | undefined;
+/** The v2 document (read once, on first use). */
 export function v2DocumentBytes(): Buffer {
-  return readFileSync(join(openapiDir, 'swagger.json'));
+  v2Bytes ??= readFileSync(join(openapiDir, 'swagger.json'));
+  return v2Bytes;
 }
 
 const parsed = new Map<string, OpenApiDocument>();

@@ -2,6 +2,7 @@
 import type { KObject } from '../machinery/types.js';
 import { ApiError } from '../machinery/errors.js';
 import type { Registry } from './registry.js';
+import { storageKey } from './resource.js';
 
 const namespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 /** The address the `kubernetes` Endpoints advertise (the simulated control-plane node). */
@@ -10,7 +11,7 @@ const apiAddress = '172.18.0.2';
 function ensure(reg: Registry, group: string, plural: string, namespace: string, obj: KObject): void {
   const def = reg.defs.find((d) => d.group === group && d.plural === plural);
   if (!def) return;
-  if (reg.getStored(`${group || 'core'}/${plural}`, def.namespaced ? namespace : '', obj.metadata.name ?? '')) return;
+  if (reg.getStored(storageKey(def), def.namespaced ? namespace : '', obj.metadata.name ?? '')) return;
   try {
     reg.create(def, namespace, obj);
   } catch (e) {

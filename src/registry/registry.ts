@@ -1,7 +1,7 @@
 // The generic store every resource goes through: lookups, reads, and the entry points of the write pipeline.
 import type { SqliteStore } from '../storage/sqlite-store.js';
 import { StorageError } from '../storage/errors.js';
-import { ApiError, alreadyExists, conflict, gone, notFound } from '../machinery/errors.js';
+import { alreadyExists, conflict, gone, notFound } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -105,6 +105,3 @@ export class Registry {
   }
 }
 
-export function isApiError(e: unknown): e is ApiError {
-  return e instanceof ApiError;
-}

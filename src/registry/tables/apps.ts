@@ -21,7 +21,7 @@ import {
   ageCol,
   ageOf,
   col,
-  containerCells,
+  templateContainers,
   containerCols,
   formatLabels,
   formatLabelSelector,
@@ -42,10 +42,6 @@ const READY_DESC = 'Number of the pod with ready state';
 /** spec.replicas, which apps/v1 defaulting sets to 1 when omitted. */
 function desiredReplicas(spec: Record<string, unknown>): number {
   return optInt(spec.replicas) ?? 1;
-}
-
-function templateContainers(spec: Record<string, unknown>): [string, string] {
-  return containerCells(rec(rec(spec.template).spec).containers);
 }
 
 export const deploymentPrinter: TablePrinter = {

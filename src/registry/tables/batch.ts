@@ -14,7 +14,7 @@ import {
   ageCol,
   ageOf,
   col,
-  containerCells,
+  templateContainers,
   containerCols,
   formatLabelSelector,
   int,
@@ -79,7 +79,7 @@ export const jobPrinter: TablePrinter = {
     const job = obj as unknown as Job;
     const spec = rec(job.spec);
     const status = rec(job.status);
-    const [names, images] = containerCells(rec(rec(spec.template).spec).containers);
+    const [names, images] = templateContainers(spec);
     return [
       nameOf(obj),
       jobStatus(job, isDeleting(obj)),
@@ -110,7 +110,7 @@ export const cronJobPrinter: TablePrinter = {
     const spec = rec(cj.spec);
     const status = rec(cj.status);
     const jobSpec = rec(rec(spec.jobTemplate).spec);
-    const [names, images] = containerCells(rec(rec(jobSpec.template).spec).containers);
+    const [names, images] = templateContainers(jobSpec);
     const last = status.lastScheduleTime;
     const lastSchedule = last === undefined || last === null ? '<none>' : since(last, now);
     const timeZone = spec.timeZone === undefined || spec.timeZone === null ? '<none>' : str(spec.timeZone);

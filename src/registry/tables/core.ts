@@ -29,6 +29,7 @@ import {
   ageOf,
   col,
   containerCells,
+  templateContainers,
   containerCols,
   CONTAINERS_DESC,
   formatLabels,
@@ -73,7 +74,7 @@ export const replicationControllerPrinter: TablePrinter = {
     const rc = obj as unknown as ReplicationController;
     const spec = rec(rc.spec);
     const status = rec(rc.status);
-    const [names, images] = containerCells(rec(rec(spec.template).spec).containers);
+    const [names, images] = templateContainers(spec);
     return [
       nameOf(obj),
       optInt(spec.replicas) ?? 1, // v1 defaulting

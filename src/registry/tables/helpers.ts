@@ -213,6 +213,11 @@ export function containerCells(containers: unknown): [string, string] {
   return [cs.map((c) => str(c.name)).join(','), cs.map((c) => str(c.image)).join(',')];
 }
 
+/** Container names and images of the pod template in a workload's spec (`spec.template.spec.containers`). */
+export function templateContainers(spec: Record<string, unknown>): [string, string] {
+  return containerCells(rec(rec(spec.template).spec).containers);
+}
+
 /** Joins up to `max` items, then `+ N more...`; `<unset>` when nothing was listed. */
 export function listWithMore(items: string[], total: number, max: number): string {
   const ret = items.slice(0, max).join(',');
