@@ -10,6 +10,8 @@ import { openWatches } from './api/watch-stream.js';
 import { ScaledClock, type Clock } from './util/clock.js';
 import { createLogger, type Logger } from './util/logger.js';
 import { startControllers, type ControllerHandle } from './controllers/index.js';
+import { startScheduler } from './scheduler/index.js';
+import { startCluster, type ClusterOptions } from './cluster/index.js';
 
 export interface BonsaiOptions {
   host?: string;
@@ -22,6 +24,8 @@ export interface BonsaiOptions {
   kubernetesVersion?: string;
   /** Compaction interval in ms (0 disables). */
   compactEveryMs?: number;
+  /** The simulated nodes (default: 3 workers and a GPU node). */
+  cluster?: ClusterOptions;
 }
 
 export interface Bonsai {
@@ -32,6 +36,8 @@ export interface Bonsai {
   app: FastifyInstance;
   clock: Clock;
   log: Logger;
+  /** Stops or starts a simulated node's kubelet. */
+  setNodeStopped(name: string, stopped: boolean): void;
   close(): Promise<void>;
 }
 
@@ -52,16 +58,21 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const host = opts.host ?? '127.0.0.1';
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const controllers: ControllerHandle = startControllers(registry, clock, log);
+  const scheduler = startScheduler(registry, clock, log.child({ component: 'scheduler' }));
+  const cluster = startCluster(registry, clock, log.child({ component: 'cluster' }), opts.cluster ?? {});
   const compactEvery = opts.compactEveryMs ?? 60_000;
   const compactTimer = compactEvery > 0 ? setInterval(() => store.compact(), compactEvery) : undefined;
   compactTimer?.unref();
   let closed = false;
   return {
     url, port, registry, store, app, clock, log,
+    setNodeStopped: (name, stopped) => cluster.setNodeStopped(name, stopped),
     async close() {
       if (closed) return;
       closed = true;
       if (compactTimer) clearInterval(compactTimer);
+      cluster.stop();
+      scheduler.stop();
       controllers.stop();
       for (const w of [...openWatches]) w();
       await app.close();

@@ -1,0 +1,72 @@
+// Resource quantities as numbers, and a pod's effective requests as the scheduler and kubelet account them.
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import { parseQuantity } from '../registry/validation/quantity.js';
+
+/** name -> amount in base units (cpu in cores, memory in bytes, counts as counts). */
+export type ResourceAmounts = Record<string, number>;
+
+/** A quantity's numeric value; unparsable input counts as 0 (validation rejects it before storage). */
+export function quantityValue(q: unknown): number {
+  const r = parseQuantity(q);
+  return 'value' in r ? r.value : 0;
+}
+
+export function amounts(list: Record<string, unknown> | undefined): ResourceAmounts {
+  const out: ResourceAmounts = {};
+  for (const [k, v] of Object.entries(list ?? {})) out[k] = quantityValue(v);
+  return out;
+}
+
+function addInto(into: ResourceAmounts, add: ResourceAmounts): void {
+  for (const [k, v] of Object.entries(add)) into[k] = (into[k] ?? 0) + v;
+}
+function maxInto(into: ResourceAmounts, other: ResourceAmounts): void {
+  for (const [k, v] of Object.entries(other)) into[k] = Math.max(into[k] ?? 0, v);
+}
+
+function containerRequests(c: Container): ResourceAmounts {
+  // Limits stand in for missing requests (the API defaults requests from limits; stored pods already have them).
+  return { ...amounts(c.resources?.limits as Record<string, unknown> | undefined), ...amounts(c.resources?.requests as Record<string, unknown> | undefined) };
+}
+
+/**
+ * A pod's effective requests: the sum of its containers and restartable (sidecar) init containers, or the
+ * largest single init container step if that is more, plus the pod overhead.
+ */
+export function podRequests(pod: Pod): ResourceAmounts {
+  const running: ResourceAmounts = {};
+  for (const c of pod.spec?.containers ?? []) addInto(running, containerRequests(c));
+  const initPeak: ResourceAmounts = {};
+  const sidecars: ResourceAmounts = {};
+  for (const c of pod.spec?.initContainers ?? []) {
+    const req = containerRequests(c);
+    if (c.restartPolicy === 'Always') {
+      addInto(sidecars, req);
+      const step = { ...sidecars };
+      maxInto(initPeak, step);
+    } else {
+      const step = { ...sidecars };
+      addInto(step, req);
+      maxInto(initPeak, step);
+    }
+  }
+  addInto(running, sidecars);
+  maxInto(running, initPeak);
+  addInto(running, amounts(pod.spec?.overhead as Record<string, unknown> | undefined));
+  return running;
+}
+
+/** CPU as kubectl prints it: whole cores when exact, otherwise millicores ("250m"). */
+export function formatCpu(cores: number): string {
+  const milli = Math.round(cores * 1000);
+  return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
+}
+
+/** Memory in the largest binary unit that divides it ("512Mi"), or plain bytes. */
+export function formatMemory(bytes: number): string {
+  const b = Math.round(bytes);
+  for (const [suffix, size] of [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const) {
+    if (b !== 0 && b % size === 0) return `${b / size}${suffix}`;
+  }
+  return String(b);
+}
