@@ -12,6 +12,11 @@ function port(v: string): number {
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0 picks a free one)');
   return n;
 }
+function count(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number, 0 or more');
+  return n;
+}
 function positive(v: string): number {
   const n = Number(v);
   if (!(n > 0)) throw new InvalidArgumentError('must be a positive number');
@@ -30,10 +35,13 @@ program
   .addOption(new Option('--sync <mode>', 'SQLite synchronous mode').choices(['NORMAL', 'FULL']).default('NORMAL'))
   .option('--clock-speed <factor>', 'run controller and kubelet time this many times faster', positive, 1)
   .option('--kubernetes-version <v>', 'version reported by /version', 'v1.35.0')
-  .action(async (o: { host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clockSpeed: number; kubernetesVersion: string }) => {
+  .option('--nodes <n>', 'number of default worker nodes (0: an empty cluster, no GPU node either)', count)
+  .option('--cluster <file>', 'YAML cluster file: node pools and kubelet timings')
+  .action(async (o: { host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clockSpeed: number; kubernetesVersion: string; nodes?: number; cluster?: string }) => {
     if (o.data !== ':memory:') mkdirSync(o.data, { recursive: true });
     const bonsai = await startBonsai({
       host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
+      cluster: { nodes: o.nodes, clusterFile: o.cluster },
     });
     // With no data dir, the kubeconfig goes to a per-port temp folder (its path is in the banner line).
     const kubeconfig = o.kubeconfig ?? (o.data === ':memory:' ? join(tmpdir(), `bonsai-${bonsai.port}`, 'kubeconfig') : join(o.data, 'kubeconfig'));
