@@ -8,8 +8,9 @@ import { watchLatency, type WatchResult } from './watch.js';
 
 export const concurrency = 16;
 
+// The API figures run Bonsai with no simulated nodes: they measure the API server, not the cluster.
 async function withServer<T>(kind: ServerKind, data: ':memory:' | 'dir', fn: (url: string, pid: number) => Promise<T>): Promise<T> {
-  const proc = spawnServer(kind, data);
+  const proc = spawnServer(kind, data, ['--nodes', '0']);
   try {
     return await fn(await proc.ready, proc.pid);
   } finally {

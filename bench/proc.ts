@@ -38,11 +38,11 @@ export function freshDir(label: string): string {
  * Spawns a server. `data` is ':memory:' (Bonsai only) or 'dir' for a fresh temp data directory.
  * The child's cwd is a scratch directory so nothing (e.g. a kubeconfig) lands in the repository.
  */
-export function spawnServer(kind: ServerKind, data: ':memory:' | 'dir'): ServerProc {
+export function spawnServer(kind: ServerKind, data: ':memory:' | 'dir', extraArgs: string[] = []): ServerProc {
   const dataDir = data === 'dir' ? freshDir(kind) : '';
   const cwd = freshDir(`${kind}-cwd`);
   const args = kind === 'bonsai'
-    ? [bonsaiBin, 'serve', '--port', '0', '--data', data === 'dir' ? dataDir : ':memory:', '--log-level', 'silent', '--kubeconfig', join(cwd, 'kubeconfig')]
+    ? [bonsaiBin, 'serve', '--port', '0', '--data', data === 'dir' ? dataDir : ':memory:', '--log-level', 'silent', '--kubeconfig', join(cwd, 'kubeconfig'), ...extraArgs]
     : [baselineBin, '--port', '0', '--data', dataDir || cwd];
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -6,6 +6,7 @@ import { cpus, loadavg, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { cleanup, killAllSync } from './proc.js';
 import { concurrency, listFigure, memoryFigure, startup, watchFigure, writeRead } from './figures.js';
+import { nodesReady, podsOnNodes } from './cluster.js';
 import { median } from './load.js';
 import { join, mb, ms, rate, ratio, render, target, type Row } from './table.js';
 
@@ -21,6 +22,9 @@ const cfg = {
   watchWrites: 200,
   watchRate: 50,
   memPods: quick ? 10_000 : 100_000,
+  schedNodes: quick ? 100 : 1000,
+  schedPods: quick ? 1000 : 10_000,
+  readyNodes: quick ? 500 : 5000,
 };
 
 const t0 = performance.now();
@@ -74,6 +78,25 @@ async function main(): Promise<void> {
   const memN = cfg.memPods.toLocaleString('en-US');
   rows.push({ figure: `6. RSS with ${memN} pods stored (VmRSS)`, value: mb(bm.rssMB), baseline: mb(xm.rssMB), verdict: join(ratio(bm.rssMB, xm.rssMB, 1), `idle: ${mb(bm.idleMB)} vs ${mb(xm.idleMB)}; peak ${mb(bm.hwmMB)}`) });
   rows.push({ figure: `6. time to create ${memN} pods (${concurrency} clients)`, value: `${(bm.createMs / 1000).toFixed(1)} s`, baseline: `${(xm.createMs / 1000).toFixed(1)} s`, verdict: join(ratio(bm.createMs, xm.createMs, 1), `${rate(cfg.memPods / (bm.createMs / 1000))} vs ${rate(cfg.memPods / (xm.createMs / 1000))}`) });
+
+  const nN = (n: number) => n.toLocaleString('en-US');
+  const secs = (v: number) => `${(v / 1000).toFixed(1)} s`;
+  log(`7. scheduler: ${nN(cfg.schedPods)} bare pods onto ${nN(cfg.schedNodes)} nodes (16 clients create; time to every pod bound, then Running)`);
+  const basic = await podsOnNodes(cfg.schedNodes, cfg.schedPods, { waitRunning: true });
+  const basicRate = cfg.schedPods / (basic.boundMs / 1000);
+  log(`   created in ${secs(basic.createMs)}, all bound after ${secs(basic.boundMs)}, all Running after ${secs(basic.runningMs ?? NaN)}, RSS ${mb(basic.rssMB)}`);
+  rows.push({ figure: `7. scheduler throughput, ${nN(cfg.schedPods)} basic pods on ${nN(cfg.schedNodes)} nodes (first create to last bind)`, value: rate(basicRate), baseline: '-', verdict: target(basicRate >= 700, "kube-scheduler's floor ~700/s (5,000 nodes)") });
+  log(`8. scheduler: ${nN(cfg.schedPods)} pods with required anti-affinity on hostname (10 groups) onto ${nN(cfg.schedNodes)} nodes`);
+  const anti = await podsOnNodes(cfg.schedNodes, cfg.schedPods, { antiAffinityGroups: 10 });
+  const antiRate = cfg.schedPods / (anti.boundMs / 1000);
+  log(`   created in ${secs(anti.createMs)}, all bound after ${secs(anti.boundMs)}`);
+  rows.push({ figure: `8. scheduler throughput, ${nN(cfg.schedPods)} pods with pod anti-affinity on ${nN(cfg.schedNodes)} nodes`, value: rate(antiRate), baseline: '-', verdict: target(antiRate >= 60, "kube-scheduler's floor ~60/s") });
+  rows.push({ figure: `9. ${nN(cfg.schedPods)} bare pods Running on ${nN(cfg.schedNodes)} nodes (first create to last Running)`, value: secs(basic.runningMs ?? NaN), baseline: '-', verdict: target((basic.runningMs ?? Infinity) < 60_000, "kwok's CI bar 60 s") });
+  rows.push({ figure: `9. RSS with ${nN(cfg.schedNodes)} nodes and ${nN(cfg.schedPods)} running pods`, value: mb(basic.rssMB), baseline: '-', verdict: '' });
+  log(`10. ${nN(cfg.readyNodes)} nodes: spawn to every node Ready`);
+  const nr = await nodesReady(cfg.readyNodes);
+  rows.push({ figure: `10. ${nN(cfg.readyNodes)} nodes Ready (spawn to last Ready)`, value: secs(nr.readyMs), baseline: '-', verdict: target(nr.readyMs < 60_000, "kwok's bar 60 s") });
+  rows.push({ figure: `10. RSS with ${nN(cfg.readyNodes)} nodes`, value: mb(nr.rssMB), baseline: '-', verdict: '' });
 
   process.stdout.write(`\nBonsai benchmark — ${cpus().length} CPUs, node ${process.version}; servers are child processes, the undici load generator runs in the bench process.\n`);
   process.stdout.write('Baseline: bare Fastify + one better-sqlite3 insert per create (WAL, synchronous=NORMAL, temp file); its GET/list routes read SQLite directly.\n\n');

@@ -35,9 +35,11 @@ function setPodScheduled(reg: Registry, namespace: string, name: string): KObjec
     const status = (cur.status ?? {}) as { conditions?: Condition[] };
     const conds = (status.conditions ??= []);
     const now = rfc3339(reg.clock.now());
-    const c = conds.find((x) => x.type === 'PodScheduled');
-    if (c) Object.assign(c, { status: 'True', lastTransitionTime: now });
-    else conds.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now });
+    // The whole condition is replaced: a reason such as Unschedulable or SchedulingGated no longer applies.
+    const scheduled: Condition = { type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: now };
+    const i = conds.findIndex((x) => x.type === 'PodScheduled');
+    if (i >= 0) conds[i] = scheduled;
+    else conds.push(scheduled);
     cur.status = status;
     return cur;
   }, { subresource: 'status' });

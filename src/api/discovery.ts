@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { pathNotFound } from './request-info.js';
 import type { Registry } from '../registry/registry.js';
 import { allVerbs, servedVersions, type ResourceDef } from '../registry/resource.js';
+import { metricsResources } from './metrics.js';
 
 const aggregatedType = (v: string) => `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList`;
 
@@ -11,20 +12,23 @@ interface GroupInfo {
   versions: string[];
 }
 
+/** Stored resources and the computed ones (metrics.k8s.io) that have their own handler. */
+const discoverable = (reg: Registry): ResourceDef[] => [...reg.defs, ...metricsResources];
+
 function groups(reg: Registry): GroupInfo[] {
   const out = new Map<string, string[]>();
-  for (const d of reg.defs) {
+  for (const d of discoverable(reg)) {
     if (d.group === '') continue;
     const vs = out.get(d.group) ?? [];
     for (const v of servedVersions(d)) if (!vs.includes(v)) vs.push(v);
     out.set(d.group, vs);
   }
-  // A group's preferred version is the first one served; metrics.k8s.io is listed by the kubelet issue.
+  // A group's preferred version is the first one served.
   return [...out.entries()].map(([name, versions]) => ({ name, versions }));
 }
 
 function defsOf(reg: Registry, group: string, version: string): ResourceDef[] {
-  return reg.defs.filter((d) => d.group === group && servedVersions(d).includes(version));
+  return discoverable(reg).filter((d) => d.group === group && servedVersions(d).includes(version));
 }
 
 const subresourceKinds: Record<string, { group: string; version: string; kind: string }> = {
@@ -58,7 +62,7 @@ export function apiResourceList(reg: Registry, group: string, version: string): 
     resources.push({
       name: d.plural, singularName: d.singular, namespaced: d.namespaced, kind: d.kind, verbs: d.verbs ?? allVerbs,
       ...(d.shortNames ? { shortNames: d.shortNames } : {}), ...(d.categories ? { categories: d.categories } : {}),
-      storageVersionHash: Buffer.from(`${d.group}/${d.version}/${d.kind}`).toString('base64').slice(0, 11),
+      ...(d.computed ? {} : { storageVersionHash: Buffer.from(`${d.group}/${d.version}/${d.kind}`).toString('base64').slice(0, 11) }),
     });
     for (const s of d.subresources ?? []) {
       const k = subKind(d, s, version);

@@ -1,30 +1,57 @@
-// pods/eviction: deletes a pod unless a PodDisruptionBudget would be violated (429).
+// pods/eviction: deletes a pod unless a PodDisruptionBudget would be violated (429). As kube-apiserver does,
+// an allowed eviction first takes one disruption from the budget's status (disruptionsAllowed - 1, the pod
+// recorded in disruptedPods), so parallel evictions cannot both spend the last allowed disruption.
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
-import { tooManyRequests } from '../machinery/errors.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { ApiError, tooManyRequests } from '../machinery/errors.js';
 import { labelSelectorMatches } from '../machinery/labels.js';
-import { isRecord } from '../machinery/types.js';
+import { isRecord, type KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
+import { rfc3339 } from '../util/clock.js';
 import { deleteOptions } from './resource-handler.js';
+
+const maxDisruptedPods = 2000;
+
+const violation = (pdb: PodDisruptionBudget) => tooManyRequests('Cannot evict pod as it would violate the pod\'s disruption budget.', {
+  causes: [{ reason: 'DisruptionBudget', message: `The disruption budget ${pdb.metadata?.name} needs ${pdb.status?.desiredHealthy ?? 0} healthy pods and has ${pdb.status?.currentHealthy ?? 0} currently` }],
+});
+
+const isReady = (pod: Pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+
+/** Takes one disruption from the budget, or throws 429. Unhealthy pods may go without spending one while the budget is met. */
+function spendDisruption(reg: Registry, pdb: PodDisruptionBudget, pod: Pod, dryRun: boolean): void {
+  const st = pdb.status;
+  if (!st || (st.observedGeneration ?? 0) < (pdb.metadata?.generation ?? 0)) throw violation(pdb);
+  const healthyEnough = (st.currentHealthy ?? 0) >= (st.desiredHealthy ?? 0) && (st.desiredHealthy ?? 0) >= 0;
+  if (!isReady(pod) && pdb.spec?.unhealthyPodEvictionPolicy === 'AlwaysAllow') return;
+  if (!isReady(pod) && healthyEnough) return;
+  if ((st.disruptionsAllowed ?? 0) < 0) throw new ApiError(403, 'Forbidden', 'pdb disruptions allowed is negative');
+  if (Object.keys(st.disruptedPods ?? {}).length > maxDisruptedPods) throw new ApiError(403, 'Forbidden', 'DisruptedPods map too big - too many evictions not confirmed by PDB controller');
+  if ((st.disruptionsAllowed ?? 0) === 0) throw violation(pdb);
+  if (dryRun) return;
+  const def = reg.find('policy', 'v1', 'poddisruptionbudgets')!;
+  const podName = pod.metadata?.name ?? '';
+  reg.guaranteedUpdate(def, pdb.metadata?.namespace ?? '', pdb.metadata?.name ?? '', (cur) => {
+    const status = { ...((cur.status ?? {}) as Record<string, unknown>) } as { disruptionsAllowed?: number; disruptedPods?: Record<string, string> };
+    if ((status.disruptionsAllowed ?? 0) < 1) throw violation(cur as unknown as PodDisruptionBudget);
+    status.disruptionsAllowed = (status.disruptionsAllowed ?? 0) - 1;
+    status.disruptedPods = { ...(status.disruptedPods ?? {}), [podName]: rfc3339(reg.clock.now()) };
+    return { ...cur, status } as KObject;
+  }, { subresource: 'status' });
+}
 
 export function evictPod(reg: Registry, namespace: string, name: string, eviction: Record<string, unknown>, dryRun: boolean): void {
   const podDef = reg.find('', 'v1', 'pods')!;
-  const pod = reg.get(podDef, namespace, name);
-  const phase = (pod.status as { phase?: string } | undefined)?.phase;
-  const terminal = phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending';
-  if (!terminal && !pod.metadata.deletionTimestamp) {
+  const pod = reg.get(podDef, namespace, name) as unknown as Pod;
+  const phase = pod.status?.phase;
+  const ignoresBudgets = phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || !!pod.metadata?.deletionTimestamp;
+  if (!ignoresBudgets) {
     const pdbs = reg.listStored('policy/poddisruptionbudgets', namespace) as unknown as PodDisruptionBudget[];
-    const matching = pdbs.filter((p) => labelSelectorMatches(p.spec?.selector, pod.metadata.labels));
+    const matching = pdbs.filter((p) => labelSelectorMatches(p.spec?.selector, pod.metadata?.labels));
     if (matching.length > 1) {
       throw tooManyRequests('This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
     }
-    const pdb = matching[0];
-    if (pdb) {
-      const st = pdb.status;
-      if (!st || (st.observedGeneration ?? 0) < (pdb.metadata?.generation ?? 0) || (st.disruptionsAllowed ?? 0) < 1) {
-        const msg = `The disruption budget ${pdb.metadata?.name} needs ${st?.desiredHealthy ?? 0} healthy pods and has ${st?.currentHealthy ?? 0} currently`;
-        throw tooManyRequests('Cannot evict pod as it would violate the pod\'s disruption budget.', { causes: [{ reason: 'DisruptionBudget', message: msg }] });
-      }
-    }
+    if (matching[0]) spendDisruption(reg, matching[0], pod, dryRun);
   }
   const opts = deleteOptions({}, isRecord(eviction.deleteOptions) ? eviction.deleteOptions : undefined);
   reg.delete(podDef, namespace, name, { ...opts, dryRun: dryRun || opts.dryRun });

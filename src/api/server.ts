@@ -4,6 +4,7 @@ import { ApiError, methodNotAllowed, tooLarge } from '../machinery/errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/logger.js';
 import { apiResourceList, serveGroup, serveRootDiscovery } from './discovery.js';
+import { handleMetrics, metricsGroup } from './metrics.js';
 import { registerOpenApi } from './openapi-routes.js';
 import { parseRequestPath, pathNotFound } from './request-info.js';
 import { handleResource } from './resource-handler.js';
@@ -84,7 +85,8 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     }
     // Reads (and the initial state of watches) see only committed writes.
     if (req.method === 'GET' && reg.store.hasPending()) await reg.store.committed();
-    handleResource({ reg }, info, req, reply);
+    if (info.group === metricsGroup) handleMetrics(reg, info, req, reply);
+    else handleResource({ reg }, info, req, reply);
     return reply;
   };
   app.all('/api/*', dispatch);

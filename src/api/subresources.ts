@@ -17,6 +17,7 @@ import { sendWarnings } from './resource-handler.js';
 import { evictPod } from './eviction.js';
 import { bindPod } from './binding.js';
 import { podLogs } from './logs.js';
+import { handleResize } from './resize.js';
 import { tokenRequest } from './token.js';
 import { parseBody, mediaType } from './body.js';
 import { patchTypeOf } from './patch/index.js';
@@ -106,6 +107,8 @@ export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: R
       return handleStatus(reg, def, info, req, reply);
     case 'scale':
       return handleScale(reg, def, info, req, reply);
+    case 'resize':
+      return handleResize(reg, def, info, req, reply);
     case 'finalize':
       return handleFinalize(reg, def, info, req, reply);
     case 'binding':

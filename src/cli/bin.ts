@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { startBonsai } from '../main.js';
 import { writeKubeconfig } from './kubeconfig.js';
+import { resolveTarget, setNodeStopped } from './node-command.js';
 
 function port(v: string): number {
   const n = Number(v);
@@ -56,6 +57,18 @@ program
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+
+const node = program.command('node').description('stop or start a simulated node on a running server');
+for (const [verb, stopped, what] of [['stop', true, "stop a node's kubelet (no lease renewals, no status, pods frozen)"], ['start', false, "start a stopped node's kubelet again"]] as const) {
+  node
+    .command(`${verb} <name>`)
+    .description(what)
+    .option('--kubeconfig <path>', 'kubeconfig of the server (default $KUBECONFIG or .bonsai/kubeconfig)')
+    .option('--server <url>', 'server URL (instead of a kubeconfig)')
+    .action(async (name: string, o: { kubeconfig?: string; server?: string }) => {
+      process.stdout.write(`${await setNodeStopped(resolveTarget(o), name, stopped)}\n`);
+    });
+}
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.stderr.write(`bonsai: ${e instanceof Error ? e.message : String(e)}\n`);

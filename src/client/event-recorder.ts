@@ -10,6 +10,7 @@ export interface EventSource {
 }
 
 const aggregateWindowMs = 10 * 60 * 1000;
+let nameSeq = Math.floor(Math.random() * 1_000_000);
 
 export function objectReference(obj: KObject): ObjectReference {
   return { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name, namespace: obj.metadata.namespace, uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion };
@@ -19,12 +20,13 @@ export class EventRecorder {
   private readonly recent = new Map<string, { name: string; namespace: string; at: number }>();
   constructor(private readonly reg: Registry, private readonly source: EventSource) {}
 
-  event(obj: KObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
+  event(obj: KObject, type: 'Normal' | 'Warning', reason: string, message: string, fieldPath?: string): void {
     const def = this.reg.find('', 'v1', 'events')!;
     const ref = objectReference(obj);
+    if (fieldPath) ref.fieldPath = fieldPath;
     const namespace = obj.metadata.namespace || 'default';
     const now = this.reg.clock.now();
-    const key = [ref.uid, ref.kind, ref.name, type, reason, message, this.source.component].join('\u0000');
+    const key = [ref.uid, ref.kind, ref.name, ref.fieldPath ?? '', type, reason, message, this.source.component].join('\u0000');
     const seen = this.recent.get(key);
     try {
       if (seen && now.getTime() - seen.at < aggregateWindowMs && this.reg.getStored('core/events', seen.namespace, seen.name)) {
@@ -36,7 +38,9 @@ export class EventRecorder {
         seen.at = now.getTime();
         return;
       }
-      const name = `${obj.metadata.name ?? 'unknown'}.${(now.getTime() * 1e6 + Math.floor(Math.random() * 1e6)).toString(16)}`;
+      // Names sort in creation order (as client-go's nanosecond suffix does): a per-process sequence below the ms.
+      nameSeq = (nameSeq + 1) % 1_000_000;
+      const name = `${obj.metadata.name ?? 'unknown'}.${(BigInt(now.getTime()) * 1_000_000n + BigInt(nameSeq)).toString(16)}`;
       const ev: Event = {
         apiVersion: 'v1', kind: 'Event', metadata: { name, namespace }, involvedObject: ref, reason, message, type,
         source: { component: this.source.component, host: this.source.host }, firstTimestamp: rfc3339(now), lastTimestamp: rfc3339(now), count: 1,

@@ -1,8 +1,13 @@
 // The simulated cluster: registers the configured nodes, runs a kubelet agent for every Node object and the
-// pod lifecycle for pods bound to them. (Skeleton: filled in by the cluster work.)
+// pod lifecycle for pods bound to them.
+import type { KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { KubeletManager } from '../kubelet/kubelet-manager.js';
+import { PodLifecycle } from '../kubelet/pod-lifecycle.js';
+import { loadClusterConfig, type ClusterConfig } from './config.js';
+import { buildNode, plannedNodes } from './node-object.js';
 
 export interface ClusterOptions {
   /** Path of a YAML cluster file (node pools, kubelet timings). */
@@ -17,6 +22,31 @@ export interface ClusterHandle {
   stop(): void;
 }
 
-export function startCluster(_reg: Registry, _clock: Clock, _log: Logger, _opts: ClusterOptions): ClusterHandle {
-  return { setNodeStopped: () => undefined, stop: () => undefined };
+/** Creates the configured nodes that do not exist yet (a data directory keeps nodes across restarts). */
+function registerNodes(reg: Registry, clock: Clock, kubelets: KubeletManager, config: ClusterConfig): KObject[] {
+  const def = reg.find('', 'v1', 'nodes')!;
+  const created: KObject[] = [];
+  const now = clock.now();
+  for (const planned of plannedNodes(config)) {
+    if (reg.store.get('core/nodes', '', planned.name)) continue;
+    const node = buildNode(planned, config.region, kubelets.allocateIndex(), now);
+    created.push(reg.create(def, '', node as unknown as KObject));
+  }
+  return created;
+}
+
+export function startCluster(reg: Registry, clock: Clock, log: Logger, opts: ClusterOptions): ClusterHandle {
+  const config = loadClusterConfig(opts);
+  const kubelets = new KubeletManager(reg, clock, log.child({ component: 'kubelet' }));
+  const pods = new PodLifecycle({ reg, clock, log: log.child({ component: 'pod-lifecycle' }), timings: config.kubelet }, kubelets);
+  const created = registerNodes(reg, clock, kubelets, config);
+  kubelets.start(new Map(created.map((n) => [n.metadata.name ?? '', { registered: true }])));
+  log.debug({ nodes: reg.store.count('core/nodes'), registered: created.length }, 'cluster started');
+  return {
+    setNodeStopped: (name, stopped) => kubelets.setStopped(name, stopped),
+    stop() {
+      pods.stop();
+      kubelets.stop();
+    },
+  };
 }

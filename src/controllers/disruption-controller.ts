@@ -18,6 +18,9 @@ function scaled(v: number | string | undefined, total: number, roundUp: boolean)
   return roundUp ? Math.ceil(x) : Math.floor(x);
 }
 
+/** How long an admitted eviction counts against the budget before the pod must be terminating (upstream: 2 minutes). */
+const disruptedPodTimeoutMs = 2 * 60 * 1000;
+
 const isReady = (p: Pod) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 
 export class DisruptionController {
@@ -34,13 +37,24 @@ export class DisruptionController {
     for (const p of reg.store.list('policy/poddisruptionbudgets')) this.queue.add(`${p.metadata.namespace}/${p.metadata.name}`);
   }
 
-  private reconcile(key: string): void {
+  private reconcile(key: string): void | number {
     const [ns, name] = key.split('/');
     const pdb = this.reg.store.get('policy/poddisruptionbudgets', ns, name) as unknown as PodDisruptionBudget | undefined;
     if (!pdb || pdb.metadata?.deletionTimestamp) return;
     const pods = (this.reg.store.list('core/pods', ns) as unknown as Pod[]).filter((p) => labelSelectorMatches(pdb.spec?.selector, p.metadata?.labels));
+    const now = this.reg.clock.nowMs();
+    // Evictions the API admitted but whose pods are not yet terminating count as disrupted, for a while.
+    const disrupted: Record<string, string> = {};
+    let recheckIn: number | undefined;
+    for (const [podName, at] of Object.entries(pdb.status?.disruptedPods ?? {})) {
+      const pod = pods.find((p) => p.metadata?.name === podName);
+      const left = Date.parse(at) + disruptedPodTimeoutMs - now;
+      if (!pod || pod.metadata?.deletionTimestamp || left <= 0) continue;
+      disrupted[podName] = at;
+      recheckIn = Math.min(recheckIn ?? left, left);
+    }
     const expected = pods.length;
-    const healthy = pods.filter((p) => isReady(p) && !p.metadata?.deletionTimestamp).length;
+    const healthy = pods.filter((p) => isReady(p) && !p.metadata?.deletionTimestamp && !disrupted[p.metadata?.name ?? '']).length;
     let desired: number;
     if (pdb.spec?.maxUnavailable !== undefined) desired = Math.max(0, expected - (scaled(pdb.spec.maxUnavailable, expected, true) ?? 0));
     else desired = scaled(pdb.spec?.minAvailable, expected, true) ?? 0;
@@ -50,15 +64,17 @@ export class DisruptionController {
     const condStatus = allowed > 0 ? 'True' : 'False';
     const status = {
       observedGeneration: pdb.metadata?.generation, disruptionsAllowed: allowed, currentHealthy: healthy, desiredHealthy: desired, expectedPods: expected,
+      ...(Object.keys(disrupted).length ? { disruptedPods: disrupted } : {}),
       conditions: [{
         type: 'DisruptionAllowed', status: condStatus, reason: allowed > 0 ? 'SufficientPods' : 'InsufficientPods', message: '',
         observedGeneration: pdb.metadata?.generation,
         lastTransitionTime: cond && cond.status === condStatus ? cond.lastTransitionTime : rfc3339(this.reg.clock.now()),
       }],
     };
-    if (old && JSON.stringify({ ...old, disruptedPods: undefined }) === JSON.stringify({ ...status, disruptedPods: undefined })) return;
+    if (old && JSON.stringify(old) === JSON.stringify(status)) return recheckIn;
     const def = this.reg.find('policy', 'v1', 'poddisruptionbudgets')!;
     this.reg.guaranteedUpdate(def, ns, name, (cur: KObject) => ({ ...cur, status }), { subresource: 'status' });
+    return recheckIn;
   }
 
   stop(): void {

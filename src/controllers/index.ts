@@ -1,5 +1,5 @@
-// Starts the background loops that belong to the API: garbage collection, namespaces, service accounts,
-// disruption budgets and the end of graceful pod deletion.
+// Starts the controller-manager loops: garbage collection, namespaces, service accounts, disruption budgets,
+// endpoints, node lifecycle, taint eviction and pod GC. (Kubelets and the scheduler start elsewhere.)
 import type { Registry } from '../registry/registry.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -7,7 +7,11 @@ import { GarbageCollector } from './garbage-collector.js';
 import { NamespaceController } from './namespace-controller.js';
 import { ServiceAccountController } from './serviceaccount-controller.js';
 import { DisruptionController } from './disruption-controller.js';
-import { PodTerminationController } from './pod-termination-controller.js';
+import { EndpointsController } from './endpoints-controller.js';
+import { EndpointSliceController } from './endpointslice-controller.js';
+import { NodeLifecycleController } from './node-lifecycle-controller.js';
+import { TaintEvictionController } from './taint-eviction-controller.js';
+import { PodGcController } from './pod-gc-controller.js';
 
 export interface ControllerHandle {
   stop(): void;
@@ -20,7 +24,11 @@ export function startControllers(reg: Registry, clock: Clock, log: Logger): Cont
     new NamespaceController(reg, clock, l('namespace')),
     new ServiceAccountController(reg, clock, l('serviceaccount')),
     new DisruptionController(reg, clock, l('disruption')),
-    new PodTerminationController(reg, clock, l('pod-termination')),
+    new EndpointsController(reg, clock, l('endpoint')),
+    new EndpointSliceController(reg, clock, l('endpointslice')),
+    new NodeLifecycleController(reg, clock, l('node-lifecycle')),
+    new TaintEvictionController(reg, clock, l('taint-eviction')),
+    new PodGcController(reg, clock, l('pod-gc')),
   ];
   return { stop: () => all.forEach((c) => c.stop()) };
 }

@@ -19,6 +19,12 @@ export const simAnnotations = {
   memoryUsage: 'bonsai.dev/memory-usage',
   /** Seconds spent pulling the image (default from the kubelet timings). */
   pullSeconds: 'bonsai.dev/pull-seconds',
+  /** Seconds after start at which the container's liveness probe starts failing (it is then killed and restarted). */
+  livenessFailAfterSeconds: 'bonsai.dev/liveness-fail-after-seconds',
+  /** Seconds the container takes to be created and started (default from the kubelet timings). */
+  startSeconds: 'bonsai.dev/start-seconds',
+  /** Seconds after start before the container passes its readiness probe (on top of the probe's own delays). */
+  readySeconds: 'bonsai.dev/ready-seconds',
   /** Node annotation: "true" stops the node's simulated kubelet (no lease renewals, no pod updates). */
   nodeStopped: 'bonsai.dev/stopped',
 } as const;

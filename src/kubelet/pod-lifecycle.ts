@@ -1,9 +1,239 @@
 // The simulated kubelet's pod side: every pod bound to a node with a running agent goes through its lifecycle
 // stages (sandbox, init containers, pull, create, start, probes, exit, restart, graceful termination).
-// (Skeleton: filled in by the pod lifecycle work.)
-import type { KubeletContext, NodeDirectory } from './types.js';
+// Level-triggered: one work queue of pod keys; each reconcile advances the pod's runtime record to the current
+// clock time, writes the resulting status and asks to be called again when the next stage is due.
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { setLogProvider, type LogProvider } from '../api/logs.js';
+import { EventRecorder } from '../client/event-recorder.js';
+import { WorkQueue } from '../controllers/runtime/work-queue.js';
+import type { KObject } from '../machinery/types.js';
+import { interpret } from './container-command.js';
+import { containerEnv } from './container-plan.js';
+import { LogStore } from './log-store.js';
+import { PodAdvancer } from './pod-advance.js';
+import { evaluateResize } from './pod-resize.js';
+import { restorePodRun, type ContainerRun, type PodRun } from './pod-runtime.js';
+import { buildStatus, podPhase } from './pod-status.js';
+import type { KubeletContext, NodeAgentView, NodeDirectory } from './types.js';
+
+const keyOf = (o: { metadata?: { namespace?: string; name?: string } }) => `${o.metadata?.namespace}/${o.metadata?.name}`;
+const isTerminal = (phase: string | undefined) => phase === 'Succeeded' || phase === 'Failed';
 
 export class PodLifecycle {
-  constructor(private readonly ctx: KubeletContext, private readonly nodes: NodeDirectory) {}
-  stop(): void {}
+  private readonly queue: WorkQueue;
+  private readonly runs = new Map<string, PodRun>();
+  private readonly uidOfKey = new Map<string, string>();
+  private readonly byNode = new Map<string, Set<string>>();
+  private readonly recorders = new Map<string, EventRecorder>();
+  private readonly pulled = new Map<string, Set<string>>();
+  private readonly stops: Array<() => void> = [];
+  readonly logs: LogStore;
+
+  constructor(private readonly ctx: KubeletContext, private readonly nodes: NodeDirectory) {
+    this.logs = new LogStore(ctx.clock);
+    this.queue = new WorkQueue('pod-lifecycle', (key) => this.reconcile(key), ctx.clock, ctx.log);
+    this.stops.push(ctx.reg.store.hub.subscribe('core/pods', (c) => this.queue.add(keyOf(c.object))));
+    this.stops.push(nodes.onAgentStarted((node) => {
+      for (const key of this.byNode.get(node) ?? []) this.queue.add(key);
+    }));
+    for (const p of ctx.reg.store.list('core/pods')) this.queue.add(keyOf(p));
+    setLogProvider(this.logProvider());
+  }
+
+  stop(): void {
+    this.stops.forEach((s) => s());
+    this.queue.stop();
+    setLogProvider(undefined);
+  }
+
+  private recorder(node: string): EventRecorder {
+    let r = this.recorders.get(node);
+    if (!r) this.recorders.set(node, (r = new EventRecorder(this.ctx.reg, { component: 'kubelet', host: node })));
+    return r;
+  }
+
+  private forget(key: string, uid: string | undefined): void {
+    this.uidOfKey.delete(key);
+    for (const set of this.byNode.values()) set.delete(key);
+    if (!uid) return;
+    const run = this.runs.get(uid);
+    this.runs.delete(uid);
+    this.logs.drop(uid);
+    if (run) this.nodes.agent(run.nodeName)?.releasePodIP(uid);
+  }
+
+  private reconcile(key: string): number | void {
+    const [namespace, name] = key.split('/');
+    const pod = this.ctx.reg.store.get('core/pods', namespace, name) as unknown as Pod | undefined;
+    const known = this.uidOfKey.get(key);
+    if (!pod || (known && pod.metadata?.uid !== known)) this.forget(key, known);
+    if (!pod) return;
+    const nodeName = pod.spec?.nodeName;
+    if (!nodeName) return;
+    const uid = pod.metadata?.uid ?? '';
+    this.uidOfKey.set(key, uid);
+    let set = this.byNode.get(nodeName);
+    if (!set) this.byNode.set(nodeName, (set = new Set()));
+    set.add(key);
+    const agent = this.nodes.agent(nodeName);
+    if (!agent) return;
+    const now = this.ctx.clock.nowMs();
+    let run = this.runs.get(uid);
+    const fresh = !run;
+    if (!run) {
+      run = restorePodRun(pod, nodeName, now);
+      this.runs.set(uid, run);
+      if (run.podIP) agent.allocatePodIP(uid);
+    }
+    if (pod.metadata?.deletionTimestamp) return this.terminate(pod, run, agent, now);
+    if (run.finished) return;
+    const advancer = this.advancer(pod, run, agent, now);
+    if (fresh) advancer.resume();
+    const deadline = this.activeDeadline(pod, run, now);
+    const resizeAfter = evaluateResize(this.ctx.reg, pod, run, now, this.ctx.timings.startMs);
+    let next = Math.min(advancer.advance(), deadline ?? Infinity, resizeAfter === undefined ? Infinity : now + resizeAfter);
+    if (isTerminal(podPhase(pod, run, now))) {
+      this.stopAll(run, now, pod, agent);
+      run.finished = true;
+      agent.releasePodIP(uid);
+      next = Infinity;
+    }
+    this.writeStatus(pod, run, agent, now);
+    return next === Infinity ? undefined : Math.max(1, next - now);
+  }
+
+  private advancer(pod: Pod, run: PodRun, agent: NodeAgentView, now: number): PodAdvancer {
+    const obj = pod as unknown as KObject;
+    const rec = this.recorder(run.nodeName);
+    let images = this.pulled.get(run.nodeName);
+    if (!images) this.pulled.set(run.nodeName, (images = new Set()));
+    const cache = images;
+    return new PodAdvancer(run, {
+      now, pod, timings: this.ctx.timings, logs: this.logs,
+      event: (type, reason, message, c?: ContainerRun) => rec.event(obj, type, reason, message, c ? `spec.${c.kind === 'main' ? 'containers' : 'initContainers'}{${c.name}}` : undefined),
+      imagePresent: (image) => cache.has(image),
+      markPulled: (image) => void cache.add(image),
+      allocateIP: () => (pod.spec?.hostNetwork ? agent.hostIP : agent.allocatePodIP(run.uid)),
+    });
+  }
+
+  /**
+   * spec.activeDeadlineSeconds: once the pod has been active that long its containers are killed and it fails
+   * with reason DeadlineExceeded. Returns when the deadline falls due (undefined: none pending).
+   */
+  private activeDeadline(pod: Pod, run: PodRun, now: number): number | undefined {
+    const ads = pod.spec?.activeDeadlineSeconds;
+    if (ads === undefined || run.deadlineExceeded) return undefined;
+    const at = run.firstSeenMs + ads * 1000;
+    if (at > now) return at;
+    run.deadlineExceeded = true;
+    run.terminating ??= { startMs: at, stopAtMs: new Map(), graceEndMs: at };
+    for (const c of run.containers) {
+      if (c.stage !== 'running') {
+        c.dueMs = undefined;
+        continue;
+      }
+      c.stopAtMs = Math.max(at, c.startedAtMs ?? at);
+      c.stopExitCode = 137;
+    }
+    this.recorder(run.nodeName).event(pod as unknown as KObject, 'Normal', 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline');
+    return undefined;
+  }
+
+  /** Containers still running when the pod reaches a terminal phase (sidecars) are stopped with it. */
+  private stopAll(run: PodRun, now: number, pod: Pod, agent: NodeAgentView): void {
+    const running = run.containers.filter((c) => c.stage === 'running');
+    if (!running.length) return;
+    run.terminating ??= { startMs: now, stopAtMs: new Map(), graceEndMs: now };
+    for (const c of running) {
+      c.stopAtMs = now;
+      c.stopExitCode = 0;
+    }
+    this.advancer(pod, run, agent, now).advance();
+  }
+
+  private writeStatus(pod: Pod, run: PodRun, agent: NodeAgentView, now: number): void {
+    const status = buildStatus(pod, run, now, agent.hostIP);
+    if (JSON.stringify(status) === JSON.stringify(pod.status)) return;
+    const def = this.ctx.reg.find('', 'v1', 'pods')!;
+    this.ctx.reg.guaranteedUpdate(def, run.namespace, run.name, (cur) => {
+      if (cur.metadata.uid !== run.uid) throw new Error('pod was replaced');
+      return { ...cur, status: status as unknown as Record<string, unknown> };
+    }, { subresource: 'status' });
+  }
+
+  /** How long a container's preStop hook takes (sleep action or `sleep N` exec); Infinity when it never ends. */
+  private preStopMs(pod: Pod, name: string): number {
+    const spec = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].find((c) => c.name === name);
+    const hook = spec?.lifecycle?.preStop;
+    if (!spec || !hook) return 0;
+    if (hook.sleep) return hook.sleep.seconds * 1000;
+    if (hook.exec?.command) {
+      const r = interpret(hook.exec.command, undefined, { env: containerEnv(pod, spec), startMs: this.ctx.clock.nowMs() });
+      return r ? r.runMs ?? Infinity : 0;
+    }
+    return 0;
+  }
+
+  private terminate(pod: Pod, run: PodRun, agent: NodeAgentView, now: number): number | void {
+    const everStarted = run.containers.some((c) => c.containerID !== undefined);
+    const ts = Date.parse(pod.metadata?.deletionTimestamp ?? '');
+    const graceEnd = pod.metadata?.deletionGracePeriodSeconds === 0 ? now : Math.max(now, Number.isNaN(ts) ? now : ts);
+    if (!isTerminal(pod.status?.phase) && everStarted) {
+      const rec = this.recorder(run.nodeName);
+      if (!run.terminating) {
+        run.terminating = { startMs: now, stopAtMs: new Map(), graceEndMs: graceEnd };
+        for (const c of run.containers) {
+          if (c.stage !== 'running') {
+            c.dueMs = undefined;
+            continue;
+          }
+          const want = now + this.preStopMs(pod, c.name);
+          c.stopAtMs = Math.min(want, graceEnd);
+          c.stopExitCode = want > graceEnd ? 137 : 0;
+          rec.event(pod as unknown as KObject, 'Normal', 'Killing', `Stopping container ${c.name}`, `spec.${c.kind === 'main' ? 'containers' : 'initContainers'}{${c.name}}`);
+        }
+      } else if (graceEnd < run.terminating.graceEndMs) {
+        run.terminating.graceEndMs = graceEnd;
+        for (const c of run.containers) {
+          if (c.stage === 'running' && (c.stopAtMs ?? Infinity) > graceEnd) {
+            c.stopAtMs = graceEnd;
+            c.stopExitCode = 137;
+          }
+        }
+      }
+      const next = this.advancer(pod, run, agent, now).advance();
+      if (run.containers.some((c) => c.stage === 'running')) {
+        this.writeStatus(pod, run, agent, now);
+        return next === Infinity ? undefined : Math.max(1, next - now);
+      }
+      run.finished = true;
+      this.writeStatus(pod, run, agent, now);
+    }
+    agent.releasePodIP(run.uid);
+    const def = this.ctx.reg.find('', 'v1', 'pods')!;
+    try {
+      this.ctx.reg.delete(def, run.namespace, run.name, { gracePeriodSeconds: 0, preconditions: { uid: run.uid } });
+    } catch (err) {
+      this.ctx.log.debug({ err, pod: `${run.namespace}/${run.name}` }, 'pod already gone');
+    }
+  }
+
+  private logProvider(): LogProvider {
+    return {
+      nowMs: () => this.ctx.clock.nowMs(),
+      read: (pod, container, previous) => {
+        const uid = pod.metadata.uid ?? '';
+        const name = pod.metadata.name ?? '';
+        if (this.logs.has(uid, container, previous)) return { lines: this.logs.lines(uid, container, previous) };
+        if (previous) return { error: `previous terminated container "${container}" in pod "${name}" not found` };
+        type Cs = Array<{ name: string; state?: { waiting?: { reason?: string } } }>;
+        const st = pod.status as { containerStatuses?: Cs; initContainerStatuses?: Cs } | undefined;
+        const cs = [...(st?.initContainerStatuses ?? []), ...(st?.containerStatuses ?? [])].find((c) => c.name === container);
+        const reason = cs?.state?.waiting?.reason ?? 'ContainerCreating';
+        return { error: `container "${container}" in pod "${name}" is waiting to start: ${reason}` };
+      },
+      follow: (pod, container, skip, onLine, onEnd) => this.logs.follow(pod.metadata.uid ?? '', container, skip, onLine, onEnd),
+    };
+  }
 }

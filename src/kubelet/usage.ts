@@ -15,13 +15,16 @@ export interface ContainerUsage {
 const idleCpu = 0.001;
 const idleMemory = 4 * 2 ** 20;
 
-/** Use of one container: the annotation, else 40% of its cpu request and 60% of its memory request, else a small idle figure. */
+/** Use of one container: the annotation, else 40% of its cpu request and 60% of its memory request, else a small idle figure; cpu at most its limit. */
 export function containerUsage(pod: Pod, c: Container): ContainerUsage {
   const obj = pod as unknown as KObject;
   const cpuAnn = simAnnotation(obj, 'cpuUsage', c.name);
   const memAnn = simAnnotation(obj, 'memoryUsage', c.name);
   const req = (c.resources?.requests ?? {}) as Record<string, unknown>;
-  const cpu = cpuAnn !== undefined ? quantityValue(cpuAnn) : req.cpu !== undefined ? quantityValue(req.cpu) * 0.4 : idleCpu;
+  const wanted = cpuAnn !== undefined ? quantityValue(cpuAnn) : req.cpu !== undefined ? quantityValue(req.cpu) * 0.4 : idleCpu;
+  // A cpu limit throttles: the container never uses more than it.
+  const lim = (c.resources?.limits ?? {}) as Record<string, unknown>;
+  const cpu = lim.cpu !== undefined ? Math.min(wanted, quantityValue(lim.cpu)) : wanted;
   const memory = memAnn !== undefined ? quantityValue(memAnn) : req.memory !== undefined ? quantityValue(req.memory) * 0.6 : idleMemory;
   return { name: c.name, cpu, memory };
 }

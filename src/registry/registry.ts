@@ -1,7 +1,7 @@
 // The generic store every resource goes through: lookups, reads, and the entry points of the write pipeline.
 import type { SqliteStore } from '../storage/sqlite-store.js';
 import { StorageError } from '../storage/errors.js';
-import { alreadyExists, conflict, gone, notFound } from '../machinery/errors.js';
+import { alreadyExists, ApiError, conflict, gone, notFound } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -101,6 +101,8 @@ export class Registry {
         return conflict(ref, name);
       case 'Expired':
         return gone(err.message);
+      case 'Closed':
+        return new ApiError(503, 'ServiceUnavailable', 'the server is shutting down');
     }
   }
 }

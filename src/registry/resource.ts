@@ -53,6 +53,8 @@ export interface ResourceDef {
   sharedStorage?: { key: string; apiVersion: string };
   /** Create-only virtual resources (e.g. SelfSubjectAccessReview): compute the response, store nothing. */
   virtualCreate?: (obj: KObject, ctx: StrategyContext) => KObject;
+  /** Read-only resources computed on demand by their own handler (metrics.k8s.io): listed in discovery, never stored. */
+  computed?: boolean;
 }
 
 export function servedVersions(def: ResourceDef): string[] {

@@ -5,14 +5,15 @@ import type { KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
 import { applyDefaults } from './defaults/index.js';
 import { validateObject } from './validation/index.js';
+import { resizedPod, validatePodResize } from './validation/pod.js';
 import { storageKey, type ResourceDef } from './resource.js';
 import type { Registry } from './registry.js';
 
 export interface WriteOptions {
   dryRun?: boolean;
   fieldManager?: string;
-  /** 'status' writes only .status; anything else writes everything but .status. */
-  subresource?: 'status';
+  /** 'status' writes only .status; 'resize' only container resources (pods); anything else everything but .status. */
+  subresource?: 'status' | 'resize';
   /** Collected `Warning` header texts. */
   warnings?: string[];
 }
@@ -28,8 +29,8 @@ function gvkOf(def: ResourceDef) {
   return { group: def.group, version: def.version, kind: def.kind };
 }
 
-function validate(reg: Registry, def: ResourceDef, obj: KObject, old: KObject | undefined): void {
-  const errors: FieldError[] = [
+function validate(reg: Registry, def: ResourceDef, obj: KObject, old: KObject | undefined, resize = false): void {
+  const errors: FieldError[] = resize && old ? validatePodResize(obj, old) : [
     ...validateObject(gvkOf(def), obj, old, { namespaced: def.namespaced }),
     ...(def.validate?.(obj, old) ?? []),
   ];
@@ -93,6 +94,8 @@ function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions
   let result: KObject;
   if (opts.subresource === 'status') {
     result = { ...structuredClone(cur), status: next.status };
+  } else if (opts.subresource === 'resize') {
+    result = resizedPod(cur, next);
   } else {
     result = next;
     if (def.subresources?.includes('status')) {
@@ -141,7 +144,7 @@ export function updateObject(reg: Registry, def: ResourceDef, namespace: string,
   }
   result.metadata.resourceVersion = cur.metadata.resourceVersion;
   if (JSON.stringify(result) === JSON.stringify(cur)) return cur;
-  validate(reg, def, result, cur);
+  validate(reg, def, result, cur, opts.subresource === 'resize');
   if (opts.dryRun) return result;
   try {
     if (result.metadata.deletionTimestamp && cur.metadata.finalizers?.length && !result.metadata.finalizers?.length && def.plural !== 'namespaces') {

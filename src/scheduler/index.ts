@@ -1,13 +1,139 @@
 // The default scheduler: a priority queue with backoff, filter and score plugins, preemption and binding.
-// (Skeleton: filled in by the scheduler work.)
+// Wiring: the change feed of pods and nodes keeps the cache and the queue; the loop drains the queue in batches.
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import { fromLabelSelector, labelSelectorMatches, type Requirement } from '../machinery/labels.js';
+import type { LabelSelector } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { Binder, schedulerName } from './binder.js';
+import { SchedulerCache } from './cache.js';
+import type { Lookups } from './framework.js';
+import { podKey, termMatches, type PodInfo } from './pod-info.js';
+import { defaultFilters, defaultScores } from './plugins/index.js';
+import { isGated, SchedulingQueue, type QueuedPod } from './queue.js';
+import { SchedulingLoop } from './scheduler.js';
+
+const noPods: PodInfo[] = [];
 
 export interface SchedulerHandle {
   stop(): void;
 }
 
-export function startScheduler(_reg: Registry, _clock: Clock, _log: Logger): SchedulerHandle {
-  return { stop: () => undefined };
+/** Plugins whose verdict no pod or resource change can alter (only node changes can). */
+const nodeOnlyPlugins = new Set(['NodeUnschedulable', 'NodeName', 'TaintToleration', 'NodeAffinity', 'NoNodes']);
+
+export function responsibleFor(pod: Pod): boolean {
+  const phase = pod.status?.phase;
+  return (pod.spec?.schedulerName ?? schedulerName) === schedulerName && !pod.spec?.nodeName && !pod.metadata?.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed';
+}
+
+function mapSelector(sel: Record<string, string> | undefined, labels: Record<string, string>): Requirement[] {
+  const entries = Object.entries(sel ?? {});
+  if (!entries.length || !entries.every(([k, v]) => labels[k] === v)) return [];
+  return entries.map(([key, v]) => ({ key, op: 'Equals', values: [v] }));
+}
+
+export function startScheduler(reg: Registry, clock: Clock, log: Logger): SchedulerHandle {
+  const cache = new SchedulerCache();
+  const binder = new Binder(reg);
+  const nominated = new Map<string, Map<string, PodInfo>>();
+  const nominatedNode = new Map<string, string>();
+  const lookups: Lookups = {
+    index: cache.index,
+    nsLabels: (ns) => reg.store.get('core/namespaces', '', ns)?.metadata.labels as Record<string, string> | undefined,
+    defaultSelector(pod) {
+      const ns = pod.metadata?.namespace ?? '';
+      const labels = (pod.metadata?.labels ?? {}) as Record<string, string>;
+      const out: Requirement[] = [];
+      for (const o of reg.store.list('core/services', ns)) out.push(...mapSelector((o.spec as { selector?: Record<string, string> })?.selector, labels));
+      for (const o of reg.store.list('core/replicationcontrollers', ns)) out.push(...mapSelector((o.spec as { selector?: Record<string, string> })?.selector, labels));
+      for (const key of ['apps/replicasets', 'apps/statefulsets']) {
+        for (const o of reg.store.list(key, ns)) {
+          const ls = (o.spec as { selector?: LabelSelector })?.selector;
+          if (!ls || (!ls.matchLabels && !ls.matchExpressions?.length) || !labelSelectorMatches(ls, labels)) continue;
+          out.push(...(fromLabelSelector(ls) ?? []));
+        }
+      }
+      return out.length ? out : undefined;
+    },
+  };
+  let loop: SchedulingLoop | undefined;
+  const queue = new SchedulingQueue(clock, () => loop?.kick());
+  loop = new SchedulingLoop({
+    reg, cache, queue, binder, lookups, filters: defaultFilters, scores: defaultScores, log,
+    nominatedOn: (node) => nominated.get(node)?.values() ?? noPods,
+    nominate: (pi, node) => setNominated(pi.key, node, pi),
+  });
+
+  const setNominated = (key: string, node: string | undefined, pi?: PodInfo) => {
+    const old = nominatedNode.get(key);
+    if (old && old !== node) nominated.get(old)?.delete(key);
+    if (!node || !pi) {
+      nominatedNode.delete(key);
+      return;
+    }
+    nominatedNode.set(key, node);
+    let m = nominated.get(node);
+    if (!m) nominated.set(node, (m = new Map()));
+    m.set(key, pi);
+  };
+
+  const podAddedHelps = (pi: PodInfo) => (e: QueuedPod) =>
+    (e.rejectors.has('PodTopologySpread') && e.pi.ns === pi.ns) ||
+    (e.rejectors.has('InterPodAffinity') && e.pi.requiredAffinity.some((t) => termMatches(t, pi, lookups.nsLabels)));
+  const podRemovedHelps = (e: QueuedPod) => [...e.rejectors].some((r) => !nodeOnlyPlugins.has(r));
+
+  const syncPod = (ns: string, name: string) => {
+    const key = podKey(ns, name);
+    const pod = reg.store.get('core/pods', ns, name) as unknown as Pod | undefined;
+    const r = cache.syncAssigned(key, pod);
+    if (r.change === 'added' && r.pi) queue.moveParked(podAddedHelps(r.pi));
+    else if (r.change === 'removed') queue.moveParked(podRemovedHelps);
+    else if (r.change === 'updated' && r.pi && r.old && JSON.stringify(r.pi.labels) !== JSON.stringify(r.old.labels)) {
+      queue.moveParked(podAddedHelps(r.pi));
+      queue.moveParked(podRemovedHelps);
+    }
+    if (pod && responsibleFor(pod)) {
+      const e = queue.upsert(pod, key);
+      setNominated(key, pod.status?.nominatedNodeName, e.pi);
+      if (isGated(pod)) binder.gated(pod);
+    } else {
+      queue.delete(key);
+      setNominated(key, undefined);
+    }
+  };
+
+  const syncNode = (name: string) => {
+    const node = reg.store.get('core/nodes', '', name) as unknown as Node | undefined;
+    if (!node) {
+      cache.removeNode(name);
+      return;
+    }
+    if (cache.setNode(node)) queue.moveParked(() => true);
+  };
+
+  const guard = (what: string, fn: () => void) => {
+    try {
+      fn();
+    } catch (err) {
+      log.debug({ err }, `scheduler: handling a ${what} change failed`);
+    }
+  };
+  const stops = [
+    reg.store.hub.subscribe('core/nodes', (c) => guard('node', () => syncNode(c.object.metadata.name ?? ''))),
+    reg.store.hub.subscribe('core/pods', (c) => guard('pod', () => syncPod(c.object.metadata.namespace ?? '', c.object.metadata.name ?? ''))),
+    clock.setInterval(() => guard('timer', () => queue.flushLongParked()), 30_000),
+  ];
+  for (const n of reg.store.list('core/nodes')) guard('node', () => syncNode(n.metadata.name ?? ''));
+  for (const p of reg.store.list('core/pods')) guard('pod', () => syncPod(p.metadata.namespace ?? '', p.metadata.name ?? ''));
+  log.debug({ nodes: cache.nodeList().length, pending: queue.entries.size }, 'scheduler started');
+
+  return {
+    stop() {
+      for (const s of stops) s();
+      queue.stop();
+      loop?.stop();
+    },
+  };
 }

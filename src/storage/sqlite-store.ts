@@ -58,6 +58,7 @@ export class SqliteStore {
   /** Writes applied in memory but not yet committed; they are committed together (group commit). */
   private pending: Array<{ change: Change; namespace: string; name: string; json: string }> = [];
   private flushScheduled = false;
+  private closed = false;
   private waiters: Array<() => void> = [];
   /** One transaction for a batch of writes: each object's current revision and its change-log entry. */
   private readonly persist: (batch: SqliteStore['pending']) => void;
@@ -179,6 +180,8 @@ export class SqliteStore {
   }
 
   private write(resource: string, input: KObject, type: ChangeType, previous: KObject | undefined): KObject {
+    // A timer that fires while the process shuts down must not write what can no longer be saved.
+    if (this.closed) throw new StorageError('Closed', 'the store is closed');
     const rv = this.rev + 1;
     const obj: KObject = { ...input, metadata: { ...input.metadata, resourceVersion: String(rv) } };
     const { namespace, name } = ident(obj);
@@ -261,6 +264,7 @@ export class SqliteStore {
 
   close(): void {
     this.flush();
+    this.closed = true;
     this.hub.clear();
     try {
       this.stmts.setMeta.run('revision', String(this.rev));

@@ -36,3 +36,55 @@ export function rfc3339(d: Date): string {
 export function rfc3339Micro(d: Date): string {
   return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
 }
+
+/** A clock that stands still until a test advances it; due timers fire in time order (then in creation order). */
+export class ManualClock implements Clock {
+  private current: number;
+  private seq = 0;
+  private readonly timers = new Map<number, { at: number; fn: () => void; every?: number }>();
+  constructor(start: number | Date = Date.UTC(2026, 0, 1)) {
+    this.current = typeof start === 'number' ? start : start.getTime();
+  }
+  nowMs(): number {
+    return this.current;
+  }
+  now(): Date {
+    return new Date(this.current);
+  }
+  setTimeout(fn: () => void, ms: number): () => void {
+    const id = ++this.seq;
+    this.timers.set(id, { at: this.current + Math.max(0, ms), fn });
+    return () => void this.timers.delete(id);
+  }
+  setInterval(fn: () => void, ms: number): () => void {
+    const id = ++this.seq;
+    const every = Math.max(1, ms);
+    this.timers.set(id, { at: this.current + every, fn, every });
+    return () => void this.timers.delete(id);
+  }
+  /** Moves time forward by `ms`, firing every timer that falls due on the way, each at its own time. */
+  advance(ms: number): void {
+    const end = this.current + Math.max(0, ms);
+    for (;;) {
+      let next: [number, { at: number; fn: () => void; every?: number }] | undefined;
+      for (const entry of this.timers) if (entry[1].at <= end && (!next || entry[1].at < next[1].at)) next = entry;
+      if (!next) break;
+      const [id, t] = next;
+      this.current = Math.max(this.current, t.at);
+      if (t.every) t.at += t.every;
+      else this.timers.delete(id);
+      t.fn();
+    }
+    this.current = end;
+  }
+  /** Timers still waiting. */
+  pending(): number {
+    return this.timers.size;
+  }
+  /** When the earliest waiting timer is due (undefined: none). */
+  nextAt(): number | undefined {
+    let at: number | undefined;
+    for (const t of this.timers.values()) if (at === undefined || t.at < at) at = t.at;
+    return at;
+  }
+}

@@ -140,11 +140,14 @@ export async function openWatch(url: string, headers: Record<string, string> = {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** An in-process Bonsai for the suite (`env.b` once `before` has run) and a client bound to it. */
+/**
+ * An in-process Bonsai for the suite (`env.b` once `before` has run) and a client bound to it. API tests
+ * run with no simulated nodes unless they ask for some, so pods stay where the test puts them.
+ */
 export function useBonsai(opts: BonsaiOptions = {}): { env: { b: Bonsai }; req: ReturnType<typeof client> } {
   const env = {} as { b: Bonsai };
   before(async () => {
-    env.b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', ...opts });
+    env.b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', cluster: { nodes: 0 }, ...opts });
   });
   after(async () => {
     await env.b?.close();

@@ -20,7 +20,8 @@ const podManifest = (name: string, labels: Record<string, string>, owner?: Json,
 });
 
 describe('kubectl object lifecycle', () => {
-  const env = useKubectlServer();
+  // No simulated nodes: unbound pods stay Pending, and a test adds the one node it needs.
+  const env = useKubectlServer({ args: ['--nodes', '0'] });
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const exists = async (...args: string[]) => (await env.k.run(['get', ...args])).code === 0;
 
@@ -114,11 +115,16 @@ describe('kubectl object lifecycle', () => {
   });
 
   it('deletes a bound pod gracefully and collections at once', async () => {
-    await env.k.ok(['apply', '-f', '-'], { input: podManifest('graceful', { app: 'g' }, undefined, 'node-a') });
-    await env.k.ok(['delete', 'pod', 'graceful', '--wait=false', '--grace-period=2']);
+    // node-a gets a simulated kubelet, which runs the pod's preStop hook and then removes the pod.
+    await env.k.ok(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } }) });
+    const graceful = JSON.parse(podManifest('graceful', { app: 'g' }, undefined, 'node-a')) as Json;
+    graceful.spec.containers[0].lifecycle = { preStop: { sleep: { seconds: 2 } } };
+    await env.k.ok(['apply', '-f', '-'], { input: JSON.stringify(graceful) });
+    await eventually(async () => (await getJson('pod', 'graceful')).status.phase === 'Running', 10_000, 'graceful pod running');
+    await env.k.ok(['delete', 'pod', 'graceful', '--wait=false', '--grace-period=5']);
     const pod = await getJson('pod', 'graceful');
     assert.ok(pod.metadata.deletionTimestamp, 'deletionTimestamp is set');
-    assert.equal(pod.metadata.deletionGracePeriodSeconds, 2);
+    assert.equal(pod.metadata.deletionGracePeriodSeconds, 5);
     assert.match(await env.k.ok(['get', 'pod', 'graceful']), /Terminating/);
     await eventually(async () => !(await exists('pod', 'graceful')), 10_000, 'graceful pod gone');
     await env.k.ok(['create', 'configmap', 'col-a', '--from-literal=x=1']);

@@ -2,6 +2,7 @@
 import type { Pod, Container, Toleration } from 'kubernetes-types/core/v1.js';
 import type { KObject } from '../../machinery/types.js';
 import type { ResourceDef, StrategyContext } from '../resource.js';
+import { rfc3339 } from '../../util/clock.js';
 
 type Quantities = Record<string, string> | undefined;
 
@@ -55,6 +56,11 @@ export const podStrategy: Partial<ResourceDef> = {
   prepareCreate(obj, ctx) {
     admitPod(obj, ctx);
     const pod = obj as unknown as Pod;
-    obj.status = { phase: 'Pending', qosClass: qosClass(pod) };
+    const status: Record<string, unknown> = { phase: 'Pending', qosClass: qosClass(pod) };
+    // As kube-apiserver does: a gated pod says why it is not scheduled from the moment it exists.
+    if (pod.spec?.schedulingGates?.length) {
+      status.conditions = [{ type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: rfc3339(ctx.clock.now()), reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates' }];
+    }
+    obj.status = status;
   },
 };

@@ -1,8 +1,10 @@
 // Pod spec validation (core/validation ValidatePodSpec, trimmed to what everyday manifests hit).
+import type { Pod } from 'kubernetes-types/core/v1.js';
 import {
-  fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotFound, fieldNotSupported, fieldRequired,
+  invalid, fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotFound, fieldNotSupported, fieldRequired,
 } from '../../machinery/errors.js';
-import { isRecord } from '../../machinery/types.js';
+import { isRecord, type KObject } from '../../machinery/types.js';
+import { qosClass } from '../resources/pods.js';
 import { arr, deepEqual, rec, str, validateAnnotations, validateLabels, validateNonNegative, type Errs } from './common.js';
 import { inclusiveRangeError, isDns1123Label, isRelaxedEnvVarName, isValidPortName, nameIsDnsSubdomain } from './names.js';
 import { parseQuantity } from './quantity.js';
@@ -243,4 +245,82 @@ export function validatePodSpecUpdate(spec: unknown, old: unknown): Errs {
     return copy;
   };
   return deepEqual(strip(spec), strip(old)) ? [] : [fieldForbidden('spec', podUpdateMessage)];
+}
+
+type Ctr = Record<string, unknown> & { name?: string; resources?: Record<string, unknown>; restartPolicy?: string; resizePolicy?: unknown };
+const ctrs = (spec: unknown, list: 'containers' | 'initContainers') => arr(rec(spec)[list]) as Ctr[];
+
+/**
+ * The pods/resize write: the current pod with only the container resources (and resize policies) of the request,
+ * matched by name; sidecar init containers are resizable too. Renamed or reordered containers are refused.
+ */
+export function resizedPod(cur: KObject, next: KObject): KObject {
+  const result = structuredClone(cur);
+  for (const list of ['containers', 'initContainers'] as const) {
+    const wanted = ctrs(next.spec, list);
+    const have = ctrs(result.spec, list);
+    if (wanted.length && wanted.map((c) => c.name).join('\u0000') !== have.map((c) => c.name).join('\u0000')) {
+      throw invalid('Pod', '', cur.metadata.name ?? '', [fieldForbidden(`spec.${list}`, 'containers may not be renamed or reordered on resize')]);
+    }
+    wanted.forEach((w, i) => {
+      const c = have[i];
+      if (w.resources === undefined || (isRecord(w.resources) && Object.keys(w.resources).length === 0)) delete c.resources;
+      else c.resources = structuredClone(w.resources);
+      if (w.resizePolicy !== undefined) c.resizePolicy = structuredClone(w.resizePolicy);
+    });
+  }
+  return result;
+}
+
+const resizable = new Set(['cpu', 'memory']);
+
+function withoutCpuMemory(spec: unknown): unknown {
+  const copy = structuredClone(rec(spec));
+  for (const list of ['containers', 'initContainers'] as const) {
+    for (const c of ctrs(copy, list)) {
+      const r = rec(c.resources);
+      for (const kind of ['requests', 'limits']) {
+        const m = rec(r[kind]);
+        for (const k of Object.keys(m)) if (resizable.has(k)) delete m[k];
+        if (Object.keys(m).length === 0) delete r[kind];
+        else r[kind] = m;
+      }
+      if (Object.keys(r).length === 0) delete c.resources;
+      else c.resources = r;
+      delete c.resizePolicy;
+    }
+  }
+  return copy;
+}
+
+/** ValidatePodResize: only cpu and memory of regular and sidecar containers change, none removed, same QoS class. */
+export function validatePodResize(pod: KObject, old: KObject): Errs {
+  const errs: Errs = [];
+  const check = (list: 'containers' | 'initContainers') => {
+    const olds = ctrs(old.spec, list);
+    ctrs(pod.spec, list).forEach((c, i) => {
+      const path = `spec.${list}[${i}].resources`;
+      const before = olds[i];
+      if (list === 'initContainers' && c.restartPolicy !== 'Always') {
+        if (!deepEqual(c.resources ?? {}, before?.resources ?? {})) errs.push(fieldForbidden(path, 'resources for non-sidecar init containers are immutable'));
+        return;
+      }
+      errs.push(...validateResources(c.resources, path));
+      const now = rec(c.resources);
+      const was = rec(before?.resources);
+      for (const [kind, word] of [['requests', 'requests'], ['limits', 'limits']] as const) {
+        for (const k of Object.keys(rec(was[kind]))) {
+          if (resizable.has(k) && !(k in rec(now[kind]))) errs.push(fieldForbidden(`${path}.${kind}[${k}]`, `resource ${word} cannot be removed`));
+        }
+      }
+    });
+  };
+  check('containers');
+  check('initContainers');
+  if (!deepEqual(withoutCpuMemory(pod.spec), withoutCpuMemory(old.spec))) errs.push(fieldForbidden('spec', 'only cpu and memory resources are mutable'));
+  const oldQos = str(rec(old.status).qosClass) ?? qosClass(old as unknown as Pod);
+  if (errs.length === 0 && qosClass(pod as unknown as Pod) !== oldQos) {
+    errs.push(fieldInvalid('spec', oldQos, 'Pod QOS Class may not change as a result of resizing'));
+  }
+  return errs;
 }

@@ -1,0 +1,54 @@
+// Taints and tolerations: matching as upstream's v1 helpers do, and writing a node controller's taints.
+import type { Node, Taint, Toleration } from 'kubernetes-types/core/v1.js';
+import type { KObject } from '../machinery/types.js';
+import type { Registry } from '../registry/registry.js';
+import { rfc3339 } from '../util/clock.js';
+
+export const taintKeys = {
+  notReady: 'node.kubernetes.io/not-ready',
+  unreachable: 'node.kubernetes.io/unreachable',
+  unschedulable: 'node.kubernetes.io/unschedulable',
+  memoryPressure: 'node.kubernetes.io/memory-pressure',
+  diskPressure: 'node.kubernetes.io/disk-pressure',
+  pidPressure: 'node.kubernetes.io/pid-pressure',
+  networkUnavailable: 'node.kubernetes.io/network-unavailable',
+  outOfService: 'node.kubernetes.io/out-of-service',
+} as const;
+
+export type TaintRef = Pick<Taint, 'key' | 'effect'>;
+
+export const sameTaint = (a: TaintRef, b: TaintRef) => a.key === b.key && a.effect === b.effect;
+
+/** Whether a toleration tolerates a taint (empty key with Exists tolerates everything; empty effect any effect). */
+export function tolerates(t: Toleration, taint: Taint): boolean {
+  if (t.effect && t.effect !== taint.effect) return false;
+  if (t.key && t.key !== taint.key) return false;
+  if (!t.key && t.operator !== 'Exists') return false;
+  if (t.operator === 'Exists') return true;
+  return (t.value ?? '') === (taint.value ?? '');
+}
+
+export function nodeTaints(node: KObject | Node | undefined): Taint[] {
+  return ((node as Node | undefined)?.spec?.taints ?? []) as Taint[];
+}
+
+/**
+ * Adds `add` (stamped with timeAdded now; an existing taint with the same key and effect is kept) and removes
+ * `remove` on the node through the main resource. Returns false when the node is gone.
+ */
+export function swapTaints(reg: Registry, nodeName: string, add: TaintRef[], remove: TaintRef[]): boolean {
+  const def = reg.find('', 'v1', 'nodes')!;
+  if (!reg.store.get('core/nodes', '', nodeName)) return false;
+  const now = rfc3339(reg.clock.now());
+  reg.guaranteedUpdate(def, '', nodeName, (cur) => {
+    let taints = nodeTaints(cur).filter((t) => !remove.some((r) => sameTaint(r, t)));
+    for (const a of add) {
+      if (!taints.some((t) => sameTaint(t, a))) taints = [...taints, { key: a.key, effect: a.effect, timeAdded: now }];
+    }
+    const spec = { ...(cur.spec as Record<string, unknown>) };
+    if (taints.length) spec.taints = taints;
+    else delete spec.taints;
+    return { ...cur, spec };
+  });
+  return true;
+}

@@ -1,0 +1,252 @@
+// A small interpreter for what a simulated container runs: `sleep`, `echo`, `exit`, `true`/`false`, `printenv`,
+// `date`, `hostname`, and `sh -c` scripts with `;`, `&&`, `||`, pipes, `while`/`for`/`if`, quoting and `$VAR`.
+// The result is a timeline (output lines at offsets) plus how long the process runs and its exit code.
+import { parseScript, type Node, type Word } from './container-script.js';
+
+export interface ScriptLine {
+  /** Offset from the container's start, in ms. */
+  atMs: number;
+  text: string;
+}
+
+export interface ScriptResult {
+  lines: ScriptLine[];
+  /** Time until the process exits; undefined when it runs until it is stopped. */
+  runMs: number | undefined;
+  exitCode: number;
+}
+
+export interface ScriptEnv {
+  /** Environment variables visible to the process. */
+  env: Record<string, string>;
+  /** Absolute start time (ms), for `date`. */
+  startMs: number;
+}
+
+const shells = new Set(['sh', 'bash', 'ash', 'dash', 'zsh', 'busybox sh']);
+const known = new Set(['sleep', 'echo', 'exit', 'true', 'false', ':', 'printenv', 'env', 'date', 'hostname', 'tail', 'printf', 'yes', 'seq', 'whoami', 'pwd']);
+const maxLines = 2000;
+const horizonMs = 3600_000;
+const maxSteps = 20_000;
+
+const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+
+/** Seconds of `sleep`: plain or with an s/m/h/d suffix; "infinity" is undefined. */
+export function sleepMs(arg: string | undefined): number | undefined {
+  if (arg === undefined || arg === 'infinity' || arg === 'inf') return undefined;
+  const m = arg.match(/^(\d+(?:\.\d+)?)([smhd]?)$/);
+  if (!m) return 0;
+  const mult = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+  return Math.round(Number(m[1]) * mult * 1000);
+}
+
+class Forever extends Error {}
+class Exited extends Error {
+  constructor(readonly code: number) {
+    super('exit');
+  }
+}
+
+class Runner {
+  t = 0;
+  lines: ScriptLine[] = [];
+  steps = 0;
+  constructor(private readonly env: Record<string, string>, private readonly startMs: number) {}
+
+  out(text: string): void {
+    const parts = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n');
+    for (const p of parts) if (this.lines.length < maxLines) this.lines.push({ atMs: this.t, text: p });
+  }
+
+  expand(w: Word): string {
+    return w.map((s) => (s.expand ? s.text.replace(/\$(\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|\?)/g, (_m, _a, b: string | undefined, c: string | undefined) => {
+      const name = b ?? c;
+      return name === undefined ? String(this.env['?'] ?? '0') : this.env[name] ?? '';
+    }) : s.text)).join('');
+  }
+
+  tick(): void {
+    if (++this.steps > maxSteps || this.t > horizonMs || this.lines.length >= maxLines) throw new Forever();
+  }
+
+  run(node: Node): number {
+    this.tick();
+    switch (node.type) {
+      case 'seq': {
+        let code = 0;
+        for (const item of node.items) {
+          if (item.op === '&&' && code !== 0) continue;
+          if (item.op === '||' && code === 0) continue;
+          code = this.run(item.node);
+          this.env['?'] = String(code);
+        }
+        return code;
+      }
+      case 'pipe': {
+        let code = 0;
+        for (const n of node.items) code = this.run(n);
+        return code;
+      }
+      case 'while': {
+        let code = 0;
+        for (;;) {
+          const cond = this.run(node.cond);
+          if ((cond === 0) === node.until) return code;
+          code = this.run(node.body);
+        }
+      }
+      case 'for': {
+        let code = 0;
+        for (const w of node.words) {
+          this.env[node.name] = this.expand(w);
+          code = this.run(node.body);
+        }
+        return code;
+      }
+      case 'if':
+        if (this.run(node.cond) === 0) return this.run(node.then);
+        return node.else ? this.run(node.else) : 0;
+      case 'cmd':
+        return this.exec(node.words.map((w) => this.expand(w)), node.assigns);
+    }
+  }
+
+  exec(argv: string[], assigns: Array<[string, Word]>): number {
+    for (const [k, v] of assigns) this.env[k] = this.expand(v);
+    if (argv.length === 0) return 0;
+    let [cmd, ...args] = argv;
+    if (cmd === 'exec') {
+      if (args.length === 0) return 0;
+      [cmd, ...args] = args;
+      const code = this.exec([cmd, ...args], []);
+      if (!known.has(base(cmd)) && !shells.has(base(cmd))) throw new Forever();
+      throw new Exited(code);
+    }
+    switch (base(cmd)) {
+      case 'sleep': {
+        const ms = sleepMs(args[0]);
+        if (ms === undefined) throw new Forever();
+        this.t += ms;
+        return 0;
+      }
+      case 'echo': {
+        let newline = true;
+        let escapes = false;
+        while (args[0] && /^-[neE]+$/.test(args[0])) {
+          const f = args.shift()!;
+          if (f.includes('n')) newline = false;
+          if (f.includes('e')) escapes = true;
+        }
+        let text = args.join(' ');
+        if (escapes) text = text.replace(/\\n/g, '\n').replace(/\\t/g, '\t');
+        this.out(newline ? `${text}\n` : text);
+        return 0;
+      }
+      case 'printf': {
+        const fmt = args.shift() ?? '';
+        let i = 0;
+        const text = fmt.replace(/%[sd]/g, () => args[i++] ?? '').replace(/\\n/g, '\n').replace(/\\t/g, '\t');
+        if (text) this.out(text);
+        return 0;
+      }
+      case 'exit':
+        throw new Exited(args[0] === undefined ? Number(this.env['?'] ?? 0) : (Number(args[0]) & 255) || 0);
+      case 'true':
+      case ':':
+        return 0;
+      case 'false':
+        return 1;
+      case 'printenv':
+        if (args.length) {
+          let code = 0;
+          for (const a of args) {
+            if (this.env[a] === undefined) code = 1;
+            else this.out(`${this.env[a]}\n`);
+          }
+          return code;
+        }
+        this.printEnv();
+        return 0;
+      case 'env':
+        this.printEnv();
+        return 0;
+      case 'date':
+        this.out(`${dateText(new Date(this.startMs + this.t))}\n`);
+        return 0;
+      case 'hostname':
+        this.out(`${this.env.HOSTNAME ?? 'localhost'}\n`);
+        return 0;
+      case 'whoami':
+        this.out('root\n');
+        return 0;
+      case 'pwd':
+        this.out('/\n');
+        return 0;
+      case 'seq': {
+        const [a, b] = args.length >= 2 ? [Number(args[0]), Number(args[1])] : [1, Number(args[0])];
+        for (let i = a; i <= b && this.lines.length < maxLines; i++) this.out(`${i}\n`);
+        return 0;
+      }
+      case 'yes':
+        throw new Forever();
+      case 'tail':
+        if (args.includes('-f') || args.includes('-F')) throw new Forever();
+        return 0;
+      default:
+        if (shells.has(base(cmd)) && args[0] === '-c') {
+          this.runScript(args[1] ?? '');
+          return Number(this.env['?'] ?? 0);
+        }
+        return 0;
+    }
+  }
+
+  printEnv(): void {
+    for (const [k, v] of Object.entries(this.env)) if (k !== '?') this.out(`${k}=${v}\n`);
+  }
+
+  runScript(script: string): number {
+    const code = this.run(parseScript(script));
+    this.env['?'] = String(code);
+    return code;
+  }
+}
+
+/** `date`'s default output, in UTC. */
+function dateText(d: Date): string {
+  const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${days[d.getUTCDay()]} ${months[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, ' ')} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} UTC ${d.getUTCFullYear()}`;
+}
+
+/**
+ * What `command` + `args` do, or undefined when the program is not one the interpreter knows (the image's own
+ * entrypoint, a server binary): then the container's defaults apply.
+ */
+export function interpret(command: string[] | undefined, args: string[] | undefined, env: ScriptEnv): ScriptResult | undefined {
+  const argv = command?.length ? [...command, ...(args ?? [])] : [...(args ?? [])];
+  if (argv.length === 0) return undefined;
+  const name = base(argv[0]);
+  const isShell = shells.has(name) && argv[1] === '-c';
+  if (!isShell && !known.has(name)) return undefined;
+  const runner = new Runner({ ...env.env }, env.startMs);
+  let exitCode = 0;
+  let runMs: number | undefined;
+  try {
+    if (isShell) exitCode = runner.runScript(argv[2] ?? '');
+    else exitCode = runner.exec(argv, []);
+    runMs = runner.t;
+  } catch (e) {
+    if (e instanceof Exited) {
+      exitCode = e.code;
+      runMs = runner.t;
+    } else if (e instanceof Forever) runMs = undefined;
+    else {
+      // A script the parser cannot read runs like the shell would fail on it: a syntax error, exit 2.
+      const message = e instanceof Error ? e.message : String(e);
+      return { lines: [{ atMs: 0, text: `${name}: ${message}` }], runMs: 0, exitCode: 2 };
+    }
+  }
+  return { lines: runner.lines, runMs, exitCode };
+}

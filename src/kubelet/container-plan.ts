@@ -1,0 +1,115 @@
+// What one run of a simulated container does: its output, how long it runs, how it ends. Built from the
+// simulation annotations, the container's command (through the interpreter) and the pod's restart policy.
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { KObject } from '../machinery/types.js';
+import { quantityValue } from '../machinery/resources.js';
+import { simAnnotation } from './annotations.js';
+import { interpret, type ScriptLine } from './container-command.js';
+import { normalizeImage } from './container-ids.js';
+import type { KubeletTimings } from './types.js';
+
+export type ContainerKind = 'init' | 'sidecar' | 'main';
+
+export interface ContainerPlan {
+  lines: ScriptLine[];
+  /** Time from start to exit; undefined: runs until stopped. */
+  runMs: number | undefined;
+  exitCode: number;
+  reason: 'Completed' | 'Error' | 'OOMKilled';
+  neverReady: boolean;
+  /** Extra delay before the readiness probe passes. */
+  readyDelayMs: number;
+  /** When (from start) the liveness probe starts failing; undefined: never. */
+  livenessFailAfterMs: number | undefined;
+}
+
+const oomAfterMs = 1000;
+
+function seconds(v: string | undefined): number | undefined {
+  if (v === undefined || v.trim() === '') return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) && n >= 0 ? n * 1000 : undefined;
+}
+
+/** The environment a container sees: PATH, HOSTNAME, its own env values, the kubernetes service variables. */
+export function containerEnv(pod: Pod, c: Container): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    HOSTNAME: pod.metadata?.name ?? '',
+  };
+  for (const e of c.env ?? []) {
+    if (e.value !== undefined) env[e.name] = e.value.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (m, n: string) => env[n] ?? m);
+    else if (e.valueFrom?.fieldRef) {
+      const path = e.valueFrom.fieldRef.fieldPath;
+      const v = path === 'metadata.name' ? pod.metadata?.name : path === 'metadata.namespace' ? pod.metadata?.namespace
+        : path === 'spec.nodeName' ? pod.spec?.nodeName : path === 'status.podIP' ? pod.status?.podIP
+          : path === 'status.hostIP' ? pod.status?.hostIP : path === 'metadata.uid' ? pod.metadata?.uid : undefined;
+      if (v !== undefined) env[e.name] = v;
+    }
+  }
+  Object.assign(env, {
+    KUBERNETES_SERVICE_HOST: '10.96.0.1', KUBERNETES_SERVICE_PORT: '443', KUBERNETES_SERVICE_PORT_HTTPS: '443',
+    KUBERNETES_PORT: 'tcp://10.96.0.1:443', KUBERNETES_PORT_443_TCP: 'tcp://10.96.0.1:443',
+    KUBERNETES_PORT_443_TCP_PROTO: 'tcp', KUBERNETES_PORT_443_TCP_PORT: '443', KUBERNETES_PORT_443_TCP_ADDR: '10.96.0.1',
+    HOME: '/root',
+  });
+  return env;
+}
+
+/** Start-up output of a few well-known images run with their own entrypoint. */
+function imageBanner(image: string, startMs: number): string[] {
+  const repo = normalizeImage(image).replace(/[:@].*$/, '');
+  if (repo === 'docker.io/library/nginx') {
+    const t = new Date(startMs).toISOString().replace('T', ' ').replace(/-/g, '/').replace(/\.\d+Z$/, '');
+    return [
+      '/docker-entrypoint.sh: /docker-entrypoint.d/ is not empty, will attempt to perform configuration',
+      '/docker-entrypoint.sh: Looking for shell scripts in /docker-entrypoint.d/',
+      '/docker-entrypoint.sh: Launching /docker-entrypoint.d/10-listen-on-ipv6-by-default.sh',
+      '10-listen-on-ipv6-by-default.sh: info: Enabled listen on IPv6 in /etc/nginx/conf.d/default.conf',
+      '/docker-entrypoint.sh: Configuration complete; ready for start up',
+      `${t} [notice] 1#1: using the "epoll" event method`,
+      `${t} [notice] 1#1: nginx/1.29.3`,
+      `${t} [notice] 1#1: start worker processes`,
+    ];
+  }
+  if (repo === 'docker.io/library/redis') {
+    return ['1:C 01 Jan 2026 00:00:00.000 * oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo', '1:M 01 Jan 2026 00:00:00.001 * Ready to accept connections tcp'];
+  }
+  return [];
+}
+
+export function containerPlan(pod: Pod, c: Container, kind: ContainerKind, timings: KubeletTimings, startMs: number): ContainerPlan {
+  const obj = pod as unknown as KObject;
+  const ann = (k: Parameters<typeof simAnnotation>[1]) => simAnnotation(obj, k, c.name);
+  const script = interpret(c.command, c.args, { env: containerEnv(pod, c), startMs });
+  const policy = pod.spec?.restartPolicy ?? 'Always';
+  const longRunning = kind === 'sidecar' || (kind === 'main' && policy === 'Always');
+  let runMs: number | undefined = script ? script.runMs : longRunning ? undefined : timings.defaultRunMs;
+  let exitCode = script?.exitCode ?? 0;
+  const runAnn = seconds(ann('runSeconds'));
+  if (runAnn !== undefined) runMs = runAnn;
+  const codeAnn = ann('exitCode');
+  if (codeAnn !== undefined && /^\d+$/.test(codeAnn)) exitCode = Number(codeAnn) & 255;
+  const crash = seconds(ann('crashAfterSeconds'));
+  if (crash !== undefined && (runMs === undefined || crash < runMs)) {
+    runMs = crash;
+    exitCode = codeAnn !== undefined && /^\d+$/.test(codeAnn) && Number(codeAnn) !== 0 ? Number(codeAnn) & 255 : 1;
+  }
+  let reason: ContainerPlan['reason'] = exitCode === 0 ? 'Completed' : 'Error';
+  const mem = ann('memoryUsage');
+  const limit = (c.resources?.limits as Record<string, unknown> | undefined)?.memory;
+  if (mem !== undefined && limit !== undefined && quantityValue(mem) > quantityValue(limit)) {
+    runMs = Math.min(runMs ?? Infinity, oomAfterMs);
+    exitCode = 137;
+    reason = 'OOMKilled';
+  }
+  const lines: ScriptLine[] = script ? [...script.lines] : imageBanner(c.image ?? '', startMs).map((text) => ({ atMs: 0, text }));
+  for (const text of (ann('logLines') ?? '').split('\n').filter((l) => l !== '')) lines.push({ atMs: 0, text });
+  if (runMs !== undefined) for (const l of lines) l.atMs = Math.min(l.atMs, runMs);
+  return {
+    lines, runMs, exitCode, reason,
+    neverReady: ann('neverReady') === 'true',
+    readyDelayMs: seconds(ann('readySeconds')) ?? 0,
+    livenessFailAfterMs: seconds(ann('livenessFailAfterSeconds')),
+  };
+}

@@ -1,0 +1,204 @@
+// Runs a kubelet agent for every Node object (configured at start-up or created through the API), all driven by
+// one timer, and answers the pod lifecycle's questions about them (NodeDirectory).
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { KObject } from '../machinery/types.js';
+import type { Registry } from '../registry/registry.js';
+import type { Change } from '../storage/watch-hub.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { simAnnotations } from './annotations.js';
+import { NodeAgent, type StartOptions } from './node-agent.js';
+import { internalIpOf } from './node-status.js';
+import { indexOfPodCidr, internalIpForIndex, podCidrForIndex } from './pod-ips.js';
+import type { NodeAgentView, NodeDirectory } from './types.js';
+
+const tickMs = 500;
+const quietStartAbove = 100;
+
+/** Labels a kubelet puts on its node whatever the node declares. */
+function defaultLabels(name: string): Record<string, string> {
+  return { 'beta.kubernetes.io/arch': 'amd64', 'beta.kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux' };
+}
+
+export const isStopped = (node: KObject) => node.metadata.annotations?.[simAnnotations.nodeStopped] === 'true';
+
+export class KubeletManager implements NodeDirectory {
+  private readonly agents = new Map<string, NodeAgent>();
+  private readonly listeners = new Set<(nodeName: string) => void>();
+  private readonly usedIndexes = new Set<number>();
+  private nextIndex = 0;
+  private readonly stops: Array<() => void> = [];
+  /** Pod IPs found in pod status at start-up, by node, so restarted agents keep handing out fresh ones. */
+  private podIPsAtStart: Map<string, Array<[string, string]>> | undefined;
+
+  constructor(private readonly reg: Registry, private readonly clock: Clock, private readonly log: Logger) {
+    for (const n of reg.store.list('core/nodes')) this.claimIndexOf(n);
+  }
+
+  /** A node index (pod CIDR and InternalIP slot) nobody uses yet. */
+  allocateIndex(): number {
+    while (this.usedIndexes.has(this.nextIndex)) this.nextIndex++;
+    this.usedIndexes.add(this.nextIndex);
+    return this.nextIndex;
+  }
+
+  private claimIndexOf(node: KObject): void {
+    const cidr = (node as unknown as Node).spec?.podCIDR;
+    const i = cidr ? indexOfPodCidr(cidr) : undefined;
+    if (i !== undefined) this.usedIndexes.add(i);
+  }
+
+  /** Starts agents for the nodes there are (`fresh`: how to start some of them) and follows Node changes from now on. */
+  start(fresh: ReadonlyMap<string, StartOptions> = new Map()): void {
+    this.podIPsAtStart = new Map();
+    for (const p of this.reg.store.list('core/pods') as unknown as Pod[]) {
+      const node = p.spec?.nodeName;
+      if (!node || !p.status?.podIP || !p.metadata?.uid) continue;
+      let list = this.podIPsAtStart.get(node);
+      if (!list) this.podIPsAtStart.set(node, (list = []));
+      list.push([p.metadata.uid, p.status.podIP]);
+    }
+    this.stops.push(this.reg.store.hub.subscribe('core/nodes', (c) => this.onNodeChange(c)));
+    const nodes = this.reg.store.list('core/nodes');
+    // A large fleet starting at once records no kubelet start-up events: they would flood the event list.
+    const quiet = nodes.length > quietStartAbove;
+    for (const n of nodes) this.ensureAgent(n, { quiet, ...fresh.get(n.metadata.name ?? '') });
+    this.podIPsAtStart = undefined;
+    this.stops.push(this.clock.setInterval(() => this.tick(), tickMs));
+  }
+
+  agent(nodeName: string): NodeAgentView | undefined {
+    const a = this.agents.get(nodeName);
+    return a?.running ? a : undefined;
+  }
+
+  onAgentStarted(listener: (nodeName: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stops or starts a node's kubelet and records it in the node's bonsai.dev/stopped annotation. */
+  setStopped(name: string, stopped: boolean): void {
+    const node = this.reg.store.get('core/nodes', '', name);
+    if (!node) return;
+    if (isStopped(node) !== stopped) {
+      const def = this.reg.find('', 'v1', 'nodes')!;
+      const updated = this.reg.guaranteedUpdate(def, '', name, (cur) => {
+        const annotations = { ...(cur.metadata.annotations ?? {}) };
+        if (stopped) annotations[simAnnotations.nodeStopped] = 'true';
+        else delete annotations[simAnnotations.nodeStopped];
+        return { ...cur, metadata: { ...cur.metadata, annotations } };
+      });
+      this.ensureAgent(updated);
+    }
+  }
+
+  private onNodeChange(c: Change): void {
+    const name = c.object.metadata.name ?? '';
+    if (c.type === 'DELETED') {
+      const a = this.agents.get(name);
+      if (a && a.uid === c.object.metadata.uid) {
+        a.stop();
+        this.agents.delete(name);
+      }
+      return;
+    }
+    // Work from the current object: the change may already be superseded.
+    const cur = this.reg.store.get('core/nodes', '', name);
+    if (!cur) return;
+    const a = this.agents.get(name);
+    if (a && a.uid === cur.metadata.uid && c.object.metadata.resourceVersion !== a.lastWrittenRv) a.dirty = true;
+    this.ensureAgent(cur);
+  }
+
+  /** Creates, starts or stops the agent of a node so that it matches the node (and its stop annotation). */
+  ensureAgent(node: KObject, opts: StartOptions = {}): void {
+    const name = node.metadata.name ?? '';
+    let a = this.agents.get(name);
+    if (a && a.uid !== node.metadata.uid) {
+      a.stop();
+      this.agents.delete(name);
+      a = undefined;
+    }
+    if (!a) {
+      a = this.createAgent(node);
+      if (!a) return;
+      this.agents.set(name, a);
+    }
+    const stopped = isStopped(node);
+    if (stopped && a.running) {
+      a.stop();
+      this.log.debug({ node: name }, 'kubelet stopped');
+    } else if (!stopped && !a.running) {
+      a.start(this.clock.nowMs(), opts);
+      this.log.debug({ node: name }, 'kubelet started');
+      for (const l of [...this.listeners]) {
+        try {
+          l(name);
+        } catch (err) {
+          this.log.warn({ err, node: name }, 'agent start listener failed');
+        }
+      }
+    }
+  }
+
+  private createAgent(node: KObject): NodeAgent | undefined {
+    const name = node.metadata.name ?? '';
+    let cur = node as unknown as Node;
+    let podCIDR = cur.spec?.podCIDR;
+    let index = podCIDR ? indexOfPodCidr(podCIDR) : undefined;
+    const labels = defaultLabels(name);
+    const missingLabels = Object.keys(labels).some((k) => cur.metadata?.labels?.[k] === undefined);
+    if (!podCIDR || missingLabels) {
+      // A pod CIDR (the node IPAM controller's job: one /24, set once) and the labels a kubelet always sets.
+      if (!podCIDR) {
+        index = this.allocateIndex();
+        podCIDR = podCidrForIndex(index);
+      }
+      const cidr = podCIDR;
+      try {
+        const def = this.reg.find('', 'v1', 'nodes')!;
+        cur = this.reg.guaranteedUpdate(def, '', name, (o) => ({
+          ...o,
+          metadata: { ...o.metadata, labels: { ...labels, ...o.metadata.labels } },
+          spec: (o.spec as Node['spec'])?.podCIDR ? o.spec : { ...(o.spec as object), podCIDR: cidr, podCIDRs: [cidr] },
+        })) as unknown as Node;
+      } catch (err) {
+        this.log.debug({ err, node: name }, 'registering the node failed');
+        return undefined;
+      }
+    }
+    const internalIP = internalIpOf(cur.status) ?? internalIpForIndex(index ?? this.allocateIndex());
+    const agent = new NodeAgent(this.reg, this.log, { name, uid: cur.metadata?.uid ?? '', internalIP, podCIDR });
+    const known = this.podIPsAtStart ? this.podIPsAtStart.get(name) : this.scanPodIPs(name);
+    for (const [uid, ip] of known ?? []) agent.adoptPodIP(uid, ip);
+    return agent;
+  }
+
+  private scanPodIPs(nodeName: string): Array<[string, string]> {
+    const out: Array<[string, string]> = [];
+    for (const p of this.reg.store.list('core/pods') as unknown as Pod[]) {
+      if (p.spec?.nodeName === nodeName && p.status?.podIP && p.metadata?.uid) out.push([p.metadata.uid, p.status.podIP]);
+    }
+    return out;
+  }
+
+  private tick(): void {
+    const now = this.clock.nowMs();
+    for (const a of this.agents.values()) {
+      try {
+        a.tick(now);
+      } catch (err) {
+        this.log.warn({ err, node: a.nodeName }, 'kubelet tick failed');
+      }
+    }
+  }
+
+  stop(): void {
+    this.stops.forEach((s) => s());
+    this.stops.length = 0;
+    for (const a of this.agents.values()) a.stop();
+    this.agents.clear();
+    this.listeners.clear();
+  }
+}

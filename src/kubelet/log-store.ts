@@ -1,0 +1,123 @@
+// Container output, kept in memory per pod uid and container: the current run and the previous one. Lines carry
+// the clock time at which the simulated process printed them; lines in the future are not visible yet.
+import type { Clock } from '../util/clock.js';
+
+export interface LogLine {
+  atMs: number;
+  text: string;
+}
+
+interface Run {
+  startMs: number;
+  lines: LogLine[];
+  endMs?: number;
+}
+
+const maxLinesPerRun = 5000;
+
+export class LogStore {
+  private readonly runs = new Map<string, Run[]>();
+  private readonly listeners = new Map<string, Set<() => void>>();
+  constructor(private readonly clock: Clock) {}
+
+  private key(uid: string, container: string): string {
+    return `${uid}/${container}`;
+  }
+
+  private notify(key: string): void {
+    for (const fn of [...(this.listeners.get(key) ?? [])]) fn();
+  }
+
+  /** A new run of a container begins at `startMs`; `lines` are offsets from the start. */
+  start(uid: string, container: string, startMs: number, lines: LogLine[]): void {
+    const key = this.key(uid, container);
+    const list = this.runs.get(key) ?? [];
+    const cur = list[list.length - 1];
+    if (cur && cur.endMs === undefined) cur.endMs = startMs;
+    const abs = lines.map((l, i) => ({ atMs: startMs + l.atMs, text: l.text, i }));
+    abs.sort((a, b) => a.atMs - b.atMs || a.i - b.i);
+    list.push({ startMs, lines: abs.slice(0, maxLinesPerRun).map(({ atMs, text }) => ({ atMs, text })) });
+    while (list.length > 2) list.shift();
+    this.runs.set(key, list);
+    this.notify(key);
+  }
+
+  /** The current run stopped at `atMs`: later lines were never printed. */
+  end(uid: string, container: string, atMs: number): void {
+    const key = this.key(uid, container);
+    const cur = this.runs.get(key)?.at(-1);
+    if (!cur || cur.endMs !== undefined) return;
+    cur.endMs = atMs;
+    cur.lines = cur.lines.filter((l) => l.atMs <= atMs);
+    this.notify(key);
+  }
+
+  /** Forgets a pod's output (the pod is gone). */
+  drop(uid: string): void {
+    for (const key of [...this.runs.keys()]) {
+      if (key.startsWith(`${uid}/`)) {
+        this.runs.delete(key);
+        this.notify(key);
+      }
+    }
+  }
+
+  has(uid: string, container: string, previous: boolean): boolean {
+    const list = this.runs.get(this.key(uid, container)) ?? [];
+    return previous ? list.length >= 2 : list.length >= 1;
+  }
+
+  /** Lines printed so far by the current (or previous) run. */
+  lines(uid: string, container: string, previous: boolean): LogLine[] {
+    const list = this.runs.get(this.key(uid, container)) ?? [];
+    const run = previous ? list.at(-2) : list.at(-1);
+    if (!run) return [];
+    const now = this.clock.nowMs();
+    return run.lines.filter((l) => l.atMs <= now);
+  }
+
+  /**
+   * Streams the current run's lines after the first `skip` ones as they are printed; `onEnd` when the run stops
+   * (or the pod's output is dropped). Returns a cancel function.
+   */
+  follow(uid: string, container: string, skip: number, onLine: (l: LogLine) => void, onEnd: () => void): () => void {
+    const key = this.key(uid, container);
+    const run = this.runs.get(key)?.at(-1);
+    let sent = skip;
+    let cancelTimer: (() => void) | undefined;
+    let done = false;
+    const listeners = this.listeners.get(key) ?? new Set<() => void>();
+    this.listeners.set(key, listeners);
+    const stop = () => {
+      done = true;
+      cancelTimer?.();
+      listeners.delete(pump);
+      if (listeners.size === 0) this.listeners.delete(key);
+    };
+    function pump(this: void): void {
+      if (done) return;
+      cancelTimer?.();
+      cancelTimer = undefined;
+      const now = clockNow();
+      if (!run || !stillStored()) {
+        stop();
+        onEnd();
+        return;
+      }
+      while (sent < run.lines.length && run.lines[sent].atMs <= now) onLine(run.lines[sent++]);
+      if (run.endMs !== undefined && sent >= run.lines.length) {
+        stop();
+        onEnd();
+        return;
+      }
+      const next = run.lines[sent];
+      if (next) cancelTimer = setTimer(pump, Math.max(1, next.atMs - now));
+    }
+    const clockNow = () => this.clock.nowMs();
+    const setTimer = (fn: () => void, ms: number) => this.clock.setTimeout(fn, ms);
+    const stillStored = () => (this.runs.get(key) ?? []).includes(run!);
+    listeners.add(pump);
+    pump();
+    return stop;
+  }
+}

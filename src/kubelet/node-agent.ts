@@ -1,0 +1,165 @@
+// One simulated kubelet: registers its node's pod CIDR, posts node status, renews its Lease in kube-node-lease
+// and hands out pod IPs. The KubeletManager drives it from one shared timer.
+import type { Node } from 'kubernetes-types/core/v1.js';
+import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import { EventRecorder } from '../client/event-recorder.js';
+import { ApiError } from '../machinery/errors.js';
+import type { KObject } from '../machinery/types.js';
+import type { Registry } from '../registry/registry.js';
+import { rfc3339Micro } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { kubeletStatus } from './node-status.js';
+import { PodIPPool } from './pod-ips.js';
+import type { NodeAgentView } from './types.js';
+
+export const leaseNamespace = 'kube-node-lease';
+export const leaseDurationSeconds = 40;
+/** The kubelet renews its lease every quarter of the lease duration. */
+export const leaseRenewMs = (leaseDurationSeconds * 1000) / 4;
+/** nodeStatusReportFrequency: status is posted at least this often even when nothing changed. */
+export const statusReportMs = 5 * 60 * 1000;
+
+export interface StartOptions {
+  /** No events (large fleets registering at start-up). */
+  quiet?: boolean;
+  /** The node was just created with the kubelet's status. */
+  registered?: boolean;
+}
+
+export interface AgentIdentity {
+  name: string;
+  uid: string;
+  internalIP: string;
+  podCIDR: string | undefined;
+}
+
+export class NodeAgent implements NodeAgentView {
+  readonly nodeName: string;
+  readonly uid: string;
+  readonly hostIP: string;
+  running = false;
+  /** Clock ms at which the lease is renewed next. */
+  nextLeaseMs = 0;
+  private lastReportMs = 0;
+  /** Someone else changed the Node: compare its status with what the kubelet reports at the next tick. */
+  dirty = false;
+  /** resourceVersion of the agent's own last Node write (its watch echo is not a change). */
+  lastWrittenRv: string | undefined;
+  private readonly ips: PodIPPool;
+  private readonly bootSeed: string;
+  private events: EventRecorder | undefined;
+
+  constructor(private readonly reg: Registry, private readonly log: Logger, id: AgentIdentity) {
+    this.nodeName = id.name;
+    this.uid = id.uid;
+    this.hostIP = id.internalIP;
+    this.ips = new PodIPPool(id.podCIDR);
+    this.bootSeed = '';
+  }
+
+  allocatePodIP(podUid: string): string {
+    return this.ips.allocate(podUid);
+  }
+  releasePodIP(podUid: string): void {
+    this.ips.release(podUid);
+  }
+  adoptPodIP(podUid: string, ip: string): void {
+    this.ips.adopt(podUid, ip);
+  }
+
+  private node(): KObject | undefined {
+    return this.reg.store.get('core/nodes', '', this.nodeName);
+  }
+
+  private recorder(): EventRecorder {
+    return (this.events ??= new EventRecorder(this.reg, { component: 'kubelet', host: this.nodeName }));
+  }
+
+  /** Starts (or restarts) the kubelet: status and lease at once, then on the manager's schedule. */
+  start(nowMs: number, opts: StartOptions = {}): void {
+    this.running = true;
+    const node = this.node();
+    if (!node) return;
+    if (!opts.quiet) this.recorder().event(node, 'Normal', 'Starting', 'Starting kubelet.');
+    if (opts.registered && node.metadata.uid === this.uid) {
+      // Registered a moment ago with the status the kubelet reports: no second write.
+      this.lastWrittenRv = node.metadata.resourceVersion;
+      this.lastReportMs = nowMs;
+      if (!opts.quiet) this.readyEvents(node, undefined);
+    } else this.syncStatus(nowMs, true, !opts.quiet);
+    this.renewLease(nowMs);
+    // Spread the fleet's renewals over the interval instead of renewing every lease at the same instant.
+    this.nextLeaseMs = nowMs + Math.floor(Math.random() * leaseRenewMs) + 1;
+  }
+
+  stop(): void {
+    this.running = false;
+  }
+
+  /** Called by the manager's timer. */
+  tick(nowMs: number): void {
+    if (!this.running) return;
+    if (nowMs >= this.nextLeaseMs) {
+      this.renewLease(nowMs);
+      this.nextLeaseMs = nowMs + leaseRenewMs * (1 + Math.random() * 0.04);
+    }
+    if (this.dirty || nowMs - this.lastReportMs >= statusReportMs) this.syncStatus(nowMs, false, true);
+  }
+
+  /** Posts the node status when it differs from what the kubelet reports, or when a report is due. */
+  syncStatus(nowMs: number, force: boolean, emitEvents: boolean): void {
+    this.dirty = false;
+    const node = this.node();
+    if (!node || node.metadata.uid !== this.uid) return;
+    const current = (node as unknown as Node).status;
+    const now = new Date(nowMs);
+    const due = force || nowMs - this.lastReportMs >= statusReportMs;
+    const oldReady = current?.conditions?.find((c) => c.type === 'Ready');
+    const lastBeat = oldReady?.lastHeartbeatTime ? new Date(oldReady.lastHeartbeatTime) : now;
+    const kept = kubeletStatus({ name: this.nodeName, internalIP: this.hostIP, bootSeed: this.bootSeed, current, heartbeat: lastBeat, now });
+    if (!due && JSON.stringify(kept) === JSON.stringify(current)) return;
+    const status = due ? kubeletStatus({ name: this.nodeName, internalIP: this.hostIP, bootSeed: this.bootSeed, current, heartbeat: now, now }) : kept;
+    const def = this.reg.find('', 'v1', 'nodes')!;
+    try {
+      const written = this.reg.guaranteedUpdate(def, '', this.nodeName, (cur) => ({ ...cur, status }), { subresource: 'status' });
+      this.lastWrittenRv = written.metadata.resourceVersion;
+      this.lastReportMs = nowMs;
+    } catch (err) {
+      this.log.debug({ err, node: this.nodeName }, 'node status update failed');
+      return;
+    }
+    if (emitEvents) this.readyEvents(node, current);
+  }
+
+  /** The events a kubelet records when its node's conditions turn healthy. */
+  private readyEvents(node: KObject, before: Node['status']): void {
+    const ev = this.recorder();
+    const was = (type: string, s: string) => before?.conditions?.some((c) => c.type === type && c.status === s) ?? false;
+    const n = this.nodeName;
+    if (!was('MemoryPressure', 'False')) ev.event(node, 'Normal', 'NodeHasSufficientMemory', `Node ${n} status is now: NodeHasSufficientMemory`);
+    if (!was('DiskPressure', 'False')) ev.event(node, 'Normal', 'NodeHasNoDiskPressure', `Node ${n} status is now: NodeHasNoDiskPressure`);
+    if (!was('PIDPressure', 'False')) ev.event(node, 'Normal', 'NodeHasSufficientPID', `Node ${n} status is now: NodeHasSufficientPID`);
+    if (!was('Ready', 'True')) ev.event(node, 'Normal', 'NodeReady', `Node ${n} status is now: NodeReady`);
+  }
+
+  renewLease(nowMs: number): void {
+    const def = this.reg.find('coordination.k8s.io', 'v1', 'leases')!;
+    const renewTime = rfc3339Micro(new Date(nowMs));
+    const spec = { holderIdentity: this.nodeName, leaseDurationSeconds, renewTime };
+    try {
+      if (this.reg.store.get('coordination.k8s.io/leases', leaseNamespace, this.nodeName)) {
+        this.reg.guaranteedUpdate(def, leaseNamespace, this.nodeName, (cur) => ({ ...cur, spec: { ...(cur.spec as object), ...spec } }));
+        return;
+      }
+      const lease: Lease = {
+        apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
+        metadata: { name: this.nodeName, namespace: leaseNamespace, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: this.nodeName, uid: this.uid }] },
+        spec,
+      };
+      this.reg.create(def, leaseNamespace, lease as unknown as KObject);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      this.log.debug({ err, node: this.nodeName }, 'lease renewal failed');
+    }
+  }
+}

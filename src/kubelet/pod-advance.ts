@@ -1,0 +1,275 @@
+// Moves a pod's runtime record forward to the current clock time: sandbox, init containers in order, image pulls,
+// container starts, probes, exits, restarts with CrashLoopBackOff, and graceful stops. Every transition happens at
+// its own due time, so a late reconcile catches up exactly; the earliest future due time is returned.
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import { simAnnotation } from './annotations.js';
+import { containerPlan } from './container-plan.js';
+import { containerID, goDuration, imageSize } from './container-ids.js';
+import type { LogStore } from './log-store.js';
+import type { ContainerRun, PodRun } from './pod-runtime.js';
+import { containerSpecs } from './pod-runtime.js';
+import { probeFailure, probeTimes } from './probes.js';
+import type { KObject } from '../machinery/types.js';
+import type { KubeletTimings } from './types.js';
+
+export interface AdvanceContext {
+  now: number;
+  pod: Pod;
+  timings: KubeletTimings;
+  logs: LogStore;
+  event(type: 'Normal' | 'Warning', reason: string, message: string, container?: ContainerRun): void;
+  imagePresent(image: string): boolean;
+  markPulled(image: string): void;
+  allocateIP(): string;
+}
+
+const maxBackoffMs = 300_000;
+const initialBackoffMs = 10_000;
+const backoffResetMs = 600_000;
+
+export class PodAdvancer {
+  private next = Infinity;
+  private changed = false;
+  private readonly specs: Map<string, Container>;
+
+  constructor(private readonly run: PodRun, private readonly ctx: AdvanceContext) {
+    this.specs = new Map(containerSpecs(ctx.pod).map(({ spec }) => [spec.name, spec]));
+  }
+
+  private due(at: number): boolean {
+    if (at <= this.ctx.now) return true;
+    this.next = Math.min(this.next, at);
+    return false;
+  }
+
+  /** Advances to now; returns the next due time (Infinity: nothing scheduled). */
+  advance(): number {
+    for (let i = 0; i < 1000; i++) {
+      this.changed = false;
+      this.next = Infinity;
+      this.pass();
+      if (!this.changed) break;
+    }
+    return this.next;
+  }
+
+  private pass(): void {
+    const run = this.run;
+    if (run.sandboxReadyMs === undefined) {
+      if (run.terminating) return;
+      const at = run.firstSeenMs + this.ctx.timings.sandboxMs;
+      if (!this.due(at)) return;
+      run.sandboxReadyMs = at;
+      run.podIP = this.ctx.allocateIP();
+      this.changed = true;
+    }
+    let blocked = false;
+    for (const c of run.containers) {
+      if (c.kind === 'main') {
+        if (blocked) break;
+        if (c.stage === 'waiting' && !run.terminating) this.beginStart(c, Math.max(run.sandboxReadyMs, this.initDoneAt()));
+        this.step(c);
+        continue;
+      }
+      if (blocked) continue;
+      if (c.stage === 'waiting' && !run.terminating) this.beginStart(c, this.previousDoneAt(c));
+      this.step(c);
+      if (!this.initStepDone(c)) blocked = true;
+    }
+  }
+
+  /** An init container let the next one start: it completed, or (a sidecar) it started. */
+  initStepDone(c: ContainerRun): boolean {
+    if (c.kind === 'sidecar') return c.startedAtMs !== undefined && c.startedProbeMs !== undefined && c.startedProbeMs <= this.ctx.now;
+    return c.stage === 'terminated' && c.exitCode === 0;
+  }
+
+  private doneAt(c: ContainerRun): number {
+    return (c.kind === 'sidecar' ? c.startedProbeMs : c.finishedAtMs) ?? this.ctx.now;
+  }
+
+  private previousDoneAt(c: ContainerRun): number {
+    const idx = this.run.containers.indexOf(c);
+    const prev = idx > 0 ? this.run.containers[idx - 1] : undefined;
+    return Math.max(this.run.sandboxReadyMs ?? this.ctx.now, prev ? this.doneAt(prev) : 0);
+  }
+
+  private initDoneAt(): number {
+    let at = 0;
+    for (const c of this.run.containers) if (c.kind !== 'main') at = Math.max(at, this.doneAt(c));
+    return at;
+  }
+
+  private beginStart(c: ContainerRun, at: number): void {
+    const spec = this.specs.get(c.name);
+    if (!spec) return;
+    const image = spec.image ?? '';
+    this.changed = true;
+    if (spec.imagePullPolicy === 'Always' || (spec.imagePullPolicy !== 'Never' && !this.ctx.imagePresent(image))) {
+      c.stage = 'pulling';
+      c.pullStartMs = at;
+      const pullAnn = Number(simAnnotation(this.ctx.pod as unknown as KObject, 'pullSeconds', c.name));
+      c.dueMs = at + (Number.isFinite(pullAnn) && pullAnn >= 0 ? pullAnn * 1000 : this.ctx.timings.pullMs);
+      this.ctx.event('Normal', 'Pulling', `Pulling image "${image}"`, c);
+      return;
+    }
+    this.ctx.event('Normal', 'Pulled', `Container image "${image}" already present on machine and can be accessed by the pod`, c);
+    this.creating(c, at);
+  }
+
+  private creating(c: ContainerRun, at: number): void {
+    const startAnn = Number(simAnnotation(this.ctx.pod as unknown as KObject, 'startSeconds', c.name));
+    c.stage = 'creating';
+    c.dueMs = at + (Number.isFinite(startAnn) && startAnn >= 0 ? startAnn * 1000 : this.ctx.timings.startMs);
+  }
+
+  private step(c: ContainerRun): void {
+    const spec = this.specs.get(c.name);
+    if (!spec) return;
+    switch (c.stage) {
+      case 'pulling':
+        if (c.dueMs === undefined || !this.due(c.dueMs)) return;
+        this.ctx.markPulled(spec.image ?? '');
+        {
+          const took = goDuration(c.dueMs - (c.pullStartMs ?? c.dueMs));
+          this.ctx.event('Normal', 'Pulled', `Successfully pulled image "${spec.image}" in ${took} (${took} including waiting). Image size: ${imageSize(spec.image ?? '')} bytes.`, c);
+        }
+        this.creating(c, c.dueMs);
+        this.changed = true;
+        return this.step(c);
+      case 'creating':
+        if (c.dueMs === undefined || !this.due(c.dueMs)) return;
+        this.start(c, spec, c.dueMs);
+        this.changed = true;
+        return this.step(c);
+      case 'running':
+        return this.stepRunning(c, spec);
+      case 'terminated':
+      case 'backoff':
+        if (c.dueMs === undefined || this.run.terminating || !this.due(c.dueMs)) return;
+        if (c.killReason !== 'resize' && !this.restarts(c, c.exitCode ?? 0)) return;
+        this.beginStart(c, c.dueMs);
+        return this.step(c);
+      default:
+    }
+  }
+
+  private start(c: ContainerRun, spec: Container, at: number): void {
+    if (c.startedAtMs !== undefined && c.finishedAtMs !== undefined) {
+      c.restartCount++;
+      c.last = {
+        exitCode: c.exitCode ?? 0, reason: c.reason, startedAt: iso(c.startedAtMs), finishedAt: iso(c.finishedAtMs), containerID: c.containerID,
+      };
+    }
+    c.stage = 'running';
+    c.dueMs = undefined;
+    c.waitingBackoffMs = undefined;
+    c.startedAtMs = at;
+    c.finishedAtMs = undefined;
+    c.exitCode = undefined;
+    c.reason = undefined;
+    c.killReason = undefined;
+    c.containerID = containerID(this.run.uid, c.name, c.restartCount);
+    this.ctx.event('Normal', 'Created', 'Container created', c);
+    this.ctx.event('Normal', 'Started', 'Container started', c);
+    c.plan = containerPlan(this.ctx.pod, spec, c.kind, this.ctx.timings, at);
+    this.ctx.logs.start(this.run.uid, c.name, at, c.plan.lines);
+    const t = probeTimes(spec, c.plan, at, c.kind !== 'init');
+    c.startedProbeMs = t.startedMs;
+    c.readyAtMs = t.readyAtMs;
+    c.nextUnhealthyMs = t.firstUnhealthyMs;
+    c.livenessKillMs = t.livenessKillMs;
+    c.nextLivenessFailMs = t.firstLivenessFailMs;
+  }
+
+  /** Containers found running in a restored record carry on with the plan they would have had. */
+  resume(): void {
+    for (const c of this.run.containers) {
+      const spec = this.specs.get(c.name);
+      if (c.stage !== 'running' || c.plan || !spec) continue;
+      const at = c.startedAtMs ?? this.ctx.now;
+      c.plan = containerPlan(this.ctx.pod, spec, c.kind, this.ctx.timings, at);
+      this.ctx.logs.start(this.run.uid, c.name, at, c.plan.lines);
+      const t = probeTimes(spec, c.plan, at, c.kind !== 'init');
+      c.startedProbeMs ??= t.startedMs;
+      c.readyAtMs ??= t.readyAtMs;
+      c.livenessKillMs = t.livenessKillMs;
+      c.nextLivenessFailMs = t.firstLivenessFailMs;
+    }
+  }
+
+  private stepRunning(c: ContainerRun, spec: Container): void {
+    const plan = c.plan;
+    const started = c.startedAtMs ?? this.ctx.now;
+    const exitAt = plan?.runMs !== undefined ? started + plan.runMs : Infinity;
+    const stopAt = c.stopAtMs ?? Infinity;
+    const killAt = c.livenessKillMs ?? Infinity;
+    const end = Math.min(exitAt, stopAt, killAt);
+    const ip = this.run.podIP ?? '';
+    if (c.nextUnhealthyMs !== undefined && c.nextUnhealthyMs < end && this.due(c.nextUnhealthyMs)) {
+      // One event for the probes that failed since the last look (a long pause does not flood the event list).
+      this.ctx.event('Warning', 'Unhealthy', `Readiness probe failed: ${probeFailure(spec.readinessProbe, ip, false)}`.trimEnd(), c);
+      const period = (spec.readinessProbe?.periodSeconds || 10) * 1000;
+      c.nextUnhealthyMs += period * (Math.floor((Math.min(this.ctx.now, end) - c.nextUnhealthyMs) / period) + 1);
+      if (c.nextUnhealthyMs < end) this.due(c.nextUnhealthyMs);
+      this.changed = true;
+    }
+    while (c.nextLivenessFailMs !== undefined && c.nextLivenessFailMs <= end && this.due(c.nextLivenessFailMs)) {
+      this.ctx.event('Warning', 'Unhealthy', `Liveness probe failed: ${probeFailure(spec.livenessProbe, ip, true)}`.trimEnd(), c);
+      c.nextLivenessFailMs += (spec.livenessProbe?.periodSeconds || 10) * 1000;
+      this.changed = true;
+    }
+    if (c.startedProbeMs !== undefined && c.startedProbeMs > this.ctx.now) this.due(c.startedProbeMs);
+    if (c.readyAtMs !== undefined && c.readyAtMs > this.ctx.now) this.due(c.readyAtMs);
+    if (end === Infinity || !this.due(end)) return;
+    if (end === stopAt) this.exit(c, stopAt, c.stopExitCode ?? 0, (c.stopExitCode ?? 0) === 0 ? 'Completed' : 'Error');
+    else if (end === killAt) {
+      this.ctx.event('Normal', 'Killing', `Container ${c.name} failed liveness probe, will be restarted`, c);
+      this.exit(c, killAt, 137, 'Error');
+    } else this.exit(c, exitAt, plan?.exitCode ?? 0, plan?.reason ?? 'Completed');
+    this.changed = true;
+    this.step(c);
+  }
+
+  private exit(c: ContainerRun, at: number, exitCode: number, reason: string): void {
+    c.stage = 'terminated';
+    c.finishedAtMs = at;
+    c.exitCode = exitCode;
+    c.reason = reason;
+    c.readyAtMs = undefined;
+    c.nextUnhealthyMs = undefined;
+    c.nextLivenessFailMs = undefined;
+    c.livenessKillMs = undefined;
+    c.stopAtMs = undefined;
+    c.dueMs = undefined;
+    this.ctx.logs.end(this.run.uid, c.name, at);
+    if (c.killReason === 'resize' && !this.run.terminating) {
+      c.dueMs = at; // restarted to apply a resize: no back-off
+      return;
+    }
+    if (this.run.terminating || !this.restarts(c, exitCode)) return;
+    if (at - (c.startedAtMs ?? at) >= backoffResetMs) c.backoffMs = 0;
+    const delay = c.backoffMs;
+    c.backoffMs = delay === 0 ? initialBackoffMs : Math.min(delay * 2, maxBackoffMs);
+    if (delay === 0) {
+      c.dueMs = at;
+      return;
+    }
+    c.stage = 'backoff';
+    c.dueMs = at + delay;
+    c.waitingBackoffMs = delay;
+    const p = this.ctx.pod.metadata;
+    this.ctx.event('Warning', 'BackOff', `Back-off restarting failed container ${c.name} in pod ${p?.name}_${p?.namespace}(${p?.uid})`, c);
+  }
+
+  private restarts(c: ContainerRun, exitCode: number): boolean {
+    const policy = this.ctx.pod.spec?.restartPolicy ?? 'Always';
+    if (c.kind === 'sidecar') return true;
+    if (c.kind === 'init') return policy !== 'Never' && exitCode !== 0;
+    return policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
+  }
+}
+
+export function iso(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}

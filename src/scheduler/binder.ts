@@ -1,0 +1,91 @@
+// The scheduler's writes: binding, PodScheduled conditions, nominated node, preemption of victims, events.
+import type { Pod, PodCondition } from 'kubernetes-types/core/v1.js';
+import { bindPod } from '../api/binding.js';
+import { EventRecorder } from '../client/event-recorder.js';
+import type { KObject } from '../machinery/types.js';
+import type { Registry } from '../registry/registry.js';
+import { rfc3339 } from '../util/clock.js';
+import type { PodInfo } from './pod-info.js';
+
+export const schedulerName = 'default-scheduler';
+export const gatedMessage = 'Scheduling is blocked due to non-empty scheduling gates';
+
+type Cond = Partial<PodCondition> & { type: string; status: string };
+
+function sameCondition(pod: Pod, want: Cond): boolean {
+  const c = pod.status?.conditions?.find((x) => x.type === want.type);
+  return !!c && c.status === want.status && (c.reason ?? '') === (want.reason ?? '') && (c.message ?? '') === (want.message ?? '');
+}
+
+export class Binder {
+  readonly recorder: EventRecorder;
+  constructor(private readonly reg: Registry) {
+    this.recorder = new EventRecorder(reg, { component: schedulerName });
+  }
+
+  private get def() {
+    return this.reg.find('', 'v1', 'pods')!;
+  }
+
+  /** Binds through the pods/binding code path; returns the bound pod. Throws ApiErrors (404, 409). */
+  bind(pod: Pod, node: string): Pod {
+    const ns = pod.metadata?.namespace ?? '';
+    const name = pod.metadata?.name ?? '';
+    const bound = bindPod(this.reg, ns, name, { target: { kind: 'Node', name: node } } as unknown as KObject, false);
+    this.recorder.event(pod as unknown as KObject, 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${node}`);
+    return (this.reg.store.get('core/pods', ns, name) ?? bound) as unknown as Pod;
+  }
+
+  /**
+   * Sets a condition (and optionally status.nominatedNodeName: '' clears it) through the status subresource,
+   * writing only when something changes.
+   */
+  setCondition(pod: Pod, cond: Cond, nominate?: string): void {
+    const cur = this.reg.store.get('core/pods', pod.metadata?.namespace ?? '', pod.metadata?.name ?? '') as unknown as Pod | undefined;
+    if (!cur || cur.metadata?.uid !== pod.metadata?.uid) return;
+    const nominationSame = nominate === undefined || (cur.status?.nominatedNodeName ?? '') === nominate;
+    if (sameCondition(cur, cond) && nominationSame) return;
+    this.reg.guaranteedUpdate(this.def, cur.metadata?.namespace ?? '', cur.metadata?.name ?? '', (obj) => {
+      const status = (obj.status ?? {}) as NonNullable<Pod['status']> & { conditions?: PodCondition[]; nominatedNodeName?: string };
+      const conds = (status.conditions ??= []);
+      const now = rfc3339(this.reg.clock.now());
+      const i = conds.findIndex((c) => c.type === cond.type);
+      const old = i >= 0 ? conds[i] : undefined;
+      const next: PodCondition = { ...cond, lastProbeTime: null as unknown as string, lastTransitionTime: old && old.status === cond.status ? old.lastTransitionTime : now };
+      if (i >= 0) conds[i] = next;
+      else conds.push(next);
+      if (nominate !== undefined) {
+        if (nominate) status.nominatedNodeName = nominate;
+        else delete status.nominatedNodeName;
+      }
+      obj.status = status;
+      return obj;
+    }, { subresource: 'status' });
+  }
+
+  unschedulable(pod: Pod, message: string, nominate?: string): void {
+    this.setCondition(pod, { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }, nominate);
+  }
+
+  gated(pod: Pod): void {
+    this.setCondition(pod, { type: 'PodScheduled', status: 'False', reason: 'SchedulingGated', message: gatedMessage });
+  }
+
+  clearNomination(pod: Pod): void {
+    const cur = this.reg.store.get('core/pods', pod.metadata?.namespace ?? '', pod.metadata?.name ?? '');
+    if (!cur || !(cur.status as Pod['status'])?.nominatedNodeName) return;
+    this.reg.guaranteedUpdate(this.def, cur.metadata.namespace ?? '', cur.metadata.name ?? '', (obj) => {
+      delete (obj.status as { nominatedNodeName?: string }).nominatedNodeName;
+      return obj;
+    }, { subresource: 'status' });
+  }
+
+  /** Marks a victim DisruptionTarget, deletes it gracefully and records `Preempted` on it. */
+  preemptVictim(victim: PodInfo, preemptor: Pod, node: string): void {
+    const cur = this.reg.store.get('core/pods', victim.ns, victim.name) as unknown as Pod | undefined;
+    if (!cur || cur.metadata?.uid !== victim.uid) return;
+    this.setCondition(cur, { type: 'DisruptionTarget', status: 'True', reason: 'PreemptionByScheduler', message: `${preemptor.spec?.schedulerName ?? schedulerName}: preempting to accommodate a higher priority pod` });
+    if (!cur.metadata?.deletionTimestamp) this.reg.delete(this.def, victim.ns, victim.name, { preconditions: { uid: victim.uid } });
+    this.recorder.event(cur as unknown as KObject, 'Normal', 'Preempted', `Preempted by pod ${preemptor.metadata?.uid} on node ${node}`);
+  }
+}

@@ -1,0 +1,82 @@
+// The scheduler's view of the cluster: nodes with the pods bound to them, kept from the change feed.
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import { NodeInfo } from './node-info.js';
+import { buildPodInfo, podKey, type PodInfo } from './pod-info.js';
+import { PodIndex } from './pod-index.js';
+
+export type PodChange = 'added' | 'removed' | 'updated' | 'none';
+
+export class SchedulerCache {
+  readonly nodes = new Map<string, NodeInfo>();
+  readonly index = new PodIndex();
+  private list: NodeInfo[] | undefined;
+  /** Assigned pods by key. */
+  private readonly assigned = new Map<string, { pi: PodInfo; node: string; rv: string }>();
+
+  /** Nodes that have a Node object, in a stable order. */
+  nodeList(): NodeInfo[] {
+    if (!this.list) this.list = [...this.nodes.values()].filter((n) => n.node !== undefined);
+    return this.list;
+  }
+
+  private info(name: string): NodeInfo {
+    let n = this.nodes.get(name);
+    if (!n) this.nodes.set(name, (n = new NodeInfo(name)));
+    return n;
+  }
+
+  /** Returns whether scheduling-relevant fields changed (or the node is new). */
+  setNode(node: Node): boolean {
+    const n = this.info(node.metadata?.name ?? '');
+    if (!n.node) this.list = undefined;
+    return n.setNode(node);
+  }
+
+  removeNode(name: string): void {
+    const n = this.nodes.get(name);
+    if (!n) return;
+    n.node = undefined;
+    this.list = undefined;
+    if (n.pods.size === 0) this.nodes.delete(name);
+  }
+
+  assignedPod(key: string): PodInfo | undefined {
+    return this.assigned.get(key)?.pi;
+  }
+
+  /** Brings one assigned pod up to date from its current object (undefined: gone or not counted any more). */
+  syncAssigned(key: string, pod: Pod | undefined): { change: PodChange; pi?: PodInfo; old?: PodInfo } {
+    const cur = this.assigned.get(key);
+    const counts = pod && pod.spec?.nodeName && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed';
+    if (!counts) {
+      if (!cur) return { change: 'none' };
+      this.drop(key, cur.pi, cur.node);
+      return { change: 'removed', old: cur.pi };
+    }
+    const rv = pod.metadata?.resourceVersion ?? '';
+    const node = pod.spec!.nodeName!;
+    if (cur && cur.rv === rv && cur.pi.uid === pod.metadata?.uid) return { change: 'none', pi: cur.pi };
+    const pi = buildPodInfo(pod);
+    if (cur) this.drop(key, cur.pi, cur.node);
+    const n = this.info(node);
+    n.addPod(pi);
+    this.index.add(pi, n);
+    this.assigned.set(key, { pi, node, rv });
+    return { change: cur ? 'updated' : 'added', pi, old: cur?.pi };
+  }
+
+  private drop(key: string, pi: PodInfo, node: string): void {
+    this.assigned.delete(key);
+    this.index.remove(pi);
+    const n = this.nodes.get(node);
+    if (!n) return;
+    n.removePod(pi);
+    if (!n.node && n.pods.size === 0) this.nodes.delete(node);
+  }
+
+  podCount(): number {
+    return this.assigned.size;
+  }
+}
+
+export { podKey };

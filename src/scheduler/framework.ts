@@ -1,0 +1,145 @@
+// The scheduling framework: plugin interfaces, the per-attempt cycle state, filtering and scoring.
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Selector } from '../machinery/labels.js';
+import type { NodeInfo } from './node-info.js';
+import type { PodIndex } from './pod-index.js';
+import type { NamespaceLabels, PodInfo } from './pod-info.js';
+
+export type Code = 'Unschedulable' | 'UnschedulableAndUnresolvable';
+
+/** A filter plugin's verdict on one node (success is `undefined`). */
+export interface Failure {
+  plugin: string;
+  code: Code;
+  reasons: string[];
+}
+
+export const maxNodeScore = 100;
+
+/** Cluster lookups that plugins need beyond nodes and pods. */
+export interface Lookups {
+  nsLabels: NamespaceLabels;
+  /** The combined selector of Services, ReplicationControllers, ReplicaSets and StatefulSets selecting the pod. */
+  defaultSelector(pod: Pod): Selector | undefined;
+  /** Indexes of assigned pods (optional: without them plugins scan every pod). */
+  index?: PodIndex;
+}
+
+/** Everything computed for one attempt to schedule one pod. Plugins keep their pre-computed data here. */
+export class CycleState {
+  readonly data = new Map<string, unknown>();
+  constructor(
+    readonly pi: PodInfo,
+    readonly allNodes: NodeInfo[],
+    readonly lookups: Lookups,
+    /** Pods nominated to a node (preemptors waiting for their victims) that count against its resources. */
+    readonly nominated: (node: string) => PodInfo[] = () => [],
+  ) {}
+  get<T>(key: string): T | undefined {
+    return this.data.get(key) as T | undefined;
+  }
+}
+
+export interface FilterPlugin {
+  name: string;
+  preFilter?(s: CycleState): void;
+  filter(s: CycleState, n: NodeInfo): Failure | undefined;
+  /** Keep pre-computed data right when preemption simulates removing or re-adding a pod on a node. */
+  addPod?(s: CycleState, pi: PodInfo, n: NodeInfo): void;
+  removePod?(s: CycleState, pi: PodInfo, n: NodeInfo): void;
+}
+
+export interface ScorePlugin {
+  name: string;
+  weight: number;
+  /** Returns false to skip scoring for this pod. */
+  preScore?(s: CycleState, feasible: NodeInfo[]): boolean;
+  score(s: CycleState, n: NodeInfo): number;
+  normalize?(s: CycleState, feasible: NodeInfo[], scores: number[]): void;
+}
+
+export function runPreFilters(plugins: FilterPlugin[], s: CycleState): void {
+  for (const p of plugins) p.preFilter?.(s);
+}
+
+export function runFilters(plugins: FilterPlugin[], s: CycleState, n: NodeInfo): Failure | undefined {
+  for (const p of plugins) {
+    const f = p.filter(s, n);
+    if (f) return f;
+  }
+  return undefined;
+}
+
+/** Upstream's adaptive percentageOfNodesToScore: how many feasible nodes are enough to stop filtering. */
+export function numFeasibleNodesToFind(numAllNodes: number): number {
+  if (numAllNodes < 100) return numAllNodes;
+  let pct = 50 - Math.trunc(numAllNodes / 125);
+  if (pct < 5) pct = 5;
+  const n = Math.trunc((numAllNodes * pct) / 100);
+  return n < 100 ? 100 : n;
+}
+
+export interface FilterResult {
+  feasible: NodeInfo[];
+  failures: Map<string, Failure>;
+  processed: number;
+}
+
+/** Filters nodes from `start` round the list until enough feasible ones are found. */
+export function findFeasible(plugins: FilterPlugin[], s: CycleState, nodes: NodeInfo[], start: number): FilterResult {
+  const want = numFeasibleNodesToFind(nodes.length);
+  const feasible: NodeInfo[] = [];
+  const failures = new Map<string, Failure>();
+  let processed = 0;
+  for (let i = 0; i < nodes.length && feasible.length < want; i++) {
+    const n = nodes[(start + i) % nodes.length];
+    processed++;
+    const f = runFilters(plugins, s, n);
+    if (f) failures.set(n.name, f);
+    else feasible.push(n);
+  }
+  return { feasible, failures, processed };
+}
+
+/** Weighted sum of the normalized plugin scores for each feasible node. */
+export function prioritize(plugins: ScorePlugin[], s: CycleState, feasible: NodeInfo[]): number[] {
+  const totals = new Array<number>(feasible.length).fill(0);
+  const scores = new Array<number>(feasible.length);
+  for (const p of plugins) {
+    if (p.preScore && !p.preScore(s, feasible)) continue;
+    for (let i = 0; i < feasible.length; i++) scores[i] = p.score(s, feasible[i]);
+    p.normalize?.(s, feasible, scores);
+    for (let i = 0; i < feasible.length; i++) totals[i] += scores[i] * p.weight;
+  }
+  return totals;
+}
+
+/** The highest total; ties are broken at random (reservoir sampling, as upstream). */
+export function selectHost(feasible: NodeInfo[], totals: number[], random: () => number = Math.random): NodeInfo {
+  let best = 0;
+  let seen = 1;
+  for (let i = 1; i < feasible.length; i++) {
+    if (totals[i] > totals[best]) {
+      best = i;
+      seen = 1;
+    } else if (totals[i] === totals[best]) {
+      seen++;
+      if (random() * seen < 1) best = i;
+    }
+  }
+  return feasible[best];
+}
+
+/** Upstream's DefaultNormalizeScore: scale to 0..100 by the maximum, optionally reversed. */
+export function defaultNormalize(scores: number[], reverse: boolean): void {
+  let max = 0;
+  for (const v of scores) if (v > max) max = v;
+  for (let i = 0; i < scores.length; i++) {
+    if (max === 0) {
+      scores[i] = reverse ? maxNodeScore : 0;
+      continue;
+    }
+    const v = Math.trunc((maxNodeScore * scores[i]) / max);
+    scores[i] = reverse ? maxNodeScore - v : v;
+  }
+}

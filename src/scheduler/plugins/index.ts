@@ -1,0 +1,16 @@
+// The default profile's filter and score plugins, in upstream's order, with upstream's score weights.
+import type { FilterPlugin, ScorePlugin } from '../framework.js';
+import { interPodAffinityFilter, interPodAffinityScore } from './inter-pod-affinity.js';
+import { nodeAffinityFilter, nodeAffinityScore } from './node-affinity.js';
+import { nodeName, nodePorts, nodeUnschedulable } from './node-basics.js';
+import { balancedAllocationScore, nodeResourcesFitFilter, nodeResourcesFitScore } from './resources.js';
+import { taintTolerationFilter, taintTolerationScore } from './taint-toleration.js';
+import { topologySpreadFilter, topologySpreadScore } from './topology-spread.js';
+
+export const defaultFilters: FilterPlugin[] = [
+  nodeUnschedulable, nodeName, taintTolerationFilter, nodeAffinityFilter, nodePorts, nodeResourcesFitFilter, topologySpreadFilter, interPodAffinityFilter,
+];
+
+export const defaultScores: ScorePlugin[] = [
+  taintTolerationScore, nodeAffinityScore, nodeResourcesFitScore, balancedAllocationScore, interPodAffinityScore, topologySpreadScore,
+];

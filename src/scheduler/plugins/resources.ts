@@ -1,0 +1,77 @@
+// NodeResourcesFit (filter, LeastAllocated score) and NodeResourcesBalancedAllocation.
+import type { Failure, FilterPlugin, ScorePlugin } from '../framework.js';
+import type { NodeInfo } from '../node-info.js';
+import type { PodInfo } from '../pod-info.js';
+
+const tooManyPods = 'Too many pods';
+const fixed = ['cpu', 'memory', 'ephemeral-storage'];
+
+const none: PodInfo[] = [];
+
+/** Why the pod's requests do not fit next to what the node already holds (plus nominated pods); empty when it fits. */
+export function insufficientResources(pi: PodInfo, n: NodeInfo, nominated: PodInfo[] = none): string[] {
+  let out: string[] | undefined;
+  let podCount = n.pods.size;
+  let extra: Record<string, number> | undefined;
+  if (nominated.length) {
+    extra = {};
+    for (const p of nominated) {
+      podCount++;
+      for (const k in p.requests) extra[k] = (extra[k] ?? 0) + p.requests[k];
+    }
+  }
+  if (podCount + 1 > n.allowedPods) (out ??= []).push(tooManyPods);
+  const req = pi.requests;
+  for (const k in req) {
+    if (k === 'pods') continue;
+    const used = (n.requested[k] ?? 0) + (extra?.[k] ?? 0);
+    if ((n.allocatable[k] ?? 0) < req[k] + used) (out ??= []).push(k);
+  }
+  if (!out) return none as unknown as string[];
+  // Upstream's order: pods, cpu, memory, ephemeral-storage, then extended resources.
+  const rank = (r: string) => (r === tooManyPods ? -1 : fixed.indexOf(r) < 0 ? fixed.length : fixed.indexOf(r));
+  return out.sort((a, b) => rank(a) - rank(b)).map((r) => (r === tooManyPods ? r : `Insufficient ${r}`));
+}
+
+export const nodeResourcesFitFilter: FilterPlugin = {
+  name: 'NodeResourcesFit',
+  filter(s, n) {
+    const reasons = insufficientResources(s.pi, n, s.nominated(n.name));
+    return reasons.length ? ({ plugin: 'NodeResourcesFit', code: 'Unschedulable', reasons } satisfies Failure) : undefined;
+  },
+};
+
+function leastAllocated(requested: number, capacity: number): number {
+  if (capacity === 0 || requested > capacity) return 0;
+  return Math.trunc(((capacity - requested) * 100) / capacity);
+}
+
+/** LeastAllocated over cpu and memory (weight 1 each), with upstream's defaults for pods without requests. */
+export const nodeResourcesFitScore: ScorePlugin = {
+  name: 'NodeResourcesFit',
+  weight: 1,
+  score(s, n) {
+    const cpu = leastAllocated(n.nonZeroCpu + s.pi.nonZeroCpu, n.allocatable.cpu ?? 0);
+    const mem = leastAllocated(n.nonZeroMem + s.pi.nonZeroMem, n.allocatable.memory ?? 0);
+    return Math.trunc((cpu + mem) / 2);
+  },
+};
+
+/** Favours nodes whose cpu and memory fractions stay close (1 - standard deviation). */
+export const balancedAllocationScore: ScorePlugin = {
+  name: 'NodeResourcesBalancedAllocation',
+  weight: 1,
+  preScore(s) {
+    return !!(s.pi.requests.cpu || s.pi.requests.memory);
+  },
+  score(s, n) {
+    const fractions: number[] = [];
+    for (const k of ['cpu', 'memory']) {
+      const cap = n.allocatable[k] ?? 0;
+      if (cap === 0) continue;
+      fractions.push(Math.min(1, ((n.requested[k] ?? 0) + (s.pi.requests[k] ?? 0)) / cap));
+    }
+    const std = fractions.length === 2 ? Math.abs((fractions[0] - fractions[1]) / 2) : 0;
+    return Math.trunc((1 - std) * 100);
+  },
+};

@@ -1,0 +1,129 @@
+// What the scheduler needs from a pod, computed once per pod version: requests, affinity terms, ports.
+import type { Pod, PodAffinityTerm, Toleration, NodeSelectorTerm } from 'kubernetes-types/core/v1.js';
+import { fromLabelSelector, matchesSelector, type Requirement, type Selector } from '../machinery/labels.js';
+import { podRequests, type ResourceAmounts } from '../machinery/resources.js';
+
+/** Requests of pods without cpu/memory requests, as upstream counts them when scoring. */
+export const defaultMilliCpu = 100;
+export const defaultMemory = 200 * 1024 * 1024;
+
+export interface AffinityTerm {
+  /** undefined: a null selector, which selects nothing. */
+  selector: Selector | undefined;
+  namespaces: Set<string>;
+  /** A namespaceSelector; an empty one selects every namespace. */
+  nsSelector: Selector | undefined;
+  topologyKey: string;
+  weight: number;
+}
+
+export type NamespaceLabels = (ns: string) => Record<string, string> | undefined;
+
+export interface PodInfo {
+  key: string;
+  uid: string;
+  ns: string;
+  name: string;
+  pod: Pod;
+  labels: Record<string, string>;
+  priority: number;
+  /** Scaled requests: cpu in millicores, everything else in whole units. */
+  requests: ResourceAmounts;
+  /** cpu (millicores) and memory with upstream's defaults for missing requests. */
+  nonZeroCpu: number;
+  nonZeroMem: number;
+  requiredAffinity: AffinityTerm[];
+  requiredAntiAffinity: AffinityTerm[];
+  preferredAffinity: AffinityTerm[];
+  preferredAntiAffinity: AffinityTerm[];
+  tolerations: Toleration[];
+  /** `protocol/port/hostIP` for each container hostPort. */
+  hostPorts: string[];
+  terminating: boolean;
+  startMs: number;
+}
+
+export function podKey(ns: string | undefined, name: string | undefined): string {
+  return `${ns ?? ''}/${name ?? ''}`;
+}
+
+/** Requests in the units the scheduler compares: millicores for cpu, rounded up like resource.Quantity. */
+export function scaledRequests(raw: ResourceAmounts): ResourceAmounts {
+  const out: ResourceAmounts = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (v === 0) continue;
+    out[k] = k === 'cpu' ? Math.ceil(v * 1000 - 1e-9) : Math.ceil(v - 1e-9);
+  }
+  return out;
+}
+
+function affinityTerms(terms: PodAffinityTerm[] | undefined, ns: string, weight: number, out: AffinityTerm[]): void {
+  for (const t of terms ?? []) {
+    let namespaces = new Set(t.namespaces ?? []);
+    const nsSelector = t.namespaceSelector ? fromLabelSelector(t.namespaceSelector) : undefined;
+    if (namespaces.size === 0 && !t.namespaceSelector) namespaces = new Set([ns]);
+    out.push({ selector: fromLabelSelector(t.labelSelector), namespaces, nsSelector, topologyKey: t.topologyKey, weight });
+  }
+}
+
+export function buildPodInfo(pod: Pod): PodInfo {
+  const meta = pod.metadata ?? {};
+  const spec = pod.spec;
+  const ns = meta.namespace ?? '';
+  const requests = scaledRequests(podRequests(pod));
+  const aff = spec?.affinity;
+  const requiredAffinity: AffinityTerm[] = [];
+  const requiredAntiAffinity: AffinityTerm[] = [];
+  const preferredAffinity: AffinityTerm[] = [];
+  const preferredAntiAffinity: AffinityTerm[] = [];
+  affinityTerms(aff?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution, ns, 1, requiredAffinity);
+  affinityTerms(aff?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution, ns, 1, requiredAntiAffinity);
+  for (const w of aff?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []) affinityTerms([w.podAffinityTerm], ns, w.weight, preferredAffinity);
+  for (const w of aff?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []) affinityTerms([w.podAffinityTerm], ns, w.weight, preferredAntiAffinity);
+  const hostPorts: string[] = [];
+  for (const c of [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])]) {
+    for (const p of c.ports ?? []) if (p.hostPort) hostPorts.push(`${p.protocol ?? 'TCP'}/${p.hostPort}/${p.hostIP || '0.0.0.0'}`);
+  }
+  const start = pod.status?.startTime ?? meta.creationTimestamp;
+  return {
+    key: podKey(ns, meta.name), uid: meta.uid ?? '', ns, name: meta.name ?? '', pod,
+    labels: (meta.labels ?? {}) as Record<string, string>,
+    priority: spec?.priority ?? 0,
+    requests,
+    nonZeroCpu: requests.cpu ?? defaultMilliCpu,
+    nonZeroMem: requests.memory ?? defaultMemory,
+    requiredAffinity, requiredAntiAffinity, preferredAffinity, preferredAntiAffinity,
+    tolerations: spec?.tolerations ?? [],
+    hostPorts,
+    terminating: !!meta.deletionTimestamp,
+    startMs: start ? Date.parse(start) : 0,
+  };
+}
+
+/** Whether `pod` is selected by an affinity term of a pod in some namespace. */
+export function termMatches(term: AffinityTerm, pod: PodInfo, nsLabels: NamespaceLabels): boolean {
+  if (!term.selector || !matchesSelector(term.selector, pod.labels)) return false;
+  if (term.namespaces.has(pod.ns)) return true;
+  return term.nsSelector !== undefined && matchesSelector(term.nsSelector, nsLabels(pod.ns));
+}
+
+/** A NodeSelectorTerm: every expression on labels and every field requirement (metadata.name) must hold. */
+export interface NodeTerm {
+  labels: Requirement[];
+  fields: Requirement[];
+}
+
+export function nodeTerms(terms: NodeSelectorTerm[] | undefined): NodeTerm[] {
+  const conv = (e: { key: string; operator: string; values?: string[] }): Requirement => ({ key: e.key, op: e.operator as Requirement['op'], values: e.values ?? [] });
+  return (terms ?? []).map((t) => ({ labels: (t.matchExpressions ?? []).map(conv), fields: (t.matchFields ?? []).map(conv) }));
+}
+
+export function nodeTermMatches(t: NodeTerm, labels: Record<string, string>, nodeName: string): boolean {
+  if (t.labels.length === 0 && t.fields.length === 0) return false;
+  if (t.labels.length && !matchesSelector(t.labels, labels)) return false;
+  for (const f of t.fields) {
+    if (f.key !== 'metadata.name') return false;
+    if (!matchesSelector([{ ...f, key: 'n' }], { n: nodeName })) return false;
+  }
+  return true;
+}

@@ -1,0 +1,217 @@
+// The scheduling queue: activeQ by priority then age, per-pod backoff, unschedulable pods waiting for a change.
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Clock } from '../util/clock.js';
+import { buildPodInfo, type PodInfo } from './pod-info.js';
+
+export const initialBackoffMs = 1000;
+export const maxBackoffMs = 10_000;
+export const maxUnschedulableMs = 5 * 60_000;
+
+export type Where = 'active' | 'backoff' | 'unschedulable' | 'gated' | 'inflight';
+
+export interface QueuedPod {
+  key: string;
+  pod: Pod;
+  pi: PodInfo;
+  where: Where;
+  attempts: number;
+  lastFailureMs: number;
+  /** When it entered the unschedulable set. */
+  parkedMs: number;
+  /** Plugins that rejected it on its last attempt. */
+  rejectors: Set<string>;
+  createdMs: number;
+  seq: number;
+  heapVersion: number;
+}
+
+export function isGated(pod: Pod): boolean {
+  return (pod.spec?.schedulingGates?.length ?? 0) > 0;
+}
+
+export function backoffDuration(attempts: number): number {
+  let d = initialBackoffMs;
+  for (let i = 1; i < attempts; i++) {
+    d *= 2;
+    if (d >= maxBackoffMs) return maxBackoffMs;
+  }
+  return d;
+}
+
+/** What a pod update can change for scheduling (status writes, e.g. our own conditions, are not it). */
+const schedulingShape = (p: Pod) => JSON.stringify([p.spec, p.metadata?.labels, p.metadata?.annotations]);
+
+export class SchedulingQueue {
+  readonly entries = new Map<string, QueuedPod>();
+  private heap: Array<{ e: QueuedPod; v: number }> = [];
+  private seq = 0;
+  private backoffTimer: { at: number; cancel: () => void } | undefined;
+
+  constructor(private readonly clock: Clock, private readonly onReady: () => void) {}
+
+  /** Adds a new pending pod or takes in an update of a known one. */
+  upsert(pod: Pod, key: string): QueuedPod {
+    const e = this.entries.get(key);
+    if (!e) {
+      const created = pod.metadata?.creationTimestamp ? Date.parse(pod.metadata.creationTimestamp) : this.clock.nowMs();
+      const n: QueuedPod = { key, pod, pi: buildPodInfo(pod), where: 'gated', attempts: 0, lastFailureMs: 0, parkedMs: 0, rejectors: new Set(), createdMs: created, seq: this.seq++, heapVersion: 0 };
+      this.entries.set(key, n);
+      if (!isGated(pod)) this.activate(n);
+      return n;
+    }
+    const changed = schedulingShape(e.pod) !== schedulingShape(pod);
+    e.pod = pod;
+    if (!changed) return e;
+    e.pi = buildPodInfo(pod);
+    if (isGated(pod)) {
+      if (e.where !== 'inflight') e.where = 'gated';
+    } else if (e.where === 'gated') this.activate(e);
+    else if (e.where === 'unschedulable') this.requeue(e);
+    return e;
+  }
+
+  delete(key: string): void {
+    const e = this.entries.get(key);
+    if (!e) return;
+    this.entries.delete(key);
+    e.where = 'gated';
+    e.heapVersion++;
+  }
+
+  get(key: string): QueuedPod | undefined {
+    return this.entries.get(key);
+  }
+
+  activeCount(): number {
+    return this.heap.length;
+  }
+
+  /** The next pod to attempt, taken out of the queue until `done`. */
+  pop(): QueuedPod | undefined {
+    while (this.heap.length) {
+      const top = this.heapPop();
+      const e = top.e;
+      if (top.v !== e.heapVersion || e.where !== 'active' || this.entries.get(e.key) !== e) continue;
+      e.where = 'inflight';
+      e.attempts++;
+      return e;
+    }
+    return undefined;
+  }
+
+  /** After an attempt: parked until the cluster changes, retried after backoff (errors), or gone. */
+  done(e: QueuedPod, outcome: 'unschedulable' | 'error' | 'bound', rejectors?: Set<string>): void {
+    if (this.entries.get(e.key) !== e) return;
+    if (outcome === 'bound') {
+      this.delete(e.key);
+      return;
+    }
+    e.lastFailureMs = this.clock.nowMs();
+    if (e.where !== 'inflight') return;
+    if (isGated(e.pod)) {
+      e.where = 'gated';
+      return;
+    }
+    if (outcome === 'error') {
+      this.toBackoff(e);
+      return;
+    }
+    e.rejectors = rejectors ?? new Set();
+    e.where = 'unschedulable';
+    e.parkedMs = this.clock.nowMs();
+  }
+
+  /** Moves parked pods that `helps` says may now fit back to active (or backoff while it lasts). */
+  moveParked(helps: (e: QueuedPod) => boolean): void {
+    for (const e of this.entries.values()) if (e.where === 'unschedulable' && helps(e)) this.requeue(e);
+  }
+
+  /** Parked pods get another attempt at the latest after maxUnschedulableMs. */
+  flushLongParked(): void {
+    const now = this.clock.nowMs();
+    this.moveParked((e) => now - e.parkedMs >= maxUnschedulableMs);
+  }
+
+  private requeue(e: QueuedPod): void {
+    if (e.attempts > 0 && e.lastFailureMs + backoffDuration(e.attempts) > this.clock.nowMs()) this.toBackoff(e);
+    else this.activate(e);
+  }
+
+  private toBackoff(e: QueuedPod): void {
+    e.where = 'backoff';
+    const at = e.lastFailureMs + backoffDuration(e.attempts);
+    if (!this.backoffTimer || at < this.backoffTimer.at) {
+      this.backoffTimer?.cancel();
+      const cancel = this.clock.setTimeout(() => this.flushBackoff(), Math.max(0, at - this.clock.nowMs()));
+      this.backoffTimer = { at, cancel };
+    }
+  }
+
+  private flushBackoff(): void {
+    this.backoffTimer = undefined;
+    const now = this.clock.nowMs();
+    let next = Infinity;
+    for (const e of this.entries.values()) {
+      if (e.where !== 'backoff') continue;
+      const at = e.lastFailureMs + backoffDuration(e.attempts);
+      if (at <= now + 5) this.activate(e);
+      else next = Math.min(next, at);
+    }
+    if (next !== Infinity) {
+      const cancel = this.clock.setTimeout(() => this.flushBackoff(), Math.max(0, next - this.clock.nowMs()));
+      this.backoffTimer = { at: next, cancel };
+    }
+  }
+
+  private activate(e: QueuedPod): void {
+    e.where = 'active';
+    e.heapVersion++;
+    this.heapPush({ e, v: e.heapVersion });
+    this.onReady();
+  }
+
+  stop(): void {
+    this.backoffTimer?.cancel();
+    this.backoffTimer = undefined;
+  }
+
+  // A binary heap: higher priority first, then older pods, then arrival order.
+  private less(a: QueuedPod, b: QueuedPod): boolean {
+    if (a.pi.priority !== b.pi.priority) return a.pi.priority > b.pi.priority;
+    if (a.createdMs !== b.createdMs) return a.createdMs < b.createdMs;
+    return a.seq < b.seq;
+  }
+
+  private heapPush(x: { e: QueuedPod; v: number }): void {
+    const h = this.heap;
+    h.push(x);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.less(h[i].e, h[p].e)) break;
+      [h[i], h[p]] = [h[p], h[i]];
+      i = p;
+    }
+  }
+
+  private heapPop(): { e: QueuedPod; v: number } {
+    const h = this.heap;
+    const top = h[0];
+    const last = h.pop()!;
+    if (h.length) {
+      h[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < h.length && this.less(h[l].e, h[m].e)) m = l;
+        if (r < h.length && this.less(h[r].e, h[m].e)) m = r;
+        if (m === i) break;
+        [h[i], h[m]] = [h[m], h[i]];
+        i = m;
+      }
+    }
+    return top;
+  }
+}

@@ -1,0 +1,162 @@
+// The scheduling loop: pop a pod, filter, score, bind; on failure preempt, report and park the pod.
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import { ApiError } from '../machinery/errors.js';
+import type { KObject } from '../machinery/types.js';
+import type { Registry } from '../registry/registry.js';
+import type { Logger } from '../util/logger.js';
+import type { Binder } from './binder.js';
+import type { SchedulerCache } from './cache.js';
+import { fitErrorMessage, noNodesAvailable } from './failure.js';
+import { CycleState, findFeasible, prioritize, runFilters, runPreFilters, selectHost, type Failure, type FilterPlugin, type Lookups, type ScorePlugin } from './framework.js';
+import type { NodeInfo } from './node-info.js';
+import { buildPodInfo, type PodInfo } from './pod-info.js';
+import { preempt } from './preemption.js';
+import type { QueuedPod, SchedulingQueue } from './queue.js';
+
+/** How long one batch may run before yielding to the event loop. */
+const batchMs = 20;
+const noPods: PodInfo[] = [];
+
+export interface SchedulerDeps {
+  reg: Registry;
+  cache: SchedulerCache;
+  queue: SchedulingQueue;
+  binder: Binder;
+  lookups: Lookups;
+  filters: FilterPlugin[];
+  scores: ScorePlugin[];
+  log: Logger;
+  /** Pending pods nominated to each node (preemptors waiting for their victims to go). */
+  nominatedOn: (node: string) => Iterable<PodInfo>;
+  /** Records a nomination at once, before its status write comes back through the change feed. */
+  nominate: (pi: PodInfo, node: string) => void;
+  random?: () => number;
+}
+
+export class SchedulingLoop {
+  private nextStart = 0;
+  private pending = false;
+  private stopped = false;
+
+  constructor(private readonly d: SchedulerDeps) {}
+
+  kick(): void {
+    if (this.pending || this.stopped) return;
+    this.pending = true;
+    setImmediate(() => this.drain());
+  }
+
+  stop(): void {
+    this.stopped = true;
+  }
+
+  private drain(): void {
+    if (this.stopped) return;
+    // Decide on committed state: changes still waiting for their commit have not reached the cache yet
+    // (at start-up, nodes registered in the same tick would otherwise look missing).
+    if (this.d.reg.store.hasPending()) {
+      void this.d.reg.store.committed().then(() => this.drain());
+      return;
+    }
+    this.pending = false;
+    const until = performance.now() + batchMs;
+    while (performance.now() < until) {
+      const e = this.d.queue.pop();
+      if (!e) return;
+      try {
+        this.scheduleOne(e);
+      } catch (err) {
+        this.d.log.debug({ err, pod: e.key }, 'scheduling attempt failed');
+        this.d.queue.done(e, 'error');
+      }
+    }
+    this.kick();
+  }
+
+  /** One attempt for one pod. */
+  scheduleOne(e: QueuedPod): void {
+    const { reg, cache, queue, binder } = this.d;
+    const [ns, name] = [e.pi.ns, e.pi.name];
+    const pod = reg.store.get('core/pods', ns, name) as unknown as Pod | undefined;
+    if (!pod || pod.metadata?.uid !== e.pi.uid || pod.spec?.nodeName || pod.metadata?.deletionTimestamp) {
+      queue.delete(e.key);
+      return;
+    }
+    if (pod !== e.pod) {
+      e.pod = pod;
+      e.pi = buildPodInfo(pod);
+    }
+    const pi = e.pi;
+    const nodes = cache.nodeList();
+    if (!nodes.length) {
+      this.fail(e, pod, noNodesAvailable, new Set(['NoNodes']), '');
+      return;
+    }
+    const s = new CycleState(pi, nodes, this.d.lookups, (node) => {
+      let out: PodInfo[] | undefined;
+      for (const p of this.d.nominatedOn(node)) if (p.key !== pi.key && p.priority >= pi.priority) (out ??= []).push(p);
+      return out ?? noPods;
+    });
+    runPreFilters(this.d.filters, s);
+    let host: NodeInfo | undefined;
+    const nominated = pod.status?.nominatedNodeName ? cache.nodes.get(pod.status.nominatedNodeName) : undefined;
+    if (nominated?.node && !runFilters(this.d.filters, s, nominated)) host = nominated;
+    let failures: Map<string, Failure> | undefined;
+    if (!host) {
+      const r = findFeasible(this.d.filters, s, nodes, this.nextStart);
+      this.nextStart = (this.nextStart + r.processed) % nodes.length;
+      if (r.feasible.length === 1) host = r.feasible[0];
+      else if (r.feasible.length > 1) host = selectHost(r.feasible, prioritize(this.d.scores, s, r.feasible), this.d.random);
+      failures = r.failures;
+    }
+    if (!host) {
+      this.unschedulable(e, pod, s, failures!);
+      return;
+    }
+    try {
+      const bound = binder.bind(pod, host.name);
+      cache.syncAssigned(e.key, bound);
+      queue.done(e, 'bound');
+      this.d.log.debug({ pod: e.key, node: host.name }, 'bound');
+    } catch (err) {
+      if (err instanceof ApiError && (err.code === 404 || err.code === 409)) {
+        this.d.log.debug({ pod: e.key, err: err.message }, 'binding rejected; forgetting the pod');
+        queue.delete(e.key);
+        return;
+      }
+      throw err;
+    }
+  }
+
+  private unschedulable(e: QueuedPod, pod: Pod, s: CycleState, failures: Map<string, Failure>): void {
+    const rejectors = new Set([...failures.values()].map((f) => f.plugin));
+    const pdbs = this.d.reg.store.list('policy/poddisruptionbudgets') as unknown as PodDisruptionBudget[];
+    const outcome = preempt(this.d.filters, s, failures, pdbs, this.d.random);
+    if (outcome.candidate) {
+      const node = outcome.candidate.node.name;
+      for (const v of outcome.candidate.victims) this.d.binder.preemptVictim(v, pod, node);
+      // Lower-priority pods nominated to the same node lose their nomination.
+      for (const p of [...this.d.nominatedOn(node)]) {
+        if (p.priority < s.pi.priority && p.key !== s.pi.key) this.d.binder.clearNomination(p.pod);
+      }
+      this.d.nominate(s.pi, node);
+      this.d.log.debug({ pod: e.key, node, victims: outcome.candidate.victims.map((v) => v.key) }, 'preempting');
+    }
+    const message = fitErrorMessage(s.allNodes.length, failures.values(), outcome.message);
+    this.fail(e, pod, message, rejectors, outcome.nominate);
+  }
+
+  private fail(e: QueuedPod, pod: Pod, message: string, rejectors: Set<string>, nominate?: string): void {
+    this.d.log.debug({ pod: e.key, message }, 'unschedulable');
+    this.d.binder.recorder.event(pod as unknown as KObject, 'Warning', 'FailedScheduling', message);
+    try {
+      this.d.binder.unschedulable(pod, message, nominate);
+    } catch (err) {
+      this.d.log.debug({ err, pod: e.key }, 'could not update the pod status; retrying after backoff');
+      this.d.queue.done(e, 'error');
+      return;
+    }
+    this.d.queue.done(e, 'unschedulable', rejectors);
+  }
+}
