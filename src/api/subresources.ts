@@ -17,7 +17,6 @@ import { sendWarnings } from './resource-handler.js';
 import { evictPod } from './eviction.js';
 import { bindPod } from './binding.js';
 import { podLogs } from './logs.js';
-import { handleResize } from './resize.js';
 import { tokenRequest } from './token.js';
 import { parseBody, mediaType } from './body.js';
 import { patchTypeOf } from './patch/index.js';
@@ -68,7 +67,8 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
   reply.send(toScale(def, updated));
 }
 
-function handleStatus(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void {
+/** status and resize: the object itself, where a write may change only that subresource's part. */
+function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply, part: 'status' | 'resize'): void {
   const ns = info.namespace ?? '';
   const name = info.name ?? '';
   const q = query(req);
@@ -77,8 +77,8 @@ function handleStatus(reg: Registry, def: ResourceDef, info: RequestInfo, req: F
   if (req.method === 'GET') out = reg.get(def, ns, name);
   else if (req.method === 'PUT') {
     const obj = decodeObject(def, info.version, req, fieldValidation(q, 'UpdateOptions'), warnings);
-    out = reg.update(def, ns, name, obj, { dryRun: dryRun(q, 'UpdateOptions'), subresource: 'status', warnings });
-  } else if (req.method === 'PATCH') out = handlePatch(reg, def, info.version, ns, name, req, 'status', warnings).object;
+    out = reg.update(def, ns, name, obj, { dryRun: dryRun(q, 'UpdateOptions'), subresource: part, warnings });
+  } else if (req.method === 'PATCH') out = handlePatch(reg, def, info.version, ns, name, req, part, warnings).object;
   else throw methodNotAllowed();
   sendWarnings(reply, warnings);
   reply.send(served(def, info.version, out));
@@ -104,11 +104,11 @@ export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: R
   if (!def.subresources?.includes(sub as never)) throw pathNotFound();
   switch (sub) {
     case 'status':
-      return handleStatus(reg, def, info, req, reply);
+      return handleObjectPart(reg, def, info, req, reply, 'status');
     case 'scale':
       return handleScale(reg, def, info, req, reply);
     case 'resize':
-      return handleResize(reg, def, info, req, reply);
+      return handleObjectPart(reg, def, info, req, reply, 'resize');
     case 'finalize':
       return handleFinalize(reg, def, info, req, reply);
     case 'binding':

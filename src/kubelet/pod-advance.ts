@@ -172,14 +172,20 @@ export class PodAdvancer {
     c.containerID = containerID(this.run.uid, c.name, c.restartCount);
     this.ctx.event('Normal', 'Created', 'Container created', c);
     this.ctx.event('Normal', 'Started', 'Container started', c);
-    c.plan = containerPlan(this.ctx.pod, spec, c.kind, this.ctx.timings, at);
-    this.ctx.logs.start(this.run.uid, c.name, at, c.plan.lines);
-    const t = probeTimes(spec, c.plan, at, c.kind !== 'init');
+    const t = this.plan(c, spec, at);
     c.startedProbeMs = t.startedMs;
     c.readyAtMs = t.readyAtMs;
     c.nextUnhealthyMs = t.firstUnhealthyMs;
+  }
+
+  /** What a container started at `at` will do: its plan, its log lines from then on, and its probe times. */
+  private plan(c: ContainerRun, spec: Container, at: number): ReturnType<typeof probeTimes> {
+    c.plan = containerPlan(this.ctx.pod, spec, c.kind, this.ctx.timings, at);
+    this.ctx.logs.start(this.run.uid, c.name, at, c.plan.lines);
+    const t = probeTimes(spec, c.plan, at, c.kind !== 'init');
     c.livenessKillMs = t.livenessKillMs;
     c.nextLivenessFailMs = t.firstLivenessFailMs;
+    return t;
   }
 
   /** Containers found running in a restored record carry on with the plan they would have had. */
@@ -187,14 +193,9 @@ export class PodAdvancer {
     for (const c of this.run.containers) {
       const spec = this.specs.get(c.name);
       if (c.stage !== 'running' || c.plan || !spec) continue;
-      const at = c.startedAtMs ?? this.ctx.now;
-      c.plan = containerPlan(this.ctx.pod, spec, c.kind, this.ctx.timings, at);
-      this.ctx.logs.start(this.run.uid, c.name, at, c.plan.lines);
-      const t = probeTimes(spec, c.plan, at, c.kind !== 'init');
+      const t = this.plan(c, spec, c.startedAtMs ?? this.ctx.now);
       c.startedProbeMs ??= t.startedMs;
       c.readyAtMs ??= t.readyAtMs;
-      c.livenessKillMs = t.livenessKillMs;
-      c.nextLivenessFailMs = t.firstLivenessFailMs;
     }
   }
 
