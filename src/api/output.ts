@@ -66,7 +66,7 @@ export function partialBody(obj: KObject): Record<string, unknown> {
 }
 
 /** `includeObject`: None, Metadata (default) or Object. */
-export function tableBody(def: ResourceDef, version: string, items: KObject[], meta: ListMeta | { resourceVersion?: string }, includeObject = 'Metadata', withColumns = true, now = new Date()): Record<string, unknown> {
+export function tableBody(def: ResourceDef, version: string, items: KObject[], meta: ListMeta | { resourceVersion?: string }, includeObject: string | undefined, withColumns: boolean, now: Date): Record<string, unknown> {
   const printer = tablePrinterFor(def.group, def.plural);
   const rows = items.map((o) => {
     const s = served(def, version, o);

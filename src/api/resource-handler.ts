@@ -26,10 +26,10 @@ function verbAllowed(def: ResourceDef, verb: string): boolean {
   return (def.verbs ?? allVerbs).includes(verb);
 }
 
-function respondObject(req: FastifyRequest, reply: FastifyReply, def: ResourceDef, version: string, obj: KObject, code = 200): void {
+function respondObject(reg: Registry, req: FastifyRequest, reply: FastifyReply, def: ResourceDef, version: string, obj: KObject, code = 200): void {
   const fmt = outputFormat(req.headers.accept);
   const q = query(req);
-  if (fmt === 'table') reply.code(code).send(tableBody(def, version, [obj], { resourceVersion: obj.metadata.resourceVersion }, str(q, 'includeObject')));
+  if (fmt === 'table') reply.code(code).send(tableBody(def, version, [obj], { resourceVersion: obj.metadata.resourceVersion }, str(q, 'includeObject'), true, reg.clock.now()));
   else if (fmt === 'partial') reply.code(code).send(partialBody(served(def, version, obj)));
   else {
     const s = served(def, version, obj);
@@ -98,7 +98,7 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
         });
         const meta = { resourceVersion: r.resourceVersion, continue: r.continue, remainingItemCount: r.remainingItemCount };
         const fmt = outputFormat(req.headers.accept);
-        if (fmt === 'table') reply.send(tableBody(def, version, r.items, meta, str(q, 'includeObject')));
+        if (fmt === 'table') reply.send(tableBody(def, version, r.items, meta, str(q, 'includeObject'), true, reg.clock.now()));
         else if (fmt === 'partial') reply.send(partialListBody(r.items, meta));
         else reply.type('application/json').send(listJson(def, version, r.items, meta));
         return;
@@ -109,7 +109,7 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
         const obj = decodeObject(def, version, req, fieldValidation(q), warnings);
         const created = reg.create(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), warnings });
         sendWarnings(reply, warnings);
-        return respondObject(req, reply, def, version, created, def.virtualCreate ? 201 : 201);
+        return respondObject(reg, req, reply, def, version, created, 201);
       }
       case 'DELETE': {
         if (!verbAllowed(def, 'deletecollection')) throw methodNotAllowed();
@@ -134,26 +134,26 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
   switch (method) {
     case 'GET': {
       if (!verbAllowed(def, 'get')) throw methodNotAllowed();
-      return respondObject(req, reply, def, version, reg.get(def, ns ?? '', name, str(q, 'resourceVersion')));
+      return respondObject(reg, req, reply, def, version, reg.get(def, ns ?? '', name, str(q, 'resourceVersion')));
     }
     case 'PUT': {
       if (!verbAllowed(def, 'update')) throw methodNotAllowed();
       const obj = decodeObject(def, version, req, fieldValidation(q, 'UpdateOptions'), warnings);
       const updated = reg.update(def, ns ?? '', name, obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), warnings });
       sendWarnings(reply, warnings);
-      return respondObject(req, reply, def, version, updated);
+      return respondObject(reg, req, reply, def, version, updated);
     }
     case 'PATCH': {
       if (!verbAllowed(def, 'patch')) throw methodNotAllowed();
       const { object, created } = handlePatch(reg, def, version, ns ?? '', name, req, undefined, warnings);
       sendWarnings(reply, warnings);
-      return respondObject(req, reply, def, version, object, created ? 201 : 200);
+      return respondObject(reg, req, reply, def, version, object, created ? 201 : 200);
     }
     case 'DELETE': {
       if (!verbAllowed(def, 'delete')) throw methodNotAllowed();
       const opts = deleteOptions(q, parseBody(req.body as Buffer | undefined, req.headers['content-type']));
       const r = reg.delete(def, ns ?? '', name, opts);
-      return respondObject(req, reply, def, version, r.object, r.deleted ? 200 : 200);
+      return respondObject(reg, req, reply, def, version, r.object, 200);
     }
     default:
       throw methodNotAllowed();

@@ -61,7 +61,7 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
   };
   const event = (type: string, obj: KObject) => {
     let payload: unknown;
-    if (w.format === 'table') payload = tableBody(w.def, w.version, [obj], { resourceVersion: obj.metadata.resourceVersion }, w.includeObject, first);
+    if (w.format === 'table') payload = tableBody(w.def, w.version, [obj], { resourceVersion: obj.metadata.resourceVersion }, w.includeObject, first, reg.clock.now());
     else if (w.format === 'partial') payload = partialBody(served(w.def, w.version, obj));
     else payload = served(w.def, w.version, obj);
     first = false;
