@@ -4,6 +4,7 @@
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { ApiError, tooManyRequests } from '../machinery/errors.js';
+import { isPodReady } from '../machinery/conditions.js';
 import { labelSelectorMatches } from '../machinery/labels.js';
 import { isRecord, type KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
@@ -16,15 +17,13 @@ const violation = (pdb: PodDisruptionBudget) => tooManyRequests('Cannot evict po
   causes: [{ reason: 'DisruptionBudget', message: `The disruption budget ${pdb.metadata?.name} needs ${pdb.status?.desiredHealthy ?? 0} healthy pods and has ${pdb.status?.currentHealthy ?? 0} currently` }],
 });
 
-const isReady = (pod: Pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
-
 /** Takes one disruption from the budget, or throws 429. Unhealthy pods may go without spending one while the budget is met. */
 function spendDisruption(reg: Registry, pdb: PodDisruptionBudget, pod: Pod, dryRun: boolean): void {
   const st = pdb.status;
   if (!st || (st.observedGeneration ?? 0) < (pdb.metadata?.generation ?? 0)) throw violation(pdb);
   const healthyEnough = (st.currentHealthy ?? 0) >= (st.desiredHealthy ?? 0) && (st.desiredHealthy ?? 0) >= 0;
-  if (!isReady(pod) && pdb.spec?.unhealthyPodEvictionPolicy === 'AlwaysAllow') return;
-  if (!isReady(pod) && healthyEnough) return;
+  if (!isPodReady(pod) && pdb.spec?.unhealthyPodEvictionPolicy === 'AlwaysAllow') return;
+  if (!isPodReady(pod) && healthyEnough) return;
   if ((st.disruptionsAllowed ?? 0) < 0) throw new ApiError(403, 'Forbidden', 'pdb disruptions allowed is negative');
   if (Object.keys(st.disruptedPods ?? {}).length > maxDisruptedPods) throw new ApiError(403, 'Forbidden', 'DisruptedPods map too big - too many evictions not confirmed by PDB controller');
   if ((st.disruptionsAllowed ?? 0) === 0) throw violation(pdb);

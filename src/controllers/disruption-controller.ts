@@ -1,6 +1,7 @@
 // PodDisruptionBudget status: healthy pods against the budget, so evictions know what they may disrupt.
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import { isPodReady } from '../machinery/conditions.js';
 import { labelSelectorMatches } from '../machinery/labels.js';
 import type { KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
@@ -21,7 +22,6 @@ function scaled(v: number | string | undefined, total: number, roundUp: boolean)
 /** How long an admitted eviction counts against the budget before the pod must be terminating (upstream: 2 minutes). */
 const disruptedPodTimeoutMs = 2 * 60 * 1000;
 
-const isReady = (p: Pod) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 
 export class DisruptionController {
   private readonly queue: WorkQueue;
@@ -54,7 +54,7 @@ export class DisruptionController {
       recheckIn = Math.min(recheckIn ?? left, left);
     }
     const expected = pods.length;
-    const healthy = pods.filter((p) => isReady(p) && !p.metadata?.deletionTimestamp && !disrupted[p.metadata?.name ?? '']).length;
+    const healthy = pods.filter((p) => isPodReady(p) && !p.metadata?.deletionTimestamp && !disrupted[p.metadata?.name ?? '']).length;
     let desired: number;
     if (pdb.spec?.maxUnavailable !== undefined) desired = Math.max(0, expected - (scaled(pdb.spec.maxUnavailable, expected, true) ?? 0));
     else desired = scaled(pdb.spec?.minAvailable, expected, true) ?? 0;

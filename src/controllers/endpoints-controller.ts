@@ -8,8 +8,9 @@ import type { Registry } from '../registry/registry.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { WorkQueue } from './runtime/work-queue.js';
+import { isPodReady } from '../machinery/conditions.js';
 import {
-  findPort, headlessLabel, isIPv6, isNamespaceTerminating, isPodReady, labelsEqual, lastChangeTriggerTime, managedSelector, podIPs,
+  findPort, headlessLabel, isIPv6, isNamespaceTerminating, labelsEqual, lastChangeTriggerTime, managedSelector, podIPs,
   selectedPods, servicesForPodChange, shouldPodBeInEndpoints, shouldSetHostname, TriggerTimeTracker,
 } from './service-endpoints.js';
 

@@ -1,5 +1,5 @@
 // Taints and tolerations: matching as upstream's v1 helpers do, and writing a node controller's taints.
-import type { Node, Taint, Toleration } from 'kubernetes-types/core/v1.js';
+import type { Node, Taint } from 'kubernetes-types/core/v1.js';
 import type { KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import { rfc3339 } from '../util/clock.js';
@@ -18,15 +18,6 @@ export const taintKeys = {
 export type TaintRef = Pick<Taint, 'key' | 'effect'>;
 
 export const sameTaint = (a: TaintRef, b: TaintRef) => a.key === b.key && a.effect === b.effect;
-
-/** Whether a toleration tolerates a taint (empty key with Exists tolerates everything; empty effect any effect). */
-export function tolerates(t: Toleration, taint: Taint): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  if (!t.key && t.operator !== 'Exists') return false;
-  if (t.operator === 'Exists') return true;
-  return (t.value ?? '') === (taint.value ?? '');
-}
 
 export function nodeTaints(node: KObject | Node | undefined): Taint[] {
   return ((node as Node | undefined)?.spec?.taints ?? []) as Taint[];

@@ -2,6 +2,7 @@
 // pods that were never scheduled, terminating pods on out-of-service nodes, and the oldest terminated pods above
 // a threshold. Upstream: pkg/controller/podgc.
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import { isNodeReady } from '../machinery/conditions.js';
 import type { KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import { rfc3339, type Clock } from '../util/clock.js';
@@ -13,7 +14,6 @@ export const quarantineMs = 40_000;
 export const terminatedPodThreshold = 12_500;
 
 const isTerminated = (p: Pod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
-const isReady = (n: Node) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 
 export class PodGcController {
   /** Names of missing nodes pods are bound to, with the clock time they were first found missing. */
@@ -57,7 +57,7 @@ export class PodGcController {
         }
         continue;
       }
-      if (p.metadata?.deletionTimestamp && !isReady(n) && nodeTaints(n).some((t) => t.key === taintKeys.outOfService)) {
+      if (p.metadata?.deletionTimestamp && !isNodeReady(n) && nodeTaints(n).some((t) => t.key === taintKeys.outOfService)) {
         this.forceDelete(p, 'terminating pod on an out-of-service node');
       }
     }

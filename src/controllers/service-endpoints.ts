@@ -2,6 +2,7 @@
 // to a pod's port, which services a pod change concerns, and the last-change trigger time of an endpoints set.
 import type { ContainerPort, Pod, Service, ServicePort } from 'kubernetes-types/core/v1.js';
 import { ApiError } from '../machinery/errors.js';
+import { isPodReady } from '../machinery/conditions.js';
 import type { KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import type { Change } from '../storage/watch-hub.js';
@@ -10,7 +11,6 @@ export const lastChangeTriggerTime = 'endpoints.kubernetes.io/last-change-trigge
 export const headlessLabel = 'service.kubernetes.io/headless';
 
 const readyCondition = (p: Pod) => p.status?.conditions?.find((c) => c.type === 'Ready');
-export const isPodReady = (p: Pod) => readyCondition(p)?.status === 'True';
 const isTerminal = (p: Pod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
 
 /** The pod's IPs (podIPs, else podIP). */

@@ -1,12 +1,13 @@
 // NoExecute taints: pods on a node with a NoExecute taint they do not tolerate are deleted at once; pods that
 // tolerate it for tolerationSeconds are deleted when that time has passed. Upstream: pkg/controller/tainteviction.
-import type { Node, Pod, Taint, Toleration } from 'kubernetes-types/core/v1.js';
+import type { Pod, Taint, Toleration } from 'kubernetes-types/core/v1.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import type { KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import { rfc3339, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { nodeTaints, tolerates } from './node-taints.js';
+import { tolerates } from '../machinery/conditions.js';
+import { nodeTaints } from './node-taints.js';
 import { PodsByNode } from './pods-by-node.js';
 
 interface Work {

@@ -28,8 +28,3 @@ export function containerUsage(pod: Pod, c: Container): ContainerUsage {
   const memory = memAnn !== undefined ? quantityValue(memAnn) : req.memory !== undefined ? quantityValue(req.memory) * 0.6 : idleMemory;
   return { name: c.name, cpu, memory };
 }
-
-/** Use of every container of a pod (init containers are not running once the pod runs). */
-export function podUsage(pod: Pod): ContainerUsage[] {
-  return (pod.spec?.containers ?? []).map((c) => containerUsage(pod, c));
-}

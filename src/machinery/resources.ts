@@ -55,18 +55,3 @@ export function podRequests(pod: Pod): ResourceAmounts {
   addInto(running, amounts(pod.spec?.overhead as Record<string, unknown> | undefined));
   return running;
 }
-
-/** CPU as kubectl prints it: whole cores when exact, otherwise millicores ("250m"). */
-export function formatCpu(cores: number): string {
-  const milli = Math.round(cores * 1000);
-  return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
-}
-
-/** Memory in the largest binary unit that divides it ("512Mi"), or plain bytes. */
-export function formatMemory(bytes: number): string {
-  const b = Math.round(bytes);
-  for (const [suffix, size] of [['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]] as const) {
-    if (b !== 0 && b % size === 0) return `${b / size}${suffix}`;
-  }
-  return String(b);
-}

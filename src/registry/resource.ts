@@ -51,6 +51,11 @@ export interface ResourceDef {
   afterDelete?: (obj: KObject, ctx: StrategyContext) => void;
   /** Shares another resource's storage (events.k8s.io events are core/v1 events): its key and stored apiVersion. */
   sharedStorage?: { key: string; apiVersion: string };
+  /**
+   * Subresources other than status that write one part of the object (pods/resize): what the write takes from
+   * the request, and the validation that replaces the object's own.
+   */
+  partialWrites?: Partial<Record<'resize', { merge: (current: KObject, request: KObject) => KObject; validate: (obj: KObject, old: KObject) => FieldError[] }>>;
   /** Create-only virtual resources (e.g. SelfSubjectAccessReview): compute the response, store nothing. */
   virtualCreate?: (obj: KObject, ctx: StrategyContext) => KObject;
   /** Read-only resources computed on demand by their own handler (metrics.k8s.io): listed in discovery, never stored. */

@@ -5,7 +5,6 @@ import type { KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
 import { applyDefaults } from './defaults/index.js';
 import { validateObject } from './validation/index.js';
-import { resizedPod, validatePodResize } from './validation/pod.js';
 import { storageKey, type ResourceDef } from './resource.js';
 import type { Registry } from './registry.js';
 
@@ -29,8 +28,9 @@ function gvkOf(def: ResourceDef) {
   return { group: def.group, version: def.version, kind: def.kind };
 }
 
-function validate(reg: Registry, def: ResourceDef, obj: KObject, old: KObject | undefined, resize = false): void {
-  const errors: FieldError[] = resize && old ? validatePodResize(obj, old) : [
+function validate(reg: Registry, def: ResourceDef, obj: KObject, old: KObject | undefined, subresource?: WriteOptions['subresource']): void {
+  const part = subresource && subresource !== 'status' ? def.partialWrites?.[subresource] : undefined;
+  const errors: FieldError[] = part && old ? part.validate(obj, old) : [
     ...validateObject(gvkOf(def), obj, old, { namespaced: def.namespaced }),
     ...(def.validate?.(obj, old) ?? []),
   ];
@@ -94,8 +94,10 @@ function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions
   let result: KObject;
   if (opts.subresource === 'status') {
     result = { ...structuredClone(cur), status: next.status };
-  } else if (opts.subresource === 'resize') {
-    result = resizedPod(cur, next);
+  } else if (opts.subresource) {
+    const part = def.partialWrites?.[opts.subresource];
+    if (!part) throw new Error(`${def.plural} has no ${opts.subresource} subresource`);
+    result = part.merge(cur, next);
   } else {
     result = next;
     if (def.subresources?.includes('status')) {
@@ -144,7 +146,7 @@ export function updateObject(reg: Registry, def: ResourceDef, namespace: string,
   }
   result.metadata.resourceVersion = cur.metadata.resourceVersion;
   if (JSON.stringify(result) === JSON.stringify(cur)) return cur;
-  validate(reg, def, result, cur, opts.subresource === 'resize');
+  validate(reg, def, result, cur, opts.subresource);
   if (opts.dryRun) return result;
   try {
     if (result.metadata.deletionTimestamp && cur.metadata.finalizers?.length && !result.metadata.finalizers?.length && def.plural !== 'namespaces') {

@@ -8,7 +8,6 @@ import { rfc3339 } from '../util/clock.js';
 import type { PodInfo } from './pod-info.js';
 
 export const schedulerName = 'default-scheduler';
-export const gatedMessage = 'Scheduling is blocked due to non-empty scheduling gates';
 
 type Cond = Partial<PodCondition> & { type: string; status: string };
 
@@ -65,10 +64,6 @@ export class Binder {
 
   unschedulable(pod: Pod, message: string, nominate?: string): void {
     this.setCondition(pod, { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }, nominate);
-  }
-
-  gated(pod: Pod): void {
-    this.setCondition(pod, { type: 'PodScheduled', status: 'False', reason: 'SchedulingGated', message: gatedMessage });
   }
 
   clearNomination(pod: Pod): void {

@@ -11,7 +11,7 @@ import { SchedulerCache } from './cache.js';
 import type { Lookups } from './framework.js';
 import { podKey, termMatches, type PodInfo } from './pod-info.js';
 import { defaultFilters, defaultScores } from './plugins/index.js';
-import { isGated, SchedulingQueue, type QueuedPod } from './queue.js';
+import { SchedulingQueue, type QueuedPod } from './queue.js';
 import { SchedulingLoop } from './scheduler.js';
 
 const noPods: PodInfo[] = [];
@@ -97,7 +97,6 @@ export function startScheduler(reg: Registry, clock: Clock, log: Logger): Schedu
     if (pod && responsibleFor(pod)) {
       const e = queue.upsert(pod, key);
       setNominated(key, pod.status?.nominatedNodeName, e.pi);
-      if (isGated(pod)) binder.gated(pod);
     } else {
       queue.delete(key);
       setNominated(key, undefined);

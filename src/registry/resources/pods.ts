@@ -3,6 +3,7 @@ import type { Pod, Container, Toleration } from 'kubernetes-types/core/v1.js';
 import type { KObject } from '../../machinery/types.js';
 import type { ResourceDef, StrategyContext } from '../resource.js';
 import { rfc3339 } from '../../util/clock.js';
+import { resizedPod, validatePodResize } from '../validation/pod.js';
 
 type Quantities = Record<string, string> | undefined;
 
@@ -53,6 +54,7 @@ function admitPod(obj: KObject, ctx: StrategyContext): void {
 }
 
 export const podStrategy: Partial<ResourceDef> = {
+  partialWrites: { resize: { merge: resizedPod, validate: validatePodResize } },
   prepareCreate(obj, ctx) {
     admitPod(obj, ctx);
     const pod = obj as unknown as Pod;

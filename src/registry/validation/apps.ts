@@ -2,7 +2,7 @@
 import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from '../../machinery/errors.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
 import {
-  deepEqual, immutable, rec, selectorIsEmpty, selectorMatches, selectorValue, sortedMap, str, validateLabelSelector,
+  deepEqual, immutable, rec, selectorIsEmpty, selectorMatches, selectorValue, sortedMap, validateLabelSelector,
   validateNonNegative, type Errs,
 } from './common.js';
 import { isValidPercent } from './names.js';

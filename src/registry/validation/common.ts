@@ -158,8 +158,6 @@ export function validateObjectMetaUpdate(obj: KObject, old: KObject, path = 'met
   return errs;
 }
 
-const selectorOps = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
-
 export function validateLabelSelector(sel: unknown, path: string): Errs {
   const errs: Errs = [];
   if (!isRecord(sel)) return errs;

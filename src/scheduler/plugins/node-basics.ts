@@ -1,6 +1,6 @@
 // NodeUnschedulable, NodeName and NodePorts: simple per-node filters.
 import type { Failure, FilterPlugin } from '../framework.js';
-import { tolerates } from './taint-toleration.js';
+import { tolerates } from '../../machinery/conditions.js';
 
 const unschedulableTaint = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' };
 

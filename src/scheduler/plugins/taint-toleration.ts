@@ -1,19 +1,12 @@
 // TaintToleration: NoSchedule/NoExecute taints filter, PreferNoSchedule taints score.
 import type { Toleration } from 'kubernetes-types/core/v1.js';
+import { tolerates } from '../../machinery/conditions.js';
 import { defaultNormalize, type FilterPlugin, type ScorePlugin } from '../framework.js';
 
 interface TaintLike {
   key: string;
   value?: string;
   effect: string;
-}
-
-export function tolerates(t: Toleration, taint: TaintLike): boolean {
-  if (t.effect && t.effect !== taint.effect) return false;
-  if (t.key && t.key !== taint.key) return false;
-  if (t.operator === 'Exists') return true;
-  if (!t.operator || t.operator === 'Equal') return (t.value ?? '') === (taint.value ?? '');
-  return false;
 }
 
 /** The first NoSchedule/NoExecute taint none of the tolerations tolerate. */
