@@ -1,0 +1,80 @@
+// ControllerRevisions, the history StatefulSets and DaemonSets keep of their pod templates (upstream
+// controller/history): one revision per distinct template, numbered, named `<owner>-<hash>`, owned by the set,
+// and read by `kubectl rollout history|undo`.
+import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
+import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
+import { labelSelectorMatches } from '../../machinery/labels.js';
+import type { KObject } from '../../machinery/types.js';
+import type { Registry } from '../../registry/registry.js';
+import type { ResourceDef } from '../../registry/resource.js';
+import { canonicalJson, computeHash } from './hash.js';
+import { claim } from './claim.js';
+
+/** The label on ControllerRevisions (and on StatefulSet/DaemonSet pods) carrying the revision's hash. */
+export const revisionHashLabel = 'controller-revision-hash';
+
+export class History {
+  readonly def: ResourceDef;
+  constructor(private readonly reg: Registry) {
+    this.def = reg.find('apps', 'v1', 'controllerrevisions')!;
+  }
+
+  /** Revisions the owner controls (adopting matching orphans), oldest revision first. */
+  list(owner: KObject, selector: LabelSelector | undefined): ControllerRevision[] {
+    const all = this.reg.store.list('apps/controllerrevisions', owner.metadata.namespace ?? '')
+      .filter((r) => labelSelectorMatches(selector, r.metadata.labels ?? {}) || r.metadata.ownerReferences?.some((o) => o.uid === owner.metadata.uid));
+    const mine = claim(this.reg, this.def, owner, selector, all) as unknown as ControllerRevision[];
+    return mine.sort((a, b) => (a.revision ?? 0) - (b.revision ?? 0) || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+  }
+
+  /**
+   * Returns the revision holding `data` (a patch that restores the template), creating it with number `revision`
+   * or renumbering an equal older one. Hash collisions with different data bump `collisionCount` via `onCollision`.
+   */
+  ensure(owner: KObject, revisions: ControllerRevision[], data: unknown, revision: number, labels: Record<string, string>, collisionCount: number, onCollision: (n: number) => void): ControllerRevision {
+    const dataText = canonicalJson(data);
+    const equal = revisions.filter((r) => canonicalJson(r.data) === dataText);
+    const ns = owner.metadata.namespace ?? '';
+    if (equal.length) {
+      const latest = equal[equal.length - 1];
+      if ((latest.revision ?? 0) === revision) return latest;
+      return this.reg.guaranteedUpdate(this.def, ns, latest.metadata?.name ?? '', (cur) => ({ ...cur, revision })) as unknown as ControllerRevision;
+    }
+    let count = collisionCount;
+    for (;;) {
+      const hash = computeHash(data, count);
+      const name = `${owner.metadata.name}-${hash}`;
+      const existing = this.reg.store.get('apps/controllerrevisions', ns, name) as unknown as ControllerRevision | undefined;
+      if (existing) {
+        if (canonicalJson(existing.data) === dataText && existing.metadata?.ownerReferences?.some((o) => o.uid === owner.metadata.uid)) return existing;
+        count++;
+        onCollision(count);
+        continue;
+      }
+      const cr = {
+        apiVersion: 'apps/v1', kind: 'ControllerRevision',
+        metadata: {
+          name, namespace: ns, labels: { ...labels, [revisionHashLabel]: hash },
+          ownerReferences: [{ apiVersion: owner.apiVersion ?? '', kind: owner.kind ?? '', name: owner.metadata.name ?? '', uid: owner.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
+        },
+        data, revision,
+      };
+      return this.reg.create(this.def, ns, cr as unknown as KObject) as unknown as ControllerRevision;
+    }
+  }
+
+  /** Deletes the oldest revisions not in `keep` beyond `limit` (revisionHistoryLimit). */
+  truncate(revisions: ControllerRevision[], keep: Set<string>, limit: number): void {
+    const old = revisions.filter((r) => !keep.has(r.metadata?.name ?? ''));
+    for (const r of old.slice(0, Math.max(0, old.length - limit))) {
+      try {
+        this.reg.delete(this.def, r.metadata?.namespace ?? '', r.metadata?.name ?? '');
+      } catch { /* already gone */ }
+    }
+  }
+
+  /** The next revision number: one past the highest. */
+  static nextRevision(revisions: ControllerRevision[]): number {
+    return revisions.reduce((m, r) => Math.max(m, r.revision ?? 0), 0) + 1;
+  }
+}
