@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { cleanup, killAllSync } from './proc.js';
 import { concurrency, listFigure, memoryFigure, startup, watchFigure, writeRead } from './figures.js';
 import { nodesReady, podsOnNodes } from './cluster.js';
+import { workloadRows } from './workloads.js';
 import { median } from './load.js';
 import { join, mb, ms, rate, ratio, render, target, type Row } from './table.js';
 
@@ -97,6 +98,7 @@ async function main(): Promise<void> {
   const nr = await nodesReady(cfg.readyNodes);
   rows.push({ figure: `10. ${nN(cfg.readyNodes)} nodes Ready (spawn to last Ready)`, value: secs(nr.readyMs), baseline: '-', verdict: target(nr.readyMs < 60_000, "kwok's bar 60 s") });
   rows.push({ figure: `10. RSS with ${nN(cfg.readyNodes)} nodes`, value: mb(nr.rssMB), baseline: '-', verdict: '' });
+  rows.push(...(await workloadRows(quick, log)));
 
   process.stdout.write(`\nBonsai benchmark — ${cpus().length} CPUs, node ${process.version}; servers are child processes, the undici load generator runs in the bench process.\n`);
   process.stdout.write('Baseline: bare Fastify + one better-sqlite3 insert per create (WAL, synchronous=NORMAL, temp file); its GET/list routes read SQLite directly.\n\n');

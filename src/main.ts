@@ -9,7 +9,7 @@ import { buildServer } from './api/server.js';
 import { openWatches } from './api/watch-stream.js';
 import { ScaledClock, type Clock } from './util/clock.js';
 import { createLogger, type Logger } from './util/logger.js';
-import { startControllers, type ControllerHandle } from './controllers/index.js';
+import { selectControllers, startControllers, type ControllerHandle } from './controllers/index.js';
 import { startScheduler } from './scheduler/index.js';
 import { startCluster, type ClusterOptions } from './cluster/index.js';
 
@@ -26,6 +26,8 @@ export interface BonsaiOptions {
   compactEveryMs?: number;
   /** The simulated nodes (default: 3 workers and a GPU node). */
   cluster?: ClusterOptions;
+  /** Which controllers run, kube-controller-manager style: `['*']` (default), `['*', '-deployment']`, `['job']`. */
+  controllers?: string[];
 }
 
 export interface Bonsai {
@@ -57,7 +59,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const port = typeof addr === 'object' && addr ? addr.port : opts.port ?? 6443;
   const host = opts.host ?? '127.0.0.1';
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const controllers: ControllerHandle = startControllers(registry, clock, log);
+  const controllers: ControllerHandle = startControllers(registry, clock, log, selectControllers(opts.controllers));
   const scheduler = startScheduler(registry, clock, log.child({ component: 'scheduler' }));
   const cluster = startCluster(registry, clock, log.child({ component: 'cluster' }), opts.cluster ?? {});
   const compactEvery = opts.compactEveryMs ?? 60_000;

@@ -8,6 +8,7 @@ import { isPodReady } from '../machinery/conditions.js';
 import { labelSelectorMatches } from '../machinery/labels.js';
 import { isRecord, type KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
+import type { ResourceDef } from '../registry/resource.js';
 import { rfc3339 } from '../util/clock.js';
 import { deleteOptions } from './resource-handler.js';
 
@@ -53,5 +54,19 @@ export function evictPod(reg: Registry, namespace: string, name: string, evictio
     if (matching[0]) spendDisruption(reg, matching[0], pod, dryRun);
   }
   const opts = deleteOptions({}, isRecord(eviction.deleteOptions) ? eviction.deleteOptions : undefined);
+  if (!dryRun && !opts.dryRun) markDisruptionTarget(reg, podDef, namespace, name, opts.preconditions?.uid);
   reg.delete(podDef, namespace, name, { ...opts, dryRun: dryRun || opts.dryRun });
+}
+
+/** As kube-apiserver does before an allowed eviction deletes the pod: DisruptionTarget=True on the pod's status. */
+function markDisruptionTarget(reg: Registry, podDef: ResourceDef, namespace: string, name: string, uid: string | undefined): void {
+  reg.guaranteedUpdate(podDef, namespace, name, (cur) => {
+    const pod = cur as unknown as Pod;
+    if (uid && pod.metadata?.uid !== uid) return cur; // the delete's precondition reports the conflict
+    const conds = (pod.status?.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget');
+    const old = pod.status?.conditions?.find((c) => c.type === 'DisruptionTarget');
+    const next = { type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting',
+      lastTransitionTime: old?.status === 'True' ? old.lastTransitionTime : rfc3339(reg.clock.now()) };
+    return { ...cur, status: { ...(cur.status as Record<string, unknown>), conditions: [...conds, next] } } as KObject;
+  }, { subresource: 'status' });
 }

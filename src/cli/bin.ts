@@ -38,11 +38,12 @@ program
   .option('--kubernetes-version <v>', 'version reported by /version', 'v1.35.0')
   .option('--nodes <n>', 'number of default worker nodes (0: an empty cluster, no GPU node either)', count)
   .option('--cluster <file>', 'YAML cluster file: node pools and kubelet timings')
-  .action(async (o: { host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clockSpeed: number; kubernetesVersion: string; nodes?: number; cluster?: string }) => {
+  .option('--controllers <list>', 'controllers to run, as kube-controller-manager takes them: * for all, -name to disable (e.g. *,-deployment)', '*')
+  .action(async (o: { host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clockSpeed: number; kubernetesVersion: string; nodes?: number; cluster?: string; controllers: string }) => {
     if (o.data !== ':memory:') mkdirSync(o.data, { recursive: true });
     const bonsai = await startBonsai({
       host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
-      cluster: { nodes: o.nodes, clusterFile: o.cluster },
+      cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers],
     });
     // With no data dir, the kubeconfig goes to a per-port temp folder (its path is in the banner line).
     const kubeconfig = o.kubeconfig ?? (o.data === ':memory:' ? join(tmpdir(), `bonsai-${bonsai.port}`, 'kubeconfig') : join(o.data, 'kubeconfig'));

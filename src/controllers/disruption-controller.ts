@@ -1,84 +1,236 @@
-// PodDisruptionBudget status: healthy pods against the budget, so evictions know what they may disrupt.
-import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+// PodDisruptionBudget status, as upstream's disruption controller keeps it: the pods the budget expects (from
+// the scale of their controllers when the budget is a percentage or maxUnavailable), how many must stay healthy,
+// how many are, and so how many disruptions the eviction API may allow. A budget it cannot compute allows none
+// (condition reason SyncFailed). Upstream: pkg/controller/disruption.
+import type { PodDisruptionBudget, PodDisruptionBudgetStatus } from 'kubernetes-types/policy/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
+import { EventRecorder } from '../client/event-recorder.js';
 import { isPodReady } from '../machinery/conditions.js';
 import { labelSelectorMatches } from '../machinery/labels.js';
-import type { KObject } from '../machinery/types.js';
+import type { KObject, OwnerReference } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import { rfc3339 } from '../util/clock.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { WorkQueue } from './runtime/work-queue.js';
-
-function scaled(v: number | string | undefined, total: number, roundUp: boolean): number | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v === 'number') return v;
-  const m = v.match(/^(\d+)%$/);
-  if (!m) return Number(v) || 0;
-  const x = (Number(m[1]) * total) / 100;
-  return roundUp ? Math.ceil(x) : Math.floor(x);
-}
+import { setCondition, type Condition } from './workload/status-conditions.js';
 
 /** How long an admitted eviction counts against the budget before the pod must be terminating (upstream: 2 minutes). */
-const disruptedPodTimeoutMs = 2 * 60 * 1000;
+const deletionTimeoutMs = 2 * 60 * 1000;
+const conditionType = 'DisruptionAllowed';
 
+class SyncError extends Error {}
+
+/** An int-or-percent scaled against `total`, rounding up; a string must be a percentage. */
+function scaled(v: number | string, total: number): number {
+  if (typeof v === 'number') return v;
+  const m = /^(\d+)%$/.exec(v);
+  if (!m) throw new SyncError(`invalid value for IntOrString: invalid type: string is not a percentage`);
+  return Math.ceil((Number(m[1]) * total) / 100);
+}
+
+const groupOf = (apiVersion: string | undefined) => (apiVersion?.includes('/') ? apiVersion.split('/')[0] : '');
 
 export class DisruptionController {
   private readonly queue: WorkQueue;
   private readonly stops: Array<() => void> = [];
+  private readonly events: EventRecorder;
 
-  constructor(private readonly reg: Registry, clock: Clock, log: Logger) {
+  constructor(private readonly reg: Registry, clock: Clock, private readonly log: Logger) {
     this.queue = new WorkQueue('disruption', (key) => this.reconcile(key), clock, log);
-    const enqueueNs = (ns: string) => {
-      for (const p of reg.store.list('policy/poddisruptionbudgets', ns)) this.queue.add(`${ns}/${p.metadata.name}`);
-    };
+    this.events = new EventRecorder(reg, { component: 'controllermanager' });
+    const pdbs = (ns: string) => reg.store.list('policy/poddisruptionbudgets', ns) as unknown as PodDisruptionBudget[];
+    const add = (p: PodDisruptionBudget) => this.queue.add(`${p.metadata?.namespace}/${p.metadata?.name}`);
     this.stops.push(reg.store.hub.subscribe('policy/poddisruptionbudgets', (c) => c.type !== 'DELETED' && this.queue.add(`${c.object.metadata.namespace}/${c.object.metadata.name}`)));
-    this.stops.push(reg.store.hub.subscribe('core/pods', (c) => enqueueNs(c.object.metadata.namespace ?? '')));
+    this.stops.push(reg.store.hub.subscribe('core/pods', (c) => {
+      const ns = c.object.metadata.namespace ?? '';
+      const matching = pdbs(ns).filter((p) => [c.object, c.previous].some((o) => o && labelSelectorMatches(p.spec?.selector, o.metadata.labels ?? {})));
+      matching.forEach(add);
+      const labelsChanged = c.type === 'ADDED' || (c.type === 'MODIFIED' && JSON.stringify(c.previous?.metadata.labels ?? {}) !== JSON.stringify(c.object.metadata.labels ?? {}));
+      const now = matching.filter((p) => labelSelectorMatches(p.spec?.selector, c.object.metadata.labels ?? {}));
+      if (labelsChanged && now.length > 1) {
+        this.events.event(c.object, 'Warning', 'MultiplePodDisruptionBudgets', `Pod "${ns}"/"${c.object.metadata.name}" matches multiple PodDisruptionBudgets.  Chose "${now[0].metadata?.name}" arbitrarily.`);
+      }
+    }));
+    // A controller's scale feeds expectedPods and desiredHealthy.
+    for (const key of ['apps/deployments', 'apps/replicasets', 'apps/statefulsets', 'core/replicationcontrollers']) {
+      this.stops.push(reg.store.hub.subscribe(key, (c) => pdbs(c.object.metadata.namespace ?? '').forEach(add)));
+    }
     for (const p of reg.store.list('policy/poddisruptionbudgets')) this.queue.add(`${p.metadata.namespace}/${p.metadata.name}`);
   }
 
   private reconcile(key: string): void | number {
-    const [ns, name] = key.split('/');
+    const i = key.indexOf('/');
+    const ns = key.slice(0, i);
+    const name = key.slice(i + 1);
     const pdb = this.reg.store.get('policy/poddisruptionbudgets', ns, name) as unknown as PodDisruptionBudget | undefined;
-    if (!pdb || pdb.metadata?.deletionTimestamp) return;
-    const pods = (this.reg.store.list('core/pods', ns) as unknown as Pod[]).filter((p) => labelSelectorMatches(pdb.spec?.selector, p.metadata?.labels));
+    if (!pdb) return;
+    try {
+      return this.trySync(pdb);
+    } catch (err) {
+      if (!(err instanceof SyncError)) throw err;
+      this.log.debug({ pdb: key, err: err.message }, 'failed to sync PDB');
+      this.failSafe(pdb, err.message);
+    }
+  }
+
+  private trySync(pdb: PodDisruptionBudget): number | undefined {
+    const owner = pdb as unknown as KObject;
+    const pods = (this.reg.store.list('core/pods', pdb.metadata?.namespace) as unknown as Pod[]).filter((p) => labelSelectorMatches(pdb.spec?.selector, p.metadata?.labels ?? {}));
+    let expected: number;
+    let desired: number;
+    let unmanaged: string[];
+    try {
+      ({ expected, desired, unmanaged } = this.expectedPodCount(pdb, pods));
+    } catch (err) {
+      if (err instanceof SyncError) this.events.event(owner, 'Warning', 'CalculateExpectedPodCountFailed', `Failed to calculate the number of expected pods: ${err.message}`);
+      throw err;
+    }
     const now = this.reg.clock.nowMs();
-    // Evictions the API admitted but whose pods are not yet terminating count as disrupted, for a while.
     const disrupted: Record<string, string> = {};
     let recheckIn: number | undefined;
-    for (const [podName, at] of Object.entries(pdb.status?.disruptedPods ?? {})) {
-      const pod = pods.find((p) => p.metadata?.name === podName);
-      const left = Date.parse(at) + disruptedPodTimeoutMs - now;
-      if (!pod || pod.metadata?.deletionTimestamp || left <= 0) continue;
-      disrupted[podName] = at;
+    for (const pod of pods) {
+      const at = pdb.status?.disruptedPods?.[pod.metadata?.name ?? ''];
+      if (!at || pod.metadata?.deletionTimestamp) continue;
+      const since = Date.parse(at);
+      if (Number.isNaN(since)) continue;
+      const left = since + deletionTimeoutMs - now;
+      if (left < 0) {
+        this.events.event(pod as unknown as KObject, 'Warning', 'NotDeleted', `Pod was expected by PDB ${pdb.metadata?.namespace}/${pdb.metadata?.namespace} to be deleted but it wasn't`);
+        continue;
+      }
+      disrupted[pod.metadata?.name ?? ''] = at;
       recheckIn = Math.min(recheckIn ?? left, left);
     }
-    const expected = pods.length;
-    const healthy = pods.filter((p) => isPodReady(p) && !p.metadata?.deletionTimestamp && !disrupted[p.metadata?.name ?? '']).length;
-    let desired: number;
-    if (pdb.spec?.maxUnavailable !== undefined) desired = Math.max(0, expected - (scaled(pdb.spec.maxUnavailable, expected, true) ?? 0));
-    else desired = scaled(pdb.spec?.minAvailable, expected, true) ?? 0;
-    const allowed = Math.max(0, healthy - desired);
+    const healthy = pods.filter((p) => !p.metadata?.deletionTimestamp && !disrupted[p.metadata?.name ?? ''] && isPodReady(p)).length;
+    const allowed = expected <= 0 || healthy - desired <= 0 ? 0 : healthy - desired;
     const old = pdb.status;
-    const cond = old?.conditions?.find((c) => c.type === 'DisruptionAllowed');
-    const condStatus = allowed > 0 ? 'True' : 'False';
-    const status = {
-      observedGeneration: pdb.metadata?.generation, disruptionsAllowed: allowed, currentHealthy: healthy, desiredHealthy: desired, expectedPods: expected,
+    const upToDate = old && old.currentHealthy === healthy && old.desiredHealthy === desired && old.expectedPods === expected && old.disruptionsAllowed === allowed
+      && JSON.stringify(old.disruptedPods ?? {}) === JSON.stringify(disrupted) && old.observedGeneration === pdb.metadata?.generation && conditionUpToDate(old, allowed);
+    if (upToDate) return recheckIn;
+    // Events that upstream records on every sync go out when the status changes, so they do not pile up writes.
+    if (!pods.length) this.events.event(owner, 'Normal', 'NoPods', 'No matching pods found');
+    if (unmanaged.length) {
+      this.events.event(owner, 'Warning', 'UnmanagedPods', `Pods selected by this PodDisruptionBudget (selector: ${selectorText(pdb)}) were found to be unmanaged. As a result, the status of the PDB cannot be calculated correctly, which may result in undefined behavior. To account for these pods please set ".spec.minAvailable" field of the PDB to an integer value.`);
+    }
+    const generation = pdb.metadata?.generation;
+    const status: PodDisruptionBudgetStatus = {
+      ...(generation ? { observedGeneration: generation } : {}),
       ...(Object.keys(disrupted).length ? { disruptedPods: disrupted } : {}),
-      conditions: [{
-        type: 'DisruptionAllowed', status: condStatus, reason: allowed > 0 ? 'SufficientPods' : 'InsufficientPods', message: '',
-        observedGeneration: pdb.metadata?.generation,
-        lastTransitionTime: cond && cond.status === condStatus ? cond.lastTransitionTime : rfc3339(this.reg.clock.now()),
-      }],
+      disruptionsAllowed: allowed, currentHealthy: healthy, desiredHealthy: desired, expectedPods: expected,
+      conditions: this.withCondition(old?.conditions, allowed > 0 ? 'True' : 'False', allowed > 0 ? 'SufficientPods' : 'InsufficientPods', '', generation),
     };
-    if (old && JSON.stringify(old) === JSON.stringify(status)) return recheckIn;
-    const def = this.reg.find('policy', 'v1', 'poddisruptionbudgets')!;
-    this.reg.guaranteedUpdate(def, ns, name, (cur: KObject) => ({ ...cur, status }), { subresource: 'status' });
+    this.writeStatus(pdb, status);
     return recheckIn;
+  }
+
+  /** Upstream getExpectedPodCount: an integer minAvailable counts the pods; otherwise the controllers' scale does. */
+  private expectedPodCount(pdb: PodDisruptionBudget, pods: Pod[]): { expected: number; desired: number; unmanaged: string[] } {
+    const spec = pdb.spec ?? {};
+    if (spec.maxUnavailable !== undefined && spec.maxUnavailable !== null) {
+      const { expected, unmanaged } = this.expectedScale(pods);
+      return { expected, desired: Math.max(0, expected - scaled(spec.maxUnavailable, expected)), unmanaged };
+    }
+    if (spec.minAvailable === undefined || spec.minAvailable === null) return { expected: 0, desired: 0, unmanaged: [] };
+    if (typeof spec.minAvailable === 'number') return { expected: pods.length, desired: spec.minAvailable, unmanaged: [] };
+    const { expected, unmanaged } = this.expectedScale(pods);
+    return { expected, desired: scaled(spec.minAvailable, expected), unmanaged };
+  }
+
+  /** The sum of the scale of the pods' controllers (each counted once); pods without a controller are unmanaged. */
+  private expectedScale(pods: Pod[]): { expected: number; unmanaged: string[] } {
+    const scales = new Map<string, number>();
+    const unmanaged: string[] = [];
+    for (const pod of pods) {
+      const ref = pod.metadata?.ownerReferences?.find((r) => r.controller) as OwnerReference | undefined;
+      if (!ref) {
+        unmanaged.push(pod.metadata?.name ?? '');
+        continue;
+      }
+      if (scales.has(ref.uid)) continue;
+      const found = this.controllerScale(ref, pod.metadata?.namespace ?? '');
+      if (!found) throw new SyncError(`found no controllers for pod "${pod.metadata?.name}"`);
+      scales.set(found.uid, found.scale);
+    }
+    let expected = 0;
+    for (const n of scales.values()) expected += n;
+    return { expected, unmanaged };
+  }
+
+  /** Finds the controller a pod's controllerRef names, going from a ReplicaSet to its Deployment, and reads its replicas. */
+  private controllerScale(ref: OwnerReference, ns: string): { uid: string; scale: number } | undefined {
+    const group = groupOf(ref.apiVersion);
+    const get = (key: string, name: string) => this.reg.store.get(key, ns, name);
+    const replicas = (o: KObject) => Number((o.spec as { replicas?: number } | undefined)?.replicas ?? 0);
+    if (ref.kind === 'ReplicaSet' && (group === 'apps' || group === 'extensions')) {
+      const rs = get('apps/replicasets', ref.name);
+      if (rs && rs.metadata.uid === ref.uid) {
+        const dref = rs.metadata.ownerReferences?.find((r) => r.controller);
+        if (dref?.kind === 'Deployment') {
+          const d = ['apps', 'extensions'].includes(groupOf(dref.apiVersion)) ? get('apps/deployments', dref.name) : undefined;
+          if (d && d.metadata.uid === dref.uid) return { uid: d.metadata.uid ?? '', scale: replicas(d) };
+        } else {
+          return { uid: rs.metadata.uid ?? '', scale: replicas(rs) };
+        }
+      }
+    }
+    const builtin: Record<string, [string, string]> = { ReplicationController: ['', 'core/replicationcontrollers'], StatefulSet: ['apps', 'apps/statefulsets'] };
+    const b = builtin[ref.kind];
+    if (b && b[0] === group) {
+      const o = get(b[1], ref.name);
+      if (o && o.metadata.uid === ref.uid) return { uid: o.metadata.uid ?? '', scale: replicas(o) };
+    }
+    // Any other controller with a scale subresource.
+    const def = this.reg.findByKind(group, ref.kind);
+    if (!def) throw new SyncError(`no matches for kind "${ref.kind}" in version "${ref.apiVersion}"`);
+    if (!def.subresources?.includes('scale')) throw new SyncError(`${def.plural}${def.group ? `.${def.group}` : ''} does not implement the scale subresource`);
+    const o = get(`${def.group || 'core'}/${def.plural}`, ref.name);
+    if (!o || o.metadata.uid !== ref.uid) return undefined;
+    return { uid: o.metadata.uid ?? '', scale: replicas(o) };
+  }
+
+  /** Upstream failSafe: whatever went wrong, the budget allows no disruption until a sync succeeds. */
+  private failSafe(pdb: PodDisruptionBudget, message: string): void {
+    const old = pdb.status ?? ({} as PodDisruptionBudgetStatus);
+    const status: PodDisruptionBudgetStatus = {
+      ...old,
+      disruptionsAllowed: 0, currentHealthy: old.currentHealthy ?? 0, desiredHealthy: old.desiredHealthy ?? 0, expectedPods: old.expectedPods ?? 0,
+      conditions: this.withCondition(old.conditions, 'False', 'SyncFailed', message, old.observedGeneration),
+    };
+    if (JSON.stringify(status) === JSON.stringify(old)) return;
+    this.writeStatus(pdb, status);
+  }
+
+  private withCondition(conds: PodDisruptionBudgetStatus['conditions'], status: string, reason: string, message: string, observedGeneration: number | undefined) {
+    const next: Condition = { type: conditionType, status, reason, message, ...(observedGeneration ? { observedGeneration } : {}) };
+    const list = setCondition(conds as Condition[] | undefined, next, rfc3339(this.reg.clock.now()));
+    // setCondition keeps an unchanged condition as it was; observedGeneration still follows the budget.
+    return list.map((c) => (c.type === conditionType ? { ...c, ...(observedGeneration ? { observedGeneration } : {}) } : c)) as PodDisruptionBudgetStatus['conditions'];
+  }
+
+  private writeStatus(pdb: PodDisruptionBudget, status: PodDisruptionBudgetStatus): void {
+    const def = this.reg.find('policy', 'v1', 'poddisruptionbudgets')!;
+    this.reg.guaranteedUpdate(def, pdb.metadata?.namespace ?? '', pdb.metadata?.name ?? '', (cur: KObject) => ({ ...cur, status }), { subresource: 'status' });
   }
 
   stop(): void {
     this.stops.forEach((s) => s());
     this.queue.stop();
   }
+}
+
+/** Upstream ConditionsAreUpToDate: the DisruptionAllowed condition agrees with disruptionsAllowed. */
+function conditionUpToDate(st: PodDisruptionBudgetStatus, allowed: number): boolean {
+  const c = st.conditions?.find((x) => x.type === conditionType);
+  if (!c) return false;
+  return allowed > 0 ? c.status === 'True' && c.reason === 'SufficientPods' : c.status === 'False' && c.reason === 'InsufficientPods';
+}
+
+/** The selector as Go's %v prints a *metav1.LabelSelector, which is what upstream's event message shows. */
+function selectorText(pdb: PodDisruptionBudget): string {
+  const sel = pdb.spec?.selector;
+  if (!sel) return 'nil';
+  const labels = Object.keys(sel.matchLabels ?? {}).sort().map((k) => `${k}: ${sel.matchLabels?.[k]},`).join('');
+  const exprs = (sel.matchExpressions ?? []).map((e) => `LabelSelectorRequirement{Key:${e.key},Operator:${e.operator},Values:[${(e.values ?? []).join(' ')}],},`).join('');
+  return `&LabelSelector{MatchLabels:map[string]string{${labels}},MatchExpressions:[]LabelSelectorRequirement{${exprs}},}`;
 }

@@ -1,5 +1,5 @@
-// Starts the controller-manager loops: garbage collection, namespaces, service accounts, disruption budgets,
-// endpoints, node lifecycle, taint eviction and pod GC. (Kubelets and the scheduler start elsewhere.)
+// The controller manager: every controller by its kube-controller-manager name, and which of them run
+// (`--controllers`). Kubelets and the scheduler start elsewhere.
 import type { Registry } from '../registry/registry.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -12,23 +12,69 @@ import { EndpointSliceController } from './endpointslice-controller.js';
 import { NodeLifecycleController } from './node-lifecycle-controller.js';
 import { TaintEvictionController } from './taint-eviction-controller.js';
 import { PodGcController } from './pod-gc-controller.js';
+import { ReplicaSetController } from './replicaset/replicaset-controller.js';
+import { DeploymentController } from './deployment/deployment-controller.js';
+import { JobController } from './job/job-controller.js';
+import { DaemonSetController } from './daemonset/daemonset-controller.js';
+import { CronJobController } from './cronjob/cronjob-controller.js';
+import { TtlAfterFinishedController } from './ttl-after-finished-controller.js';
+import { HorizontalPodAutoscalerController } from './hpa/hpa-controller.js';
+import { StatefulSetController } from './statefulset/controller.js';
+import { VolumeController } from './volume/controller.js';
 
 export interface ControllerHandle {
   stop(): void;
 }
 
-export function startControllers(reg: Registry, clock: Clock, log: Logger): ControllerHandle {
-  const l = (name: string) => log.child({ controller: name });
-  const all = [
-    new GarbageCollector(reg, clock, l('garbage-collector')),
-    new NamespaceController(reg, clock, l('namespace')),
-    new ServiceAccountController(reg, clock, l('serviceaccount')),
-    new DisruptionController(reg, clock, l('disruption')),
-    new EndpointsController(reg, clock, l('endpoint')),
-    new EndpointSliceController(reg, clock, l('endpointslice')),
-    new NodeLifecycleController(reg, clock, l('node-lifecycle')),
-    new TaintEvictionController(reg, clock, l('taint-eviction')),
-    new PodGcController(reg, clock, l('pod-gc')),
-  ];
-  return { stop: () => all.forEach((c) => c.stop()) };
+type Factory = (reg: Registry, clock: Clock, log: Logger) => ControllerHandle;
+
+/** Every controller by its kube-controller-manager name (without the `-controller` suffix), in start order. */
+const controllers: Array<[string, Factory]> = [
+  ['garbage-collector', (r, c, l) => new GarbageCollector(r, c, l)],
+  ['namespace', (r, c, l) => new NamespaceController(r, c, l)],
+  ['serviceaccount', (r, c, l) => new ServiceAccountController(r, c, l)],
+  ['disruption', (r, c, l) => new DisruptionController(r, c, l)],
+  ['endpoints', (r, c, l) => new EndpointsController(r, c, l)],
+  ['endpointslice', (r, c, l) => new EndpointSliceController(r, c, l)],
+  ['node-lifecycle', (r, c, l) => new NodeLifecycleController(r, c, l)],
+  ['taint-eviction', (r, c, l) => new TaintEvictionController(r, c, l)],
+  ['pod-garbage-collector', (r, c, l) => new PodGcController(r, c, l)],
+  ['replicaset', (r, c, l) => new ReplicaSetController(r, c, l)],
+  ['deployment', (r, c, l) => new DeploymentController(r, c, l)],
+  ['job', (r, c, l) => new JobController(r, c, l)],
+  ['daemonset', (r, c, l) => new DaemonSetController(r, c, l)],
+  ['cronjob', (r, c, l) => new CronJobController(r, c, l)],
+  ['ttl-after-finished', (r, c, l) => new TtlAfterFinishedController(r, c, l)],
+  ['horizontal-pod-autoscaler', (r, c, l) => new HorizontalPodAutoscalerController(r, c, l)],
+  ['statefulset', (r, c, l) => new StatefulSetController(r, c, l)],
+  ['persistentvolume-binder', (r, c, l) => new VolumeController(r, c, l)],
+];
+
+export const controllerNames = controllers.map(([n]) => n);
+
+/**
+ * Which controllers run, from a kube-controller-manager style `--controllers` list: `*` is all, `name` enables,
+ * `-name` disables (names with or without the `-controller` suffix). Unknown names are an error.
+ */
+export function selectControllers(spec: readonly string[] = ['*']): Set<string> {
+  const norm = (n: string) => n.replace(/-controller$/, '');
+  const enabled = new Set<string>();
+  const disabled = new Set<string>();
+  let all = false;
+  for (const raw of spec.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)) {
+    if (raw === '*') {
+      all = true;
+      continue;
+    }
+    const off = raw.startsWith('-');
+    const name = norm(off ? raw.slice(1) : raw);
+    if (!controllerNames.includes(name)) throw new Error(`unknown controller "${raw}"; known: ${controllerNames.join(', ')}`);
+    (off ? disabled : enabled).add(name);
+  }
+  return new Set(controllerNames.filter((n) => !disabled.has(n) && (all || enabled.has(n))));
+}
+
+export function startControllers(reg: Registry, clock: Clock, log: Logger, which: Set<string> = selectControllers()): ControllerHandle {
+  const running = controllers.filter(([name]) => which.has(name)).map(([name, make]) => make(reg, clock, log.child({ controller: name })));
+  return { stop: () => running.forEach((c) => c.stop()) };
 }

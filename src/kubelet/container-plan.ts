@@ -31,11 +31,17 @@ function seconds(v: string | undefined): number | undefined {
   return Number.isFinite(n) && n >= 0 ? n * 1000 : undefined;
 }
 
+/** A downward-API `metadata.labels['k']` / `metadata.annotations['k']` field path's value. */
+function metadataKey(pod: Pod, path: string): string | undefined {
+  const m = path.match(/^metadata\.(labels|annotations)\['(.+)'\]$/);
+  return m ? pod.metadata?.[m[1] as 'labels' | 'annotations']?.[m[2]] : undefined;
+}
+
 /** The environment a container sees: PATH, HOSTNAME, its own env values, the kubernetes service variables. */
 export function containerEnv(pod: Pod, c: Container): Record<string, string> {
   const env: Record<string, string> = {
     PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-    HOSTNAME: pod.metadata?.name ?? '',
+    HOSTNAME: pod.spec?.hostname ?? pod.metadata?.name ?? '',
   };
   for (const e of c.env ?? []) {
     if (e.value !== undefined) env[e.name] = e.value.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (m, n: string) => env[n] ?? m);
@@ -43,7 +49,7 @@ export function containerEnv(pod: Pod, c: Container): Record<string, string> {
       const path = e.valueFrom.fieldRef.fieldPath;
       const v = path === 'metadata.name' ? pod.metadata?.name : path === 'metadata.namespace' ? pod.metadata?.namespace
         : path === 'spec.nodeName' ? pod.spec?.nodeName : path === 'status.podIP' ? pod.status?.podIP
-          : path === 'status.hostIP' ? pod.status?.hostIP : path === 'metadata.uid' ? pod.metadata?.uid : undefined;
+          : path === 'status.hostIP' ? pod.status?.hostIP : path === 'metadata.uid' ? pod.metadata?.uid : metadataKey(pod, path);
       if (v !== undefined) env[e.name] = v;
     }
   }

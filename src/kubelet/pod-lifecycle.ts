@@ -140,6 +140,15 @@ export class PodLifecycle {
     return undefined;
   }
 
+  /**
+   * How a container answers SIGTERM: an image's own server (no command) shuts down cleanly with 0; a command the pod
+   * spec gives (a shell, a script) dies of the signal, 128+15, so a Job pod deleted while running ends Failed.
+   */
+  private sigtermExitCode(pod: Pod, name: string, kind: string): number {
+    const list = kind === 'main' ? pod.spec?.containers : pod.spec?.initContainers;
+    return list?.find((x) => x.name === name)?.command?.length ? 143 : 0;
+  }
+
   /** Containers still running when the pod reaches a terminal phase (sidecars) are stopped with it. */
   private stopAll(run: PodRun, now: number, pod: Pod, agent: NodeAgentView): void {
     const running = run.containers.filter((c) => c.stage === 'running');
@@ -190,7 +199,7 @@ export class PodLifecycle {
           }
           const want = now + this.preStopMs(pod, c.name);
           c.stopAtMs = Math.min(want, graceEnd);
-          c.stopExitCode = want > graceEnd ? 137 : 0;
+          c.stopExitCode = want > graceEnd ? 137 : this.sigtermExitCode(pod, c.name, c.kind);
           rec.event(pod as unknown as KObject, 'Normal', 'Killing', `Stopping container ${c.name}`, `spec.${c.kind === 'main' ? 'containers' : 'initContainers'}{${c.name}}`);
         }
       } else if (graceEnd < run.terminating.graceEndMs) {

@@ -24,7 +24,7 @@ export function parseLabelSelector(input: string): Selector {
     if (!p) throw badRequest(`unable to parse requirement: found '', expected: identifier`);
     let m: RegExpMatchArray | null;
     if ((m = p.match(/^(\S+)\s+(in|notin)\s*\((.*)\)$/))) {
-      const values = m[3].split(',').map((v) => v.trim()).filter((v) => v !== '' || m![3].trim() === '');
+      const values = m[3].trim() === '' ? [] : m[3].split(',').map((v) => v.trim());
       out.push(req(m[1], m[2] === 'in' ? 'In' : 'NotIn', values));
     } else if ((m = p.match(/^([^!=<>\s]+)\s*(==|=|!=|>|<)\s*(\S*)$/))) {
       const op: Operator = m[2] === '!=' ? 'NotEquals' : m[2] === '>' ? 'Gt' : m[2] === '<' ? 'Lt' : 'Equals';

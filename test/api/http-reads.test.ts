@@ -113,6 +113,12 @@ describe('HTTP semantics: lists, watches and tables', () => {
         'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
     });
 
+    it('rejects a set-based label selector with an empty value set, as upstream does', async () => {
+      assertStatus(await req('GET', `${CMS}?labelSelector=${encodeURIComponent('tier in ()')}`), 400, 'BadRequest',
+        /values set can't be empty/);
+      assert.equal((await req('GET', `${CMS}?labelSelector=${encodeURIComponent('tier in (web,)')}`)).status, 200);
+    });
+
   });
 
   describe('watch', () => {

@@ -74,12 +74,13 @@ describe('kubectl basics', () => {
   });
 
   it('prints upstream table columns', async () => {
+    await env.k.ok(['rollout', 'status', 'deploy/web', '-n', 'team-a', '--timeout=30s']);
     const deps = await env.k.ok(['get', 'deploy', '-n', 'team-a']);
     assert.match(deps, /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE$/m);
-    assert.match(deps, /^web\s+0\/3\s+0\s+0\s+\d+s$/m);
+    assert.match(deps, /^web\s+3\/3\s+3\s+3\s+\d+s$/m);
     const wide = await env.k.ok(['get', 'deploy', '-n', 'team-a', '-o', 'wide']);
     assert.match(wide, /^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR$/m);
-    assert.match(wide, /web\s+0\/3\s+0\s+0\s+\d+s\s+nginx\s+nginx\s+app=web/);
+    assert.match(wide, /web\s+3\/3\s+3\s+3\s+\d+s\s+nginx\s+nginx\s+app=web/);
     const svcs = await env.k.ok(['get', 'svc', '-A']);
     assert.match(svcs, /^NAMESPACE\s+NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/m);
     assert.match(svcs, /^default\s+kubernetes\s+ClusterIP\s+10\.96\.0\.1\s+<none>\s+443\/TCP/m);

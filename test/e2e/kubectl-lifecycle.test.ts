@@ -1,7 +1,6 @@
 // get -w, selectors, paging, deletion cascades, namespace deletion and wait.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { eventually } from '../helpers/kubectl.js';
 import { useKubectlServer } from '../helpers/cluster.js';
 
@@ -28,29 +27,27 @@ describe('kubectl object lifecycle', () => {
 
   it('get -w prints a line for each later change', async () => {
     await env.k.ok(['create', 'configmap', 'watched', '--from-literal=a=1']);
-    const p = spawn(env.k.binary, ['get', 'configmaps', '-w'], { env: { ...process.env, KUBECONFIG: env.k.kubeconfig, KUBECACHEDIR: env.k.cacheDir, HOME: env.k.cacheDir } });
-    let out = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const p = env.k.start(['get', 'configmaps', '-w']);
+    const out = () => p.out();
     try {
-      await eventually(() => /^watched\s+1\s+\d+s$/m.test(out), 10_000, 'initial row');
+      await eventually(() => /^watched\s+1\s+\d+s$/m.test(out()), 10_000, 'initial row');
       await env.k.ok(['create', 'configmap', 'second', '--from-literal=a=1', '--from-literal=b=2']);
-      await eventually(() => /^second\s+2\s+\d+s$/m.test(out), 10_000, 'row for the new configmap');
+      await eventually(() => /^second\s+2\s+\d+s$/m.test(out()), 10_000, 'row for the new configmap');
       await env.k.ok(['patch', 'configmap', 'watched', '--type', 'merge', '-p', '{"data":{"z":"9"}}']);
-      await eventually(() => /^watched\s+2\s+\d+s$/m.test(out), 10_000, 'row for the update');
+      await eventually(() => /^watched\s+2\s+\d+s$/m.test(out()), 10_000, 'row for the update');
     } finally {
-      p.kill();
+      p.stop();
     }
-    assert.match(out, /^NAME\s+DATA\s+AGE$/m);
+    assert.match(out(), /^NAME\s+DATA\s+AGE$/m);
     // A single-object watch starts with the object itself (kubectl swallows the first event).
-    const single = spawn(env.k.binary, ['get', 'configmap', 'watched', '-w', '-o', 'name'], { env: { ...process.env, KUBECONFIG: env.k.kubeconfig, KUBECACHEDIR: env.k.cacheDir, HOME: env.k.cacheDir } });
-    let s = '';
-    single.stdout.on('data', (d: Buffer) => (s += d.toString()));
+    const single = env.k.start(['get', 'configmap', 'watched', '-w', '-o', 'name']);
+    const s = () => single.out();
     try {
-      await eventually(() => s.includes('configmap/watched'), 10_000, 'single object watch');
+      await eventually(() => s().includes('configmap/watched'), 10_000, 'single object watch');
       await env.k.ok(['label', 'configmap', 'watched', 'x=y']);
-      await eventually(() => s.split('configmap/watched').length > 2, 10_000, 'modified line');
+      await eventually(() => s().split('configmap/watched').length > 2, 10_000, 'modified line');
     } finally {
-      single.kill();
+      single.stop();
     }
   });
 

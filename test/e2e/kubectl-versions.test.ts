@@ -12,13 +12,14 @@ describe('older and newer kubectl binaries', () => {
   const env = useKubectlServer();
 
   for (const v of versions) {
-    it(`kubectl ${v}: version, create (protobuf), apply, get, patch, delete`, { skip: !existsSync(binary(v)) && `kubectl.${v} not installed` }, async () => {
+    it(`kubectl ${v}: version, create (protobuf), rollout status, apply, get, patch, delete`, { skip: !existsSync(binary(v)) && `kubectl.${v} not installed` }, async () => {
       const k = new Kubectl(env.server.kubeconfig, binary(v));
       const ns = `v${v.replace('.', '-')}`;
       assert.match(await k.ok(['version']), /Server Version: (v1\.35\.0|version\.Info\{.*GitVersion:"v1\.35\.0")/);
       await k.ok(['create', 'namespace', ns]);
       await k.ok(['create', 'deployment', 'web', '--image=nginx', '--replicas=2', '-n', ns]);
-      assert.match(await k.ok(['get', 'deploy', 'web', '-n', ns]), /^web\s+0\/2\s+0\s+0\s+\d+s$/m);
+      assert.match(await k.ok(['rollout', 'status', 'deploy/web', '-n', ns, '--timeout=30s']), /deployment "web" successfully rolled out/);
+      assert.match(await k.ok(['get', 'deploy', 'web', '-n', ns]), /^web\s+2\/2\s+2\s+2\s+\d+s$/m);
       await k.ok(['apply', '-n', ns, '-f', '-'], { input: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  a: "1"\n' });
       await k.ok(['apply', '-n', ns, '-f', '-'], { input: 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  b: "2"\n' });
       assert.equal(await k.ok(['get', 'cm', 'cfg', '-n', ns, '-o', 'jsonpath={.data}']), '{"b":"2"}');

@@ -2,10 +2,9 @@
 // drain against a PodDisruptionBudget. The clock runs 10x so grace periods pass in seconds.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { eventually } from '../helpers/kubectl.js';
 import { useKubectlServer } from '../helpers/cluster.js';
-import { binPath } from '../helpers/server.js';
+import { runBonsai } from '../helpers/server.js';
 
 type Json = Record<string, any>;
 
@@ -14,16 +13,7 @@ const pod = (name: string, node: string, extra: Json = {}, labels: Record<string
   spec: { nodeName: node, containers: [{ name: 'c', image: 'nginx' }], ...extra },
 });
 
-function bonsai(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [binPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const bonsai = runBonsai;
 
 describe('simulated nodes', () => {
   const env = useKubectlServer({ args: ['--clock-speed', '10'] });
@@ -135,25 +125,20 @@ describe('simulated nodes', () => {
     for (const name of ['db-1', 'db-2']) await env.k.ok(['apply', '-f', '-'], { input: pod(name, 'bonsai-worker-2', {}, { app: 'db' }) });
     await env.k.ok(['create', 'pdb', 'db', '--selector=app=db', '--min-available=2']);
     await eventually(async () => (await getJson('pdb', 'db')).status?.currentHealthy === 2, 10_000, 'both pods healthy');
-    const drain = spawn(env.k.binary, ['drain', 'bonsai-worker-2', '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--timeout=50s'], {
-      env: { ...process.env, KUBECONFIG: env.k.kubeconfig, KUBECACHEDIR: env.k.cacheDir, HOME: env.k.cacheDir },
-    });
-    let out = '';
-    drain.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    drain.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((resolve) => drain.on('close', resolve));
+    const drain = env.k.start(['drain', 'bonsai-worker-2', '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--timeout=50s']);
+    const out = () => drain.out() + drain.err();
     try {
       // kubectl retries every 5 s while the budget allows no disruption.
-      await eventually(() => out.includes("Cannot evict pod as it would violate the pod's disruption budget"), 15_000, 'eviction refused');
+      await eventually(() => out().includes("Cannot evict pod as it would violate the pod's disruption budget"), 15_000, 'eviction refused');
       assert.match(await env.k.ok(['get', 'node', 'bonsai-worker-2']), /SchedulingDisabled/);
-      assert.equal(drain.exitCode, null, 'drain waits for the budget');
+      assert.equal(drain.proc.exitCode, null, 'drain waits for the budget');
       assert.equal((await getJson('pods', '-l', 'app=db')).items.filter((p: Json) => !p.metadata.deletionTimestamp).length, 2);
       await env.k.ok(['delete', 'pdb', 'db']);
-      assert.equal(await exited, 0, out);
+      assert.equal(await drain.exited, 0, out());
     } finally {
-      drain.kill();
+      drain.stop();
     }
-    assert.match(out, /node\/bonsai-worker-2 drained/);
+    assert.match(out(), /node\/bonsai-worker-2 drained/);
     await eventually(async () => (await getJson('pods', '-l', 'app=db')).items.length === 0, 10_000, 'pods gone');
     await env.k.ok(['uncordon', 'bonsai-worker-2']);
   });

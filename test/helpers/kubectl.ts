@@ -1,5 +1,5 @@
 // Runs the real kubectl binary against a test server, with its own cache dir.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,16 +12,41 @@ export interface KubectlResult {
   stderr: string;
 }
 
+/** A kubectl left running (a watch, a drain): what it printed so far, and a way to stop it. */
+export interface Background {
+  readonly proc: ChildProcessWithoutNullStreams;
+  /** stdout so far. */
+  out(): string;
+  /** stderr so far. */
+  err(): string;
+  /** Resolves with the exit code once it has exited. */
+  exited: Promise<number | null>;
+  stop(): void;
+}
+
 export class Kubectl {
   readonly cacheDir = mkdtempSync(join(tmpdir(), 'bonsai-kubecache-'));
   constructor(readonly kubeconfig: string, readonly binary = kubectlBinary) {}
 
+  private env(extra?: Record<string, string>): NodeJS.ProcessEnv {
+    return { ...process.env, KUBECONFIG: this.kubeconfig, KUBECACHEDIR: this.cacheDir, HOME: this.cacheDir, ...extra };
+  }
+
+  /** Starts kubectl without waiting for it (e.g. `get -w`); stop() it when done. */
+  start(args: string[]): Background {
+    const proc = spawn(this.binary, args, { env: this.env(), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    proc.stdin.end();
+    const exited = new Promise<number | null>((resolve) => proc.on('close', (code) => resolve(code)));
+    return { proc, out: () => stdout, err: () => stderr, exited, stop: () => void proc.kill() };
+  }
+
   run(args: string[], opts: { input?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<KubectlResult> {
     return new Promise((resolve, reject) => {
-      const p = spawn(this.binary, args, {
-        env: { ...process.env, KUBECONFIG: this.kubeconfig, KUBECACHEDIR: this.cacheDir, HOME: this.cacheDir, ...opts.env },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
+      const p = spawn(this.binary, args, { env: this.env(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -55,3 +55,15 @@ export async function startServer(opts: { dataDir?: string; args?: string[] } = 
     },
   };
 }
+
+/** Runs the `bonsai` CLI (e.g. `node stop NAME --kubeconfig K`) to completion and returns its output. */
+export function runBonsai(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [binPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    p.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

@@ -136,6 +136,17 @@ test('Job with only parallelism keeps completions unset', () => {
   assert.equal((job.spec as any).parallelism, 3);
 });
 
+test('a pod-condition pattern of a pod failure policy defaults its status to True, in Jobs and CronJob templates', () => {
+  const policy = () => ({ rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }, { type: 'ConfigIssue', status: 'False' }] }] });
+  const job: KObject = { metadata: { name: 'j' }, spec: { podFailurePolicy: policy(), template: { spec: { containers: [], restartPolicy: 'Never' } } } };
+  applyDefaults({ group: 'batch', version: 'v1', kind: 'Job' }, job);
+  const cj: KObject = { metadata: { name: 'c' }, spec: { schedule: '* * * * *', jobTemplate: { spec: { podFailurePolicy: policy(), template: { spec: { containers: [] } } } } } };
+  applyDefaults({ group: 'batch', version: 'v1', kind: 'CronJob' }, cj);
+  for (const spec of [(job.spec as any), (cj.spec as any).jobTemplate.spec]) {
+    assert.deepEqual(spec.podFailurePolicy.rules[0].onPodConditions.map((p: any) => p.status), ['True', 'False']);
+  }
+});
+
 test('CronJob, StatefulSet, DaemonSet, Namespace, Secret, PVC, StorageClass, PriorityClass', () => {
   const cj: KObject = { metadata: { name: 'c' }, spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { spec: { containers: [] } } } } } };
   applyDefaults({ group: 'batch', version: 'v1', kind: 'CronJob' }, cj);

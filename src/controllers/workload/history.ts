@@ -30,8 +30,9 @@ export class History {
   /**
    * Returns the revision holding `data` (a patch that restores the template), creating it with number `revision`
    * or renumbering an equal older one. Hash collisions with different data bump `collisionCount` via `onCollision`.
+   * `annotations` (optional) are copied onto a new revision (StatefulSets copy theirs, e.g. kubernetes.io/change-cause).
    */
-  ensure(owner: KObject, revisions: ControllerRevision[], data: unknown, revision: number, labels: Record<string, string>, collisionCount: number, onCollision: (n: number) => void): ControllerRevision {
+  ensure(owner: KObject, revisions: ControllerRevision[], data: unknown, revision: number, labels: Record<string, string>, collisionCount: number, onCollision: (n: number) => void, annotations?: Record<string, string>): ControllerRevision {
     const dataText = canonicalJson(data);
     const equal = revisions.filter((r) => canonicalJson(r.data) === dataText);
     const ns = owner.metadata.namespace ?? '';
@@ -54,7 +55,7 @@ export class History {
       const cr = {
         apiVersion: 'apps/v1', kind: 'ControllerRevision',
         metadata: {
-          name, namespace: ns, labels: { ...labels, [revisionHashLabel]: hash },
+          name, namespace: ns, labels: { ...labels, [revisionHashLabel]: hash }, ...(annotations && Object.keys(annotations).length ? { annotations } : {}),
           ownerReferences: [{ apiVersion: owner.apiVersion ?? '', kind: owner.kind ?? '', name: owner.metadata.name ?? '', uid: owner.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
         },
         data, revision,

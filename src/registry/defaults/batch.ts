@@ -20,7 +20,13 @@ export function defaultJob(job: Job): void {
   if (!spec.completionMode) spec.completionMode = 'NonIndexed';
   if (unset(spec.suspend)) spec.suspend = false;
   if (!spec.podReplacementPolicy) spec.podReplacementPolicy = present(spec.podFailurePolicy) ? 'Failed' : 'TerminatingOrFailed';
+  defaultPodConditionPatterns(spec);
   defaultPodTemplate(spec.template);
+}
+
+/** Upstream SetDefaults_PodFailurePolicyOnPodConditionsPattern: a pattern's status defaults to True (Jobs and CronJob templates). */
+function defaultPodConditionPatterns(spec: NonNullable<Job['spec']>): void {
+  for (const rule of spec.podFailurePolicy?.rules ?? []) for (const p of rule?.onPodConditions ?? []) if (present(p) && unset(p.status)) p.status = 'True';
 }
 
 export function defaultCronJob(cj: CronJob): void {
@@ -30,7 +36,10 @@ export function defaultCronJob(cj: CronJob): void {
   if (unset(spec.successfulJobsHistoryLimit)) spec.successfulJobsHistoryLimit = 3;
   if (unset(spec.failedJobsHistoryLimit)) spec.failedJobsHistoryLimit = 1;
   // Upstream defaults only the pod template inside jobTemplate, not the job spec itself.
-  if (present(spec.jobTemplate) && present(spec.jobTemplate.spec)) defaultPodTemplate(spec.jobTemplate.spec.template);
+  if (present(spec.jobTemplate) && present(spec.jobTemplate.spec)) {
+    defaultPodConditionPatterns(spec.jobTemplate.spec);
+    defaultPodTemplate(spec.jobTemplate.spec.template);
+  }
 }
 
 export const jobLabels = {

@@ -107,6 +107,17 @@ export function validateDaemonSet(obj: KObject, old: KObject | undefined): Errs 
   return errs;
 }
 
+function withClaimVolumes(spec: Record<string, unknown>): Record<string, unknown> {
+  const claims = Array.isArray(spec.volumeClaimTemplates) ? spec.volumeClaimTemplates.map((t) => String(rec(rec(t).metadata).name ?? '')) : [];
+  const template = rec(spec.template);
+  if (!claims.length || !isRecord(spec.template) || !isRecord(template.spec)) return spec;
+  const podSpec = rec(template.spec);
+  const volumes = Array.isArray(podSpec.volumes) ? podSpec.volumes : [];
+  const names = new Set(volumes.map((v) => rec(v).name));
+  const extra = claims.filter((n) => n && !names.has(n)).map((name) => ({ name, persistentVolumeClaim: { claimName: name } }));
+  return { ...spec, template: { ...template, spec: { ...podSpec, volumes: [...volumes, ...extra] } } };
+}
+
 const stsMutable = ['replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy', 'minReadySeconds'];
 
 export function validateStatefulSet(obj: KObject, old: KObject | undefined): Errs {
@@ -130,7 +141,8 @@ export function validateStatefulSet(obj: KObject, old: KObject | undefined): Err
   }
   errs.push(...validateNonNegative(spec.replicas, 'spec.replicas'));
   errs.push(...validateNonNegative(spec.minReadySeconds, 'spec.minReadySeconds'));
-  errs.push(...validateSelectorAndTemplate(spec, 'statefulset'));
+  // Containers may mount the volumeClaimTemplates by name: validate the template as if those volumes were declared.
+  errs.push(...validateSelectorAndTemplate(withClaimVolumes(spec), 'statefulset'));
   if (old) {
     const strip = (s: unknown) => Object.fromEntries(Object.entries(rec(s)).filter(([k]) => !stsMutable.includes(k)));
     if (!deepEqual(strip(obj.spec), strip(old.spec))) {

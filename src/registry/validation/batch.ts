@@ -8,6 +8,7 @@ import {
 } from './common.js';
 import { cronError } from './cron.js';
 import { validatePodTemplate } from './pod.js';
+import { validatePodFailurePolicy, validatePodReplacementPolicy } from './pod-failure-policy.js';
 
 function validateJobSpec(specIn: unknown, path: string, isJob: boolean): Errs {
   const errs: Errs = [];
@@ -32,6 +33,7 @@ function validateJobSpec(specIn: unknown, path: string, isJob: boolean): Errs {
   if (isRecord(sel) && !selectorMatches(sel, labels)) {
     errs.push(fieldInvalid(`${path}.template.metadata.labels`, sortedMap(labels), '`selector` does not match template `labels`'));
   }
+  errs.push(...validatePodFailurePolicy(spec, path), ...validatePodReplacementPolicy(spec, path));
   errs.push(...validatePodTemplate(spec.template, `${path}.template`));
   const rp = rec(template.spec).restartPolicy;
   const rpPath = `${path}.template.spec.restartPolicy`;
@@ -66,6 +68,7 @@ export function validateJob(obj: KObject, old: KObject | undefined): Errs {
   const prev = rec(old.spec);
   if (!deepEqual(spec.selector, prev.selector)) errs.push(fieldInvalid('spec.selector', selectorValue(spec.selector) ?? null, immutable));
   if (!deepEqual(spec.completionMode, prev.completionMode)) errs.push(fieldInvalid('spec.completionMode', spec.completionMode ?? null, immutable));
+  if (!deepEqual(spec.podFailurePolicy, prev.podFailurePolicy)) errs.push(fieldInvalid('spec.podFailurePolicy', spec.podFailurePolicy ?? null, immutable));
   const elastic = spec.completionMode === 'Indexed' && spec.completions === spec.parallelism && prev.completions === prev.parallelism;
   if (!elastic && !deepEqual(spec.completions, prev.completions)) errs.push(fieldInvalid('spec.completions', spec.completions ?? null, immutable));
   // A suspended Job's template may change (upstream limits this to scheduling directives); otherwise it is fixed.

@@ -186,6 +186,8 @@ export function validatePvc(obj: KObject, old: KObject | undefined): Errs {
       delete c.volumeAttributesClassName;
       if (isRecord(c.resources)) delete c.resources.requests;
       if (!str(rec(old.spec).volumeName)) delete c.volumeName;
+      // A claim without a class may get the default one later (retroactive default StorageClass assignment).
+      if (rec(old.spec).storageClassName == null) delete c.storageClassName;
       return c;
     };
     if (!deepEqual(strip(obj.spec), strip(old.spec))) {

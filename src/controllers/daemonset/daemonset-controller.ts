@@ -1,0 +1,227 @@
+// The DaemonSet controller: one pod per eligible node, pinned there by node affinity and placed by the scheduler;
+// pods leave nodes that become ineligible; failed pods are replaced with backoff; template changes roll out
+// node by node (RollingUpdate with maxUnavailable / maxSurge) or wait for deletions (OnDelete); revisions are
+// kept as ControllerRevisions. Upstream: pkg/controller/daemon.
+import type { ControllerRevision, DaemonSet } from 'kubernetes-types/apps/v1.js';
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import { EventRecorder } from '../../client/event-recorder.js';
+import { labelSelectorMatches } from '../../machinery/labels.js';
+import type { KObject } from '../../machinery/types.js';
+import type { Registry } from '../../registry/registry.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import { WorkQueue } from '../runtime/work-queue.js';
+import { claim } from '../workload/claim.js';
+import { canonicalJson } from '../workload/hash.js';
+import { History, revisionHashLabel } from '../workload/history.js';
+import { controllerRef, keyOf, splitKey } from '../workload/owner.js';
+import { PodControl, errorMessage } from '../workload/pod-control.js';
+import { msUntilAvailable } from '../workload/pod-state.js';
+import { pinToNode, placement, targetNodeName } from './eligibility.js';
+import { FailedPodBackoff, decideNode } from './node-pods.js';
+import { planRollingUpdate } from './rolling-update.js';
+import { computeStatus, sameStatus } from './status.js';
+import { daemonPodTemplate, revisionData } from './template.js';
+
+const minOf = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
+const isTerminal = (p: Pod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
+
+export class DaemonSetController {
+  private readonly queue: WorkQueue;
+  private readonly stops: Array<() => void> = [];
+  private readonly events: EventRecorder;
+  private readonly pods: PodControl;
+  private readonly history: History;
+  private readonly backoff = new FailedPodBackoff();
+
+  constructor(private readonly reg: Registry, clock: Clock, private readonly log: Logger) {
+    this.queue = new WorkQueue('daemonset', (key) => this.reconcile(key), clock, log);
+    this.events = new EventRecorder(reg, { component: 'daemonset-controller' });
+    this.pods = new PodControl(reg, this.events);
+    this.history = new History(reg);
+    const all = () => reg.store.list('apps/daemonsets') as unknown as DaemonSet[];
+    this.stops.push(reg.store.hub.subscribe('apps/daemonsets', (c) => c.type !== 'DELETED' && this.queue.add(keyOf(c.object))));
+    this.stops.push(reg.store.hub.subscribe('core/pods', (c) => {
+      for (const o of [c.object, c.previous]) {
+        if (!o) continue;
+        const ref = controllerRef(o);
+        if (ref) {
+          if (ref.kind === 'DaemonSet') this.queue.add(`${o.metadata.namespace}/${ref.name}`);
+          continue;
+        }
+        for (const ds of reg.store.list('apps/daemonsets', o.metadata.namespace) as unknown as DaemonSet[]) {
+          if (labelSelectorMatches(ds.spec?.selector, o.metadata.labels ?? {})) this.queue.add(keyOf(ds as unknown as KObject));
+        }
+      }
+    }));
+    this.stops.push(reg.store.hub.subscribe('core/nodes', (c) => {
+      const cur = c.object as unknown as Node;
+      const prev = c.previous as unknown as Node | undefined;
+      for (const ds of all()) {
+        if (c.type === 'MODIFIED' && prev) {
+          const a = placement(prev, ds);
+          const b = placement(cur, ds);
+          if (a.shouldRun === b.shouldRun && a.shouldContinueRunning === b.shouldContinueRunning) continue;
+        }
+        this.queue.add(keyOf(ds as unknown as KObject));
+      }
+    }));
+    for (const ds of all()) this.queue.add(keyOf(ds as unknown as KObject));
+  }
+
+  private reconcile(key: string): void | number {
+    const { namespace, name } = splitKey(key);
+    const ds = this.reg.store.get('apps/daemonsets', namespace, name) as unknown as DaemonSet | undefined;
+    if (!ds) return;
+    const sel = ds.spec?.selector;
+    if (!sel || (!Object.keys(sel.matchLabels ?? {}).length && !(sel.matchExpressions ?? []).length)) {
+      this.events.event(ds as unknown as KObject, 'Warning', 'SelectingAll', 'This daemon set is selecting all pods. A non-empty selector is required.');
+      return;
+    }
+    if (ds.metadata?.deletionTimestamp) return;
+    const nodes = this.reg.store.list('core/nodes') as unknown as Node[];
+    const { cur, old } = this.constructHistory(ds);
+    const hash = cur.metadata?.labels?.[revisionHashLabel] ?? '';
+    let retry = this.manage(ds, nodes, hash);
+    if (ds.spec?.updateStrategy?.type !== 'OnDelete') this.rollingUpdate(ds, nodes, hash);
+    this.cleanupHistory(ds, old);
+    retry = minOf(retry, this.updateStatus(ds, nodes, hash));
+    // A ready pod turning available (minReadySeconds) may let the rollout move on: look again then.
+    const minReady = ds.spec?.minReadySeconds ?? 0;
+    if (minReady > 0) {
+      const now = this.reg.clock.nowMs();
+      for (const pods of this.podsByNode(ds).values()) for (const p of pods) retry = minOf(retry, msUntilAvailable(p, minReady, now));
+    }
+    return retry;
+  }
+
+  /** The set's pods (adopting matching orphans, releasing non-matching), grouped by the node they are for. */
+  private podsByNode(ds: DaemonSet): Map<string, Pod[]> {
+    const candidates = this.reg.store.list('core/pods', ds.metadata?.namespace ?? '');
+    const mine = claim(this.reg, this.pods.podsDef, ds as unknown as KObject, ds.spec?.selector, candidates) as unknown as Pod[];
+    const byNode = new Map<string, Pod[]>();
+    for (const pod of mine) {
+      if (pod.metadata?.deletionTimestamp && isTerminal(pod)) continue;
+      const node = targetNodeName(pod);
+      if (!node) continue;
+      byNode.set(node, [...(byNode.get(node) ?? []), pod]);
+    }
+    return byNode;
+  }
+
+  private manage(ds: DaemonSet, nodes: Node[], hash: string): number | undefined {
+    const byNode = this.podsByNode(ds);
+    const now = this.reg.clock.nowMs();
+    const create: string[] = [];
+    const remove: Pod[] = [];
+    let retry: number | undefined;
+    for (const node of nodes) {
+      const d = decideNode(ds, node, byNode.get(node.metadata?.name ?? '') ?? [], hash, now, this.backoff);
+      for (const [type, reason, message] of d.events) this.events.event(ds as unknown as KObject, type, reason, message);
+      if (d.create) create.push(node.metadata?.name ?? '');
+      remove.push(...d.delete);
+      retry = minOf(retry, d.retryInMs);
+    }
+    // Pods never bound and meant for nodes that are gone: nobody else cleans them up.
+    const existing = new Set(nodes.map((n) => n.metadata?.name ?? ''));
+    for (const [node, pods] of byNode) {
+      if (!existing.has(node)) remove.push(...pods.filter((p) => !p.spec?.nodeName && !p.metadata?.deletionTimestamp));
+    }
+    this.sync(ds, remove, create, hash);
+    return retry;
+  }
+
+  private rollingUpdate(ds: DaemonSet, nodes: Node[], hash: string): void {
+    const byNode = this.podsByNode(ds);
+    const wanted = new Set<string>();
+    for (const node of nodes) {
+      if (!placement(node, ds).shouldRun) continue;
+      const n = node.metadata?.name ?? '';
+      wanted.add(n);
+      if (!byNode.has(n)) byNode.set(n, []);
+    }
+    const plan = planRollingUpdate({ ds, hash, nowMs: this.reg.clock.nowMs(), byNode, wanted });
+    if (plan.deletePods.length || plan.createOnNodes.length) {
+      this.log.debug({ ds: keyOf(ds as unknown as KObject), delete: plan.deletePods.map((p) => p.metadata?.name), create: plan.createOnNodes }, 'rolling update step');
+    }
+    this.sync(ds, plan.deletePods, plan.createOnNodes, hash);
+  }
+
+  /** Deletes then creates; a failed create stops further creates this round (slow start) and fails the sync for a retry. */
+  private sync(ds: DaemonSet, remove: Pod[], createOn: string[], hash: string): void {
+    const owner = ds as unknown as KObject;
+    let failure: unknown;
+    for (const pod of remove) {
+      try {
+        this.pods.delete(owner, pod);
+      } catch (err) {
+        failure ??= err;
+      }
+    }
+    if (createOn.length) {
+      const template = daemonPodTemplate(ds, hash);
+      for (const node of createOn) {
+        try {
+          this.pods.create(owner, template, { mutate: (pod) => void (pod.spec!.affinity = pinToNode(pod.spec?.affinity, node)) });
+        } catch (err) {
+          const ns = this.reg.store.get('core/namespaces', '', ds.metadata?.namespace ?? '');
+          if (!ns || ns.metadata.deletionTimestamp) return;
+          failure ??= err;
+          break;
+        }
+      }
+    }
+    if (failure) throw new Error(`daemon set ${keyOf(owner)}: ${errorMessage(failure)}`);
+  }
+
+  /** The current revision (created or renumbered) and the older ones, as upstream's constructHistory. */
+  private constructHistory(ds: DaemonSet): { cur: ControllerRevision; old: ControllerRevision[] } {
+    const owner = ds as unknown as KObject;
+    const revisions = this.history.list(owner, ds.spec?.selector);
+    const data = revisionData(ds);
+    const dataText = canonicalJson(data);
+    const isCurrent = (r: ControllerRevision) => canonicalJson(r.data) === dataText;
+    const old = revisions.filter((r) => !isCurrent(r));
+    const next = History.nextRevision(old);
+    const labels = { ...(ds.spec?.template?.metadata?.labels ?? {}) };
+    let cur = this.history.ensure(owner, revisions, data, next, labels, ds.status?.collisionCount ?? 0, (n) => this.setCollisionCount(ds, n));
+    // A new revision carries the set's annotations (kubectl rollout history reads kubernetes.io/change-cause there).
+    const annotations = ds.metadata?.annotations;
+    if (annotations && Object.keys(annotations).length && !revisions.some((r) => r.metadata?.name === cur.metadata?.name)) {
+      cur = this.reg.guaranteedUpdate(this.history.def, ds.metadata?.namespace ?? '', cur.metadata?.name ?? '', (c) => ({ ...c, metadata: { ...c.metadata, annotations: { ...annotations } } })) as unknown as ControllerRevision;
+    }
+    return { cur, old };
+  }
+
+  private setCollisionCount(ds: DaemonSet, n: number): void {
+    const def = this.reg.find('apps', 'v1', 'daemonsets')!;
+    this.reg.guaranteedUpdate(def, ds.metadata?.namespace ?? '', ds.metadata?.name ?? '', (cur) => ({ ...cur, status: { ...((cur.status ?? {}) as object), collisionCount: n } }), { subresource: 'status' });
+  }
+
+  /** Deletes the oldest old revisions beyond revisionHistoryLimit, sparing any a live pod still carries. */
+  private cleanupHistory(ds: DaemonSet, old: ControllerRevision[]): void {
+    const limit = ds.spec?.revisionHistoryLimit ?? 10;
+    if (old.length <= limit) return;
+    const live = new Set<string>();
+    for (const pods of this.podsByNode(ds).values()) for (const p of pods) if (p.metadata?.labels?.[revisionHashLabel]) live.add(p.metadata.labels[revisionHashLabel]);
+    const keep = new Set(old.filter((r) => live.has(r.metadata?.labels?.[revisionHashLabel] ?? '')).map((r) => r.metadata?.name ?? ''));
+    this.history.truncate(old, keep, limit);
+  }
+
+  private updateStatus(ds: DaemonSet, nodes: Node[], hash: string): number | undefined {
+    const fresh = (this.reg.store.get('apps/daemonsets', ds.metadata?.namespace ?? '', ds.metadata?.name ?? '') as unknown as DaemonSet | undefined) ?? ds;
+    const { status, recheckInMs } = computeStatus(fresh, nodes, this.podsByNode(fresh), hash, this.reg.clock.nowMs(), true);
+    if (sameStatus(fresh.status, status)) return recheckInMs;
+    const def = this.reg.find('apps', 'v1', 'daemonsets')!;
+    this.reg.guaranteedUpdate(def, ds.metadata?.namespace ?? '', ds.metadata?.name ?? '', (cur) => {
+      const collisionCount = (cur.status as DaemonSet['status'])?.collisionCount;
+      return { ...cur, status: { ...status, ...(collisionCount !== undefined ? { collisionCount } : {}) } };
+    }, { subresource: 'status' });
+    return recheckInMs;
+  }
+
+  stop(): void {
+    this.stops.forEach((s) => s());
+    this.queue.stop();
+  }
+}

@@ -1,0 +1,158 @@
+// The Deployment controller (upstream pkg/controller/deployment): owns ReplicaSets by selector, and on each sync
+// either only reports status (being deleted), scales proportionally (paused, or spec.replicas changed), or rolls
+// out with the RollingUpdate or Recreate strategy.
+import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { EventRecorder } from '../../client/event-recorder.js';
+import { labelSelectorMatches } from '../../machinery/labels.js';
+import type { KObject } from '../../machinery/types.js';
+import type { Registry } from '../../registry/registry.js';
+import type { Change } from '../../storage/watch-hub.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import { WorkQueue } from '../runtime/work-queue.js';
+import { claim } from '../workload/claim.js';
+import { controllerRef, splitKey } from '../workload/owner.js';
+import { getCondition, newCondition, setCondition } from './deployment-conditions.js';
+import { activeReplicaSets, desiredReplicasAnnotation, hasProgressDeadline, reasons, replicasOf } from './deployment-util.js';
+import { syncDeploymentStatus } from './progress.js';
+import { rolloutRecreate } from './recreate.js';
+import { cleanupDeployment, getAllReplicaSetsAndSyncRevision } from './revisions.js';
+import { rolloutRolling } from './rolling.js';
+import { scale } from './scaling.js';
+import { SyncContext, type Services } from './sync-context.js';
+
+export class DeploymentController {
+  private readonly queue: WorkQueue;
+  private readonly stops: Array<() => void> = [];
+  private readonly svc: Services;
+
+  constructor(private readonly reg: Registry, clock: Clock, log: Logger) {
+    this.svc = {
+      reg, clock, log, events: new EventRecorder(reg, { component: 'deployment-controller' }),
+      rsDef: reg.find('apps', 'v1', 'replicasets')!, deployDef: reg.find('apps', 'v1', 'deployments')!,
+    };
+    this.queue = new WorkQueue('deployment', (key) => this.sync(key), clock, log);
+    this.stops.push(reg.store.hub.subscribe('apps/deployments', (c) => {
+      if (c.type !== 'DELETED') this.queue.add(`${c.object.metadata.namespace}/${c.object.metadata.name}`);
+    }));
+    this.stops.push(reg.store.hub.subscribe('apps/replicasets', (c) => this.onReplicaSet(c)));
+    this.stops.push(reg.store.hub.subscribe('core/pods', (c) => this.onPod(c)));
+    for (const d of reg.store.list('apps/deployments')) this.queue.add(`${d.metadata.namespace}/${d.metadata.name}`);
+  }
+
+  private onReplicaSet(c: Change): void {
+    const ns = c.object.metadata.namespace ?? '';
+    const refs = [controllerRef(c.object), c.previous ? controllerRef(c.previous) : undefined];
+    for (const ref of refs) if (ref?.kind === 'Deployment') this.queue.add(`${ns}/${ref.name}`);
+    if (c.type !== 'DELETED' && !refs[0]) {
+      for (const d of this.reg.store.list('apps/deployments', ns)) {
+        if (labelSelectorMatches((d as unknown as Deployment).spec?.selector, c.object.metadata.labels ?? {})) this.queue.add(`${ns}/${d.metadata.name}`);
+      }
+    }
+  }
+
+  /** Recreate waits for old pods to be gone, so a deleted pod may let it proceed. */
+  private onPod(c: Change): void {
+    if (c.type !== 'DELETED') return;
+    const ref = controllerRef(c.object);
+    if (ref?.kind !== 'ReplicaSet') return;
+    const ns = c.object.metadata.namespace ?? '';
+    const rs = this.reg.store.get('apps/replicasets', ns, ref.name);
+    const owner = rs && controllerRef(rs);
+    if (owner?.kind !== 'Deployment') return;
+    const d = this.reg.store.get('apps/deployments', ns, owner.name) as unknown as Deployment | undefined;
+    if (d?.spec?.strategy?.type === 'Recreate') this.queue.add(`${ns}/${owner.name}`);
+  }
+
+  private sync(key: string): number | void {
+    const { namespace, name } = splitKey(key);
+    const stored = this.reg.store.get('apps/deployments', namespace, name) as unknown as Deployment | undefined;
+    if (!stored) return;
+    const ctx = new SyncContext(this.svc, structuredClone(stored));
+    const d = ctx.d;
+    const sel = d.spec?.selector;
+    if (!sel || (!Object.keys(sel.matchLabels ?? {}).length && !(sel.matchExpressions ?? []).length)) {
+      ctx.event('Warning', 'SelectingAll', 'This deployment is selecting all pods. A non-empty selector is required.');
+      if ((d.status?.observedGeneration ?? 0) < (d.metadata?.generation ?? 0)) ctx.writeStatus({ ...d.status, observedGeneration: d.metadata?.generation });
+      return;
+    }
+    const rsList = this.replicaSetsFor(d);
+    if (d.metadata?.deletionTimestamp) {
+      const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(ctx, rsList, false);
+      syncDeploymentStatus(ctx, [...oldRSs, ...(newRS ? [newRS] : [])], newRS);
+      return;
+    }
+    this.checkPausedConditions(ctx);
+    if (ctx.d.spec?.paused || this.isScalingEvent(ctx, rsList)) {
+      this.scaleOnly(ctx, rsList);
+      return ctx.requeueAfterMs;
+    }
+    const current = ctx.freshList(rsList);
+    if (ctx.d.spec?.strategy?.type === 'Recreate') rolloutRecreate(ctx, current, this.podsByReplicaSet(ctx.d, current));
+    else rolloutRolling(ctx, current);
+    return ctx.requeueAfterMs;
+  }
+
+  /** Adopts orphaned ReplicaSets the selector matches and releases owned ones it no longer matches. */
+  private replicaSetsFor(d: Deployment): ReplicaSet[] {
+    const ns = d.metadata?.namespace ?? '';
+    const uid = d.metadata?.uid;
+    const candidates = this.reg.store.list('apps/replicasets', ns).filter((rs) => {
+      const ref = controllerRef(rs);
+      return ref ? ref.uid === uid : labelSelectorMatches(d.spec?.selector, rs.metadata.labels ?? {});
+    });
+    return claim(this.reg, this.svc.rsDef, d as unknown as KObject, d.spec?.selector, candidates) as unknown as ReplicaSet[];
+  }
+
+  private podsByReplicaSet(d: Deployment, rsList: ReplicaSet[]): Map<string, Pod[]> {
+    const uids = new Set(rsList.map((rs) => rs.metadata?.uid ?? ''));
+    const out = new Map<string, Pod[]>();
+    for (const p of this.reg.store.list('core/pods', d.metadata?.namespace ?? '') as unknown as Pod[]) {
+      const uid = controllerRef(p as unknown as KObject)?.uid;
+      if (!uid || !uids.has(uid) || !labelSelectorMatches(d.spec?.selector, p.metadata?.labels ?? {})) continue;
+      const list = out.get(uid) ?? [];
+      list.push(p);
+      out.set(uid, list);
+    }
+    return out;
+  }
+
+  /** Paused and resumed deployments get an Unknown Progressing condition, so a long pause never counts as no progress. */
+  private checkPausedConditions(ctx: SyncContext): void {
+    if (!hasProgressDeadline(ctx.d)) return;
+    const cond = getCondition(ctx.d.status, 'Progressing');
+    if (cond?.reason === reasons.timedOut) return;
+    const pausedCond = cond?.reason === reasons.paused;
+    const status = structuredClone(ctx.d.status ?? {});
+    if (ctx.d.spec?.paused && !pausedCond) {
+      setCondition(status, newCondition('Progressing', 'Unknown', reasons.paused, 'Deployment is paused', ctx.now()));
+    } else if (!ctx.d.spec?.paused && pausedCond) {
+      setCondition(status, newCondition('Progressing', 'Unknown', reasons.resumed, 'Deployment is resumed', ctx.now()));
+    } else return;
+    ctx.writeStatus(status);
+  }
+
+  /** spec.replicas differs from what an active ReplicaSet was last sized for. */
+  private isScalingEvent(ctx: SyncContext, rsList: ReplicaSet[]): boolean {
+    const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(ctx, rsList, false);
+    const want = String(replicasOf(ctx.d));
+    return activeReplicaSets(ctx.freshList([...oldRSs, ...(newRS ? [newRS] : [])])).some((rs) => {
+      const desired = rs.metadata?.annotations?.[desiredReplicasAnnotation];
+      return desired !== undefined && desired !== want;
+    });
+  }
+
+  private scaleOnly(ctx: SyncContext, rsList: ReplicaSet[]): void {
+    const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(ctx, ctx.freshList(rsList), false);
+    scale(ctx, newRS, oldRSs);
+    if (ctx.d.spec?.paused) cleanupDeployment(ctx, oldRSs);
+    const all = ctx.freshList([...oldRSs, ...(newRS ? [newRS] : [])]);
+    syncDeploymentStatus(ctx, all, newRS && ctx.fresh(newRS));
+  }
+
+  stop(): void {
+    this.stops.forEach((s) => s());
+    this.queue.stop();
+  }
+}

@@ -1,0 +1,82 @@
+// What one sync of a Deployment carries: the registry, clock and event recorder, and the Deployment as last written
+// (every write through here replaces `d`, so later steps see the controller's own changes).
+import type { Deployment, DeploymentStatus, ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type { EventRecorder } from '../../client/event-recorder.js';
+import type { KObject } from '../../machinery/types.js';
+import type { Registry } from '../../registry/registry.js';
+import type { ResourceDef } from '../../registry/resource.js';
+import { rfc3339 } from '../../util/clock.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import { revisionAnnotation } from './deployment-util.js';
+
+export interface Services {
+  reg: Registry;
+  clock: Clock;
+  log: Logger;
+  events: EventRecorder;
+  rsDef: ResourceDef;
+  deployDef: ResourceDef;
+}
+
+export class SyncContext {
+  /** Set by a step that wants the deployment looked at again after this many ms. */
+  requeueAfterMs?: number;
+
+  constructor(readonly svc: Services, public d: Deployment) {}
+
+  get ns(): string {
+    return this.d.metadata?.namespace ?? '';
+  }
+
+  now(): string {
+    return rfc3339(this.svc.clock.now());
+  }
+
+  nowMs(): number {
+    return this.svc.clock.nowMs();
+  }
+
+  event(type: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.svc.events.event(this.d as unknown as KObject, type, reason, message);
+  }
+
+  requeue(ms: number): void {
+    this.requeueAfterMs = this.requeueAfterMs === undefined ? ms : Math.min(this.requeueAfterMs, ms);
+  }
+
+  /** Writes the deployment's status (status subresource). */
+  writeStatus(status: DeploymentStatus): void {
+    const name = this.d.metadata?.name ?? '';
+    this.d = this.svc.reg.guaranteedUpdate(this.svc.deployDef, this.ns, name, (cur) => ({ ...cur, status }), { subresource: 'status' }) as unknown as Deployment;
+  }
+
+  /** Puts the revision annotation on the deployment (upstream does this with its status update); true when it changed. */
+  setRevision(revision: string): boolean {
+    if (this.d.metadata?.annotations?.[revisionAnnotation] === revision) return false;
+    const name = this.d.metadata?.name ?? '';
+    const status = this.d.status;
+    this.d = this.svc.reg.guaranteedUpdate(this.svc.deployDef, this.ns, name, (cur) => ({
+      ...cur, metadata: { ...cur.metadata, annotations: { ...(cur.metadata.annotations ?? {}), [revisionAnnotation]: revision } },
+    })) as unknown as Deployment;
+    // Keep in-flight status changes of this sync (the main resource write leaves the stored status alone).
+    this.d = { ...this.d, status };
+    return true;
+  }
+
+  /** Updates a ReplicaSet with `mutate` applied to its current state; returns the result. */
+  updateReplicaSet(rs: ReplicaSet, mutate: (cur: ReplicaSet) => ReplicaSet): ReplicaSet {
+    return this.svc.reg.guaranteedUpdate(this.svc.rsDef, this.ns, rs.metadata?.name ?? '', (cur) => mutate(cur as unknown as ReplicaSet) as unknown as KObject) as unknown as ReplicaSet;
+  }
+
+  /** The current stored copies of ReplicaSets, leaving out those gone. */
+  freshList(rss: ReplicaSet[]): ReplicaSet[] {
+    return rss.map((rs) => this.svc.reg.store.get('apps/replicasets', this.ns, rs.metadata?.name ?? '') as unknown as ReplicaSet | undefined)
+      .filter((rs): rs is ReplicaSet => !!rs);
+  }
+
+  /** The current stored copy of a ReplicaSet (read-your-writes), or the given one when it is gone. */
+  fresh(rs: ReplicaSet): ReplicaSet {
+    return (this.svc.reg.store.get('apps/replicasets', this.ns, rs.metadata?.name ?? '') as unknown as ReplicaSet | undefined) ?? rs;
+  }
+}

@@ -1,0 +1,141 @@
+// One sync's metric step: the pods the target's selector picks, a replica proposal and a status entry per metric
+// spec, and the ScalingActive verdict. Resource and ContainerResource metrics are computed from the simulated
+// usage; Pods, Object and External metrics need a custom or external metrics API, which Bonsai does not serve.
+import type { MetricSpec, MetricStatus, MetricTarget, MetricValueStatus } from 'kubernetes-types/autoscaling/v2.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { matchesSelector, parseLabelSelector, type Selector } from '../../machinery/labels.js';
+import type { Registry } from '../../registry/registry.js';
+import type { ConditionUpdate } from './conditions.js';
+import { formatMilli, resourceMetrics } from './resource-metrics.js';
+import { milliValue, podRequests, replicasForAverageValue, replicasForUtilization, type CalcOptions } from './replica-calculator.js';
+import type { Scale } from './scale-target.js';
+
+export type Warn = (reason: string, message: string) => void;
+
+export interface MetricsOutcome {
+  /** The largest proposal of the valid metrics; -1 when the HPA must not act on them. */
+  replicas: number;
+  /** Names the metric behind `replicas`, e.g. `cpu resource utilization (percentage of request)`. */
+  metric: string;
+  statuses: MetricStatus[];
+  /** Set with `replicas` -1, or when some metrics failed but others still decide. */
+  error?: string;
+  /** The ScalingActive condition to set. */
+  condition: ConditionUpdate;
+}
+
+interface Proposal {
+  replicas: number;
+  metric: string;
+  status: MetricStatus;
+}
+
+class MetricError extends Error {
+  constructor(readonly reason: string, readonly inner: string, outer: string) {
+    super(`${outer}: ${inner}`);
+  }
+}
+
+function selectorFor(scale: Scale, warn: Warn): Selector | ConditionUpdate {
+  if (scale.selector === '') {
+    warn('SelectorRequired', 'selector is required');
+    return { type: 'ScalingActive', status: 'False', reason: 'InvalidSelector', message: "the HPA target's scale is missing a selector" };
+  }
+  try {
+    return parseLabelSelector(scale.selector);
+  } catch (e) {
+    const msg = `couldn't convert selector into a corresponding internal selector object: ${e instanceof Error ? e.message : String(e)}`;
+    warn('InvalidSelector', msg);
+    return { type: 'ScalingActive', status: 'False', reason: 'InvalidSelector', message: msg };
+  }
+}
+
+function resourceProposal(reg: Registry, current: number, target: MetricTarget, resource: string, container: string, pods: Pod[], o: CalcOptions): { replicas: number; current: MetricValueStatus; metric: string } {
+  const label = container ? `${resource} container resource` : `${resource} resource`;
+  if (target.averageValue !== undefined && target.averageValue !== null) {
+    try {
+      const p = replicasForAverageValue(current, milliValue(target.averageValue), resource, pods, resourceMetrics(reg, pods, resource, container), o);
+      return { replicas: p.replicas, current: { averageValue: formatMilli(p.rawAverage) }, metric: label };
+    } catch (e) {
+      throw new Error(`failed to get ${resource} usage: ${(e as Error).message}`);
+    }
+  }
+  if (target.averageUtilization === undefined || target.averageUtilization === null) {
+    throw new Error('invalid resource metric source: neither an average utilization target nor an average value (usage) target was set');
+  }
+  try {
+    const metrics = resourceMetrics(reg, pods, resource, container);
+    const p = replicasForUtilization(current, target.averageUtilization, resource, pods, metrics, podRequests(pods, resource, container), o);
+    return { replicas: p.replicas, current: { averageUtilization: p.utilization, averageValue: formatMilli(p.rawAverage) }, metric: `${label} utilization (percentage of request)` };
+  } catch (e) {
+    throw new Error(`failed to get ${resource} utilization: ${(e as Error).message}`);
+  }
+}
+
+const noCustomApi = 'unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered';
+const noExternalApi = 'unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered';
+
+function proposalFor(reg: Registry, spec: MetricSpec, current: number, ns: string, pods: Pod[], o: CalcOptions): Proposal {
+  const attempt = <T>(reason: string, outer: string, fn: () => T): T => {
+    try {
+      return fn();
+    } catch (e) {
+      throw new MetricError(reason, (e as Error).message, outer);
+    }
+  };
+  switch (spec.type) {
+    case 'Resource': {
+      const r = spec.resource!;
+      const p = attempt('FailedGetResourceMetric', `failed to get ${r.name} resource metric value`, () => resourceProposal(reg, current, r.target, r.name, '', pods, o));
+      return { replicas: p.replicas, metric: p.metric, status: { type: 'Resource', resource: { name: r.name, current: p.current } } };
+    }
+    case 'ContainerResource': {
+      const r = spec.containerResource!;
+      const p = attempt('FailedGetContainerResourceMetric', `failed to get ${r.container} container metric value`, () => resourceProposal(reg, current, r.target, r.name, r.container, pods, o));
+      return { replicas: p.replicas, metric: p.metric, status: { type: 'ContainerResource', containerResource: { name: r.name, container: r.container, current: p.current } } };
+    }
+    case 'Pods':
+      throw new MetricError('FailedGetPodsMetric', `unable to get metric ${spec.pods?.metric.name ?? ''}: ${noCustomApi}`, 'failed to get pods metric value');
+    case 'Object':
+      throw new MetricError('FailedGetObjectMetric', `unable to get metric ${spec.object?.metric.name ?? ''}: ${spec.object?.describedObject.kind ?? ''} on ${ns} ${spec.object?.describedObject.name ?? ''}/${noCustomApi}`, 'failed to get object metric value');
+    case 'External':
+      throw new MetricError('FailedGetExternalMetric', `unable to get external metric ${ns}/${spec.external?.metric.name ?? ''}: ${noExternalApi}`, `failed to get ${spec.external?.metric.name ?? ''} external metric value`);
+    default:
+      throw new MetricError('InvalidMetricSourceType', `unknown metric source type "${String(spec.type)}"`, 'invalid metric');
+  }
+}
+
+/** Proposals for every metric spec; the highest wins. Failed metrics leave an empty status entry, as upstream. */
+export function replicasForMetrics(reg: Registry, ns: string, specs: MetricSpec[], scale: Scale, warn: Warn, o: CalcOptions): MetricsOutcome {
+  const sel = selectorFor(scale, warn);
+  if (!Array.isArray(sel)) return { replicas: -1, metric: '', statuses: [], error: sel.message, condition: sel };
+  const pods = (reg.store.list('core/pods', ns) as unknown as Pod[]).filter((p) => matchesSelector(sel, p.metadata?.labels ?? {}));
+  const statuses: MetricStatus[] = [];
+  let replicas = 0;
+  let metric = '';
+  let invalid = 0;
+  let firstError: MetricError | undefined;
+  for (const spec of specs) {
+    try {
+      const p = proposalFor(reg, spec, scale.specReplicas, ns, pods, o);
+      statuses.push(p.status);
+      if (replicas === 0 || p.replicas > replicas) {
+        replicas = p.replicas;
+        metric = p.metric;
+      }
+    } catch (e) {
+      const err = e instanceof MetricError ? e : new MetricError('FailedGetResourceMetric', String(e), 'failed to compute metric');
+      warn(err.reason, err.inner);
+      statuses.push({ type: '' } as unknown as MetricStatus);
+      invalid++;
+      firstError ??= err;
+    }
+  }
+  const error = firstError ? `invalid metrics (${invalid} invalid out of ${specs.length}), first error is: ${firstError.message}` : undefined;
+  if (firstError && (invalid >= specs.length || replicas < scale.specReplicas)) {
+    const condition: ConditionUpdate = { type: 'ScalingActive', status: 'False', reason: firstError.reason, message: `the HPA was unable to compute the replica count: ${firstError.inner}` };
+    return { replicas: -1, metric: '', statuses, error, condition };
+  }
+  const condition: ConditionUpdate = { type: 'ScalingActive', status: 'True', reason: 'ValidMetricFound', message: `the HPA was able to successfully calculate a replica count from ${metric}` };
+  return { replicas, metric, statuses, error, condition };
+}

@@ -1,0 +1,40 @@
+// Resource metrics as the HPA reads them from metrics.k8s.io: per pod, the sum over its containers (or one
+// container) of cpu in millicores or memory in milli-bytes, stamped with the last scrape. Pods without metrics
+// (not running, node not reporting) are simply absent, as they are from metrics-server.
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { podUsageNow, scrapeIntervalMs } from '../../api/metrics-data.js';
+import type { Registry } from '../../registry/registry.js';
+import type { PodMetrics } from './replica-calculator.js';
+
+export function resourceMetrics(reg: Registry, pods: Pod[], resource: string, container = ''): PodMetrics {
+  const out: PodMetrics = new Map();
+  if (resource !== 'cpu' && resource !== 'memory') throw new Error(`unable to get metrics for resource ${resource}: no metrics returned from resource metrics API`);
+  const nowMs = reg.clock.nowMs();
+  const timestampMs = Math.floor(nowMs / scrapeIntervalMs) * scrapeIntervalMs;
+  for (const pod of pods) {
+    const usage = podUsageNow(reg, pod);
+    if (!usage) continue;
+    const counted = container ? usage.filter((u) => u.name === container) : usage;
+    if (counted.length === 0) continue;
+    let value = 0;
+    for (const u of counted) value += resource === 'cpu' ? Math.ceil(u.nanoCores / 1e6) : u.bytes * 1000;
+    out.set(pod.metadata?.name ?? '', { value, timestampMs, windowMs: scrapeIntervalMs });
+  }
+  if (out.size === 0) throw new Error(`unable to get metrics for resource ${resource}: no metrics returned from resource metrics API`);
+  return out;
+}
+
+/** A milli-unit value as resource.Quantity prints it in DecimalSI: `250m`, `1`, `64M`... */
+export function formatMilli(milli: number): string {
+  let v = Math.round(milli);
+  if (v === 0) return '0';
+  if (v % 1000 !== 0) return `${v}m`;
+  v /= 1000;
+  const suffixes = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
+  let i = 0;
+  while (v % 1000 === 0 && i < suffixes.length - 1) {
+    v /= 1000;
+    i++;
+  }
+  return `${v}${suffixes[i]}`;
+}

@@ -1,0 +1,185 @@
+// The Job controller (upstream pkg/controller/job): runs a Job's pods to completion, counting each finished pod once
+// through the batch.kubernetes.io/job-tracking finalizer. Level-triggered: Job and pod changes enqueue the Job;
+// a second queue strips the finalizer from pods whose Job is gone or finished.
+import type { Job } from 'kubernetes-types/batch/v1.js';
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import { EventRecorder } from '../../client/event-recorder.js';
+import { labelSelectorMatches } from '../../machinery/labels.js';
+import type { KObject } from '../../machinery/types.js';
+import type { Registry } from '../../registry/registry.js';
+import type { ResourceDef } from '../../registry/resource.js';
+import { rfc3339, type Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import { WorkQueue } from '../runtime/work-queue.js';
+import { claim } from '../workload/claim.js';
+import { controllerRef, splitKey } from '../workload/owner.js';
+import { PodControl } from '../workload/pod-control.js';
+import type { BackoffRecord } from './backoff.js';
+import { isJobFinished } from './job-conditions.js';
+import { hasTrackingFinalizer } from './job-pods.js';
+import { JobPodOps } from './pod-ops.js';
+import { syncJob } from './sync-job.js';
+
+export const jobControllerName = 'kubernetes.io/job-controller';
+
+/** spec.managedBy names another controller: this one leaves the Job alone. */
+export const managedElsewhere = (job: Job): boolean => {
+  const m = job.spec?.managedBy;
+  return m !== undefined && m !== null && m !== jobControllerName;
+};
+
+const key = (o: { metadata?: { namespace?: string; name?: string } }) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+
+export class JobController {
+  private readonly queue: WorkQueue;
+  private readonly orphans: WorkQueue;
+  private readonly stops: Array<() => void> = [];
+  private readonly events: EventRecorder;
+  private readonly ops: JobPodOps;
+  private readonly jobsDef: ResourceDef;
+  private readonly backoffs = new Map<string, BackoffRecord>();
+
+  constructor(private readonly reg: Registry, private readonly clock: Clock, private readonly log: Logger) {
+    this.events = new EventRecorder(reg, { component: 'job-controller' });
+    this.ops = new JobPodOps(reg, new PodControl(reg, this.events));
+    this.jobsDef = reg.find('batch', 'v1', 'jobs')!;
+    this.queue = new WorkQueue('job', (k) => this.sync(k), clock, log);
+    this.orphans = new WorkQueue('job-orphan-pod', (k) => this.syncOrphanPod(k), clock, log);
+    this.stops.push(reg.store.hub.subscribe('batch/jobs', (c) => {
+      const job = c.object as unknown as Job;
+      this.queue.add(key(job));
+      if (c.type === 'DELETED' || isJobFinished(job)) this.orphanPodsOf(job);
+    }));
+    this.stops.push(reg.store.hub.subscribe('core/pods', (c) => this.onPod(c.object as unknown as Pod)));
+    for (const j of reg.store.list('batch/jobs')) this.queue.add(key(j));
+    for (const p of reg.store.list('core/pods') as unknown as Pod[]) if (hasTrackingFinalizer(p)) this.orphans.add(key(p));
+  }
+
+  private job(ns: string, name: string): Job | undefined {
+    return this.reg.store.get('batch/jobs', ns, name) as unknown as Job | undefined;
+  }
+
+  /** The Job a controller reference points to, when it exists with that uid. */
+  private resolve(pod: Pod): Job | undefined {
+    const ref = controllerRef(pod as unknown as KObject);
+    if (!ref || ref.kind !== 'Job' || !ref.apiVersion?.startsWith('batch/')) return undefined;
+    const job = this.job(pod.metadata?.namespace ?? '', ref.name);
+    return job?.metadata?.uid === ref.uid ? job : undefined;
+  }
+
+  private onPod(pod: Pod): void {
+    const ref = controllerRef(pod as unknown as KObject);
+    if (ref) {
+      const job = this.resolve(pod);
+      if (job && !isJobFinished(job)) this.queue.add(key(job));
+      else if (hasTrackingFinalizer(pod)) this.orphans.add(key(pod));
+      return;
+    }
+    if (hasTrackingFinalizer(pod)) this.orphans.add(key(pod));
+    // An orphan: Jobs whose selector matches may adopt it.
+    for (const j of this.reg.store.list('batch/jobs', pod.metadata?.namespace ?? '') as unknown as Job[]) {
+      if (j.spec?.selector && labelSelectorMatches(j.spec.selector, pod.metadata?.labels)) this.queue.add(key(j));
+    }
+  }
+
+  private orphanPodsOf(job: Job): void {
+    for (const p of this.reg.store.list('core/pods', job.metadata?.namespace ?? '') as unknown as Pod[]) {
+      if (hasTrackingFinalizer(p) && controllerRef(p as unknown as KObject)?.uid === job.metadata?.uid) this.orphans.add(key(p));
+    }
+  }
+
+  /** Removes the tracking finalizer from a pod no running Job (managed here) will count any more. */
+  private syncOrphanPod(k: string): void {
+    const { namespace, name } = splitKey(k);
+    const pod = this.reg.store.get('core/pods', namespace, name) as unknown as Pod | undefined;
+    if (!pod || !hasTrackingFinalizer(pod)) return;
+    const ref = controllerRef(pod as unknown as KObject);
+    if (ref) {
+      if (ref.kind !== 'Job' || ref.apiVersion !== 'batch/v1') return;
+      const job = this.resolve(pod);
+      if (job && managedElsewhere(job)) return;
+      if (job && !isJobFinished(job)) return;
+    }
+    this.ops.removeFinalizer(pod);
+  }
+
+  /** The Job's pods, after adopting matching orphans (which then get the tracking finalizer) and releasing strays. */
+  private podsFor(job: Job): Pod[] {
+    const ns = job.metadata?.namespace ?? '';
+    const all = this.reg.store.list('core/pods', ns);
+    const orphans = new Set(all.filter((p) => !controllerRef(p)).map((p) => p.metadata.uid));
+    const mine = claim(this.reg, this.ops.podsDef, job as unknown as KObject, job.spec?.selector, all) as unknown as Pod[];
+    return mine.map((p) => (orphans.has(p.metadata?.uid) && !hasTrackingFinalizer(p) ? this.ops.addFinalizer(p) : p));
+  }
+
+  private sync(k: string): number | undefined {
+    const { namespace, name } = splitKey(k);
+    const shared = this.job(namespace, name);
+    if (!shared) {
+      this.backoffs.delete(k);
+      return undefined;
+    }
+    if (managedElsewhere(shared)) {
+      this.log.debug({ job: k, managedBy: shared.spec?.managedBy }, 'job managed by another controller; skipping');
+      return undefined;
+    }
+    if (isJobFinished(shared)) {
+      this.backoffs.delete(k);
+      return undefined;
+    }
+    const mode = shared.spec?.completionMode;
+    if (mode && mode !== 'NonIndexed' && mode !== 'Indexed') {
+      this.events.event(shared as unknown as KObject, 'Warning', 'UnknownCompletionMode', 'Skipped Job sync because completion mode is unknown');
+      return undefined;
+    }
+    const uid = shared.metadata?.uid;
+    return syncJob(k, shared, this.podsFor(shared), {
+      now: () => rfc3339(this.clock.now()),
+      nowMs: () => this.clock.nowMs(),
+      ops: this.ops,
+      event: (job, type, reason, message) => this.events.event(job as unknown as KObject, type, reason, message),
+      backoff: (bk) => this.backoffs.get(bk),
+      setBackoff: (bk, rec) => this.backoffs.set(bk, rec),
+      removeFinalizer: (pod) => this.ops.removeFinalizer(pod),
+      writeStatus: (job) => {
+        const status = cleanStatus(job);
+        const stored = this.reg.guaranteedUpdate(this.jobsDef, namespace, name, (cur) => {
+          if (cur.metadata.uid !== uid) throw new Error('job was replaced');
+          return { ...cur, status: status as Record<string, unknown> };
+        }, { subresource: 'status' });
+        return structuredClone(stored) as unknown as Job;
+      },
+      finished: (job, cond) => {
+        const obj = job as unknown as KObject;
+        if (cond.type === 'Complete') {
+          const completions = job.spec?.completions;
+          if (completions !== undefined && completions !== null && (job.status?.succeeded ?? 0) > completions) {
+            this.events.event(obj, 'Warning', 'TooManySucceededPods', 'Too many succeeded pods running after completion count reached');
+          }
+          this.events.event(obj, 'Normal', 'Completed', 'Job completed');
+        } else this.events.event(obj, 'Warning', cond.reason ?? 'Failed', cond.message ?? '');
+      },
+    });
+  }
+
+  stop(): void {
+    this.stops.forEach((s) => s());
+    this.queue.stop();
+    this.orphans.stop();
+  }
+}
+
+/** The status as the API serializes it: zero counters and empty UID lists omitted; ready and terminating always present. */
+function cleanStatus(job: Job): Job['status'] {
+  const st = structuredClone(job.status ?? {});
+  for (const f of ['active', 'succeeded', 'failed'] as const) if (!st[f]) delete st[f];
+  if (!st.completedIndexes) delete st.completedIndexes;
+  if (st.failedIndexes === undefined) delete st.failedIndexes;
+  const u = st.uncountedTerminatedPods ?? {};
+  st.uncountedTerminatedPods = {
+    ...(u.succeeded?.length ? { succeeded: u.succeeded } : {}),
+    ...(u.failed?.length ? { failed: u.failed } : {}),
+  };
+  if (!st.conditions?.length) delete st.conditions;
+  return st;
+}

@@ -1,0 +1,75 @@
+// The writes the Job controller makes to pods: create from the template (with the tracking finalizer and, for
+// Indexed Jobs, the index), delete, and remove the tracking finalizer.
+import type { Job } from 'kubernetes-types/batch/v1.js';
+import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
+import { isPodReady } from '../../machinery/conditions.js';
+import type { KObject } from '../../machinery/types.js';
+import type { Registry } from '../../registry/registry.js';
+import type { ResourceDef } from '../../registry/resource.js';
+import type { PodControl } from '../workload/pod-control.js';
+import { statusCode } from '../workload/pod-control.js';
+import { hasTrackingFinalizer, trackingFinalizer } from './job-pods.js';
+
+export class JobPodOps {
+  readonly podsDef: ResourceDef;
+  constructor(private readonly reg: Registry, readonly control: PodControl) {
+    this.podsDef = reg.find('', 'v1', 'pods')!;
+  }
+
+  /** Removes the tracking finalizer; true when it is gone (or the pod is). */
+  removeFinalizer(pod: Pod): boolean {
+    if (!hasTrackingFinalizer(pod)) return true;
+    try {
+      this.reg.guaranteedUpdate(this.podsDef, pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', (cur) => {
+        if (cur.metadata.uid !== pod.metadata?.uid) throw Object.assign(new Error('pod replaced'), { code: 404 });
+        return { ...cur, metadata: { ...cur.metadata, finalizers: (cur.metadata.finalizers ?? []).filter((f) => f !== trackingFinalizer) } };
+      });
+      return true;
+    } catch (err) {
+      return statusCode(err) === 404;
+    }
+  }
+
+  /** Adds the tracking finalizer to an adopted pod; returns the pod as stored (unchanged when the write failed). */
+  addFinalizer(pod: Pod): Pod {
+    try {
+      return this.reg.guaranteedUpdate(this.podsDef, pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', (cur) => {
+        if (cur.metadata.uid !== pod.metadata?.uid || cur.metadata.deletionTimestamp || cur.metadata.finalizers?.includes(trackingFinalizer)) return cur;
+        return { ...cur, metadata: { ...cur.metadata, finalizers: [...(cur.metadata.finalizers ?? []), trackingFinalizer] } };
+      }) as unknown as Pod;
+    } catch {
+      return pod;
+    }
+  }
+
+  /** Deletes pods (optionally dropping the finalizer first); returns how many went and how many of those were ready. */
+  deletePods(job: Job, pods: Pod[], dropFinalizer: boolean): { deleted: number; deletedReady: number; error?: unknown } {
+    let deleted = 0;
+    let deletedReady = 0;
+    let error: unknown;
+    for (const p of pods) {
+      if (dropFinalizer && !this.removeFinalizer(p)) {
+        error ??= new Error(`removing tracking finalizer from pod ${p.metadata?.name}`);
+        continue;
+      }
+      try {
+        this.control.delete(job as unknown as KObject, p);
+      } catch (err) {
+        error ??= err;
+        continue;
+      }
+      deleted++;
+      if (isPodReady(p)) deletedReady++;
+    }
+    return { deleted, deletedReady, error };
+  }
+
+  /** Creates a pod from the (already prepared) template; undefined when the API refused it. */
+  create(job: Job, template: PodTemplateSpec, generateName?: string): { pod?: Pod; error?: unknown } {
+    try {
+      return { pod: this.control.create(job as unknown as KObject, template, generateName ? { generateName } : {}) };
+    } catch (error) {
+      return { error };
+    }
+  }
+}

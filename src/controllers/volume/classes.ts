@@ -1,0 +1,37 @@
+// StorageClass lookups and the annotations the PV controller and provisioners put on claims and volumes.
+import type { PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
+import type { StorageClass } from 'kubernetes-types/storage/v1.js';
+import type { Registry } from '../../registry/registry.js';
+
+/** The provisioner Bonsai simulates (the default `standard` class uses it). */
+export const simulatedProvisioner = 'bonsai.dev/simulated';
+
+export const ann = {
+  defaultClass: 'storageclass.kubernetes.io/is-default-class',
+  betaDefaultClass: 'storageclass.beta.kubernetes.io/is-default-class',
+  betaClass: 'volume.beta.kubernetes.io/storage-class',
+  storageProvisioner: 'volume.kubernetes.io/storage-provisioner',
+  betaStorageProvisioner: 'volume.beta.kubernetes.io/storage-provisioner',
+  selectedNode: 'volume.kubernetes.io/selected-node',
+  bindCompleted: 'pv.kubernetes.io/bind-completed',
+  boundByController: 'pv.kubernetes.io/bound-by-controller',
+  provisionedBy: 'pv.kubernetes.io/provisioned-by',
+} as const;
+
+/** The default class: annotated default, newest first (upstream picks the most recently created one). */
+export function defaultClass(reg: Registry): StorageClass | undefined {
+  const all = reg.store.list('storage.k8s.io/storageclasses') as unknown as StorageClass[];
+  const defaults = all.filter((c) => c.metadata?.annotations?.[ann.defaultClass] === 'true' || c.metadata?.annotations?.[ann.betaDefaultClass] === 'true');
+  return defaults.sort((a, b) => (b.metadata?.creationTimestamp ?? '').localeCompare(a.metadata?.creationTimestamp ?? '') || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''))[0];
+}
+
+/** The class name a claim asks for: the beta annotation wins over spec.storageClassName; '' means "no class". */
+export function claimClassName(pvc: PersistentVolumeClaim): string | undefined {
+  const a = pvc.metadata?.annotations?.[ann.betaClass];
+  if (a !== undefined) return a;
+  return pvc.spec?.storageClassName ?? undefined;
+}
+
+export function storageClass(reg: Registry, name: string): StorageClass | undefined {
+  return reg.store.get('storage.k8s.io/storageclasses', '', name) as unknown as StorageClass | undefined;
+}

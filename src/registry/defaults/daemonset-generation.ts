@@ -1,0 +1,30 @@
+// The DaemonSet template generation kube-apiserver keeps for apps/v1 objects in an annotation (upstream
+// DeprecatedTemplateGeneration): 1 on create, one more on every change of spec.template.
+import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
+import type { KObject } from '../../machinery/types.js';
+import { deepEqual } from '../validation/common.js';
+
+/** The annotation holding the DaemonSet's template generation (upstream DeprecatedTemplateGeneration). */
+export const templateGenerationAnnotation = 'deprecated.daemonset.template.generation';
+/** The pod label carrying the template generation a pod was created from. */
+export const templateGenerationLabel = 'pod-template-generation';
+
+export function templateGeneration(ds: DaemonSet): number | undefined {
+  const v = ds.metadata?.annotations?.[templateGenerationAnnotation];
+  if (v === undefined || !/^\d+$/.test(v)) return undefined;
+  return Number(v);
+}
+
+/** A new DaemonSet starts at template generation 1. */
+export function prepareDaemonSetCreate(obj: KObject): void {
+  obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [templateGenerationAnnotation]: '1' };
+}
+
+/** The template generation moves on with every change of spec.template, and is kept otherwise. */
+export function prepareDaemonSetUpdate(obj: KObject, old: KObject): void {
+  const oldGen = templateGeneration(old as unknown as DaemonSet) ?? 1;
+  const template = (o: KObject) => (o.spec as DaemonSet['spec'])?.template;
+  const next = deepEqual(template(obj), template(old)) ? oldGen : oldGen + 1;
+  obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [templateGenerationAnnotation]: String(next) };
+}
+
