@@ -1,4 +1,5 @@
-// Composition root: open storage -> build registry -> bootstrap -> start HTTP -> start controllers.
+// Composition root: open storage -> build registry -> bootstrap -> start HTTP -> load and start controllers,
+// scheduler and simulated cluster.
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { SqliteStore } from './storage/sqlite-store.js';
@@ -9,9 +10,8 @@ import { buildServer } from './api/server.js';
 import { openWatches } from './api/watch-stream.js';
 import { ScaledClock, type Clock } from './util/clock.js';
 import { createLogger, type Logger } from './util/logger.js';
-import { selectControllers, startControllers, type ControllerHandle } from './controllers/index.js';
-import { startScheduler } from './scheduler/index.js';
-import { startCluster, type ClusterOptions } from './cluster/index.js';
+import { selectControllers } from './controllers/selection.js';
+import type { ClusterOptions } from './cluster/index.js';
 
 export interface BonsaiOptions {
   host?: string;
@@ -49,6 +49,7 @@ export function databasePath(data: string): string {
 
 export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const log = createLogger(opts.logLevel ?? 'warn');
+  const which = selectControllers(opts.controllers);
   const clock = new ScaledClock(opts.clockSpeed ?? 1);
   const store = new SqliteStore({ path: databasePath(opts.data ?? '.bonsai'), synchronous: opts.synchronous });
   const registry = new Registry(store, allResources, clock, log.child({ component: 'registry' }));
@@ -59,7 +60,12 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const port = typeof addr === 'object' && addr ? addr.port : opts.port ?? 6443;
   const host = opts.host ?? '127.0.0.1';
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const controllers: ControllerHandle = startControllers(registry, clock, log, selectControllers(opts.controllers));
+  // The API answers from here on; controllers, scheduler and kubelets load meanwhile (as kube-apiserver serves
+  // before the controller manager is up) and, being level-triggered, pick up whatever was written in between.
+  const [{ startControllers }, { startScheduler }, { startCluster }] = await Promise.all([
+    import('./controllers/index.js'), import('./scheduler/index.js'), import('./cluster/index.js'),
+  ]);
+  const controllers = startControllers(registry, clock, log, which);
   const scheduler = startScheduler(registry, clock, log.child({ component: 'scheduler' }));
   const cluster = startCluster(registry, clock, log.child({ component: 'cluster' }), opts.cluster ?? {});
   const compactEvery = opts.compactEveryMs ?? 60_000;

@@ -1,5 +1,5 @@
 // Request bodies: JSON, YAML and protobuf, decoded to unknown and narrowed to objects.
-import { parse as parseYaml } from 'yaml';
+import { yaml } from '../util/yaml.js';
 import { badRequest, unsupportedMediaType } from '../machinery/errors.js';
 import { isRecord, type KObject } from '../machinery/types.js';
 import { decodeProtobufBody } from './protobuf.js';
@@ -16,7 +16,7 @@ export function parseBody(raw: Buffer | undefined, contentType: string | undefin
   const text = raw.toString('utf8');
   if (mt === 'application/yaml' || mt === 'application/apply-patch+yaml' || mt === 'application/x-yaml' || mt === 'text/yaml') {
     try {
-      return parseYaml(text, { maxAliasCount: 100 }) as unknown;
+      return yaml().parse(text, { maxAliasCount: 100 }) as unknown;
     } catch (e) {
       throw badRequest(`error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`);
     }

@@ -29,10 +29,17 @@ function statusFor(err: unknown, log: Logger): ApiError {
   return new ApiError(500, 'InternalError', `Internal error occurred: ${e.message ?? String(err)}`);
 }
 
+function noRouteSchemas(): never {
+  throw new Error('Bonsai routes declare no Fastify schemas');
+}
+
 export function buildServer(opts: ServerOptions): FastifyInstance {
   const { reg, log } = opts;
   const app = Fastify({
     bodyLimit: maxBodyBytes, logger: false, forceCloseConnections: true, routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    // No route declares a Fastify schema (the registry validates objects), so Fastify's ajv and
+    // fast-json-stringify compilers are never needed; plain ones spare ~30 ms of start-up loading them.
+    schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
     // Errors Fastify raises before routing (a malformed %-escape in the path) are Status objects too.
     frameworkErrors: (err, _req, reply) => {
       const status = statusFor(err, log);

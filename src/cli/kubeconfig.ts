@@ -1,10 +1,10 @@
 // Writes a kubeconfig whose current context `bonsai` points at the server.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { stringify } from 'yaml';
+import { yaml } from '../util/yaml.js';
 
 export function kubeconfigYaml(url: string): string {
-  return stringify({
+  return yaml().stringify({
     apiVersion: 'v1', kind: 'Config', preferences: {},
     // @kubernetes/client-node (1.x) refuses a plain-http server unless the cluster says insecure-skip-tls-verify;
     // kubectl and client-go ignore the flag for http.

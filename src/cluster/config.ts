@@ -20,7 +20,7 @@
 //     startSeconds: 0.1
 //     defaultRunSeconds: 1
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import { yaml } from '../util/yaml.js';
 import { isRecord } from '../machinery/types.js';
 import { parseQuantity } from '../registry/validation/quantity.js';
 import { defaultTimings, type KubeletTimings } from '../kubelet/types.js';
@@ -108,7 +108,7 @@ export function loadClusterConfig(opts: { clusterFile?: string; nodes?: number }
 export function parseClusterConfig(text: string, source = 'cluster file'): ClusterConfig {
   let doc: unknown;
   try {
-    doc = parse(text);
+    doc = yaml().parse(text);
   } catch (e) {
     throw new ClusterConfigError(`${source}: invalid YAML: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
   }

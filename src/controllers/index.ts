@@ -3,6 +3,7 @@
 import type { Registry } from '../registry/registry.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { controllerNames, selectControllers, type ControllerName } from './selection.js';
 import { GarbageCollector } from './garbage-collector.js';
 import { NamespaceController } from './namespace-controller.js';
 import { ServiceAccountController } from './serviceaccount-controller.js';
@@ -28,53 +29,29 @@ export interface ControllerHandle {
 
 type Factory = (reg: Registry, clock: Clock, log: Logger) => ControllerHandle;
 
-/** Every controller by its kube-controller-manager name (without the `-controller` suffix), in start order. */
-const controllers: Array<[string, Factory]> = [
-  ['garbage-collector', (r, c, l) => new GarbageCollector(r, c, l)],
-  ['namespace', (r, c, l) => new NamespaceController(r, c, l)],
-  ['serviceaccount', (r, c, l) => new ServiceAccountController(r, c, l)],
-  ['disruption', (r, c, l) => new DisruptionController(r, c, l)],
-  ['endpoints', (r, c, l) => new EndpointsController(r, c, l)],
-  ['endpointslice', (r, c, l) => new EndpointSliceController(r, c, l)],
-  ['node-lifecycle', (r, c, l) => new NodeLifecycleController(r, c, l)],
-  ['taint-eviction', (r, c, l) => new TaintEvictionController(r, c, l)],
-  ['pod-garbage-collector', (r, c, l) => new PodGcController(r, c, l)],
-  ['replicaset', (r, c, l) => new ReplicaSetController(r, c, l)],
-  ['deployment', (r, c, l) => new DeploymentController(r, c, l)],
-  ['job', (r, c, l) => new JobController(r, c, l)],
-  ['daemonset', (r, c, l) => new DaemonSetController(r, c, l)],
-  ['cronjob', (r, c, l) => new CronJobController(r, c, l)],
-  ['ttl-after-finished', (r, c, l) => new TtlAfterFinishedController(r, c, l)],
-  ['horizontal-pod-autoscaler', (r, c, l) => new HorizontalPodAutoscalerController(r, c, l)],
-  ['statefulset', (r, c, l) => new StatefulSetController(r, c, l)],
-  ['persistentvolume-binder', (r, c, l) => new VolumeController(r, c, l)],
-];
+/** How each controller is made, by its kube-controller-manager name (the start order is `controllerNames`). */
+const factories: Record<ControllerName, Factory> = {
+  'garbage-collector': (r, c, l) => new GarbageCollector(r, c, l),
+  namespace: (r, c, l) => new NamespaceController(r, c, l),
+  serviceaccount: (r, c, l) => new ServiceAccountController(r, c, l),
+  disruption: (r, c, l) => new DisruptionController(r, c, l),
+  endpoints: (r, c, l) => new EndpointsController(r, c, l),
+  endpointslice: (r, c, l) => new EndpointSliceController(r, c, l),
+  'node-lifecycle': (r, c, l) => new NodeLifecycleController(r, c, l),
+  'taint-eviction': (r, c, l) => new TaintEvictionController(r, c, l),
+  'pod-garbage-collector': (r, c, l) => new PodGcController(r, c, l),
+  replicaset: (r, c, l) => new ReplicaSetController(r, c, l),
+  deployment: (r, c, l) => new DeploymentController(r, c, l),
+  job: (r, c, l) => new JobController(r, c, l),
+  daemonset: (r, c, l) => new DaemonSetController(r, c, l),
+  cronjob: (r, c, l) => new CronJobController(r, c, l),
+  'ttl-after-finished': (r, c, l) => new TtlAfterFinishedController(r, c, l),
+  'horizontal-pod-autoscaler': (r, c, l) => new HorizontalPodAutoscalerController(r, c, l),
+  statefulset: (r, c, l) => new StatefulSetController(r, c, l),
+  'persistentvolume-binder': (r, c, l) => new VolumeController(r, c, l),
+};
 
-export const controllerNames = controllers.map(([n]) => n);
-
-/**
- * Which controllers run, from a kube-controller-manager style `--controllers` list: `*` is all, `name` enables,
- * `-name` disables (names with or without the `-controller` suffix). Unknown names are an error.
- */
-export function selectControllers(spec: readonly string[] = ['*']): Set<string> {
-  const norm = (n: string) => n.replace(/-controller$/, '');
-  const enabled = new Set<string>();
-  const disabled = new Set<string>();
-  let all = false;
-  for (const raw of spec.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)) {
-    if (raw === '*') {
-      all = true;
-      continue;
-    }
-    const off = raw.startsWith('-');
-    const name = norm(off ? raw.slice(1) : raw);
-    if (!controllerNames.includes(name)) throw new Error(`unknown controller "${raw}"; known: ${controllerNames.join(', ')}`);
-    (off ? disabled : enabled).add(name);
-  }
-  return new Set(controllerNames.filter((n) => !disabled.has(n) && (all || enabled.has(n))));
-}
-
-export function startControllers(reg: Registry, clock: Clock, log: Logger, which: Set<string> = selectControllers()): ControllerHandle {
-  const running = controllers.filter(([name]) => which.has(name)).map(([name, make]) => make(reg, clock, log.child({ controller: name })));
+export function startControllers(reg: Registry, clock: Clock, log: Logger, which: Set<ControllerName> = selectControllers()): ControllerHandle {
+  const running = controllerNames.filter((name) => which.has(name)).map((name) => factories[name](reg, clock, log.child({ controller: name })));
   return { stop: () => running.forEach((c) => c.stop()) };
 }

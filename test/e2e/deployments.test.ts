@@ -73,7 +73,11 @@ describe('deployments and replicasets', () => {
     await env.k.ok(['create', 'namespace', 'roll']);
     await env.k.ok(['create', 'deployment', 'web', '-n', 'roll', '--image=nginx:1.25', '--replicas=3']);
     assert.match(await rollout('roll', 'web'), /deployment "web" successfully rolled out/);
-    await env.k.ok(['patch', 'deployment', 'web', '-n', 'roll', '-p', '{"spec":{"strategy":{"rollingUpdate":{"maxSurge":1,"maxUnavailable":0}}}}']);
+    // The default strategy, 25% / 25% of 3 replicas: maxSurge rounds up to 1, maxUnavailable down to 0.
+    assert.deepEqual((await getJson('deployment', 'web', '-n', 'roll')).spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } });
+    const rsWatch = env.k.start(['get', 'rs', '-n', 'roll', '-w', '--output-watch-events', '-o',
+      'jsonpath={.type} {.object.metadata.name} {.object.spec.replicas} {.object.status.availableReplicas}{"\\n"}']);
+    await eventually(() => rsWatch.out().includes('ADDED web-'), 10_000, 'ReplicaSet watch started');
     let maxLive = 0;
     let minAvailable = Infinity;
     const seen = new Set<string>();
@@ -92,7 +96,22 @@ describe('deployments and replicasets', () => {
     const pods = (await getJson('pods', '-n', 'roll')).items as Json[];
     await eventually(async () => (await getJson('pods', '-n', 'roll')).items.length === 3, 15_000, 'old pods gone');
     await watch.stop();
+    rsWatch.stop();
     assert.ok(watch.events > 12, `the watch followed the rollout (${watch.events} events)`);
+    // Replay the ReplicaSet watch: desired replicas never above 3 + 1, available never below 3 - 0.
+    const sets = new Map<string, { desired: number; available: number }>();
+    let rsSteps = 0;
+    for (const line of rsWatch.out().split('\n')) {
+      const [type, name, desired, available] = line.split(' ');
+      if (!type || !name) continue;
+      if (type === 'DELETED') sets.delete(name);
+      else sets.set(name, { desired: Number(desired), available: Number(available || 0) });
+      const total = [...sets.values()].reduce((a, r) => ({ desired: a.desired + r.desired, available: a.available + r.available }), { desired: 0, available: 0 });
+      assert.ok(total.desired <= 4, `ReplicaSets want ${total.desired} pods, above replicas + maxSurge (4)\n${rsWatch.out()}`);
+      assert.ok(total.available >= 3, `ReplicaSets report ${total.available} available, below replicas - maxUnavailable (3)\n${rsWatch.out()}`);
+      rsSteps++;
+    }
+    assert.ok(sets.size === 2 && rsSteps > 6, `the ReplicaSet watch followed the rollout\n${rsWatch.out()}`);
     assert.equal(maxLive, 4, 'the rollout used its one surge pod');
     assert.equal(minAvailable, 3);
     assert.ok(seen.size >= 6, `saw ${seen.size} pods: three old, three new`);

@@ -1,8 +1,16 @@
 // A CronJob schedule as something that answers "when is the next start strictly after t?", with the semantics of
 // the robfig/cron standard parser the upstream controller uses: five fields, the @hourly-style descriptors,
 // `@every <duration>`, and an optional time zone (spec.timeZone, or a legacy `TZ=`/`CRON_TZ=` prefix).
-import { CronExpressionParser } from 'cron-parser';
+import { createRequire } from 'node:module';
+import type { CronExpressionParser as Parser } from 'cron-parser';
 import { cronError } from '../../registry/validation/cron.js';
+
+// cron-parser (with luxon) is loaded on the first CronJob, not at start-up, which it would slow by ~15 ms.
+let parser: typeof Parser | undefined;
+function cronParser(): typeof Parser {
+  parser ??= (createRequire(import.meta.url)('cron-parser') as { CronExpressionParser: typeof Parser }).CronExpressionParser;
+  return parser;
+}
 
 export interface Schedule {
   /** The first start time strictly after `afterMs`, or undefined when the schedule never fires again. */
@@ -40,9 +48,9 @@ function everySchedule(delayMs: number): Schedule {
 }
 
 function cronSchedule(expr: string, tz: string): Schedule {
-  let probe: ReturnType<typeof CronExpressionParser.parse> | undefined;
+  let probe: ReturnType<typeof Parser.parse> | undefined;
   try {
-    probe = CronExpressionParser.parse(expr, { tz, currentDate: new Date(0) });
+    probe = cronParser().parse(expr, { tz, currentDate: new Date(0) });
   } catch {
     // A grammatically valid expression that can never match (`0 0 31 2 *`): it never fires.
     probe = undefined;
@@ -51,7 +59,7 @@ function cronSchedule(expr: string, tz: string): Schedule {
     next(afterMs) {
       if (!probe) return undefined;
       try {
-        const e = CronExpressionParser.parse(expr, { tz, currentDate: new Date(afterMs) });
+        const e = cronParser().parse(expr, { tz, currentDate: new Date(afterMs) });
         const t = e.next().getTime();
         // The parser works at second precision; a start exactly at `afterMs` is not "after" it.
         return t > afterMs ? t : e.next().getTime();
