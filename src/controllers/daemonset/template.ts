@@ -3,7 +3,6 @@
 // (a strategic merge patch restoring the template, the shape `kubectl rollout undo` applies).
 import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
 import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
-import { canonicalJson } from '../workload/hash.js';
 import { revisionHashLabel } from '../workload/history.js';
 import { addDaemonTolerations } from './eligibility.js';
 
