@@ -53,6 +53,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const clock = new ScaledClock(opts.clockSpeed ?? 1);
   const store = new SqliteStore({ path: databasePath(opts.data ?? '.bonsai'), synchronous: opts.synchronous });
   const registry = new Registry(store, allResources, clock, log.child({ component: 'registry' }));
+  store.hub.onListenerError = (err, change) => log.error({ err, resource: change.resource, name: change.object.metadata.name }, 'a change listener failed');
   bootstrap(registry);
   const app = buildServer({ reg: registry, log: log.child({ component: 'api' }), kubernetesVersion: opts.kubernetesVersion });
   await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 6443 });

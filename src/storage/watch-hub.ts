@@ -17,6 +17,8 @@ export type ChangeListener = (change: Change) => void;
 export class WatchHub {
   private readonly byResource = new Map<string, Set<ChangeListener>>();
   private readonly all = new Set<ChangeListener>();
+  /** Told about a listener that threw; the other listeners and later changes are delivered regardless. */
+  onListenerError: (err: unknown, change: Change) => void = () => {};
 
   subscribe(resource: string | '*', listener: ChangeListener): () => void {
     if (resource === '*') {
@@ -31,8 +33,16 @@ export class WatchHub {
 
   publish(change: Change): void {
     const set = this.byResource.get(change.resource);
-    if (set) for (const l of [...set]) l(change);
-    for (const l of [...this.all]) l(change);
+    if (set) for (const l of [...set]) this.deliver(l, change);
+    for (const l of [...this.all]) this.deliver(l, change);
+  }
+
+  private deliver(listener: ChangeListener, change: Change): void {
+    try {
+      listener(change);
+    } catch (err) {
+      this.onListenerError(err, change);
+    }
   }
 
   count(): number {

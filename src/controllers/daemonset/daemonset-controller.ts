@@ -82,14 +82,15 @@ export class DaemonSetController {
     const nodes = this.reg.store.list('core/nodes') as unknown as Node[];
     const { cur, old } = this.constructHistory(ds);
     const hash = cur.metadata?.labels?.[revisionHashLabel] ?? '';
-    let retry = this.manage(ds, nodes, hash);
-    if (ds.spec?.updateStrategy?.type !== 'OnDelete') this.rollingUpdate(ds, nodes, hash);
+    // One instant for the whole pass: a pod judged not yet available must also be the one the requeue waits for.
+    const now = this.reg.clock.nowMs();
+    let retry = this.manage(ds, nodes, hash, now);
+    if (ds.spec?.updateStrategy?.type !== 'OnDelete') this.rollingUpdate(ds, nodes, hash, now);
     this.cleanupHistory(ds, old);
-    retry = minOf(retry, this.updateStatus(ds, nodes, hash));
+    retry = minOf(retry, this.updateStatus(ds, nodes, hash, now));
     // A ready pod turning available (minReadySeconds) may let the rollout move on: look again then.
     const minReady = ds.spec?.minReadySeconds ?? 0;
     if (minReady > 0) {
-      const now = this.reg.clock.nowMs();
       for (const pods of this.podsByNode(ds).values()) for (const p of pods) retry = minOf(retry, msUntilAvailable(p, minReady, now));
     }
     return retry;
@@ -109,9 +110,8 @@ export class DaemonSetController {
     return byNode;
   }
 
-  private manage(ds: DaemonSet, nodes: Node[], hash: string): number | undefined {
+  private manage(ds: DaemonSet, nodes: Node[], hash: string, now: number): number | undefined {
     const byNode = this.podsByNode(ds);
-    const now = this.reg.clock.nowMs();
     const create: string[] = [];
     const remove: Pod[] = [];
     let retry: number | undefined;
@@ -131,7 +131,7 @@ export class DaemonSetController {
     return retry;
   }
 
-  private rollingUpdate(ds: DaemonSet, nodes: Node[], hash: string): void {
+  private rollingUpdate(ds: DaemonSet, nodes: Node[], hash: string, now: number): void {
     const byNode = this.podsByNode(ds);
     const wanted = new Set<string>();
     for (const node of nodes) {
@@ -140,7 +140,7 @@ export class DaemonSetController {
       wanted.add(n);
       if (!byNode.has(n)) byNode.set(n, []);
     }
-    const plan = planRollingUpdate({ ds, hash, nowMs: this.reg.clock.nowMs(), byNode, wanted });
+    const plan = planRollingUpdate({ ds, hash, nowMs: now, byNode, wanted });
     if (plan.deletePods.length || plan.createOnNodes.length) {
       this.log.debug({ ds: keyOf(ds as unknown as KObject), delete: plan.deletePods.map((p) => p.metadata?.name), create: plan.createOnNodes }, 'rolling update step');
     }
@@ -208,9 +208,9 @@ export class DaemonSetController {
     this.history.truncate(old, keep, limit);
   }
 
-  private updateStatus(ds: DaemonSet, nodes: Node[], hash: string): number | undefined {
+  private updateStatus(ds: DaemonSet, nodes: Node[], hash: string, now: number): number | undefined {
     const fresh = (this.reg.store.get('apps/daemonsets', ds.metadata?.namespace ?? '', ds.metadata?.name ?? '') as unknown as DaemonSet | undefined) ?? ds;
-    const { status, recheckInMs } = computeStatus(fresh, nodes, this.podsByNode(fresh), hash, this.reg.clock.nowMs(), true);
+    const { status, recheckInMs } = computeStatus(fresh, nodes, this.podsByNode(fresh), hash, now, true);
     if (sameStatus(fresh.status, status)) return recheckInMs;
     const def = this.reg.find('apps', 'v1', 'daemonsets')!;
     this.reg.guaranteedUpdate(def, ds.metadata?.namespace ?? '', ds.metadata?.name ?? '', (cur) => {
