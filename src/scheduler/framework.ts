@@ -1,5 +1,6 @@
 // The scheduling framework: plugin interfaces, the per-attempt cycle state, filtering and scoring.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import type { Selector } from '../machinery/labels.js';
 import type { NodeInfo } from './node-info.js';
 import type { PodIndex } from './pod-index.js';
@@ -23,6 +24,11 @@ export interface Lookups {
   defaultSelector(pod: Pod): Selector | undefined;
   /** Indexes of assigned pods (optional: without them plugins scan every pod). */
   index?: PodIndex;
+  /** Claims and classes, for VolumeBinding (optional: without them volumes are not checked). */
+  volumes?: {
+    claim(namespace: string, name: string): PersistentVolumeClaim | undefined;
+    storageClass(name: string): StorageClass | undefined;
+  };
 }
 
 /** Everything computed for one attempt to schedule one pod. Plugins keep their pre-computed data here. */
@@ -42,7 +48,8 @@ export class CycleState {
 
 export interface FilterPlugin {
   name: string;
-  preFilter?(s: CycleState): void;
+  /** Pre-computes for the pod; a Failure rejects the pod on every node at once (upstream PreFilter). */
+  preFilter?(s: CycleState): Failure | void;
   filter(s: CycleState, n: NodeInfo): Failure | undefined;
   /** Keep pre-computed data right when preemption simulates removing or re-adding a pod on a node. */
   addPod?(s: CycleState, pi: PodInfo, n: NodeInfo): void;
@@ -58,8 +65,13 @@ export interface ScorePlugin {
   normalize?(s: CycleState, feasible: NodeInfo[], scores: number[]): void;
 }
 
-export function runPreFilters(plugins: FilterPlugin[], s: CycleState): void {
-  for (const p of plugins) p.preFilter?.(s);
+/** Runs every PreFilter; returns the first rejection. */
+export function runPreFilters(plugins: FilterPlugin[], s: CycleState): Failure | undefined {
+  for (const p of plugins) {
+    const f = p.preFilter?.(s);
+    if (f) return f;
+  }
+  return undefined;
 }
 
 export function runFilters(plugins: FilterPlugin[], s: CycleState, n: NodeInfo): Failure | undefined {

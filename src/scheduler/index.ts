@@ -1,6 +1,7 @@
 // The default scheduler: a priority queue with backoff, filter and score plugins, preemption and binding.
 // Wiring: the change feed of pods and nodes keeps the cache and the queue; the loop drains the queue in batches.
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import { fromLabelSelector, labelSelectorMatches, type Requirement } from '../machinery/labels.js';
 import type { LabelSelector } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
@@ -21,7 +22,7 @@ export interface SchedulerHandle {
 }
 
 /** Plugins whose verdict no pod or resource change can alter (only node changes can). */
-const nodeOnlyPlugins = new Set(['NodeUnschedulable', 'NodeName', 'TaintToleration', 'NodeAffinity', 'NoNodes']);
+const nodeOnlyPlugins = new Set(['NodeUnschedulable', 'NodeName', 'TaintToleration', 'NodeAffinity', 'NoNodes', 'VolumeBinding']);
 
 export function responsibleFor(pod: Pod): boolean {
   const phase = pod.status?.phase;
@@ -41,6 +42,10 @@ export function startScheduler(reg: Registry, clock: Clock, log: Logger): Schedu
   const nominatedNode = new Map<string, string>();
   const lookups: Lookups = {
     index: cache.index,
+    volumes: {
+      claim: (ns, name) => reg.store.get('core/persistentvolumeclaims', ns, name) as unknown as PersistentVolumeClaim | undefined,
+      storageClass: (name) => reg.store.get('storage.k8s.io/storageclasses', '', name) as unknown as StorageClass | undefined,
+    },
     nsLabels: (ns) => reg.store.get('core/namespaces', '', ns)?.metadata.labels as Record<string, string> | undefined,
     defaultSelector(pod) {
       const ns = pod.metadata?.namespace ?? '';
@@ -122,6 +127,9 @@ export function startScheduler(reg: Registry, clock: Clock, log: Logger): Schedu
   const stops = [
     reg.store.hub.subscribe('core/nodes', (c) => guard('node', () => syncNode(c.object.metadata.name ?? ''))),
     reg.store.hub.subscribe('core/pods', (c) => guard('pod', () => syncPod(c.object.metadata.namespace ?? '', c.object.metadata.name ?? ''))),
+    // Pods waiting on their claims move when a claim, a volume or a class changes.
+    ...['core/persistentvolumeclaims', 'core/persistentvolumes', 'storage.k8s.io/storageclasses'].map((key) =>
+      reg.store.hub.subscribe(key, () => guard('volume', () => queue.moveParked((e) => e.rejectors.has('VolumeBinding'))))),
     clock.setInterval(() => guard('timer', () => queue.flushLongParked()), 30_000),
   ];
   for (const n of reg.store.list('core/nodes')) guard('node', () => syncNode(n.metadata.name ?? ''));

@@ -98,7 +98,11 @@ export class SchedulingLoop {
       for (const p of this.d.nominatedOn(node)) if (p.key !== pi.key && p.priority >= pi.priority) (out ??= []).push(p);
       return out ?? noPods;
     });
-    runPreFilters(this.d.filters, s);
+    const rejected = runPreFilters(this.d.filters, s);
+    if (rejected) {
+      this.unschedulable(e, pod, s, new Map(nodes.map((n) => [n.name, rejected])), rejected.reasons.join(', '));
+      return;
+    }
     let host: NodeInfo | undefined;
     const nominated = pod.status?.nominatedNodeName ? cache.nodes.get(pod.status.nominatedNodeName) : undefined;
     if (nominated?.node && !runFilters(this.d.filters, s, nominated)) host = nominated;
@@ -129,7 +133,7 @@ export class SchedulingLoop {
     }
   }
 
-  private unschedulable(e: QueuedPod, pod: Pod, s: CycleState, failures: Map<string, Failure>): void {
+  private unschedulable(e: QueuedPod, pod: Pod, s: CycleState, failures: Map<string, Failure>, preFilterMsg = ''): void {
     const rejectors = new Set([...failures.values()].map((f) => f.plugin));
     const pdbs = this.d.reg.store.list('policy/poddisruptionbudgets') as unknown as PodDisruptionBudget[];
     const outcome = preempt(this.d.filters, s, failures, pdbs, this.d.random);
@@ -143,7 +147,7 @@ export class SchedulingLoop {
       this.d.nominate(s.pi, node);
       this.d.log.debug({ pod: e.key, node, victims: outcome.candidate.victims.map((v) => v.key) }, 'preempting');
     }
-    const message = fitErrorMessage(s.allNodes.length, failures.values(), outcome.message);
+    const message = fitErrorMessage(s.allNodes.length, failures.values(), outcome.message, preFilterMsg);
     this.fail(e, pod, message, rejectors, outcome.nominate);
   }
 

@@ -219,4 +219,27 @@ describe('statefulsets', () => {
     await env.k.ok(['delete', 'statefulset/db']);
     await eventually(async () => ((await getJson('pvc', '-l', 'app=db')).items as Json[]).length === 0, 15_000, 'all db claims deleted with the set');
   });
+
+  it('keeps a pod Pending while its claim names a class nobody provides, then starts it once the class exists', async () => {
+    const set = statefulSet('docs', { replicas: 2 });
+    set.spec.volumeClaimTemplates[0].spec.storageClassName = 'my-storage-class';
+    await env.k.ok(['apply', '-f', '-'], { input: list(service('docs'), set) });
+    const message = '0/4 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling..';
+    await eventually(async () => {
+      const events = await env.k.ok(['get', 'events', '--field-selector', 'involvedObject.name=docs-0,reason=FailedScheduling', '-o', 'jsonpath={.items[*].message}']);
+      return events.includes(message);
+    }, 15_000, 'FailedScheduling for the unbound claim');
+    const pending = await getJson('pod', 'docs-0');
+    assert.equal(pending.status.phase, 'Pending');
+    assert.equal(pending.spec.nodeName, undefined);
+    assert.equal((await pods('docs')).length, 1, 'OrderedReady waits on docs-0');
+    assert.equal((await getJson('pvc', 'www-docs-0')).status.phase, 'Pending');
+    // A claim without a class gets the default one when it is created (DefaultStorageClass admission).
+    await env.k.ok(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'classless' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }) });
+    assert.equal((await getJson('pvc', 'classless')).spec.storageClassName, 'standard');
+
+    await env.k.ok(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'my-storage-class' }, provisioner: 'bonsai.dev/simulated', volumeBindingMode: 'Immediate' }) });
+    await eventually(() => allReady('docs', ['docs-0', 'docs-1']), 30_000, 'docs-0 and docs-1 Ready once the class provisions');
+    for (const n of ['www-docs-0', 'www-docs-1']) assert.equal((await getJson('pvc', n)).status.phase, 'Bound');
+  });
 });

@@ -18,12 +18,8 @@ export const ann = {
   provisionedBy: 'pv.kubernetes.io/provisioned-by',
 } as const;
 
-/** The default class: annotated default, newest first (upstream picks the most recently created one). */
-export function defaultClass(reg: Registry): StorageClass | undefined {
-  const all = reg.store.list('storage.k8s.io/storageclasses') as unknown as StorageClass[];
-  const defaults = all.filter((c) => c.metadata?.annotations?.[ann.defaultClass] === 'true' || c.metadata?.annotations?.[ann.betaDefaultClass] === 'true');
-  return defaults.sort((a, b) => (b.metadata?.creationTimestamp ?? '').localeCompare(a.metadata?.creationTimestamp ?? '') || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''))[0];
-}
+/** The default class (the one DefaultStorageClass admission uses). */
+export { defaultStorageClass as defaultClass } from '../../registry/resources/claims.js';
 
 /** The class name a claim asks for: the beta annotation wins over spec.storageClassName; '' means "no class". */
 export function claimClassName(pvc: PersistentVolumeClaim): string | undefined {

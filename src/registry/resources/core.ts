@@ -5,6 +5,7 @@ import { podStrategy } from './pods.js';
 import { namespaceStrategy } from './namespaces.js';
 import { serviceStrategy } from './services.js';
 import { eventFieldSelectors } from './events.js';
+import { admitClaim } from './claims.js';
 
 const rw = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -43,7 +44,7 @@ export const coreResources: ResourceDef[] = [
   },
   { group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', singular: 'serviceaccount', namespaced: true, shortNames: ['sa'], subresources: ['token'] },
   { group: '', version: 'v1', kind: 'Endpoints', plural: 'endpoints', singular: 'endpoints', namespaced: true, shortNames: ['ep'] },
-  { group: '', version: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', singular: 'persistentvolumeclaim', namespaced: true, shortNames: ['pvc'], subresources: ['status'] },
+  { group: '', version: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', singular: 'persistentvolumeclaim', namespaced: true, shortNames: ['pvc'], subresources: ['status'], prepareCreate: admitClaim },
   { group: '', version: 'v1', kind: 'PersistentVolume', plural: 'persistentvolumes', singular: 'persistentvolume', namespaced: false, shortNames: ['pv'], subresources: ['status'] },
   { group: '', version: 'v1', kind: 'LimitRange', plural: 'limitranges', singular: 'limitrange', namespaced: true, shortNames: ['limits'] },
   { group: '', version: 'v1', kind: 'ResourceQuota', plural: 'resourcequotas', singular: 'resourcequota', namespaced: true, shortNames: ['quota'], subresources: ['status'] },

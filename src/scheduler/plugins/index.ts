@@ -6,9 +6,10 @@ import { nodeName, nodePorts, nodeUnschedulable } from './node-basics.js';
 import { balancedAllocationScore, nodeResourcesFitFilter, nodeResourcesFitScore } from './resources.js';
 import { taintTolerationFilter, taintTolerationScore } from './taint-toleration.js';
 import { topologySpreadFilter, topologySpreadScore } from './topology-spread.js';
+import { volumeBinding } from './volume-binding.js';
 
 export const defaultFilters: FilterPlugin[] = [
-  nodeUnschedulable, nodeName, taintTolerationFilter, nodeAffinityFilter, nodePorts, nodeResourcesFitFilter, topologySpreadFilter, interPodAffinityFilter,
+  nodeUnschedulable, nodeName, taintTolerationFilter, nodeAffinityFilter, nodePorts, nodeResourcesFitFilter, volumeBinding, topologySpreadFilter, interPodAffinityFilter,
 ];
 
 export const defaultScores: ScorePlugin[] = [
