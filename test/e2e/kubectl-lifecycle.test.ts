@@ -78,15 +78,18 @@ describe('kubectl object lifecycle', () => {
     for (const [name, cascade] of [['bg', 'background'], ['fg', 'foreground'], ['orph', 'orphan']] as const) {
       await env.k.ok(['apply', '-f', '-'], { input: rsManifest(name) });
       const rs = await getJson('rs', name);
-      const owner = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name, uid: rs.metadata.uid, controller: true, blockOwnerDeletion: true };
-      await env.k.ok(['apply', '-f', '-'], { input: podManifest(`${name}-pod`, { app: name }, owner) });
+      // The ReplicaSet controller creates the dependent: a pod with a controller reference to the set.
+      const podName = await eventually(async () => {
+        const items = (await getJson('pods', '-l', `app=${name}`)).items as Json[];
+        return items.length === 1 && items[0].metadata.ownerReferences?.[0]?.uid === rs.metadata.uid && items[0].metadata.name as string;
+      }, 10_000, `${name}'s pod`);
       assert.match(await env.k.ok(['delete', 'rs', name, `--cascade=${cascade}`]), new RegExp(`replicaset.apps "${name}" deleted`));
       assert.equal(await exists('rs', name), false);
       if (cascade === 'orphan') {
-        const pod = await getJson('pod', `${name}-pod`);
+        const pod = await getJson('pod', podName);
         assert.equal(pod.metadata.ownerReferences, undefined);
       } else {
-        await eventually(async () => !(await exists('pod', `${name}-pod`)), 10_000, `${name}-pod deleted`);
+        await eventually(async () => !(await exists('pod', podName)), 10_000, `${podName} deleted`);
       }
     }
   });
