@@ -2,7 +2,7 @@
 // shapes and formats metrics-server produces (cpu in nanocores, memory in bytes with binary suffixes).
 import type { Container, Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { KObject } from '../machinery/types.js';
-import { quantityValue } from '../machinery/resources.js';
+import { formatScaled, quantityValue } from '../machinery/resources.js';
 import { simAnnotation } from '../kubelet/annotations.js';
 import { containerUsage } from '../kubelet/usage.js';
 import type { Registry } from '../registry/registry.js';
@@ -41,28 +41,12 @@ export interface NodeMetrics extends KObject {
 
 /** A cpu quantity as resource.Quantity prints a DecimalSI value of nanocores: `123456789n`, `250m`, `2`. */
 export function formatNanoCores(nanoCores: number): string {
-  let n = Math.max(0, Math.round(nanoCores));
-  if (n === 0) return '0';
-  const suffixes = ['n', 'u', 'm', '', 'k', 'M', 'G'];
-  let i = 0;
-  while (n % 1000 === 0 && i < suffixes.length - 1) {
-    n /= 1000;
-    i++;
-  }
-  return `${n}${suffixes[i]}`;
+  return formatScaled(Math.max(0, Math.round(nanoCores)), 1000, ['n', 'u', 'm', '', 'k', 'M', 'G']);
 }
 
 /** A memory quantity as resource.Quantity prints a BinarySI value: `12345Ki`, `300Mi`, or plain bytes. */
 export function formatBytes(bytes: number): string {
-  let n = Math.max(0, Math.round(bytes));
-  if (n < 1024) return String(n);
-  const suffixes = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi'];
-  let i = 0;
-  while (n % 1024 === 0 && i < suffixes.length - 1) {
-    n /= 1024;
-    i++;
-  }
-  return `${n}${suffixes[i]}`;
+  return formatScaled(Math.max(0, Math.round(bytes)), 1024, ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi']);
 }
 
 /** A Go duration string for a window of up to a minute (`15.042s`, `15s`). */

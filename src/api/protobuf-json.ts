@@ -5,6 +5,7 @@ import type { Field, Type } from 'protobufjs';
 import { badRequest } from '../machinery/errors.js';
 import { isRecord } from '../machinery/types.js';
 import { omitEmptyFields } from './protobuf-omitempty.js';
+import { formatGoDuration } from '../util/duration.js';
 
 /** Decodes a nested `k8s\0` envelope found inside a RawExtension. */
 export type NestedDecoder = (raw: Buffer) => unknown;
@@ -89,30 +90,6 @@ export function formatTime(seconds: number): string {
 /** meta.v1.MicroTime: RFC3339 in UTC with exactly 6 fractional digits. */
 export function formatMicroTime(seconds: number, nanos: number): string {
   return `${isoSeconds(seconds)}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z`;
-}
-
-function fraction(v: bigint, digits: number): string {
-  const s = v.toString().padStart(digits, '0').replace(/0+$/, '');
-  return s ? '.' + s : '';
-}
-
-/** Formats nanoseconds as Go's time.Duration.String() does: `1h2m3.5s`, `150ms`, `0s`. */
-export function formatGoDuration(nanos: bigint): string {
-  if (nanos === 0n) return '0s';
-  const sign = nanos < 0n ? '-' : '';
-  const u = nanos < 0n ? -nanos : nanos;
-  if (u < 1000n) return `${sign}${u}ns`;
-  if (u < 1000000n) return `${sign}${u / 1000n}${fraction(u % 1000n, 3)}µs`;
-  if (u < 1000000000n) return `${sign}${u / 1000000n}${fraction(u % 1000000n, 6)}ms`;
-  const totalSeconds = u / 1000000000n;
-  let out = `${totalSeconds % 60n}${fraction(u % 1000000000n, 9)}s`;
-  const totalMinutes = totalSeconds / 60n;
-  if (totalMinutes > 0n) {
-    out = `${totalMinutes % 60n}m${out}`;
-    const hours = totalMinutes / 60n;
-    if (hours > 0n) out = `${hours}h${out}`;
-  }
-  return sign + out;
 }
 
 function isEmptyMessage(type: Type, msg: object): boolean {

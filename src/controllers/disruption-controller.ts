@@ -14,6 +14,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { WorkQueue } from './runtime/work-queue.js';
 import { setCondition, type Condition } from './workload/status-conditions.js';
+import { splitKey } from './workload/owner.js';
 
 /** How long an admitted eviction counts against the budget before the pod must be terminating (upstream: 2 minutes). */
 const deletionTimeoutMs = 2 * 60 * 1000;
@@ -60,9 +61,7 @@ export class DisruptionController {
   }
 
   private reconcile(key: string): void | number {
-    const i = key.indexOf('/');
-    const ns = key.slice(0, i);
-    const name = key.slice(i + 1);
+    const { namespace: ns, name } = splitKey(key);
     const pdb = this.reg.store.get('policy/poddisruptionbudgets', ns, name) as unknown as PodDisruptionBudget | undefined;
     if (!pdb) return;
     try {

@@ -10,6 +10,7 @@ import type { Logger } from '../util/logger.js';
 import { finishedCondition } from './cronjob/finished-jobs.js';
 import { WorkQueue } from './runtime/work-queue.js';
 import { statusCode } from './workload/pod-control.js';
+import { splitKey } from './workload/owner.js';
 
 /** Milliseconds until `job` expires (<= 0: expired), or undefined when it needs no clean-up (yet). */
 export function ttlRemainingMs(job: Job, nowMs: number): number | undefined {
@@ -38,9 +39,7 @@ export class TtlAfterFinishedController {
   }
 
   private process(key: string): number | void {
-    const i = key.indexOf('/');
-    const ns = key.slice(0, i);
-    const name = key.slice(i + 1);
+    const { namespace: ns, name } = splitKey(key);
     const job = this.reg.store.get('batch/jobs', ns, name);
     if (!job) return;
     const left = ttlRemainingMs(job as unknown as Job, this.clock.nowMs());

@@ -58,14 +58,3 @@ export function containerID(podUid: string, container: string, restartCount: num
   return `containerd://${sha(`${podUid}/${container}/${restartCount}`)}`;
 }
 
-/** A Go-style duration (`200ms`, `1.5s`, `1m20s`, `5m0s`) as Kubernetes prints them in messages. */
-export function goDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  const totalSec = ms / 1000;
-  const h = Math.floor(totalSec / 3600);
-  const m = Math.floor((totalSec % 3600) / 60);
-  const s = Math.round((totalSec % 60) * 1000) / 1000;
-  if (h > 0) return `${h}h${m}m${s}s`;
-  if (m > 0) return `${m}m${s}s`;
-  return `${s}s`;
-}

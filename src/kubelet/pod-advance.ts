@@ -4,7 +4,8 @@
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { simAnnotation } from './annotations.js';
 import { containerPlan } from './container-plan.js';
-import { containerID, goDuration, imageSize } from './container-ids.js';
+import { containerID, imageSize } from './container-ids.js';
+import { formatGoDurationMs } from '../util/duration.js';
 import type { LogStore } from './log-store.js';
 import type { ContainerRun, PodRun } from './pod-runtime.js';
 import { containerSpecs } from './pod-runtime.js';
@@ -131,7 +132,7 @@ export class PodAdvancer {
         if (c.dueMs === undefined || !this.due(c.dueMs)) return;
         this.ctx.markPulled(spec.image ?? '');
         {
-          const took = goDuration(c.dueMs - (c.pullStartMs ?? c.dueMs));
+          const took = formatGoDurationMs(c.dueMs - (c.pullStartMs ?? c.dueMs));
           this.ctx.event('Normal', 'Pulled', `Successfully pulled image "${spec.image}" in ${took} (${took} including waiting). Image size: ${imageSize(spec.image ?? '')} bytes.`, c);
         }
         this.creating(c, c.dueMs);

@@ -5,6 +5,20 @@ import { parseQuantity } from '../registry/validation/quantity.js';
 /** name -> amount in base units (cpu in cores, memory in bytes, counts as counts). */
 export type ResourceAmounts = Record<string, number>;
 
+/**
+ * An integer amount of the smallest unit written as resource.Quantity prints it: divided by `base` while it
+ * divides evenly, with the matching suffix (`formatScaled(250_000_000, 1000, ['n', 'u', 'm', ''])` is `250m`).
+ */
+export function formatScaled(n: number, base: number, suffixes: readonly string[]): string {
+  if (n === 0) return '0';
+  let i = 0;
+  while (n % base === 0 && i < suffixes.length - 1) {
+    n /= base;
+    i++;
+  }
+  return `${n}${suffixes[i]}`;
+}
+
 /** A quantity's numeric value; unparsable input counts as 0 (validation rejects it before storage). */
 export function quantityValue(q: unknown): number {
   const r = parseQuantity(q);

@@ -1,5 +1,5 @@
-// Human-readable durations as kubectl and the API server's table printers show them
-// (the rules of apimachinery's pkg/util/duration). Input is a duration in milliseconds.
+// Durations: human-readable as kubectl and the API server's table printers show them (the rules of apimachinery's
+// pkg/util/duration, input in milliseconds), and Go's time.Duration text, both ways.
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -70,4 +70,52 @@ export function shortHumanDuration(ms: number): string {
   if (hours < 24) return `${hours}h`;
   if (hours < 24 * 365) return `${Math.trunc(hours / 24)}d`;
   return `${Math.trunc(ms / HOUR / 24 / 365)}y`;
+}
+
+function fraction(v: bigint, digits: number): string {
+  const s = v.toString().padStart(digits, '0').replace(/0+$/, '');
+  return s ? '.' + s : '';
+}
+
+/** Formats nanoseconds as Go's time.Duration.String() does: `1h2m3.5s`, `150ms`, `0s`. */
+export function formatGoDuration(nanos: bigint): string {
+  if (nanos === 0n) return '0s';
+  const sign = nanos < 0n ? '-' : '';
+  const u = nanos < 0n ? -nanos : nanos;
+  if (u < 1000n) return `${sign}${u}ns`;
+  if (u < 1000000n) return `${sign}${u / 1000n}${fraction(u % 1000n, 3)}µs`;
+  if (u < 1000000000n) return `${sign}${u / 1000000n}${fraction(u % 1000000n, 6)}ms`;
+  const totalSeconds = u / 1000000000n;
+  let out = `${totalSeconds % 60n}${fraction(u % 1000000000n, 9)}s`;
+  const totalMinutes = totalSeconds / 60n;
+  if (totalMinutes > 0n) {
+    out = `${totalMinutes % 60n}m${out}`;
+    const hours = totalMinutes / 60n;
+    if (hours > 0n) out = `${hours}h${out}`;
+  }
+  return sign + out;
+}
+
+/** A duration in milliseconds as Go's time.Duration prints it, to the millisecond: `200ms`, `1.5s`, `5m0s`. */
+export function formatGoDurationMs(ms: number): string {
+  return formatGoDuration(BigInt(Math.round(ms)) * 1_000_000n);
+}
+
+const unitMs: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A Go duration string (`90s`, `1h30m`, `1.5h`) in milliseconds, or undefined when it does not parse. */
+export function parseGoDuration(text: string): number | undefined {
+  const re = /([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h)/gy;
+  let total = 0;
+  let pos = 0;
+  if (!text) return undefined;
+  for (;;) {
+    re.lastIndex = pos;
+    const m = re.exec(text);
+    if (!m) break;
+    total += Number(m[1]) * unitMs[m[2]];
+    pos = re.lastIndex;
+    if (pos === text.length) return total;
+  }
+  return undefined;
 }

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Job } from 'kubernetes-types/batch/v1.js';
-import { parseGoDuration, parseSchedule } from '../../src/controllers/cronjob/schedule.js';
+import { parseSchedule } from '../../src/controllers/cronjob/schedule.js';
+import { parseGoDuration } from '../../src/util/duration.js';
 import { dueScheduleTime, mostRecentScheduleTime, nextRequeueDelay } from '../../src/controllers/cronjob/schedule-math.js';
 import { jobFromTemplate, jobNameFor, rfc1123z, rfc3339InZone } from '../../src/controllers/cronjob/job-from-template.js';
 import { jobsBeyondHistory } from '../../src/controllers/cronjob/finished-jobs.js';

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeProtobufBody } from '../../src/api/protobuf.js';
-import { formatGoDuration, formatMicroTime, formatTime } from '../../src/api/protobuf-json.js';
+import { formatMicroTime, formatTime } from '../../src/api/protobuf-json.js';
+import { formatGoDuration } from '../../src/util/duration.js';
 import { ApiError } from '../../src/machinery/errors.js';
 import { projectRoot } from '../../src/util/paths.js';
 

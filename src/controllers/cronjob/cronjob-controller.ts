@@ -10,7 +10,7 @@ import type { ResourceDef } from '../../registry/resource.js';
 import { rfc3339, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { WorkQueue } from '../runtime/work-queue.js';
-import { controllerRef, isControlledBy } from '../workload/owner.js';
+import { controllerRef, isControlledBy, splitKey } from '../workload/owner.js';
 import { errorMessage, statusCode } from '../workload/pod-control.js';
 import { finishedCondition, jobsBeyondHistory } from './finished-jobs.js';
 import { jobFromTemplate, jobNameFor, jobReference, rfc1123z } from './job-from-template.js';
@@ -42,9 +42,7 @@ export class CronJobController {
   }
 
   private sync(key: string): number | void {
-    const i = key.indexOf('/');
-    const ns = key.slice(0, i);
-    const name = key.slice(i + 1);
+    const { namespace: ns, name } = splitKey(key);
     const stored = this.reg.store.get('batch/cronjobs', ns, name);
     if (!stored) return;
     const cj = structuredClone(stored) as unknown as CronJob;

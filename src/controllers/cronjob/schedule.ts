@@ -4,6 +4,7 @@
 import { createRequire } from 'node:module';
 import type { CronExpressionParser as Parser } from 'cron-parser';
 import { cronError } from '../../registry/validation/cron.js';
+import { parseGoDuration } from '../../util/duration.js';
 
 // cron-parser (with luxon) is loaded on the first CronJob, not at start-up, which it would slow by ~15 ms.
 let parser: typeof Parser | undefined;
@@ -21,25 +22,6 @@ const descriptorExpr: Record<string, string> = {
   '@yearly': '0 0 1 1 *', '@annually': '0 0 1 1 *', '@monthly': '0 0 1 * *', '@weekly': '0 0 * * 0',
   '@daily': '0 0 * * *', '@midnight': '0 0 * * *', '@hourly': '0 * * * *',
 };
-
-const unitMs: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** A Go duration string (`90s`, `1h30m`, `1.5h`) in milliseconds, or undefined when it does not parse. */
-export function parseGoDuration(text: string): number | undefined {
-  const re = /([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(ns|us|µs|ms|s|m|h)/gy;
-  let total = 0;
-  let pos = 0;
-  if (!text) return undefined;
-  for (;;) {
-    re.lastIndex = pos;
-    const m = re.exec(text);
-    if (!m) break;
-    total += Number(m[1]) * unitMs[m[2]];
-    pos = re.lastIndex;
-    if (pos === text.length) return total;
-  }
-  return undefined;
-}
 
 /** robfig's ConstantDelaySchedule: at least one second, whole seconds, counted from the second `t` falls in. */
 function everySchedule(delayMs: number): Schedule {

@@ -5,7 +5,6 @@
 import type { ControllerRevision, DaemonSet } from 'kubernetes-types/apps/v1.js';
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
-import { labelSelectorMatches } from '../../machinery/labels.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Registry } from '../../registry/registry.js';
 import type { Clock } from '../../util/clock.js';
@@ -14,7 +13,8 @@ import { WorkQueue } from '../runtime/work-queue.js';
 import { claim } from '../workload/claim.js';
 import { canonicalJson } from '../workload/hash.js';
 import { History, revisionHashLabel } from '../workload/history.js';
-import { controllerRef, keyOf, splitKey } from '../workload/owner.js';
+import { keyOf, splitKey } from '../workload/owner.js';
+import { ownerKeysFor } from '../workload/dependents.js';
 import { PodControl, errorMessage } from '../workload/pod-control.js';
 import { msUntilAvailable } from '../workload/pod-state.js';
 import { pinToNode, placement, targetNodeName } from './eligibility.js';
@@ -41,19 +41,7 @@ export class DaemonSetController {
     this.history = new History(reg);
     const all = () => reg.store.list('apps/daemonsets') as unknown as DaemonSet[];
     this.stops.push(reg.store.hub.subscribe('apps/daemonsets', (c) => c.type !== 'DELETED' && this.queue.add(keyOf(c.object))));
-    this.stops.push(reg.store.hub.subscribe('core/pods', (c) => {
-      for (const o of [c.object, c.previous]) {
-        if (!o) continue;
-        const ref = controllerRef(o);
-        if (ref) {
-          if (ref.kind === 'DaemonSet') this.queue.add(`${o.metadata.namespace}/${ref.name}`);
-          continue;
-        }
-        for (const ds of reg.store.list('apps/daemonsets', o.metadata.namespace) as unknown as DaemonSet[]) {
-          if (labelSelectorMatches(ds.spec?.selector, o.metadata.labels ?? {})) this.queue.add(keyOf(ds as unknown as KObject));
-        }
-      }
-    }));
+    this.stops.push(reg.store.hub.subscribe('core/pods', (c) => ownerKeysFor(reg, c, 'DaemonSet', 'apps/daemonsets').forEach((k) => this.queue.add(k))));
     this.stops.push(reg.store.hub.subscribe('core/nodes', (c) => {
       const cur = c.object as unknown as Node;
       const prev = c.previous as unknown as Node | undefined;

@@ -13,6 +13,7 @@ import type { Logger } from '../../util/logger.js';
 import { WorkQueue } from '../runtime/work-queue.js';
 import { claim } from '../workload/claim.js';
 import { controllerRef, splitKey } from '../workload/owner.js';
+import { ownerKeysFor } from '../workload/dependents.js';
 import { getCondition, newCondition, setCondition } from './deployment-conditions.js';
 import { activeReplicaSets, desiredReplicasAnnotation, hasProgressDeadline, reasons, replicasOf } from './deployment-util.js';
 import { syncDeploymentStatus } from './progress.js';
@@ -42,14 +43,7 @@ export class DeploymentController {
   }
 
   private onReplicaSet(c: Change): void {
-    const ns = c.object.metadata.namespace ?? '';
-    const refs = [controllerRef(c.object), c.previous ? controllerRef(c.previous) : undefined];
-    for (const ref of refs) if (ref?.kind === 'Deployment') this.queue.add(`${ns}/${ref.name}`);
-    if (c.type !== 'DELETED' && !refs[0]) {
-      for (const d of this.reg.store.list('apps/deployments', ns)) {
-        if (labelSelectorMatches((d as unknown as Deployment).spec?.selector, c.object.metadata.labels ?? {})) this.queue.add(`${ns}/${d.metadata.name}`);
-      }
-    }
+    for (const k of ownerKeysFor(this.reg, c, 'Deployment', 'apps/deployments')) this.queue.add(k);
   }
 
   /** Recreate waits for old pods to be gone, so a deleted pod may let it proceed. */

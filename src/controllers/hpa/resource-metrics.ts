@@ -1,6 +1,7 @@
 // Resource metrics as the HPA reads them from metrics.k8s.io: per pod, the sum over its containers (or one
 // container) of cpu in millicores or memory in milli-bytes, stamped with the last scrape. Pods without metrics
 // (not running, node not reporting) are simply absent, as they are from metrics-server.
+import { formatScaled } from '../../machinery/resources.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { podUsageNow, scrapeIntervalMs } from '../../api/metrics-data.js';
 import type { Registry } from '../../registry/registry.js';
@@ -26,15 +27,5 @@ export function resourceMetrics(reg: Registry, pods: Pod[], resource: string, co
 
 /** A milli-unit value as resource.Quantity prints it in DecimalSI: `250m`, `1`, `64M`... */
 export function formatMilli(milli: number): string {
-  let v = Math.round(milli);
-  if (v === 0) return '0';
-  if (v % 1000 !== 0) return `${v}m`;
-  v /= 1000;
-  const suffixes = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
-  let i = 0;
-  while (v % 1000 === 0 && i < suffixes.length - 1) {
-    v /= 1000;
-    i++;
-  }
-  return `${v}${suffixes[i]}`;
+  return formatScaled(Math.round(milli), 1000, ['m', '', 'k', 'M', 'G', 'T', 'P', 'E']);
 }

@@ -15,6 +15,7 @@ import type { Logger } from '../../util/logger.js';
 import { WorkQueue } from '../runtime/work-queue.js';
 import { claim } from '../workload/claim.js';
 import { controllerRef, splitKey } from '../workload/owner.js';
+import { ownerKeysFor } from '../workload/dependents.js';
 import { PodControl, errorMessage } from '../workload/pod-control.js';
 import { isPodActive, isPodTerminating } from '../workload/pod-state.js';
 import { PodIndex } from './pod-index.js';
@@ -44,16 +45,7 @@ export class ReplicaSetController {
   }
 
   private onPod(c: Change): void {
-    const ns = c.object.metadata.namespace ?? '';
-    const refs = [controllerRef(c.object), c.previous ? controllerRef(c.previous) : undefined];
-    for (const ref of refs) if (ref?.kind === 'ReplicaSet') this.queue.add(`${ns}/${ref.name}`);
-    // An orphan (or one just released) may be adopted by any ReplicaSet selecting it.
-    if (c.type !== 'DELETED' && !refs[0]) {
-      for (const rs of this.reg.store.list('apps/replicasets', ns)) {
-        const sel = (rs as unknown as ReplicaSet).spec?.selector;
-        if (labelSelectorMatches(sel, c.object.metadata.labels ?? {})) this.queue.add(`${ns}/${rs.metadata.name}`);
-      }
-    }
+    for (const k of ownerKeysFor(this.reg, c, 'ReplicaSet', 'apps/replicasets')) this.queue.add(k);
   }
 
   /** The active pods the ReplicaSet controls after adoption (of matching orphans) and release (of pods no longer matching). */

@@ -4,7 +4,6 @@
 import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
-import { labelSelectorMatches } from '../../machinery/labels.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Registry } from '../../registry/registry.js';
 import type { Clock } from '../../util/clock.js';
@@ -13,6 +12,7 @@ import { WorkQueue } from '../runtime/work-queue.js';
 import { claim } from '../workload/claim.js';
 import { History } from '../workload/history.js';
 import { controllerRef, splitKey } from '../workload/owner.js';
+import { ownerKeysFor } from '../workload/dependents.js';
 import { byOrdinal, isMemberOf, parentAndOrdinal, podRevision } from './identity.js';
 import { StatefulPodOps } from './pod-ops.js';
 import { resolveRevisions } from './revisions.js';
@@ -31,7 +31,7 @@ export class StatefulSetController {
     this.ops = new StatefulPodOps(reg, new EventRecorder(reg, { component: 'statefulset-controller' }));
     const add = (ns: string | undefined, name: string | undefined) => name && this.queue.add(`${ns ?? ''}/${name}`);
     this.stops.push(reg.store.hub.subscribe('apps/statefulsets', (c) => c.type !== 'DELETED' && add(c.object.metadata.namespace, c.object.metadata.name)));
-    this.stops.push(reg.store.hub.subscribe('core/pods', (c) => this.onPod(c.object)));
+    this.stops.push(reg.store.hub.subscribe('core/pods', (c) => ownerKeysFor(reg, c, 'StatefulSet', 'apps/statefulsets').forEach((k) => this.queue.add(k))));
     // A claim that went away may have to be recreated for a pending pod; the set named in the claim looks again.
     this.stops.push(reg.store.hub.subscribe('core/persistentvolumeclaims', (c) => {
       if (c.type !== 'DELETED') return;
@@ -41,19 +41,6 @@ export class StatefulSetController {
       }
     }));
     for (const s of reg.store.list('apps/statefulsets')) add(s.metadata.namespace, s.metadata.name);
-  }
-
-  /** A pod change wakes its controlling set, or, for an orphan, every set whose selector matches it. */
-  private onPod(pod: KObject): void {
-    const ref = controllerRef(pod);
-    const ns = pod.metadata.namespace ?? '';
-    if (ref) {
-      if (ref.kind === 'StatefulSet') this.queue.add(`${ns}/${ref.name}`);
-      return;
-    }
-    for (const s of this.reg.store.list('apps/statefulsets', ns) as unknown as StatefulSet[]) {
-      if (labelSelectorMatches(s.spec?.selector, pod.metadata.labels ?? {})) this.queue.add(`${ns}/${s.metadata?.name}`);
-    }
   }
 
   private reconcile(key: string): number | void {
