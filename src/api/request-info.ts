@@ -1,5 +1,6 @@
 // Parses a Kubernetes API path into group, version, namespace, resource, name and subresource.
 import { ApiError } from '../machinery/errors.js';
+import type { RequestAttributes, UserInfo } from '../auth/types.js';
 
 /**
  * A path no API serves (unknown group, version or resource): kube-apiserver answers `404 page not found`, which
@@ -55,4 +56,51 @@ export function parseRequestPath(path: string): RequestInfo | undefined {
   info.subresource = rest[2];
   if (rest.length > 3) return undefined;
   return info;
+}
+
+/**
+ * The authorization attributes of a request, as upstream's RequestInfoFactory derives them: resource requests get
+ * the API verb (get, list, watch, create, update, patch, delete, deletecollection), anything else is a
+ * non-resource request authorized by path and the lower-case HTTP method.
+ */
+export function requestAttributes(method: string, url: string, user: UserInfo): RequestAttributes {
+  const qi = url.indexOf('?');
+  const path = qi < 0 ? url : url.slice(0, qi);
+  let info: RequestInfo | undefined;
+  try {
+    info = parseRequestPath(path);
+  } catch {
+    info = undefined; // a malformed %-escape: not a resource request
+  }
+  const base = { user, path, apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
+  if (!info || info.discovery || !info.resource) return { ...base, verb: method.toLowerCase(), resourceRequest: false };
+  const watchParam = qi < 0 ? null : new URLSearchParams(url.slice(qi + 1)).get('watch');
+  const watch = info.watchPath || (watchParam !== null && watchParam !== '0' && watchParam.toLowerCase() !== 'false');
+  let verb: string;
+  switch (method) {
+    case 'GET':
+    case 'HEAD':
+      verb = watch ? 'watch' : info.name === undefined ? 'list' : 'get';
+      break;
+    case 'POST':
+      verb = 'create';
+      break;
+    case 'PUT':
+      verb = 'update';
+      break;
+    case 'PATCH':
+      verb = 'patch';
+      break;
+    case 'DELETE':
+      verb = info.name === undefined ? 'deletecollection' : 'delete';
+      break;
+    default:
+      verb = method.toLowerCase();
+  }
+  // A namespace is addressed by its own name: `namespaces/foo` is in namespace foo for authorization.
+  const namespace = info.namespace ?? (info.group === '' && info.resource === 'namespaces' && info.name ? info.name : '');
+  return {
+    ...base, verb, resourceRequest: true, apiGroup: info.group, apiVersion: info.version, namespace,
+    resource: info.resource, subresource: info.subresource ?? '', name: info.name ?? '',
+  };
 }

@@ -9,6 +9,8 @@ import { registerOpenApi } from './openapi-routes.js';
 import { parseRequestPath, pathNotFound } from './request-info.js';
 import { handleResource } from './resource-handler.js';
 import { versionInfo } from './version.js';
+import { adminUser } from '../auth/types.js';
+import '../auth/fastify-request.js';
 
 export const maxBodyBytes = 3 * 1024 * 1024;
 
@@ -48,6 +50,13 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_req, body, done) => done(null, body));
+
+  // The request chain, in upstream's order: authentication, then authorization, before the body is read.
+  app.decorateRequest('user', null as unknown as typeof adminUser);
+  app.addHook('onRequest', (req, _reply, done) => {
+    req.user = adminUser; // authentication: everyone is the admin until authenticators are configured
+    done();
+  });
 
   // Group commit: writes are committed together after the current turn; no answer leaves before its data is saved.
   app.addHook('onSend', async (_req, _reply, payload) => {
@@ -92,8 +101,9 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     }
     // Reads (and the initial state of watches) see only committed writes.
     if (req.method === 'GET' && reg.store.hasPending()) await reg.store.committed();
-    if (info.group === metricsGroup) handleMetrics(reg, info, req, reply);
-    else handleResource({ reg }, info, req, reply);
+    const acting = reg.as(req.user);
+    if (info.group === metricsGroup) handleMetrics(acting, info, req, reply);
+    else handleResource({ reg: acting }, info, req, reply);
     return reply;
   };
   app.all('/api/*', dispatch);

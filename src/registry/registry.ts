@@ -5,6 +5,7 @@ import { alreadyExists, ApiError, conflict, gone, notFound } from '../machinery/
 import type { KObject } from '../machinery/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import type { UserInfo } from '../auth/types.js';
 import { servedVersions, storageKey, type ResourceDef, type StrategyContext } from './resource.js';
 import { createObject, updateObject, type WriteOptions } from './write.js';
 import { deleteObject, type DeleteOptions } from './delete.js';
@@ -16,6 +17,8 @@ export class Registry {
   private readonly byGVR = new Map<string, ResourceDef>();
   private readonly byKey = new Map<string, ResourceDef>();
   private readonly byGroupKind = new Map<string, ResourceDef>();
+  /** The user this registry view acts for (see `as`); undefined on the root registry. */
+  readonly actor: UserInfo | undefined;
 
   constructor(
     readonly store: SqliteStore,
@@ -40,8 +43,18 @@ export class Registry {
     return this.byKey.get(key);
   }
 
+  /**
+   * A view of this registry acting as `user`: the same resources, store and clock, with writes attributed to
+   * `user` (HTTP requests act as the authenticated user, in-process components as their upstream identity).
+   */
+  as(user: UserInfo): Registry {
+    const view = Object.create(this) as Registry;
+    Object.defineProperty(view, 'actor', { value: user, enumerable: true });
+    return view;
+  }
+
   ctx(dryRun = false): StrategyContext {
-    return { registry: this, clock: this.clock, dryRun };
+    return { registry: this, clock: this.clock, dryRun, user: this.actor };
   }
 
   /** Raw stored objects by storage key (`apps/deployments`); shared, never mutate. */

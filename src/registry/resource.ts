@@ -4,6 +4,7 @@ import type { KObject } from '../machinery/types.js';
 import type { FieldError } from '../machinery/errors.js';
 import type { Clock } from '../util/clock.js';
 import type { Registry } from './registry.js';
+import type { UserInfo } from '../auth/types.js';
 
 export type Subresource = 'status' | 'scale' | 'log' | 'binding' | 'eviction' | 'finalize' | 'exec' | 'attach' | 'portforward' | 'proxy' | 'ephemeralcontainers' | 'resize' | 'token' | 'approval';
 
@@ -13,6 +14,8 @@ export interface StrategyContext {
   registry: Registry;
   clock: Clock;
   dryRun: boolean;
+  /** Who is writing, when known (the registry view's actor). */
+  user?: UserInfo;
 }
 
 export interface ResourceDef {

@@ -1,0 +1,43 @@
+// Who is asking and what they ask for: the shapes authentication, authorization and audit share.
+
+/** An authenticated user, as upstream's user.Info. */
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+export const groups = {
+  masters: 'system:masters',
+  authenticated: 'system:authenticated',
+  unauthenticated: 'system:unauthenticated',
+  serviceAccounts: 'system:serviceaccounts',
+  nodes: 'system:nodes',
+} as const;
+
+/** The identity the generated kubeconfig authenticates as. */
+export const adminUser: UserInfo = { username: 'bonsai-admin', groups: [groups.masters, groups.authenticated] };
+export const anonymousUser: UserInfo = { username: 'system:anonymous', groups: [groups.unauthenticated] };
+
+/** What a request asks to do, as upstream's authorizer.Attributes. */
+export interface RequestAttributes {
+  user: UserInfo;
+  /** get, list, watch, create, update, patch, delete, deletecollection (resource requests); the lower-case HTTP method otherwise. */
+  verb: string;
+  resourceRequest: boolean;
+  /** The URL path (non-resource requests are authorized by it). */
+  path: string;
+  apiGroup: string;
+  apiVersion: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+}
+
+export type Decision = 'allow' | 'deny' | 'noOpinion';
+
+export interface Authorizer {
+  authorize(a: RequestAttributes): { decision: Decision; reason: string };
+}
