@@ -12,6 +12,9 @@ import { ScaledClock, type Clock } from './util/clock.js';
 import { createLogger, type Logger } from './util/logger.js';
 import { selectControllers } from './controllers/selection.js';
 import type { ClusterOptions } from './cluster/index.js';
+import { Authorization, parseAuthorizationModes } from './auth/authorization.js';
+import { AuditLog, parseAuditLevel, type AuditLevel } from './audit/audit-log.js';
+import { componentAuditSink } from './audit/component-audit.js';
 
 export interface BonsaiOptions {
   host?: string;
@@ -28,6 +31,12 @@ export interface BonsaiOptions {
   cluster?: ClusterOptions;
   /** Which controllers run, kube-controller-manager style: `['*']` (default), `['*', '-deployment']`, `['job']`. */
   controllers?: string[];
+  /** `--authorization-mode`: `AlwaysAllow` (default), `RBAC`, or a comma list such as `RBAC,AlwaysAllow`. */
+  authorizationMode?: string | string[];
+  /** `--audit-log`: a file to append audit.k8s.io/v1 Event lines to (`-` for stdout); no audit log when unset. */
+  auditLog?: string;
+  /** `--audit-level`: None, Metadata (default), Request or RequestResponse. */
+  auditLevel?: AuditLevel;
 }
 
 export interface Bonsai {
@@ -50,12 +59,17 @@ export function databasePath(data: string): string {
 export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const log = createLogger(opts.logLevel ?? 'warn');
   const which = selectControllers(opts.controllers);
+  const modes = parseAuthorizationModes(opts.authorizationMode);
+  const auditLevel = parseAuditLevel(opts.auditLevel);
   const clock = new ScaledClock(opts.clockSpeed ?? 1);
   const store = new SqliteStore({ path: databasePath(opts.data ?? '.bonsai'), synchronous: opts.synchronous });
   const registry = new Registry(store, allResources, clock, log.child({ component: 'registry' }));
   store.hub.onListenerError = (err, change) => log.error({ err, resource: change.resource, name: change.object.metadata.name }, 'a change listener failed');
   bootstrap(registry);
-  const app = buildServer({ reg: registry, log: log.child({ component: 'api' }), kubernetesVersion: opts.kubernetesVersion });
+  const authorization = (registry.authorization = new Authorization(modes, store));
+  const audit = opts.auditLog ? new AuditLog(opts.auditLog, auditLevel, log.child({ component: 'audit' })) : undefined;
+  if (audit?.enabled) registry.componentAudit = componentAuditSink(audit, authorization);
+  const app = buildServer({ reg: registry, log: log.child({ component: 'api' }), kubernetesVersion: opts.kubernetesVersion, audit });
   await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 6443 });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port ?? 6443;
@@ -85,6 +99,8 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
       controllers.stop();
       for (const w of [...openWatches]) w();
       await app.close();
+      authorization.stop();
+      await audit?.close();
       store.close();
     },
   };

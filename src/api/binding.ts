@@ -24,7 +24,7 @@ export function bindPod(reg: Registry, namespace: string, name: string, binding:
     spec.nodeName = nodeName;
     cur.spec = spec;
     return cur;
-  }, { dryRun });
+  }, { dryRun, audit: { verb: 'create', subresource: 'binding' } });
   // Upstream sets PodScheduled=True with the node name; the status subresource keeps the two writes apart.
   return dryRun ? bound : setPodScheduled(reg, namespace, name);
 }
@@ -42,5 +42,5 @@ function setPodScheduled(reg: Registry, namespace: string, name: string): KObjec
     else conds.push(scheduled);
     cur.status = status;
     return cur;
-  }, { subresource: 'status' });
+  }, { subresource: 'status', audit: false });
 }

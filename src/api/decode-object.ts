@@ -6,6 +6,7 @@ import type { ResourceDef } from '../registry/resource.js';
 import { checkAgainstSchema } from '../registry/validation/schema.js';
 import { objectBody } from './body.js';
 import { toStorage } from './output.js';
+import { auditOf } from '../audit/http-audit.js';
 
 export function checkKind(def: ResourceDef, version: string, obj: KObject, expectKind = def.kind): void {
   const want = apiVersionOf(def.group, version);
@@ -30,6 +31,7 @@ export function validateFields(def: ResourceDef, version: string, obj: unknown, 
 
 export function decodeObject(def: ResourceDef, version: string, req: FastifyRequest, mode: 'Strict' | 'Warn' | 'Ignore', warnings: string[]): KObject {
   const obj = objectBody(req.body as Buffer | undefined, req.headers['content-type']);
+  auditOf(req)?.recordRequestObject(obj);
   checkKind(def, version, obj);
   validateFields(def, version, obj, mode, warnings);
   obj.apiVersion = apiVersionOf(def.group, version);

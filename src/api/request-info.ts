@@ -58,6 +58,41 @@ export function parseRequestPath(path: string): RequestInfo | undefined {
   return info;
 }
 
+/** The name a list, watch or deletecollection is limited to by `fieldSelector=metadata.name=NAME` (upstream's RequestInfo). */
+function nameFromFieldSelector(query: URLSearchParams): string | undefined {
+  const sel = query.get('fieldSelector');
+  if (!sel) return undefined;
+  let name: string | undefined;
+  for (const term of sel.split(',')) {
+    const m = /^\s*metadata\.name\s*==?\s*(.*?)\s*$/.exec(term);
+    if (m) name = m[1];
+  }
+  // Only a name usable as a path segment counts.
+  return name && name !== '.' && name !== '..' && !/[/%]/.test(name) ? name : undefined;
+}
+
+/** The path without what follows a subresource (`services/x/proxy/some/path`): those parts do not change the attributes. */
+function attributePath(rawPath: string): string {
+  const seg = rawPath.split('/');
+  let i = 1;
+  if (seg[i] === 'apis') i += 2;
+  else if (seg[i] === 'api') i += 1;
+  else return rawPath;
+  i += 1; // the version
+  if (seg[i] === 'watch') i += 1;
+  if (seg[i] === 'namespaces' && seg.length > i + 2 && !(seg.length === i + 3 && (seg[i + 2] === 'status' || seg[i + 2] === 'finalize'))) i += 2;
+  const end = i + 3; // resource, name, subresource
+  return seg.length > end ? seg.slice(0, end).join('/') : rawPath;
+}
+
+function decodedPath(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}
+
 /**
  * The authorization attributes of a request, as upstream's RequestInfoFactory derives them: resource requests get
  * the API verb (get, list, watch, create, update, patch, delete, deletecollection), anything else is a
@@ -65,18 +100,21 @@ export function parseRequestPath(path: string): RequestInfo | undefined {
  */
 export function requestAttributes(method: string, url: string, user: UserInfo): RequestAttributes {
   const qi = url.indexOf('?');
-  const path = qi < 0 ? url : url.slice(0, qi);
+  const rawPath = qi < 0 ? url : url.slice(0, qi);
   let info: RequestInfo | undefined;
   try {
-    info = parseRequestPath(path);
+    info = parseRequestPath(attributePath(rawPath));
   } catch {
     info = undefined; // a malformed %-escape: not a resource request
   }
+  const path = decodedPath(rawPath);
   const base = { user, path, apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
   if (!info || info.discovery || !info.resource) return { ...base, verb: method.toLowerCase(), resourceRequest: false };
-  const watchParam = qi < 0 ? null : new URLSearchParams(url.slice(qi + 1)).get('watch');
+  const query = qi < 0 ? undefined : new URLSearchParams(url.slice(qi + 1));
+  const watchParam = query?.get('watch') ?? null;
   const watch = info.watchPath || (watchParam !== null && watchParam !== '0' && watchParam.toLowerCase() !== 'false');
   let verb: string;
+  let name = info.name;
   switch (method) {
     case 'GET':
     case 'HEAD':
@@ -97,10 +135,11 @@ export function requestAttributes(method: string, url: string, user: UserInfo): 
     default:
       verb = method.toLowerCase();
   }
+  if (name === undefined && query && (verb === 'list' || verb === 'watch' || verb === 'deletecollection')) name = nameFromFieldSelector(query);
   // A namespace is addressed by its own name: `namespaces/foo` is in namespace foo for authorization.
-  const namespace = info.namespace ?? (info.group === '' && info.resource === 'namespaces' && info.name ? info.name : '');
+  const namespace = info.namespace ?? (info.resource === 'namespaces' && info.name ? info.name : '');
   return {
     ...base, verb, resourceRequest: true, apiGroup: info.group, apiVersion: info.version, namespace,
-    resource: info.resource, subresource: info.subresource ?? '', name: info.name ?? '',
+    resource: info.resource, subresource: info.subresource ?? '', name: name ?? '',
   };
 }

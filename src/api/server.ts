@@ -11,6 +11,9 @@ import { handleResource } from './resource-handler.js';
 import { versionInfo } from './version.js';
 import { adminUser } from '../auth/types.js';
 import '../auth/fastify-request.js';
+import { Authorization } from '../auth/authorization.js';
+import { installRequestChain } from '../auth/request-chain.js';
+import type { AuditLog } from '../audit/audit-log.js';
 
 export const maxBodyBytes = 3 * 1024 * 1024;
 
@@ -19,6 +22,8 @@ export interface ServerOptions {
   log: Logger;
   /** Reported by /version; kubectl's dispatcher picks its binary from the minor. */
   kubernetesVersion?: string;
+  /** Where HTTP requests are audited (`--audit-log`). */
+  audit?: AuditLog;
 }
 
 function statusFor(err: unknown, log: Logger): ApiError {
@@ -57,6 +62,8 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     req.user = adminUser; // authentication: everyone is the admin until authenticators are configured
     done();
   });
+  // Then audit, impersonation and authorization (AlwaysAllow unless the registry was given another).
+  installRequestChain(app, { authorization: (reg.authorization ??= new Authorization(['AlwaysAllow'], reg.store)), audit: opts.audit });
 
   // Group commit: writes are committed together after the current turn; no answer leaves before its data is saved.
   app.addHook('onSend', async (_req, _reply, payload) => {

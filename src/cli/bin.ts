@@ -39,11 +39,18 @@ program
   .option('--nodes <n>', 'number of default worker nodes (0: an empty cluster, no GPU node either)', count)
   .option('--cluster <file>', 'YAML cluster file: node pools and kubelet timings')
   .option('--controllers <list>', 'controllers to run, as kube-controller-manager takes them: * for all, -name to disable (e.g. *,-deployment)', '*')
-  .action(async (o: { host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clockSpeed: number; kubernetesVersion: string; nodes?: number; cluster?: string; controllers: string }) => {
+  .option('--authorization-mode <modes>', 'AlwaysAllow, RBAC or AlwaysDeny, or a comma list tried in order (e.g. RBAC,AlwaysAllow)', 'AlwaysAllow')
+  .option('--audit-log <path>', 'append audit.k8s.io/v1 Event lines to this file (- for stdout)')
+  .addOption(new Option('--audit-level <level>', 'what audit events record').choices(['None', 'Metadata', 'Request', 'RequestResponse']).default('Metadata'))
+  .action(async (o: {
+    host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clockSpeed: number; kubernetesVersion: string;
+    nodes?: number; cluster?: string; controllers: string; authorizationMode: string; auditLog?: string; auditLevel: 'None' | 'Metadata' | 'Request' | 'RequestResponse';
+  }) => {
     if (o.data !== ':memory:') mkdirSync(o.data, { recursive: true });
     const bonsai = await startBonsai({
       host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
       cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers],
+      authorizationMode: o.authorizationMode, auditLog: o.auditLog, auditLevel: o.auditLevel,
     });
     // With no data dir, the kubeconfig goes to a per-port temp folder (its path is in the banner line).
     const kubeconfig = o.kubeconfig ?? (o.data === ':memory:' ? join(tmpdir(), `bonsai-${bonsai.port}`, 'kubeconfig') : join(o.data, 'kubeconfig'));

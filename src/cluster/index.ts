@@ -30,7 +30,8 @@ function registerNodes(reg: Registry, clock: Clock, kubelets: KubeletManager, co
   for (const planned of plannedNodes(config)) {
     if (reg.store.get('core/nodes', '', planned.name)) continue;
     const node = buildNode(planned, config.region, kubelets.allocateIndex(), now);
-    created.push(reg.create(def, '', node as unknown as KObject));
+    // A kubelet registers its own Node (as system:node:NAME).
+    created.push(kubelets.nodeRegistry(planned.name).create(def, '', node as unknown as KObject));
   }
   return created;
 }

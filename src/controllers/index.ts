@@ -22,6 +22,8 @@ import { TtlAfterFinishedController } from './ttl-after-finished-controller.js';
 import { HorizontalPodAutoscalerController } from './hpa/hpa-controller.js';
 import { StatefulSetController } from './statefulset/controller.js';
 import { VolumeController } from './volume/controller.js';
+import { ClusterRoleAggregationController } from './clusterrole-aggregation-controller.js';
+import { controllerIdentity } from '../auth/identities.js';
 
 export interface ControllerHandle {
   stop(): void;
@@ -49,9 +51,17 @@ const factories: Record<ControllerName, Factory> = {
   'horizontal-pod-autoscaler': (r, c, l) => new HorizontalPodAutoscalerController(r, c, l),
   statefulset: (r, c, l) => new StatefulSetController(r, c, l),
   'persistentvolume-binder': (r, c, l) => new VolumeController(r, c, l),
+  'clusterrole-aggregation': (r, c, l) => new ClusterRoleAggregationController(r, c, l),
 };
 
+/**
+ * Starts the selected controllers, each acting as its upstream identity (kube-controller-manager with
+ * --use-service-account-credentials: the ServiceAccount kube-system/<client name>).
+ */
 export function startControllers(reg: Registry, clock: Clock, log: Logger, which: Set<ControllerName> = selectControllers()): ControllerHandle {
-  const running = controllerNames.filter((name) => which.has(name)).map((name) => factories[name](reg, clock, log.child({ controller: name })));
+  const running = controllerNames.filter((name) => which.has(name)).map((name) => {
+    const id = controllerIdentity(name);
+    return factories[name](reg.as(id.user, id.component), clock, log.child({ controller: name }));
+  });
   return { stop: () => running.forEach((c) => c.stop()) };
 }

@@ -11,6 +11,7 @@ import { NodeAgent, type StartOptions } from './node-agent.js';
 import { internalIpOf } from './node-status.js';
 import { indexOfPodCidr, internalIpForIndex, podCidrForIndex } from './pod-ips.js';
 import type { NodeAgentView, NodeDirectory } from './types.js';
+import { nodeIdentity } from '../auth/identities.js';
 
 const tickMs = 500;
 const quietStartAbove = 100;
@@ -33,6 +34,12 @@ export class KubeletManager implements NodeDirectory {
 
   constructor(private readonly reg: Registry, private readonly clock: Clock, private readonly log: Logger) {
     for (const n of reg.store.list('core/nodes')) this.claimIndexOf(n);
+  }
+
+  /** The registry as a node's kubelet writes to it: as system:node:NAME in system:nodes. */
+  nodeRegistry(nodeName: string): Registry {
+    const id = nodeIdentity(nodeName);
+    return this.reg.as(id.user, id.component);
   }
 
   /** A node index (pod CIDR and InternalIP slot) nobody uses yet. */
@@ -158,7 +165,7 @@ export class KubeletManager implements NodeDirectory {
       const cidr = podCIDR;
       try {
         const def = this.reg.find('', 'v1', 'nodes')!;
-        cur = this.reg.guaranteedUpdate(def, '', name, (o) => ({
+        cur = this.nodeRegistry(name).guaranteedUpdate(def, '', name, (o) => ({
           ...o,
           metadata: { ...o.metadata, labels: { ...labels, ...o.metadata.labels } },
           spec: (o.spec as Node['spec'])?.podCIDR ? o.spec : { ...(o.spec as object), podCIDR: cidr, podCIDRs: [cidr] },
@@ -169,7 +176,7 @@ export class KubeletManager implements NodeDirectory {
       }
     }
     const internalIP = internalIpOf(cur.status) ?? internalIpForIndex(index ?? this.allocateIndex());
-    const agent = new NodeAgent(this.reg, this.log, { name, uid: cur.metadata?.uid ?? '', internalIP, podCIDR });
+    const agent = new NodeAgent(this.nodeRegistry(name), this.log, { name, uid: cur.metadata?.uid ?? '', internalIP, podCIDR });
     const known = this.podIPsAtStart ? this.podIPsAtStart.get(name) : this.scanPodIPs(name);
     for (const [uid, ip] of known ?? []) agent.adoptPodIP(uid, ip);
     return agent;

@@ -1,5 +1,7 @@
-// Objects every cluster starts with: system namespaces, the kubernetes Service, priority and storage classes.
+// Objects every cluster starts with: system namespaces, the kubernetes Service, priority and storage classes, and
+// the default RBAC roles and bindings (whatever the authorization mode, as on a real cluster).
 import type { KObject } from '../machinery/types.js';
+import { bootstrapPolicy } from '../auth/rbac/bootstrap-policy.js';
 import { ApiError } from '../machinery/errors.js';
 import type { Registry } from './registry.js';
 import { storageKey } from './resource.js';
@@ -45,4 +47,5 @@ export function bootstrap(reg: Registry): void {
     metadata: { name: 'standard', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
     provisioner: 'bonsai.dev/simulated', reclaimPolicy: 'Delete', volumeBindingMode: 'WaitForFirstConsumer',
   });
+  bootstrapPolicy(reg);
 }

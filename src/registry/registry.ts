@@ -6,6 +6,9 @@ import type { KObject } from '../machinery/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { UserInfo } from '../auth/types.js';
+import type { Authorization } from '../auth/authorization.js';
+import type { ComponentInfo } from '../auth/identities.js';
+import type { ComponentAuditSink } from '../audit/component-audit.js';
 import { servedVersions, storageKey, type ResourceDef, type StrategyContext } from './resource.js';
 import { createObject, updateObject, type WriteOptions } from './write.js';
 import { deleteObject, type DeleteOptions } from './delete.js';
@@ -19,6 +22,12 @@ export class Registry {
   private readonly byGroupKind = new Map<string, ResourceDef>();
   /** The user this registry view acts for (see `as`); undefined on the root registry. */
   readonly actor: UserInfo | undefined;
+  /** Set on views of trusted in-process components (controllers, scheduler, kubelets): their writes are audited here. */
+  readonly component: ComponentInfo | undefined;
+  /** The server's authorization (set once at start-up): access reviews and RBAC's escalation checks use it. */
+  authorization: Authorization | undefined;
+  /** Where component writes are audited (set at start-up when an audit log is configured). */
+  componentAudit: ComponentAuditSink | undefined;
 
   constructor(
     readonly store: SqliteStore,
@@ -46,11 +55,29 @@ export class Registry {
   /**
    * A view of this registry acting as `user`: the same resources, store and clock, with writes attributed to
    * `user` (HTTP requests act as the authenticated user, in-process components as their upstream identity).
+   * `component` marks a trusted in-process component: RBAC does not check it, the audit log records its writes.
    */
-  as(user: UserInfo): Registry {
+  as(user: UserInfo, component?: ComponentInfo): Registry {
     const view = Object.create(this) as Registry;
     Object.defineProperty(view, 'actor', { value: user, enumerable: true });
+    Object.defineProperty(view, 'component', { value: component, enumerable: true });
     return view;
+  }
+
+  /** Runs a write of a component view and records it in the audit log (when there is one). */
+  private audited<T>(verb: string, def: ResourceDef, namespace: string, name: string, subresource: string | undefined, okCode: number, write: () => T, objectOf: (r: T) => KObject): T {
+    const sink = this.componentAudit;
+    if (!sink || !this.component || !this.actor) return write();
+    const started = sink.now();
+    const base = { user: this.actor, component: this.component, verb, def, namespace: def.namespaced ? namespace : '', name, subresource: subresource ?? '', started };
+    try {
+      const r = write();
+      sink.record({ ...base, code: okCode, object: objectOf(r) });
+      return r;
+    } catch (error) {
+      sink.record({ ...base, error });
+      throw error;
+    }
   }
 
   ctx(dryRun = false): StrategyContext {
@@ -82,11 +109,13 @@ export class Registry {
   }
 
   create(def: ResourceDef, namespace: string, obj: KObject, opts: WriteOptions = {}): KObject {
-    return createObject(this, def, namespace, obj, opts);
+    if (opts.audit === false) return createObject(this, def, namespace, obj, opts);
+    return this.audited(opts.audit?.verb ?? 'create', def, namespace, obj.metadata?.name ?? '', opts.audit?.subresource ?? opts.subresource, 201,
+      () => createObject(this, def, namespace, obj, opts), (r) => r);
   }
 
   update(def: ResourceDef, namespace: string, name: string, obj: KObject, opts: WriteOptions = {}): KObject {
-    return updateObject(this, def, namespace, name, () => obj, opts);
+    return this.guaranteedUpdate(def, namespace, name, () => obj, opts);
   }
 
   /**
@@ -94,11 +123,13 @@ export class Registry {
    * when the mutation did not pin a resourceVersion itself.
    */
   guaranteedUpdate(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: WriteOptions = {}): KObject {
-    return updateObject(this, def, namespace, name, mutate, opts);
+    if (opts.audit === false) return updateObject(this, def, namespace, name, mutate, opts);
+    return this.audited(opts.audit?.verb ?? 'update', def, namespace, name, opts.audit?.subresource ?? opts.subresource, opts.audit?.verb === 'create' ? 201 : 200,
+      () => updateObject(this, def, namespace, name, mutate, opts), (r) => r);
   }
 
   delete(def: ResourceDef, namespace: string, name: string, opts: DeleteOptions = {}): { object: KObject; deleted: boolean } {
-    return deleteObject(this, def, namespace, name, opts);
+    return this.audited('delete', def, namespace, name, undefined, 200, () => deleteObject(this, def, namespace, name, opts), (r) => r.object);
   }
 
   /** Translates the fixed list of storage errors into API errors for this resource. */

@@ -15,6 +15,11 @@ export interface WriteOptions {
   subresource?: 'status' | 'resize';
   /** Collected `Warning` header texts. */
   warnings?: string[];
+  /**
+   * How a component's write appears in the audit log when it is not a plain create/update (the scheduler's
+   * binding is a `create` of `pods/binding`); false when it belongs to a write already recorded.
+   */
+  audit?: { verb: string; subresource?: string } | false;
 }
 
 const nameChars = 'bcdfghjklmnpqrstvwxz2456789';

@@ -14,6 +14,7 @@ import { podKey, termMatches, type PodInfo } from './pod-info.js';
 import { defaultFilters, defaultScores } from './plugins/index.js';
 import { SchedulingQueue, type QueuedPod } from './queue.js';
 import { SchedulingLoop } from './scheduler.js';
+import { schedulerIdentity } from '../auth/identities.js';
 
 const noPods: PodInfo[] = [];
 
@@ -35,7 +36,9 @@ function mapSelector(sel: Record<string, string> | undefined, labels: Record<str
   return entries.map(([key, v]) => ({ key, op: 'Equals', values: [v] }));
 }
 
-export function startScheduler(reg: Registry, clock: Clock, log: Logger): SchedulerHandle {
+export function startScheduler(root: Registry, clock: Clock, log: Logger): SchedulerHandle {
+  // The scheduler writes (bindings, conditions, events) as kube-scheduler does: as system:kube-scheduler.
+  const reg = root.as(schedulerIdentity.user, schedulerIdentity.component);
   const cache = new SchedulerCache();
   const binder = new Binder(reg);
   const nominated = new Map<string, Map<string, PodInfo>>();

@@ -2,7 +2,9 @@
 import type { ResourceDef } from '../resource.js';
 import { hpaFromV1, hpaToV1 } from './hpa-conversion.js';
 import { coreEventToEventsV1, eventsV1ToCoreEvent, eventFieldSelectors } from './events.js';
-import { selfSubjectAccessReview, selfSubjectReview, selfSubjectRulesReview } from './access-reviews.js';
+import { selfSubjectReview } from './access-reviews.js';
+import { localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesReview, subjectAccessReview } from './authorization-reviews.js';
+import { checkBindingWrite, checkRoleWrite } from '../../auth/rbac/escalation.js';
 
 const createOnly = ['create'];
 
@@ -25,10 +27,31 @@ export const otherResources: ResourceDef[] = [
   { group: 'networking.k8s.io', version: 'v1', kind: 'IngressClass', plural: 'ingressclasses', singular: 'ingressclass', namespaced: false },
   { group: 'networking.k8s.io', version: 'v1', kind: 'NetworkPolicy', plural: 'networkpolicies', singular: 'networkpolicy', namespaced: true, shortNames: ['netpol'], generation: true },
   { group: 'storage.k8s.io', version: 'v1', kind: 'StorageClass', plural: 'storageclasses', singular: 'storageclass', namespaced: false, shortNames: ['sc'] },
-  { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role', plural: 'roles', singular: 'role', namespaced: true },
-  { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'RoleBinding', plural: 'rolebindings', singular: 'rolebinding', namespaced: true },
-  { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', plural: 'clusterroles', singular: 'clusterrole', namespaced: false },
-  { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRoleBinding', plural: 'clusterrolebindings', singular: 'clusterrolebinding', namespaced: false },
+  // Writes of roles and bindings are checked against privilege escalation (the `escalate` and `bind` verbs).
+  {
+    group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role', plural: 'roles', singular: 'role', namespaced: true,
+    prepareCreate: (o, ctx) => checkRoleWrite('roles', o, undefined, ctx), prepareUpdate: (o, old, ctx) => checkRoleWrite('roles', o, old, ctx),
+  },
+  {
+    group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'RoleBinding', plural: 'rolebindings', singular: 'rolebinding', namespaced: true,
+    prepareCreate: (o, ctx) => checkBindingWrite('rolebindings', o, undefined, ctx), prepareUpdate: (o, old, ctx) => checkBindingWrite('rolebindings', o, old, ctx),
+  },
+  {
+    group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', plural: 'clusterroles', singular: 'clusterrole', namespaced: false,
+    prepareCreate: (o, ctx) => checkRoleWrite('clusterroles', o, undefined, ctx), prepareUpdate: (o, old, ctx) => checkRoleWrite('clusterroles', o, old, ctx),
+  },
+  {
+    group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRoleBinding', plural: 'clusterrolebindings', singular: 'clusterrolebinding', namespaced: false,
+    prepareCreate: (o, ctx) => checkBindingWrite('clusterrolebindings', o, undefined, ctx), prepareUpdate: (o, old, ctx) => checkBindingWrite('clusterrolebindings', o, old, ctx),
+  },
+  {
+    group: 'authorization.k8s.io', version: 'v1', kind: 'SubjectAccessReview', plural: 'subjectaccessreviews', singular: 'subjectaccessreview',
+    namespaced: false, verbs: createOnly, virtualCreate: subjectAccessReview,
+  },
+  {
+    group: 'authorization.k8s.io', version: 'v1', kind: 'LocalSubjectAccessReview', plural: 'localsubjectaccessreviews', singular: 'localsubjectaccessreview',
+    namespaced: true, verbs: createOnly, virtualCreate: localSubjectAccessReview,
+  },
   {
     group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview', plural: 'selfsubjectaccessreviews', singular: 'selfsubjectaccessreview',
     namespaced: false, verbs: createOnly, virtualCreate: selfSubjectAccessReview,

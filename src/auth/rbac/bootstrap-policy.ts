@@ -1,0 +1,66 @@
+// Creates the default RBAC policy (roles, cluster roles and their bindings) when missing, as kube-apiserver's
+// bootstrap-roles post-start hook does, whatever the authorization mode: a real cluster always has them.
+import type { KObject } from '../../machinery/types.js';
+import { ApiError } from '../../machinery/errors.js';
+import type { Registry } from '../../registry/registry.js';
+import { storageKey, type ResourceDef } from '../../registry/resource.js';
+import { controllerRoleBindings, controllerRoles } from './bootstrap-controller-roles.js';
+import { clusterRoleBindings, clusterRoles, namespacedRoleBindings, namespacedRoles } from './bootstrap-roles.js';
+import { subjectJson, type BindingSpec, type RoleSpec } from './policy-dsl.js';
+import { rbacGroup } from './policy-rule.js';
+
+const apiVersion = `${rbacGroup}/v1`;
+
+function metadata(name: string, namespace: string | undefined, labels: Record<string, string> = {}): KObject['metadata'] {
+  const meta: KObject['metadata'] = {
+    name, labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults', ...labels }, annotations: { 'rbac.authorization.kubernetes.io/autoupdate': 'true' },
+  };
+  if (namespace) meta.namespace = namespace;
+  return meta;
+}
+
+export function roleObject(kind: 'Role' | 'ClusterRole', spec: RoleSpec, namespace?: string): KObject {
+  const obj: KObject = { apiVersion, kind, metadata: metadata(spec.name, namespace, spec.labels) };
+  if (spec.aggregateFrom) {
+    obj.aggregationRule = { clusterRoleSelectors: [{ matchLabels: { [`rbac.authorization.k8s.io/aggregate-to-${spec.aggregateFrom}`]: 'true' } }] };
+  } else obj.rules = spec.rules ?? [];
+  return obj;
+}
+
+export function bindingObject(kind: 'RoleBinding' | 'ClusterRoleBinding', spec: BindingSpec, namespace?: string): KObject {
+  const obj: KObject = { apiVersion, kind, metadata: metadata(spec.name, namespace), roleRef: { apiGroup: rbacGroup, kind: spec.roleRef.kind, name: spec.roleRef.name } };
+  if (spec.subjects.length) obj.subjects = spec.subjects.map(subjectJson);
+  return obj;
+}
+
+/** Every default object, in creation order (roles before the bindings naming them). */
+export function defaultPolicy(): Array<{ plural: string; namespace: string; obj: KObject }> {
+  return [
+    ...[...clusterRoles, ...controllerRoles].map((s) => ({ plural: 'clusterroles', namespace: '', obj: roleObject('ClusterRole', s) })),
+    ...[...clusterRoleBindings, ...controllerRoleBindings].map((s) => ({ plural: 'clusterrolebindings', namespace: '', obj: bindingObject('ClusterRoleBinding', s) })),
+    ...namespacedRoles.map((s) => ({ plural: 'roles', namespace: s.namespace, obj: roleObject('Role', s, s.namespace) })),
+    ...namespacedRoleBindings.map((s) => ({ plural: 'rolebindings', namespace: s.namespace, obj: bindingObject('RoleBinding', s, s.namespace) })),
+  ];
+}
+
+/** Creates the default policy objects that do not exist (a data directory keeps what a user changed). */
+export function bootstrapPolicy(reg: Registry): number {
+  const defs = new Map<string, ResourceDef>();
+  let created = 0;
+  for (const { plural, namespace, obj } of defaultPolicy()) {
+    let def = defs.get(plural);
+    if (!def) {
+      def = reg.find(rbacGroup, 'v1', plural);
+      if (!def) continue;
+      defs.set(plural, def);
+    }
+    if (reg.getStored(storageKey(def), namespace, obj.metadata.name ?? '')) continue;
+    try {
+      reg.create(def, namespace, obj);
+      created++;
+    } catch (e) {
+      if (!(e instanceof ApiError && (e.code === 409 || e.code === 404))) throw e;
+    }
+  }
+  return created;
+}

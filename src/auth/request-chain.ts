@@ -1,0 +1,60 @@
+// The request chain after authentication, in upstream's order: audit (RequestReceived), impersonation, then
+// authorization. Denials are upstream's 403 Status; every response carries an Audit-Id.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { requestAttributes } from '../api/request-info.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { beginRequestAudit, recordRequestBody, recordResponse } from '../audit/http-audit.js';
+import { forbiddenError, type Authorization } from './authorization.js';
+import { impersonate, impersonationHeaders } from './impersonation.js';
+import '../auth/fastify-request.js';
+
+export interface RequestChainOptions {
+  authorization: Authorization;
+  audit?: AuditLog;
+}
+
+const validAuditId = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * Impersonation and authorization of one request (its user already authenticated in `req.user`); throws the
+ * ApiError the request is answered with when it may not proceed.
+ */
+export function authorizeRequest(req: FastifyRequest, reply: FastifyReply, opts: RequestChainOptions): void {
+  const attrs = requestAttributes(req.method, req.url, req.user);
+  const sent = req.headers['audit-id'];
+  const auditId = typeof sent === 'string' && validAuditId.test(sent) ? sent : (opts.audit?.newId() ?? crypto.randomUUID());
+  reply.header('Audit-Id', auditId);
+  const audit = opts.audit?.enabled ? beginRequestAudit(opts.audit, auditId, req, reply, attrs) : undefined;
+  const headers = impersonationHeaders(req.raw.rawHeaders);
+  if (headers.size) {
+    req.user = impersonate(req.user, headers, opts.authorization);
+    audit?.impersonated(req.user);
+    attrs.user = req.user;
+  }
+  const { decision, reason } = opts.authorization.authorize(attrs);
+  audit?.annotate(decision === 'allow' ? 'allow' : 'forbid', reason);
+  if (decision !== 'allow') throw forbiddenError(attrs, reason);
+}
+
+/** Adds the chain to the server; call after the authentication hook is added. */
+export function installRequestChain(app: FastifyInstance, opts: RequestChainOptions): void {
+  app.addHook('onRequest', (req, reply, done) => {
+    try {
+      authorizeRequest(req, reply, opts);
+    } catch (err) {
+      done(err as Error);
+      return;
+    }
+    done();
+  });
+  const audit = opts.audit;
+  if (!audit?.enabled) return;
+  app.addHook('preHandler', (req, _reply, done) => {
+    recordRequestBody(audit, req);
+    done();
+  });
+  app.addHook('onSend', (req, reply, payload, done) => {
+    recordResponse(audit, req, reply, payload);
+    done(null, payload);
+  });
+}
