@@ -23,7 +23,8 @@ export function authorizeRequest(req: FastifyRequest, reply: FastifyReply, opts:
   const attrs = requestAttributes(req.method, req.url, req.user);
   const sent = req.headers['audit-id'];
   const auditId = typeof sent === 'string' && validAuditId.test(sent) ? sent : (opts.audit?.newId() ?? crypto.randomUUID());
-  reply.header('Audit-Id', auditId);
+  // Set on the raw response so that hijacked replies (watches) carry it too.
+  reply.raw.setHeader('Audit-Id', auditId);
   const audit = opts.audit?.enabled ? beginRequestAudit(opts.audit, auditId, req, reply, attrs) : undefined;
   const headers = impersonationHeaders(req.raw.rawHeaders);
   if (headers.size) {
