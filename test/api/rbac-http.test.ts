@@ -130,8 +130,10 @@ describe('RBAC over HTTP', () => {
     await req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'audited-cm' }, data: { a: '1' } });
     const w = await openWatch(`${env.b.url}/api/v1/namespaces/default/configmaps?watch=true&timeoutSeconds=1`);
     await w.ended;
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     let lines: Array<Record<string, any>> = [];
     for (let i = 0; i < 50; i++) {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
       lines = readFileSync(auditPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
       if (lines.some((l) => l.verb === 'watch' && l.stage === 'ResponseComplete')) break;
       await new Promise((r) => setTimeout(r, 100));

@@ -13,7 +13,7 @@ import { impersonate } from '../../src/auth/impersonation.js';
 import { requestAttributes } from '../../src/api/request-info.js';
 import { ruleAllows, toPolicyRule } from '../../src/auth/rbac/policy-rule.js';
 import { compactRules, uncovered } from '../../src/auth/rbac/escalation.js';
-import { aggregatedRules } from '../../src/controllers/clusterrole-aggregation-controller.js';
+import { aggregatedRules } from '../../src/auth/rbac/aggregation.js';
 import { ApiError } from '../../src/machinery/errors.js';
 import type { KObject } from '../../src/machinery/types.js';
 import type { UserInfo } from '../../src/auth/types.js';

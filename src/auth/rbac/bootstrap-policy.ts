@@ -8,6 +8,7 @@ import { controllerRoleBindings, controllerRoles } from './bootstrap-controller-
 import { clusterRoleBindings, clusterRoles, namespacedRoleBindings, namespacedRoles } from './bootstrap-roles.js';
 import { subjectJson, type BindingSpec, type RoleSpec } from './policy-dsl.js';
 import { rbacGroup } from './policy-rule.js';
+import { aggregatedRules } from './aggregation.js';
 
 const apiVersion = `${rbacGroup}/v1`;
 
@@ -33,10 +34,31 @@ export function bindingObject(kind: 'RoleBinding' | 'ClusterRoleBinding', spec: 
   return obj;
 }
 
+/**
+ * The default ClusterRoles, with admin, edit and view already holding what the aggregation controller would give
+ * them (so that they are usable from the first request and the controller finds nothing to do).
+ */
+function defaultClusterRoles(): KObject[] {
+  const roles = [...clusterRoles, ...controllerRoles].map((s) => roleObject('ClusterRole', s));
+  for (let pass = 0; pass < 4; pass++) {
+    let changed = false;
+    for (const role of roles) {
+      if (!role.aggregationRule) continue;
+      const rules = aggregatedRules(role, roles);
+      if (JSON.stringify(rules) !== JSON.stringify(role.rules ?? [])) {
+        role.rules = rules;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+  }
+  return roles;
+}
+
 /** Every default object, in creation order (roles before the bindings naming them). */
 export function defaultPolicy(): Array<{ plural: string; namespace: string; obj: KObject }> {
   return [
-    ...[...clusterRoles, ...controllerRoles].map((s) => ({ plural: 'clusterroles', namespace: '', obj: roleObject('ClusterRole', s) })),
+    ...defaultClusterRoles().map((obj) => ({ plural: 'clusterroles', namespace: '', obj })),
     ...[...clusterRoleBindings, ...controllerRoleBindings].map((s) => ({ plural: 'clusterrolebindings', namespace: '', obj: bindingObject('ClusterRoleBinding', s) })),
     ...namespacedRoles.map((s) => ({ plural: 'roles', namespace: s.namespace, obj: roleObject('Role', s, s.namespace) })),
     ...namespacedRoleBindings.map((s) => ({ plural: 'rolebindings', namespace: s.namespace, obj: bindingObject('RoleBinding', s, s.namespace) })),
