@@ -60,14 +60,13 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const log = createLogger(opts.logLevel ?? 'warn');
   const which = selectControllers(opts.controllers);
   const modes = parseAuthorizationModes(opts.authorizationMode);
-  const auditLevel = parseAuditLevel(opts.auditLevel);
+  const audit = opts.auditLog ? new AuditLog(opts.auditLog, parseAuditLevel(opts.auditLevel), log.child({ component: 'audit' })) : undefined;
   const clock = new ScaledClock(opts.clockSpeed ?? 1);
   const store = new SqliteStore({ path: databasePath(opts.data ?? '.bonsai'), synchronous: opts.synchronous });
   const registry = new Registry(store, allResources, clock, log.child({ component: 'registry' }));
   store.hub.onListenerError = (err, change) => log.error({ err, resource: change.resource, name: change.object.metadata.name }, 'a change listener failed');
   bootstrap(registry);
   const authorization = (registry.authorization = new Authorization(modes, store));
-  const audit = opts.auditLog ? new AuditLog(opts.auditLog, auditLevel, log.child({ component: 'audit' })) : undefined;
   if (audit?.enabled) registry.componentAudit = componentAuditSink(audit, authorization);
   const app = buildServer({ reg: registry, log: log.child({ component: 'api' }), kubernetesVersion: opts.kubernetesVersion, audit });
   await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 6443 });

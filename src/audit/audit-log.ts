@@ -1,7 +1,7 @@
 // The audit log: audit.k8s.io/v1 Event JSON lines (`--audit-log PATH`, `-` for stdout) at one policy level, written
 // through a bounded buffer so that a slow disk never holds up a request (events past the bound are dropped, counted
 // and reported once).
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { Logger } from '../util/logger.js';
@@ -92,7 +92,14 @@ export class AuditLog {
   constructor(readonly path: string, readonly level: AuditLevel, private readonly log: Logger) {
     if (path === '-') this.out = process.stdout;
     else {
-      this.ownStream = createWriteStream(path, { flags: 'a', mode: 0o600 });
+      // Opened now, so that a path that cannot be written is refused at start-up.
+      let fd: number;
+      try {
+        fd = openSync(path, 'a', 0o600);
+      } catch (e) {
+        throw new Error(`cannot open the audit log ${path}: ${(e as Error).message}`);
+      }
+      this.ownStream = createWriteStream(path, { fd });
       this.ownStream.on('error', (err) => {
         if (!this.warned) this.log.error({ err, path }, 'audit log: writing failed; events are dropped');
         this.warned = true;
