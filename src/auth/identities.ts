@@ -74,6 +74,12 @@ export function controllerIdentity(controller: string): ComponentIdentity {
   return { user, component: { userAgent: agent('kube-controller-manager', `/${user.username}`) } };
 }
 
+/** kube-controller-manager's own identity (it creates the controllers' ServiceAccounts). */
+export const controllerManagerIdentity: ComponentIdentity = {
+  user: { username: 'system:kube-controller-manager', groups: [groups.authenticated] },
+  component: { userAgent: agent('kube-controller-manager') },
+};
+
 export const schedulerIdentity: ComponentIdentity = {
   user: { username: 'system:kube-scheduler', groups: [groups.authenticated] },
   component: { userAgent: agent('kube-scheduler', '/scheduler') },

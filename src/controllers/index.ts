@@ -23,7 +23,7 @@ import { HorizontalPodAutoscalerController } from './hpa/hpa-controller.js';
 import { StatefulSetController } from './statefulset/controller.js';
 import { VolumeController } from './volume/controller.js';
 import { ClusterRoleAggregationController } from './clusterrole-aggregation-controller.js';
-import { controllerIdentity } from '../auth/identities.js';
+import { controllerClientNames, controllerIdentity, controllerManagerIdentity } from '../auth/identities.js';
 
 export interface ControllerHandle {
   stop(): void;
@@ -59,9 +59,25 @@ const factories: Record<ControllerName, Factory> = {
  * --use-service-account-credentials: the ServiceAccount kube-system/<client name>).
  */
 export function startControllers(reg: Registry, clock: Clock, log: Logger, which: Set<ControllerName> = selectControllers()): ControllerHandle {
+  ensureControllerServiceAccounts(reg, controllerNames.filter((name) => which.has(name)));
   const running = controllerNames.filter((name) => which.has(name)).map((name) => {
     const id = controllerIdentity(name);
     return factories[name](reg.as(id.user, id.component), clock, log.child({ controller: name }));
   });
   return { stop: () => running.forEach((c) => c.stop()) };
+}
+
+/** kube-controller-manager creates the ServiceAccount each controller acts as, in kube-system, before starting it. */
+function ensureControllerServiceAccounts(root: Registry, names: ControllerName[]): void {
+  const def = root.find('', 'v1', 'serviceaccounts');
+  if (!def) return;
+  const reg = root.as(controllerManagerIdentity.user, controllerManagerIdentity.component);
+  for (const client of new Set(names.map((n) => controllerClientNames[n]))) {
+    if (!client || root.getStored('core/serviceaccounts', 'kube-system', client)) continue;
+    try {
+      reg.create(def, 'kube-system', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: client, namespace: 'kube-system' } });
+    } catch (err) {
+      root.log.debug({ err, serviceAccount: client }, 'creating a controller ServiceAccount failed');
+    }
+  }
 }

@@ -85,6 +85,9 @@ describe('RBAC with kubectl', () => {
       assert.match(names, new RegExp(`^clusterrole.rbac.authorization.k8s.io/${n}$`, 'm'));
     }
     assert.match(await env.k.ok(['get', 'clusterrolebinding', 'cluster-admin', '-o', 'yaml']), /kind: Group\n\s+name: system:masters/);
+    // Each controller's identity is a ServiceAccount in kube-system, bound to its role.
+    await env.k.ok(['get', 'serviceaccount', 'replicaset-controller', '-n', 'kube-system']);
+    assert.match(await env.k.ok(['get', 'clusterrolebinding', 'system:controller:replicaset-controller', '-o', 'yaml']), /kind: ServiceAccount\n\s+name: replicaset-controller\n\s+namespace: kube-system/);
 
     await env.k.ok(['apply', '-f', '-'], {
       input: 'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: widget-viewer\n  labels:\n    rbac.authorization.k8s.io/aggregate-to-view: "true"\n'
