@@ -107,9 +107,12 @@ export function requestAttributes(method: string, url: string, user: UserInfo): 
   } catch {
     info = undefined; // a malformed %-escape: not a resource request
   }
-  const path = decodedPath(rawPath);
-  const base = { user, path, apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
-  if (!info || info.discovery || !info.resource) return { ...base, verb: method.toLowerCase(), resourceRequest: false };
+  if (!info || info.discovery || !info.resource) {
+    return {
+      user, verb: method.toLowerCase(), resourceRequest: false, path: decodedPath(rawPath), apiGroup: '', apiVersion: '', namespace: '',
+      resource: '', subresource: '', name: '',
+    };
+  }
   const query = qi < 0 ? undefined : new URLSearchParams(url.slice(qi + 1));
   const watchParam = query?.get('watch') ?? null;
   const watch = info.watchPath || (watchParam !== null && watchParam !== '0' && watchParam.toLowerCase() !== 'false');
@@ -139,7 +142,7 @@ export function requestAttributes(method: string, url: string, user: UserInfo): 
   // A namespace is addressed by its own name: `namespaces/foo` is in namespace foo for authorization.
   const namespace = info.namespace ?? (info.resource === 'namespaces' && info.name ? info.name : '');
   return {
-    ...base, verb, resourceRequest: true, apiGroup: info.group, apiVersion: info.version, namespace,
+    user, verb, resourceRequest: true, path: rawPath, apiGroup: info.group, apiVersion: info.version, namespace,
     resource: info.resource, subresource: info.subresource ?? '', name: name ?? '',
   };
 }
