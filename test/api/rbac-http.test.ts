@@ -135,20 +135,22 @@ describe('RBAC over HTTP', () => {
     for (let i = 0; i < 50; i++) {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       lines = readFileSync(auditPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
-      if (lines.some((l) => l.verb === 'watch' && l.stage === 'ResponseComplete')) break;
+      const watchDone = lines.some((l) => l.verb === 'watch' && l.objectRef?.resource === 'configmaps' && l.stage === 'ResponseComplete');
+      if (watchDone && lines.some((l) => l.stage === 'ResponseComplete' && l.objectRef?.name === 'audited-cm')) break;
       await new Promise((r) => setTimeout(r, 100));
     }
+    const seen = () => JSON.stringify(lines.map((l) => [l.stage, l.verb, l.objectRef?.resource, l.objectRef?.name])).slice(-2000);
     const created = lines.find((l) => l.stage === 'ResponseComplete' && l.verb === 'create' && l.objectRef?.name === 'audited-cm');
-    assert.ok(created);
+    assert.ok(created, seen());
     assert.deepEqual(Object.keys(created), ['kind', 'apiVersion', 'level', 'auditID', 'stage', 'requestURI', 'verb', 'user', 'sourceIPs', 'userAgent', 'objectRef', 'responseStatus', 'requestObject', 'responseObject', 'requestReceivedTimestamp', 'stageTimestamp', 'annotations']);
     assert.equal(created.level, 'RequestResponse');
     assert.deepEqual(created.requestObject.data, { a: '1' });
     assert.equal(created.responseObject.metadata.name, 'audited-cm');
     assert.match(created.stageTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     const watchStages = lines.filter((l) => l.verb === 'watch' && l.objectRef?.resource === 'configmaps').map((l) => l.stage);
-    assert.deepEqual(watchStages, ['RequestReceived', 'ResponseStarted', 'ResponseComplete']);
+    assert.deepEqual(watchStages, ['RequestReceived', 'ResponseStarted', 'ResponseComplete'], seen());
     const forbidden = lines.find((l) => l.stage === 'ResponseComplete' && l.responseStatus?.code === 403 && l.impersonatedUser?.username === 'jane');
-    assert.equal(forbidden?.responseStatus.status, 'Failure');
+    assert.equal(forbidden?.responseStatus.status, 'Failure', seen());
     assert.equal(forbidden?.annotations['authorization.k8s.io/decision'], 'forbid');
   });
 });
