@@ -124,6 +124,9 @@ describe('RBAC over HTTP', () => {
     assert.equal((await req('GET', '/apis/__proto__/v1/constructor/prototype', undefined, as('x', 'constructor'))).status, 404);
     assert.equal((await req('GET', '/apis/__proto__/v1/constructor/other', undefined, as('x', 'constructor'))).status, 403);
     noPollution();
+    // Namespaced roles cannot name URLs; resource rules need groups.
+    assertStatus(await req('POST', '/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { metadata: { name: 'urls' }, rules: [{ nonResourceURLs: ['/healthz'], verbs: ['get'] }, { resources: ['pods'], verbs: ['get'] }] }), 422, 'Invalid',
+      'Role.rbac.authorization.k8s.io "urls" is invalid: [rules[0].nonResourceURLs: Invalid value: []string{"/healthz"}: namespaced rules cannot apply to non-resource URLs, rules[1].apiGroups: Required value: resource rules must supply at least one api group]');
   });
 
   it('records what the audit level asks for, a watch with ResponseStarted, and nothing of bodies below Request', async () => {

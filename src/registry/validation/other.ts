@@ -4,17 +4,27 @@ import { isRecord, type KObject } from '../../machinery/types.js';
 import { arr, deepEqual, rec, str, validateLabelSelector, type Errs } from './common.js';
 import { isValidPercent } from './names.js';
 
-export function validateRole(obj: KObject): Errs {
+/** Go's %#v of a string list, as upstream's field errors print one. */
+const goStrings = (v: unknown[]) => `[]string{${v.map((x) => JSON.stringify(String(x))).join(', ')}}`;
+const invalidUrls = (field: string, urls: unknown[], detail: string): Errs[number] => ({ type: 'FieldValueInvalid', field, message: `Invalid value: ${goStrings(urls)}: ${detail}` });
+
+/** A Role's or ClusterRole's rules, as upstream's ValidatePolicyRule (namespaced roles cannot name URLs). */
+export function validateRole(obj: KObject, namespaced: boolean): Errs {
   const errs: Errs = [];
   arr(obj.rules).forEach((r, i) => {
     const rule = rec(r);
     const p = `rules[${i}]`;
     if (arr(rule.verbs).length === 0) errs.push(fieldRequired(`${p}.verbs`, 'verbs must contain at least one value'));
     const urls = arr(rule.nonResourceURLs);
-    if (urls.length > 0 && (arr(rule.resources).length > 0 || arr(rule.apiGroups).length > 0)) {
-      errs.push(fieldInvalid(`${p}.nonResourceURLs`, urls, 'rules cannot apply to both regular resources and non-resource URLs'));
+    if (urls.length > 0) {
+      if (namespaced) errs.push(invalidUrls(`${p}.nonResourceURLs`, urls, 'namespaced rules cannot apply to non-resource URLs'));
+      if (arr(rule.resources).length > 0 || arr(rule.apiGroups).length > 0 || arr(rule.resourceNames).length > 0) {
+        errs.push(invalidUrls(`${p}.nonResourceURLs`, urls, 'rules cannot apply to both regular resources and non-resource URLs'));
+      }
+      return;
     }
-    if (urls.length === 0 && arr(rule.resources).length === 0) errs.push(fieldRequired(`${p}.resources`, 'resource rules must supply at least one resource'));
+    if (arr(rule.apiGroups).length === 0) errs.push(fieldRequired(`${p}.apiGroups`, 'resource rules must supply at least one api group'));
+    if (arr(rule.resources).length === 0) errs.push(fieldRequired(`${p}.resources`, 'resource rules must supply at least one resource'));
   });
   return errs;
 }
