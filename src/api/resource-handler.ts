@@ -1,6 +1,6 @@
 // CRUD, list and watch on a resource collection or item; subresources are dispatched to their own module.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest, methodNotAllowed } from '../machinery/errors.js';
+import { ApiError, badRequest, methodNotAllowed } from '../machinery/errors.js';
 import { isRecord, type KObject } from '../machinery/types.js';
 import type { Registry, DeleteOptions } from '../registry/registry.js';
 import { allVerbs, type ResourceDef } from '../registry/resource.js';
@@ -37,6 +37,15 @@ function respondObject(reg: Registry, req: FastifyRequest, reply: FastifyReply, 
     if (json) reply.code(code).type('application/json').send(json);
     else reply.code(code).send(s);
   }
+}
+
+/** What a DELETE of a kind that does not return the deleted object answers once the object is gone. */
+function deletedStatus(def: ResourceDef, obj: KObject): Record<string, unknown> {
+  const details: Record<string, unknown> = { name: obj.metadata.name ?? '' };
+  if (def.group) details.group = def.group;
+  details.kind = def.plural; // upstream puts the resource here
+  if (obj.metadata.uid) details.uid = obj.metadata.uid;
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
 }
 
 export function deleteOptions(q: Query, body: unknown): DeleteOptions {
@@ -115,15 +124,15 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
         if (!verbAllowed(def, 'deletecollection')) throw methodNotAllowed();
         const opts = deleteOptions(q, parseBody(req.body as Buffer | undefined, req.headers['content-type']));
         const r = reg.list(def, ns, { labelSelector: str(q, 'labelSelector'), fieldSelector: str(q, 'fieldSelector') });
-        const out: KObject[] = [];
         for (const o of r.items) {
           try {
-            out.push(reg.delete(def, o.metadata.namespace ?? '', o.metadata.name ?? '', opts).object);
-          } catch {
-            /* deleted meanwhile */
+            reg.delete(def, o.metadata.namespace ?? '', o.metadata.name ?? '', opts);
+          } catch (e) {
+            if (!(e instanceof ApiError && e.code === 404)) throw e; // deleted meanwhile
           }
         }
-        reply.send(listBody(def, version, out, { resourceVersion: String(reg.store.revision()) }));
+        // Upstream answers with the list it deleted, as it was listed.
+        reply.send(listBody(def, version, r.items, { resourceVersion: r.resourceVersion }));
         return;
       }
       default:
@@ -153,7 +162,10 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
       if (!verbAllowed(def, 'delete')) throw methodNotAllowed();
       const opts = deleteOptions(q, parseBody(req.body as Buffer | undefined, req.headers['content-type']));
       const r = reg.delete(def, ns ?? '', name, opts);
-      return respondObject(reg, req, reply, def, version, r.object, 200);
+      // 202 when the object stays (finalizers, graceful deletion) and the client asked for cascading deletion.
+      const code = !r.deleted && opts.orphanDependents === false ? 202 : 200;
+      if (r.deleted && !def.returnDeletedObject) return void reply.code(code).send(deletedStatus(def, r.object));
+      return respondObject(reg, req, reply, def, version, r.object, code);
     }
     default:
       throw methodNotAllowed();

@@ -6,6 +6,7 @@ import { formatLabelSelector } from '../machinery/labels.js';
 import { isRecord, type KObject, type LabelSelector } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceDef } from '../registry/resource.js';
+import { matchesResourceVersion } from '../registry/write.js';
 import { objectBody } from './body.js';
 import { decodeObject } from './decode-object.js';
 import { served } from './output.js';
@@ -59,8 +60,7 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
     }
     const replicas = (next.spec as { replicas?: unknown } | undefined)?.replicas;
     if (typeof replicas !== 'number' || !Number.isInteger(replicas)) throw badRequest('spec.replicas: Required value');
-    const rv = next.metadata?.resourceVersion;
-    if (rv && rv !== cur.metadata.resourceVersion) throw conflict({ group: def.group, resource: def.plural }, name);
+    if (!matchesResourceVersion(next.metadata?.resourceVersion, cur.metadata.resourceVersion)) throw conflict({ group: def.group, resource: def.plural }, name);
     const spec = { ...(cur.spec as object), replicas };
     return { ...cur, spec };
   }, { dryRun: dryRun(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions'), fieldManager: str(q, 'fieldManager') });

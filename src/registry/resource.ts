@@ -37,6 +37,13 @@ export interface ResourceDef {
   generation?: boolean;
   /** Status is kept from create input (e.g. nodes registering with status); otherwise reset on create when there is a status subresource. */
   keepStatusOnCreate?: boolean;
+  /**
+   * The status a kind always serialises, as upstream's Go encoding of its (non-pointer) status struct does: `{}`, or
+   * the zero values of the fields without `omitempty` (ReplicaSet `{replicas: 0}`). Every write fills in what is missing.
+   */
+  emptyStatus?: Record<string, unknown>;
+  /** DELETE answers with the object (upstream's ReturnDeletedObject: pods, services, ...); otherwise with a Success Status. */
+  returnDeletedObject?: boolean;
   /** Default deletion propagation when the client sends none. */
   defaultPropagation?: 'Orphan' | 'Background';
   fieldSelectors?: Record<string, FieldGetter>;
