@@ -18,8 +18,12 @@ export interface HandlerContext {
   reg: Registry;
 }
 
+/** Adds `Warning: 299 - "text"` values to those the reply already carries. */
 export function sendWarnings(reply: FastifyReply, warnings: string[]): void {
-  if (warnings.length) reply.header('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', '));
+  if (!warnings.length) return;
+  const have = reply.getHeader('Warning');
+  const values = [...(typeof have === 'string' && have ? [have] : []), ...warnings.map((w) => `299 - ${JSON.stringify(w)}`)];
+  reply.header('Warning', values.join(', '));
 }
 
 function verbAllowed(def: ResourceDef, verb: string): boolean {
@@ -78,6 +82,8 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
   if (!def) throw pathNotFound();
   if (info.namespace !== undefined && !def.namespaced) throw pathNotFound();
   const ns = def.namespaced ? info.namespace : undefined;
+  // Upstream adds a deprecated API's warning before it handles the request, so even errors carry it.
+  if (def.deprecationWarning) sendWarnings(reply, [def.deprecationWarning]);
   if (info.subresource) return handleSubresource(ctx, def, info, req, reply);
   const q = query(req);
   const method = req.method;
@@ -89,6 +95,9 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
     if (!verbAllowed(def, 'watch')) throw methodNotAllowed();
     const fieldSelector = name ? [`metadata.name=${name}`, str(q, 'fieldSelector')].filter(Boolean).join(',') : str(q, 'fieldSelector');
     const sendInitial = str(q, 'sendInitialEvents');
+    // The watch stream writes its head on the raw response: hand it the warnings set so far.
+    const warning = reply.getHeader('Warning');
+    if (warning !== undefined) reply.raw.setHeader('Warning', warning);
     return streamWatch(reg, {
       def, version, namespace: ns,
       opts: { labelSelector: str(q, 'labelSelector'), fieldSelector, resourceVersion: str(q, 'resourceVersion'), resourceVersionMatch: str(q, 'resourceVersionMatch'), sendInitialEvents: sendInitial === undefined ? undefined : sendInitial === 'true' },

@@ -42,6 +42,8 @@ export interface ResourceDef {
    * the zero values of the fields without `omitempty` (ReplicaSet `{replicas: 0}`). Every write fills in what is missing.
    */
   emptyStatus?: Record<string, unknown>;
+  /** A warning every request on the resource carries, as upstream warns about deprecated APIs (v1 Endpoints). */
+  deprecationWarning?: string;
   /** DELETE answers with the object (upstream's ReturnDeletedObject: pods, services, ...); otherwise with a Success Status. */
   returnDeletedObject?: boolean;
   /** Default deletion propagation when the client sends none. */

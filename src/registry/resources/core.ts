@@ -55,7 +55,10 @@ export const coreResources: ResourceDef[] = [
     fieldSelectors: { 'spec.clusterIP': pathGetter('spec.clusterIP'), 'spec.type': pathGetter('spec.type') }, ...serviceStrategy,
   },
   { group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', singular: 'serviceaccount', namespaced: true, shortNames: ['sa'], subresources: ['token'], returnDeletedObject: true },
-  { group: '', version: 'v1', kind: 'Endpoints', plural: 'endpoints', singular: 'endpoints', namespaced: true, shortNames: ['ep'] },
+  {
+    group: '', version: 'v1', kind: 'Endpoints', plural: 'endpoints', singular: 'endpoints', namespaced: true, shortNames: ['ep'],
+    deprecationWarning: 'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice',
+  },
   { group: '', version: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', singular: 'persistentvolumeclaim', namespaced: true, shortNames: ['pvc'], subresources: ['status'], emptyStatus: {}, returnDeletedObject: true, prepareCreate: admitClaim },
   { group: '', version: 'v1', kind: 'PersistentVolume', plural: 'persistentvolumes', singular: 'persistentvolume', namespaced: false, shortNames: ['pv'], subresources: ['status'], emptyStatus: {}, returnDeletedObject: true },
   { group: '', version: 'v1', kind: 'LimitRange', plural: 'limitranges', singular: 'limitrange', namespaced: true, shortNames: ['limits'] },
