@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { badRequest, notFound, unsupportedMediaType } from '../machinery/errors.js';
 import { isRecord, type KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
-import { storageKey, type ResourceDef } from '../registry/resource.js';
+import { storageKey, type PartialWrite, type ResourceDef } from '../registry/resource.js';
 import { rfc3339 } from '../util/clock.js';
 import { mediaType, parseBody } from './body.js';
 import { checkKind, validateFields } from './decode-object.js';
@@ -23,7 +23,7 @@ export function applyPatch(type: 'json' | 'merge' | 'strategic', current: KObjec
   return obj;
 }
 
-export function handlePatch(reg: Registry, def: ResourceDef, version: string, namespace: string, name: string, req: FastifyRequest, subresource: 'status' | 'resize' | undefined, warnings: string[]): { object: KObject; created: boolean } {
+export function handlePatch(reg: Registry, def: ResourceDef, version: string, namespace: string, name: string, req: FastifyRequest, subresource: 'status' | PartialWrite | undefined, warnings: string[]): { object: KObject; created: boolean } {
   const q = query(req);
   const ct = req.headers['content-type'];
   const type = patchTypeOf(mediaType(ct));

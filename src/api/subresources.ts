@@ -1,11 +1,12 @@
-// Subresources: status, scale, binding, eviction, log, finalize; exec/attach/portforward answer 400.
+// Subresources: status, scale, resize, ephemeralcontainers, binding, eviction, log, finalize, token; exec, attach,
+// portforward and proxy answer 400.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Scale } from 'kubernetes-types/autoscaling/v1.js';
 import { ApiError, badRequest, conflict, methodNotAllowed } from '../machinery/errors.js';
 import { formatLabelSelector } from '../machinery/labels.js';
 import { isRecord, type KObject, type LabelSelector } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
-import type { ResourceDef } from '../registry/resource.js';
+import type { PartialWrite, ResourceDef } from '../registry/resource.js';
 import { matchesResourceVersion } from '../registry/write.js';
 import { objectBody } from './body.js';
 import { decodeObject } from './decode-object.js';
@@ -68,7 +69,7 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
 }
 
 /** status and resize: the object itself, where a write may change only that subresource's part. */
-function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply, part: 'status' | 'resize'): void {
+function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply, part: 'status' | PartialWrite): void {
   const ns = info.namespace ?? '';
   const name = info.name ?? '';
   const q = query(req);
@@ -98,6 +99,17 @@ function handleFinalize(reg: Registry, def: ResourceDef, info: RequestInfo, req:
   reply.send(served(def, info.version, { ...out, spec: next.spec }));
 }
 
+/**
+ * Subresources that would reach into a running container, node or service (exec, attach, portforward, proxy): they
+ * answer for an object that exists, with the methods upstream accepts, one 400 naming the subresource.
+ */
+function noContainers(reg: Registry, def: ResourceDef, info: RequestInfo, method: string, sub: string): never {
+  const methods = sub === 'proxy' ? ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] : ['GET', 'POST'];
+  if (!methods.includes(method)) throw methodNotAllowed();
+  reg.get(def, info.namespace ?? '', info.name ?? '');
+  throw badRequest(`${def.plural}/${sub} is not supported: bonsai simulates pods and runs no containers`);
+}
+
 export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void {
   const sub = info.subresource ?? '';
   const { reg } = ctx;
@@ -108,7 +120,8 @@ export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: R
     case 'scale':
       return handleScale(reg, def, info, req, reply);
     case 'resize':
-      return handleObjectPart(reg, def, info, req, reply, 'resize');
+    case 'ephemeralcontainers':
+      return handleObjectPart(reg, def, info, req, reply, sub);
     case 'finalize':
       return handleFinalize(reg, def, info, req, reply);
     case 'binding':
@@ -131,7 +144,7 @@ export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: R
     case 'attach':
     case 'portforward':
     case 'proxy':
-      throw badRequest(`${sub} is not supported: bonsai simulates pods and runs no containers`);
+      return noContainers(reg, def, info, req.method, sub);
     default:
       throw methodNotAllowed();
   }

@@ -8,6 +8,9 @@ import type { UserInfo } from '../auth/types.js';
 
 export type Subresource = 'status' | 'scale' | 'log' | 'binding' | 'eviction' | 'finalize' | 'exec' | 'attach' | 'portforward' | 'proxy' | 'ephemeralcontainers' | 'resize' | 'token' | 'approval';
 
+/** Subresources that write one part of their object (see ResourceDef.partialWrites). */
+export type PartialWrite = 'resize' | 'ephemeralcontainers';
+
 export const allVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 export interface StrategyContext {
@@ -64,10 +67,10 @@ export interface ResourceDef {
   /** Shares another resource's storage (events.k8s.io events are core/v1 events): its key and stored apiVersion. */
   sharedStorage?: { key: string; apiVersion: string };
   /**
-   * Subresources other than status that write one part of the object (pods/resize): what the write takes from
-   * the request, and the validation that replaces the object's own.
+   * Subresources other than status that write one part of the object (pods/resize, pods/ephemeralcontainers): what
+   * the write takes from the request, and the validation that replaces the object's own.
    */
-  partialWrites?: Partial<Record<'resize', { merge: (current: KObject, request: KObject) => KObject; validate: (obj: KObject, old: KObject) => FieldError[] }>>;
+  partialWrites?: Partial<Record<PartialWrite, { merge: (current: KObject, request: KObject) => KObject; validate: (obj: KObject, old: KObject) => FieldError[] }>>;
   /** Create-only virtual resources (e.g. SelfSubjectAccessReview): compute the response, store nothing. */
   virtualCreate?: (obj: KObject, ctx: StrategyContext) => KObject;
   /** Read-only resources computed on demand by their own handler (metrics.k8s.io): listed in discovery, never stored. */

@@ -5,15 +5,18 @@ import type { KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
 import { applyDefaults } from './defaults/index.js';
 import { validateObject } from './validation/index.js';
-import { storageKey, type ResourceDef } from './resource.js';
+import { storageKey, type PartialWrite, type ResourceDef } from './resource.js';
 import type { Registry } from './registry.js';
 import { fillEmptyStatus } from './empty-status.js';
 
 export interface WriteOptions {
   dryRun?: boolean;
   fieldManager?: string;
-  /** 'status' writes only .status; 'resize' only container resources (pods); anything else everything but .status. */
-  subresource?: 'status' | 'resize';
+  /**
+   * 'status' writes only .status; a partial write ('resize', 'ephemeralcontainers') only the part its def declares;
+   * anything else everything but .status.
+   */
+  subresource?: 'status' | PartialWrite;
   /** Collected `Warning` header texts. */
   warnings?: string[];
 }
