@@ -124,7 +124,7 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
       case 'POST': {
         if (!verbAllowed(def, 'create')) throw methodNotAllowed();
         if (def.namespaced && ns === undefined) throw methodNotAllowed('the server does not allow this method on the requested resource');
-        const obj = decodeObject(def, version, req, fieldValidation(q), warnings);
+        const obj = decodeObject(reg, def, version, req, fieldValidation(q), warnings);
         const created = reg.create(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), warnings });
         sendWarnings(reply, warnings);
         return respondObject(reg, req, reply, def, version, created, 201);
@@ -156,7 +156,7 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
     }
     case 'PUT': {
       if (!verbAllowed(def, 'update')) throw methodNotAllowed();
-      const obj = decodeObject(def, version, req, fieldValidation(q, 'UpdateOptions'), warnings);
+      const obj = decodeObject(reg, def, version, req, fieldValidation(q, 'UpdateOptions'), warnings);
       const updated = reg.update(def, ns ?? '', name, obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), warnings });
       sendWarnings(reply, warnings);
       return respondObject(reg, req, reply, def, version, updated);

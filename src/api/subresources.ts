@@ -77,7 +77,7 @@ function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestInfo, re
   let out: KObject;
   if (req.method === 'GET') out = reg.get(def, ns, name);
   else if (req.method === 'PUT') {
-    const obj = decodeObject(def, info.version, req, fieldValidation(q, 'UpdateOptions'), warnings);
+    const obj = decodeObject(reg, def, info.version, req, fieldValidation(q, 'UpdateOptions'), warnings);
     out = reg.update(def, ns, name, obj, { dryRun: dryRun(q, 'UpdateOptions'), subresource: part, warnings });
   } else if (req.method === 'PATCH') out = handlePatch(reg, def, info.version, ns, name, req, part, warnings).object;
   else throw methodNotAllowed();
