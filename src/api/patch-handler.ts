@@ -19,7 +19,8 @@ export function applyPatch(type: 'json' | 'merge' | 'strategic', current: KObjec
   else out = applyStrategicMergePatch(current, patch, gvk);
   if (!isRecord(out)) throw badRequest('the patch produced something that is not an object');
   const obj = out as KObject;
-  if (!isRecord(obj.metadata)) obj.metadata = {};
+  // A metadata of the wrong type is left for the decoding check to refuse, in the patch type's words.
+  if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   return obj;
 }
 
@@ -59,6 +60,7 @@ export function handlePatch(reg: Registry, def: ResourceDef, version: string, na
     const patched = applyPatch(type, served(def, version, cur), patch, gvk);
     if (type === 'strategic') checkPatchedStrategic(def, version, patched, patch, mode, warnings);
     else checkPatchedJson(def, version, patched, mode, warnings);
+    if (!isRecord(patched.metadata)) throw badRequest('metadata: expected an object');
     return toStorage(def, version, patched);
   }, opts);
   return { object, created: false };
