@@ -89,6 +89,8 @@ describe('ephemeral containers', () => {
     const pod = (await req('GET', `${PODS}/target`)).body;
     assertStatus(await req('PUT', `${PODS}/target`, { ...pod, spec: { ...pod.spec, ephemeralContainers: [first] } }), 422, 'Invalid', /pod updates may not change fields/);
     assertStatus(await req('POST', sub, pod), 405, 'MethodNotAllowed');
+    assertStatus(await req('POST', PODS, { metadata: { name: 'born-with' }, spec: { containers: [{ name: 'main', image: 'nginx' }], ephemeralContainers: [debuggerContainer('dbg')] } }),
+      422, 'Invalid', 'Pod "born-with" is invalid: spec.ephemeralContainers: Forbidden: cannot be set on create');
     assertStatus(await req('GET', `${PODS}/nope/ephemeralcontainers`), 404, 'NotFound', 'pods "nope" not found');
   });
 

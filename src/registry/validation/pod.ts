@@ -225,11 +225,13 @@ export function validatePodSpec(specIn: unknown, path: string): Errs {
 export function validatePodTemplate(template: unknown, path: string): Errs {
   if (!isRecord(template)) return [fieldRequired(path)];
   const meta = rec(template.metadata);
-  return [
+  const errs = [
     ...validateLabels(meta.labels, `${path}.metadata.labels`),
     ...validateAnnotations(meta.annotations, `${path}.metadata.annotations`),
     ...validatePodSpec(template.spec, `${path}.spec`),
   ];
+  if (arr(rec(template.spec).ephemeralContainers).length) errs.push(fieldForbidden(`${path}.spec.ephemeralContainers`, 'ephemeral containers not allowed in pod template'));
+  return errs;
 }
 
 const podUpdateMessage = 'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,'
