@@ -43,6 +43,7 @@ function subVerbs(sub: string): string[] {
   if (sub === 'binding' || sub === 'eviction' || sub === 'token') return ['create'];
   if (sub === 'log') return ['get'];
   if (sub === 'finalize') return ['update'];
+  if (sub === 'proxy') return ['create', 'delete', 'get', 'patch', 'update'];
   return ['create', 'get'];
 }
 

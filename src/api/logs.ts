@@ -34,11 +34,14 @@ export function rfc3339NanoFixed(ms: number): string {
 interface Names {
   containers: string[];
   init: string[];
+  ephemeral: string[];
 }
 
 function names(pod: KObject): Names {
-  const spec = pod.spec as { containers?: Array<{ name: string }>; initContainers?: Array<{ name: string }> } | undefined;
-  return { containers: (spec?.containers ?? []).map((c) => c.name), init: (spec?.initContainers ?? []).map((c) => c.name) };
+  type Named = Array<{ name: string }>;
+  const spec = pod.spec as { containers?: Named; initContainers?: Named; ephemeralContainers?: Named } | undefined;
+  const of = (list: Named | undefined) => (Array.isArray(list) ? list : []).map((c) => c.name);
+  return { containers: of(spec?.containers), init: of(spec?.initContainers), ephemeral: of(spec?.ephemeralContainers) };
 }
 
 function sinceMs(q: Record<string, string | string[] | undefined>, now: number): number | undefined {
@@ -59,7 +62,7 @@ function sinceMs(q: Record<string, string | string[] | undefined>, now: number):
 
 export function podLogs(reg: Registry, namespace: string, name: string, req: FastifyRequest, reply: FastifyReply): void {
   const pod = reg.get(reg.find('', 'v1', 'pods')!, namespace, name);
-  const { containers, init } = names(pod);
+  const { containers, init, ephemeral } = names(pod);
   const q = query(req);
   let container = str(q, 'container');
   if (!container) {
@@ -69,7 +72,7 @@ export function podLogs(reg: Registry, namespace: string, name: string, req: Fas
     }
     container = containers[0];
   }
-  if (!containers.includes(container) && !init.includes(container)) throw badRequest(`container ${container} is not valid for pod ${name}`);
+  if (!containers.includes(container) && !init.includes(container) && !ephemeral.includes(container)) throw badRequest(`container ${container} is not valid for pod ${name}`);
   if (!(pod.spec as { nodeName?: string }).nodeName) throw badRequest(`pod ${name} does not have a host assigned`);
   const tail = int(q, 'tailLines');
   const limit = int(q, 'limitBytes');

@@ -3,10 +3,10 @@ import type { FastifyRequest } from 'fastify';
 import { badRequest, notFound, unsupportedMediaType } from '../machinery/errors.js';
 import { isRecord, type KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
-import { storageKey, type ResourceDef } from '../registry/resource.js';
+import { storageKey, type PartialWrite, type ResourceDef } from '../registry/resource.js';
 import { rfc3339 } from '../util/clock.js';
 import { mediaType, parseBody } from './body.js';
-import { checkKind, validateFields } from './decode-object.js';
+import { checkApplyConfiguration, checkKind, checkPatchedJson, checkPatchedStrategic } from './patch-decode.js';
 import { served, toStorage } from './output.js';
 import { applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, patchTypeOf } from './patch/index.js';
 import { bool, dryRun, fieldValidation, query, str } from './query.js';
@@ -19,11 +19,12 @@ export function applyPatch(type: 'json' | 'merge' | 'strategic', current: KObjec
   else out = applyStrategicMergePatch(current, patch, gvk);
   if (!isRecord(out)) throw badRequest('the patch produced something that is not an object');
   const obj = out as KObject;
-  if (!isRecord(obj.metadata)) obj.metadata = {};
+  // A metadata of the wrong type is left for the decoding check to refuse, in the patch type's words.
+  if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   return obj;
 }
 
-export function handlePatch(reg: Registry, def: ResourceDef, version: string, namespace: string, name: string, req: FastifyRequest, subresource: 'status' | 'resize' | undefined, warnings: string[]): { object: KObject; created: boolean } {
+export function handlePatch(reg: Registry, def: ResourceDef, version: string, namespace: string, name: string, req: FastifyRequest, subresource: 'status' | PartialWrite | undefined, warnings: string[]): { object: KObject; created: boolean } {
   const q = query(req);
   const ct = req.headers['content-type'];
   const type = patchTypeOf(mediaType(ct));
@@ -41,8 +42,8 @@ export function handlePatch(reg: Registry, def: ResourceDef, version: string, na
     if (!opts.fieldManager) throw badRequest('PATCH requests with apply content type must specify a fieldManager');
     checkKind(def, version, applied);
     if (!applied.apiVersion || !applied.kind) throw badRequest('apiVersion and kind must be set on the apply configuration');
-    validateFields(def, version, applied, mode, warnings);
-    applied.metadata ??= {};
+    checkApplyConfiguration(def, version, applied);
+    if (!isRecord(applied.metadata)) applied.metadata = {};
     if (applied.metadata.name && applied.metadata.name !== name) throw badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${name})`);
     const live = reg.getStored(storageKey(def), ns, name);
     const ssa = { fieldManager: opts.fieldManager, force: bool(q, 'force'), now: rfc3339(reg.clock.now()) };
@@ -57,7 +58,9 @@ export function handlePatch(reg: Registry, def: ResourceDef, version: string, na
 
   const object = reg.guaranteedUpdate(def, namespace, name, (cur) => {
     const patched = applyPatch(type, served(def, version, cur), patch, gvk);
-    validateFields(def, version, patched, mode, warnings);
+    if (type === 'strategic') checkPatchedStrategic(def, version, patched, patch, mode, warnings);
+    else checkPatchedJson(def, version, patched, mode, warnings);
+    if (!isRecord(patched.metadata)) throw badRequest('metadata: expected an object');
     return toStorage(def, version, patched);
   }, opts);
   return { object, created: false };

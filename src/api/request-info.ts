@@ -54,7 +54,8 @@ export function parseRequestPath(path: string): RequestInfo | undefined {
   info.resource = rest[0];
   info.name = rest[1];
   info.subresource = rest[2];
-  if (rest.length > 3) return undefined;
+  // Only proxy takes a path after the subresource (`pods/x/proxy/some/path`).
+  if (rest.length > 3 && rest[2] !== 'proxy') return undefined;
   return info;
 }
 

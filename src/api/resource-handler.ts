@@ -1,6 +1,6 @@
 // CRUD, list and watch on a resource collection or item; subresources are dispatched to their own module.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest, methodNotAllowed } from '../machinery/errors.js';
+import { ApiError, badRequest, methodNotAllowed } from '../machinery/errors.js';
 import { isRecord, type KObject } from '../machinery/types.js';
 import type { Registry, DeleteOptions } from '../registry/registry.js';
 import { allVerbs, type ResourceDef } from '../registry/resource.js';
@@ -18,8 +18,12 @@ export interface HandlerContext {
   reg: Registry;
 }
 
+/** Adds `Warning: 299 - "text"` values to those the reply already carries. */
 export function sendWarnings(reply: FastifyReply, warnings: string[]): void {
-  if (warnings.length) reply.header('Warning', warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', '));
+  if (!warnings.length) return;
+  const have = reply.getHeader('Warning');
+  const values = [...(typeof have === 'string' && have ? [have] : []), ...warnings.map((w) => `299 - ${JSON.stringify(w)}`)];
+  reply.header('Warning', values.join(', '));
 }
 
 function verbAllowed(def: ResourceDef, verb: string): boolean {
@@ -37,6 +41,15 @@ function respondObject(reg: Registry, req: FastifyRequest, reply: FastifyReply, 
     if (json) reply.code(code).type('application/json').send(json);
     else reply.code(code).send(s);
   }
+}
+
+/** What a DELETE of a kind that does not return the deleted object answers once the object is gone. */
+function deletedStatus(def: ResourceDef, obj: KObject): Record<string, unknown> {
+  const details: Record<string, unknown> = { name: obj.metadata.name ?? '' };
+  if (def.group) details.group = def.group;
+  details.kind = def.plural; // upstream puts the resource here
+  if (obj.metadata.uid) details.uid = obj.metadata.uid;
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
 }
 
 export function deleteOptions(q: Query, body: unknown): DeleteOptions {
@@ -69,6 +82,8 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
   if (!def) throw pathNotFound();
   if (info.namespace !== undefined && !def.namespaced) throw pathNotFound();
   const ns = def.namespaced ? info.namespace : undefined;
+  // Upstream adds a deprecated API's warning before it handles the request, so even errors carry it.
+  if (def.deprecationWarning) sendWarnings(reply, [def.deprecationWarning]);
   if (info.subresource) return handleSubresource(ctx, def, info, req, reply);
   const q = query(req);
   const method = req.method;
@@ -80,6 +95,9 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
     if (!verbAllowed(def, 'watch')) throw methodNotAllowed();
     const fieldSelector = name ? [`metadata.name=${name}`, str(q, 'fieldSelector')].filter(Boolean).join(',') : str(q, 'fieldSelector');
     const sendInitial = str(q, 'sendInitialEvents');
+    // The watch stream writes its head on the raw response: hand it the warnings set so far.
+    const warning = reply.getHeader('Warning');
+    if (warning !== undefined) reply.raw.setHeader('Warning', warning);
     return streamWatch(reg, {
       def, version, namespace: ns,
       opts: { labelSelector: str(q, 'labelSelector'), fieldSelector, resourceVersion: str(q, 'resourceVersion'), resourceVersionMatch: str(q, 'resourceVersionMatch'), sendInitialEvents: sendInitial === undefined ? undefined : sendInitial === 'true' },
@@ -106,7 +124,7 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
       case 'POST': {
         if (!verbAllowed(def, 'create')) throw methodNotAllowed();
         if (def.namespaced && ns === undefined) throw methodNotAllowed('the server does not allow this method on the requested resource');
-        const obj = decodeObject(def, version, req, fieldValidation(q), warnings);
+        const obj = decodeObject(reg, def, version, req, fieldValidation(q), warnings);
         const created = reg.create(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), warnings });
         sendWarnings(reply, warnings);
         return respondObject(reg, req, reply, def, version, created, 201);
@@ -115,15 +133,15 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
         if (!verbAllowed(def, 'deletecollection')) throw methodNotAllowed();
         const opts = deleteOptions(q, parseBody(req.body as Buffer | undefined, req.headers['content-type']));
         const r = reg.list(def, ns, { labelSelector: str(q, 'labelSelector'), fieldSelector: str(q, 'fieldSelector') });
-        const out: KObject[] = [];
         for (const o of r.items) {
           try {
-            out.push(reg.delete(def, o.metadata.namespace ?? '', o.metadata.name ?? '', opts).object);
-          } catch {
-            /* deleted meanwhile */
+            reg.delete(def, o.metadata.namespace ?? '', o.metadata.name ?? '', opts);
+          } catch (e) {
+            if (!(e instanceof ApiError && e.code === 404)) throw e; // deleted meanwhile
           }
         }
-        reply.send(listBody(def, version, out, { resourceVersion: String(reg.store.revision()) }));
+        // Upstream answers with the list it deleted, as it was listed.
+        reply.send(listBody(def, version, r.items, { resourceVersion: r.resourceVersion }));
         return;
       }
       default:
@@ -138,7 +156,7 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
     }
     case 'PUT': {
       if (!verbAllowed(def, 'update')) throw methodNotAllowed();
-      const obj = decodeObject(def, version, req, fieldValidation(q, 'UpdateOptions'), warnings);
+      const obj = decodeObject(reg, def, version, req, fieldValidation(q, 'UpdateOptions'), warnings);
       const updated = reg.update(def, ns ?? '', name, obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), warnings });
       sendWarnings(reply, warnings);
       return respondObject(reg, req, reply, def, version, updated);
@@ -153,7 +171,10 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
       if (!verbAllowed(def, 'delete')) throw methodNotAllowed();
       const opts = deleteOptions(q, parseBody(req.body as Buffer | undefined, req.headers['content-type']));
       const r = reg.delete(def, ns ?? '', name, opts);
-      return respondObject(reg, req, reply, def, version, r.object, 200);
+      // 202 when the object stays (finalizers, graceful deletion) and the client asked for cascading deletion.
+      const code = !r.deleted && opts.orphanDependents === false ? 202 : 200;
+      if (r.deleted && !def.returnDeletedObject) return void reply.code(code).send(deletedStatus(def, r.object));
+      return respondObject(reg, req, reply, def, version, r.object, code);
     }
     default:
       throw methodNotAllowed();

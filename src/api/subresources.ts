@@ -1,11 +1,13 @@
-// Subresources: status, scale, binding, eviction, log, finalize; exec/attach/portforward answer 400.
+// Subresources: status, scale, resize, ephemeralcontainers, binding, eviction, log, finalize, token; exec, attach,
+// portforward and proxy answer 400.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Scale } from 'kubernetes-types/autoscaling/v1.js';
 import { ApiError, badRequest, conflict, methodNotAllowed } from '../machinery/errors.js';
 import { formatLabelSelector } from '../machinery/labels.js';
 import { isRecord, type KObject, type LabelSelector } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
-import type { ResourceDef } from '../registry/resource.js';
+import type { PartialWrite, ResourceDef } from '../registry/resource.js';
+import { matchesResourceVersion } from '../registry/write.js';
 import { objectBody } from './body.js';
 import { decodeObject } from './decode-object.js';
 import { served } from './output.js';
@@ -59,16 +61,15 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
     }
     const replicas = (next.spec as { replicas?: unknown } | undefined)?.replicas;
     if (typeof replicas !== 'number' || !Number.isInteger(replicas)) throw badRequest('spec.replicas: Required value');
-    const rv = next.metadata?.resourceVersion;
-    if (rv && rv !== cur.metadata.resourceVersion) throw conflict({ group: def.group, resource: def.plural }, name);
+    if (!matchesResourceVersion(next.metadata?.resourceVersion, cur.metadata.resourceVersion)) throw conflict({ group: def.group, resource: def.plural }, name);
     const spec = { ...(cur.spec as object), replicas };
     return { ...cur, spec };
   }, { dryRun: dryRun(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions'), fieldManager: str(q, 'fieldManager') });
   reply.send(toScale(def, updated));
 }
 
-/** status and resize: the object itself, where a write may change only that subresource's part. */
-function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply, part: 'status' | 'resize'): void {
+/** status, resize and ephemeralcontainers: the object itself, where a write may change only that subresource's part. */
+function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply, part: 'status' | PartialWrite): void {
   const ns = info.namespace ?? '';
   const name = info.name ?? '';
   const q = query(req);
@@ -76,7 +77,7 @@ function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestInfo, re
   let out: KObject;
   if (req.method === 'GET') out = reg.get(def, ns, name);
   else if (req.method === 'PUT') {
-    const obj = decodeObject(def, info.version, req, fieldValidation(q, 'UpdateOptions'), warnings);
+    const obj = decodeObject(reg, def, info.version, req, fieldValidation(q, 'UpdateOptions'), warnings);
     out = reg.update(def, ns, name, obj, { dryRun: dryRun(q, 'UpdateOptions'), subresource: part, warnings });
   } else if (req.method === 'PATCH') out = handlePatch(reg, def, info.version, ns, name, req, part, warnings).object;
   else throw methodNotAllowed();
@@ -98,6 +99,17 @@ function handleFinalize(reg: Registry, def: ResourceDef, info: RequestInfo, req:
   reply.send(served(def, info.version, { ...out, spec: next.spec }));
 }
 
+/**
+ * Subresources that would reach into a running container, node or service (exec, attach, portforward, proxy): they
+ * answer for an object that exists, with the methods upstream accepts, one 400 naming the subresource.
+ */
+function noContainers(reg: Registry, def: ResourceDef, info: RequestInfo, method: string, sub: string): never {
+  const methods = sub === 'proxy' ? ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] : ['GET', 'POST'];
+  if (!methods.includes(method)) throw methodNotAllowed();
+  reg.get(def, info.namespace ?? '', info.name ?? '');
+  throw badRequest(`${def.plural}/${sub} is not supported: bonsai simulates pods and runs no containers`);
+}
+
 export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void {
   const sub = info.subresource ?? '';
   const { reg } = ctx;
@@ -108,7 +120,8 @@ export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: R
     case 'scale':
       return handleScale(reg, def, info, req, reply);
     case 'resize':
-      return handleObjectPart(reg, def, info, req, reply, 'resize');
+    case 'ephemeralcontainers':
+      return handleObjectPart(reg, def, info, req, reply, sub);
     case 'finalize':
       return handleFinalize(reg, def, info, req, reply);
     case 'binding':
@@ -131,7 +144,7 @@ export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: R
     case 'attach':
     case 'portforward':
     case 'proxy':
-      throw badRequest(`${sub} is not supported: bonsai simulates pods and runs no containers`);
+      return noContainers(reg, def, info, req.method, sub);
     default:
       throw methodNotAllowed();
   }

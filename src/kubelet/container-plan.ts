@@ -8,7 +8,8 @@ import { interpret, type ScriptLine } from './container-command.js';
 import { normalizeImage } from './container-ids.js';
 import type { KubeletTimings } from './types.js';
 
-export type ContainerKind = 'init' | 'sidecar' | 'main';
+/** `ephemeral`: added by `kubectl debug` (pods/ephemeralcontainers); runs until stopped unless its command ends, never restarts. */
+export type ContainerKind = 'init' | 'sidecar' | 'main' | 'ephemeral';
 
 export interface ContainerPlan {
   lines: ScriptLine[];
@@ -89,7 +90,7 @@ export function containerPlan(pod: Pod, c: Container, kind: ContainerKind, timin
   const ann = (k: Parameters<typeof simAnnotation>[1]) => simAnnotation(obj, k, c.name);
   const script = interpret(c.command, c.args, { env: containerEnv(pod, c), startMs });
   const policy = pod.spec?.restartPolicy ?? 'Always';
-  const longRunning = kind === 'sidecar' || (kind === 'main' && policy === 'Always');
+  const longRunning = kind === 'sidecar' || kind === 'ephemeral' || (kind === 'main' && policy === 'Always');
   let runMs: number | undefined = script ? script.runMs : longRunning ? undefined : timings.defaultRunMs;
   let exitCode = script?.exitCode ?? 0;
   const runAnn = seconds(ann('runSeconds'));

@@ -8,7 +8,7 @@ import { containerID, imageSize } from './container-ids.js';
 import { formatGoDurationMs } from '../util/duration.js';
 import type { LogStore } from './log-store.js';
 import type { ContainerRun, PodRun } from './pod-runtime.js';
-import { containerSpecs } from './pod-runtime.js';
+import { allRuns, containerSpecs, ephemeralSpecs } from './pod-runtime.js';
 import { probeFailure, probeTimes } from './probes.js';
 import type { KObject } from '../machinery/types.js';
 import type { KubeletTimings } from './types.js';
@@ -34,7 +34,7 @@ export class PodAdvancer {
   private readonly specs: Map<string, Container>;
 
   constructor(private readonly run: PodRun, private readonly ctx: AdvanceContext) {
-    this.specs = new Map(containerSpecs(ctx.pod).map(({ spec }) => [spec.name, spec]));
+    this.specs = new Map([...containerSpecs(ctx.pod).map(({ spec }) => spec), ...ephemeralSpecs(ctx.pod)].map((spec) => [spec.name, spec]));
   }
 
   private due(at: number): boolean {
@@ -76,6 +76,11 @@ export class PodAdvancer {
       if (c.stage === 'waiting' && !run.terminating) this.beginStart(c, this.previousDoneAt(c));
       this.step(c);
       if (!this.initStepDone(c)) blocked = true;
+    }
+    // Ephemeral containers start as soon as they are added to a pod whose sandbox is up, whatever the others do.
+    for (const c of run.ephemeral) {
+      if (c.stage === 'waiting' && !run.terminating) this.beginStart(c, Math.max(run.sandboxReadyMs, c.addedAtMs ?? this.ctx.now));
+      this.step(c);
     }
   }
 
@@ -191,7 +196,7 @@ export class PodAdvancer {
 
   /** Containers found running in a restored record carry on with the plan they would have had. */
   resume(): void {
-    for (const c of this.run.containers) {
+    for (const c of allRuns(this.run)) {
       const spec = this.specs.get(c.name);
       if (c.stage !== 'running' || c.plan || !spec) continue;
       const t = this.plan(c, spec, c.startedAtMs ?? this.ctx.now);
@@ -266,6 +271,7 @@ export class PodAdvancer {
 
   private restarts(c: ContainerRun, exitCode: number): boolean {
     const policy = this.ctx.pod.spec?.restartPolicy ?? 'Always';
+    if (c.kind === 'ephemeral') return false;
     if (c.kind === 'sidecar') return true;
     if (c.kind === 'init') return policy !== 'Never' && exitCode !== 0;
     return policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);

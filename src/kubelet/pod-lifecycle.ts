@@ -12,11 +12,15 @@ import { containerEnv } from './container-plan.js';
 import { LogStore } from './log-store.js';
 import { PodAdvancer } from './pod-advance.js';
 import { evaluateResize } from './pod-resize.js';
-import { restorePodRun, type ContainerRun, type PodRun } from './pod-runtime.js';
+import { addEphemeralRuns, allRuns, restorePodRun, type ContainerRun, type PodRun } from './pod-runtime.js';
 import { buildStatus, podPhase } from './pod-status.js';
 import type { KubeletContext, NodeAgentView, NodeDirectory } from './types.js';
 import type { Registry } from '../registry/registry.js';
 import { nodeIdentity } from '../auth/identities.js';
+
+/** The event fieldPath of a container: `spec.containers{web}`, `spec.initContainers{setup}`, `spec.ephemeralContainers{debugger-x}`. */
+const fieldPathOf = (c: { kind: string; name: string }) =>
+  `spec.${c.kind === 'main' ? 'containers' : c.kind === 'ephemeral' ? 'ephemeralContainers' : 'initContainers'}{${c.name}}`;
 
 const keyOf = (o: { metadata?: { namespace?: string; name?: string } }) => `${o.metadata?.namespace}/${o.metadata?.name}`;
 const isTerminal = (phase: string | undefined) => phase === 'Succeeded' || phase === 'Failed';
@@ -98,6 +102,7 @@ export class PodLifecycle {
       this.runs.set(uid, run);
       if (run.podIP) agent.allocatePodIP(uid);
     }
+    addEphemeralRuns(pod, run, now);
     if (pod.metadata?.deletionTimestamp) return this.terminate(pod, run, agent, now);
     if (run.finished) return;
     const advancer = this.advancer(pod, run, agent, now);
@@ -123,7 +128,7 @@ export class PodLifecycle {
     const cache = images;
     return new PodAdvancer(run, {
       now, pod, timings: this.ctx.timings, logs: this.logs,
-      event: (type, reason, message, c?: ContainerRun) => rec.event(obj, type, reason, message, c ? `spec.${c.kind === 'main' ? 'containers' : 'initContainers'}{${c.name}}` : undefined),
+      event: (type, reason, message, c?: ContainerRun) => rec.event(obj, type, reason, message, c ? fieldPathOf(c) : undefined),
       imagePresent: (image) => cache.has(image),
       markPulled: (image) => void cache.add(image),
       allocateIP: () => (pod.spec?.hostNetwork ? agent.hostIP : agent.allocatePodIP(run.uid)),
@@ -141,7 +146,7 @@ export class PodLifecycle {
     if (at > now) return at;
     run.deadlineExceeded = true;
     run.terminating ??= { startMs: at, stopAtMs: new Map(), graceEndMs: at };
-    for (const c of run.containers) {
+    for (const c of allRuns(run)) {
       if (c.stage !== 'running') {
         c.dueMs = undefined;
         continue;
@@ -158,13 +163,13 @@ export class PodLifecycle {
    * spec gives (a shell, a script) dies of the signal, 128+15, so a Job pod deleted while running ends Failed.
    */
   private sigtermExitCode(pod: Pod, name: string, kind: string): number {
-    const list = kind === 'main' ? pod.spec?.containers : pod.spec?.initContainers;
+    const list = kind === 'main' ? pod.spec?.containers : kind === 'ephemeral' ? pod.spec?.ephemeralContainers : pod.spec?.initContainers;
     return list?.find((x) => x.name === name)?.command?.length ? 143 : 0;
   }
 
   /** Containers still running when the pod reaches a terminal phase (sidecars) are stopped with it. */
   private stopAll(run: PodRun, now: number, pod: Pod, agent: NodeAgentView): void {
-    const running = run.containers.filter((c) => c.stage === 'running');
+    const running = allRuns(run).filter((c) => c.stage === 'running');
     if (!running.length) return;
     run.terminating ??= { startMs: now, stopAtMs: new Map(), graceEndMs: now };
     for (const c of running) {
@@ -205,7 +210,7 @@ export class PodLifecycle {
       const rec = this.recorder(run.nodeName);
       if (!run.terminating) {
         run.terminating = { startMs: now, stopAtMs: new Map(), graceEndMs: graceEnd };
-        for (const c of run.containers) {
+        for (const c of allRuns(run)) {
           if (c.stage !== 'running') {
             c.dueMs = undefined;
             continue;
@@ -213,11 +218,11 @@ export class PodLifecycle {
           const want = now + this.preStopMs(pod, c.name);
           c.stopAtMs = Math.min(want, graceEnd);
           c.stopExitCode = want > graceEnd ? 137 : this.sigtermExitCode(pod, c.name, c.kind);
-          rec.event(pod as unknown as KObject, 'Normal', 'Killing', `Stopping container ${c.name}`, `spec.${c.kind === 'main' ? 'containers' : 'initContainers'}{${c.name}}`);
+          rec.event(pod as unknown as KObject, 'Normal', 'Killing', `Stopping container ${c.name}`, fieldPathOf(c));
         }
       } else if (graceEnd < run.terminating.graceEndMs) {
         run.terminating.graceEndMs = graceEnd;
-        for (const c of run.containers) {
+        for (const c of allRuns(run)) {
           if (c.stage === 'running' && (c.stopAtMs ?? Infinity) > graceEnd) {
             c.stopAtMs = graceEnd;
             c.stopExitCode = 137;
@@ -225,7 +230,7 @@ export class PodLifecycle {
         }
       }
       const next = this.advancer(pod, run, agent, now).advance();
-      if (run.containers.some((c) => c.stage === 'running')) {
+      if (allRuns(run).some((c) => c.stage === 'running')) {
         this.writeStatus(pod, run, agent, now);
         return next === Infinity ? undefined : Math.max(1, next - now);
       }
@@ -250,8 +255,8 @@ export class PodLifecycle {
         if (this.logs.has(uid, container, previous)) return { lines: this.logs.lines(uid, container, previous) };
         if (previous) return { error: `previous terminated container "${container}" in pod "${name}" not found` };
         type Cs = Array<{ name: string; state?: { waiting?: { reason?: string } } }>;
-        const st = pod.status as { containerStatuses?: Cs; initContainerStatuses?: Cs } | undefined;
-        const cs = [...(st?.initContainerStatuses ?? []), ...(st?.containerStatuses ?? [])].find((c) => c.name === container);
+        const st = pod.status as { containerStatuses?: Cs; initContainerStatuses?: Cs; ephemeralContainerStatuses?: Cs } | undefined;
+        const cs = [...(st?.initContainerStatuses ?? []), ...(st?.containerStatuses ?? []), ...(st?.ephemeralContainerStatuses ?? [])].find((c) => c.name === container);
         const reason = cs?.state?.waiting?.reason ?? 'ContainerCreating';
         return { error: `container "${container}" in pod "${name}" is waiting to start: ${reason}` };
       },

@@ -1,6 +1,6 @@
 // The in-memory record of what the simulated runtime is doing for one pod: sandbox, each container's current
 // run, restarts and back-off. Rebuilt from the pod's status after a process restart.
-import type { Container, ContainerStatus, ContainerStateTerminated, Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
+import type { Container, ContainerStatus, ContainerStateTerminated, EphemeralContainer, Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import type { ContainerKind, ContainerPlan } from './container-plan.js';
 
 export type Stage =
@@ -46,6 +46,8 @@ export interface ContainerRun {
   /** How the current run ends when the pod is being deleted. */
   stopAtMs?: number;
   stopExitCode?: number;
+  /** An ephemeral container: when the kubelet first saw it in the pod spec (it starts from then on). */
+  addedAtMs?: number;
 }
 
 export interface Terminating {
@@ -64,6 +66,8 @@ export interface PodRun {
   sandboxReadyMs?: number;
   podIP?: string;
   containers: ContainerRun[];
+  /** Ephemeral containers, in the order they were added; they take no part in the pod's phase or readiness. */
+  ephemeral: ContainerRun[];
   terminating?: Terminating;
   /** Resources the kubelet admitted per container (the resize baseline) and those actuated. */
   allocated: Map<string, ResourceRequirements>;
@@ -81,6 +85,23 @@ export function containerSpecs(pod: Pod): Array<{ spec: Container; kind: Contain
     ...(pod.spec?.initContainers ?? []).map((spec) => ({ spec, kind: (spec.restartPolicy === 'Always' ? 'sidecar' : 'init') as ContainerKind })),
     ...(pod.spec?.containers ?? []).map((spec) => ({ spec, kind: 'main' as ContainerKind })),
   ];
+}
+
+/** spec.ephemeralContainers, as the Container they are run like. */
+export function ephemeralSpecs(pod: Pod): Container[] {
+  const list: EphemeralContainer[] = Array.isArray(pod.spec?.ephemeralContainers) ? pod.spec.ephemeralContainers : [];
+  return list.map((c) => c as Container);
+}
+
+/** Every container run of a pod, ephemeral ones last. */
+export const allRuns = (run: PodRun): ContainerRun[] => [...run.containers, ...run.ephemeral];
+
+/** Starts following the ephemeral containers the pod spec has gained since the last look. */
+export function addEphemeralRuns(pod: Pod, run: PodRun, now: number): void {
+  for (const spec of ephemeralSpecs(pod)) {
+    if (run.ephemeral.some((c) => c.name === spec.name)) continue;
+    run.ephemeral.push({ name: spec.name, kind: 'ephemeral', stage: 'waiting', restartCount: 0, backoffMs: 0, addedAtMs: now });
+  }
 }
 
 const ms = (t: string | undefined) => (t ? Date.parse(t) : undefined);
@@ -124,6 +145,7 @@ export function restorePodRun(pod: Pod, nodeName: string, now: number): PodRun {
     sandboxReadyMs: sandbox ? ms(sandbox.lastTransitionTime) ?? now : undefined,
     podIP: status.podIP,
     containers: containerSpecs(pod).map(({ spec, kind }) => restoreContainer(spec.name, kind, statuses.get(spec.name), now)),
+    ephemeral: (status.ephemeralContainerStatuses ?? []).map((s) => restoreContainer(s.name, 'ephemeral', s, now)),
     allocated: new Map(), actuated: new Map(),
     finished: status.phase === 'Succeeded' || status.phase === 'Failed',
   };

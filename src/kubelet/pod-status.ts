@@ -4,7 +4,7 @@ import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, Pod
 import { normalizeImage, imageID } from './container-ids.js';
 import { iso } from './pod-advance.js';
 import type { ContainerRun, PodRun } from './pod-runtime.js';
-import { containerSpecs } from './pod-runtime.js';
+import { containerSpecs, ephemeralSpecs } from './pod-runtime.js';
 
 export type Phase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 
@@ -70,7 +70,7 @@ function containerState(pod: Pod, c: ContainerRun, initializing: boolean): Conta
       return backoffWaiting();
     default:
       if (restarting) return c.waitingBackoffMs !== undefined ? backoffWaiting() : terminatedState(c);
-      return { waiting: { reason: c.kind === 'main' && !initializing ? 'ContainerCreating' : 'PodInitializing' } };
+      return { waiting: { reason: c.kind === 'ephemeral' || (c.kind === 'main' && !initializing) ? 'ContainerCreating' : 'PodInitializing' } };
   }
 }
 
@@ -176,6 +176,14 @@ export function buildStatus(pod: Pod, run: PodRun, now: number, hostIP: string):
   status.containerStatuses = (pod.spec?.containers ?? []).filter((c) => byName.has(c.name) && specs.has(c.name)).map(statusOf)
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   status.qosClass = old.qosClass;
+  if (run.ephemeral.length) {
+    const runs = new Map(run.ephemeral.map((c) => [c.name, c]));
+    status.ephemeralContainerStatuses = ephemeralSpecs(pod).filter((c) => runs.has(c.name)).map((c) => {
+      // The kubelet reports neither readiness nor a started probe for ephemeral containers.
+      const { started: _started, ...st } = containerStatus(pod, run, c, runs.get(c.name)!, now, false);
+      return { ...st, ready: false };
+    });
+  }
   for (const [k, v] of Object.entries(old)) {
     if (!(k in status) && !['message', 'reason'].includes(k)) (status as Record<string, unknown>)[k] = v;
   }

@@ -1,5 +1,5 @@
 // Deletion: preconditions, propagation finalizers, graceful pod deletion, namespace termination.
-import { conflict, notFound } from '../machinery/errors.js';
+import { conflict, forbidden, notFound } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
 import { storageKey, type ResourceDef } from './resource.js';
@@ -12,6 +12,9 @@ export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
 }
+
+/** Namespaces kube-apiserver's NamespaceLifecycle admission never lets anyone delete. */
+const immortalNamespaces = new Set(['default', 'kube-system', 'kube-public']);
 
 interface PodLike {
   spec?: { nodeName?: string; terminationGracePeriodSeconds?: number };
@@ -40,7 +43,13 @@ export function deleteObject(reg: Registry, def: ResourceDef, namespace: string,
     throw conflict(ref, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${cur.metadata.resourceVersion}`);
   }
   const now = reg.clock.now();
-  if (def.group === '' && def.plural === 'namespaces') return terminateNamespace(reg, def, cur, opts, now);
+  if (def.group === '' && def.plural === 'namespaces') {
+    if (immortalNamespaces.has(name)) {
+      // NamespaceLifecycle admission.
+      throw forbidden(`namespaces "${name}" is forbidden: this namespace may not be deleted`, { name, kind: 'namespaces' });
+    }
+    return terminateNamespace(reg, def, cur, opts, now);
+  }
 
   const policy = opts.propagationPolicy ?? (opts.orphanDependents === true ? 'Orphan' : opts.orphanDependents === false ? 'Background' : def.defaultPropagation ?? 'Background');
   const finalizers = [...(cur.metadata.finalizers ?? [])];

@@ -8,6 +8,9 @@ import type { UserInfo } from '../auth/types.js';
 
 export type Subresource = 'status' | 'scale' | 'log' | 'binding' | 'eviction' | 'finalize' | 'exec' | 'attach' | 'portforward' | 'proxy' | 'ephemeralcontainers' | 'resize' | 'token' | 'approval';
 
+/** Subresources that write one part of their object (see ResourceDef.partialWrites). */
+export type PartialWrite = 'resize' | 'ephemeralcontainers';
+
 export const allVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 export interface StrategyContext {
@@ -37,6 +40,15 @@ export interface ResourceDef {
   generation?: boolean;
   /** Status is kept from create input (e.g. nodes registering with status); otherwise reset on create when there is a status subresource. */
   keepStatusOnCreate?: boolean;
+  /**
+   * The status a kind always serialises, as upstream's Go encoding of its (non-pointer) status struct does: `{}`, or
+   * the zero values of the fields without `omitempty` (ReplicaSet `{replicas: 0}`). Every write fills in what is missing.
+   */
+  emptyStatus?: Record<string, unknown>;
+  /** A warning every request on the resource carries, as upstream warns about deprecated APIs (v1 Endpoints). */
+  deprecationWarning?: string;
+  /** DELETE answers with the object (upstream's ReturnDeletedObject: pods, services, ...); otherwise with a Success Status. */
+  returnDeletedObject?: boolean;
   /** Default deletion propagation when the client sends none. */
   defaultPropagation?: 'Orphan' | 'Background';
   fieldSelectors?: Record<string, FieldGetter>;
@@ -55,10 +67,10 @@ export interface ResourceDef {
   /** Shares another resource's storage (events.k8s.io events are core/v1 events): its key and stored apiVersion. */
   sharedStorage?: { key: string; apiVersion: string };
   /**
-   * Subresources other than status that write one part of the object (pods/resize): what the write takes from
-   * the request, and the validation that replaces the object's own.
+   * Subresources other than status that write one part of the object (pods/resize, pods/ephemeralcontainers): what
+   * the write takes from the request, and the validation that replaces the object's own.
    */
-  partialWrites?: Partial<Record<'resize', { merge: (current: KObject, request: KObject) => KObject; validate: (obj: KObject, old: KObject) => FieldError[] }>>;
+  partialWrites?: Partial<Record<PartialWrite, { merge: (current: KObject, request: KObject) => KObject; validate: (obj: KObject, old: KObject) => FieldError[] }>>;
   /** Create-only virtual resources (e.g. SelfSubjectAccessReview): compute the response, store nothing. */
   virtualCreate?: (obj: KObject, ctx: StrategyContext) => KObject;
   /** Read-only resources computed on demand by their own handler (metrics.k8s.io): listed in discovery, never stored. */

@@ -5,14 +5,18 @@ import type { KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
 import { applyDefaults } from './defaults/index.js';
 import { validateObject } from './validation/index.js';
-import { storageKey, type ResourceDef } from './resource.js';
+import { storageKey, type PartialWrite, type ResourceDef } from './resource.js';
 import type { Registry } from './registry.js';
+import { fillEmptyStatus } from './empty-status.js';
 
 export interface WriteOptions {
   dryRun?: boolean;
   fieldManager?: string;
-  /** 'status' writes only .status; 'resize' only container resources (pods); anything else everything but .status. */
-  subresource?: 'status' | 'resize';
+  /**
+   * 'status' writes only .status; a partial write ('resize', 'ephemeralcontainers') only the part its def declares;
+   * anything else everything but .status.
+   */
+  subresource?: 'status' | PartialWrite;
   /** Collected `Warning` header texts. */
   warnings?: string[];
   /**
@@ -76,6 +80,7 @@ export function createObject(reg: Registry, def: ResourceDef, namespace: string,
   if (def.subresources?.includes('status') && !def.keepStatusOnCreate) delete obj.status;
   applyDefaults(gvkOf(def), obj);
   def.prepareCreate?.(obj, ctx);
+  fillEmptyStatus(def, obj);
   validate(reg, def, obj, undefined);
   admitNamespace(reg, def, namespace);
   if (opts.dryRun) {
@@ -87,6 +92,22 @@ export function createObject(reg: Registry, def: ResourceDef, namespace: string,
   } catch (e) {
     throw reg.translate(e, def, meta.name ?? '');
   }
+}
+
+const maxUint64 = (1n << 64n) - 1n;
+
+/**
+ * Whether an update carrying `sent` may replace the object at `current`: as upstream's storage versioner reads it, an
+ * empty or "0" resourceVersion is an unconditional update, any other must be the current one (numerically: "05" is
+ * 5). A value that is no unsigned integer is refused (upstream lets strconv's error through as a 500; here a 400).
+ */
+export function matchesResourceVersion(sent: unknown, current: string | undefined): boolean {
+  if (sent === undefined || sent === null || sent === '') return true;
+  const text = String(sent);
+  if (!/^\d+$/.test(text)) throw badRequest(`strconv.ParseUint: parsing ${JSON.stringify(text)}: invalid syntax`);
+  const n = BigInt(text);
+  if (n > maxUint64) throw badRequest(`strconv.ParseUint: parsing ${JSON.stringify(text)}: value out of range`);
+  return n === 0n || (current !== undefined && /^\d+$/.test(current) && n === BigInt(current));
 }
 
 const specOf = (o: KObject) => {
@@ -140,12 +161,12 @@ export function updateObject(reg: Registry, def: ResourceDef, namespace: string,
   if (def.namespaced && next.metadata.namespace && next.metadata.namespace !== namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
-  const pinned = next.metadata.resourceVersion;
-  if (pinned && pinned !== cur.metadata.resourceVersion) throw conflict({ group: def.group, resource: def.plural }, name);
+  if (!matchesResourceVersion(next.metadata.resourceVersion, cur.metadata.resourceVersion)) throw conflict({ group: def.group, resource: def.plural }, name);
   const result = merge(def, cur, next, opts);
   const ctx = reg.ctx(!!opts.dryRun);
   applyDefaults({ group: def.group, version: def.version, kind: def.kind }, result);
   if (opts.subresource !== 'status') def.prepareUpdate?.(result, cur, ctx);
+  fillEmptyStatus(def, result);
   if (def.generation && opts.subresource !== 'status' && specOf(result) !== specOf(cur)) {
     result.metadata.generation = (cur.metadata.generation ?? 0) + 1;
   }

@@ -42,8 +42,11 @@ describe('HTTP semantics: errors, dryRun, fieldValidation, finalizers', () => {
     it('rejects the wrong kind for the URL with 400', async () => {
       const r = await req('POST', CMS, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'wrong' } });
       assertStatus(r, 400, 'BadRequest', /^Secret in version "v1" cannot be handled as a ConfigMap/);
+      // apps/v1 has no ConfigMap; a served kind of another version is refused after decoding.
       const r2 = await req('POST', CMS, { apiVersion: 'apps/v1', kind: 'ConfigMap', metadata: { name: 'wrong' } });
-      assertStatus(r2, 400, 'BadRequest', 'the API version in the data (apps/v1) does not match the expected API version (v1)');
+      assertStatus(r2, 400, 'BadRequest', 'ConfigMap in version "v1" cannot be handled as a ConfigMap: no kind "ConfigMap" is registered for version "apps/v1" in scheme "pkg/api/legacyscheme/scheme.go:30"');
+      const r3 = await req('POST', '/apis/events.k8s.io/v1/namespaces/default/events', { apiVersion: 'v1', kind: 'Event', metadata: { name: 'wrong' } });
+      assertStatus(r3, 400, 'BadRequest', 'the API version in the data (v1) does not match the expected API version (events.k8s.io/v1)');
       assert.equal((await req('GET', `${CMS}/wrong`)).status, 404);
     });
 
@@ -296,7 +299,7 @@ describe('HTTP semantics: errors, dryRun, fieldValidation, finalizers', () => {
 
     it('Strict rejects unknown fields with 400', async () => {
       const r = await req('POST', `${DEPLOYS}?fieldValidation=Strict`, withFoo('fv-strict'));
-      assertStatus(r, 400, 'BadRequest', 'strict decoding error: unknown field "spec.foo"');
+      assertStatus(r, 400, 'BadRequest', 'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.foo"');
       assert.equal((await req('GET', `${DEPLOYS}/fv-strict`)).status, 404);
     });
 
@@ -321,9 +324,11 @@ describe('HTTP semantics: errors, dryRun, fieldValidation, finalizers', () => {
     it('applies to updates and patches too', async () => {
       const cur = (await req('GET', `${DEPLOYS}/fv-ignore`)).body;
       const u = await req('PUT', `${DEPLOYS}/fv-ignore?fieldValidation=Strict`, { ...cur, spec: { ...cur.spec, foo: 2 } });
-      assertStatus(u, 400, 'BadRequest', 'strict decoding error: unknown field "spec.foo"');
+      assertStatus(u, 400, 'BadRequest', 'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.foo"');
+      // A patch's result is refused as an invalid `patch` (422), showing what the patch produced.
       const p = await req('PATCH', `${DEPLOYS}/fv-ignore?fieldValidation=Strict`, { spec: { foo: 3 } }, { contentType: 'application/merge-patch+json' });
-      assertStatus(p, 400, 'BadRequest', 'strict decoding error: unknown field "spec.foo"');
+      const s = assertStatus(p, 422, 'Invalid', /^ "" is invalid: patch: Invalid value: "\{.*\\"foo\\":3.*\}": strict decoding error: unknown field "spec\.foo"$/);
+      assert.equal(s.details.causes[0].field, 'patch');
       const w = await req('PATCH', `${DEPLOYS}/fv-ignore`, { spec: { foo: 3 } }, { contentType: 'application/merge-patch+json' });
       assert.equal(w.status, 200);
       assert.equal(w.headers.get('warning'), '299 - "unknown field \\"spec.foo\\""');

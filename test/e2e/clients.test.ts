@@ -4,12 +4,13 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { ApiException, CoreV1Api, KubeConfig, ListWatch, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
+import { ApiException, AppsV1Api, CoreV1Api, KubeConfig, ListWatch, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
 import { projectRoot, startServer, type ServerHandle } from '../helpers/server.js';
 import { eventually } from '../helpers/kubectl.js';
 
 const python = '/usr/bin/python3';
 const pythonScript = join(projectRoot, 'test', 'fixtures', 'python', 'watch_configmaps.py');
+const pythonWorkloads = join(projectRoot, 'test', 'fixtures', 'python', 'workloads.py');
 const pythonProbe = spawnSync(python, ['-c', 'import kubernetes'], { encoding: 'utf8' });
 const pythonSkip = pythonProbe.status === 0 ? false : `${python} cannot import kubernetes (install python3-kubernetes; .ci/run does): ${(pythonProbe.stderr ?? String(pythonProbe.error)).trim().split('\n').pop()}`;
 
@@ -57,6 +58,36 @@ describe('client libraries', () => {
     const list = await core.listNamespacedConfigMap({ namespace: 'node-crud', labelSelector: 'tier=x' });
     assert.deepEqual(list.items.map((i) => i.metadata?.name), ['one']);
     assert.match(list.metadata?.resourceVersion ?? '', /^\d+$/);
+  });
+
+  it('client-node: a delete answers a Status, a just-created workload carries its status', async () => {
+    await core.createNamespace({ body: { metadata: { name: 'node-delete' } } });
+    const made = await core.createNamespacedConfigMap({ namespace: 'node-delete', body: cm('doomed', { a: '1' }) });
+    const status = await core.deleteNamespacedConfigMap({ name: 'doomed', namespace: 'node-delete' });
+    assert.equal(status.kind, 'Status');
+    assert.equal(status.status, 'Success');
+    assert.deepEqual({ ...status.details }, { name: 'doomed', kind: 'configmaps', uid: made.metadata?.uid });
+    const apps = kc.makeApiClient(AppsV1Api);
+    const labels = { app: 'node-web' };
+    const d = await apps.createNamespacedDeployment({ namespace: 'node-delete', body: {
+      metadata: { name: 'node-web' }, spec: { selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } },
+    } });
+    assert.deepEqual({ ...d.status }, {});
+    const del = await apps.deleteNamespacedDeployment({ name: 'node-web', namespace: 'node-delete' });
+    assert.equal(del.status, 'Success');
+    assert.equal(del.details?.group, 'apps');
+  });
+
+  it('python client: reads the status of workloads it has just created, and gets a Status from a delete', { skip: pythonSkip }, async () => {
+    await core.createNamespace({ body: { metadata: { name: 'py-apps' } } });
+    const r = spawnSync(python, [pythonWorkloads, server.kubeconfig, 'py-apps'], { encoding: 'utf8', timeout: 30_000 });
+    assert.equal(r.status, 0, `python failed: ${r.stderr}`);
+    assert.deepEqual(JSON.parse(r.stdout), {
+      deployment: { available_replicas: null, replicas: null },
+      statefulset: { replicas: 0, available_replicas: 0 },
+      daemonset: { desired: 0, ready: 0 },
+      delete: { type: 'V1Status', status: 'Success', kind: 'configmaps', name: 'py-gone' },
+    });
   });
 
   it('client-node: an informer sees every add, update and delete in order', async () => {

@@ -5,7 +5,7 @@ import type { ResourceDef } from '../resource.js';
 import { defaultJobSelector } from '../defaults/batch.js';
 
 export const batchResources: ResourceDef[] = [
-  { group: 'batch', version: 'v1', kind: 'Job', plural: 'jobs', singular: 'job', namespaced: true, categories: ['all'], subresources: ['status'], generation: true, defaultPropagation: 'Orphan',
+  { group: 'batch', version: 'v1', kind: 'Job', plural: 'jobs', singular: 'job', namespaced: true, categories: ['all'], subresources: ['status'], generation: true, defaultPropagation: 'Orphan', emptyStatus: {},
     prepareCreate: (obj) => defaultJobSelector(obj as unknown as Job), fieldSelectors: { 'status.successful': pathGetter('status.successful') } },
-  { group: 'batch', version: 'v1', kind: 'CronJob', plural: 'cronjobs', singular: 'cronjob', namespaced: true, shortNames: ['cj'], categories: ['all'], subresources: ['status'], generation: true },
+  { group: 'batch', version: 'v1', kind: 'CronJob', plural: 'cronjobs', singular: 'cronjob', namespaced: true, shortNames: ['cj'], categories: ['all'], subresources: ['status'], generation: true, emptyStatus: {} },
 ];

@@ -6,18 +6,29 @@ import { namespaceStrategy } from './namespaces.js';
 import { serviceStrategy } from './services.js';
 import { eventFieldSelectors } from './events.js';
 import { admitClaim } from './claims.js';
+import { secretStrategy } from './secrets.js';
 
 const rw = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+/** NodeStatus: daemonEndpoints.kubeletEndpoint.Port and every nodeInfo field are serialised even when unset. */
+const emptyNodeStatus = {
+  daemonEndpoints: { kubeletEndpoint: { Port: 0 } },
+  nodeInfo: {
+    machineID: '', systemUUID: '', bootID: '', kernelVersion: '', osImage: '', containerRuntimeVersion: '', kubeletVersion: '',
+    kubeProxyVersion: '', operatingSystem: '', architecture: '',
+  },
+};
 
 export const coreResources: ResourceDef[] = [
   {
     group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', singular: 'namespace', namespaced: false,
     shortNames: ['ns'], subresources: ['status', 'finalize'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
-    keepStatusOnCreate: true, fieldSelectors: { 'status.phase': pathGetter('status.phase') }, ...namespaceStrategy,
+    keepStatusOnCreate: true, emptyStatus: {}, returnDeletedObject: true, fieldSelectors: { 'status.phase': pathGetter('status.phase') }, ...namespaceStrategy,
   },
   {
     group: '', version: 'v1', kind: 'Pod', plural: 'pods', singular: 'pod', namespaced: true, shortNames: ['po'], categories: ['all'],
-    subresources: ['status', 'binding', 'eviction', 'log', 'exec', 'attach', 'portforward', 'ephemeralcontainers', 'resize'], generation: true,
+    subresources: ['status', 'binding', 'eviction', 'log', 'exec', 'attach', 'portforward', 'proxy', 'ephemeralcontainers', 'resize'], generation: true,
+    emptyStatus: {}, returnDeletedObject: true,
     fieldSelectors: {
       'spec.nodeName': pathGetter('spec.nodeName'), 'spec.restartPolicy': pathGetter('spec.restartPolicy'),
       'spec.schedulerName': pathGetter('spec.schedulerName'), 'spec.serviceAccountName': pathGetter('spec.serviceAccountName'),
@@ -29,29 +40,33 @@ export const coreResources: ResourceDef[] = [
   },
   {
     group: '', version: 'v1', kind: 'Node', plural: 'nodes', singular: 'node', namespaced: false, shortNames: ['no'],
-    subresources: ['status', 'proxy'], keepStatusOnCreate: true, fieldSelectors: { 'spec.unschedulable': (o) => String((o.spec as { unschedulable?: boolean } | undefined)?.unschedulable ?? false) },
+    subresources: ['status', 'proxy'], keepStatusOnCreate: true, emptyStatus: emptyNodeStatus, fieldSelectors: { 'spec.unschedulable': (o) => String((o.spec as { unschedulable?: boolean } | undefined)?.unschedulable ?? false) },
   },
   {
     group: '', version: 'v1', kind: 'Event', plural: 'events', singular: 'event', namespaced: true, shortNames: ['ev'], verbs: rw,
     fieldSelectors: eventFieldSelectors,
   },
   { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', singular: 'configmap', namespaced: true, shortNames: ['cm'] },
-  { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', singular: 'secret', namespaced: true, fieldSelectors: { type: pathGetter('type') } },
+  { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', singular: 'secret', namespaced: true, fieldSelectors: { type: pathGetter('type') }, ...secretStrategy },
   {
     group: '', version: 'v1', kind: 'Service', plural: 'services', singular: 'service', namespaced: true, shortNames: ['svc'], categories: ['all'],
     subresources: ['status', 'proxy'], verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'],
+    emptyStatus: { loadBalancer: {} }, returnDeletedObject: true,
     fieldSelectors: { 'spec.clusterIP': pathGetter('spec.clusterIP'), 'spec.type': pathGetter('spec.type') }, ...serviceStrategy,
   },
-  { group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', singular: 'serviceaccount', namespaced: true, shortNames: ['sa'], subresources: ['token'] },
-  { group: '', version: 'v1', kind: 'Endpoints', plural: 'endpoints', singular: 'endpoints', namespaced: true, shortNames: ['ep'] },
-  { group: '', version: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', singular: 'persistentvolumeclaim', namespaced: true, shortNames: ['pvc'], subresources: ['status'], prepareCreate: admitClaim },
-  { group: '', version: 'v1', kind: 'PersistentVolume', plural: 'persistentvolumes', singular: 'persistentvolume', namespaced: false, shortNames: ['pv'], subresources: ['status'] },
+  { group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', singular: 'serviceaccount', namespaced: true, shortNames: ['sa'], subresources: ['token'], returnDeletedObject: true },
+  {
+    group: '', version: 'v1', kind: 'Endpoints', plural: 'endpoints', singular: 'endpoints', namespaced: true, shortNames: ['ep'],
+    deprecationWarning: 'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice',
+  },
+  { group: '', version: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', singular: 'persistentvolumeclaim', namespaced: true, shortNames: ['pvc'], subresources: ['status'], emptyStatus: {}, returnDeletedObject: true, prepareCreate: admitClaim },
+  { group: '', version: 'v1', kind: 'PersistentVolume', plural: 'persistentvolumes', singular: 'persistentvolume', namespaced: false, shortNames: ['pv'], subresources: ['status'], emptyStatus: {}, returnDeletedObject: true },
   { group: '', version: 'v1', kind: 'LimitRange', plural: 'limitranges', singular: 'limitrange', namespaced: true, shortNames: ['limits'] },
-  { group: '', version: 'v1', kind: 'ResourceQuota', plural: 'resourcequotas', singular: 'resourcequota', namespaced: true, shortNames: ['quota'], subresources: ['status'] },
+  { group: '', version: 'v1', kind: 'ResourceQuota', plural: 'resourcequotas', singular: 'resourcequota', namespaced: true, shortNames: ['quota'], subresources: ['status'], emptyStatus: {}, returnDeletedObject: true },
   { group: '', version: 'v1', kind: 'PodTemplate', plural: 'podtemplates', singular: 'podtemplate', namespaced: true },
   {
     group: '', version: 'v1', kind: 'ReplicationController', plural: 'replicationcontrollers', singular: 'replicationcontroller', namespaced: true,
-    shortNames: ['rc'], categories: ['all'], subresources: ['status', 'scale'], generation: true, defaultPropagation: 'Orphan',
+    shortNames: ['rc'], categories: ['all'], subresources: ['status', 'scale'], generation: true, defaultPropagation: 'Orphan', emptyStatus: { replicas: 0 },
     fieldSelectors: { 'status.replicas': pathGetter('status.replicas') },
   },
 ];

@@ -3,7 +3,8 @@ import type { Pod, Container, Toleration } from 'kubernetes-types/core/v1.js';
 import type { KObject } from '../../machinery/types.js';
 import type { ResourceDef, StrategyContext } from '../resource.js';
 import { rfc3339 } from '../../util/clock.js';
-import { resizedPod, validatePodResize } from '../validation/pod.js';
+import { resizedPod, validatePodResize, validatePodSpec } from '../validation/pod.js';
+import { validateEphemeralContainersUpdate, withEphemeralContainers } from '../validation/ephemeral-containers.js';
 
 type Quantities = Record<string, string> | undefined;
 
@@ -54,7 +55,10 @@ function admitPod(obj: KObject, ctx: StrategyContext): void {
 }
 
 export const podStrategy: Partial<ResourceDef> = {
-  partialWrites: { resize: { merge: resizedPod, validate: validatePodResize } },
+  partialWrites: {
+    resize: { merge: resizedPod, validate: validatePodResize },
+    ephemeralcontainers: { merge: withEphemeralContainers, validate: (pod, old) => validateEphemeralContainersUpdate(pod, old, validatePodSpec) },
+  },
   prepareCreate(obj, ctx) {
     admitPod(obj, ctx);
     const pod = obj as unknown as Pod;

@@ -9,6 +9,8 @@ import { validatePodSpec, validatePodSpecUpdate, validatePodTemplate, validatePo
 
 export function validatePod(obj: KObject, old: KObject | undefined): Errs {
   const errs = validatePodSpec(obj.spec, 'spec');
+  // Ephemeral containers are added to a running pod through pods/ephemeralcontainers only.
+  if (!old && arr(rec(obj.spec).ephemeralContainers).length) errs.push(fieldForbidden('spec.ephemeralContainers', 'cannot be set on create'));
   if (old) errs.push(...validatePodSpecUpdate(obj.spec, old.spec));
   return errs;
 }

@@ -8,6 +8,7 @@ import { qosClass } from '../resources/pods.js';
 import { arr, deepEqual, rec, str, validateAnnotations, validateLabels, validateNonNegative, type Errs } from './common.js';
 import { inclusiveRangeError, isDns1123Label, isRelaxedEnvVarName, isValidPortName, nameIsDnsSubdomain } from './names.js';
 import { parseQuantity } from './quantity.js';
+import { validateEphemeralContainers } from './ephemeral-containers.js';
 
 const validPort = (p: number) => Number.isInteger(p) && p >= 1 && p <= 65535;
 const protocols = ['SCTP', 'TCP', 'UDP'];
@@ -194,6 +195,7 @@ export function validatePodSpec(specIn: unknown, path: string): Errs {
     checkName(c, p);
     errs.push(...validateContainer(c, p, volumes, false));
   });
+  errs.push(...validateEphemeralContainers(spec.ephemeralContainers, `${path}.ephemeralContainers`, names, (c, p) => validateContainer(c, p, volumes, false)));
   const rp = spec.restartPolicy;
   if (rp === undefined || rp === '') errs.push(fieldRequired(`${path}.restartPolicy`));
   else if (!restartPolicies.includes(rp as string)) errs.push(fieldNotSupported(`${path}.restartPolicy`, rp, restartPolicies));
@@ -223,11 +225,13 @@ export function validatePodSpec(specIn: unknown, path: string): Errs {
 export function validatePodTemplate(template: unknown, path: string): Errs {
   if (!isRecord(template)) return [fieldRequired(path)];
   const meta = rec(template.metadata);
-  return [
+  const errs = [
     ...validateLabels(meta.labels, `${path}.metadata.labels`),
     ...validateAnnotations(meta.annotations, `${path}.metadata.annotations`),
     ...validatePodSpec(template.spec, `${path}.spec`),
   ];
+  if (arr(rec(template.spec).ephemeralContainers).length) errs.push(fieldForbidden(`${path}.spec.ephemeralContainers`, 'ephemeral containers not allowed in pod template'));
+  return errs;
 }
 
 const podUpdateMessage = 'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,'

@@ -1,18 +1,12 @@
-// Structural check of a decoded body against the kind's OpenAPI schema, reporting what upstream's strict JSON
-// decoder reports: unknown field paths (`spec.template.spec.containers[0].foo`) and the first type mismatch in
-// encoding/json's wording. Schemas resolve lazily and are cached; nothing runs at import time.
+// Structural check of a decoded body against the kind's OpenAPI schema, reporting what upstream's decoders report:
+// unknown field paths (`spec.template.spec.containers[0].foo`) and type mismatches, worded as the decoder that
+// meets them words them (see type-errors.ts). Schemas resolve lazily and are cached; nothing runs at import time.
 import { isRecord, type GroupVersionKind } from '../../machinery/types.js';
 import { resolveSchema, schemaForKind, type OpenApiDocument, type OpenApiSchema } from '../../openapi/documents.js';
 import { parseQuantity } from './quantity.js';
+import { mismatchText, listKeyElement, type Shape, type TypeErrorWording } from './type-errors.js';
 
-type Shape =
-  | { t: 'free' }
-  | { t: 'struct'; name: string; goType: string; props: Record<string, OpenApiSchema> }
-  | { t: 'map'; values: OpenApiSchema | undefined; goType: string }
-  | { t: 'array'; items: OpenApiSchema | undefined; goType: string }
-  | { t: 'scalar'; json: 'string' | 'bytes' | 'int' | 'number' | 'bool'; goType: string }
-  | { t: 'intOrString' }
-  | { t: 'quantity' };
+export type { TypeErrorWording } from './type-errors.js';
 
 const shapes = new WeakMap<OpenApiSchema, Shape>();
 const refName = (s: OpenApiSchema | undefined) => {
@@ -42,7 +36,9 @@ function shapeOf(doc: OpenApiDocument, raw: OpenApiSchema | undefined, component
       shape = { t: 'map', values: s.additionalProperties, goType: `map[string]${goTypeOfShape(elem)}` };
     } else shape = { t: 'free' };
   } else if (s.type === 'array') {
-    shape = { t: 'array', items: s.items, goType: `[]${goTypeOfShape(shapeOf(doc, s.items))}` };
+    const listType = s['x-kubernetes-list-type'];
+    const keys = listType === 'map' ? s['x-kubernetes-list-map-keys'] : undefined;
+    shape = { t: 'array', items: s.items, goType: `[]${goTypeOfShape(shapeOf(doc, s.items))}`, keys: keys?.length ? keys : undefined, set: listType === 'set' };
   } else if (s.type === 'string') {
     shape = s.format === 'byte' ? { t: 'scalar', json: 'bytes', goType: '[]uint8' } : { t: 'scalar', json: 'string', goType: 'string' };
   } else if (s.type === 'integer') shape = { t: 'scalar', json: 'int', goType: s.format === 'int32' ? 'int32' : 'int64' };
@@ -62,77 +58,99 @@ function goTypeOfShape(s: Shape): string {
   }
 }
 
-function jsonKind(v: unknown): string {
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'number') return 'number';
-  if (typeof v === 'boolean') return 'bool';
-  return Array.isArray(v) ? 'array' : 'object';
-}
-
 interface Walk {
   doc: OpenApiDocument;
+  wording: TypeErrorWording;
   unknown: string[];
   typeErrors: string[];
   /** Drop unknown fields from the walked object, as decoding into the typed struct does. */
   prune: boolean;
 }
 
-function typeError(w: Walk, value: unknown, struct: string, goPath: string, goType: string, valueText = jsonKind(value)): void {
-  if (w.typeErrors.length) return;
-  w.typeErrors.push(`json: cannot unmarshal ${valueText} into Go struct field ${struct}.${goPath} of type ${goType}`);
+/** Where a value sits, in each decoder's notation. */
+interface At {
+  /** `spec.containers[0].image`: unknown-field paths. */
+  path: string;
+  /** `spec.containers.image` and the innermost struct's name: encoding/json's Go struct field. */
+  goPath: string;
+  struct: string;
+  /** `.spec.containers[name="web"].image`: structured-merge-diff's path. */
+  typed: string;
+}
+
+/** encoding/json and the unstructured converter stop at the first error; structured-merge-diff reports them all. */
+function report(w: Walk, at: At, text: string): void {
+  if (w.wording !== 'typed') {
+    if (!w.typeErrors.length) w.typeErrors.push(text);
+    return;
+  }
+  w.typeErrors.push(at.typed ? `${at.typed}: ${text}` : text);
 }
 
 const base64Re = /^[A-Za-z0-9+/]*={0,2}$/;
 
-function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, path: string, goPath: string, struct: string): void {
+function badBase64(s: string): string | undefined {
+  const t = s.replace(/[\r\n]/g, '');
+  if (base64Re.test(t) && t.length % 4 === 0) return undefined;
+  const bad = t.search(/[^A-Za-z0-9+/=]/);
+  return `illegal base64 data at input byte ${bad >= 0 ? bad : t.length - (t.length % 4)}`;
+}
+
+function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, at: At): void {
   if (value === null || value === undefined) return;
   const shape = shapeOf(w.doc, raw);
   const join = (p: string, k: string) => (p ? `${p}.${k}` : k);
+  const mismatch = mismatchText(w.wording, shape, value, at.struct, at.goPath);
+  if (mismatch !== undefined) return report(w, at, mismatch);
   switch (shape.t) {
-    case 'free':
-      return;
-    case 'intOrString':
-      if (typeof value === 'string') return;
-      if (typeof value === 'number' && Number.isInteger(value)) return;
-      return typeError(w, value, struct, goPath, 'int32', typeof value === 'number' ? `number ${value}` : jsonKind(value));
     case 'quantity': {
       if (typeof value === 'number') return;
       const q = parseQuantity(typeof value === 'string' ? value : JSON.stringify(value));
-      if ('error' in q && !w.typeErrors.length) w.typeErrors.push(q.error);
+      if ('error' in q && w.wording !== 'typed') report(w, at, q.error);
       return;
     }
-    case 'scalar': {
-      const ok = shape.json === 'string' || shape.json === 'bytes' ? typeof value === 'string'
-        : shape.json === 'bool' ? typeof value === 'boolean' : typeof value === 'number';
-      if (!ok) return typeError(w, value, struct, goPath, shape.goType);
-      if (shape.json === 'int' && !Number.isInteger(value)) return typeError(w, value, struct, goPath, shape.goType, `number ${String(value)}`);
-      if (shape.json === 'bytes') {
-        const s = (value as string).replace(/[\r\n]/g, '');
-        if (!base64Re.test(s) || s.length % 4 !== 0) {
-          const bad = s.search(/[^A-Za-z0-9+/=]/);
-          if (!w.typeErrors.length) w.typeErrors.push(`illegal base64 data at input byte ${bad >= 0 ? bad : s.length - (s.length % 4)}`);
+    case 'scalar':
+      if (shape.json === 'bytes' && w.wording !== 'typed' && typeof value === 'string') {
+        const bad = badBase64(value);
+        if (bad) report(w, at, bad);
+      }
+      return;
+    case 'array': {
+      if (!Array.isArray(value)) return;
+      const seen = new Set<string>();
+      for (let i = 0; i < value.length; i++) {
+        let element = `[${i}]`;
+        if (w.wording === 'typed' && (shape.keys || shape.set)) {
+          const key = listKeyElement(shape, value[i], (s) => resolveSchema(w.doc, s));
+          if ('error' in key) return report(w, at, `element ${i}: ${key.error}`);
+          element = key.element;
+          if (seen.has(element)) report(w, at, `duplicate entries for key ${element}`);
+          seen.add(element);
         }
+        walk(w, value[i], shape.items, { path: `${at.path}[${i}]`, goPath: at.goPath, struct: at.struct, typed: `${at.typed}${element}` });
       }
       return;
     }
-    case 'array':
-      if (!Array.isArray(value)) return typeError(w, value, struct, goPath, shape.goType);
-      value.forEach((item, i) => walk(w, item, shape.items, `${path}[${i}]`, goPath, struct));
-      return;
     case 'map':
-      if (!isRecord(value)) return typeError(w, value, struct, goPath, shape.goType);
-      for (const [k, v] of Object.entries(value)) walk(w, v, shape.values, `${path}[${k}]`, goPath, struct);
+      if (!isRecord(value)) return;
+      for (const [k, v] of Object.entries(value)) walk(w, v, shape.values, { path: `${at.path}[${k}]`, goPath: at.goPath, struct: at.struct, typed: `${at.typed}.${k}` });
       return;
     case 'struct':
-      if (!isRecord(value)) return typeError(w, value, struct, goPath, shape.goType);
+      if (!isRecord(value)) return;
       for (const [k, v] of Object.entries(value)) {
-        const prop = shape.props[k];
+        const prop = Object.prototype.hasOwnProperty.call(shape.props, k) ? shape.props[k] : undefined;
         if (prop === undefined) {
-          w.unknown.push(join(path, k));
+          w.unknown.push(join(at.path, k));
           if (w.prune) delete value[k];
-        }
-        else walk(w, v, prop, join(path, k), join(goPath, k), shape.name);
+          if (w.wording === 'typed') {
+            // structured-merge-diff stops looking at an object once it meets a field it does not know.
+            report(w, { ...at, typed: `${at.typed}.${k}` }, 'field not declared in schema');
+            return;
+          }
+        } else walk(w, v, prop, { path: join(at.path, k), goPath: join(at.goPath, k), struct: shape.name, typed: `${at.typed}.${k}` });
       }
+      return;
+    default:
   }
 }
 
@@ -154,13 +172,16 @@ function rootFor(gvk: GroupVersionKind) {
 }
 
 /**
- * Unknown field paths (every one, in document order) and type errors (the first, as Go's decoder stops there) of
- * `obj` against the OpenAPI schema of `gvk`. Kinds without a schema (custom resources) report nothing.
+ * Unknown field paths (every one, in document order) and type errors of `obj` against the OpenAPI schema of `gvk`,
+ * worded as `wording`'s decoder words them: the first one for encoding/json (`json`, bodies of creates and updates,
+ * JSON and merge patches) and the unstructured converter (`unstructured`, strategic merge patches); every one,
+ * unknown fields included, for structured-merge-diff (`typed`, server-side apply). Kinds without a schema (custom
+ * resources) report nothing.
  */
-export function checkAgainstSchema(gvk: GroupVersionKind, obj: unknown, prune = false): { unknownFields: string[]; typeErrors: string[] } {
+export function checkAgainstSchema(gvk: GroupVersionKind, obj: unknown, prune = false, wording: TypeErrorWording = 'json'): { unknownFields: string[]; typeErrors: string[] } {
   const root = rootFor(gvk);
   if (!root) return { unknownFields: [], typeErrors: [] };
-  const w: Walk = { doc: root.doc, unknown: [], typeErrors: [], prune };
-  walk(w, obj, root.schema, '', '', gvk.kind);
+  const w: Walk = { doc: root.doc, wording, unknown: [], typeErrors: [], prune };
+  walk(w, obj, root.schema, { path: '', goPath: '', struct: gvk.kind, typed: '' });
   return { unknownFields: w.unknown, typeErrors: w.typeErrors };
 }

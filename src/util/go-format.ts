@@ -1,0 +1,98 @@
+// Go's fmt renderings of decoded JSON values, for error texts that upstream builds with %v, %+v, %#v, %T and %q.
+// Values are what Go's decoders produce: objects are map[string]interface{}, arrays []interface{}, numbers int64
+// (`ints`: integers, as the apiserver's PreserveInts decoding keeps them) or float64.
+
+const maxDepth = 64;
+
+/** strconv.FormatFloat(v, 'g', -1, 64), which %v uses for a float64: shortest digits, exponent form below 1e-4 and from 1e6. */
+export function goFloat(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (!Number.isFinite(v)) return v > 0 ? '+Inf' : '-Inf';
+  if (v === 0) return Object.is(v, -0) ? '-0' : '0';
+  const [mantissa, expText] = v.toExponential().split('e');
+  const exp = Number(expText);
+  if (exp < -4 || exp >= 6) {
+    const digits = Math.abs(exp) < 10 ? `0${Math.abs(exp)}` : String(Math.abs(exp));
+    return `${mantissa}e${exp < 0 ? '-' : '+'}${digits}`;
+  }
+  return String(v);
+}
+
+function number(v: number, ints: boolean): string {
+  return ints && Number.isInteger(v) && Math.abs(v) <= Number.MAX_SAFE_INTEGER ? String(v) : goFloat(v);
+}
+
+/** %v (and %+v, the same for these values): `map[a:1 b:[x y]]`, strings unquoted, keys sorted. */
+export function goValue(v: unknown, ints = false, depth = 0): string {
+  if (depth > maxDepth) return '...';
+  if (v === null || v === undefined) return '<nil>';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return number(v, ints);
+  if (typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return `[${v.map((x) => goValue(x, ints, depth + 1)).join(' ')}]`;
+  if (typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `map[${entries.map(([k, x]) => `${k}:${goValue(x, ints, depth + 1)}`).join(' ')}]`;
+  }
+  return String(v);
+}
+
+/** %#v: `map[string]interface {}{"a":1}`, `[]interface {}{"x", true}`, quoted strings. */
+export function goSharpValue(v: unknown, ints = false, depth = 0): string {
+  if (depth > maxDepth) return '...';
+  if (v === null || v === undefined) return 'interface {}(nil)';
+  if (typeof v === 'string') return goQuote(v);
+  if (typeof v === 'number') return number(v, ints);
+  if (typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return `[]interface {}{${v.map((x) => goSharpValue(x, ints, depth + 1)).join(', ')}}`;
+  if (typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `map[string]interface {}{${entries.map(([k, x]) => `${goQuote(k)}:${goSharpValue(x, ints, depth + 1)}`).join(', ')}}`;
+  }
+  return String(v);
+}
+
+/** %T of a decoded JSON value. */
+export function goTypeName(v: unknown, ints = false): string {
+  if (v === null || v === undefined) return '<nil>';
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'number') return ints && Number.isInteger(v) ? 'int64' : 'float64';
+  if (typeof v === 'boolean') return 'bool';
+  return Array.isArray(v) ? '[]interface {}' : 'map[string]interface {}';
+}
+
+/** reflect.Kind of a decoded JSON value, as the unstructured converter names it. */
+export function goKind(v: unknown, ints = false): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'number') return ints && Number.isInteger(v) ? 'int64' : 'float64';
+  if (typeof v === 'boolean') return 'bool';
+  return Array.isArray(v) ? 'slice' : 'map';
+}
+
+const escapes: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', '"': '\\"' };
+
+/** %q of a string (strconv.Quote): Go escapes; printable characters beyond ASCII stay as they are. */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s) {
+    const code = ch.codePointAt(0) ?? 0;
+    if (escapes[ch]) out += escapes[ch];
+    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
+    else if ((code >= 0x80 && code < 0xa0) || code === 0x2028 || code === 0x2029 || code === 0xfeff || (code >= 0xd800 && code < 0xe000)) {
+      out += code > 0xffff ? `\\U${code.toString(16).padStart(8, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+    } else out += ch;
+  }
+  return `${out}"`;
+}
+
+/** json.Marshal of a decoded value: map keys sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped as Go escapes them. */
+export function goJsonMarshal(v: unknown): string {
+  const sorted = (x: unknown, depth: number): unknown => {
+    if (depth > maxDepth || x === null || typeof x !== 'object') return x;
+    if (Array.isArray(x)) return x.map((e) => sorted(e, depth + 1));
+    const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+    for (const k of Object.keys(x as Record<string, unknown>).sort()) out[k] = sorted((x as Record<string, unknown>)[k], depth + 1);
+    return out;
+  };
+  return JSON.stringify(sorted(v, 0)).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
