@@ -23,7 +23,7 @@ export function applyPatch(type: 'json' | 'merge' | 'strategic', current: KObjec
   return obj;
 }
 
-export function handlePatch(reg: Registry, def: ResourceDef, version: string, namespace: string, name: string, req: FastifyRequest, subresource: 'status' | 'resize' | undefined, warnings: string[]): { object: KObject; created: boolean } {
+export function handlePatch(reg: Registry, def: ResourceDef, version: string, namespace: string, name: string, req: FastifyRequest, subresource: 'status' | 'resize' | 'approval' | undefined, warnings: string[]): { object: KObject; created: boolean } {
   const q = query(req);
   const ct = req.headers['content-type'];
   const type = patchTypeOf(mediaType(ct));

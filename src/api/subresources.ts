@@ -68,7 +68,7 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
 }
 
 /** status and resize: the object itself, where a write may change only that subresource's part. */
-function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply, part: 'status' | 'resize'): void {
+function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply, part: 'status' | 'resize' | 'approval'): void {
   const ns = info.namespace ?? '';
   const name = info.name ?? '';
   const q = query(req);
@@ -98,7 +98,7 @@ function handleFinalize(reg: Registry, def: ResourceDef, info: RequestInfo, req:
   reply.send(served(def, info.version, { ...out, spec: next.spec }));
 }
 
-export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void {
+export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void | Promise<void> {
   const sub = info.subresource ?? '';
   const { reg } = ctx;
   if (!def.subresources?.includes(sub as never)) throw pathNotFound();
@@ -121,9 +121,13 @@ export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: R
       evictPod(reg, info.namespace ?? '', info.name ?? '', isRecord(body) ? body : {}, dryRun(query(req)));
       return void reply.code(201).send({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     }
-    case 'token':
+    case 'token': {
       if (req.method !== 'POST') throw methodNotAllowed();
-      return void reply.code(201).send(tokenRequest(reg, info.namespace ?? '', info.name ?? '', objectBody(req.body as Buffer | undefined, req.headers['content-type'])));
+      const body = objectBody(req.body as Buffer | undefined, req.headers['content-type']);
+      return tokenRequest(reg, info.namespace ?? '', info.name ?? '', body).then((out) => void reply.code(201).send(out));
+    }
+    case 'approval':
+      return handleObjectPart(reg, def, info, req, reply, 'approval');
     case 'log':
       if (req.method !== 'GET') throw methodNotAllowed();
       return podLogs(reg, info.namespace ?? '', info.name ?? '', req, reply);

@@ -22,6 +22,8 @@ import { TtlAfterFinishedController } from './ttl-after-finished-controller.js';
 import { HorizontalPodAutoscalerController } from './hpa/hpa-controller.js';
 import { StatefulSetController } from './statefulset/controller.js';
 import { VolumeController } from './volume/controller.js';
+import { ServiceAccountTokenController } from './serviceaccount-token-controller.js';
+import { CsrSigningController } from './csr-signing-controller.js';
 
 export interface ControllerHandle {
   stop(): void;
@@ -49,6 +51,8 @@ const factories: Record<ControllerName, Factory> = {
   'horizontal-pod-autoscaler': (r, c, l) => new HorizontalPodAutoscalerController(r, c, l),
   statefulset: (r, c, l) => new StatefulSetController(r, c, l),
   'persistentvolume-binder': (r, c, l) => new VolumeController(r, c, l),
+  'serviceaccount-token': (r, c, l) => new ServiceAccountTokenController(r, c, l),
+  csrsigning: (r, c, l) => new CsrSigningController(r, c, l),
 };
 
 export function startControllers(reg: Registry, clock: Clock, log: Logger, which: Set<ControllerName> = selectControllers()): ControllerHandle {

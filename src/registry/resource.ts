@@ -58,9 +58,14 @@ export interface ResourceDef {
    * Subresources other than status that write one part of the object (pods/resize): what the write takes from
    * the request, and the validation that replaces the object's own.
    */
-  partialWrites?: Partial<Record<'resize', { merge: (current: KObject, request: KObject) => KObject; validate: (obj: KObject, old: KObject) => FieldError[] }>>;
+  partialWrites?: Partial<Record<'resize' | 'approval', { merge: (current: KObject, request: KObject) => KObject; validate: (obj: KObject, old: KObject) => FieldError[] }>>;
   /** Create-only virtual resources (e.g. SelfSubjectAccessReview): compute the response, store nothing. */
   virtualCreate?: (obj: KObject, ctx: StrategyContext) => KObject;
+  /**
+   * Loads what the kind's synchronous hooks need (a heavy library, e.g. X.509 parsing for CSRs) before a write is
+   * handled; called by the API handlers and by in-process writers before they write the kind.
+   */
+  load?: () => Promise<unknown>;
   /** Read-only resources computed on demand by their own handler (metrics.k8s.io): listed in discovery, never stored. */
   computed?: boolean;
 }

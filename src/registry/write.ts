@@ -11,8 +11,11 @@ import type { Registry } from './registry.js';
 export interface WriteOptions {
   dryRun?: boolean;
   fieldManager?: string;
-  /** 'status' writes only .status; 'resize' only container resources (pods); anything else everything but .status. */
-  subresource?: 'status' | 'resize';
+  /**
+   * 'status' writes only .status; 'resize' only container resources (pods); 'approval' only the approval conditions
+   * (CertificateSigningRequests); anything else everything but .status.
+   */
+  subresource?: 'status' | 'resize' | 'approval';
   /** Collected `Warning` header texts. */
   warnings?: string[];
 }
@@ -140,7 +143,7 @@ export function updateObject(reg: Registry, def: ResourceDef, namespace: string,
   const result = merge(def, cur, next, opts);
   const ctx = reg.ctx(!!opts.dryRun);
   applyDefaults({ group: def.group, version: def.version, kind: def.kind }, result);
-  if (opts.subresource !== 'status') def.prepareUpdate?.(result, cur, ctx);
+  if (!opts.subresource) def.prepareUpdate?.(result, cur, ctx);
   if (def.generation && opts.subresource !== 'status' && specOf(result) !== specOf(cur)) {
     result.metadata.generation = (cur.metadata.generation ?? 0) + 1;
   }

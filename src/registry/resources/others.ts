@@ -3,6 +3,7 @@ import type { ResourceDef } from '../resource.js';
 import { hpaFromV1, hpaToV1 } from './hpa-conversion.js';
 import { coreEventToEventsV1, eventsV1ToCoreEvent, eventFieldSelectors } from './events.js';
 import { selfSubjectAccessReview, selfSubjectReview, selfSubjectRulesReview } from './access-reviews.js';
+import { tokenReview } from './token-review.js';
 
 const createOnly = ['create'];
 
@@ -40,5 +41,9 @@ export const otherResources: ResourceDef[] = [
   {
     group: 'authentication.k8s.io', version: 'v1', kind: 'SelfSubjectReview', plural: 'selfsubjectreviews', singular: 'selfsubjectreview',
     namespaced: false, verbs: createOnly, virtualCreate: selfSubjectReview,
+  },
+  {
+    group: 'authentication.k8s.io', version: 'v1', kind: 'TokenReview', plural: 'tokenreviews', singular: 'tokenreview',
+    namespaced: false, verbs: createOnly, virtualCreate: tokenReview,
   },
 ];
