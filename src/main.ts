@@ -106,7 +106,9 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   await app.listen({ host, port: opts.port ?? 6443 });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port ?? 6443;
-  const url = `${tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  // A wildcard address is where Bonsai listens, not where to reach it: URL and kubeconfig name loopback.
+  const reachAt = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  const url = `${tls ? 'https' : 'http'}://${reachAt.includes(':') ? `[${reachAt}]` : reachAt}:${port}`;
   const credentials: AdminCredentials = tls
     ? { token: security.adminToken, ca: tls.ca.certPem, clientCert: tls.adminCert, clientKey: tls.adminKey }
     : { token: security.adminToken };

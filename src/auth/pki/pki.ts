@@ -2,6 +2,7 @@
 // the API server's serving certificate and the admin's client certificate. Once they exist (and still fit the
 // configured names), start-up only reads them: nothing heavy is loaded.
 import { isIP } from 'node:net';
+import { hostname, networkInterfaces } from 'node:os';
 import { ClusterCa, generateCa, issuedBy } from './cluster-ca.js';
 import type { KeyStore } from './key-store.js';
 
@@ -16,11 +17,16 @@ export interface TlsMaterial {
   adminKey: string;
 }
 
-/** The names the serving certificate must carry: loopback, the in-cluster service names, the host and extras. */
+/**
+ * The names the serving certificate must carry: loopback, the in-cluster service names, the host (for a wildcard
+ * host, this machine's name and addresses) and the extra names.
+ */
 export function servingNames(host: string, extra: string[]): { dns: string[]; ips: string[] } {
   const dns = ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local'];
   const ips = ['127.0.0.1', '::1', '10.96.0.1'];
-  for (const raw of [host, ...extra]) {
+  const wildcard = host === '0.0.0.0' || host === '::' || host === '[::]';
+  const machine = wildcard ? [hostname(), ...Object.values(networkInterfaces()).flat().filter((i) => i && !i.internal).map((i) => i!.address.split('%')[0])] : [];
+  for (const raw of [host, ...machine, ...extra]) {
     const name = raw.trim().replace(/^\[(.*)\]$/, '$1');
     if (!name || name === '0.0.0.0' || name === '::') continue;
     const list = isIP(name) ? ips : dns;
