@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { useKubectlServer } from '../helpers/cluster.js';
+import { runBonsai } from '../helpers/server.js';
 import { eventually, Kubectl } from '../helpers/kubectl.js';
 import { csrManifest, httpsRequest, makeCsr, writeKubeconfigFor } from '../helpers/tls.js';
 
@@ -158,7 +159,7 @@ describe('authentication over TLS (kubectl)', () => {
 });
 
 describe('anonymous requests', () => {
-  const env = useKubectlServer({ args: ['--tls', '--anonymous-auth=false', '--nodes', '0'] });
+  const env = useKubectlServer({ args: ['--tls', '--anonymous-auth=false', '--nodes', '1'] });
 
   it('with --anonymous-auth=false, a request without credentials is a 401 and the kubeconfig still works', async () => {
     const ca = readFileSync(join(env.server.dataDir, 'pki', 'ca.crt'), 'utf8');
@@ -171,5 +172,15 @@ describe('anonymous requests', () => {
     const pki = (f: string) => readFileSync(join(env.server.dataDir, 'pki', f), 'utf8');
     const wrong = await httpsRequest(env.server.url, 'GET', '/api', { ca, cert: pki('apiserver.crt'), key: pki('apiserver.key') });
     assert.equal(wrong.status, 401, 'a server certificate is not a client certificate');
+  });
+
+  it('`bonsai node stop|start` authenticates with the kubeconfig\'s client certificate', async () => {
+    const stop = await runBonsai(['node', 'stop', 'bonsai-worker-1', '--kubeconfig', env.server.kubeconfig]);
+    assert.equal(stop.stdout, 'node/bonsai-worker-1 stopped\n', stop.stderr);
+    assert.match(await env.k.ok(['get', 'node', 'bonsai-worker-1', '-o', 'jsonpath={.metadata.annotations}']), /"bonsai\.dev\/stopped":"true"/);
+    const start = await runBonsai(['node', 'start', 'bonsai-worker-1', '--kubeconfig', env.server.kubeconfig]);
+    assert.equal(start.stdout, 'node/bonsai-worker-1 started\n', start.stderr);
+    const anonymous = await runBonsai(['node', 'stop', 'bonsai-worker-1', '--server', env.server.url]);
+    assert.equal(anonymous.code, 1);
   });
 });
