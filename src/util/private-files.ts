@@ -37,6 +37,10 @@ export function preparePrivateDatabase(dir: string, file = 'bonsai.db'): void {
   const db = join(dir, file);
   closeSync(openSync(db, 'a', privateFileMode));
   for (const f of [db, `${db}-wal`, `${db}-shm`]) {
-    if (existsSync(f)) chmodSync(f, privateFileMode);
+    try {
+      if (existsSync(f)) chmodSync(f, privateFileMode);
+    } catch {
+      /* not ours to change (another owner): SQLite reports what it cannot open */
+    }
   }
 }

@@ -172,6 +172,15 @@ describe('anonymous requests', () => {
     const pki = (f: string) => readFileSync(join(env.server.dataDir, 'pki', f), 'utf8');
     const wrong = await httpsRequest(env.server.url, 'GET', '/api', { ca, cert: pki('apiserver.crt'), key: pki('apiserver.key') });
     assert.equal(wrong.status, 401, 'a server certificate is not a client certificate');
+    // Plain HTTP and garbage on the TLS port end that connection only.
+    await assert.rejects(fetch(env.server.url.replace('https:', 'http:') + '/api'));
+    const { connect } = await import('node:net');
+    await new Promise<void>((resolve) => {
+      const s = connect(Number(new URL(env.server.url).port), '127.0.0.1', () => s.end(Buffer.alloc(4096, 0x16)));
+      s.on('error', () => resolve());
+      s.on('close', () => resolve());
+    });
+    assert.match(await env.k.ok(['get', 'ns', 'default']), /Active/);
   });
 
   it('`bonsai node stop|start` authenticates with the kubeconfig\'s client certificate', async () => {
