@@ -1,6 +1,6 @@
-// csrsigning: approved CertificateSigningRequests for the kubernetes.io signers are issued a certificate from the
-// cluster CA (status.certificate); a request that breaks its signer's rules gets a Failed condition
-// (SignerValidationFailure) instead. Denied, failed, already issued and other signers' requests are left alone.
+// certificatesigningrequest-signing (once called csrsigning): approved CertificateSigningRequests for the
+// kubernetes.io signers are issued a certificate from the cluster CA (status.certificate); a request that breaks
+// its signer's rules gets a Failed condition (SignerValidationFailure) instead. Denied, failed, already issued and other signers' requests are left alone.
 import type { Registry } from '../registry/registry.js';
 import type { KObject } from '../machinery/types.js';
 import type { Clock } from '../util/clock.js';
@@ -26,7 +26,7 @@ export class CsrSigningController {
   private readonly stopWatch: () => void;
 
   constructor(private readonly reg: Registry, private readonly clock: Clock, log: Logger) {
-    this.queue = new WorkQueue('csrsigning', (name) => this.reconcile(name), clock, log);
+    this.queue = new WorkQueue('certificatesigningrequest-signing', (name) => this.reconcile(name), clock, log);
     this.stopWatch = reg.store.hub.subscribe(key, (c) => c.type !== 'DELETED' && this.queue.add(c.object.metadata.name ?? ''));
     for (const o of reg.store.list(key)) this.queue.add(o.metadata.name ?? '');
   }

@@ -52,7 +52,7 @@ const factories: Record<ControllerName, Factory> = {
   statefulset: (r, c, l) => new StatefulSetController(r, c, l),
   'persistentvolume-binder': (r, c, l) => new VolumeController(r, c, l),
   'serviceaccount-token': (r, c, l) => new ServiceAccountTokenController(r, c, l),
-  csrsigning: (r, c, l) => new CsrSigningController(r, c, l),
+  'certificatesigningrequest-signing': (r, c, l) => new CsrSigningController(r, c, l),
 };
 
 export function startControllers(reg: Registry, clock: Clock, log: Logger, which: Set<ControllerName> = selectControllers()): ControllerHandle {
