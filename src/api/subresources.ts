@@ -67,7 +67,7 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
   reply.send(toScale(def, updated));
 }
 
-/** status and resize: the object itself, where a write may change only that subresource's part. */
+/** status, resize and approval: the object itself, where a write may change only that subresource's part. */
 function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply, part: 'status' | 'resize' | 'approval'): void {
   const ns = info.namespace ?? '';
   const name = info.name ?? '';
