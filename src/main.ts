@@ -15,6 +15,10 @@ import type { ClusterOptions } from './cluster/index.js';
 import { Authorization, parseAuthorizationModes } from './auth/authorization.js';
 import { AuditLog, parseAuditLevel, type AuditLevel } from './audit/audit-log.js';
 import { componentAuditSink } from './audit/component-audit.js';
+import { attachSecurity, Security } from './auth/security.js';
+import { servingNames, type TlsMaterial } from './auth/pki/pki.js';
+import { exposureProblem } from './auth/exposure.js';
+import { preparePrivateDatabase } from './util/private-files.js';
 
 export interface BonsaiOptions {
   host?: string;
@@ -37,6 +41,25 @@ export interface BonsaiOptions {
   auditLog?: string;
   /** `--audit-level`: None, Metadata (default), Request or RequestResponse. */
   auditLevel?: AuditLevel;
+  /** Serve HTTPS with a certificate from the cluster CA (both generated once into `<data>/pki`). */
+  tls?: boolean;
+  /** Extra names (DNS names or IPs) for the serving certificate (`--tls-san`). */
+  tlsSans?: string[];
+  /** Upstream's static token CSV (`--token-auth-file`). */
+  tokenAuthFile?: string;
+  /** Requests without credentials are `system:anonymous` (true, the default) or refused with 401. */
+  anonymousAuth?: boolean;
+  /** Serve on a non-loopback address without TLS and authentication. */
+  insecure?: boolean;
+}
+
+/** How the generated kubeconfig authenticates: a client certificate over TLS, the admin token otherwise. */
+export interface AdminCredentials {
+  token: string;
+  /** PEM, when serving TLS. */
+  ca?: string;
+  clientCert?: string;
+  clientKey?: string;
 }
 
 export interface Bonsai {
@@ -47,6 +70,8 @@ export interface Bonsai {
   app: FastifyInstance;
   clock: Clock;
   log: Logger;
+  security: Security;
+  credentials: AdminCredentials;
   /** Stops or starts a simulated node's kubelet. */
   setNodeStopped(name: string, stopped: boolean): void;
   close(): Promise<void>;
@@ -57,23 +82,47 @@ export function databasePath(data: string): string {
 }
 
 export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
+  const host = opts.host ?? '127.0.0.1';
+  const data = opts.data ?? '.bonsai';
+  const modes = parseAuthorizationModes(opts.authorizationMode);
+  const exposed = exposureProblem({ host, tls: !!opts.tls, anonymousAuth: opts.anonymousAuth ?? true, authorizationMode: modes.join(',') });
+  if (exposed && !opts.insecure) throw new Error(exposed);
   const log = createLogger(opts.logLevel ?? 'warn');
   const which = selectControllers(opts.controllers);
-  const modes = parseAuthorizationModes(opts.authorizationMode);
   const audit = opts.auditLog ? new AuditLog(opts.auditLog, parseAuditLevel(opts.auditLevel), log.child({ component: 'audit' })) : undefined;
   const clock = new ScaledClock(opts.clockSpeed ?? 1);
-  const store = new SqliteStore({ path: databasePath(opts.data ?? '.bonsai'), synchronous: opts.synchronous });
+  if (data !== ':memory:') preparePrivateDatabase(data);
+  const store = new SqliteStore({ path: databasePath(data), synchronous: opts.synchronous });
   const registry = new Registry(store, allResources, clock, log.child({ component: 'registry' }));
+  let security: Security;
+  try {
+    security = new Security(registry, { data, anonymousAuth: opts.anonymousAuth, tokenAuthFile: opts.tokenAuthFile });
+  } catch (e) {
+    store.close();
+    throw e;
+  }
+  attachSecurity(registry, security);
   store.hub.onListenerError = (err, change) => log.error({ err, resource: change.resource, name: change.object.metadata.name }, 'a change listener failed');
   bootstrap(registry);
   const authorization = (registry.authorization = new Authorization(modes, store));
   if (audit?.enabled) registry.componentAudit = componentAuditSink(audit, authorization);
-  const app = buildServer({ reg: registry, log: log.child({ component: 'api' }), kubernetesVersion: opts.kubernetesVersion, audit });
-  await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 6443 });
+  if (exposed) {
+    log.warn({ host }, 'serving on a non-loopback address without TLS and authentication (--insecure)');
+  }
+  const tls: TlsMaterial | undefined = opts.tls ? await security.pki.tls(servingNames(host, opts.tlsSans ?? [])) : undefined;
+  const app = buildServer({
+    reg: registry, log: log.child({ component: 'api' }), kubernetesVersion: opts.kubernetesVersion, authenticator: security.authenticator, audit,
+    tls: tls && { key: tls.servingKey, cert: tls.servingCert, ca: tls.ca.certPem },
+  });
+  await app.listen({ host, port: opts.port ?? 6443 });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port ?? 6443;
-  const host = opts.host ?? '127.0.0.1';
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  // A wildcard address is where Bonsai listens, not where to reach it: URL and kubeconfig name loopback.
+  const reachAt = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  const url = `${tls ? 'https' : 'http'}://${reachAt.includes(':') ? `[${reachAt}]` : reachAt}:${port}`;
+  const credentials: AdminCredentials = tls
+    ? { token: security.adminToken, ca: tls.ca.certPem, clientCert: tls.adminCert, clientKey: tls.adminKey }
+    : { token: security.adminToken };
   // The API answers from here on; controllers, scheduler and kubelets load meanwhile (as kube-apiserver serves
   // before the controller manager is up) and, being level-triggered, pick up whatever was written in between.
   const [{ startControllers }, { startScheduler }, { startCluster }] = await Promise.all([
@@ -87,7 +136,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   compactTimer?.unref();
   let closed = false;
   return {
-    url, port, registry, store, app, clock, log,
+    url, port, registry, store, app, clock, log, security, credentials,
     setNodeStopped: (name, stopped) => cluster.setNodeStopped(name, stopped),
     async close() {
       if (closed) return;

@@ -39,7 +39,7 @@ const subresourceKinds: Record<string, { group: string; version: string; kind: s
 };
 
 function subVerbs(sub: string): string[] {
-  if (sub === 'status' || sub === 'scale' || sub === 'ephemeralcontainers' || sub === 'resize') return ['get', 'patch', 'update'];
+  if (sub === 'status' || sub === 'scale' || sub === 'ephemeralcontainers' || sub === 'resize' || sub === 'approval') return ['get', 'patch', 'update'];
   if (sub === 'binding' || sub === 'eviction' || sub === 'token') return ['create'];
   if (sub === 'log') return ['get'];
   if (sub === 'finalize') return ['update'];

@@ -76,11 +76,16 @@ export function deleteOptions(q: Query, body: unknown): DeleteOptions {
   return opts;
 }
 
-export function handleResource(ctx: HandlerContext, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void {
-  const { reg } = ctx;
-  const def = reg.find(info.group, info.version, info.resource ?? '');
+export function handleResource(ctx: HandlerContext, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void | Promise<void> {
+  const def = ctx.reg.find(info.group, info.version, info.resource ?? '');
   if (!def) throw pathNotFound();
   if (info.namespace !== undefined && !def.namespaced) throw pathNotFound();
+  if (def.load && (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH')) return def.load().then(() => handleLoaded(ctx, def, info, req, reply));
+  return handleLoaded(ctx, def, info, req, reply);
+}
+
+function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void | Promise<void> {
+  const { reg } = ctx;
   const ns = def.namespaced ? info.namespace : undefined;
   // Upstream adds a deprecated API's warning before it handles the request, so even errors carry it.
   if (def.deprecationWarning) sendWarnings(reply, [def.deprecationWarning]);

@@ -9,7 +9,9 @@ import { registerOpenApi } from './openapi-routes.js';
 import { parseRequestPath, pathNotFound } from './request-info.js';
 import { handleResource } from './resource-handler.js';
 import { versionInfo } from './version.js';
-import { adminUser } from '../auth/types.js';
+import type { UserInfo } from '../auth/types.js';
+import type { Authenticator } from '../auth/authn/authenticator.js';
+import { securityOf } from '../auth/security.js';
 import '../auth/fastify-request.js';
 import { Authorization } from '../auth/authorization.js';
 import { installRequestChain } from '../auth/request-chain.js';
@@ -24,6 +26,10 @@ export interface ServerOptions {
   kubernetesVersion?: string;
   /** Where HTTP requests are audited (`--audit-log`). */
   audit?: AuditLog;
+  /** Who requests come from (default: the registry's security, in-memory unless configured). */
+  authenticator?: Authenticator;
+  /** Serve TLS with this key and certificate; client certificates are asked for and verified against `ca`. */
+  tls?: { key: string; cert: string; ca: string };
 }
 
 function statusFor(err: unknown, log: Logger): ApiError {
@@ -43,6 +49,7 @@ function noRouteSchemas(): never {
 export function buildServer(opts: ServerOptions): FastifyInstance {
   const { reg, log } = opts;
   const app = Fastify({
+    ...(opts.tls ? { https: { key: opts.tls.key, cert: opts.tls.cert, ca: opts.tls.ca, requestCert: true, rejectUnauthorized: false } } : {}),
     bodyLimit: maxBodyBytes, logger: false, forceCloseConnections: true, routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     // No route declares a Fastify schema (the registry validates objects), so Fastify's ajv and
     // fast-json-stringify compilers are never needed; plain ones spare ~30 ms of start-up loading them.
@@ -52,15 +59,16 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
       const status = statusFor(err, log);
       void (reply as FastifyReply).code(status.code).header('Content-Type', 'application/json').send(status.toStatus());
     },
-  });
+  }) as unknown as FastifyInstance;
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_req, body, done) => done(null, body));
 
   // The request chain, in upstream's order: authentication, then authorization, before the body is read.
-  app.decorateRequest('user', null as unknown as typeof adminUser);
-  app.addHook('onRequest', (req, _reply, done) => {
-    req.user = adminUser; // authentication: everyone is the admin until authenticators are configured
-    done();
+  // `authenticate` throws the 401 Status for an invalid credential (or none, with anonymous requests off).
+  const authn = opts.authenticator ?? securityOf(reg).authenticator;
+  app.decorateRequest('user', null as unknown as UserInfo);
+  app.addHook('onRequest', async (req) => {
+    req.user = await authn.authenticate(req.raw);
   });
   // Then audit, impersonation and authorization (AlwaysAllow unless the registry was given another).
   installRequestChain(app, { authorization: (reg.authorization ??= new Authorization(['AlwaysAllow'], reg.store)), audit: opts.audit });
@@ -110,7 +118,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     if (req.method === 'GET' && reg.store.hasPending()) await reg.store.committed();
     const acting = reg.as(req.user);
     if (info.group === metricsGroup) handleMetrics(acting, info, req, reply);
-    else handleResource({ reg: acting }, info, req, reply);
+    else await handleResource({ reg: acting }, info, req, reply);
     return reply;
   };
   app.all('/api/*', dispatch);

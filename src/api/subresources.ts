@@ -68,7 +68,7 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
   reply.send(toScale(def, updated));
 }
 
-/** status, resize and ephemeralcontainers: the object itself, where a write may change only that subresource's part. */
+/** status, resize, ephemeralcontainers and approval: the object itself, where a write may change only that subresource's part. */
 function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply, part: 'status' | PartialWrite): void {
   const ns = info.namespace ?? '';
   const name = info.name ?? '';
@@ -110,7 +110,7 @@ function noContainers(reg: Registry, def: ResourceDef, info: RequestInfo, method
   throw badRequest(`${def.plural}/${sub} is not supported: bonsai simulates pods and runs no containers`);
 }
 
-export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void {
+export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void | Promise<void> {
   const sub = info.subresource ?? '';
   const { reg } = ctx;
   if (!def.subresources?.includes(sub as never)) throw pathNotFound();
@@ -134,9 +134,13 @@ export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: R
       evictPod(reg, info.namespace ?? '', info.name ?? '', isRecord(body) ? body : {}, dryRun(query(req)));
       return void reply.code(201).send({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     }
-    case 'token':
+    case 'token': {
       if (req.method !== 'POST') throw methodNotAllowed();
-      return void reply.code(201).send(tokenRequest(reg, info.namespace ?? '', info.name ?? '', objectBody(req.body as Buffer | undefined, req.headers['content-type'])));
+      const body = objectBody(req.body as Buffer | undefined, req.headers['content-type']);
+      return tokenRequest(reg, info.namespace ?? '', info.name ?? '', body).then((out) => void reply.code(201).send(out));
+    }
+    case 'approval':
+      return handleObjectPart(reg, def, info, req, reply, 'approval');
     case 'log':
       if (req.method !== 'GET') throw methodNotAllowed();
       return podLogs(reg, info.namespace ?? '', info.name ?? '', req, reply);

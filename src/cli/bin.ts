@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // `bonsai serve`: starts the API server, writes a kubeconfig, prints the URL once requests are served.
 import { join } from 'node:path';
-import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { startBonsai } from '../main.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { resolveTarget, setNodeStopped } from './node-command.js';
+import { ensurePrivateDir } from '../util/private-files.js';
 
 function port(v: string): number {
   const n = Number(v);
@@ -17,6 +17,14 @@ function count(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number, 0 or more');
   return n;
+}
+function bool(v: string | undefined): boolean {
+  if (v === undefined || v === 'true' || v === '1' || v === 't' || v === 'T' || v === 'TRUE' || v === 'True') return true;
+  if (v === 'false' || v === '0' || v === 'f' || v === 'F' || v === 'FALSE' || v === 'False') return false;
+  throw new InvalidArgumentError('must be true or false');
+}
+function collect(v: string, prev: string[]): string[] {
+  return [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 }
 function positive(v: string): number {
   const n = Number(v);
@@ -42,19 +50,26 @@ program
   .option('--authorization-mode <modes>', 'AlwaysAllow, RBAC or AlwaysDeny, or a comma list tried in order (e.g. RBAC,AlwaysAllow)', 'AlwaysAllow')
   .option('--audit-log <path>', 'append audit.k8s.io/v1 Event lines to this file (- for stdout)')
   .addOption(new Option('--audit-level <level>', 'what audit events record').choices(['None', 'Metadata', 'Request', 'RequestResponse']).default('Metadata'))
+  .option('--tls', 'serve HTTPS with a certificate from the cluster CA (generated once into <data>/pki); the kubeconfig then uses a client certificate')
+  .option('--tls-san <name>', 'extra DNS name or IP for the serving certificate (repeatable)', collect, [] as string[])
+  .option('--token-auth-file <file>', 'static tokens: a CSV of token,user,uid,"group1,group2"')
+  .option('--anonymous-auth [bool]', 'requests without credentials are system:anonymous (true) or refused with 401 (false)', bool, true)
+  .option('--insecure', 'allow a non-loopback --host without TLS and authentication')
   .action(async (o: {
     host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clockSpeed: number; kubernetesVersion: string;
     nodes?: number; cluster?: string; controllers: string; authorizationMode: string; auditLog?: string; auditLevel: 'None' | 'Metadata' | 'Request' | 'RequestResponse';
+    tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean;
   }) => {
-    if (o.data !== ':memory:') mkdirSync(o.data, { recursive: true });
+    if (o.data !== ':memory:') ensurePrivateDir(o.data);
     const bonsai = await startBonsai({
       host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
       cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers],
       authorizationMode: o.authorizationMode, auditLog: o.auditLog, auditLevel: o.auditLevel,
+      tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure,
     });
     // With no data dir, the kubeconfig goes to a per-port temp folder (its path is in the banner line).
     const kubeconfig = o.kubeconfig ?? (o.data === ':memory:' ? join(tmpdir(), `bonsai-${bonsai.port}`, 'kubeconfig') : join(o.data, 'kubeconfig'));
-    writeKubeconfig(kubeconfig, bonsai.url);
+    writeKubeconfig(kubeconfig, bonsai.url, bonsai.credentials);
     process.stdout.write(`Bonsai is serving the Kubernetes API at ${bonsai.url} (kubeconfig: ${kubeconfig})\n`);
     let stopping = false;
     const stop = () => {

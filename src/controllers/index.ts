@@ -24,6 +24,8 @@ import { StatefulSetController } from './statefulset/controller.js';
 import { VolumeController } from './volume/controller.js';
 import { ClusterRoleAggregationController } from './clusterrole-aggregation-controller.js';
 import { controllerClientNames, controllerIdentity, controllerManagerIdentity } from '../auth/identities.js';
+import { ServiceAccountTokenController } from './serviceaccount-token-controller.js';
+import { CsrSigningController } from './csr-signing-controller.js';
 
 export interface ControllerHandle {
   stop(): void;
@@ -52,6 +54,8 @@ const factories: Record<ControllerName, Factory> = {
   statefulset: (r, c, l) => new StatefulSetController(r, c, l),
   'persistentvolume-binder': (r, c, l) => new VolumeController(r, c, l),
   'clusterrole-aggregation': (r, c, l) => new ClusterRoleAggregationController(r, c, l),
+  'serviceaccount-token': (r, c, l) => new ServiceAccountTokenController(r, c, l),
+  'certificatesigningrequest-signing': (r, c, l) => new CsrSigningController(r, c, l),
 };
 
 /**

@@ -5,7 +5,7 @@
 export const controllerNames = [
   'garbage-collector', 'namespace', 'serviceaccount', 'disruption', 'endpoints', 'endpointslice', 'node-lifecycle',
   'taint-eviction', 'pod-garbage-collector', 'replicaset', 'deployment', 'job', 'daemonset', 'cronjob',
-  'ttl-after-finished', 'horizontal-pod-autoscaler', 'statefulset', 'persistentvolume-binder', 'clusterrole-aggregation',
+  'ttl-after-finished', 'horizontal-pod-autoscaler', 'statefulset', 'persistentvolume-binder', 'clusterrole-aggregation', 'serviceaccount-token', 'certificatesigningrequest-signing',
 ] as const;
 
 export type ControllerName = (typeof controllerNames)[number];

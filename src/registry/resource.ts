@@ -9,7 +9,7 @@ import type { UserInfo } from '../auth/types.js';
 export type Subresource = 'status' | 'scale' | 'log' | 'binding' | 'eviction' | 'finalize' | 'exec' | 'attach' | 'portforward' | 'proxy' | 'ephemeralcontainers' | 'resize' | 'token' | 'approval';
 
 /** Subresources that write one part of their object (see ResourceDef.partialWrites). */
-export type PartialWrite = 'resize' | 'ephemeralcontainers';
+export type PartialWrite = 'resize' | 'ephemeralcontainers' | 'approval';
 
 export const allVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -73,6 +73,11 @@ export interface ResourceDef {
   partialWrites?: Partial<Record<PartialWrite, { merge: (current: KObject, request: KObject) => KObject; validate: (obj: KObject, old: KObject) => FieldError[] }>>;
   /** Create-only virtual resources (e.g. SelfSubjectAccessReview): compute the response, store nothing. */
   virtualCreate?: (obj: KObject, ctx: StrategyContext) => KObject;
+  /**
+   * Loads what the kind's synchronous hooks need (a heavy library, e.g. X.509 parsing for CSRs) before a write is
+   * handled; called by the API handlers and by in-process writers before they write the kind.
+   */
+  load?: () => Promise<unknown>;
   /** Read-only resources computed on demand by their own handler (metrics.k8s.io): listed in discovery, never stored. */
   computed?: boolean;
 }

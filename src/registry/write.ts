@@ -13,7 +13,7 @@ export interface WriteOptions {
   dryRun?: boolean;
   fieldManager?: string;
   /**
-   * 'status' writes only .status; a partial write ('resize', 'ephemeralcontainers') only the part its def declares;
+   * 'status' writes only .status; a partial write ('resize', 'ephemeralcontainers', 'approval' of CertificateSigningRequests) only the part its def declares;
    * anything else everything but .status.
    */
   subresource?: 'status' | PartialWrite;
@@ -165,7 +165,7 @@ export function updateObject(reg: Registry, def: ResourceDef, namespace: string,
   const result = merge(def, cur, next, opts);
   const ctx = reg.ctx(!!opts.dryRun);
   applyDefaults({ group: def.group, version: def.version, kind: def.kind }, result);
-  if (opts.subresource !== 'status') def.prepareUpdate?.(result, cur, ctx);
+  if (!opts.subresource) def.prepareUpdate?.(result, cur, ctx);
   fillEmptyStatus(def, result);
   if (def.generation && opts.subresource !== 'status' && specOf(result) !== specOf(cur)) {
     result.metadata.generation = (cur.metadata.generation ?? 0) + 1;

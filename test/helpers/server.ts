@@ -28,7 +28,7 @@ export async function startServer(opts: { dataDir?: string; args?: string[] } = 
     const t = setTimeout(() => reject(new Error(`server did not start in 15s: ${out}${err}`)), 15_000);
     proc.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
-      const m = out.match(/http:\/\/[\d.]+:\d+/);
+      const m = out.match(/https?:\/\/[\d.]+:\d+/);
       if (m) {
         clearTimeout(t);
         resolve(m[0]);

@@ -12,7 +12,7 @@ it('docker-compose.yml passes `docker-compose config`', { skip: missing }, () =>
   const r = spawnSync('docker-compose', ['-f', join(projectRoot, 'docker-compose.yml'), 'config'], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /image: node:20/);
-  assert.match(r.stdout, /target: 6443/);
+  assert.match(r.stdout, /- 127\.0\.0\.1:6443:6443/, 'published on the host\'s loopback only');
   assert.match(r.stdout, /bonsai-data:\/data/);
-  assert.match(r.stdout, /--port 6443 --data \/data/);
+  assert.match(r.stdout, /--port 6443 --data \/data\s+--insecure/);
 });

@@ -5,6 +5,7 @@ import { coreEventToEventsV1, eventsV1ToCoreEvent, eventFieldSelectors } from '.
 import { selfSubjectReview } from './access-reviews.js';
 import { localSubjectAccessReview, selfSubjectAccessReview, selfSubjectRulesReview, subjectAccessReview } from './authorization-reviews.js';
 import { checkBindingWrite, checkRoleWrite } from '../../auth/rbac/escalation.js';
+import { tokenReview } from './token-review.js';
 
 const createOnly = ['create'];
 
@@ -65,5 +66,9 @@ export const otherResources: ResourceDef[] = [
   {
     group: 'authentication.k8s.io', version: 'v1', kind: 'SelfSubjectReview', plural: 'selfsubjectreviews', singular: 'selfsubjectreview',
     namespaced: false, verbs: createOnly, virtualCreate: selfSubjectReview,
+  },
+  {
+    group: 'authentication.k8s.io', version: 'v1', kind: 'TokenReview', plural: 'tokenreviews', singular: 'tokenreview',
+    namespaced: false, verbs: createOnly, virtualCreate: tokenReview,
   },
 ];

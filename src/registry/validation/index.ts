@@ -24,6 +24,7 @@ const nameRules: Record<string, NameFn> = {
   [`${rbac}/ClusterRoleBinding`]: nameIsPathSegment,
   '/Event': nameIsPathSegment,
   'events.k8s.io/Event': nameIsPathSegment,
+  'certificates.k8s.io/CertificateSigningRequest': nameIsPathSegment,
 };
 
 const validators: Record<string, KindValidator> = {

@@ -1,0 +1,81 @@
+// serviceaccount-token: Secrets of type kubernetes.io/service-account-token that name a ServiceAccount
+// (`kubernetes.io/service-account.name`) get a legacy token (no expiry) in `data.token`, the cluster CA in
+// `data.ca.crt` and their namespace, and the ServiceAccount's uid annotation. A token Secret whose ServiceAccount
+// is gone (or was recreated with another uid) is deleted, as kube-controller-manager's tokens controller does.
+import type { Registry } from '../registry/registry.js';
+import type { KObject } from '../machinery/types.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import { splitKey } from './workload/owner.js';
+import { WorkQueue } from './runtime/work-queue.js';
+import { securityOf } from '../auth/security.js';
+import { legacyClaims, signToken } from '../auth/serviceaccount/claims.js';
+
+const tokenType = 'kubernetes.io/service-account-token';
+const nameKey = 'kubernetes.io/service-account.name';
+const uidKey = 'kubernetes.io/service-account.uid';
+
+const data = (s: KObject) => (s.data ?? {}) as Record<string, string>;
+const b64 = (v: string) => Buffer.from(v).toString('base64');
+
+export class ServiceAccountTokenController {
+  private readonly queue: WorkQueue;
+  private readonly stops: Array<() => void> = [];
+
+  constructor(private readonly reg: Registry, clock: Clock, log: Logger) {
+    this.queue = new WorkQueue('serviceaccount-token', (k) => this.reconcile(k), clock, log);
+    const addSecret = (s: KObject) => s.type === tokenType && this.queue.add(`${s.metadata.namespace}/${s.metadata.name}`);
+    this.stops.push(reg.store.hub.subscribe('core/secrets', (c) => c.type !== 'DELETED' && addSecret(c.object)));
+    // A ServiceAccount that appears, changes or goes: its token Secrets are looked at again.
+    this.stops.push(reg.store.hub.subscribe('core/serviceaccounts', (c) => {
+      const sa = c.object;
+      for (const s of reg.store.list('core/secrets', sa.metadata.namespace)) {
+        if (s.type === tokenType && s.metadata.annotations?.[nameKey] === sa.metadata.name) addSecret(s);
+      }
+    }));
+    for (const s of reg.store.list('core/secrets')) addSecret(s);
+  }
+
+  private async reconcile(key: string): Promise<void> {
+    const { namespace, name } = splitKey(key);
+    const secret = this.reg.store.get('core/secrets', namespace, name);
+    if (!secret || secret.type !== tokenType || secret.metadata.deletionTimestamp) return;
+    const saName = secret.metadata.annotations?.[nameKey] ?? '';
+    const saUid = secret.metadata.annotations?.[uidKey] ?? '';
+    const sa = this.reg.store.get('core/serviceaccounts', namespace, saName);
+    const secrets = this.reg.find('', 'v1', 'secrets')!;
+    if (!sa || (saUid && saUid !== sa.metadata.uid)) {
+      try {
+        this.reg.delete(secrets, namespace, name, { preconditions: { uid: secret.metadata.uid } });
+      } catch {
+        /* gone already */
+      }
+      return;
+    }
+    const security = securityOf(this.reg);
+    const ca = (await security.pki.ca()).certPem;
+    const d = data(secret);
+    const needsToken = !d.token;
+    if (!needsToken && d['ca.crt'] === b64(ca) && d.namespace && saUid) return;
+    const token = needsToken ? await signToken(security.serviceAccountKeys, legacyClaims(namespace, { name: sa.metadata.name ?? '', uid: sa.metadata.uid ?? '' }, name)) : undefined;
+    try {
+      this.reg.guaranteedUpdate(secrets, namespace, name, (cur) => {
+        if (cur.metadata.uid !== secret.metadata.uid) return cur;
+        const next = { ...data(cur) };
+        next['ca.crt'] = b64(ca);
+        next.namespace ||= b64(namespace);
+        if (!next.token && token) next.token = b64(token);
+        cur.data = next;
+        cur.metadata.annotations = { ...(cur.metadata.annotations ?? {}), [nameKey]: sa.metadata.name ?? '', [uidKey]: sa.metadata.uid ?? '' };
+        return cur;
+      });
+    } catch {
+      /* deleted meanwhile */
+    }
+  }
+
+  stop(): void {
+    this.stops.forEach((s) => s());
+    this.queue.stop();
+  }
+}

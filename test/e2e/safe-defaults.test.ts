@@ -1,0 +1,75 @@
+// Safe defaults of `bonsai serve`: a non-loopback address needs TLS and authentication (or --insecure), the
+// database, keys, tokens and kubeconfig are private files, and a malformed token file stops the start.
+import { describe, it, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runBonsai, startServer, type ServerHandle } from '../helpers/server.js';
+import { Kubectl } from '../helpers/kubectl.js';
+
+const mode = (p: string) => statSync(p).mode & 0o777;
+
+describe('safe defaults', () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'bonsai-safe-'));
+  const servers: ServerHandle[] = [];
+  after(async () => {
+    for (const s of servers) {
+      await s.stop();
+      s.cleanup();
+    }
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('refuses a non-loopback --host without TLS and authentication, in one line', async () => {
+    for (const extra of [[], ['--tls'], ['--anonymous-auth=false']]) {
+      const r = await runBonsai(['serve', '--host', '0.0.0.0', '--port', '0', '--data', ':memory:', '--nodes', '0', ...extra]);
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.equal(r.stdout, '');
+      const lines = r.stderr.trim().split('\n');
+      assert.equal(lines.length, 1, r.stderr);
+      assert.match(lines[0], /^bonsai: refusing to serve on non-loopback address 0\.0\.0\.0 without .*\(pass --insecure to serve anyway\)$/);
+    }
+  });
+
+  it('serves a non-loopback address with TLS and authentication, or with --insecure', async () => {
+    const secured = await startServer({ args: ['--host', '0.0.0.0', '--tls', '--anonymous-auth=false', '--nodes', '0'] });
+    servers.push(secured);
+    assert.match(secured.url, /^https:\/\/127\.0\.0\.1:\d+$/, 'the URL names where to reach a wildcard address');
+    assert.match(await new Kubectl(secured.kubeconfig).ok(['auth', 'whoami']), /bonsai-admin/);
+    const insecure = await startServer({ args: ['--host', '0.0.0.0', '--insecure', '--nodes', '0'] });
+    servers.push(insecure);
+    assert.equal((await fetch(`${insecure.url}/api`)).status, 200);
+  });
+
+  it('keeps the database, keys, tokens and kubeconfig private (0600, folders 0700)', async () => {
+    const s = await startServer({ args: ['--tls', '--nodes', '0'] });
+    servers.push(s);
+    await new Kubectl(s.kubeconfig).ok(['create', 'configmap', 'written', '--from-literal=a=b']);
+    for (const f of ['bonsai.db', 'bonsai.db-wal', 'bonsai.db-shm', 'kubeconfig']) assert.equal(mode(join(s.dataDir, f)), 0o600, f);
+    const pki = join(s.dataDir, 'pki');
+    assert.equal(mode(pki), 0o700);
+    const files = readdirSync(pki).sort();
+    assert.deepEqual(files, ['admin-token', 'admin.crt', 'admin.key', 'apiserver.crt', 'apiserver.key', 'ca.crt', 'ca.key']);
+    for (const f of files) assert.equal(mode(join(pki, f)), 0o600, f);
+    // A data folder Bonsai creates is private too.
+    const fresh = join(scratch, 'new', 'data');
+    const t = await startServer({ dataDir: fresh, args: ['--nodes', '0'] });
+    servers.push(t);
+    assert.equal(mode(fresh), 0o700);
+    assert.equal(mode(join(fresh, 'bonsai.db')), 0o600);
+  });
+
+  it('refuses a malformed --token-auth-file with upstream\'s message', async () => {
+    const file = join(scratch, 'tokens.csv');
+    writeFileSync(file, 'good,user,1\nshort,user\n');
+    const r = await runBonsai(['serve', '--port', '0', '--data', ':memory:', '--nodes', '0', '--token-auth-file', file]);
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr.trim(), `bonsai: --token-auth-file: token file '${file}' must have at least 3 columns (token, user name, user uid), found 2`);
+    writeFileSync(file, 'a"b,user,1\n');
+    const q = await runBonsai(['serve', '--port', '0', '--data', ':memory:', '--nodes', '0', '--token-auth-file', file]);
+    assert.equal(q.stderr.trim(), 'bonsai: --token-auth-file: parse error on line 1: bare " in non-quoted-field');
+    const missing = await runBonsai(['serve', '--port', '0', '--data', ':memory:', '--nodes', '0', '--token-auth-file', join(scratch, 'nope.csv')]);
+    assert.match(missing.stderr, /^bonsai: --token-auth-file: open .*nope\.csv: no such file or directory\n$/);
+  });
+});
