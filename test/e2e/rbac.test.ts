@@ -33,7 +33,7 @@ function auditLines(): AuditLine[] {
 }
 
 describe('RBAC with kubectl', () => {
-  const env = useKubectlServer({ args: ['--authorization-mode', 'RBAC', '--audit-log', auditPath, '--nodes', '1'] });
+  const env = useKubectlServer({ args: ['--tls', '--authorization-mode', 'RBAC', '--audit-log', auditPath, '--nodes', '1'] });
 
   it('forbids jane until a RoleBinding grants view, and can-i follows', async () => {
     const denied = await env.k.fails(['get', 'pods', '--as', 'jane']);
