@@ -19,7 +19,7 @@ function notServerError(r: Resp, what: string): void {
 
 describe('authentication (HTTP)', () => {
   const { env, req } = useBonsai();
-  const whoami = (headers: Record<string, string>) => req('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }, { headers });
+  const whoami = (headers: Record<string, string>) => req('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }, { headers, anonymous: true });
   const review = (token: unknown, audiences?: unknown) => req('POST', '/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token, ...(audiences ? { audiences } : {}) } });
   const requestToken = (name: string, spec: Record<string, unknown> = {}, ns = 'default') => req('POST', `/api/v1/namespaces/${ns}/serviceaccounts/${name}/token`, { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec });
 

@@ -37,7 +37,7 @@ describe('CertificateSigningRequests (HTTP)', () => {
       username: 'bonsai-admin', groups: ['system:masters', 'system:authenticated'],
     });
     assert.deepEqual(created.body.status, {});
-    const anon = await req('POST', CSRS, csrBody('anon', b64(csrPem)));
+    const anon = await req('POST', CSRS, csrBody('anon', b64(csrPem)), { anonymous: true });
     assert.equal(anon.body.spec.username, 'system:anonymous');
     assert.deepEqual(anon.body.spec.groups, ['system:unauthenticated']);
 

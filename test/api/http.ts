@@ -17,11 +17,15 @@ export interface ReqOptions {
   headers?: Record<string, string>;
   /** Sent as is (string/Buffer) instead of JSON.stringify(body). */
   raw?: string | Buffer;
+  /** Send no credentials (the request is system:anonymous). */
+  anonymous?: boolean;
 }
 
-export function client(base: () => string) {
+/** Requests to `base()`, as the admin when `token` gives the admin token (unless a request brings its own Authorization). */
+export function client(base: () => string, token?: () => string) {
   return async function req(method: string, path: string, body?: unknown, opts: ReqOptions = {}): Promise<Resp> {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (token && !opts.anonymous && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) headers.authorization = `Bearer ${token()}`;
     let payload: string | Buffer | undefined;
     if (opts.raw !== undefined) payload = opts.raw;
     else if (body !== undefined) payload = JSON.stringify(body);
@@ -152,5 +156,5 @@ export function useBonsai(opts: BonsaiOptions = {}): { env: { b: Bonsai }; req: 
   after(async () => {
     await env.b?.close();
   });
-  return { env, req: client(() => env.b.url) };
+  return { env, req: client(() => env.b.url, () => env.b.credentials.token) };
 }
