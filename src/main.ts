@@ -8,6 +8,7 @@ import { allResources } from './registry/resources/index.js';
 import { bootstrap } from './registry/bootstrap.js';
 import { buildServer } from './api/server.js';
 import { openWatches } from './api/watch-stream.js';
+import { HostAllowList } from './api/host-check.js';
 import { ScaledClock, type Clock } from './util/clock.js';
 import { createLogger, type Logger } from './util/logger.js';
 import { selectControllers } from './controllers/selection.js';
@@ -28,6 +29,8 @@ export interface BonsaiOptions {
   cluster?: ClusterOptions;
   /** Which controllers run, kube-controller-manager style: `['*']` (default), `['*', '-deployment']`, `['job']`. */
   controllers?: string[];
+  /** Host header names served besides IP addresses, localhost and the listen host (`--allowed-host`). */
+  allowedHosts?: string[];
 }
 
 export interface Bonsai {
@@ -36,6 +39,8 @@ export interface Bonsai {
   registry: Registry;
   store: SqliteStore;
   app: FastifyInstance;
+  /** Host names the server answers for; add names clients use (e.g. TLS SANs) with `hosts.allow(name)`. */
+  hosts: HostAllowList;
   clock: Clock;
   log: Logger;
   /** Stops or starts a simulated node's kubelet. */
@@ -55,7 +60,8 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const registry = new Registry(store, allResources, clock, log.child({ component: 'registry' }));
   store.hub.onListenerError = (err, change) => log.error({ err, resource: change.resource, name: change.object.metadata.name }, 'a change listener failed');
   bootstrap(registry);
-  const app = buildServer({ reg: registry, log: log.child({ component: 'api' }), kubernetesVersion: opts.kubernetesVersion });
+  const hosts = new HostAllowList([...(opts.allowedHosts ?? []), opts.host ?? '127.0.0.1']);
+  const app = buildServer({ reg: registry, log: log.child({ component: 'api' }), kubernetesVersion: opts.kubernetesVersion, hosts });
   await app.listen({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 6443 });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port ?? 6443;
@@ -74,7 +80,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   compactTimer?.unref();
   let closed = false;
   return {
-    url, port, registry, store, app, clock, log,
+    url, port, registry, store, app, hosts, clock, log,
     setNodeStopped: (name, stopped) => cluster.setNodeStopped(name, stopped),
     async close() {
       if (closed) return;

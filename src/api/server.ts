@@ -4,9 +4,12 @@ import { ApiError, methodNotAllowed, tooLarge } from '../machinery/errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/logger.js';
 import { apiResourceList, serveGroup, serveRootDiscovery } from './discovery.js';
-import { handleMetrics, metricsGroup } from './metrics.js';
+import { handleMetrics, metricsGroup, metricsVersion } from './metrics.js';
 import { registerOpenApi } from './openapi-routes.js';
-import { parseRequestPath, pathNotFound } from './request-info.js';
+import { parseRequestPath } from './request-info.js';
+import { groupVersionOf, notFoundFor, PageNotFound, sendPageNotFound } from './not-found.js';
+import { installJsonFraming } from './json-framing.js';
+import { HostAllowList, installHostCheck } from './host-check.js';
 import { handleResource } from './resource-handler.js';
 import { versionInfo } from './version.js';
 import { adminUser } from '../auth/types.js';
@@ -19,6 +22,8 @@ export interface ServerOptions {
   log: Logger;
   /** Reported by /version; kubectl's dispatcher picks its binary from the minor. */
   kubernetesVersion?: string;
+  /** Host header names served besides IP literals and localhost (DNS rebinding defence). */
+  hosts?: HostAllowList;
 }
 
 function statusFor(err: unknown, log: Logger): ApiError {
@@ -51,6 +56,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_req, body, done) => done(null, body));
 
+  installHostCheck(app, opts.hosts ?? new HostAllowList());
   // The request chain, in upstream's order: authentication, then authorization, before the body is read.
   app.decorateRequest('user', null as unknown as typeof adminUser);
   app.addHook('onRequest', (req, _reply, done) => {
@@ -64,17 +70,21 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     return payload;
   });
   app.setErrorHandler((err, _req, reply) => {
-    const status = statusFor(err, log);
     if (reply.sent || reply.raw.headersSent) return;
+    if (err instanceof PageNotFound) return sendPageNotFound(reply);
+    const status = statusFor(err, log);
     reply.code(status.code).header('Content-Type', 'application/json').send(status.toStatus());
   });
-  app.setNotFoundHandler((_req, reply) => {
-    reply.code(404).send(pathNotFound().toStatus());
-  });
+  app.setNotFoundHandler((_req, reply) => sendPageNotFound(reply));
+  installJsonFraming(app);
 
   const version = versionInfo(opts.kubernetesVersion);
-  app.get('/version', async () => version);
-  for (const p of ['/healthz', '/livez', '/readyz']) app.get(p, async (_req, reply) => reply.type('text/plain').send('ok'));
+  // Upstream writes /version indented, with no trailing newline, and health checks as Go's plain text.
+  const versionJson = JSON.stringify(version, null, 2);
+  app.get('/version', async (_req, reply) => reply.type('application/json').send(versionJson));
+  for (const p of ['/healthz', '/livez', '/readyz']) {
+    app.get(p, async (_req, reply) => reply.header('Content-Type', 'text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send('ok'));
+  }
   registerOpenApi(app, reg);
 
   const address = () => {
@@ -92,13 +102,17 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   // Handlers send (or hijack) the reply themselves; returning it tells Fastify not to send again.
   const dispatch = async (req: FastifyRequest, reply: FastifyReply) => {
     const info = parseRequestPath(req.url);
-    if (!info) throw pathNotFound();
+    if (!info) {
+      const gv = groupVersionOf(req.url);
+      throw notFoundFor(reg, gv.group, gv.version);
+    }
     if (info.discovery) {
       if (req.method !== 'GET') throw methodNotAllowed();
       if (!info.version) serveGroup(reg, info.group, reply);
       else reply.send(apiResourceList(reg, info.group, info.version));
       return reply;
     }
+    if (info.group === metricsGroup ? info.version !== metricsVersion : !reg.find(info.group, info.version, info.resource ?? '')) throw notFoundFor(reg, info.group, info.version);
     // Reads (and the initial state of watches) see only committed writes.
     if (req.method === 'GET' && reg.store.hasPending()) await reg.store.committed();
     const acting = reg.as(req.user);

@@ -39,11 +39,12 @@ program
   .option('--nodes <n>', 'number of default worker nodes (0: an empty cluster, no GPU node either)', count)
   .option('--cluster <file>', 'YAML cluster file: node pools and kubelet timings')
   .option('--controllers <list>', 'controllers to run, as kube-controller-manager takes them: * for all, -name to disable (e.g. *,-deployment)', '*')
-  .action(async (o: { host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clockSpeed: number; kubernetesVersion: string; nodes?: number; cluster?: string; controllers: string }) => {
+  .option('--allowed-host <name>', 'a host name clients use to reach the server (repeatable); IP addresses and localhost always work', (v: string, all: string[]) => [...all, v], [] as string[])
+  .action(async (o: { host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clockSpeed: number; kubernetesVersion: string; nodes?: number; cluster?: string; controllers: string; allowedHost: string[] }) => {
     if (o.data !== ':memory:') mkdirSync(o.data, { recursive: true });
     const bonsai = await startBonsai({
       host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
-      cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers],
+      cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], allowedHosts: o.allowedHost,
     });
     // With no data dir, the kubeconfig goes to a per-port temp folder (its path is in the banner line).
     const kubeconfig = o.kubeconfig ?? (o.data === ':memory:' ? join(tmpdir(), `bonsai-${bonsai.port}`, 'kubeconfig') : join(o.data, 'kubeconfig'));
