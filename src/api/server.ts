@@ -10,12 +10,13 @@ import { parseRequestPath } from './request-info.js';
 import { groupVersionOf, notFoundFor, PageNotFound, sendPageNotFound } from './not-found.js';
 import { installJsonFraming } from './json-framing.js';
 import { HostAllowList, installHostCheck } from './host-check.js';
+import { installBodyReader, keepsConnection, maxBodyBytes } from './body-reader.js';
 import { handleResource } from './resource-handler.js';
 import { versionInfo } from './version.js';
 import { adminUser } from '../auth/types.js';
 import '../auth/fastify-request.js';
 
-export const maxBodyBytes = 3 * 1024 * 1024;
+export { maxBodyBytes } from './body-reader.js';
 
 export interface ServerOptions {
   reg: Registry;
@@ -53,8 +54,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
       void (reply as FastifyReply).code(status.code).header('Content-Type', 'application/json').send(status.toStatus());
     },
   });
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_req, body, done) => done(null, body));
+  installBodyReader(app);
 
   installHostCheck(app, opts.hosts ?? new HostAllowList());
   // The request chain, in upstream's order: authentication, then authorization, before the body is read.
@@ -72,6 +72,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   app.setErrorHandler((err, _req, reply) => {
     if (reply.sent || reply.raw.headersSent) return;
     if (err instanceof PageNotFound) return sendPageNotFound(reply);
+    if (keepsConnection(err)) reply.removeHeader('connection');
     const status = statusFor(err, log);
     reply.code(status.code).header('Content-Type', 'application/json').send(status.toStatus());
   });

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { assertPageNotFound, assertStatus, useBonsai } from './http.js';
+import { maxBodyBytes } from '../../src/api/body-reader.js';
 
 const CMS = '/api/v1/namespaces/default/configmaps';
 const cm = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: 'v' } });
@@ -92,6 +93,40 @@ describe('HTTP transport', () => {
       assert.equal((await get('bonsai.internal')).status, 403);
       env.b.hosts.allow('Bonsai.Internal');
       assert.equal((await get(`bonsai.internal:${env.b.port}`)).status, 200);
+    });
+  });
+
+  describe('over-size bodies', () => {
+    const tooLarge = '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Request entity too large: limit is 3145728","reason":"RequestEntityTooLarge","code":413}\n';
+
+    it('drains a 10 MB upload and answers the 413 Status (fetch sees no EPIPE)', async () => {
+      const body = Buffer.alloc(10 * 1024 * 1024, 0x20);
+      const r = await req('POST', CMS, undefined, { raw: body });
+      assert.equal(r.status, 413);
+      assert.equal(r.text, tooLarge);
+    });
+
+    it('keeps the connection of a drained upload for the next request', async () => {
+      const size = 5 * 1024 * 1024;
+      const head = `POST ${CMS} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`;
+      const next = `GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`;
+      const r = await raw(env.b.port, head + ' '.repeat(size) + next);
+      assert.equal(r.status, 413);
+      assert.ok(r.body.includes('"reason":"RequestEntityTooLarge"'), r.body.slice(0, 300));
+      assert.match(r.body, /HTTP\/1\.1 200 OK[\s\S]*\r\n\r\nok$/);
+    });
+
+    it('refuses a declared length past the drain bound at once, closing the connection', async () => {
+      const r = await raw(env.b.port, `POST ${CMS} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${1024 ** 3}\r\n\r\n{}`);
+      assert.equal(r.status, 413);
+      assert.match(r.head, /connection: close/i);
+      assert.ok(r.body.endsWith(tooLarge));
+    });
+
+    it('reads a body just under the limit (it reaches validation: a ConfigMap holds 1 MiB)', async () => {
+      const data = 'x'.repeat(maxBodyBytes - 200);
+      const r = await req('POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'almost-full' }, data: { d: data } });
+      assertStatus(r, 422, 'Invalid', /Too long: may not be more than 1048576 bytes/);
     });
   });
 
