@@ -9,6 +9,7 @@ import { bootstrap } from './registry/bootstrap.js';
 import { buildServer } from './api/server.js';
 import { openWatches } from './api/watch-stream.js';
 import { HostAllowList } from './api/host-check.js';
+import { closeGracefully, defaultShutdownGraceMs } from './api/graceful-close.js';
 import { ScaledClock, type Clock } from './util/clock.js';
 import { createLogger, type Logger } from './util/logger.js';
 import { selectControllers } from './controllers/selection.js';
@@ -31,6 +32,8 @@ export interface BonsaiOptions {
   controllers?: string[];
   /** Host header names served besides IP addresses, localhost and the listen host (`--allowed-host`). */
   allowedHosts?: string[];
+  /** On close, how long requests in flight may take to finish (default 5 s). */
+  shutdownGraceMs?: number;
 }
 
 export interface Bonsai {
@@ -89,8 +92,9 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
       cluster.stop();
       scheduler.stop();
       controllers.stop();
-      for (const w of [...openWatches]) w();
-      await app.close();
+      await closeGracefully(app, () => {
+        for (const w of [...openWatches]) w();
+      }, opts.shutdownGraceMs ?? defaultShutdownGraceMs);
       store.close();
     },
   };

@@ -11,6 +11,7 @@ import { groupVersionOf, notFoundFor, PageNotFound, sendPageNotFound } from './n
 import { installJsonFraming } from './json-framing.js';
 import { HostAllowList, installHostCheck } from './host-check.js';
 import { installBodyReader, keepsConnection, maxBodyBytes } from './body-reader.js';
+import { installGracefulClose } from './graceful-close.js';
 import { handleResource } from './resource-handler.js';
 import { versionInfo } from './version.js';
 import { adminUser } from '../auth/types.js';
@@ -44,7 +45,7 @@ function noRouteSchemas(): never {
 export function buildServer(opts: ServerOptions): FastifyInstance {
   const { reg, log } = opts;
   const app = Fastify({
-    bodyLimit: maxBodyBytes, logger: false, forceCloseConnections: true, routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    bodyLimit: maxBodyBytes, logger: false, forceCloseConnections: 'idle', routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     // No route declares a Fastify schema (the registry validates objects), so Fastify's ajv and
     // fast-json-stringify compilers are never needed; plain ones spare ~30 ms of start-up loading them.
     schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
@@ -78,6 +79,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   });
   app.setNotFoundHandler((_req, reply) => sendPageNotFound(reply));
   installJsonFraming(app);
+  installGracefulClose(app);
 
   const version = versionInfo(opts.kubernetesVersion);
   // Upstream writes /version indented, with no trailing newline, and health checks as Go's plain text.

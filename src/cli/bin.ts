@@ -58,7 +58,23 @@ program
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    if (process.env.npm_lifecycle_event) stopWithParent(stop);
   });
+
+/**
+ * Under `npm start` (the script execs node, so npm's forwarded SIGTERM arrives here), a killed npm would leave the
+ * server orphaned, holding its port: notice the parent is gone and stop as on SIGTERM.
+ */
+function stopWithParent(stop: () => void): void {
+  const parent = process.ppid;
+  const t = setInterval(() => {
+    if (process.ppid !== parent) {
+      clearInterval(t);
+      stop();
+    }
+  }, 500);
+  t.unref();
+}
 
 const node = program.command('node').description('stop or start a simulated node on a running server');
 for (const [verb, stopped, what] of [['stop', true, "stop a node's kubelet (no lease renewals, no status, pods frozen)"], ['start', false, "start a stopped node's kubelet again"]] as const) {
