@@ -12,6 +12,7 @@ import { installJsonFraming } from './json-framing.js';
 import { HostAllowList, installHostCheck } from './host-check.js';
 import { installBodyReader, keepsConnection, maxBodyBytes } from './body-reader.js';
 import { installGracefulClose } from './graceful-close.js';
+import { installRequestMetrics } from './request-metrics.js';
 import { handleResource } from './resource-handler.js';
 import { versionInfo } from './version.js';
 import { adminUser } from '../auth/types.js';
@@ -58,6 +59,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   installBodyReader(app);
 
   installHostCheck(app, opts.hosts ?? new HostAllowList());
+  installRequestMetrics(app, reg);
   // The request chain, in upstream's order: authentication, then authorization, before the body is read.
   app.decorateRequest('user', null as unknown as typeof adminUser);
   app.addHook('onRequest', (req, _reply, done) => {

@@ -1,0 +1,237 @@
+// kube-apiserver's Prometheus metrics on /metrics (prom-client): request counts and latencies by verb and
+// resource, long-running requests and watchers, in-flight requests and stored objects. prom-client loads on the
+// first recorded request (samples wait in a bounded buffer meanwhile), never on the way to the first answer.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Registry } from '../registry/registry.js';
+import { storageKey } from '../registry/resource.js';
+import { anonymousUser } from '../auth/types.js';
+import { metricsGroup } from './metrics.js';
+import { requestAttributes } from './request-info.js';
+
+type Prom = typeof import('prom-client');
+type Counter = import('prom-client').Counter;
+type Histogram = import('prom-client').Histogram;
+
+const component = 'apiserver';
+/** Upstream's buckets for apiserver_request_duration_seconds (an SLO metric: fine below a second, long for watches). */
+const durationBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+const connectSubresources = new Set(['log', 'exec', 'portforward', 'attach', 'proxy']);
+const reportedVerbs = new Set(['APPLY', 'CONNECT', 'CREATE', 'DELETE', 'DELETECOLLECTION', 'GET', 'LIST', 'PATCH', 'POST', 'PROXY', 'PUT', 'UPDATE', 'WATCH', 'WATCHLIST']);
+/** Non-resource paths upstream instruments (the label `subresource` carries the path). */
+const instrumentedPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/openapi/v2', '/openapi/v3', '/metrics']);
+const maxPending = 10_000;
+
+/** What one request is counted as: label values without the code, and where it stands in the other gauges. */
+interface Sample {
+  /** verb, dry_run, group, version, resource, subresource, scope, component. */
+  labels: string[];
+  longRunning: boolean;
+  mutating: boolean;
+  /** group/version/kind of a watch. */
+  watchKind?: [string, string, string];
+  started: number;
+  done?: boolean;
+}
+
+const sampleKey = Symbol('bonsai.metrics.sample');
+type Tagged = FastifyRequest & { [sampleKey]?: Sample };
+
+function dryRunLabel(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0 || !url.includes('dryRun', q)) return '';
+  const values = new URLSearchParams(url.slice(q + 1)).getAll('dryRun');
+  if (values.some((v) => v !== 'All')) return 'invalid';
+  return values.length ? 'All' : '';
+}
+
+/** The sample of a request, as upstream's MonitorRequest labels it; undefined for paths no route serves. */
+function sampleOf(reg: Registry, req: FastifyRequest): Sample | undefined {
+  const url = req.url;
+  const method = req.method;
+  const path = url.split('?', 1)[0];
+  const a = requestAttributes(method, url, anonymousUser);
+  const mutating = method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
+  if (!a.resourceRequest) {
+    if (!instrumentedPaths.has(path)) return undefined;
+    const verb = method === 'HEAD' ? 'GET' : method;
+    return { labels: [reportedVerbs.has(verb) ? verb : 'other', '', '', '', '', path, '', component], longRunning: false, mutating, started: performance.now() };
+  }
+  const def = a.apiGroup === metricsGroup ? undefined : reg.find(a.apiGroup, a.apiVersion, a.resource);
+  if (a.apiGroup !== metricsGroup && (!def || (a.subresource && !def.subresources?.includes(a.subresource as never)))) return undefined;
+  const scope = a.name || a.verb === 'create' ? 'resource' : a.namespace ? 'namespace' : 'cluster';
+  let verb: string;
+  if (a.verb === 'watch') verb = 'WATCH';
+  else if (a.subresource && connectSubresources.has(a.subresource)) verb = 'CONNECT';
+  else if (method === 'GET' || method === 'HEAD') verb = scope === 'resource' ? 'GET' : 'LIST';
+  else if (method === 'PATCH' && req.headers['content-type'] === 'application/apply-patch+yaml') verb = 'APPLY';
+  else verb = reportedVerbs.has(method) ? method : 'other';
+  const longRunning = verb === 'WATCH' || verb === 'CONNECT';
+  return {
+    labels: [verb, dryRunLabel(url), a.apiGroup, a.apiVersion, a.resource, a.subresource, scope, component],
+    longRunning, mutating,
+    watchKind: verb === 'WATCH' && def ? [a.apiGroup, a.apiVersion, def.kind] : undefined,
+    started: performance.now(),
+  };
+}
+
+/** Label values by name, in alphabetical order: prom-client writes them in key order, Go's exposition sorted. */
+function named(l: string[]): Record<string, string> {
+  return { component: l[7], dry_run: l[1], group: l[2], resource: l[4], scope: l[6], subresource: l[5], verb: l[0], version: l[3] };
+}
+
+/** A gauge kept here (cheap on the request path) and copied into prom-client when scraped. */
+class Tally {
+  readonly values = new Map<string, { labels: string[]; n: number }>();
+  add(labels: string[], d: number): void {
+    const k = labels.join('\0');
+    const e = this.values.get(k);
+    if (e) e.n += d;
+    else this.values.set(k, { labels, n: d });
+  }
+}
+
+export class RequestMetrics {
+  private prom: Prom | undefined;
+  private loading: Promise<Prom> | undefined;
+  private counter: Counter | undefined;
+  private histogram: Histogram | undefined;
+  private readonly children = new Map<string, { inc(): void } | { observe(v: number): void }>();
+  private pending: Array<[string[], string, number]> = [];
+  private readonly longRunning = new Tally();
+  private readonly watchers = new Tally();
+  /** In-flight requests now, and the most in the current one-second window (upstream reports that maximum). */
+  private readonly inflight = { readOnly: 0, mutating: 0 };
+  private readonly peak = { readOnly: 0, mutating: 0, last: { readOnly: 0, mutating: 0 }, window: 0 };
+
+  constructor(private readonly reg: Registry) {}
+
+  private load(): Promise<Prom> {
+    this.loading ??= import('prom-client').then((prom) => {
+      this.prom = prom;
+      const registry = new prom.Registry();
+      this.counter = new prom.Counter({
+        name: 'apiserver_request_total', registers: [registry],
+        help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
+        labelNames: ['code', 'component', 'dry_run', 'group', 'resource', 'scope', 'subresource', 'verb', 'version'],
+      });
+      this.histogram = new prom.Histogram({
+        name: 'apiserver_request_duration_seconds', registers: [registry], buckets: durationBuckets,
+        help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
+        labelNames: ['component', 'dry_run', 'group', 'resource', 'scope', 'subresource', 'verb', 'version'],
+      });
+      const gauge = (name: string, help: string, labelNames: string[], fill: (g: import('prom-client').Gauge) => void) =>
+        new prom.Gauge({ name, help, labelNames, registers: [registry], collect() { this.reset(); fill(this); } });
+      gauge('apiserver_longrunning_requests', 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
+        ['component', 'group', 'resource', 'scope', 'subresource', 'verb', 'version'], (g) => {
+          for (const { labels: l, n } of this.longRunning.values.values()) {
+            g.labels({ component: l[6], group: l[1], resource: l[3], scope: l[5], subresource: l[4], verb: l[0], version: l[2] }).set(n);
+          }
+        });
+      gauge('apiserver_registered_watchers', 'Number of currently registered watchers for a given resources', ['group', 'kind', 'version'], (g) => {
+        for (const { labels: l, n } of this.watchers.values.values()) g.labels({ group: l[0], kind: l[2], version: l[1] }).set(n);
+      });
+      gauge('apiserver_current_inflight_requests', 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', ['request_kind'], (g) => {
+        this.rotate();
+        g.labels('mutating').set(Math.max(this.peak.last.mutating, this.inflight.mutating));
+        g.labels('readOnly').set(Math.max(this.peak.last.readOnly, this.inflight.readOnly));
+      });
+      gauge('apiserver_storage_objects', 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.', ['resource'], (g) => {
+        for (const d of this.reg.defs) {
+          if (d.sharedStorage || d.virtualCreate || d.computed) continue;
+          g.labels(d.group ? `${d.plural}.${d.group}` : d.plural).set(this.reg.store.count(storageKey(d)));
+        }
+      });
+      this.registry = registry;
+      for (const [labels, code, seconds] of this.pending) this.observe(labels, code, seconds);
+      this.pending = [];
+      return prom;
+    });
+    return this.loading;
+  }
+
+  private registry: import('prom-client').Registry | undefined;
+
+  private observe(labels: string[], code: string, seconds: number): void {
+    const k = labels.join('\0');
+    let h = this.children.get(k) as { observe(v: number): void } | undefined;
+    if (!h) this.children.set(k, (h = this.histogram!.labels(named(labels))));
+    h.observe(seconds);
+    const ck = `${k}\0${code}`;
+    let c = this.children.get(ck) as { inc(): void } | undefined;
+    if (!c) this.children.set(ck, (c = this.counter!.labels({ code, ...named(labels) })));
+    c.inc();
+  }
+
+  private record(labels: string[], code: number, seconds: number): void {
+    if (this.prom) return this.observe(labels, String(code), seconds);
+    if (this.pending.length < maxPending) this.pending.push([labels, String(code), seconds]);
+    void this.load();
+  }
+
+  private rotate(): void {
+    const now = Math.floor(performance.now() / 1000);
+    if (now === this.peak.window) return;
+    this.peak.last = { readOnly: this.peak.readOnly, mutating: this.peak.mutating };
+    this.peak.readOnly = this.inflight.readOnly;
+    this.peak.mutating = this.inflight.mutating;
+    this.peak.window = now;
+  }
+
+  start(req: FastifyRequest, reply: FastifyReply): void {
+    const s = sampleOf(this.reg, req);
+    if (!s) return;
+    (req as Tagged)[sampleKey] = s;
+    if (s.longRunning) {
+      // Long-running requests (watches, logs) are hijacked streams: counted once their response closes.
+      const gaugeLabels = [s.labels[0], ...s.labels.slice(2)];
+      this.longRunning.add(gaugeLabels, 1);
+      if (s.watchKind) this.watchers.add(s.watchKind, 1);
+      reply.raw.once('close', () => {
+        this.longRunning.add(gaugeLabels, -1);
+        if (s.watchKind) this.watchers.add(s.watchKind, -1);
+        this.record(s.labels, reply.raw.statusCode, (performance.now() - s.started) / 1000);
+      });
+      return;
+    }
+    const kind = s.mutating ? 'mutating' : 'readOnly';
+    this.rotate();
+    if (++this.inflight[kind] > this.peak[kind]) this.peak[kind] = this.inflight[kind];
+  }
+
+  /** The answer went out (`aborted`: the client left before it); long-running requests are counted on close. */
+  finish(req: FastifyRequest, reply?: FastifyReply): void {
+    const s = (req as Tagged)[sampleKey];
+    if (!s || s.longRunning || s.done) return;
+    s.done = true;
+    this.inflight[s.mutating ? 'mutating' : 'readOnly']--;
+    if (reply) this.record(s.labels, reply.statusCode, reply.elapsedTime / 1000);
+  }
+
+  /** The Prometheus text exposition. */
+  async render(): Promise<{ contentType: string; text: string }> {
+    await this.load();
+    return { contentType: this.registry!.contentType, text: await this.registry!.metrics() };
+  }
+}
+
+/** Counts every request and serves GET /metrics. */
+export function installRequestMetrics(app: FastifyInstance, reg: Registry): RequestMetrics {
+  const m = new RequestMetrics(reg);
+  app.addHook('onRequest', (req, reply, done) => {
+    m.start(req, reply);
+    done();
+  });
+  app.addHook('onResponse', (req, reply, done) => {
+    m.finish(req, reply);
+    done();
+  });
+  app.addHook('onRequestAbort', (req, done) => {
+    m.finish(req);
+    done();
+  });
+  app.get('/metrics', async (_req, reply) => {
+    const { contentType, text } = await m.render();
+    return reply.header('Content-Type', contentType).send(text);
+  });
+  return m;
+}
