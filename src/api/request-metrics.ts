@@ -1,6 +1,5 @@
-// kube-apiserver's Prometheus metrics on /metrics (prom-client): request counts and latencies by verb and
-// resource, long-running requests and watchers, in-flight requests and stored objects. prom-client loads on the
-// first recorded request (samples wait in a bounded buffer meanwhile), never on the way to the first answer.
+// kube-apiserver's Prometheus metrics on /metrics (rendered by prom-client): request counts and latencies by verb
+// and resource, long-running requests and watchers, in-flight requests and stored objects.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Registry } from '../registry/registry.js';
 import { storageKey } from '../registry/resource.js';
@@ -8,9 +7,6 @@ import { anonymousUser } from '../auth/types.js';
 import { metricsGroup } from './metrics.js';
 import { requestAttributes } from './request-info.js';
 
-type Prom = typeof import('prom-client');
-type Counter = import('prom-client').Counter;
-type Histogram = import('prom-client').Histogram;
 
 const component = 'apiserver';
 /** Upstream's buckets for apiserver_request_duration_seconds (an SLO metric: fine below a second, long for watches). */
@@ -19,7 +15,6 @@ const connectSubresources = new Set(['log', 'exec', 'portforward', 'attach', 'pr
 const reportedVerbs = new Set(['APPLY', 'CONNECT', 'CREATE', 'DELETE', 'DELETECOLLECTION', 'GET', 'LIST', 'PATCH', 'POST', 'PROXY', 'PUT', 'UPDATE', 'WATCH', 'WATCHLIST']);
 /** Non-resource paths upstream instruments (the label `subresource` carries the path). */
 const instrumentedPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/openapi/v2', '/openapi/v3', '/metrics']);
-const maxPending = 10_000;
 
 /** What one request is counted as: label values without the code, and where it stands in the other gauges. */
 interface Sample {
@@ -79,7 +74,7 @@ function named(l: string[]): Record<string, string> {
   return { component: l[7], dry_run: l[1], group: l[2], resource: l[4], scope: l[6], subresource: l[5], verb: l[0], version: l[3] };
 }
 
-/** A gauge kept here (cheap on the request path) and copied into prom-client when scraped. */
+/** A gauge's current values by label set. */
 class Tally {
   readonly values = new Map<string, { labels: string[]; n: number }>();
   add(labels: string[], d: number): void {
@@ -90,82 +85,50 @@ class Tally {
   }
 }
 
+/** One label set of the request counter and latency histogram. */
+interface Series {
+  labels: string[];
+  codes: Map<string, number>;
+  /** Observations per bucket (not cumulative), the last one past every bound. */
+  buckets: number[];
+  sum: number;
+  count: number;
+}
+
+type MetricValue = { labels: Record<string, string | number>; value: number; metricName?: string };
+/** What prom-client's Registry renders: any object with a name, help, type and the values `get()` returns. */
+interface Exposed { name: string; help: string; type: 'counter' | 'gauge' | 'histogram'; get(): { name: string; help: string; type: string; values: MetricValue[]; aggregator: 'sum' } }
+
+function exposed(name: string, type: Exposed['type'], help: string, values: () => MetricValue[]): Exposed {
+  return { name, help, type, get: () => ({ name, help, type, values: values(), aggregator: 'sum' }) };
+}
+
+/**
+ * Requests are counted here in plain maps (a few hundred nanoseconds a request); prom-client, whose label
+ * hashing would cost more, only renders them, and loads on the first scrape, never on the way to the first answer.
+ */
 export class RequestMetrics {
-  private prom: Prom | undefined;
-  private loading: Promise<Prom> | undefined;
-  private counter: Counter | undefined;
-  private histogram: Histogram | undefined;
-  private readonly children = new Map<string, { inc(): void } | { observe(v: number): void }>();
-  private pending: Array<[string[], string, number]> = [];
+  private readonly series = new Map<string, Series>();
   private readonly longRunning = new Tally();
   private readonly watchers = new Tally();
   /** In-flight requests now, and the most in the current one-second window (upstream reports that maximum). */
   private readonly inflight = { readOnly: 0, mutating: 0 };
   private readonly peak = { readOnly: 0, mutating: 0, last: { readOnly: 0, mutating: 0 }, window: 0 };
+  private registry: Promise<import('prom-client').Registry> | undefined;
 
   constructor(private readonly reg: Registry) {}
 
-  private load(): Promise<Prom> {
-    this.loading ??= import('prom-client').then((prom) => {
-      this.prom = prom;
-      const registry = new prom.Registry();
-      this.counter = new prom.Counter({
-        name: 'apiserver_request_total', registers: [registry],
-        help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
-        labelNames: ['code', 'component', 'dry_run', 'group', 'resource', 'scope', 'subresource', 'verb', 'version'],
-      });
-      this.histogram = new prom.Histogram({
-        name: 'apiserver_request_duration_seconds', registers: [registry], buckets: durationBuckets,
-        help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
-        labelNames: ['component', 'dry_run', 'group', 'resource', 'scope', 'subresource', 'verb', 'version'],
-      });
-      const gauge = (name: string, help: string, labelNames: string[], fill: (g: import('prom-client').Gauge) => void) =>
-        new prom.Gauge({ name, help, labelNames, registers: [registry], collect() { this.reset(); fill(this); } });
-      gauge('apiserver_longrunning_requests', 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
-        ['component', 'group', 'resource', 'scope', 'subresource', 'verb', 'version'], (g) => {
-          for (const { labels: l, n } of this.longRunning.values.values()) {
-            g.labels({ component: l[6], group: l[1], resource: l[3], scope: l[5], subresource: l[4], verb: l[0], version: l[2] }).set(n);
-          }
-        });
-      gauge('apiserver_registered_watchers', 'Number of currently registered watchers for a given resources', ['group', 'kind', 'version'], (g) => {
-        for (const { labels: l, n } of this.watchers.values.values()) g.labels({ group: l[0], kind: l[2], version: l[1] }).set(n);
-      });
-      gauge('apiserver_current_inflight_requests', 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', ['request_kind'], (g) => {
-        this.rotate();
-        g.labels('mutating').set(Math.max(this.peak.last.mutating, this.inflight.mutating));
-        g.labels('readOnly').set(Math.max(this.peak.last.readOnly, this.inflight.readOnly));
-      });
-      gauge('apiserver_storage_objects', 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.', ['resource'], (g) => {
-        for (const d of this.reg.defs) {
-          if (d.sharedStorage || d.virtualCreate || d.computed) continue;
-          g.labels(d.group ? `${d.plural}.${d.group}` : d.plural).set(this.reg.store.count(storageKey(d)));
-        }
-      });
-      this.registry = registry;
-      for (const [labels, code, seconds] of this.pending) this.observe(labels, code, seconds);
-      this.pending = [];
-      return prom;
-    });
-    return this.loading;
-  }
-
-  private registry: import('prom-client').Registry | undefined;
-
-  private observe(labels: string[], code: string, seconds: number): void {
-    const k = labels.join('\0');
-    let h = this.children.get(k) as { observe(v: number): void } | undefined;
-    if (!h) this.children.set(k, (h = this.histogram!.labels(named(labels))));
-    h.observe(seconds);
-    const ck = `${k}\0${code}`;
-    let c = this.children.get(ck) as { inc(): void } | undefined;
-    if (!c) this.children.set(ck, (c = this.counter!.labels({ code, ...named(labels) })));
-    c.inc();
-  }
-
   private record(labels: string[], code: number, seconds: number): void {
-    if (this.prom) return this.observe(labels, String(code), seconds);
-    if (this.pending.length < maxPending) this.pending.push([labels, String(code), seconds]);
-    void this.load();
+    const k = labels.join('\0');
+    let s = this.series.get(k);
+    if (!s) this.series.set(k, (s = { labels, codes: new Map(), buckets: new Array<number>(durationBuckets.length + 1).fill(0), sum: 0, count: 0 }));
+    const c = String(code);
+    s.codes.set(c, (s.codes.get(c) ?? 0) + 1);
+    let i = 0;
+    while (i < durationBuckets.length && seconds > durationBuckets[i]) i++;
+    s.buckets[i]++;
+    s.sum += seconds;
+    s.count++;
   }
 
   private rotate(): void {
@@ -198,7 +161,7 @@ export class RequestMetrics {
     if (++this.inflight[kind] > this.peak[kind]) this.peak[kind] = this.inflight[kind];
   }
 
-  /** The answer went out (`aborted`: the client left before it); long-running requests are counted on close. */
+  /** The answer went out (no reply: the client left before it); long-running requests are counted on close. */
   finish(req: FastifyRequest, reply?: FastifyReply): void {
     const s = (req as Tagged)[sampleKey];
     if (!s || s.longRunning || s.done) return;
@@ -207,10 +170,53 @@ export class RequestMetrics {
     if (reply) this.record(s.labels, reply.statusCode, reply.elapsedTime / 1000);
   }
 
+  private build(prom: typeof import('prom-client')): import('prom-client').Registry {
+    const registry = new prom.Registry();
+    const metrics: Exposed[] = [
+      exposed('apiserver_request_total', 'counter', 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', () => {
+        const out: MetricValue[] = [];
+        for (const s of this.series.values()) for (const [code, n] of s.codes) out.push({ labels: { code, ...named(s.labels) }, value: n });
+        return out;
+      }),
+      exposed('apiserver_request_duration_seconds', 'histogram', 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', () => {
+        const out: MetricValue[] = [];
+        for (const s of this.series.values()) {
+          const labels = named(s.labels);
+          let cumulative = 0;
+          durationBuckets.forEach((le, i) => {
+            cumulative += s.buckets[i];
+            out.push({ metricName: 'apiserver_request_duration_seconds_bucket', labels: { ...labels, le }, value: cumulative });
+          });
+          out.push({ metricName: 'apiserver_request_duration_seconds_bucket', labels: { ...labels, le: '+Inf' }, value: s.count });
+          out.push({ metricName: 'apiserver_request_duration_seconds_sum', labels, value: s.sum });
+          out.push({ metricName: 'apiserver_request_duration_seconds_count', labels, value: s.count });
+        }
+        return out;
+      }),
+      exposed('apiserver_longrunning_requests', 'gauge', 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
+        () => [...this.longRunning.values.values()].map(({ labels: l, n }) => ({ labels: { component: l[6], group: l[1], resource: l[3], scope: l[5], subresource: l[4], verb: l[0], version: l[2] }, value: n }))),
+      exposed('apiserver_registered_watchers', 'gauge', 'Number of currently registered watchers for a given resources',
+        () => [...this.watchers.values.values()].map(({ labels: l, n }) => ({ labels: { group: l[0], kind: l[2], version: l[1] }, value: n }))),
+      exposed('apiserver_current_inflight_requests', 'gauge', 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', () => {
+        this.rotate();
+        return [
+          { labels: { request_kind: 'mutating' }, value: Math.max(this.peak.last.mutating, this.inflight.mutating) },
+          { labels: { request_kind: 'readOnly' }, value: Math.max(this.peak.last.readOnly, this.inflight.readOnly) },
+        ];
+      }),
+      exposed('apiserver_storage_objects', 'gauge', 'Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.', () =>
+        this.reg.defs.filter((d) => !d.sharedStorage && !d.virtualCreate && !d.computed)
+          .map((d) => ({ labels: { resource: d.group ? `${d.plural}.${d.group}` : d.plural }, value: this.reg.store.count(storageKey(d)) }))),
+    ];
+    for (const m of metrics) registry.registerMetric(m as unknown as import('prom-client').Metric);
+    return registry;
+  }
+
   /** The Prometheus text exposition. */
   async render(): Promise<{ contentType: string; text: string }> {
-    await this.load();
-    return { contentType: this.registry!.contentType, text: await this.registry!.metrics() };
+    this.registry ??= import('prom-client').then((prom) => this.build(prom));
+    const registry = await this.registry;
+    return { contentType: registry.contentType, text: await registry.metrics() };
   }
 }
 
