@@ -3,6 +3,7 @@ import type { KObject } from '../machinery/types.js';
 import { ApiError } from '../machinery/errors.js';
 import type { Registry } from './registry.js';
 import { storageKey } from './resource.js';
+import { syncLocalAPIServices } from './resources/apiservices.js';
 
 const namespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 /** The address the `kubernetes` Endpoints advertise (the simulated control-plane node). */
@@ -45,4 +46,5 @@ export function bootstrap(reg: Registry): void {
     metadata: { name: 'standard', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
     provisioner: 'bonsai.dev/simulated', reclaimPolicy: 'Delete', volumeBindingMode: 'WaitForFirstConsumer',
   });
+  syncLocalAPIServices(reg);
 }

@@ -4,5 +4,6 @@ import { coreResources } from './core.js';
 import { appsResources } from './apps.js';
 import { batchResources } from './batch.js';
 import { otherResources } from './others.js';
+import { apiServices } from './apiservices.js';
 
-export const allResources: ResourceDef[] = [...coreResources, ...appsResources, ...batchResources, ...otherResources];
+export const allResources: ResourceDef[] = [...coreResources, ...appsResources, ...batchResources, ...otherResources, apiServices];

@@ -23,6 +23,7 @@ import { nodePrinter, persistentVolumeClaimPrinter, persistentVolumePrinter } fr
 import { podPrinter } from './pods.js';
 import { clusterRoleBindingPrinter, roleBindingPrinter } from './rbac.js';
 import { storageClassPrinter } from './storage.js';
+import { apiServicePrinter } from './apiregistration.js';
 import { col, nameCol, nameOf, rfc3339, meta, type TableColumn, type TablePrinter } from './helpers.js';
 import { CREATED } from './descriptions.js';
 
@@ -97,6 +98,7 @@ const specific: Record<string, TablePrinter> = {
   'storage.k8s.io/storageclasses': storageClassPrinter,
   'rbac.authorization.k8s.io/rolebindings': roleBindingPrinter,
   'rbac.authorization.k8s.io/clusterrolebindings': clusterRoleBindingPrinter,
+  'apiregistration.k8s.io/apiservices': apiServicePrinter,
 };
 
 const printers = new Map<string, TablePrinter>();

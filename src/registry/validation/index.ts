@@ -24,6 +24,7 @@ const nameRules: Record<string, NameFn> = {
   [`${rbac}/ClusterRoleBinding`]: nameIsPathSegment,
   '/Event': nameIsPathSegment,
   'events.k8s.io/Event': nameIsPathSegment,
+  'apiregistration.k8s.io/APIService': nameIsPathSegment,
 };
 
 const validators: Record<string, KindValidator> = {
