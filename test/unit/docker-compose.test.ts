@@ -14,5 +14,5 @@ it('docker-compose.yml passes `docker-compose config`', { skip: missing }, () =>
   assert.match(r.stdout, /image: node:20/);
   assert.match(r.stdout, /target: 6443/);
   assert.match(r.stdout, /bonsai-data:\/data/);
-  assert.match(r.stdout, /--port 6443 --data \/data/);
+  assert.match(r.stdout, /exec npm start -- --host 0\.0\.0\.0 --port 6443 --data\s+\/data/); // exec: npm is process 1 and gets SIGTERM
 });
