@@ -53,7 +53,8 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     // Errors Fastify raises before routing (a malformed %-escape in the path) are Status objects too.
     frameworkErrors: (err, _req, reply) => {
       const status = statusFor(err, log);
-      void (reply as FastifyReply).code(status.code).header('Content-Type', 'application/json').send(status.toStatus());
+      // No onSend hook runs here: framed as a Buffer, the body and its type go out as written.
+      void (reply as FastifyReply).code(status.code).header('Content-Type', 'application/json').send(Buffer.from(`${JSON.stringify(status.toStatus())}\n`));
     },
   });
   installBodyReader(app);

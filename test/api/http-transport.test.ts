@@ -152,6 +152,24 @@ describe('HTTP transport', () => {
       assert.ok(agg.text.endsWith('}\n'));
     });
 
+    it('escapes <, > and & in error bodies as Go does', async () => {
+      const r = await req('GET', `${CMS}/a%3Cb%3E%26c`);
+      assert.match(r.text, /"message":"configmaps \\"a\\u003cb\\u003e\\u0026c\\" not found"/);
+      assert.equal(JSON.parse(r.text).details.name, 'a<b>&c');
+    });
+
+    it('indents for ?pretty=true and for curl, Wget and browsers, as upstream (no final newline)', async () => {
+      const compact = await req('GET', `${CMS}/framed`);
+      for (const opts of [{ headers: { 'user-agent': 'curl/8.5.0' } }, { headers: { 'user-agent': 'Mozilla/5.0 (X11)' } }, {}]) {
+        const r = await req('GET', `${CMS}/framed${Object.keys(opts).length ? '' : '?pretty=true'}`, undefined, opts);
+        assert.equal(r.text, JSON.stringify(compact.body, null, 2));
+      }
+      const off = await req('GET', `${CMS}/framed?pretty=false`, undefined, { headers: { 'user-agent': 'curl/8.5.0' } });
+      assert.equal(off.text, compact.text);
+      const err = await req('GET', `${CMS}/missing`, undefined, { headers: { 'user-agent': 'curl/8.5.0' } });
+      assert.ok(err.text.startsWith('{\n  "kind": "Status",\n  "apiVersion": "v1",\n  "metadata": {},\n  "status": "Failure",'), err.text);
+    });
+
     it('writes /version indented without a newline, health checks as Go plain text', async () => {
       const v = await req('GET', '/version');
       assert.equal(v.headers.get('content-type'), 'application/json');
