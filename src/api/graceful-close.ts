@@ -16,7 +16,8 @@ export function installGracefulClose(app: FastifyInstance): void {
 }
 
 /**
- * Closes `app`: no new connections (requests arriving on open keep-alive connections get 503), `endStreams`
+ * Closes `app`: no new connections (a request still arriving on an open keep-alive connection is served, and its
+ * answer closes the connection, as Go's server does while shutting down; Fastify's own 503 is off), `endStreams`
  * ends watches and log follows, idle connections close as their last answer leaves, and whatever is still
  * open after `graceMs` is cut.
  */

@@ -46,7 +46,7 @@ function noRouteSchemas(): never {
 export function buildServer(opts: ServerOptions): FastifyInstance {
   const { reg, log } = opts;
   const app = Fastify({
-    bodyLimit: maxBodyBytes, logger: false, forceCloseConnections: 'idle', routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    bodyLimit: maxBodyBytes, logger: false, forceCloseConnections: 'idle', return503OnClosing: false, routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     // No route declares a Fastify schema (the registry validates objects), so Fastify's ajv and
     // fast-json-stringify compilers are never needed; plain ones spare ~30 ms of start-up loading them.
     schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },

@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { startBonsai } from '../main.js';
+import { defaultShutdownGraceMs } from '../api/graceful-close.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { resolveTarget, setNodeStopped } from './node-command.js';
 
@@ -54,6 +55,8 @@ program
     const stop = () => {
       if (stopping) return;
       stopping = true;
+      // Requests get their grace period; should closing still hang past it, the process goes anyway.
+      setTimeout(() => process.exit(1), defaultShutdownGraceMs + 5_000).unref();
       bonsai.close().then(() => process.exit(0), () => process.exit(1));
     };
     process.on('SIGINT', stop);

@@ -86,6 +86,7 @@ describe('shutdown', () => {
   const servers: ServerHandle[] = [];
   const dirs: string[] = [];
   after(async () => {
+    for (const d of dirs) for (const pid of processesWith(d)) process.kill(pid, 'SIGKILL'); // never leave one behind
     for (const s of servers) {
       await s.stop('SIGKILL').catch(() => undefined);
       s.cleanup();
@@ -136,7 +137,7 @@ describe('shutdown', () => {
     assert.equal((await fetch(`${npm.url}/readyz`)).status, 200);
     assert.ok(processesWith(dataDir).length > 0);
     npm.proc.kill('SIGTERM');
-    await npm.exited;
+    await Promise.race([npm.exited, new Promise((_, reject) => setTimeout(() => reject(new Error('npm did not exit within 15 s of SIGTERM')), 15_000).unref())]);
     await eventually(async () => {
       assert.deepEqual(processesWith(dataDir), []);
       assert.equal(await portInUse(npm.port), false);
