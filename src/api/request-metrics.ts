@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Registry } from '../registry/registry.js';
 import { storageKey } from '../registry/resource.js';
 import { anonymousUser } from '../auth/types.js';
-import { metricsGroup } from './metrics.js';
+import { metricsGroup, metricsResources } from './metrics.js';
 import { requestAttributes } from './request-info.js';
 
 
@@ -51,8 +51,9 @@ function sampleOf(reg: Registry, req: FastifyRequest): Sample | undefined {
     const verb = method === 'HEAD' ? 'GET' : method;
     return { labels: [reportedVerbs.has(verb) ? verb : 'other', '', '', '', '', path, '', component], longRunning: false, mutating, started: performance.now() };
   }
-  const def = a.apiGroup === metricsGroup ? undefined : reg.find(a.apiGroup, a.apiVersion, a.resource);
-  if (a.apiGroup !== metricsGroup && (!def || (a.subresource && !def.subresources?.includes(a.subresource as never)))) return undefined;
+  // Only served resources are counted: labels taken from any path a client sends would grow without bound.
+  const def = a.apiGroup === metricsGroup ? metricsResources.find((d) => d.plural === a.resource && d.version === a.apiVersion) : reg.find(a.apiGroup, a.apiVersion, a.resource);
+  if (!def || (a.subresource && !def.subresources?.includes(a.subresource as never))) return undefined;
   const scope = a.name || a.verb === 'create' ? 'resource' : a.namespace ? 'namespace' : 'cluster';
   let verb: string;
   if (a.verb === 'watch') verb = 'WATCH';
@@ -64,7 +65,7 @@ function sampleOf(reg: Registry, req: FastifyRequest): Sample | undefined {
   return {
     labels: [verb, dryRunLabel(url), a.apiGroup, a.apiVersion, a.resource, a.subresource, scope, component],
     longRunning, mutating,
-    watchKind: verb === 'WATCH' && def ? [a.apiGroup, a.apiVersion, def.kind] : undefined,
+    watchKind: verb === 'WATCH' ? [a.apiGroup, a.apiVersion, def.kind] : undefined,
     started: performance.now(),
   };
 }
