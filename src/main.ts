@@ -8,6 +8,8 @@ import { allResources } from './registry/resources/index.js';
 import { bootstrap } from './registry/bootstrap.js';
 import { buildServer } from './api/server.js';
 import { openWatches } from './api/watch-stream.js';
+import { HostAllowList } from './api/host-check.js';
+import { closeGracefully, defaultShutdownGraceMs } from './api/graceful-close.js';
 import { ScaledClock, type Clock } from './util/clock.js';
 import { createLogger, type Logger } from './util/logger.js';
 import { selectControllers } from './controllers/selection.js';
@@ -51,6 +53,10 @@ export interface BonsaiOptions {
   anonymousAuth?: boolean;
   /** Serve on a non-loopback address without TLS and authentication. */
   insecure?: boolean;
+  /** Host header names served besides IP addresses, localhost and the listen host (`--allowed-host`). */
+  allowedHosts?: string[];
+  /** On close, how long requests in flight may take to finish (default 5 s). */
+  shutdownGraceMs?: number;
 }
 
 /** How the generated kubeconfig authenticates: a client certificate over TLS, the admin token otherwise. */
@@ -68,6 +74,8 @@ export interface Bonsai {
   registry: Registry;
   store: SqliteStore;
   app: FastifyInstance;
+  /** Host names the server answers for; add names clients use (e.g. TLS SANs) with `hosts.allow(name)`. */
+  hosts: HostAllowList;
   clock: Clock;
   log: Logger;
   security: Security;
@@ -110,8 +118,9 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
     log.warn({ host }, 'serving on a non-loopback address without TLS and authentication (--insecure)');
   }
   const tls: TlsMaterial | undefined = opts.tls ? await security.pki.tls(servingNames(host, opts.tlsSans ?? [])) : undefined;
+  const hosts = new HostAllowList([...(opts.allowedHosts ?? []), host, ...(opts.tlsSans ?? [])]);
   const app = buildServer({
-    reg: registry, log: log.child({ component: 'api' }), kubernetesVersion: opts.kubernetesVersion, authenticator: security.authenticator, audit,
+    reg: registry, log: log.child({ component: 'api' }), kubernetesVersion: opts.kubernetesVersion, authenticator: security.authenticator, audit, hosts,
     tls: tls && { key: tls.servingKey, cert: tls.servingCert, ca: tls.ca.certPem },
   });
   await app.listen({ host, port: opts.port ?? 6443 });
@@ -136,7 +145,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   compactTimer?.unref();
   let closed = false;
   return {
-    url, port, registry, store, app, clock, log, security, credentials,
+    url, port, registry, store, app, hosts, clock, log, security, credentials,
     setNodeStopped: (name, stopped) => cluster.setNodeStopped(name, stopped),
     async close() {
       if (closed) return;
@@ -145,8 +154,9 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
       cluster.stop();
       scheduler.stop();
       controllers.stop();
-      for (const w of [...openWatches]) w();
-      await app.close();
+      await closeGracefully(app, () => {
+        for (const w of [...openWatches]) w();
+      }, opts.shutdownGraceMs ?? defaultShutdownGraceMs);
       authorization.stop();
       await audit?.close();
       store.close();

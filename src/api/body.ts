@@ -1,6 +1,6 @@
 // Request bodies: JSON, YAML and protobuf, decoded to unknown and narrowed to objects.
 import { yaml } from '../util/yaml.js';
-import { badRequest, unsupportedMediaType } from '../machinery/errors.js';
+import { ApiError, badRequest, unsupportedMediaType } from '../machinery/errors.js';
 import { isRecord, type KObject } from '../machinery/types.js';
 import { decodeProtobufBody } from './protobuf.js';
 
@@ -8,31 +8,47 @@ export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
 }
 
-/** Parses a body as JSON or YAML by content type (YAML is a superset used for apply-patch+yaml). */
+/**
+ * A PATCH whose Content-Type is no patch type: upstream's router refuses it before the handler runs (its routes
+ * declare what they consume), so the Status carries the router's words and empty details.
+ */
+export const unsupportedPatchType = () => new ApiError(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
+
+/**
+ * Parses a body by content type: JSON (also for no Content-Type, as upstream defaults to its first serializer),
+ * YAML (also apply-patch+yaml, patches are parsed as JSON by their handler) or protobuf. Anything else, among them
+ * the types a web page may send without a CORS preflight (text/plain, application/x-www-form-urlencoded,
+ * multipart/form-data), is 415 as upstream answers it.
+ */
 export function parseBody(raw: Buffer | undefined, contentType: string | undefined): unknown {
   const mt = mediaType(contentType);
   if (!raw || raw.length === 0) return undefined;
   if (mt === 'application/vnd.kubernetes.protobuf') return decodeProtobufBody(raw);
   const text = raw.toString('utf8');
-  if (mt === 'application/yaml' || mt === 'application/apply-patch+yaml' || mt === 'application/x-yaml' || mt === 'text/yaml') {
+  if (mt === 'application/yaml' || mt === 'application/apply-patch+yaml') {
     try {
       return yaml().parse(text, { maxAliasCount: 100 }) as unknown;
     } catch (e) {
       throw badRequest(`error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`);
     }
   }
-  if (mt === '' || mt === 'application/json' || mt.endsWith('+json') || mt === '*/*' || mt === 'text/plain') {
+  if (mt === '' || mt === 'application/json') {
     try {
       return JSON.parse(text) as unknown;
     } catch (e) {
       throw badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
     }
   }
-  throw unsupportedMediaType(mt);
+  throw unsupportedMediaType();
 }
+
+/** What create and update decode (no Content-Type is JSON). */
+const objectMediaTypes = new Set(['', 'application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']);
 
 /** A body that must be an object (create/update). */
 export function objectBody(raw: Buffer | undefined, contentType: string | undefined): KObject {
+  // Create and update negotiate the decoder before reading the body, so even an empty body of another type is 415.
+  if (!objectMediaTypes.has(mediaType(contentType))) throw unsupportedMediaType();
   const v = parseBody(raw, contentType);
   if (v === undefined) throw badRequest('the body of the request was empty');
   if (!isRecord(v)) throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);

@@ -1,6 +1,6 @@
 // Discovery: legacy (/api, /apis, per group-version resource lists) and aggregated v2 documents.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { pathNotFound } from './request-info.js';
+import { notFoundFor } from './not-found.js';
 import type { Registry } from '../registry/registry.js';
 import { allVerbs, servedVersions, type ResourceDef } from '../registry/resource.js';
 import { metricsResources } from './metrics.js';
@@ -57,7 +57,7 @@ function subKind(def: ResourceDef, sub: string, version: string) {
 
 export function apiResourceList(reg: Registry, group: string, version: string): Record<string, unknown> {
   const defs = defsOf(reg, group, version);
-  if (!defs.length) throw pathNotFound();
+  if (!defs.length) throw notFoundFor(reg, group, version);
   const resources: Record<string, unknown>[] = [];
   for (const d of defs) {
     resources.push({
@@ -109,7 +109,7 @@ export function serveRootDiscovery(reg: Registry, legacy: boolean, req: FastifyR
   const agg = wantsAggregated(req);
   if (agg) {
     // A Buffer, so that Fastify sends the media type verbatim (a string body gets it re-quoted with a charset).
-    reply.header('Content-Type', aggregatedType(agg)).header('Vary', 'Accept').send(Buffer.from(JSON.stringify(aggregated(reg, legacy, agg))));
+    reply.header('Content-Type', aggregatedType(agg)).header('Vary', 'Accept').send(Buffer.from(`${JSON.stringify(aggregated(reg, legacy, agg))}\n`));
     return;
   }
   reply.header('Vary', 'Accept');
@@ -129,7 +129,7 @@ export function serveRootDiscovery(reg: Registry, legacy: boolean, req: FastifyR
 
 export function serveGroup(reg: Registry, group: string, reply: FastifyReply): void {
   const g = groups(reg).find((x) => x.name === group);
-  if (!g) throw pathNotFound();
+  if (!g) throw notFoundFor(reg, group, undefined);
   reply.send({
     kind: 'APIGroup', apiVersion: 'v1', name: g.name,
     versions: g.versions.map((v) => ({ groupVersion: `${g.name}/${v}`, version: v })),

@@ -1,11 +1,11 @@
 // PATCH: JSON, merge, strategic merge and server-side apply, on objects and on the status subresource.
 import type { FastifyRequest } from 'fastify';
-import { badRequest, notFound, unsupportedMediaType } from '../machinery/errors.js';
+import { badRequest, notFound } from '../machinery/errors.js';
 import { isRecord, type KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import { storageKey, type PartialWrite, type ResourceDef } from '../registry/resource.js';
 import { rfc3339 } from '../util/clock.js';
-import { mediaType, parseBody } from './body.js';
+import { mediaType, parseBody, unsupportedPatchType } from './body.js';
 import { checkApplyConfiguration, checkKind, checkPatchedJson, checkPatchedStrategic } from './patch-decode.js';
 import { served, toStorage } from './output.js';
 import { applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, patchTypeOf } from './patch/index.js';
@@ -28,7 +28,7 @@ export function handlePatch(reg: Registry, def: ResourceDef, version: string, na
   const q = query(req);
   const ct = req.headers['content-type'];
   const type = patchTypeOf(mediaType(ct));
-  if (!type) throw unsupportedMediaType(mediaType(ct));
+  if (!type) throw unsupportedPatchType();
   const patch = parseBody(req.body as Buffer | undefined, type === 'apply' ? 'application/apply-patch+yaml' : 'application/json');
   if (patch === undefined) throw badRequest('the body of the request was empty');
   const gvk = { group: def.group, version, kind: def.kind };

@@ -3,12 +3,11 @@ import { ApiError } from '../machinery/errors.js';
 import type { RequestAttributes, UserInfo } from '../auth/types.js';
 
 /**
- * A path no API serves (unknown group, version or resource): kube-apiserver answers `404 page not found`, which
- * client-go reports as this Status.
+ * A path within a served group that no route matches (an unknown resource, version or subresource): upstream's
+ * router answers this Status, with empty details. Paths outside every served group are `404 page not found` in
+ * plain text instead (see `notFoundFor` in not-found.ts).
  */
-export const pathNotFound = () => new ApiError(404, 'NotFound', 'the server could not find the requested resource', {
-  causes: [{ reason: 'UnexpectedServerResponse', message: '404 page not found' }],
-});
+export const pathNotFound = () => new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
 export interface RequestInfo {
   group: string;
   version: string;

@@ -4,9 +4,15 @@ import { ApiError, methodNotAllowed, tooLarge } from '../machinery/errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/logger.js';
 import { apiResourceList, serveGroup, serveRootDiscovery } from './discovery.js';
-import { handleMetrics, metricsGroup } from './metrics.js';
+import { handleMetrics, metricsGroup, metricsVersion } from './metrics.js';
 import { registerOpenApi } from './openapi-routes.js';
-import { parseRequestPath, pathNotFound } from './request-info.js';
+import { parseRequestPath } from './request-info.js';
+import { groupVersionOf, notFoundFor, PageNotFound, sendPageNotFound } from './not-found.js';
+import { installJsonFraming } from './json-framing.js';
+import { HostAllowList, installHostCheck } from './host-check.js';
+import { installBodyReader, keepsConnection, maxBodyBytes } from './body-reader.js';
+import { installGracefulClose } from './graceful-close.js';
+import { installRequestMetrics } from './request-metrics.js';
 import { handleResource } from './resource-handler.js';
 import { versionInfo } from './version.js';
 import type { UserInfo } from '../auth/types.js';
@@ -17,7 +23,7 @@ import { Authorization } from '../auth/authorization.js';
 import { installRequestChain } from '../auth/request-chain.js';
 import type { AuditLog } from '../audit/audit-log.js';
 
-export const maxBodyBytes = 3 * 1024 * 1024;
+export { maxBodyBytes } from './body-reader.js';
 
 export interface ServerOptions {
   reg: Registry;
@@ -30,6 +36,8 @@ export interface ServerOptions {
   authenticator?: Authenticator;
   /** Serve TLS with this key and certificate; client certificates are asked for and verified against `ca`. */
   tls?: { key: string; cert: string; ca: string };
+  /** Host header names served besides IP literals and localhost (DNS rebinding defence). */
+  hosts?: HostAllowList;
 }
 
 function statusFor(err: unknown, log: Logger): ApiError {
@@ -50,19 +58,21 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   const { reg, log } = opts;
   const app = Fastify({
     ...(opts.tls ? { https: { key: opts.tls.key, cert: opts.tls.cert, ca: opts.tls.ca, requestCert: true, rejectUnauthorized: false } } : {}),
-    bodyLimit: maxBodyBytes, logger: false, forceCloseConnections: true, routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
+    bodyLimit: maxBodyBytes, logger: false, forceCloseConnections: 'idle', return503OnClosing: false, routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     // No route declares a Fastify schema (the registry validates objects), so Fastify's ajv and
     // fast-json-stringify compilers are never needed; plain ones spare ~30 ms of start-up loading them.
     schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
     // Errors Fastify raises before routing (a malformed %-escape in the path) are Status objects too.
     frameworkErrors: (err, _req, reply) => {
       const status = statusFor(err, log);
-      void (reply as FastifyReply).code(status.code).header('Content-Type', 'application/json').send(status.toStatus());
+      // No onSend hook runs here: framed as a Buffer, the body and its type go out as written.
+      void (reply as FastifyReply).code(status.code).header('Content-Type', 'application/json').send(Buffer.from(`${JSON.stringify(status.toStatus())}\n`));
     },
   }) as unknown as FastifyInstance;
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: maxBodyBytes }, (_req, body, done) => done(null, body));
+  installBodyReader(app);
 
+  installHostCheck(app, opts.hosts ?? new HostAllowList());
+  installRequestMetrics(app, reg);
   // The request chain, in upstream's order: authentication, then authorization, before the body is read.
   // `authenticate` throws the 401 Status for an invalid credential (or none, with anonymous requests off).
   const authn = opts.authenticator ?? securityOf(reg).authenticator;
@@ -79,17 +89,23 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     return payload;
   });
   app.setErrorHandler((err, _req, reply) => {
-    const status = statusFor(err, log);
     if (reply.sent || reply.raw.headersSent) return;
+    if (err instanceof PageNotFound) return sendPageNotFound(reply);
+    if (keepsConnection(err)) reply.removeHeader('connection');
+    const status = statusFor(err, log);
     reply.code(status.code).header('Content-Type', 'application/json').send(status.toStatus());
   });
-  app.setNotFoundHandler((_req, reply) => {
-    reply.code(404).send(pathNotFound().toStatus());
-  });
+  app.setNotFoundHandler((_req, reply) => sendPageNotFound(reply));
+  installJsonFraming(app);
+  installGracefulClose(app);
 
   const version = versionInfo(opts.kubernetesVersion);
-  app.get('/version', async () => version);
-  for (const p of ['/healthz', '/livez', '/readyz']) app.get(p, async (_req, reply) => reply.type('text/plain').send('ok'));
+  // Upstream writes /version indented, with no trailing newline, and health checks as Go's plain text.
+  const versionJson = JSON.stringify(version, null, 2);
+  app.get('/version', async (_req, reply) => reply.type('application/json').send(versionJson));
+  for (const p of ['/healthz', '/livez', '/readyz']) {
+    app.get(p, async (_req, reply) => reply.header('Content-Type', 'text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send('ok'));
+  }
   registerOpenApi(app, reg);
 
   const address = () => {
@@ -107,13 +123,17 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   // Handlers send (or hijack) the reply themselves; returning it tells Fastify not to send again.
   const dispatch = async (req: FastifyRequest, reply: FastifyReply) => {
     const info = parseRequestPath(req.url);
-    if (!info) throw pathNotFound();
+    if (!info) {
+      const gv = groupVersionOf(req.url);
+      throw notFoundFor(reg, gv.group, gv.version);
+    }
     if (info.discovery) {
       if (req.method !== 'GET') throw methodNotAllowed();
       if (!info.version) serveGroup(reg, info.group, reply);
       else reply.send(apiResourceList(reg, info.group, info.version));
       return reply;
     }
+    if (info.group === metricsGroup ? info.version !== metricsVersion : !reg.find(info.group, info.version, info.resource ?? '')) throw notFoundFor(reg, info.group, info.version);
     // Reads (and the initial state of watches) see only committed writes.
     if (req.method === 'GET' && reg.store.hasPending()) await reg.store.committed();
     const acting = reg.as(req.user);

@@ -2,7 +2,7 @@
 // portforward and proxy answer 400.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Scale } from 'kubernetes-types/autoscaling/v1.js';
-import { ApiError, badRequest, conflict, methodNotAllowed } from '../machinery/errors.js';
+import { badRequest, conflict, methodNotAllowed } from '../machinery/errors.js';
 import { formatLabelSelector } from '../machinery/labels.js';
 import { isRecord, type KObject, type LabelSelector } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
@@ -20,7 +20,7 @@ import { evictPod } from './eviction.js';
 import { bindPod } from './binding.js';
 import { podLogs } from './logs.js';
 import { tokenRequest } from './token.js';
-import { parseBody, mediaType } from './body.js';
+import { parseBody, mediaType, unsupportedPatchType } from './body.js';
 import { patchTypeOf } from './patch/index.js';
 
 interface Replicated {
@@ -56,7 +56,7 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
       if (next.kind && next.kind !== 'Scale') throw badRequest(`${next.kind} in version "v1" cannot be handled as a Scale`);
     } else {
       const type = patchTypeOf(mediaType(req.headers['content-type']));
-      if (!type || type === 'apply') throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format`);
+      if (!type || type === 'apply') throw unsupportedPatchType();
       next = applyPatch(type === 'strategic' ? 'merge' : type, scale, parseBody(req.body as Buffer | undefined, 'application/json'), { group: 'autoscaling', version: 'v1', kind: 'Scale' });
     }
     const replicas = (next.spec as { replicas?: unknown } | undefined)?.replicas;

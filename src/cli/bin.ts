@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { startBonsai } from '../main.js';
+import { defaultShutdownGraceMs } from '../api/graceful-close.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { resolveTarget, setNodeStopped } from './node-command.js';
 import { ensurePrivateDir } from '../util/private-files.js';
@@ -55,15 +56,16 @@ program
   .option('--token-auth-file <file>', 'static tokens: a CSV of token,user,uid,"group1,group2"')
   .option('--anonymous-auth [bool]', 'requests without credentials are system:anonymous (true) or refused with 401 (false)', bool, true)
   .option('--insecure', 'allow a non-loopback --host without TLS and authentication')
+  .option('--allowed-host <name>', 'a host name clients use to reach the server (repeatable); IP addresses and localhost always work', collect, [] as string[])
   .action(async (o: {
     host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clockSpeed: number; kubernetesVersion: string;
     nodes?: number; cluster?: string; controllers: string; authorizationMode: string; auditLog?: string; auditLevel: 'None' | 'Metadata' | 'Request' | 'RequestResponse';
-    tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean;
+    tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[];
   }) => {
     if (o.data !== ':memory:') ensurePrivateDir(o.data);
     const bonsai = await startBonsai({
       host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
-      cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers],
+      cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], allowedHosts: o.allowedHost,
       authorizationMode: o.authorizationMode, auditLog: o.auditLog, auditLevel: o.auditLevel,
       tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure,
     });
@@ -75,11 +77,29 @@ program
     const stop = () => {
       if (stopping) return;
       stopping = true;
+      // Requests get their grace period; should closing still hang past it, the process goes anyway.
+      setTimeout(() => process.exit(1), defaultShutdownGraceMs + 5_000).unref();
       bonsai.close().then(() => process.exit(0), () => process.exit(1));
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    if (process.env.npm_lifecycle_event) stopWithParent(stop);
   });
+
+/**
+ * Under `npm start` (the script execs node, so npm's forwarded SIGTERM arrives here), a killed npm would leave the
+ * server orphaned, holding its port: notice the parent is gone and stop as on SIGTERM.
+ */
+function stopWithParent(stop: () => void): void {
+  const parent = process.ppid;
+  const t = setInterval(() => {
+    if (process.ppid !== parent) {
+      clearInterval(t);
+      stop();
+    }
+  }, 500);
+  t.unref();
+}
 
 const node = program.command('node').description('stop or start a simulated node on a running server');
 for (const [verb, stopped, what] of [['stop', true, "stop a node's kubelet (no lease renewals, no status, pods frozen)"], ['start', false, "start a stopped node's kubelet again"]] as const) {

@@ -20,9 +20,11 @@ export class ApiError extends Error {
     super(message);
   }
 
+  /** metav1.Status with its keys in upstream's order (kind … reason, details, code), as clients compare bytes. */
   toStatus(): Status {
-    const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason, code: this.code };
+    const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: this.reason };
     if (this.details) s.details = this.details;
+    s.code = this.code;
     return s;
   }
 }
@@ -46,8 +48,9 @@ export const forbidden = (message: string, details?: StatusDetails) => new ApiEr
 export const methodNotAllowed = (message = 'the server does not allow this method on the requested resource') =>
   new ApiError(405, 'MethodNotAllowed', message);
 export const gone = (message: string) => new ApiError(410, 'Expired', message);
-export const unsupportedMediaType = (contentType: string) =>
-  new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (got ${contentType})`);
+/** The body's media type is not one the endpoint decodes (upstream's negotiation error names the accepted ones). */
+export const unsupportedMediaType = (accepted: readonly string[] = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']) =>
+  new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
 export const tooLarge = (message = 'Request entity too large: limit is 3145728') => new ApiError(413, 'RequestEntityTooLarge', message);
 export const tooManyRequests = (message: string, details?: StatusDetails) => new ApiError(429, 'TooManyRequests', message, details);
 export const internalError = (message: string) => new ApiError(500, 'InternalError', `Internal error occurred: ${message}`);

@@ -5,6 +5,7 @@ import { bootstrapPolicy } from '../auth/rbac/bootstrap-policy.js';
 import { ApiError } from '../machinery/errors.js';
 import type { Registry } from './registry.js';
 import { storageKey } from './resource.js';
+import { syncLocalAPIServices } from './resources/apiservices.js';
 
 const namespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 /** The address the `kubernetes` Endpoints advertise (the simulated control-plane node). */
@@ -48,4 +49,5 @@ export function bootstrap(reg: Registry): void {
     provisioner: 'bonsai.dev/simulated', reclaimPolicy: 'Delete', volumeBindingMode: 'WaitForFirstConsumer',
   });
   bootstrapPolicy(reg);
+  syncLocalAPIServices(reg);
 }

@@ -58,6 +58,14 @@ export function assertStatus(r: Resp, code: number, reason: string, message?: st
   return r.body;
 }
 
+/** Asserts Go's plain-text `404 page not found`, which kube-apiserver answers for paths outside every API. */
+export function assertPageNotFound(r: Resp): void {
+  assert.equal(r.status, 404, r.text.slice(0, 300));
+  assert.equal(r.text, '404 page not found\n');
+  assert.equal(r.headers.get('content-type'), 'text/plain; charset=utf-8');
+  assert.equal(r.headers.get('x-content-type-options'), 'nosniff');
+}
+
 export interface WatchEvent {
   type: string;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -57,6 +57,7 @@ export class Kubectl {
         clearTimeout(t);
         resolve({ code, stdout, stderr });
       });
+      p.stdin.on('error', () => undefined); // kubectl may exit before reading stdin (EPIPE): its exit code tells
       p.stdin.end(opts.input ?? '');
     });
   }

@@ -14,5 +14,5 @@ it('docker-compose.yml passes `docker-compose config`', { skip: missing }, () =>
   assert.match(r.stdout, /image: node:20/);
   assert.match(r.stdout, /- 127\.0\.0\.1:6443:6443/, 'published on the host\'s loopback only');
   assert.match(r.stdout, /bonsai-data:\/data/);
-  assert.match(r.stdout, /--port 6443 --data \/data\s+--insecure/);
+  assert.match(r.stdout, /exec npm start -- --host 0\.0\.0\.0 --port 6443 --data\s+\/data\s+--insecure/); // exec: npm is process 1 and gets SIGTERM
 });

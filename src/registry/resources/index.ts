@@ -5,5 +5,6 @@ import { appsResources } from './apps.js';
 import { batchResources } from './batch.js';
 import { otherResources } from './others.js';
 import { certificateResources } from './certificates.js';
+import { apiServices } from './apiservices.js';
 
-export const allResources: ResourceDef[] = [...coreResources, ...appsResources, ...batchResources, ...otherResources, ...certificateResources];
+export const allResources: ResourceDef[] = [...coreResources, ...appsResources, ...batchResources, ...otherResources, ...certificateResources, apiServices];

@@ -24,6 +24,7 @@ import { podPrinter } from './pods.js';
 import { clusterRoleBindingPrinter, roleBindingPrinter } from './rbac.js';
 import { storageClassPrinter } from './storage.js';
 import { certificateSigningRequestPrinter } from './certificates.js';
+import { apiServicePrinter } from './apiregistration.js';
 import { col, nameCol, nameOf, rfc3339, meta, type TableColumn, type TablePrinter } from './helpers.js';
 import { CREATED } from './descriptions.js';
 
@@ -99,6 +100,7 @@ const specific: Record<string, TablePrinter> = {
   'rbac.authorization.k8s.io/rolebindings': roleBindingPrinter,
   'rbac.authorization.k8s.io/clusterrolebindings': clusterRoleBindingPrinter,
   'certificates.k8s.io/certificatesigningrequests': certificateSigningRequestPrinter,
+  'apiregistration.k8s.io/apiservices': apiServicePrinter,
 };
 
 const printers = new Map<string, TablePrinter>();

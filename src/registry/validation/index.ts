@@ -25,6 +25,7 @@ const nameRules: Record<string, NameFn> = {
   '/Event': nameIsPathSegment,
   'events.k8s.io/Event': nameIsPathSegment,
   'certificates.k8s.io/CertificateSigningRequest': nameIsPathSegment,
+  'apiregistration.k8s.io/APIService': nameIsPathSegment,
 };
 
 const validators: Record<string, KindValidator> = {
