@@ -38,7 +38,7 @@ describe('authentication (HTTP)', () => {
     for (const h of ['Bearer x y', 'Bearer a.b.c', `Bearer ${admin}x`, `Bearer ${'a'.repeat(12_000)}`, 'Bearer ....', 'Bearer e30.e30.', 'Bearer %00%ff']) {
       const r = await req('GET', '/api/v1/namespaces', undefined, { headers: { authorization: h } });
       assertStatus(r, 401, 'Unauthorized', 'Unauthorized');
-      assert.equal(r.text, '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}');
+      assert.equal(r.text, '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n');
     }
     // Headers past node's limit are refused by the HTTP parser, never a crash.
     const huge = await req('GET', '/api', undefined, { headers: { authorization: `Bearer ${'a'.repeat(40_000)}` } });
