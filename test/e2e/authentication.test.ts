@@ -46,7 +46,7 @@ describe('authentication over TLS (kubectl)', () => {
     assert.match(await bogus.fails(['get', 'ns']), /^error: You must be logged in to the server \(the server has asked for the client to provide credentials\)$/m);
     const r = await httpsRequest(env.server.url, 'GET', '/api/v1/namespaces', { ca, headers: { authorization: 'Bearer not-a-real-token' } });
     assert.equal(r.status, 401);
-    assert.equal(r.text, '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}');
+    assert.equal(r.text, '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}\n');
   });
 
   it('authenticates a token from `kubectl create token` as its ServiceAccount', async () => {
