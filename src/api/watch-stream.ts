@@ -1,11 +1,16 @@
-// Streams a watch as newline-delimited JSON events over a chunked 200 response.
+// Streams a watch as newline-delimited JSON events over a chunked 200 response. Each batch of committed changes
+// reaches a watcher as one write of shared, once-encoded event lines. A watcher whose socket stops taking data is
+// cut off once more than maxPendingEvents events wait for it, as kube-apiserver's cacher terminates a watcher
+// whose channel stays full: its socket is reset and everything it held is released; the client watches again.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../machinery/errors.js';
 import { apiVersionOf, type KObject } from '../machinery/types.js';
 import type { Registry, WatchOptions } from '../registry/registry.js';
 import type { WatchEventType } from '../registry/read.js';
 import type { ResourceDef } from '../registry/resource.js';
-import { partialBody, served, tableBody, type OutputFormat } from './output.js';
+import type { OutputFormat } from './output.js';
+import { encodeEvent, shapeKey, sharedEvent, type WatchShape } from './watch-encoding.js';
+import { longTimeout } from './watch-timeout.js';
 
 export interface WatchRequest {
   def: ResourceDef;
@@ -15,23 +20,35 @@ export interface WatchRequest {
   format: OutputFormat;
   includeObject?: string;
   bookmarks: boolean;
-  timeoutSeconds?: number;
+  /** How long the watch lasts (watchTimeoutMs): <= 0 ends it at once. */
+  timeoutMs: number;
 }
 
 /** Open watches, so that shutdown can end them. */
 export const openWatches = new Set<() => void>();
 
-const maxBuffered = 16 * 1024 * 1024;
+/** Watchers cut off for not keeping up, by "resource.group" (upstream's apiserver_terminated_watchers_total). */
+export const terminatedWatchers = new Map<string, number>();
+
+/** Events that may wait for a watcher whose socket takes no more: upstream's per-watcher channel size without an index. */
+export const maxPendingEvents = 100;
+/** Bytes that may wait for one watcher (its socket's buffer and its queue), whatever the count of events. */
+const maxPendingBytes = 16 * 1024 * 1024;
+/** Events from before the stream started (initial state, replay) are written in chunks of about this size. */
+const backlogChunkBytes = 256 * 1024;
 const bookmarkEveryMs = 5_000;
+
+type Queued = { type: WatchEventType; obj: KObject } | Buffer;
 
 export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest, reply: FastifyReply): void {
   // Start the watch before any byte is sent: bad requests (selectors, parameters) are a plain 4xx response as
   // upstream answers them; only errors upstream reports inside the stream (410 Expired) become ERROR events.
   // Events produced while subscribing (initial state, replay) wait until the headers are out.
-  let pending: Array<[WatchEventType, KObject]> | undefined = [];
-  let sink: (type: WatchEventType, obj: KObject) => void = (type, obj) => pending!.push([type, obj]);
+  const backlog: Queued[] = [];
+  let sink: (type: WatchEventType, obj: KObject) => void = (type, obj) => backlog.push({ type, obj });
   let stopWatch: (() => void) | undefined;
   let startError: unknown;
+  const startRv = reg.store.revision();
   try {
     stopWatch = reg.watch(w.def, w.namespace, w.opts, (type, obj) => sink(type, obj));
   } catch (e) {
@@ -42,60 +59,151 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
   const res = reply.raw;
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
-  let first = true;
+
+  const hub = reg.store.hub;
+  const shape: WatchShape = { def: w.def, version: w.version, format: w.format, includeObject: w.includeObject };
+  const key = shapeKey(shape);
+  const now = () => reg.clock.now();
   let closed = false;
-  const timers: NodeJS.Timeout[] = [];
-  const close = () => {
-    if (closed) return;
+  /** Written data the socket has not taken yet ('drain' pending): later events queue. */
+  let blocked = false;
+  let backlogAt = 0;
+  /** Live events produced while blocked: the socket has not accepted them. */
+  let queue: Buffer[] = [];
+  let queuedEvents = 0;
+  let queuedBytes = 0;
+  /** Events of the batch being published, written together when it ends. */
+  let batch: Buffer[] = [];
+  let columnsSent = false;
+  const cancels: Array<() => void> = [];
+
+  const release = () => {
     closed = true;
     stopWatch?.();
-    for (const t of timers) clearTimeout(t), clearInterval(t);
+    stopWatch = undefined;
+    for (const c of cancels) c();
+    cancels.length = 0;
     openWatches.delete(close);
-    if (!res.writableEnded) res.end();
+    backlog.length = 0;
+    queue = [];
+    batch = [];
+  };
+  /** Ends the stream; a socket that is not taking data is reset rather than left holding the rest. */
+  function close(): void {
+    if (closed) return;
+    const stuck = blocked || backlogAt < backlog.length || queue.length > 0;
+    release();
+    if (stuck) res.socket?.destroy();
+    else if (!res.writableEnded) res.end();
+  }
+  const cutOff = () => {
+    if (closed) return;
+    const resource = w.def.group ? `${w.def.plural}.${w.def.group}` : w.def.plural;
+    terminatedWatchers.set(resource, (terminatedWatchers.get(resource) ?? 0) + 1);
+    reg.log.info(
+      `Forcing ${resource} watcher close due to unresponsiveness: key: "/${w.def.plural}${w.namespace ? `/${w.namespace}` : ''}", ` +
+      `labels: "${w.opts.labelSelector ?? ''}", fields: "${w.opts.fieldSelector ?? ''}". pending events = ${queuedEvents}, buffered bytes = ${res.writableLength + queuedBytes}`,
+    );
+    release();
+    const sock = res.socket;
+    // A reset frees the kernel's buffers at once; a plain close would keep sending what the client does not read.
+    if (sock && typeof sock.resetAndDestroy === 'function') sock.resetAndDestroy();
+    else res.destroy();
   };
   openWatches.add(close);
-  const send = (type: string, object: unknown) => {
+
+  const write = (parts: Buffer[]) => {
+    if (!parts.length) return;
+    if (!res.write(parts.length === 1 ? parts[0] : Buffer.concat(parts))) blocked = true;
+  };
+  const encodeOwn = (type: WatchEventType, obj: KObject) => {
+    const line = encodeEvent(shape, type, obj, !columnsSent, now());
+    columnsSent = true;
+    return line;
+  };
+  /** Writes the backlog, then queued live events, while the socket takes them. */
+  const pump = () => {
+    while (!closed && !blocked) {
+      if (backlogAt < backlog.length) {
+        const parts: Buffer[] = [];
+        let bytes = 0;
+        while (backlogAt < backlog.length && bytes < backlogChunkBytes) {
+          const item = backlog[backlogAt++];
+          const line = Buffer.isBuffer(item) ? item : encodeOwn(item.type, item.obj);
+          parts.push(line);
+          bytes += line.length;
+        }
+        if (backlogAt === backlog.length) backlog.length = backlogAt = 0;
+        write(parts);
+      } else if (queue.length) {
+        const parts = queue;
+        queue = [];
+        queuedEvents = queuedBytes = 0;
+        write(parts);
+      } else break;
+    }
+  };
+  const flushBatch = () => {
+    const parts = batch;
+    batch = [];
+    if (closed || !parts.length) return;
+    if (!blocked && backlogAt >= backlog.length) {
+      write(parts);
+      if (res.writableLength > maxPendingBytes) cutOff();
+      return;
+    }
+    for (const p of parts) queue.push(p), queuedBytes += p.length;
+    queuedEvents += parts.length;
+    if (queuedEvents > maxPendingEvents || queuedBytes + res.writableLength > maxPendingBytes) cutOff();
+  };
+  const live = (type: WatchEventType, obj: KObject) => {
     if (closed) return;
-    res.write(`${JSON.stringify({ type, object })}\n`);
-    if (res.writableLength > maxBuffered) close(); // a slow client is cut off rather than buffered without bound
+    const line = columnsSent || w.format !== 'table' ? sharedEvent(hub, shape, key, type, obj, false, now) : encodeOwn(type, obj);
+    columnsSent = true;
+    batch.push(line);
+    if (batch.length === 1) hub.atBatchEnd(flushBatch);
   };
-  const event = (type: string, obj: KObject) => {
-    let payload: unknown;
-    if (w.format === 'table') payload = tableBody(w.def, w.version, [obj], { resourceVersion: obj.metadata.resourceVersion }, w.includeObject, first, reg.clock.now());
-    else if (w.format === 'partial') payload = partialBody(served(w.def, w.version, obj));
-    else payload = served(w.def, w.version, obj);
-    first = false;
-    send(type, payload);
-  };
-  const bookmark = (annotations?: Record<string, string>) => {
-    const metadata: Record<string, unknown> = { resourceVersion: String(reg.store.revision()) };
+  const bookmarkLine = (rv: number, annotations?: Record<string, string>) => {
+    const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
     if (annotations) metadata.annotations = annotations;
-    send('BOOKMARK', { kind: w.def.kind, apiVersion: apiVersionOf(w.def.group, w.version), metadata });
+    return Buffer.from(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: w.def.kind, apiVersion: apiVersionOf(w.def.group, w.version), metadata } })}\n`);
   };
+  /** A periodic bookmark is dropped when the watcher is behind, as upstream never blocks on one. */
+  const bookmark = () => {
+    if (closed || blocked || backlogAt < backlog.length || queue.length) return;
+    write([bookmarkLine(Math.max(startRv, reg.store.publishedRevision()))]);
+  };
+
   req.raw.on('close', close);
   res.on('close', close);
   res.on('error', close);
+  res.on('drain', () => {
+    blocked = false;
+    pump();
+  });
   if (startError !== undefined) {
     const e = startError;
     const status = e instanceof ApiError ? e.toStatus() : new ApiError(500, 'InternalError', String(e)).toStatus();
-    send('ERROR', status);
+    write([Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`)]);
     close();
     return;
   }
-  for (const [type, obj] of pending ?? []) event(type, obj);
-  pending = undefined;
-  sink = event;
-  if (w.opts.sendInitialEvents && w.bookmarks) bookmark({ 'k8s.io/initial-events-end': 'true' });
-  if (w.bookmarks && w.format === 'object') {
-    const t = setInterval(() => bookmark(), bookmarkEveryMs);
-    t.unref();
-    timers.push(t);
+  if (w.timeoutMs <= 0) {
+    // A deadline already past: upstream's stream ends before any event.
+    backlog.length = 0;
+    close();
+    return;
   }
-  const timeout = (w.timeoutSeconds && w.timeoutSeconds > 0 ? w.timeoutSeconds : 1800 + Math.floor(Math.random() * 1800)) * 1000;
-  const t = setTimeout(() => {
+  if (w.opts.sendInitialEvents && w.bookmarks) backlog.push(bookmarkLine(startRv, { 'k8s.io/initial-events-end': 'true' }));
+  sink = live;
+  pump();
+  if (w.bookmarks && w.format === 'object') {
+    const t = setInterval(bookmark, bookmarkEveryMs);
+    t.unref();
+    cancels.push(() => clearInterval(t));
+  }
+  cancels.push(longTimeout(() => {
     if (w.bookmarks && w.format === 'object') bookmark();
     close();
-  }, timeout);
-  t.unref();
-  timers.push(t);
+  }, w.timeoutMs));
 }

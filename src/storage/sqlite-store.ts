@@ -53,6 +53,8 @@ export class SqliteStore {
   private readonly db: Database;
   private readonly tables = new Map<string, ResourceTable>();
   private rev = 0;
+  /** The revision of the last change told to watchers (writes after it are not committed yet). */
+  private published = 0;
   private compacted = 0;
   private readonly retain: number;
   /** Writes applied in memory but not yet committed; they are committed together (group commit). */
@@ -101,6 +103,7 @@ export class SqliteStore {
     const maxChange = (this.db.prepare('SELECT MAX(rv) AS m FROM changes').get() as { m: number | null }).m ?? 0;
     this.rev = Math.max(Number(meta.get('revision') ?? 0), maxChange);
     this.compacted = Number(meta.get('compacted') ?? 0);
+    this.published = this.rev;
     const current = 'SELECT o.resource, o.namespace, o.name, o.rv, c.value FROM objects o JOIN changes c ON c.rv = o.rv';
     for (const row of this.db.prepare(current).iterate() as IterableIterator<Row>) {
       const obj = JSON.parse(row.value) as KObject;
@@ -117,6 +120,10 @@ export class SqliteStore {
 
   revision(): number {
     return this.rev;
+  }
+  /** The newest revision whose change watchers have been told about: what a bookmark may promise. */
+  publishedRevision(): number {
+    return this.published;
   }
   compactedRevision(): number {
     return this.compacted;
@@ -211,7 +218,8 @@ export class SqliteStore {
     this.persist(batch);
     const waiters = this.waiters;
     this.waiters = [];
-    for (const p of batch) this.hub.publish(p.change);
+    this.published = batch[batch.length - 1].change.rv;
+    this.hub.publishBatch(batch.map((p) => p.change));
     for (const w of waiters) w();
   }
 
@@ -234,7 +242,9 @@ export class SqliteStore {
     const replay: Change[] = [];
     if (fromRv < this.rev) {
       for (const r of this.stmts.changesSince.iterate(resource, fromRv) as IterableIterator<Row & { type: ChangeType }>) {
-        replay.push({ type: r.type, resource, rv: r.rv, object: JSON.parse(r.value) as KObject });
+        const object = JSON.parse(r.value) as KObject;
+        jsonOf.set(object, r.value);
+        replay.push({ type: r.type, resource, rv: r.rv, object });
       }
     }
     // Changes still pending are published after their commit; skip any this watch already covers.

@@ -1,4 +1,5 @@
-// In-process fan-out of committed changes, in revision order, per resource and for all resources.
+// In-process fan-out of committed changes, in revision order, per resource and for all resources. The store
+// publishes each group commit as one batch; listeners that write to sockets defer their writes to its end.
 import type { KObject } from '../machinery/types.js';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -17,7 +18,13 @@ export type ChangeListener = (change: Change) => void;
 export class WatchHub {
   private readonly byResource = new Map<string, Set<ChangeListener>>();
   private readonly all = new Set<ChangeListener>();
-  /** Told about a listener that threw; the other listeners and later changes are delivered regardless. */
+  /** Callbacks to run once the batch being published has been delivered to every listener. */
+  private batchEnd = new Set<() => void>();
+  private publishing = false;
+  /**
+   * Told about a listener that threw (or a batch-end callback, with the batch's last change); the others and
+   * later changes are delivered regardless.
+   */
   onListenerError: (err: unknown, change: Change) => void = () => {};
 
   subscribe(resource: string | '*', listener: ChangeListener): () => void {
@@ -28,13 +35,55 @@ export class WatchHub {
     let set = this.byResource.get(resource);
     if (!set) this.byResource.set(resource, (set = new Set()));
     set.add(listener);
-    return () => set.delete(listener);
+    return () => {
+      set.delete(listener);
+      if (!set.size && this.byResource.get(resource) === set) this.byResource.delete(resource);
+    };
   }
 
+  /** Publishes one change as a batch of its own. */
   publish(change: Change): void {
-    const set = this.byResource.get(change.resource);
-    if (set) for (const l of [...set]) this.deliver(l, change);
-    for (const l of [...this.all]) this.deliver(l, change);
+    this.publishBatch([change]);
+  }
+
+  /** Delivers `changes` in order to every listener, then runs the callbacks registered with atBatchEnd. */
+  publishBatch(changes: readonly Change[]): void {
+    const outer = this.publishing;
+    this.publishing = true;
+    try {
+      for (const change of changes) {
+        const set = this.byResource.get(change.resource);
+        if (set) for (const l of [...set]) this.deliver(l, change);
+        if (this.all.size) for (const l of [...this.all]) this.deliver(l, change);
+      }
+    } finally {
+      this.publishing = outer;
+    }
+    if (!outer && changes.length) this.endBatch(changes[changes.length - 1]);
+  }
+
+  /**
+   * Runs `fn` once when the batch being published ends (registering the same function twice runs it once);
+   * outside a batch, at once. The hub keeps no reference to `fn` afterwards.
+   */
+  atBatchEnd(fn: () => void): void {
+    if (this.publishing) this.batchEnd.add(fn);
+    else fn();
+  }
+
+  private endBatch(last: Change): void {
+    // Callbacks registered while these run belong to the next round.
+    while (this.batchEnd.size) {
+      const fns = this.batchEnd;
+      this.batchEnd = new Set();
+      for (const fn of fns) {
+        try {
+          fn();
+        } catch (err) {
+          this.onListenerError(err, last);
+        }
+      }
+    }
   }
 
   private deliver(listener: ChangeListener, change: Change): void {
@@ -54,5 +103,6 @@ export class WatchHub {
   clear(): void {
     this.byResource.clear();
     this.all.clear();
+    this.batchEnd.clear();
   }
 }
