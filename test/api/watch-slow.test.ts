@@ -1,0 +1,92 @@
+// Watchers that stop reading are cut off once they fall about 100 events behind (as kube-apiserver's cacher
+// terminates them), their sockets are reset and the server keeps serving; a watcher that reads gets every event.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
+import { startBonsai, type Bonsai } from '../../src/main.js';
+import { openWatches, terminatedWatchers } from '../../src/api/watch-stream.js';
+import { client, openWatch } from './http.js';
+
+const NS = 'slow';
+const CMS = `/api/v1/namespaces/${NS}/configmaps`;
+const big = 'x'.repeat(32 * 1024);
+
+/** A raw watch request on a socket that never reads what the server sends. */
+function neverReading(port: number, path: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = connect(port, '127.0.0.1', () => {
+      s.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAccept: application/json\r\n\r\n`);
+      resolve(s);
+    });
+    s.pause();
+    s.on('error', () => {}); // the reset is expected; observed through 'close'
+    s.once('error', reject);
+  });
+}
+
+/** Resolves once `pred` holds, polling; fails after `ms`. */
+async function until(what: string, pred: () => boolean, ms = 20_000): Promise<void> {
+  const t0 = Date.now();
+  while (!pred()) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('slow watchers', () => {
+  let b: Bonsai;
+  const req = client(() => b.url);
+
+  before(async () => {
+    b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', compactEveryMs: 0, cluster: { nodes: 0 } });
+    assert.equal((await req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status, 201);
+  });
+  after(async () => {
+    await b?.close();
+  });
+
+  it('cuts off watchers that do not read, keeps serving, and a reading watcher gets every event in order', async () => {
+    const rv = b.store.revision();
+    const path = `${CMS}?watch=true&resourceVersion=${rv}`;
+    const subscribers = b.store.hub.count();
+    const terminated = terminatedWatchers.get('configmaps') ?? 0;
+    const fast = await openWatch(b.url + path);
+    const slow = await Promise.all(Array.from({ length: 20 }, () => neverReading(b.port, path)));
+    await until('every watch subscribed', () => b.store.hub.count() === subscribers + 21);
+    const closedAt = slow.map(() => false);
+    slow.forEach((s, i) => s.on('close', () => { closedAt[i] = true; }));
+
+    // A burst of writes, 16 at a time, each event about 32 KB.
+    const n = 600;
+    for (let i = 0; i < n; i += 16) {
+      const rs = await Promise.all(Array.from({ length: Math.min(16, n - i) }, (_, j) =>
+        req('POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `burst-${i + j}` }, data: { big } })));
+      for (const r of rs) assert.equal(r.status, 201, r.text.slice(0, 300));
+    }
+
+    // The server gave up on every slow watcher: unsubscribed, counted, out of the open watches.
+    await until('the slow watchers cut off', () => (terminatedWatchers.get('configmaps') ?? 0) - terminated === 20);
+    assert.equal(b.store.hub.count(), subscribers + 1, 'only the reading watcher is still subscribed');
+    assert.equal(openWatches.size, 1);
+    // Their sockets were reset by the server: once the client reads, each one is closed.
+    for (const s of slow) s.resume();
+    await until('the slow sockets closed by the server', () => closedAt.every(Boolean), 10_000);
+
+    // The reading watcher got all n events, in order.
+    await fast.waitFor((evs) => evs.length >= n, 20_000, `${n} events`);
+    assert.equal(fast.events.length, n);
+    assert.deepEqual(fast.events.map((e) => e.object.metadata.name).sort(), Array.from({ length: n }, (_, i) => `burst-${i}`).sort());
+    const rvs = fast.events.map((e) => Number(e.object.metadata.resourceVersion));
+    assert.ok(rvs.every((v, i) => i === 0 || v > rvs[i - 1]), 'resourceVersions increase');
+    assert.ok(fast.events.every((e) => e.type === 'ADDED' && e.object.data.big.length === big.length));
+    assert.equal(fast.isEnded(), false);
+
+    // Still serving: reads and a new watch.
+    assert.equal((await req('GET', `${CMS}?limit=1`)).status, 200);
+    const again = await openWatch(`${b.url}${CMS}?watch=true&resourceVersion=${b.store.revision()}`);
+    assert.equal((await req('POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after' } })).status, 201);
+    await again.waitFor((evs) => evs.some((e) => e.object.metadata.name === 'after'), 5000, 'the event after the burst');
+    again.close();
+    fast.close();
+  });
+});
