@@ -33,12 +33,14 @@ export function encodeEvent(s: WatchShape, type: WatchEventType, obj: KObject, w
   return Buffer.from(json !== undefined ? `{"type":"${type}","object":${json}}\n` : `${JSON.stringify({ type, object: out })}\n`);
 }
 
-/** Encodings of the batch being published, per hub; dropped when the batch ends. */
-const batchCaches = new WeakMap<WatchHub, Map<KObject, Map<string, Buffer>>>();
+/** Encodings of the batch being published, per hub: object -> shape key -> event type -> line. Dropped when the batch ends. */
+type BatchCache = Map<KObject, Map<string, Partial<Record<WatchEventType, Buffer>>>>;
+const batchCaches = new WeakMap<WatchHub, BatchCache>();
 
 /**
  * The event line for `obj`, shared with every other watcher of the same shape during the current batch of `hub`.
- * Outside a batch nothing is cached. Table events with column definitions are never shared.
+ * Outside a batch nothing is cached. Table events with column definitions are never shared. `key` is the
+ * watcher's shapeKey, computed once (a string reused as a Map key keeps its hash).
  */
 export function sharedEvent(hub: WatchHub, s: WatchShape, key: string, type: WatchEventType, obj: KObject, withColumns: boolean, now: () => Date): Buffer {
   if (withColumns) return encodeEvent(s, type, obj, true, now());
@@ -48,10 +50,9 @@ export function sharedEvent(hub: WatchHub, s: WatchShape, key: string, type: Wat
     batchCaches.set(hub, cache);
     hub.atBatchEnd(() => batchCaches.delete(hub));
   }
-  let perObject = cache.get(obj);
-  if (!perObject) cache.set(obj, (perObject = new Map()));
-  const k = `${type}/${key}`;
-  let line = perObject.get(k);
-  if (!line) perObject.set(k, (line = encodeEvent(s, type, obj, false, now())));
-  return line;
+  let shapes = cache.get(obj);
+  if (!shapes) cache.set(obj, (shapes = new Map()));
+  let lines = shapes.get(key);
+  if (!lines) shapes.set(key, (lines = {}));
+  return (lines[type] ??= encodeEvent(s, type, obj, false, now()));
 }

@@ -37,6 +37,7 @@ const maxPendingBytes = 16 * 1024 * 1024;
 /** Events from before the stream started (initial state, replay) are written in chunks of about this size. */
 const backlogChunkBytes = 256 * 1024;
 const bookmarkEveryMs = 5_000;
+const crlf = Buffer.from('\r\n');
 
 type Queued = { type: WatchEventType; obj: KObject } | Buffer;
 
@@ -59,6 +60,12 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
   const res = reply.raw;
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
+  const sock = res.socket;
+  if (!sock || sock.destroyed) {
+    // The client left before the stream began.
+    stopWatch?.();
+    return;
+  }
 
   const hub = reg.store.hub;
   const shape: WatchShape = { def: w.def, version: w.version, format: w.format, includeObject: w.includeObject };
@@ -77,8 +84,13 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
   let columnsSent = false;
   const cancels: Array<() => void> = [];
 
+  const onDrain = () => {
+    blocked = false;
+    pump();
+  };
   const release = () => {
     closed = true;
+    sock.off('drain', onDrain);
     stopWatch?.();
     stopWatch = undefined;
     for (const c of cancels) c();
@@ -89,32 +101,35 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
     batch = [];
   };
   /** Ends the stream; a socket that is not taking data is reset rather than left holding the rest. */
-  function close(): void {
+  const close = (): void => {
     if (closed) return;
     const stuck = blocked || backlogAt < backlog.length || queue.length > 0;
     release();
-    if (stuck) res.socket?.destroy();
+    if (stuck) sock.destroy();
     else if (!res.writableEnded) res.end();
-  }
+  };
   const cutOff = () => {
     if (closed) return;
     const resource = w.def.group ? `${w.def.plural}.${w.def.group}` : w.def.plural;
     terminatedWatchers.set(resource, (terminatedWatchers.get(resource) ?? 0) + 1);
     reg.log.info(
       `Forcing ${resource} watcher close due to unresponsiveness: key: "/${w.def.plural}${w.namespace ? `/${w.namespace}` : ''}", ` +
-      `labels: "${w.opts.labelSelector ?? ''}", fields: "${w.opts.fieldSelector ?? ''}". pending events = ${queuedEvents}, buffered bytes = ${res.writableLength + queuedBytes}`,
+      `labels: "${w.opts.labelSelector ?? ''}", fields: "${w.opts.fieldSelector ?? ''}". pending events = ${queuedEvents}, buffered bytes = ${sock.writableLength + queuedBytes}`,
     );
     release();
-    const sock = res.socket;
     // A reset frees the kernel's buffers at once; a plain close would keep sending what the client does not read.
-    if (sock && typeof sock.resetAndDestroy === 'function') sock.resetAndDestroy();
-    else res.destroy();
+    if (typeof sock.resetAndDestroy === 'function') sock.resetAndDestroy();
+    else sock.destroy();
   };
   openWatches.add(close);
 
+  /** Writes `parts` as one HTTP chunk, straight to the socket (the response's own writer adds work per call). */
   const write = (parts: Buffer[]) => {
-    if (!parts.length) return;
-    if (!res.write(parts.length === 1 ? parts[0] : Buffer.concat(parts))) blocked = true;
+    if (!parts.length || sock.destroyed) return;
+    let len = 0;
+    for (const p of parts) len += p.length;
+    const head = Buffer.from(`${len.toString(16)}\r\n`, 'latin1');
+    if (!sock.write(Buffer.concat([head, ...parts, crlf], head.length + len + 2))) blocked = true;
   };
   const encodeOwn = (type: WatchEventType, obj: KObject) => {
     const line = encodeEvent(shape, type, obj, !columnsSent, now());
@@ -149,12 +164,12 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
     if (closed || !parts.length) return;
     if (!blocked && backlogAt >= backlog.length) {
       write(parts);
-      if (res.writableLength > maxPendingBytes) cutOff();
+      if (sock.writableLength > maxPendingBytes) cutOff();
       return;
     }
     for (const p of parts) queue.push(p), queuedBytes += p.length;
     queuedEvents += parts.length;
-    if (queuedEvents > maxPendingEvents || queuedBytes + res.writableLength > maxPendingBytes) cutOff();
+    if (queuedEvents > maxPendingEvents || queuedBytes + sock.writableLength > maxPendingBytes) cutOff();
   };
   const live = (type: WatchEventType, obj: KObject) => {
     if (closed) return;
@@ -177,10 +192,7 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
   req.raw.on('close', close);
   res.on('close', close);
   res.on('error', close);
-  res.on('drain', () => {
-    blocked = false;
-    pump();
-  });
+  sock.on('drain', onDrain);
   if (startError !== undefined) {
     const e = startError;
     const status = e instanceof ApiError ? e.toStatus() : new ApiError(500, 'InternalError', String(e)).toStatus();
