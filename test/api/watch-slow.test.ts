@@ -89,4 +89,23 @@ describe('slow watchers', () => {
     again.close();
     fast.close();
   });
+
+  it('streams a large initial state to a reader as the socket takes it, then live events', async () => {
+    const ns = 'initial';
+    const path = `/api/v1/namespaces/${ns}/configmaps`;
+    assert.equal((await req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })).status, 201);
+    const n = 600; // about 20 MB of initial events: far beyond a socket's buffers
+    for (let i = 0; i < n; i += 16) {
+      const rs = await Promise.all(Array.from({ length: Math.min(16, n - i) }, (_, j) =>
+        req('POST', path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `init-${String(i + j).padStart(3, '0')}` }, data: { big } })));
+      for (const r of rs) assert.equal(r.status, 201);
+    }
+    const w = await openWatch(`${b.url}${path}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+    assert.equal((await req('POST', path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'live' } })).status, 201);
+    await w.waitFor((evs) => evs.some((e) => e.object.metadata.name === 'live'), 20_000, 'the live event after the initial state');
+    const names = w.events.map((e) => (e.type === 'BOOKMARK' ? 'BOOKMARK' : e.object.metadata.name));
+    assert.deepEqual(names, [...Array.from({ length: n }, (_, i) => `init-${String(i).padStart(3, '0')}`), 'BOOKMARK', 'live']);
+    assert.equal(w.events[n].object.metadata.annotations['k8s.io/initial-events-end'], 'true');
+    w.close();
+  });
 });
