@@ -118,8 +118,12 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
     );
     release();
     // A reset frees the kernel's buffers at once; a plain close would keep sending what the client does not read.
-    if (typeof sock.resetAndDestroy === 'function') sock.resetAndDestroy();
-    else sock.destroy();
+    // Only a plain TCP socket can be reset (a TLS one is destroyed).
+    try {
+      sock.resetAndDestroy();
+    } catch {
+      sock.destroy();
+    }
   };
   openWatches.add(close);
 
