@@ -41,6 +41,8 @@ export interface FanoutCreates extends Throughput {
   expected: number;
   /** Watchers the server had not cut off by the end. */
   open: number;
+  /** Bytes the watchers received per second of the measured window (all creates' events included). */
+  watchBytesPerSec: number;
 }
 
 /**
@@ -63,8 +65,9 @@ export async function fanoutCreates(watchers: number, warmupMs: number, measureM
       const deadline = performance.now() + 15_000;
       while (delivered < expected && ws.some((w) => !w.closed) && performance.now() < deadline) await sleep(50);
       const open = ws.filter((w) => !w.closed).length;
+      const bytes = ws.reduce((n, w) => n + w.bytes, 0);
       for (const w of ws) w.socket.destroy();
-      return { ...creates, watchers, delivered, expected, open };
+      return { ...creates, watchers, delivered, expected, open, watchBytesPerSec: bytes / ((warmupMs + measureMs) / 1000) };
     } finally {
       await p.close();
     }

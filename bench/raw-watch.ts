@@ -7,6 +7,8 @@ export interface RawWatch {
   socket: Socket;
   /** Events received (BOOKMARK and ERROR excluded). */
   events: number;
+  /** Bytes received, framing included. */
+  bytes: number;
   /** Set once the server closed or reset the connection. */
   closed: boolean;
   /** The stream ended with the final chunk (a graceful end), rather than a reset or a cut. */
@@ -33,7 +35,7 @@ export function readingWatch(url: string, path: string, onEvent?: (rv: number, t
   const { host, port } = hostPort(url);
   return new Promise((resolve, reject) => {
     const s = connect(port, host);
-    const w: RawWatch = { socket: s, events: 0, closed: false, endedCleanly: false };
+    const w: RawWatch = { socket: s, events: 0, bytes: 0, closed: false, endedCleanly: false };
     let head = true;
     let pending: Buffer = Buffer.alloc(0); // unparsed framing bytes
     let chunkLeft = 0; // data bytes left in the current chunk
@@ -45,6 +47,7 @@ export function readingWatch(url: string, path: string, onEvent?: (rv: number, t
     };
     s.on('data', (data: Buffer) => {
       const t = performance.now();
+      w.bytes += data.length;
       let buf: Buffer = pending.length ? Buffer.concat([pending, data]) : data;
       pending = Buffer.alloc(0);
       if (head) {
@@ -106,7 +109,7 @@ export function neverReadingWatch(url: string, path: string): Promise<RawWatch> 
   return new Promise((resolve, reject) => {
     const s = connect(port, host);
     s.pause();
-    const w: RawWatch = { socket: s, events: 0, closed: false, endedCleanly: false };
+    const w: RawWatch = { socket: s, events: 0, bytes: 0, closed: false, endedCleanly: false };
     s.on('error', () => {});
     s.once('error', reject);
     s.on('close', () => { w.closed = true; });

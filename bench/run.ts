@@ -83,7 +83,7 @@ async function main(): Promise<void> {
   const fNode = await fanoutCreates(fw, cfg.warmupMs, cfg.measureMs, true);
   const fan = (f: typeof fAll) => {
     const share = f.perSec / f0.perSec;
-    log(`   ${f.watchers} watchers: ${f.count} creates in window, ${f.errors} errors; ${f.delivered}/${f.expected} events delivered; ${f.open}/${f.watchers} watchers still open`);
+    log(`   ${f.watchers} watchers: ${f.count} creates in window, ${f.errors} errors; ${f.delivered}/${f.expected} events delivered (${(f.watchBytesPerSec / 2 ** 20).toFixed(0)} MiB/s to watchers); ${f.open}/${f.watchers} watchers still open`);
     return join(`${(share * 100).toFixed(0)}% of no watcher`, target(share >= 0.5, 'target >= 50%'), `${f.delivered.toLocaleString('en-US')}/${f.expected.toLocaleString('en-US')} events delivered`, `${f.watchers - f.open} cut off`);
   };
   rows.push({ figure: `5b. pod creates/s, ${concurrency} clients, no watcher`, value: rate(f0.perSec), baseline: '-', verdict: '' });
