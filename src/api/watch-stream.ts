@@ -35,7 +35,7 @@ export const maxPendingEvents = 100;
 /** Bytes that may wait for one watcher (its socket's buffer and its queue), whatever the count of events. */
 const maxPendingBytes = 16 * 1024 * 1024;
 /** Events from before the stream started (initial state, replay) are written in chunks of about this size. */
-const backlogChunkBytes = 256 * 1024;
+const backlogChunkBytes = 64 * 1024;
 const bookmarkEveryMs = 5_000;
 const crlf = Buffer.from('\r\n');
 
