@@ -103,19 +103,28 @@ export function readingWatch(url: string, path: string, onEvent?: (rv: number, t
   });
 }
 
-/** Opens a watch and never reads from it (the socket is paused before any byte arrives). */
+/**
+ * Opens a watch and, once the response head is in (so the server has started the watch), never reads from it
+ * again: the socket is paused and the server's events pile up in the kernel's buffers, then at the server.
+ */
 export function neverReadingWatch(url: string, path: string): Promise<RawWatch> {
   const { host, port } = hostPort(url);
   return new Promise((resolve, reject) => {
     const s = connect(port, host);
-    s.pause();
     const w: RawWatch = { socket: s, events: 0, bytes: 0, closed: false, endedCleanly: false };
+    let head = '';
+    const onData = (d: Buffer) => {
+      head += d.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      s.pause();
+      s.off('data', onData);
+      if (!/^HTTP\/1\.1 200/.test(head)) return reject(new Error(`watch ${path}: ${head.slice(0, head.indexOf('\r\n'))}`));
+      resolve(w);
+    };
+    s.on('data', onData);
     s.on('error', () => {});
     s.once('error', reject);
     s.on('close', () => { w.closed = true; });
-    s.on('connect', () => {
-      request(s, url, path);
-      resolve(w);
-    });
+    s.on('connect', () => request(s, url, path));
   });
 }

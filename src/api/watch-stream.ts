@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../machinery/errors.js';
 import { apiVersionOf, type KObject } from '../machinery/types.js';
 import type { Registry, WatchOptions } from '../registry/registry.js';
-import type { WatchEventType } from '../registry/read.js';
+import type { WatchEvent, WatchEventType, WatchHandle } from '../registry/read.js';
 import type { ResourceDef } from '../registry/resource.js';
 import type { OutputFormat } from './output.js';
 import { encodeEvent, shapeKey, sharedEvent, type WatchShape } from './watch-encoding.js';
@@ -34,24 +34,25 @@ export const terminatedWatchers = new Map<string, number>();
 export const maxPendingEvents = 100;
 /** Bytes that may wait for one watcher (its socket's buffer and its queue), whatever the count of events. */
 const maxPendingBytes = 16 * 1024 * 1024;
-/** Events from before the stream started (initial state, replay) are written in chunks of about this size. */
-const backlogChunkBytes = 64 * 1024;
+/** Events from before the watch began (initial state, replay) are read and written this many at a time. */
+const backlogEvents = 100;
 const bookmarkEveryMs = 5_000;
 const crlf = Buffer.from('\r\n');
 
-type Queued = { type: WatchEventType; obj: KObject } | Buffer;
+/** A live event: its shared line, or (a Table watch before its column definitions are out) the event itself. */
+type Queued = Buffer | WatchEvent;
 
 export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest, reply: FastifyReply): void {
   // Start the watch before any byte is sent: bad requests (selectors, parameters) are a plain 4xx response as
   // upstream answers them; only errors upstream reports inside the stream (410 Expired) become ERROR events.
-  // Events produced while subscribing (initial state, replay) wait until the headers are out.
-  const backlog: Queued[] = [];
-  let sink: (type: WatchEventType, obj: KObject) => void = (type, obj) => backlog.push({ type, obj });
-  let stopWatch: (() => void) | undefined;
+  // Events from before the watch (initial state, replay) are pulled as the socket takes them; live events
+  // arriving meanwhile wait behind them.
+  let sink: (type: WatchEventType, obj: KObject) => void = () => {};
+  let handle: WatchHandle | undefined;
   let startError: unknown;
   const startRv = reg.store.revision();
   try {
-    stopWatch = reg.watch(w.def, w.namespace, w.opts, (type, obj) => sink(type, obj));
+    handle = reg.watch(w.def, w.namespace, w.opts, (type, obj) => sink(type, obj));
   } catch (e) {
     if (e instanceof ApiError && (e.code === 400 || e.code === 422)) throw e;
     startError = e;
@@ -63,7 +64,7 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
   const sock = res.socket;
   if (!sock || sock.destroyed) {
     // The client left before the stream began.
-    stopWatch?.();
+    handle?.stop();
     return;
   }
 
@@ -74,15 +75,17 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
   let closed = false;
   /** Written data the socket has not taken yet ('drain' pending): later events queue. */
   let blocked = false;
-  let backlogAt = 0;
-  /** Live events produced while blocked: the socket has not accepted them. */
-  let queue: Buffer[] = [];
-  let queuedEvents = 0;
+  /** Events from before the watch are still to be written (then the initial-events-end bookmark, if asked for). */
+  let backlogDone = false;
+  let endBookmark = Boolean(w.opts.sendInitialEvents && w.bookmarks);
+  /** Live events produced while blocked or behind the backlog: the socket has not accepted them. */
+  let queue: Queued[] = [];
   let queuedBytes = 0;
   /** Events of the batch being published, written together when it ends. */
-  let batch: Buffer[] = [];
+  let batch: Queued[] = [];
   let columnsSent = false;
   const cancels: Array<() => void> = [];
+  const behind = () => blocked || !backlogDone || queue.length > 0;
 
   const onDrain = () => {
     blocked = false;
@@ -91,19 +94,18 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
   const release = () => {
     closed = true;
     sock.off('drain', onDrain);
-    stopWatch?.();
-    stopWatch = undefined;
+    handle?.stop();
+    handle = undefined;
     for (const c of cancels) c();
     cancels.length = 0;
     openWatches.delete(close);
-    backlog.length = 0;
     queue = [];
     batch = [];
   };
   /** Ends the stream; a socket that is not taking data is reset rather than left holding the rest. */
   const close = (): void => {
     if (closed) return;
-    const stuck = blocked || backlogAt < backlog.length || queue.length > 0;
+    const stuck = behind();
     release();
     if (stuck) sock.destroy();
     else if (!res.writableEnded) res.end();
@@ -114,7 +116,7 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
     terminatedWatchers.set(resource, (terminatedWatchers.get(resource) ?? 0) + 1);
     reg.log.info(
       `Forcing ${resource} watcher close due to unresponsiveness: key: "/${w.def.plural}${w.namespace ? `/${w.namespace}` : ''}", ` +
-      `labels: "${w.opts.labelSelector ?? ''}", fields: "${w.opts.fieldSelector ?? ''}". pending events = ${queuedEvents}, buffered bytes = ${sock.writableLength + queuedBytes}`,
+      `labels: "${w.opts.labelSelector ?? ''}", fields: "${w.opts.fieldSelector ?? ''}". pending events = ${queue.length}, buffered bytes = ${sock.writableLength + queuedBytes}`,
     );
     release();
     // A reset frees the kernel's buffers at once; a plain close would keep sending what the client does not read.
@@ -127,6 +129,12 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
   };
   openWatches.add(close);
 
+  const encodeOwn = (e: WatchEvent) => {
+    const line = encodeEvent(shape, e.type, e.object, !columnsSent, now());
+    columnsSent = true;
+    return line;
+  };
+  const line = (q: Queued) => (Buffer.isBuffer(q) ? q : encodeOwn(q));
   /**
    * Writes `parts` as one HTTP chunk straight to the socket, in one writev of the shared lines (no copy per
    * watcher; the response's own writer would add work per call).
@@ -141,51 +149,52 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
     if (!sock.write(crlf)) blocked = true;
     sock.uncork();
   };
-  const encodeOwn = (type: WatchEventType, obj: KObject) => {
-    const line = encodeEvent(shape, type, obj, !columnsSent, now());
-    columnsSent = true;
-    return line;
+  const errorEvent = (e: unknown) => {
+    const status = e instanceof ApiError ? e.toStatus() : new ApiError(500, 'InternalError', String(e)).toStatus();
+    write([Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`)]);
   };
   /** Writes the backlog, then queued live events, while the socket takes them. */
   const pump = () => {
     while (!closed && !blocked) {
-      if (backlogAt < backlog.length) {
-        const parts: Buffer[] = [];
-        let bytes = 0;
-        while (backlogAt < backlog.length && bytes < backlogChunkBytes) {
-          const item = backlog[backlogAt++];
-          const line = Buffer.isBuffer(item) ? item : encodeOwn(item.type, item.obj);
-          parts.push(line);
-          bytes += line.length;
+      if (!backlogDone && handle) {
+        let got;
+        try {
+          got = handle.backlog(backlogEvents);
+        } catch (e) {
+          // Compaction overtook the replay. As upstream, the stream just ends: watching again from the last event
+          // it got, the client learns that its resourceVersion is too old.
+          reg.log.info({ err: e }, "couldn't retrieve watch event to serve");
+          backlogDone = true;
+          return close();
         }
-        if (backlogAt === backlog.length) backlog.length = backlogAt = 0;
+        backlogDone = got.done;
+        const parts = got.events.map(encodeOwn);
+        if (backlogDone && endBookmark) parts.push(bookmarkLine(startRv, { 'k8s.io/initial-events-end': 'true' }));
+        endBookmark &&= !backlogDone;
         write(parts);
       } else if (queue.length) {
-        const parts = queue;
+        const parts = queue.map(line);
         queue = [];
-        queuedEvents = queuedBytes = 0;
+        queuedBytes = 0;
         write(parts);
       } else break;
     }
   };
   const flushBatch = () => {
-    const parts = batch;
+    const items = batch;
     batch = [];
-    if (closed || !parts.length) return;
-    if (!blocked && backlogAt >= backlog.length) {
-      write(parts);
+    if (closed || !items.length) return;
+    if (!behind()) {
+      write(items.map(line));
       if (sock.writableLength > maxPendingBytes) cutOff();
       return;
     }
-    for (const p of parts) queue.push(p), queuedBytes += p.length;
-    queuedEvents += parts.length;
-    if (queuedEvents > maxPendingEvents || queuedBytes + sock.writableLength > maxPendingBytes) cutOff();
+    for (const q of items) queue.push(q), queuedBytes += Buffer.isBuffer(q) ? q.length : 0;
+    if (queue.length > maxPendingEvents || queuedBytes + sock.writableLength > maxPendingBytes) cutOff();
   };
   const live = (type: WatchEventType, obj: KObject) => {
     if (closed) return;
-    const line = columnsSent || w.format !== 'table' ? sharedEvent(hub, shape, key, type, obj, false, now) : encodeOwn(type, obj);
-    columnsSent = true;
-    batch.push(line);
+    batch.push(w.format === 'table' && !columnsSent ? { type, object: obj } : sharedEvent(hub, shape, key, type, obj, false, now));
     if (batch.length === 1) hub.atBatchEnd(flushBatch);
   };
   const bookmarkLine = (rv: number, annotations?: Record<string, string>) => {
@@ -195,7 +204,7 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
   };
   /** A periodic bookmark is dropped when the watcher is behind, as upstream never blocks on one. */
   const bookmark = () => {
-    if (closed || blocked || backlogAt < backlog.length || queue.length) return;
+    if (closed || behind()) return;
     write([bookmarkLine(Math.max(startRv, reg.store.publishedRevision()))]);
   };
 
@@ -204,19 +213,15 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
   res.on('error', close);
   sock.on('drain', onDrain);
   if (startError !== undefined) {
-    const e = startError;
-    const status = e instanceof ApiError ? e.toStatus() : new ApiError(500, 'InternalError', String(e)).toStatus();
-    write([Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`)]);
-    close();
-    return;
+    backlogDone = true;
+    errorEvent(startError);
+    return close();
   }
   if (w.timeoutMs <= 0) {
     // A deadline already past: upstream's stream ends before any event.
-    backlog.length = 0;
-    close();
-    return;
+    backlogDone = true;
+    return close();
   }
-  if (w.opts.sendInitialEvents && w.bookmarks) backlog.push(bookmarkLine(startRv, { 'k8s.io/initial-events-end': 'true' }));
   sink = live;
   pump();
   if (w.bookmarks && w.format === 'object') {

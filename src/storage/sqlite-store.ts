@@ -15,6 +15,12 @@ export interface StoreOptions {
   retainChanges?: number;
 }
 
+/** A watch on the store: live changes go to its listener; earlier ones are read with `replay(max)` ([] when none is left). */
+export interface StoreWatch {
+  stop(): void;
+  replay(max: number): Change[];
+}
+
 interface Row {
   resource: string;
   namespace: string;
@@ -69,7 +75,7 @@ export class SqliteStore {
     del: Statement;
     change: Statement;
     setMeta: Statement;
-    changesSince: Statement;
+    changesPage: Statement;
   };
 
   constructor(opts: StoreOptions) {
@@ -86,7 +92,7 @@ export class SqliteStore {
       del: this.db.prepare('DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?'),
       change: this.db.prepare('INSERT INTO changes (rv, resource, namespace, name, type, value) VALUES (?, ?, ?, ?, ?, ?)'),
       setMeta: this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
-      changesSince: this.db.prepare('SELECT rv, resource, namespace, name, type, value FROM changes WHERE resource = ? AND rv > ? ORDER BY rv'),
+      changesPage: this.db.prepare('SELECT rv, resource, namespace, name, type, value FROM changes WHERE resource = ? AND rv > ? AND rv <= ? ORDER BY rv LIMIT ?'),
     };
     this.persist = this.db.transaction((batch: SqliteStore['pending']) => {
       for (const { change: c, namespace, name, json } of batch) {
@@ -234,28 +240,36 @@ export class SqliteStore {
   }
 
   /**
-   * Replays the changes of `resource` after `fromRv`, then streams live ones, with no gap between the two.
-   * Throws StorageError('Expired') when `fromRv` is older than the compacted change log.
+   * Streams the changes of `resource` after `fromRv` with no gap: those already committed come from the change
+   * log through `replay`, a page at a time as the caller asks for them; later ones reach `listener` as they are
+   * committed. Throws StorageError('Expired') when `fromRv` is older than the compacted change log (and `replay`
+   * does when compaction overtakes a replay still under way).
    */
-  watch(resource: string, fromRv: number, listener: ChangeListener): () => void {
-    if (fromRv < this.compacted) throw new StorageError('Expired', `too old resource version: ${fromRv} (${this.compacted + 1})`, this.compacted + 1);
-    const replay: Change[] = [];
-    if (fromRv < this.rev) {
-      for (const r of this.stmts.changesSince.iterate(resource, fromRv) as IterableIterator<Row & { type: ChangeType }>) {
+  watch(resource: string, fromRv: number, listener: ChangeListener): StoreWatch {
+    if (fromRv < this.compacted) throw this.expired(fromRv);
+    // Everything up to the last published revision is in the log; later changes are published after their commit.
+    const upTo = Math.max(fromRv, this.published);
+    let cursor = fromRv;
+    const stop = this.hub.subscribe(resource, (c) => {
+      if (c.rv > upTo) listener(c);
+    });
+    const replay = (max: number): Change[] => {
+      if (cursor >= upTo) return [];
+      if (cursor < this.compacted) throw this.expired(cursor);
+      const out: Change[] = [];
+      for (const r of this.stmts.changesPage.iterate(resource, cursor, upTo, max) as IterableIterator<Row & { type: ChangeType }>) {
         const object = JSON.parse(r.value) as KObject;
         jsonOf.set(object, r.value);
-        replay.push({ type: r.type, resource, rv: r.rv, object });
+        out.push({ type: r.type, resource, rv: r.rv, object });
       }
-    }
-    // Changes still pending are published after their commit; skip any this watch already covers.
-    let seen = Math.max(fromRv, replay.length ? replay[replay.length - 1].rv : fromRv);
-    const stop = this.hub.subscribe(resource, (c) => {
-      if (c.rv <= seen) return;
-      seen = c.rv;
-      listener(c);
-    });
-    for (const c of replay) listener(c);
-    return stop;
+      cursor = out.length < max ? upTo : out[out.length - 1].rv;
+      return out;
+    };
+    return { stop, replay };
+  }
+
+  private expired(rv: number): StorageError {
+    return new StorageError('Expired', `too old resource version: ${rv} (${this.compacted + 1})`, this.compacted + 1);
   }
 
   /** Drops change-log entries beyond the retention window. Returns the new compacted revision. */
