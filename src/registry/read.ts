@@ -4,7 +4,7 @@ import { checkFieldSelector, commonFieldGetters, matchesFields, parseFieldSelect
 import { matchesSelector, parseLabelSelector, type Selector } from '../machinery/labels.js';
 import type { KObject } from '../machinery/types.js';
 import { StorageError } from '../storage/errors.js';
-import type { Change } from '../storage/watch-hub.js';
+import type { Change, Trigger } from '../storage/watch-hub.js';
 import type { StoreWatch } from '../storage/sqlite-store.js';
 import { storageKey, type ResourceDef } from './resource.js';
 import type { Registry } from './registry.js';
@@ -179,6 +179,17 @@ export interface WatchHandle {
   backlog(max: number): { events: WatchEvent[]; done: boolean };
 }
 
+/** Fields the cacher indexes watchers by (an exact field selector on one is an indexed trigger), per storage key. */
+const indexedFields: Record<string, string> = { 'core/pods': 'spec.nodeName' };
+
+/** The hub trigger for a watch that selects one value of its resource's indexed field, if it does. */
+function triggerFor(key: string, f: Filter): Trigger | undefined {
+  const field = indexedFields[key];
+  const of = field ? f.getters[field] : undefined;
+  const req = of && f.fields.find((r) => r.field === field && !r.negate);
+  return req ? { of: of!, value: req.value } : undefined;
+}
+
 /** Streams changes; with no resourceVersion or "0" it first sends the current state as ADDED events. */
 export function watchObjects(reg: Registry, def: ResourceDef, namespace: string | undefined, opts: WatchOptions, sink: WatchSink): WatchHandle {
   const filter = buildFilter(def, namespace, opts.labelSelector, opts.fieldSelector);
@@ -207,7 +218,7 @@ export function watchObjects(reg: Registry, def: ResourceDef, namespace: string 
     watch = reg.store.watch(key, from, (c) => {
       const e = event(c);
       if (e) sink(e.type, e.object);
-    });
+    }, triggerFor(key, filter));
   } catch (e) {
     if (e instanceof StorageError) throw reg.translate(e, def, '');
     throw e;

@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import type { KObject } from '../machinery/types.js';
 import { migrate } from './migrate.js';
 import { StorageError } from './errors.js';
-import { WatchHub, type Change, type ChangeListener, type ChangeType } from './watch-hub.js';
+import { WatchHub, type Change, type ChangeListener, type ChangeType, type Trigger } from './watch-hub.js';
 
 export interface StoreOptions {
   /** File path, or ':memory:'. */
@@ -243,16 +243,17 @@ export class SqliteStore {
    * Streams the changes of `resource` after `fromRv` with no gap: those already committed come from the change
    * log through `replay`, a page at a time as the caller asks for them; later ones reach `listener` as they are
    * committed. Throws StorageError('Expired') when `fromRv` is older than the compacted change log (and `replay`
-   * does when compaction overtakes a replay still under way).
+   * does when compaction overtakes a replay still under way). With a `trigger`, live changes come only when the
+   * object (or its previous state) has the trigger's value; the replay is not narrowed.
    */
-  watch(resource: string, fromRv: number, listener: ChangeListener): StoreWatch {
+  watch(resource: string, fromRv: number, listener: ChangeListener, trigger?: Trigger): StoreWatch {
     if (fromRv < this.compacted) throw this.expired(fromRv);
     // Everything up to the last published revision is in the log; later changes are published after their commit.
     const upTo = Math.max(fromRv, this.published);
     let cursor = fromRv;
     const stop = this.hub.subscribe(resource, (c) => {
       if (c.rv > upTo) listener(c);
-    });
+    }, trigger);
     const replay = (max: number): Change[] => {
       if (cursor >= upTo) return [];
       if (cursor < this.compacted) throw this.expired(cursor);

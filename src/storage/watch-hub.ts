@@ -15,9 +15,21 @@ export interface Change {
 
 export type ChangeListener = (change: Change) => void;
 
+/**
+ * Narrows a subscription to changes whose object (or previous state) has `value` for the indexed field `of`, as
+ * the cacher's indexed triggers do for pods' spec.nodeName: a kubelet's watch costs nothing for other nodes' pods.
+ * `of` must be the same function for every subscription on that field; a missing field reads as ''.
+ */
+export interface Trigger {
+  of: (obj: KObject) => string | undefined;
+  value: string;
+}
+
 export class WatchHub {
   private readonly byResource = new Map<string, Set<ChangeListener>>();
   private readonly all = new Set<ChangeListener>();
+  /** resource -> indexed field -> value -> listeners. */
+  private readonly triggered = new Map<string, Map<Trigger['of'], Map<string, Set<ChangeListener>>>>();
   /** Callbacks to run once the batch being published has been delivered to every listener. */
   private batchEnd = new Set<() => void>();
   private publishing = false;
@@ -27,7 +39,8 @@ export class WatchHub {
    */
   onListenerError: (err: unknown, change: Change) => void = () => {};
 
-  subscribe(resource: string | '*', listener: ChangeListener): () => void {
+  subscribe(resource: string | '*', listener: ChangeListener, trigger?: Trigger): () => void {
+    if (trigger && resource !== '*') return this.subscribeTriggered(resource, listener, trigger);
     if (resource === '*') {
       this.all.add(listener);
       return () => this.all.delete(listener);
@@ -38,6 +51,25 @@ export class WatchHub {
     return () => {
       set.delete(listener);
       if (!set.size && this.byResource.get(resource) === set) this.byResource.delete(resource);
+    };
+  }
+
+  private subscribeTriggered(resource: string, listener: ChangeListener, { of, value }: Trigger): () => void {
+    let byField = this.triggered.get(resource);
+    if (!byField) this.triggered.set(resource, (byField = new Map()));
+    let byValue = byField.get(of);
+    if (!byValue) byField.set(of, (byValue = new Map()));
+    let set = byValue.get(value);
+    if (!set) byValue.set(value, (set = new Set()));
+    set.add(listener);
+    const [fields, values, listeners] = [byField, byValue, set];
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size || values.get(value) !== listeners) return;
+      values.delete(value);
+      if (values.size || fields.get(of) !== values) return;
+      fields.delete(of);
+      if (!fields.size && this.triggered.get(resource) === fields) this.triggered.delete(resource);
     };
   }
 
@@ -54,6 +86,8 @@ export class WatchHub {
       for (const change of changes) {
         const set = this.byResource.get(change.resource);
         if (set) for (const l of [...set]) this.deliver(l, change);
+        const byField = this.triggered.get(change.resource);
+        if (byField) for (const [of, byValue] of byField) this.deliverTriggered(of, byValue, change);
         if (this.all.size) for (const l of [...this.all]) this.deliver(l, change);
       }
     } finally {
@@ -86,6 +120,17 @@ export class WatchHub {
     }
   }
 
+  /** To the listeners of the object's value and, when it differs, of the previous state's (it may leave their selection). */
+  private deliverTriggered(of: Trigger['of'], byValue: Map<string, Set<ChangeListener>>, change: Change): void {
+    const now = of(change.object) ?? '';
+    const now$ = byValue.get(now);
+    if (now$) for (const l of [...now$]) this.deliver(l, change);
+    if (!change.previous) return;
+    const before = of(change.previous) ?? '';
+    const before$ = before === now ? undefined : byValue.get(before);
+    if (before$) for (const l of [...before$]) this.deliver(l, change);
+  }
+
   private deliver(listener: ChangeListener, change: Change): void {
     try {
       listener(change);
@@ -97,12 +142,14 @@ export class WatchHub {
   count(): number {
     let n = this.all.size;
     for (const s of this.byResource.values()) n += s.size;
+    for (const byField of this.triggered.values()) for (const byValue of byField.values()) for (const s of byValue.values()) n += s.size;
     return n;
   }
 
   clear(): void {
     this.byResource.clear();
     this.all.clear();
+    this.triggered.clear();
     this.batchEnd.clear();
   }
 }

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { WatchHub, type Change } from '../../src/storage/watch-hub.js';
 import { shapeKey, sharedEvent } from '../../src/api/watch-encoding.js';
 import { allResources } from '../../src/registry/resources/index.js';
+import type { KObject } from '../../src/machinery/types.js';
 
 test('a throwing listener is reported and the others still get every change', () => {
   const hub = new WatchHub();
@@ -64,4 +65,27 @@ test('watchers of the same shape share one encoded event per batch', () => {
   hub.publish({ type: 'ADDED', resource: 'core/configmaps', rv: 7, object: obj });
   assert.notEqual(seen[4], seen[0]);
   assert.ok(seen[4].equals(seen[0]));
+});
+
+test('a triggered subscription gets only changes whose object or previous state has its value', () => {
+  const hub = new WatchHub();
+  const nodeOf = (o: KObject) => (o.spec as { nodeName?: string } | undefined)?.nodeName;
+  const seen: string[] = [];
+  const stopA = hub.subscribe('core/pods', (c) => seen.push(`a ${c.type} ${c.object.metadata.name}`), { of: nodeOf, value: 'node-a' });
+  hub.subscribe('core/pods', (c) => seen.push(`unbound ${c.type} ${c.object.metadata.name}`), { of: nodeOf, value: '' });
+  hub.subscribe('core/pods', (c) => seen.push(`all ${c.type} ${c.object.metadata.name}`));
+  const pod = (name: string, nodeName?: string) => ({ metadata: { name }, spec: nodeName ? { nodeName } : {} });
+  hub.publish({ type: 'ADDED', resource: 'core/pods', rv: 1, object: pod('p1') });
+  hub.publish({ type: 'MODIFIED', resource: 'core/pods', rv: 2, object: pod('p1', 'node-a'), previous: pod('p1') });
+  hub.publish({ type: 'ADDED', resource: 'core/pods', rv: 3, object: pod('p2', 'node-b') });
+  hub.publish({ type: 'DELETED', resource: 'core/pods', rv: 4, object: pod('p1', 'node-a'), previous: pod('p1', 'node-a') });
+  assert.deepEqual(seen, [
+    'all ADDED p1', 'unbound ADDED p1',
+    'all MODIFIED p1', 'a MODIFIED p1', 'unbound MODIFIED p1',
+    'all ADDED p2',
+    'all DELETED p1', 'a DELETED p1',
+  ]);
+  assert.equal(hub.count(), 3);
+  stopA();
+  assert.equal(hub.count(), 2);
 });
