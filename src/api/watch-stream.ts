@@ -2,6 +2,7 @@
 // reaches a watcher as one write of shared, once-encoded event lines. A watcher whose socket stops taking data is
 // cut off once more than maxPendingEvents events wait for it, as kube-apiserver's cacher terminates a watcher
 // whose channel stays full: its socket is reset and everything it held is released; the client watches again.
+import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../machinery/errors.js';
 import { apiVersionOf, type KObject } from '../machinery/types.js';
@@ -50,7 +51,7 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
   let sink: (type: WatchEventType, obj: KObject) => void = () => {};
   let handle: WatchHandle | undefined;
   let startError: unknown;
-  const startRv = reg.store.revision();
+  let startRv = reg.store.revision();
   try {
     handle = reg.watch(w.def, w.namespace, w.opts, (type, obj) => sink(type, obj));
   } catch (e) {
@@ -61,176 +62,192 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
   const res = reply.raw;
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
-  const sock = res.socket;
-  if (!sock || sock.destroyed) {
-    // The client left before the stream began.
-    handle?.stop();
-    return;
-  }
-
-  const hub = reg.store.hub;
-  const shape: WatchShape = { def: w.def, version: w.version, format: w.format, includeObject: w.includeObject };
-  const key = shapeKey(shape);
-  const now = () => reg.clock.now();
-  let closed = false;
-  /** Written data the socket has not taken yet ('drain' pending): later events queue. */
-  let blocked = false;
-  /** Events from before the watch are still to be written (then the initial-events-end bookmark, if asked for). */
-  let backlogDone = false;
-  let endBookmark = Boolean(w.opts.sendInitialEvents && w.bookmarks);
-  /** Live events produced while blocked or behind the backlog: the socket has not accepted them. */
-  let queue: Queued[] = [];
-  let queuedBytes = 0;
-  /** Events of the batch being published, written together when it ends. */
-  let batch: Queued[] = [];
-  let columnsSent = false;
-  const cancels: Array<() => void> = [];
-  const behind = () => blocked || !backlogDone || queue.length > 0;
-
-  const onDrain = () => {
-    blocked = false;
-    pump();
-  };
-  const release = () => {
-    closed = true;
-    sock.off('drain', onDrain);
-    handle?.stop();
+  if (res.socket) return serve(res.socket);
+  // Pipelined behind another response on its connection: the watch starts when this response's turn comes, as
+  // if the request had arrived then, once its headers are written.
+  handle?.stop();
+  res.once('socket', (s: Socket) => process.nextTick(() => {
+    startRv = reg.store.revision();
     handle = undefined;
-    for (const c of cancels) c();
-    cancels.length = 0;
-    openWatches.delete(close);
-    queue = [];
-    batch = [];
-  };
-  /** Ends the stream; a socket that is not taking data is reset rather than left holding the rest. */
-  const close = (): void => {
-    if (closed) return;
-    const stuck = behind();
-    release();
-    if (stuck) sock.destroy();
-    else if (!res.writableEnded) res.end();
-  };
-  const cutOff = () => {
-    if (closed) return;
-    const resource = w.def.group ? `${w.def.plural}.${w.def.group}` : w.def.plural;
-    terminatedWatchers.set(resource, (terminatedWatchers.get(resource) ?? 0) + 1);
-    reg.log.info(
-      `Forcing ${resource} watcher close due to unresponsiveness: key: "/${w.def.plural}${w.namespace ? `/${w.namespace}` : ''}", ` +
-      `labels: "${w.opts.labelSelector ?? ''}", fields: "${w.opts.fieldSelector ?? ''}". pending events = ${queue.length}, buffered bytes = ${sock.writableLength + queuedBytes}`,
-    );
-    release();
-    // A reset frees the kernel's buffers at once; a plain close would keep sending what the client does not read.
-    // Only a plain TCP socket can be reset (a TLS one is destroyed).
+    startError = undefined;
     try {
-      sock.resetAndDestroy();
-    } catch {
-      sock.destroy();
+      handle = reg.watch(w.def, w.namespace, w.opts, (type, obj) => sink(type, obj));
+    } catch (e) {
+      startError = e;
     }
-  };
-  openWatches.add(close);
+    serve(s);
+  }));
 
-  const encodeOwn = (e: WatchEvent) => {
-    const line = encodeEvent(shape, e.type, e.object, !columnsSent, now());
-    columnsSent = true;
-    return line;
-  };
-  const line = (q: Queued) => (Buffer.isBuffer(q) ? q : encodeOwn(q));
-  /**
-   * Writes `parts` as one HTTP chunk straight to the socket, in one writev of the shared lines (no copy per
-   * watcher; the response's own writer would add work per call).
-   */
-  const write = (parts: Buffer[]) => {
-    if (!parts.length || sock.destroyed) return;
-    let len = 0;
-    for (const p of parts) len += p.length;
-    sock.cork();
-    sock.write(Buffer.from(`${len.toString(16)}\r\n`, 'latin1'));
-    for (const p of parts) sock.write(p);
-    if (!sock.write(crlf)) blocked = true;
-    sock.uncork();
-  };
-  const errorEvent = (e: unknown) => {
-    const status = e instanceof ApiError ? e.toStatus() : new ApiError(500, 'InternalError', String(e)).toStatus();
-    write([Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`)]);
-  };
-  /** Writes the backlog, then queued live events, while the socket takes them. */
-  const pump = () => {
-    while (!closed && !blocked) {
-      if (!backlogDone && handle) {
-        let got;
-        try {
-          got = handle.backlog(backlogEvents);
-        } catch (e) {
-          // Compaction overtook the replay. As upstream, the stream just ends: watching again from the last event
-          // it got, the client learns that its resourceVersion is too old.
-          reg.log.info({ err: e }, "couldn't retrieve watch event to serve");
-          backlogDone = true;
-          return close();
-        }
-        backlogDone = got.done;
-        const parts = got.events.map(encodeOwn);
-        if (backlogDone && endBookmark) parts.push(bookmarkLine(startRv, { 'k8s.io/initial-events-end': 'true' }));
-        endBookmark &&= !backlogDone;
-        write(parts);
-      } else if (queue.length) {
-        const parts = queue.map(line);
-        queue = [];
-        queuedBytes = 0;
-        write(parts);
-      } else break;
-    }
-  };
-  const flushBatch = () => {
-    const items = batch;
-    batch = [];
-    if (closed || !items.length) return;
-    if (!behind()) {
-      write(items.map(line));
-      if (sock.writableLength > maxPendingBytes) cutOff();
+  function serve(sock: Socket): void {
+    if (sock.destroyed) {
+      // The client left before the stream began.
+      handle?.stop();
       return;
     }
-    for (const q of items) queue.push(q), queuedBytes += Buffer.isBuffer(q) ? q.length : 0;
-    if (queue.length > maxPendingEvents || queuedBytes + sock.writableLength > maxPendingBytes) cutOff();
-  };
-  const live = (type: WatchEventType, obj: KObject) => {
-    if (closed) return;
-    batch.push(w.format === 'table' && !columnsSent ? { type, object: obj } : sharedEvent(hub, shape, key, type, obj, false, now));
-    if (batch.length === 1) hub.atBatchEnd(flushBatch);
-  };
-  const bookmarkLine = (rv: number, annotations?: Record<string, string>) => {
-    const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
-    if (annotations) metadata.annotations = annotations;
-    return Buffer.from(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: w.def.kind, apiVersion: apiVersionOf(w.def.group, w.version), metadata } })}\n`);
-  };
-  /** A periodic bookmark is dropped when the watcher is behind, as upstream never blocks on one. */
-  const bookmark = () => {
-    if (closed || behind()) return;
-    write([bookmarkLine(Math.max(startRv, reg.store.publishedRevision()))]);
-  };
+    const hub = reg.store.hub;
+    const shape: WatchShape = { def: w.def, version: w.version, format: w.format, includeObject: w.includeObject };
+    const key = shapeKey(shape);
+    const now = () => reg.clock.now();
+    let closed = false;
+    /** Written data the socket has not taken yet ('drain' pending): later events queue. */
+    let blocked = false;
+    /** Events from before the watch are still to be written (then the initial-events-end bookmark, if asked for). */
+    let backlogDone = false;
+    let endBookmark = Boolean(w.opts.sendInitialEvents && w.bookmarks);
+    /** Live events produced while blocked or behind the backlog: the socket has not accepted them. */
+    let queue: Queued[] = [];
+    let queuedBytes = 0;
+    /** Events of the batch being published, written together when it ends. */
+    let batch: Queued[] = [];
+    let columnsSent = false;
+    const cancels: Array<() => void> = [];
+    const behind = () => blocked || !backlogDone || queue.length > 0;
 
-  req.raw.on('close', close);
-  res.on('close', close);
-  res.on('error', close);
-  sock.on('drain', onDrain);
-  if (startError !== undefined) {
-    backlogDone = true;
-    errorEvent(startError);
-    return close();
+    const onDrain = () => {
+      blocked = false;
+      pump();
+    };
+    const release = () => {
+      closed = true;
+      sock.off('drain', onDrain);
+      handle?.stop();
+      handle = undefined;
+      for (const c of cancels) c();
+      cancels.length = 0;
+      openWatches.delete(close);
+      queue = [];
+      batch = [];
+    };
+    /** Ends the stream; a socket that is not taking data is reset rather than left holding the rest. */
+    const close = (): void => {
+      if (closed) return;
+      const stuck = behind();
+      release();
+      if (stuck) sock.destroy();
+      else if (!res.writableEnded) res.end();
+    };
+    const cutOff = () => {
+      if (closed) return;
+      const resource = w.def.group ? `${w.def.plural}.${w.def.group}` : w.def.plural;
+      terminatedWatchers.set(resource, (terminatedWatchers.get(resource) ?? 0) + 1);
+      reg.log.info(
+        `Forcing ${resource} watcher close due to unresponsiveness: key: "/${w.def.plural}${w.namespace ? `/${w.namespace}` : ''}", ` +
+        `labels: "${w.opts.labelSelector ?? ''}", fields: "${w.opts.fieldSelector ?? ''}". pending events = ${queue.length}, buffered bytes = ${sock.writableLength + queuedBytes}`,
+      );
+      release();
+      // A reset frees the kernel's buffers at once; a plain close would keep sending what the client does not read.
+      // Only a plain TCP socket can be reset (a TLS one is destroyed).
+      try {
+        sock.resetAndDestroy();
+      } catch {
+        sock.destroy();
+      }
+    };
+    openWatches.add(close);
+
+    const encodeOwn = (e: WatchEvent) => {
+      const line = encodeEvent(shape, e.type, e.object, !columnsSent, now());
+      columnsSent = true;
+      return line;
+    };
+    const line = (q: Queued) => (Buffer.isBuffer(q) ? q : encodeOwn(q));
+    /**
+     * Writes `parts` as one HTTP chunk straight to the socket, in one writev of the shared lines (no copy per
+     * watcher; the response's own writer would add work per call).
+     */
+    const write = (parts: Buffer[]) => {
+      if (!parts.length || sock.destroyed) return;
+      let len = 0;
+      for (const p of parts) len += p.length;
+      sock.cork();
+      sock.write(Buffer.from(`${len.toString(16)}\r\n`, 'latin1'));
+      for (const p of parts) sock.write(p);
+      if (!sock.write(crlf)) blocked = true;
+      sock.uncork();
+    };
+    const errorEvent = (e: unknown) => {
+      const status = e instanceof ApiError ? e.toStatus() : new ApiError(500, 'InternalError', String(e)).toStatus();
+      write([Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`)]);
+    };
+    /** Writes the backlog, then queued live events, while the socket takes them. */
+    const pump = () => {
+      while (!closed && !blocked) {
+        if (!backlogDone && handle) {
+          let got;
+          try {
+            got = handle.backlog(backlogEvents);
+          } catch (e) {
+            // Compaction overtook the replay. As upstream, the stream just ends: watching again from the last event
+            // it got, the client learns that its resourceVersion is too old.
+            reg.log.info({ err: e }, "couldn't retrieve watch event to serve");
+            backlogDone = true;
+            return close();
+          }
+          backlogDone = got.done;
+          const parts = got.events.map(encodeOwn);
+          if (backlogDone && endBookmark) parts.push(bookmarkLine(startRv, { 'k8s.io/initial-events-end': 'true' }));
+          endBookmark &&= !backlogDone;
+          write(parts);
+        } else if (queue.length) {
+          const parts = queue.map(line);
+          queue = [];
+          queuedBytes = 0;
+          write(parts);
+        } else break;
+      }
+    };
+    const flushBatch = () => {
+      const items = batch;
+      batch = [];
+      if (closed || !items.length) return;
+      if (!behind()) {
+        write(items.map(line));
+        if (sock.writableLength > maxPendingBytes) cutOff();
+        return;
+      }
+      for (const q of items) queue.push(q), queuedBytes += Buffer.isBuffer(q) ? q.length : 0;
+      if (queue.length > maxPendingEvents || queuedBytes + sock.writableLength > maxPendingBytes) cutOff();
+    };
+    const live = (type: WatchEventType, obj: KObject) => {
+      if (closed) return;
+      batch.push(w.format === 'table' && !columnsSent ? { type, object: obj } : sharedEvent(hub, shape, key, type, obj, false, now));
+      if (batch.length === 1) hub.atBatchEnd(flushBatch);
+    };
+    const bookmarkLine = (rv: number, annotations?: Record<string, string>) => {
+      const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
+      if (annotations) metadata.annotations = annotations;
+      return Buffer.from(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: w.def.kind, apiVersion: apiVersionOf(w.def.group, w.version), metadata } })}\n`);
+    };
+    /** A periodic bookmark is dropped when the watcher is behind, as upstream never blocks on one. */
+    const bookmark = () => {
+      if (closed || behind()) return;
+      write([bookmarkLine(Math.max(startRv, reg.store.publishedRevision()))]);
+    };
+
+    req.raw.on('close', close);
+    res.on('close', close);
+    res.on('error', close);
+    sock.on('drain', onDrain);
+    if (startError !== undefined) {
+      backlogDone = true;
+      errorEvent(startError);
+      return close();
+    }
+    if (w.timeoutMs <= 0) {
+      // A deadline already past: upstream's stream ends before any event.
+      backlogDone = true;
+      return close();
+    }
+    sink = live;
+    pump();
+    if (w.bookmarks && w.format === 'object') {
+      const t = setInterval(bookmark, bookmarkEveryMs);
+      t.unref();
+      cancels.push(() => clearInterval(t));
+    }
+    cancels.push(longTimeout(() => {
+      if (w.bookmarks && w.format === 'object') bookmark();
+      close();
+    }, w.timeoutMs));
   }
-  if (w.timeoutMs <= 0) {
-    // A deadline already past: upstream's stream ends before any event.
-    backlogDone = true;
-    return close();
-  }
-  sink = live;
-  pump();
-  if (w.bookmarks && w.format === 'object') {
-    const t = setInterval(bookmark, bookmarkEveryMs);
-    t.unref();
-    cancels.push(() => clearInterval(t));
-  }
-  cancels.push(longTimeout(() => {
-    if (w.bookmarks && w.format === 'object') bookmark();
-    close();
-  }, w.timeoutMs));
 }

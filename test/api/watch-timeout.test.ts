@@ -3,6 +3,7 @@
 // Node's 2^31-1 ms timer limit must neither end the watch at once nor print a TimeoutOverflowWarning.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { startBonsai, type Bonsai } from '../../src/main.js';
 import { watchTimeoutMs } from '../../src/api/watch-timeout.js';
 import { assertStatus, client, openWatch } from './http.js';
@@ -66,6 +67,26 @@ describe('watch timeoutSeconds', () => {
       'strconv.ParseInt: parsing "9223372036854775808": value out of range');
     assertStatus(await req('GET', `${CMS}?watch=true&timeoutSeconds=%01x`), 400, 'BadRequest', 'strconv.ParseInt: parsing "\\x01x": invalid syntax');
     assert.deepEqual(warnings, []);
+  });
+
+  it('starts a watch pipelined behind another when the first one ends', async () => {
+    const rv = b.store.revision();
+    let data = '';
+    const s = connect(b.port, '127.0.0.1');
+    s.setEncoding('latin1');
+    s.on('data', (d: string) => { data += d; });
+    const get = (path: string) => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${b.port}\r\nAccept: application/json\r\n\r\n`;
+    await new Promise<void>((r) => s.once('connect', () => r()));
+    s.write(get(`${CMS}?watch=true&resourceVersion=${rv}&timeoutSeconds=1`) + get(`${CMS}?watch=true&resourceVersion=${rv}`));
+    const until = async (what: string, pred: () => boolean) => {
+      for (const t0 = Date.now(); !pred(); await new Promise((r) => setTimeout(r, 20))) if (Date.now() - t0 > 5000) throw new Error(`timed out waiting for ${what}: ${data}`);
+    };
+    await until('the second response', () => (data.match(/HTTP\/1\.1 200/g) ?? []).length === 2);
+    assert.equal((await req('POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'pipelined' } })).status, 201);
+    await until('the event on the second watch', () => data.includes('"name":"pipelined"'));
+    const second = data.slice(data.lastIndexOf('HTTP/1.1 200'));
+    assert.ok(second.includes('"type":"ADDED"') && second.includes('"name":"pipelined"'), second);
+    s.destroy();
   });
 
   it('reads the first value, in seconds, as Go durations do', () => {
