@@ -6,8 +6,7 @@ import type { Pool } from 'undici';
 import { withServer, concurrency } from './figures.js';
 import { closedLoopCreates, createMany, podsPath, pool, type Throughput } from './load.js';
 import { rssOf } from './proc.js';
-import { neverReadingWatch, type RawWatch } from './raw-watch.js';
-import { WatchWorker } from './watch-worker.js';
+import { neverReadingWatch, readingWatch, type RawWatch } from './raw-watch.js';
 
 async function currentRv(p: Pool): Promise<string> {
   const res = await p.request({ method: 'GET', path: `${podsPath}?limit=1`, headers: { accept: 'application/json' } });
@@ -54,24 +53,22 @@ export interface FanoutCreates extends Throughput {
 export async function fanoutCreates(watchers: number, warmupMs: number, measureMs: number, perNode = false): Promise<FanoutCreates> {
   return withServer('bonsai', 'dir', async (url) => {
     const p = pool(url, concurrency);
-    let ww: WatchWorker | undefined;
     try {
       const rv = await currentRv(p);
-      const paths = Array.from({ length: watchers }, (_, i) => `${podsPath}?watch=true&resourceVersion=${rv}${perNode ? `&fieldSelector=spec.nodeName%3Dbench-node-${i}` : ''}`);
-      ww = watchers ? await WatchWorker.start(url, paths) : undefined;
+      let delivered = 0;
+      const path = (i: number) => `${podsPath}?watch=true&resourceVersion=${rv}${perNode ? `&fieldSelector=spec.nodeName%3Dbench-node-${i}` : ''}`;
+      const ws = await openMany(watchers, (i) => readingWatch(url, path(i), () => { delivered++; }));
       const body = perNode ? (name: string, i: number) => boundPod(name, i, watchers) : undefined;
       const creates = await closedLoopCreates(p, 'fan', concurrency, warmupMs, measureMs, body);
       const made = await podCount(p);
-      const expected = watchers ? (perNode ? made : made * watchers) : 0;
+      const expected = perNode ? made : made * watchers;
       const deadline = performance.now() + 15_000;
-      let r = (await ww?.report()) ?? { delivered: 0, open: 0, bytes: 0 };
-      while (ww && r.delivered < expected && r.open > 0 && performance.now() < deadline) {
-        await sleep(50);
-        r = await ww.report();
-      }
-      return { ...creates, watchers, delivered: r.delivered, expected, open: r.open, watchBytesPerSec: r.bytes / ((warmupMs + measureMs) / 1000) };
+      while (delivered < expected && ws.some((w) => !w.closed) && performance.now() < deadline) await sleep(50);
+      const open = ws.filter((w) => !w.closed).length;
+      const bytes = ws.reduce((n, w) => n + w.bytes, 0);
+      for (const w of ws) w.socket.destroy();
+      return { ...creates, watchers, delivered, expected, open, watchBytesPerSec: bytes / ((warmupMs + measureMs) / 1000) };
     } finally {
-      await ww?.close();
       await p.close();
     }
   });

@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { LoadError, podBody, podsPath, percentile } from './load.js';
-import { WatchWorker } from './watch-worker.js';
+import { readingWatch } from './raw-watch.js';
 
 export interface WatchResult {
   watchers: number;
@@ -50,38 +50,42 @@ async function openWatch(p: Pool, rv: string, signal: AbortSignal, arrivals: Arr
   return () => done;
 }
 
+/** The same on a raw socket (bench/raw-watch.ts): no JSON parse per event, so many watchers cost the load generator less. */
+async function openRawWatch(url: string, rv: string, signal: AbortSignal, arrivals: Arrival[], onEvent: () => void): Promise<() => Promise<void>> {
+  const w = await readingWatch(url, `${podsPath}?watch=true&resourceVersion=${rv}`, (eventRv, t) => {
+    arrivals.push({ rv: String(eventRv), t });
+    onEvent();
+  });
+  signal.addEventListener('abort', () => w.socket.destroy(), { once: true });
+  return async () => {};
+}
+
 /**
  * Opens `watchers` watch streams at the current resourceVersion, then performs `writes` writes at
  * `ratePerSec` (alternating: create pod k, then merge-patch pod k's labels), and waits for every
  * watcher to see every write (or a timeout). Latency = arrival at a watcher - the write's request start.
- * `client`: undici streams parsed with JSON.parse, or raw sockets held by a worker thread (for many watchers;
- * arrival times are then taken in the worker, on the same clock).
+ * `client`: undici streams parsed with JSON.parse, or raw sockets (for many watchers).
  */
 export async function watchLatency(url: string, watchers: number, writes: number, ratePerSec: number, client: 'undici' | 'raw' = 'undici'): Promise<WatchResult> {
-  const watchPool = new Pool(url, { connections: client === 'raw' ? 1 : watchers, pipelining: 1 });
+  const watchPool = new Pool(url, { connections: watchers, pipelining: 1 });
   const writePool = new Pool(url, { connections: 1, pipelining: 1 });
   const ac = new AbortController();
   setMaxListeners(watchers + 10, ac.signal); // one listener per watch request
-  let ww: WatchWorker | undefined;
   try {
     const listRes = await writePool.request({ method: 'GET', path: `${podsPath}?limit=1`, headers: { accept: 'application/json' } });
     const list = (await listRes.body.json()) as { metadata: { resourceVersion: string } };
     const rv = list.metadata.resourceVersion;
 
-    // undici watches record arrivals here; a worker's come back at the end, timed since the epoch.
     const arrivals: Arrival[][] = Array.from({ length: watchers }, () => []);
     let seen = 0;
     let wake: (() => void) | undefined;
     const onEvent = () => { seen++; wake?.(); };
     const waits: Array<() => Promise<void>> = [];
-    if (client === 'raw') ww = await WatchWorker.start(url, arrivals.map(() => `${podsPath}?watch=true&resourceVersion=${rv}`), true);
-    else {
-      for (let i = 0; i < watchers; i += 100) {
-        // In groups, so that the server's accept backlog never overflows.
-        waits.push(...await Promise.all(arrivals.slice(i, i + 100).map((a) => openWatch(watchPool, rv, ac.signal, a, onEvent))));
-      }
+    for (let i = 0; i < watchers; i += 100) {
+      // In groups, so that the server's accept backlog never overflows.
+      const group = arrivals.slice(i, i + 100);
+      waits.push(...await Promise.all(group.map((a) => client === 'raw' ? openRawWatch(url, rv, ac.signal, a, onEvent) : openWatch(watchPool, rv, ac.signal, a, onEvent))));
     }
-    const clock = ww ? () => performance.timeOrigin + performance.now() : () => performance.now();
 
     const starts = new Map<string, number>();
     const ends = new Map<string, number>();
@@ -92,7 +96,7 @@ export async function watchLatency(url: string, watchers: number, writes: number
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
       const name = `watch-${Math.floor(i / 2)}`;
-      const t = clock();
+      const t = performance.now();
       const res = i % 2 === 0
         ? await writePool.request({ method: 'POST', path: podsPath, headers: { 'content-type': 'application/json' }, body: podBody(name) })
         : await writePool.request({
@@ -100,7 +104,7 @@ export async function watchLatency(url: string, watchers: number, writes: number
           body: JSON.stringify({ metadata: { labels: { round: String(i) } } }),
         });
       const text = await res.body.text();
-      const tEnd = clock();
+      const tEnd = performance.now();
       if (res.statusCode >= 300) throw new LoadError(`watch write ${i}: ${res.statusCode} ${text.slice(0, 300)}`);
       const wrote = JSON.parse(text) as { metadata: { resourceVersion: string } };
       starts.set(wrote.metadata.resourceVersion, t);
@@ -110,17 +114,11 @@ export async function watchLatency(url: string, watchers: number, writes: number
     // Wait until every watcher saw every write, or 10 s passed.
     const expected = writes * watchers;
     const deadline = performance.now() + 10_000;
-    if (ww) {
-      while ((await ww.report()).delivered < expected && performance.now() < deadline) await sleep(50);
-      const got = await ww.arrivals();
-      arrivals[0] = got.rvs.map((r, i) => ({ rv: String(r), t: got.times[i] }));
-    } else {
-      const count = () => arrivals.reduce((n, a) => n + a.filter((x) => starts.has(x.rv)).length, 0);
-      while (seen < expected || count() < expected) {
-        const left = deadline - performance.now();
-        if (left <= 0) break;
-        await Promise.race([new Promise<void>((r) => { wake = r; }), sleep(Math.min(left, 200))]);
-      }
+    const count = () => arrivals.reduce((n, a) => n + a.filter((x) => starts.has(x.rv)).length, 0);
+    while (seen < expected || count() < expected) {
+      const left = deadline - performance.now();
+      if (left <= 0) break;
+      await Promise.race([new Promise<void>((r) => { wake = r; }), sleep(Math.min(left, 200))]);
     }
 
     const lat: number[] = [];
@@ -142,7 +140,6 @@ export async function watchLatency(url: string, watchers: number, writes: number
     };
   } finally {
     ac.abort();
-    await ww?.close();
     await watchPool.destroy().catch(() => {});
     await writePool.close().catch(() => {});
   }
