@@ -9,7 +9,7 @@ import { watchLatency, type WatchResult } from './watch.js';
 export const concurrency = 16;
 
 // The API figures run Bonsai with no simulated nodes: they measure the API server, not the cluster.
-async function withServer<T>(kind: ServerKind, data: ':memory:' | 'dir', fn: (url: string, pid: number) => Promise<T>): Promise<T> {
+export async function withServer<T>(kind: ServerKind, data: ':memory:' | 'dir', fn: (url: string, pid: number) => Promise<T>): Promise<T> {
   const proc = spawnServer(kind, data, ['--nodes', '0']);
   try {
     return await fn(await proc.ready, proc.pid);
@@ -105,8 +105,8 @@ export async function listFigure(kind: ServerKind, n: number, runs: number): Pro
 
 // 5. Watch delivery latency -----------------------------------------------------------------------
 
-export async function watchFigure(watchers: number, writes: number, ratePerSec: number): Promise<WatchResult> {
-  return withServer('bonsai', 'dir', (url) => watchLatency(url, watchers, writes, ratePerSec));
+export async function watchFigure(watchers: number, writes: number, ratePerSec: number, client: 'undici' | 'raw' = 'undici'): Promise<WatchResult> {
+  return withServer('bonsai', 'dir', (url) => watchLatency(url, watchers, writes, ratePerSec, client));
 }
 
 // 6. Memory with N pods stored --------------------------------------------------------------------

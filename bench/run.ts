@@ -7,6 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { cleanup, killAllSync } from './proc.js';
 import { concurrency, listFigure, memoryFigure, startup, watchFigure, writeRead } from './figures.js';
 import { nodesReady, podsOnNodes } from './cluster.js';
+import { fanoutCreates, slowWatchersFigure } from './fanout.js';
 import { workloadRows } from './workloads.js';
 import { median } from './load.js';
 import { join, mb, ms, rate, ratio, render, target, type Row } from './table.js';
@@ -22,6 +23,9 @@ const cfg = {
   watchers: 100,
   watchWrites: 200,
   watchRate: 50,
+  fanWatchers: quick ? 100 : 1000,
+  slowWatchers: quick ? 100 : 500,
+  slowWrites: quick ? 4000 : 20_000,
   memPods: quick ? 10_000 : 100_000,
   schedNodes: quick ? 100 : 1000,
   schedPods: quick ? 1000 : 10_000,
@@ -70,6 +74,37 @@ async function main(): Promise<void> {
   const delivered = `${w.deliveries.toLocaleString('en-US')}/${w.expected.toLocaleString('en-US')} delivered`;
   rows.push({ figure: `5. watch delivery p50, ${w.watchers} watchers (from write request start)`, value: ms(w.p50), baseline: '-', verdict: delivered });
   rows.push({ figure: `5. watch delivery p99, ${w.watchers} watchers (from write request start)`, value: ms(w.p99), baseline: '-', verdict: delivered });
+
+  const fw = cfg.fanWatchers;
+  const fwN = fw.toLocaleString('en-US');
+  log(`5b. fan-out: creates (${concurrency} clients, ${cfg.warmupMs} ms warm-up + ${cfg.measureMs} ms) with no watcher, ${fwN} pod watchers reading every pod, ${fwN} kubelet-style watchers`);
+  const f0 = await fanoutCreates(0, cfg.warmupMs, cfg.measureMs);
+  const fAll = await fanoutCreates(fw, cfg.warmupMs, cfg.measureMs);
+  const fNode = await fanoutCreates(fw, cfg.warmupMs, cfg.measureMs, true);
+  const fan = (f: typeof fAll) => {
+    const share = f.perSec / f0.perSec;
+    log(`   ${f.watchers} watchers: ${f.count} creates in window, ${f.errors} errors; ${f.delivered}/${f.expected} events delivered (${(f.watchBytesPerSec / 2 ** 20).toFixed(0)} MiB/s to watchers); ${f.open}/${f.watchers} watchers still open`);
+    return join(`${(share * 100).toFixed(0)}% of no watcher`, target(share >= 0.5, 'target >= 50%'), `${f.delivered.toLocaleString('en-US')}/${f.expected.toLocaleString('en-US')} events delivered`, `${f.watchers - f.open} cut off`);
+  };
+  rows.push({ figure: `5b. pod creates/s, ${concurrency} clients, no watcher`, value: rate(f0.perSec), baseline: '-', verdict: '' });
+  rows.push({ figure: `5b. pod creates/s, ${concurrency} clients, ${fwN} pod watchers each sent every pod`, value: rate(fAll.perSec), baseline: '-', verdict: fan(fAll) });
+  rows.push({ figure: `5b. pod creates/s, ${concurrency} clients, ${fwN} watchers by spec.nodeName (kubelets)`, value: rate(fNode.perSec), baseline: '-', verdict: fan(fNode) });
+
+  log(`5c. watch delivery: ${fwN} watchers on raw sockets, ${cfg.watchWrites} writes at ${cfg.watchRate}/s`);
+  const wf = await watchFigure(fw, cfg.watchWrites, cfg.watchRate, 'raw');
+  const wfDelivered = `${wf.deliveries.toLocaleString('en-US')}/${wf.expected.toLocaleString('en-US')} delivered`;
+  rows.push({ figure: `5c. watch delivery p50, ${fwN} watchers (from write request start)`, value: ms(wf.p50), baseline: '-', verdict: wfDelivered });
+  rows.push({ figure: `5c. watch delivery p99, ${fwN} watchers (from write request start)`, value: ms(wf.p99), baseline: '-', verdict: join(wfDelivered, target(wf.p99 < 50, 'target < 50 ms')) });
+
+  const sN = cfg.slowWatchers.toLocaleString('en-US');
+  const sW = cfg.slowWrites.toLocaleString('en-US');
+  log(`5d. slow watchers: ${sN} pod watchers that never read, a burst of ${sW} creates (${concurrency} clients); the same burst without them`);
+  const sw = await slowWatchersFigure(cfg.slowWatchers, cfg.slowWrites);
+  log(`   with: RSS +${sw.with.growthMB.toFixed(1)} MB (peak ${sw.with.peakMB.toFixed(1)} MB), ${rate(sw.with.perSec)}, ${sw.with.cutOff} cut off; without: RSS +${sw.without.growthMB.toFixed(1)} MB, ${rate(sw.without.perSec)}`);
+  rows.push({
+    figure: `5d. RSS added by ${sN} never-reading watchers, ${sW}-create burst`, value: mb(sw.addedMB), baseline: '-',
+    verdict: join(target(sw.addedMB < 100, 'target < 100 MB'), `${sw.with.cutOff}/${sw.watchers} cut off`, `burst RSS growth ${mb(sw.with.growthMB)} vs ${mb(sw.without.growthMB)} without`),
+  });
 
   log(`6. memory: create ${cfg.memPods} pods over HTTP (${concurrency} clients) into a spawned server, then read VmRSS`);
   const bm = await memoryFigure('bonsai', cfg.memPods);

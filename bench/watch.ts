@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { LoadError, podBody, podsPath, percentile } from './load.js';
+import { readingWatch } from './raw-watch.js';
 
 export interface WatchResult {
   watchers: number;
@@ -49,12 +50,23 @@ async function openWatch(p: Pool, rv: string, signal: AbortSignal, arrivals: Arr
   return () => done;
 }
 
+/** The same on a raw socket (bench/raw-watch.ts): no JSON parse per event, so many watchers cost the load generator less. */
+async function openRawWatch(url: string, rv: string, signal: AbortSignal, arrivals: Arrival[], onEvent: () => void): Promise<() => Promise<void>> {
+  const w = await readingWatch(url, `${podsPath}?watch=true&resourceVersion=${rv}`, (eventRv, t) => {
+    arrivals.push({ rv: String(eventRv), t });
+    onEvent();
+  });
+  signal.addEventListener('abort', () => w.socket.destroy(), { once: true });
+  return async () => {};
+}
+
 /**
  * Opens `watchers` watch streams at the current resourceVersion, then performs `writes` writes at
  * `ratePerSec` (alternating: create pod k, then merge-patch pod k's labels), and waits for every
  * watcher to see every write (or a timeout). Latency = arrival at a watcher - the write's request start.
+ * `client`: undici streams parsed with JSON.parse, or raw sockets (for many watchers).
  */
-export async function watchLatency(url: string, watchers: number, writes: number, ratePerSec: number): Promise<WatchResult> {
+export async function watchLatency(url: string, watchers: number, writes: number, ratePerSec: number, client: 'undici' | 'raw' = 'undici'): Promise<WatchResult> {
   const watchPool = new Pool(url, { connections: watchers, pipelining: 1 });
   const writePool = new Pool(url, { connections: 1, pipelining: 1 });
   const ac = new AbortController();
@@ -68,7 +80,12 @@ export async function watchLatency(url: string, watchers: number, writes: number
     let seen = 0;
     let wake: (() => void) | undefined;
     const onEvent = () => { seen++; wake?.(); };
-    const waits = await Promise.all(arrivals.map((a) => openWatch(watchPool, rv, ac.signal, a, onEvent)));
+    const waits: Array<() => Promise<void>> = [];
+    for (let i = 0; i < watchers; i += 100) {
+      // In groups, so that the server's accept backlog never overflows.
+      const group = arrivals.slice(i, i + 100);
+      waits.push(...await Promise.all(group.map((a) => client === 'raw' ? openRawWatch(url, rv, ac.signal, a, onEvent) : openWatch(watchPool, rv, ac.signal, a, onEvent))));
+    }
 
     const starts = new Map<string, number>();
     const ends = new Map<string, number>();

@@ -7,6 +7,9 @@ import type { Registry } from '../registry/registry.js';
 import { bool, int, query, str } from './query.js';
 import { openWatches } from './watch-stream.js';
 
+/** Bytes a `--follow` stream may hold for a client that does not read them. */
+const maxFollowBuffered = 16 * 1024 * 1024;
+
 export interface PodLogLine {
   /** Clock time the line was printed, in ms. */
   atMs: number;
@@ -120,6 +123,12 @@ export function podLogs(reg: Registry, namespace: string, name: string, req: Fas
     if (closed) return;
     if (budget <= 0) return close();
     res.write(format(l));
+    if (res.writableLength > maxFollowBuffered) {
+      // A follower that stopped reading is cut off rather than buffered without bound.
+      close();
+      res.destroy();
+      return;
+    }
     if (budget <= 0) close();
   };
   for (const l of lines) write(l);

@@ -12,6 +12,7 @@ import { bool, dryRun, fieldValidation, int, query, str, type Query } from './qu
 import { pathNotFound, type RequestInfo } from './request-info.js';
 import { handleSubresource } from './subresources.js';
 import { streamWatch } from './watch-stream.js';
+import { watchTimeoutMs } from './watch-timeout.js';
 import { storedJson } from '../storage/sqlite-store.js';
 
 export interface HandlerContext {
@@ -107,7 +108,7 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
       def, version, namespace: ns,
       opts: { labelSelector: str(q, 'labelSelector'), fieldSelector, resourceVersion: str(q, 'resourceVersion'), resourceVersionMatch: str(q, 'resourceVersionMatch'), sendInitialEvents: sendInitial === undefined ? undefined : sendInitial === 'true' },
       format: outputFormat(req.headers.accept), includeObject: str(q, 'includeObject'),
-      bookmarks: bool(q, 'allowWatchBookmarks'), timeoutSeconds: int(q, 'timeoutSeconds'),
+      bookmarks: bool(q, 'allowWatchBookmarks'), timeoutMs: watchTimeoutMs(q),
     }, req, reply);
   }
 

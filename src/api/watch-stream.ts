@@ -1,11 +1,17 @@
-// Streams a watch as newline-delimited JSON events over a chunked 200 response.
+// Streams a watch as newline-delimited JSON events over a chunked 200 response. Each batch of committed changes
+// reaches a watcher as one write of shared, once-encoded event lines. A watcher whose socket stops taking data is
+// cut off once more than maxPendingEvents events wait for it, as kube-apiserver's cacher terminates a watcher
+// whose channel stays full: its socket is reset and everything it held is released; the client watches again.
+import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../machinery/errors.js';
 import { apiVersionOf, type KObject } from '../machinery/types.js';
 import type { Registry, WatchOptions } from '../registry/registry.js';
-import type { WatchEventType } from '../registry/read.js';
+import type { WatchEvent, WatchEventType, WatchHandle } from '../registry/read.js';
 import type { ResourceDef } from '../registry/resource.js';
-import { partialBody, served, tableBody, type OutputFormat } from './output.js';
+import type { OutputFormat } from './output.js';
+import { encodeEvent, shapeKey, sharedEvent, type WatchShape } from './watch-encoding.js';
+import { longTimeout } from './watch-timeout.js';
 
 export interface WatchRequest {
   def: ResourceDef;
@@ -15,25 +21,39 @@ export interface WatchRequest {
   format: OutputFormat;
   includeObject?: string;
   bookmarks: boolean;
-  timeoutSeconds?: number;
+  /** How long the watch lasts (watchTimeoutMs): <= 0 ends it at once. */
+  timeoutMs: number;
 }
 
 /** Open watches, so that shutdown can end them. */
 export const openWatches = new Set<() => void>();
 
-const maxBuffered = 16 * 1024 * 1024;
+/** Watchers cut off for not keeping up, by "resource.group" (upstream's apiserver_terminated_watchers_total). */
+export const terminatedWatchers = new Map<string, number>();
+
+/** Events that may wait for a watcher whose socket takes no more: upstream's per-watcher channel size without an index. */
+export const maxPendingEvents = 100;
+/** Bytes that may wait for one watcher (its socket's buffer and its queue), whatever the count of events. */
+const maxPendingBytes = 16 * 1024 * 1024;
+/** Events from before the watch began (initial state, replay) are read and written this many at a time. */
+const backlogEvents = 100;
 const bookmarkEveryMs = 5_000;
+const crlf = Buffer.from('\r\n');
+
+/** A live event: its shared line, or (a Table watch before its column definitions are out) the event itself. */
+type Queued = Buffer | WatchEvent;
 
 export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest, reply: FastifyReply): void {
   // Start the watch before any byte is sent: bad requests (selectors, parameters) are a plain 4xx response as
   // upstream answers them; only errors upstream reports inside the stream (410 Expired) become ERROR events.
-  // Events produced while subscribing (initial state, replay) wait until the headers are out.
-  let pending: Array<[WatchEventType, KObject]> | undefined = [];
-  let sink: (type: WatchEventType, obj: KObject) => void = (type, obj) => pending!.push([type, obj]);
-  let stopWatch: (() => void) | undefined;
+  // Events from before the watch (initial state, replay) are pulled as the socket takes them; live events
+  // arriving meanwhile wait behind them.
+  let sink: (type: WatchEventType, obj: KObject) => void = () => {};
+  let handle: WatchHandle | undefined;
   let startError: unknown;
+  let startRv = reg.store.revision();
   try {
-    stopWatch = reg.watch(w.def, w.namespace, w.opts, (type, obj) => sink(type, obj));
+    handle = reg.watch(w.def, w.namespace, w.opts, (type, obj) => sink(type, obj));
   } catch (e) {
     if (e instanceof ApiError && (e.code === 400 || e.code === 422)) throw e;
     startError = e;
@@ -42,60 +62,192 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
   const res = reply.raw;
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
-  let first = true;
-  let closed = false;
-  const timers: NodeJS.Timeout[] = [];
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    stopWatch?.();
-    for (const t of timers) clearTimeout(t), clearInterval(t);
-    openWatches.delete(close);
-    if (!res.writableEnded) res.end();
-  };
-  openWatches.add(close);
-  const send = (type: string, object: unknown) => {
-    if (closed) return;
-    res.write(`${JSON.stringify({ type, object })}\n`);
-    if (res.writableLength > maxBuffered) close(); // a slow client is cut off rather than buffered without bound
-  };
-  const event = (type: string, obj: KObject) => {
-    let payload: unknown;
-    if (w.format === 'table') payload = tableBody(w.def, w.version, [obj], { resourceVersion: obj.metadata.resourceVersion }, w.includeObject, first, reg.clock.now());
-    else if (w.format === 'partial') payload = partialBody(served(w.def, w.version, obj));
-    else payload = served(w.def, w.version, obj);
-    first = false;
-    send(type, payload);
-  };
-  const bookmark = (annotations?: Record<string, string>) => {
-    const metadata: Record<string, unknown> = { resourceVersion: String(reg.store.revision()) };
-    if (annotations) metadata.annotations = annotations;
-    send('BOOKMARK', { kind: w.def.kind, apiVersion: apiVersionOf(w.def.group, w.version), metadata });
-  };
-  req.raw.on('close', close);
-  res.on('close', close);
-  res.on('error', close);
-  if (startError !== undefined) {
-    const e = startError;
-    const status = e instanceof ApiError ? e.toStatus() : new ApiError(500, 'InternalError', String(e)).toStatus();
-    send('ERROR', status);
-    close();
-    return;
+  if (res.socket) return serve(res.socket);
+  // Pipelined behind another response on its connection: the watch starts when this response's turn comes, as
+  // if the request had arrived then, once its headers are written.
+  handle?.stop();
+  res.once('socket', (s: Socket) => process.nextTick(() => {
+    startRv = reg.store.revision();
+    handle = undefined;
+    startError = undefined;
+    try {
+      handle = reg.watch(w.def, w.namespace, w.opts, (type, obj) => sink(type, obj));
+    } catch (e) {
+      startError = e;
+    }
+    serve(s);
+  }));
+
+  function serve(sock: Socket): void {
+    if (sock.destroyed) {
+      // The client left before the stream began.
+      handle?.stop();
+      return;
+    }
+    const hub = reg.store.hub;
+    const shape: WatchShape = { def: w.def, version: w.version, format: w.format, includeObject: w.includeObject };
+    const key = shapeKey(shape);
+    const now = () => reg.clock.now();
+    let closed = false;
+    /** Written data the socket has not taken yet ('drain' pending): later events queue. */
+    let blocked = false;
+    /** Events from before the watch are still to be written (then the initial-events-end bookmark, if asked for). */
+    let backlogDone = false;
+    let endBookmark = Boolean(w.opts.sendInitialEvents && w.bookmarks);
+    /** Live events produced while blocked or behind the backlog: the socket has not accepted them. */
+    let queue: Queued[] = [];
+    let queuedBytes = 0;
+    /** Events of the batch being published, written together when it ends. */
+    let batch: Queued[] = [];
+    let columnsSent = false;
+    const cancels: Array<() => void> = [];
+    const behind = () => blocked || !backlogDone || queue.length > 0;
+
+    const onDrain = () => {
+      blocked = false;
+      pump();
+    };
+    const release = () => {
+      closed = true;
+      sock.off('drain', onDrain);
+      handle?.stop();
+      handle = undefined;
+      for (const c of cancels) c();
+      cancels.length = 0;
+      openWatches.delete(close);
+      queue = [];
+      batch = [];
+    };
+    /** Ends the stream; a socket that is not taking data is reset rather than left holding the rest. */
+    const close = (): void => {
+      if (closed) return;
+      const stuck = behind();
+      release();
+      if (stuck) sock.destroy();
+      else if (!res.writableEnded) res.end();
+    };
+    const cutOff = () => {
+      if (closed) return;
+      const resource = w.def.group ? `${w.def.plural}.${w.def.group}` : w.def.plural;
+      terminatedWatchers.set(resource, (terminatedWatchers.get(resource) ?? 0) + 1);
+      reg.log.info(
+        `Forcing ${resource} watcher close due to unresponsiveness: key: "/${w.def.plural}${w.namespace ? `/${w.namespace}` : ''}", ` +
+        `labels: "${w.opts.labelSelector ?? ''}", fields: "${w.opts.fieldSelector ?? ''}". pending events = ${queue.length}, buffered bytes = ${sock.writableLength + queuedBytes}`,
+      );
+      release();
+      // A reset frees the kernel's buffers at once; a plain close would keep sending what the client does not read.
+      // Only a plain TCP socket can be reset (a TLS one is destroyed).
+      try {
+        sock.resetAndDestroy();
+      } catch {
+        sock.destroy();
+      }
+    };
+    openWatches.add(close);
+
+    const encodeOwn = (e: WatchEvent) => {
+      const line = encodeEvent(shape, e.type, e.object, !columnsSent, now());
+      columnsSent = true;
+      return line;
+    };
+    const line = (q: Queued) => (Buffer.isBuffer(q) ? q : encodeOwn(q));
+    /**
+     * Writes `parts` as one HTTP chunk straight to the socket, in one writev of the shared lines (no copy per
+     * watcher; the response's own writer would add work per call).
+     */
+    const write = (parts: Buffer[]) => {
+      if (!parts.length || sock.destroyed) return;
+      let len = 0;
+      for (const p of parts) len += p.length;
+      sock.cork();
+      sock.write(Buffer.from(`${len.toString(16)}\r\n`, 'latin1'));
+      for (const p of parts) sock.write(p);
+      if (!sock.write(crlf)) blocked = true;
+      sock.uncork();
+    };
+    const errorEvent = (e: unknown) => {
+      const status = e instanceof ApiError ? e.toStatus() : new ApiError(500, 'InternalError', String(e)).toStatus();
+      write([Buffer.from(`${JSON.stringify({ type: 'ERROR', object: status })}\n`)]);
+    };
+    /** Writes the backlog, then queued live events, while the socket takes them. */
+    const pump = () => {
+      while (!closed && !blocked) {
+        if (!backlogDone && handle) {
+          let got;
+          try {
+            got = handle.backlog(backlogEvents);
+          } catch (e) {
+            // Compaction overtook the replay. As upstream, the stream just ends: watching again from the last event
+            // it got, the client learns that its resourceVersion is too old.
+            reg.log.info({ err: e }, "couldn't retrieve watch event to serve");
+            backlogDone = true;
+            return close();
+          }
+          backlogDone = got.done;
+          const parts = got.events.map(encodeOwn);
+          if (backlogDone && endBookmark) parts.push(bookmarkLine(startRv, { 'k8s.io/initial-events-end': 'true' }));
+          endBookmark &&= !backlogDone;
+          write(parts);
+        } else if (queue.length) {
+          const parts = queue.map(line);
+          queue = [];
+          queuedBytes = 0;
+          write(parts);
+        } else break;
+      }
+    };
+    const flushBatch = () => {
+      const items = batch;
+      batch = [];
+      if (closed || !items.length) return;
+      if (!behind()) {
+        write(items.map(line));
+        if (sock.writableLength > maxPendingBytes) cutOff();
+        return;
+      }
+      for (const q of items) queue.push(q), queuedBytes += Buffer.isBuffer(q) ? q.length : 0;
+      if (queue.length > maxPendingEvents || queuedBytes + sock.writableLength > maxPendingBytes) cutOff();
+    };
+    const live = (type: WatchEventType, obj: KObject) => {
+      if (closed) return;
+      batch.push(w.format === 'table' && !columnsSent ? { type, object: obj } : sharedEvent(hub, shape, key, type, obj, false, now));
+      if (batch.length === 1) hub.atBatchEnd(flushBatch);
+    };
+    const bookmarkLine = (rv: number, annotations?: Record<string, string>) => {
+      const metadata: Record<string, unknown> = { resourceVersion: String(rv) };
+      if (annotations) metadata.annotations = annotations;
+      return Buffer.from(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: w.def.kind, apiVersion: apiVersionOf(w.def.group, w.version), metadata } })}\n`);
+    };
+    /** A periodic bookmark is dropped when the watcher is behind, as upstream never blocks on one. */
+    const bookmark = () => {
+      if (closed || behind()) return;
+      write([bookmarkLine(Math.max(startRv, reg.store.publishedRevision()))]);
+    };
+
+    req.raw.on('close', close);
+    res.on('close', close);
+    res.on('error', close);
+    sock.on('drain', onDrain);
+    if (startError !== undefined) {
+      backlogDone = true;
+      errorEvent(startError);
+      return close();
+    }
+    if (w.timeoutMs <= 0) {
+      // A deadline already past: upstream's stream ends before any event.
+      backlogDone = true;
+      return close();
+    }
+    sink = live;
+    pump();
+    if (w.bookmarks && w.format === 'object') {
+      const t = setInterval(bookmark, bookmarkEveryMs);
+      t.unref();
+      cancels.push(() => clearInterval(t));
+    }
+    cancels.push(longTimeout(() => {
+      if (w.bookmarks && w.format === 'object') bookmark();
+      close();
+    }, w.timeoutMs));
   }
-  for (const [type, obj] of pending ?? []) event(type, obj);
-  pending = undefined;
-  sink = event;
-  if (w.opts.sendInitialEvents && w.bookmarks) bookmark({ 'k8s.io/initial-events-end': 'true' });
-  if (w.bookmarks && w.format === 'object') {
-    const t = setInterval(() => bookmark(), bookmarkEveryMs);
-    t.unref();
-    timers.push(t);
-  }
-  const timeout = (w.timeoutSeconds && w.timeoutSeconds > 0 ? w.timeoutSeconds : 1800 + Math.floor(Math.random() * 1800)) * 1000;
-  const t = setTimeout(() => {
-    if (w.bookmarks && w.format === 'object') bookmark();
-    close();
-  }, timeout);
-  t.unref();
-  timers.push(t);
 }

@@ -4,7 +4,8 @@ import { checkFieldSelector, commonFieldGetters, matchesFields, parseFieldSelect
 import { matchesSelector, parseLabelSelector, type Selector } from '../machinery/labels.js';
 import type { KObject } from '../machinery/types.js';
 import { StorageError } from '../storage/errors.js';
-import type { Change } from '../storage/watch-hub.js';
+import type { Change, Trigger } from '../storage/watch-hub.js';
+import type { StoreWatch } from '../storage/sqlite-store.js';
 import { storageKey, type ResourceDef } from './resource.js';
 import type { Registry } from './registry.js';
 
@@ -162,8 +163,35 @@ export function listObjects(reg: Registry, def: ResourceDef, namespace: string |
   return result;
 }
 
+export interface WatchEvent {
+  type: WatchEventType;
+  object: KObject;
+}
+
+/** A started watch: live events go to its sink; the events from before it (the backlog) are pulled. */
+export interface WatchHandle {
+  stop(): void;
+  /**
+   * Up to about `max` events from before the watch began (the initial state, then changes replayed from the
+   * log), in order; `done` once there are no more. Live events follow them. Throws a 410 when compaction
+   * overtakes a replay still under way.
+   */
+  backlog(max: number): { events: WatchEvent[]; done: boolean };
+}
+
+/** Fields the cacher indexes watchers by (an exact field selector on one is an indexed trigger), per storage key. */
+const indexedFields: Record<string, string> = { 'core/pods': 'spec.nodeName' };
+
+/** The hub trigger for a watch that selects one value of its resource's indexed field, if it does. */
+function triggerFor(key: string, f: Filter): Trigger | undefined {
+  const field = indexedFields[key];
+  const of = field ? f.getters[field] : undefined;
+  const req = of && f.fields.find((r) => r.field === field && !r.negate);
+  return req ? { of: of!, value: req.value } : undefined;
+}
+
 /** Streams changes; with no resourceVersion or "0" it first sends the current state as ADDED events. */
-export function watchObjects(reg: Registry, def: ResourceDef, namespace: string | undefined, opts: WatchOptions, sink: WatchSink): () => void {
+export function watchObjects(reg: Registry, def: ResourceDef, namespace: string | undefined, opts: WatchOptions, sink: WatchSink): WatchHandle {
   const filter = buildFilter(def, namespace, opts.labelSelector, opts.fieldSelector);
   validateListOptions({ resourceVersion: opts.resourceVersion, resourceVersionMatch: opts.resourceVersionMatch }, opts);
   const rv = parseRv(opts.resourceVersion);
@@ -172,24 +200,54 @@ export function watchObjects(reg: Registry, def: ResourceDef, namespace: string 
   const from = initial ? reg.store.revision() : rv!;
   // A revision this store has not reached yet cannot be resumed from (the watch cache's answer, sent as an ERROR event).
   if (from > reg.store.revision()) throw tooLargeResourceVersion(from, reg.store.revision());
-  if (initial) for (const o of reg.store.list(key, filter.namespace)) if (matches(filter, o)) sink('ADDED', o);
-  const onChange = (c: Change) => {
+  // The current state, as of now: a snapshot of references, filtered as it is sent.
+  const state = initial ? reg.store.list(key, filter.namespace) : [];
+  let at = 0;
+  const event = (c: Change): WatchEvent | undefined => {
     const now = matches(filter, c.object);
-    if (c.type === 'ADDED') {
-      if (now) sink('ADDED', c.object);
-    } else if (c.type === 'DELETED') {
-      if (now || (c.previous && matches(filter, c.previous))) sink('DELETED', c.object);
-    } else {
-      const before = c.previous ? matches(filter, c.previous) : now;
-      if (now && before) sink('MODIFIED', c.object);
-      else if (now) sink('ADDED', c.object);
-      else if (before) sink('DELETED', c.object);
-    }
+    if (c.type === 'ADDED') return now ? { type: 'ADDED', object: c.object } : undefined;
+    if (c.type === 'DELETED') return now || (c.previous && matches(filter, c.previous)) ? { type: 'DELETED', object: c.object } : undefined;
+    const before = c.previous ? matches(filter, c.previous) : now;
+    if (now && before) return { type: 'MODIFIED', object: c.object };
+    if (now) return { type: 'ADDED', object: c.object };
+    if (before) return { type: 'DELETED', object: c.object };
+    return undefined;
   };
+  let watch: StoreWatch;
   try {
-    return reg.store.watch(key, from, onChange);
+    watch = reg.store.watch(key, from, (c) => {
+      const e = event(c);
+      if (e) sink(e.type, e.object);
+    }, triggerFor(key, filter));
   } catch (e) {
     if (e instanceof StorageError) throw reg.translate(e, def, '');
     throw e;
   }
+  const w = watch;
+  let replayDone = false;
+  return {
+    stop: () => w.stop(),
+    backlog(max) {
+      const events: WatchEvent[] = [];
+      while (at < state.length && events.length < max) {
+        const o = state[at++];
+        if (matches(filter, o)) events.push({ type: 'ADDED', object: o });
+      }
+      if (at >= state.length) state.length = at = 0;
+      if (events.length || replayDone) return { events, done: replayDone && !events.length };
+      let changes;
+      try {
+        changes = w.replay(max);
+      } catch (e) {
+        if (e instanceof StorageError) throw reg.translate(e, def, '');
+        throw e;
+      }
+      if (!changes.length) replayDone = true;
+      for (const c of changes) {
+        const e = event(c);
+        if (e) events.push(e);
+      }
+      return { events, done: replayDone };
+    },
+  };
 }

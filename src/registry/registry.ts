@@ -12,7 +12,7 @@ import type { ComponentAuditSink } from '../audit/component-audit.js';
 import { servedVersions, storageKey, type ResourceDef, type StrategyContext } from './resource.js';
 import { createObject, updateObject, type WriteOptions } from './write.js';
 import { deleteObject, type DeleteOptions } from './delete.js';
-import { checkReadRevision, listObjects, watchObjects, type ListOptions, type ListResult, type WatchOptions, type WatchSink } from './read.js';
+import { checkReadRevision, listObjects, watchObjects, type ListOptions, type ListResult, type WatchHandle, type WatchOptions, type WatchSink } from './read.js';
 
 export type { WriteOptions, DeleteOptions, ListOptions, ListResult, WatchOptions, WatchSink };
 
@@ -104,7 +104,7 @@ export class Registry {
     return listObjects(this, def, namespace, opts);
   }
 
-  watch(def: ResourceDef, namespace: string | undefined, opts: WatchOptions, sink: WatchSink): () => void {
+  watch(def: ResourceDef, namespace: string | undefined, opts: WatchOptions, sink: WatchSink): WatchHandle {
     return watchObjects(this, def, namespace, opts, sink);
   }
 

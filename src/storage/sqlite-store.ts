@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import type { KObject } from '../machinery/types.js';
 import { migrate } from './migrate.js';
 import { StorageError } from './errors.js';
-import { WatchHub, type Change, type ChangeListener, type ChangeType } from './watch-hub.js';
+import { WatchHub, type Change, type ChangeListener, type ChangeType, type Trigger } from './watch-hub.js';
 
 export interface StoreOptions {
   /** File path, or ':memory:'. */
@@ -13,6 +13,12 @@ export interface StoreOptions {
   synchronous?: 'NORMAL' | 'FULL';
   /** How many change-log entries survive a compaction. */
   retainChanges?: number;
+}
+
+/** A watch on the store: live changes go to its listener; earlier ones are read with `replay(max)` ([] when none is left). */
+export interface StoreWatch {
+  stop(): void;
+  replay(max: number): Change[];
 }
 
 interface Row {
@@ -53,6 +59,8 @@ export class SqliteStore {
   private readonly db: Database;
   private readonly tables = new Map<string, ResourceTable>();
   private rev = 0;
+  /** The revision of the last change told to watchers (writes after it are not committed yet). */
+  private published = 0;
   private compacted = 0;
   private readonly retain: number;
   /** Writes applied in memory but not yet committed; they are committed together (group commit). */
@@ -67,7 +75,7 @@ export class SqliteStore {
     del: Statement;
     change: Statement;
     setMeta: Statement;
-    changesSince: Statement;
+    changesPage: Statement;
   };
 
   constructor(opts: StoreOptions) {
@@ -84,7 +92,7 @@ export class SqliteStore {
       del: this.db.prepare('DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?'),
       change: this.db.prepare('INSERT INTO changes (rv, resource, namespace, name, type, value) VALUES (?, ?, ?, ?, ?, ?)'),
       setMeta: this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
-      changesSince: this.db.prepare('SELECT rv, resource, namespace, name, type, value FROM changes WHERE resource = ? AND rv > ? ORDER BY rv'),
+      changesPage: this.db.prepare('SELECT rv, resource, namespace, name, type, value FROM changes WHERE resource = ? AND rv > ? AND rv <= ? ORDER BY rv LIMIT ?'),
     };
     this.persist = this.db.transaction((batch: SqliteStore['pending']) => {
       for (const { change: c, namespace, name, json } of batch) {
@@ -101,6 +109,7 @@ export class SqliteStore {
     const maxChange = (this.db.prepare('SELECT MAX(rv) AS m FROM changes').get() as { m: number | null }).m ?? 0;
     this.rev = Math.max(Number(meta.get('revision') ?? 0), maxChange);
     this.compacted = Number(meta.get('compacted') ?? 0);
+    this.published = this.rev;
     const current = 'SELECT o.resource, o.namespace, o.name, o.rv, c.value FROM objects o JOIN changes c ON c.rv = o.rv';
     for (const row of this.db.prepare(current).iterate() as IterableIterator<Row>) {
       const obj = JSON.parse(row.value) as KObject;
@@ -117,6 +126,10 @@ export class SqliteStore {
 
   revision(): number {
     return this.rev;
+  }
+  /** The newest revision whose change watchers have been told about: what a bookmark may promise. */
+  publishedRevision(): number {
+    return this.published;
   }
   compactedRevision(): number {
     return this.compacted;
@@ -211,7 +224,8 @@ export class SqliteStore {
     this.persist(batch);
     const waiters = this.waiters;
     this.waiters = [];
-    for (const p of batch) this.hub.publish(p.change);
+    this.published = batch[batch.length - 1].change.rv;
+    this.hub.publishBatch(batch.map((p) => p.change));
     for (const w of waiters) w();
   }
 
@@ -226,26 +240,37 @@ export class SqliteStore {
   }
 
   /**
-   * Replays the changes of `resource` after `fromRv`, then streams live ones, with no gap between the two.
-   * Throws StorageError('Expired') when `fromRv` is older than the compacted change log.
+   * Streams the changes of `resource` after `fromRv` with no gap: those already committed come from the change
+   * log through `replay`, a page at a time as the caller asks for them; later ones reach `listener` as they are
+   * committed. Throws StorageError('Expired') when `fromRv` is older than the compacted change log (and `replay`
+   * does when compaction overtakes a replay still under way). With a `trigger`, live changes come only when the
+   * object (or its previous state) has the trigger's value; the replay is not narrowed.
    */
-  watch(resource: string, fromRv: number, listener: ChangeListener): () => void {
-    if (fromRv < this.compacted) throw new StorageError('Expired', `too old resource version: ${fromRv} (${this.compacted + 1})`, this.compacted + 1);
-    const replay: Change[] = [];
-    if (fromRv < this.rev) {
-      for (const r of this.stmts.changesSince.iterate(resource, fromRv) as IterableIterator<Row & { type: ChangeType }>) {
-        replay.push({ type: r.type, resource, rv: r.rv, object: JSON.parse(r.value) as KObject });
-      }
-    }
-    // Changes still pending are published after their commit; skip any this watch already covers.
-    let seen = Math.max(fromRv, replay.length ? replay[replay.length - 1].rv : fromRv);
+  watch(resource: string, fromRv: number, listener: ChangeListener, trigger?: Trigger): StoreWatch {
+    if (fromRv < this.compacted) throw this.expired(fromRv);
+    // Everything up to the last published revision is in the log; later changes are published after their commit.
+    const upTo = Math.max(fromRv, this.published);
+    let cursor = fromRv;
     const stop = this.hub.subscribe(resource, (c) => {
-      if (c.rv <= seen) return;
-      seen = c.rv;
-      listener(c);
-    });
-    for (const c of replay) listener(c);
-    return stop;
+      if (c.rv > upTo) listener(c);
+    }, trigger);
+    const replay = (max: number): Change[] => {
+      if (cursor >= upTo) return [];
+      if (cursor < this.compacted) throw this.expired(cursor);
+      const out: Change[] = [];
+      for (const r of this.stmts.changesPage.iterate(resource, cursor, upTo, max) as IterableIterator<Row & { type: ChangeType }>) {
+        const object = JSON.parse(r.value) as KObject;
+        jsonOf.set(object, r.value);
+        out.push({ type: r.type, resource, rv: r.rv, object });
+      }
+      cursor = out.length < max ? upTo : out[out.length - 1].rv;
+      return out;
+    };
+    return { stop, replay };
+  }
+
+  private expired(rv: number): StorageError {
+    return new StorageError('Expired', `too old resource version: ${rv} (${this.compacted + 1})`, this.compacted + 1);
   }
 
   /** Drops change-log entries beyond the retention window. Returns the new compacted revision. */
