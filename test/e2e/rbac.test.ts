@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually } from '../helpers/kubectl.js';
+import { eventually, Kubectl } from '../helpers/kubectl.js';
 import { useKubectlServer } from '../helpers/cluster.js';
+import { writeKubeconfigFor } from '../helpers/tls.js';
 
 const auditPath = join(mkdtempSync(join(tmpdir(), 'bonsai-audit-')), 'audit.log');
 
@@ -72,6 +73,27 @@ describe('RBAC with kubectl', () => {
     // The ServiceAccount's groups come with it: a binding to system:serviceaccounts:default applies too.
     await env.k.ok(['create', 'rolebinding', 'ns-sas-view-cm', '--clusterrole', 'view', '--group', 'system:serviceaccounts:default']);
     assert.equal((await env.k.ok(['auth', 'can-i', 'list', 'configmaps', '--as', sa])).trim(), 'yes');
+  });
+
+  it("lets a pod's ServiceAccount token act with that ServiceAccount's RBAC, and answers a bogus token 401", async () => {
+    const ca = readFileSync(join(env.server.dataDir, 'pki', 'ca.crt'), 'utf8');
+    const dir = mkdtempSync(join(tmpdir(), 'bonsai-rbac-token-'));
+    const withToken = (name: string, token: string) => new Kubectl(writeKubeconfigFor(join(dir, name), env.server.url, { ca, token }));
+    await env.k.ok(['create', 'namespace', 'tokens']);
+    await env.k.ok(['create', 'serviceaccount', 'reader', '-n', 'tokens']);
+    await env.k.ok(['run', 'reader-pod', '-n', 'tokens', '--image=nginx', '--overrides', JSON.stringify({ spec: { serviceAccountName: 'reader' } })]);
+    const token = (await env.k.ok(['create', 'token', 'reader', '-n', 'tokens', '--bound-object-kind', 'Pod', '--bound-object-name', 'reader-pod'])).trim();
+    const reader = withToken('reader', token);
+    const sa = 'system:serviceaccount:tokens:reader';
+    assert.match(await reader.ok(['auth', 'whoami']), new RegExp(`Username\\s+${sa}`));
+    assert.match(await reader.fails(['get', 'pods', '-n', 'tokens']), new RegExp(`Error from server \\(Forbidden\\): pods is forbidden: User "${sa}" cannot list resource "pods" in API group "" in the namespace "tokens"`));
+    await env.k.ok(['create', 'rolebinding', 'reader-view', '-n', 'tokens', '--clusterrole', 'view', '--serviceaccount', 'tokens:reader']);
+    assert.match(await reader.ok(['get', 'pods', '-n', 'tokens']), /^reader-pod\s/m);
+    assert.match(await reader.fails(['delete', 'pod', 'reader-pod', '-n', 'tokens']), new RegExp(`pods "reader-pod" is forbidden: User "${sa}" cannot delete resource "pods"`));
+    // The token is bound to its pod: once the pod is gone, so is the token.
+    await env.k.ok(['delete', 'pod', 'reader-pod', '-n', 'tokens', '--grace-period=0', '--force']);
+    await eventually(async () => /Unauthorized/.test((await reader.run(['auth', 'whoami'])).stderr), 20_000, 'the bound token to stop authenticating');
+    assert.match(await withToken('bogus', 'bogus-token').fails(['auth', 'whoami']), /^error: You must be logged in to the server \(Unauthorized\)$/m);
   });
 
   it('has the default roles, aggregated, and aggregates a labelled ClusterRole into view', async () => {
