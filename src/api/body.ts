@@ -1,8 +1,9 @@
 // Request bodies: JSON, YAML and protobuf, decoded to unknown and narrowed to objects.
-import { yaml } from '../util/yaml.js';
 import { badRequest, unsupportedMediaType } from '../machinery/errors.js';
 import { isRecord, type KObject } from '../machinery/types.js';
 import { decodeProtobufBody } from './protobuf.js';
+import { decodeJson, DecodeError } from './json-body.js';
+import { decodeYaml } from './yaml-body.js';
 
 export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
@@ -16,16 +17,18 @@ export function parseBody(raw: Buffer | undefined, contentType: string | undefin
   const text = raw.toString('utf8');
   if (mt === 'application/yaml' || mt === 'application/apply-patch+yaml' || mt === 'application/x-yaml' || mt === 'text/yaml') {
     try {
-      return yaml().parse(text, { maxAliasCount: 100 }) as unknown;
+      return decodeYaml(text);
     } catch (e) {
-      throw badRequest(`error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`);
+      if (!(e instanceof DecodeError)) throw e;
+      throw badRequest(`error converting YAML to JSON: ${e.message}`);
     }
   }
   if (mt === '' || mt === 'application/json' || mt.endsWith('+json') || mt === '*/*' || mt === 'text/plain') {
     try {
-      return JSON.parse(text) as unknown;
+      return decodeJson(text);
     } catch (e) {
-      throw badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
+      if (!(e instanceof DecodeError)) throw e;
+      throw badRequest(`couldn't get version/kind; json parse error: ${e.message}`);
     }
   }
   throw unsupportedMediaType(mt);
