@@ -1,7 +1,34 @@
 // JSON request bodies: JSON.parse (which does not recurse), then one pass over the result for what Go's decoder
 // refuses and JSON.parse lets through: nesting deeper than 10,000 levels and numbers too large for a float64
 // (JSON.parse turns them into Infinity, which would be stored as null).
-import { jsonTooDeep, maxJsonDepth, overflowingNumber } from './decode-limits.js';
+import { jsonTooDeep, maxJsonDepth } from '../machinery/depth-limits.js';
+
+/** Finds, in JSON text, the first number literal that does not fit a float64 (JSON.parse makes it Infinity). */
+function overflowingNumber(text: string): string {
+  const re = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x22) {
+      inString = true;
+      continue;
+    }
+    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      re.lastIndex = i;
+      const m = re.exec(text);
+      if (m && m.index === i) {
+        if (!Number.isFinite(Number(m[0]))) return m[0];
+        i += m[0].length - 1;
+      }
+    }
+  }
+  return '';
+}
 
 /** A body that does not decode; `message` is the decoder's own text, callers add their context. */
 export class DecodeError extends Error {}

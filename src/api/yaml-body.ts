@@ -6,7 +6,7 @@
 import type { CST, LineCounter as LineCounterType } from 'yaml';
 import { yaml } from '../util/yaml.js';
 import { setOwn } from '../util/own.js';
-import { maxYamlDepth } from './decode-limits.js';
+import { maxYamlDepth } from '../machinery/depth-limits.js';
 import { DecodeError } from './json-body.js';
 
 const tooDeep = (line: number) => new DecodeError(`yaml: line ${line}: exceeded max depth of ${maxYamlDepth}`);

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, type FieldError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
+import { jsonDepth } from '../util/json-tree.js';
+import { maxObjectDepth, objectTooDeep } from '../machinery/depth-limits.js';
 import { applyDefaults } from './defaults/index.js';
 import { validateObject } from './validation/index.js';
 import { storageKey, type ResourceDef } from './resource.js';
@@ -50,7 +52,13 @@ function admitNamespace(reg: Registry, def: ResourceDef, namespace: string): voi
   }
 }
 
+/** What is stored is copied and serialized by V8's recursive routines: refuse what nests deeper than they go. */
+function checkDepth(def: ResourceDef, obj: KObject): void {
+  if (jsonDepth(obj, maxObjectDepth) > maxObjectDepth) throw objectTooDeep(def.kind);
+}
+
 export function createObject(reg: Registry, def: ResourceDef, namespace: string, input: KObject, opts: WriteOptions): KObject {
+  checkDepth(def, input);
   const obj = structuredClone(input);
   const meta = (obj.metadata ??= {});
   const ctx = reg.ctx(!!opts.dryRun);
@@ -127,7 +135,9 @@ export function updateObject(reg: Registry, def: ResourceDef, namespace: string,
   const ns = def.namespaced ? namespace : '';
   const cur = reg.getStored(key, ns, name);
   if (!cur) throw notFound({ group: def.group, resource: def.plural }, name);
-  const next = structuredClone(mutate(structuredClone(cur)));
+  const mutated = mutate(structuredClone(cur));
+  checkDepth(def, mutated);
+  const next = structuredClone(mutated);
   next.metadata ??= {};
   if (next.metadata.name !== undefined && next.metadata.name !== name) {
     throw badRequest(`the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`);

@@ -4,7 +4,7 @@
 import { isRecord, type GroupVersionKind, type KObject } from '../../machinery/types.js';
 import { hasOwn, setOwn } from '../../util/own.js';
 import { recurse, runRecursion, type Step } from '../../util/trampoline.js';
-import { maxJsonDepth } from '../decode-limits.js';
+import { maxJsonDepth } from '../../machinery/depth-limits.js';
 import { fieldNode, itemNode, patchMeta, rootNode, type SchemaNode } from './schema.js';
 import {
   DELETE_PRIMITIVE, DIRECTIVE, RETAIN_KEYS, SET_ORDER, elementKind, errBadArgType, errBadPatchType, errBadRetainKeys,

@@ -4,7 +4,7 @@ import { isRecord } from '../../machinery/types.js';
 import { cloneJson } from '../../util/json-tree.js';
 import { hasOwn, setOwn } from '../../util/own.js';
 import { recurse, runRecursion, type Step } from '../../util/trampoline.js';
-import { maxObjectDepth } from '../decode-limits.js';
+import { maxObjectDepth } from '../../machinery/depth-limits.js';
 import type { FieldPath } from './fieldset.js';
 import { FieldSet } from './fieldset.js';
 import { fieldNode, isDeclaredField, itemNode, structKind, type SchemaNode } from './schema.js';

@@ -2,6 +2,7 @@
 // decoder reports: unknown field paths (`spec.template.spec.containers[0].foo`) and the first type mismatch in
 // encoding/json's wording. Schemas resolve lazily and are cached; nothing runs at import time.
 import { isRecord, type GroupVersionKind } from '../../machinery/types.js';
+import { hasOwn, setOwn } from '../../util/own.js';
 import { resolveSchema, schemaForKind, type OpenApiDocument, type OpenApiSchema } from '../../openapi/documents.js';
 import { parseQuantity } from './quantity.js';
 
@@ -73,8 +74,30 @@ interface Walk {
   doc: OpenApiDocument;
   unknown: string[];
   typeErrors: string[];
-  /** Drop unknown fields from the walked object, as decoding into the typed struct does. */
+  /**
+   * Decode as the typed struct does: drop unknown fields, and turn nulls inside lists and maps into the
+   * element type's zero value (Go decodes `[null]` into a zero struct, `{"k": null}` into "").
+   */
   prune: boolean;
+}
+
+/** Built-in kinds nest a few dozen levels; the walk goes no deeper (what lies below is left as it is). */
+const maxSchemaDepth = 100;
+
+/** The JSON form of a Go zero value of the element shape, or null where Go keeps a nil. */
+function zeroValue(shape: Shape): unknown {
+  switch (shape.t) {
+    case 'struct':
+      return {};
+    case 'scalar':
+      return shape.json === 'bool' ? false : shape.json === 'int' || shape.json === 'number' ? 0 : '';
+    case 'intOrString':
+      return 0;
+    case 'quantity':
+      return '0';
+    default:
+      return null;
+  }
 }
 
 function typeError(w: Walk, value: unknown, struct: string, goPath: string, goType: string, valueText = jsonKind(value)): void {
@@ -84,8 +107,8 @@ function typeError(w: Walk, value: unknown, struct: string, goPath: string, goTy
 
 const base64Re = /^[A-Za-z0-9+/]*={0,2}$/;
 
-function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, path: string, goPath: string, struct: string): void {
-  if (value === null || value === undefined) return;
+function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, path: string, goPath: string, struct: string, depth = 0): void {
+  if (value === null || value === undefined || depth > maxSchemaDepth) return;
   const shape = shapeOf(w.doc, raw);
   const join = (p: string, k: string) => (p ? `${p}.${k}` : k);
   switch (shape.t) {
@@ -115,23 +138,32 @@ function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, path: str
       }
       return;
     }
-    case 'array':
+    case 'array': {
       if (!Array.isArray(value)) return typeError(w, value, struct, goPath, shape.goType);
-      value.forEach((item, i) => walk(w, item, shape.items, `${path}[${i}]`, goPath, struct));
+      const zero = w.prune && value.includes(null) ? zeroValue(shapeOf(w.doc, shape.items)) : null;
+      value.forEach((item, i) => {
+        if (item === null && zero !== null) value[i] = structuredClone(zero);
+        walk(w, value[i], shape.items, `${path}[${i}]`, goPath, struct, depth + 1);
+      });
       return;
-    case 'map':
+    }
+    case 'map': {
       if (!isRecord(value)) return typeError(w, value, struct, goPath, shape.goType);
-      for (const [k, v] of Object.entries(value)) walk(w, v, shape.values, `${path}[${k}]`, goPath, struct);
+      const zero = w.prune ? zeroValue(shapeOf(w.doc, shape.values)) : null;
+      for (const [k, v] of Object.entries(value)) {
+        if (v === null && zero !== null) setOwn(value, k, structuredClone(zero));
+        walk(w, value[k], shape.values, `${path}[${k}]`, goPath, struct, depth + 1);
+      }
       return;
+    }
     case 'struct':
       if (!isRecord(value)) return typeError(w, value, struct, goPath, shape.goType);
       for (const [k, v] of Object.entries(value)) {
-        const prop = shape.props[k];
-        if (prop === undefined) {
+        if (!hasOwn(shape.props, k)) {
           w.unknown.push(join(path, k));
           if (w.prune) delete value[k];
         }
-        else walk(w, v, prop, join(path, k), join(goPath, k), shape.name);
+        else walk(w, v, shape.props[k], join(path, k), join(goPath, k), shape.name, depth + 1);
       }
   }
 }

@@ -9,7 +9,7 @@
 // - Stored objects: after unknown fields are dropped only free-form fields (FieldsV1, RawExtension) can nest
 //   arbitrarily; objects are copied and serialized with V8's recursive structuredClone and JSON.stringify,
 //   which give up between 2,000 and 4,500 levels, so what is stored is held to 1,000.
-import { badRequest, type ApiError } from '../machinery/errors.js';
+import { badRequest, type ApiError } from './errors.js';
 
 export const maxJsonDepth = 10_000;
 export const maxYamlDepth = 300;
@@ -22,31 +22,4 @@ export const jsonTooDeep = (kind: 'object' | 'array') => `invalid character '${k
 /** A stored object nested deeper than Bonsai keeps (free-form fields only; unknown fields are dropped first). */
 export function objectTooDeep(kind: string): ApiError {
   return badRequest(`${kind} is nested more than ${maxObjectDepth} levels deep, more than bonsai stores`);
-}
-
-/** Finds, in JSON text, the first number literal that does not fit a float64 (JSON.parse makes it Infinity). */
-export function overflowingNumber(text: string): string {
-  const re = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-      continue;
-    }
-    if (c === 0x22) {
-      inString = true;
-      continue;
-    }
-    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
-      re.lastIndex = i;
-      const m = re.exec(text);
-      if (m && m.index === i) {
-        if (!Number.isFinite(Number(m[0]))) return m[0];
-        i += m[0].length - 1;
-      }
-    }
-  }
-  return '';
 }
