@@ -9,7 +9,7 @@ import { decodeObject } from './decode-object.js';
 import { listBody, listJson, outputFormat, partialBody, partialListBody, served, tableBody } from './output.js';
 import { handlePatch } from './patch-handler.js';
 import { bool, dryRun, fieldValidation, int, query, str, type Query } from './query.js';
-import { pathNotFound, type RequestInfo } from './request-info.js';
+import { checkPathSegments, pathNotFound, type RequestInfo } from './request-info.js';
 import { handleSubresource } from './subresources.js';
 import { streamWatch } from './watch-stream.js';
 import { storedJson } from '../storage/sqlite-store.js';
@@ -68,6 +68,7 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
   const def = reg.find(info.group, info.version, info.resource ?? '');
   if (!def) throw pathNotFound();
   if (info.namespace !== undefined && !def.namespaced) throw pathNotFound();
+  checkPathSegments(info);
   const ns = def.namespaced ? info.namespace : undefined;
   if (info.subresource) return handleSubresource(ctx, def, info, req, reply);
   const q = query(req);
