@@ -8,7 +8,7 @@ import { parseBody } from './body.js';
 import { decodeObject } from './decode-object.js';
 import { listBody, listJson, outputFormat, partialBody, partialListBody, served, tableBody } from './output.js';
 import { handlePatch } from './patch-handler.js';
-import { bool, dryRun, fieldValidation, int, query, str, type Query } from './query.js';
+import { bool, checkWriteOptions, dryRun, fieldValidation, int, query, str, type Query } from './query.js';
 import { checkPathSegments, pathNotFound, type RequestInfo } from './request-info.js';
 import { handleSubresource } from './subresources.js';
 import { streamWatch } from './watch-stream.js';
@@ -107,6 +107,7 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
       case 'POST': {
         if (!verbAllowed(def, 'create')) throw methodNotAllowed();
         if (def.namespaced && ns === undefined) throw methodNotAllowed('the server does not allow this method on the requested resource');
+        checkWriteOptions(q, 'CreateOptions');
         const obj = decodeObject(def, version, req, fieldValidation(q), warnings);
         const created = reg.create(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), warnings });
         sendWarnings(reply, warnings);
@@ -139,6 +140,7 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
     }
     case 'PUT': {
       if (!verbAllowed(def, 'update')) throw methodNotAllowed();
+      checkWriteOptions(q, 'UpdateOptions');
       const obj = decodeObject(def, version, req, fieldValidation(q, 'UpdateOptions'), warnings);
       const updated = reg.update(def, ns ?? '', name, obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), warnings });
       sendWarnings(reply, warnings);

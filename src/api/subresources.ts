@@ -10,7 +10,7 @@ import { objectBody } from './body.js';
 import { decodeObject } from './decode-object.js';
 import { served } from './output.js';
 import { applyPatch, handlePatch } from './patch-handler.js';
-import { dryRun, fieldValidation, query, str } from './query.js';
+import { checkWriteOptions, dryRun, fieldValidation, query, str } from './query.js';
 import { pathNotFound, type RequestInfo } from './request-info.js';
 import type { HandlerContext } from './resource-handler.js';
 import { sendWarnings } from './resource-handler.js';
@@ -46,15 +46,16 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
   if (req.method === 'GET') return void reply.send(toScale(def, reg.get(def, ns, name)));
   if (req.method !== 'PUT' && req.method !== 'PATCH') throw methodNotAllowed();
   const q = query(req);
+  const type = req.method === 'PATCH' ? patchTypeOf(mediaType(req.headers['content-type'])) : undefined;
+  if (req.method === 'PATCH' && (!type || type === 'apply')) throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format`);
+  checkWriteOptions(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions', type);
   const updated = reg.guaranteedUpdate(def, ns, name, (cur) => {
     const scale = toScale(def, cur) as unknown as KObject;
     let next: KObject;
-    if (req.method === 'PUT') {
+    if (req.method === 'PUT' || !type || type === 'apply') {
       next = objectBody(req.body as Buffer | undefined, req.headers['content-type']);
       if (next.kind && next.kind !== 'Scale') throw badRequest(`${next.kind} in version "v1" cannot be handled as a Scale`);
     } else {
-      const type = patchTypeOf(mediaType(req.headers['content-type']));
-      if (!type || type === 'apply') throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format`);
       next = applyPatch(type === 'strategic' ? 'merge' : type, scale, parseBody(req.body as Buffer | undefined, 'application/json'), { group: 'autoscaling', version: 'v1', kind: 'Scale' });
     }
     const replicas = (next.spec as { replicas?: unknown } | undefined)?.replicas;
@@ -76,6 +77,7 @@ function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestInfo, re
   let out: KObject;
   if (req.method === 'GET') out = reg.get(def, ns, name);
   else if (req.method === 'PUT') {
+    checkWriteOptions(q, 'UpdateOptions');
     const obj = decodeObject(def, info.version, req, fieldValidation(q, 'UpdateOptions'), warnings);
     out = reg.update(def, ns, name, obj, { dryRun: dryRun(q, 'UpdateOptions'), subresource: part, warnings });
   } else if (req.method === 'PATCH') out = handlePatch(reg, def, info.version, ns, name, req, part, warnings).object;

@@ -4,10 +4,12 @@ import {
   invalid, fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotFound, fieldNotSupported, fieldRequired,
 } from '../../machinery/errors.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
+import { hasOwn } from '../../util/own.js';
 import { qosClass } from '../resources/pods.js';
 import { arr, deepEqual, rec, str, validateAnnotations, validateLabels, validateNonNegative, type Errs } from './common.js';
 import { inclusiveRangeError, isDns1123Label, isRelaxedEnvVarName, isValidPortName, nameIsDnsSubdomain } from './names.js';
 import { parseQuantity } from './quantity.js';
+import { validateAffinity } from './affinity.js';
 
 const validPort = (p: number) => Number.isInteger(p) && p >= 1 && p <= 65535;
 const protocols = ['SCTP', 'TCP', 'UDP'];
@@ -48,7 +50,7 @@ export function validateResources(res: unknown, path: string): Errs {
     if (l !== undefined) {
       if (!overcommitAllowed(k) && r !== l) errs.push(fieldInvalid(reqPath, String(requests[k]), `must be equal to ${k} limit of ${String(limits[k])}`));
       else if (r > l) errs.push(fieldInvalid(reqPath, String(requests[k]), `must be less than or equal to ${k} limit of ${String(limits[k])}`));
-    } else if (!overcommitAllowed(k) && !(k in limits)) {
+    } else if (!overcommitAllowed(k) && !hasOwn(limits, k)) {
       errs.push(fieldRequired(`${path}.limits[${k}]`, 'Limit must be set for non overcommitable resources'));
     }
   }
@@ -201,6 +203,7 @@ export function validatePodSpec(specIn: unknown, path: string): Errs {
   if (dp === undefined || dp === '') errs.push(fieldRequired(`${path}.dnsPolicy`));
   else if (!dnsPolicies.includes(dp as string)) errs.push(fieldNotSupported(`${path}.dnsPolicy`, dp, dnsPolicies));
   errs.push(...validateLabels(spec.nodeSelector, `${path}.nodeSelector`));
+  errs.push(...validateAffinity(spec.affinity, `${path}.affinity`));
   const ads = spec.activeDeadlineSeconds;
   if (typeof ads === 'number' && (ads < 1 || ads > 2147483647)) errs.push(fieldInvalid(`${path}.activeDeadlineSeconds`, ads, inclusiveRangeError(1, 2147483647)));
   const sa = str(spec.serviceAccountName);
@@ -310,7 +313,7 @@ export function validatePodResize(pod: KObject, old: KObject): Errs {
       const was = rec(before?.resources);
       for (const [kind, word] of [['requests', 'requests'], ['limits', 'limits']] as const) {
         for (const k of Object.keys(rec(was[kind]))) {
-          if (resizable.has(k) && !(k in rec(now[kind]))) errs.push(fieldForbidden(`${path}.${kind}[${k}]`, `resource ${word} cannot be removed`));
+          if (resizable.has(k) && !hasOwn(rec(now[kind]), k)) errs.push(fieldForbidden(`${path}.${kind}[${k}]`, `resource ${word} cannot be removed`));
         }
       }
     });

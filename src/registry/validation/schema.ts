@@ -107,6 +107,12 @@ function typeError(w: Walk, value: unknown, struct: string, goPath: string, goTy
 
 const base64Re = /^[A-Za-z0-9+/]*={0,2}$/;
 
+/** Whether a JSON number decodes into the Go integer type (int32, else int64). */
+function fitsInteger(v: number, goType: string): boolean {
+  if (!Number.isInteger(v)) return false;
+  return goType === 'int32' ? v >= -(2 ** 31) && v <= 2 ** 31 - 1 : v >= -(2 ** 63) && v < 2 ** 63;
+}
+
 function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, path: string, goPath: string, struct: string, depth = 0): void {
   if (value === null || value === undefined || depth > maxSchemaDepth) return;
   const shape = shapeOf(w.doc, raw);
@@ -116,7 +122,7 @@ function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, path: str
       return;
     case 'intOrString':
       if (typeof value === 'string') return;
-      if (typeof value === 'number' && Number.isInteger(value)) return;
+      if (typeof value === 'number' && fitsInteger(value, 'int32')) return;
       return typeError(w, value, struct, goPath, 'int32', typeof value === 'number' ? `number ${value}` : jsonKind(value));
     case 'quantity': {
       if (typeof value === 'number') return;
@@ -128,7 +134,7 @@ function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, path: str
       const ok = shape.json === 'string' || shape.json === 'bytes' ? typeof value === 'string'
         : shape.json === 'bool' ? typeof value === 'boolean' : typeof value === 'number';
       if (!ok) return typeError(w, value, struct, goPath, shape.goType);
-      if (shape.json === 'int' && !Number.isInteger(value)) return typeError(w, value, struct, goPath, shape.goType, `number ${String(value)}`);
+      if (shape.json === 'int' && !fitsInteger(value as number, shape.goType)) return typeError(w, value, struct, goPath, shape.goType, `number ${String(value)}`);
       if (shape.json === 'bytes') {
         const s = (value as string).replace(/[\r\n]/g, '');
         if (!base64Re.test(s) || s.length % 4 !== 0) {
