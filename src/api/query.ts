@@ -26,7 +26,10 @@ export function int(q: Query, name: string): number | undefined {
   const v = str(q, name);
   if (v === undefined || v === '') return undefined;
   if (!/^-?\d+$/.test(v)) throw badRequest(`invalid value for ${name}: "${v}": must be an integer`);
-  return Number(v);
+  const n = Number(v);
+  // Options are int64 upstream (ParseInt refuses anything beyond).
+  if (Math.abs(n) >= 2 ** 63) throw badRequest(`invalid value for ${name}: "${v}": value out of range`);
+  return n;
 }
 
 export type OptionsKind = 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions';

@@ -50,7 +50,13 @@ export function deleteOptions(q: Query, body: unknown): DeleteOptions {
       opts.propagationPolicy = p;
     }
     if (typeof body.orphanDependents === 'boolean') opts.orphanDependents = body.orphanDependents;
-    if (typeof body.gracePeriodSeconds === 'number') opts.gracePeriodSeconds = body.gracePeriodSeconds;
+    const g = body.gracePeriodSeconds;
+    if (g !== undefined && g !== null) {
+      if (typeof g !== 'number' || !Number.isInteger(g) || Math.abs(g) >= 2 ** 63) {
+        throw badRequest(`json: cannot unmarshal ${typeof g === 'number' ? `number ${g}` : Array.isArray(g) ? 'array' : typeof g === 'object' ? 'object' : typeof g} into Go struct field DeleteOptions.gracePeriodSeconds of type int64`);
+      }
+      opts.gracePeriodSeconds = g;
+    }
     if (isRecord(body.preconditions)) opts.preconditions = body.preconditions as DeleteOptions['preconditions'];
     if (Array.isArray(body.dryRun) && body.dryRun.includes('All')) opts.dryRun = true;
   }

@@ -6,6 +6,7 @@ import { rfc3339 } from '../util/clock.js';
 import { jsonDepth } from '../util/json-tree.js';
 import { maxObjectDepth, objectTooDeep } from '../machinery/depth-limits.js';
 import { applyDefaults } from './defaults/index.js';
+import { managedFieldsDecodable } from './managed-fields.js';
 import { validateObject } from './validation/index.js';
 import { storageKey, type ResourceDef } from './resource.js';
 import type { Registry } from './registry.js';
@@ -76,6 +77,7 @@ export function createObject(reg: Registry, def: ResourceDef, namespace: string,
   delete meta.selfLink;
   if (def.generation) meta.generation = 1;
   else delete meta.generation;
+  if (meta.managedFields !== undefined && !managedFieldsDecodable(meta.managedFields)) delete meta.managedFields;
   if (def.subresources?.includes('status') && !def.keepStatusOnCreate) delete obj.status;
   applyDefaults(gvkOf(def), obj);
   def.prepareCreate?.(obj, ctx);
@@ -123,7 +125,7 @@ function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions
   if (cm.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = cm.deletionGracePeriodSeconds;
   else delete m.deletionGracePeriodSeconds;
   if (cm.generation !== undefined) m.generation = cm.generation;
-  m.managedFields ??= cm.managedFields;
+  if (m.managedFields === undefined || m.managedFields === null || !managedFieldsDecodable(m.managedFields)) m.managedFields = cm.managedFields;
   if (m.managedFields === undefined) delete m.managedFields;
   delete m.selfLink;
   return result;

@@ -10,6 +10,7 @@ import { arr, deepEqual, rec, str, validateAnnotations, validateLabels, validate
 import { inclusiveRangeError, isDns1123Label, isRelaxedEnvVarName, isValidPortName, nameIsDnsSubdomain } from './names.js';
 import { parseQuantity } from './quantity.js';
 import { validateAffinity } from './affinity.js';
+import { validateContainerLists, validatePodLists, validateTolerationKeys } from './pod-lists.js';
 
 const validPort = (p: number) => Number.isInteger(p) && p >= 1 && p <= 65535;
 const protocols = ['SCTP', 'TCP', 'UDP'];
@@ -145,6 +146,7 @@ function validateContainer(c: unknown, path: string, volumes: Set<string>, init:
     mountPaths.add(mount);
   });
   errs.push(...validateResources(ctr.resources, `${path}.resources`));
+  errs.push(...validateContainerLists(ctr, path));
   if (!init || ctr.restartPolicy === 'Always') {
     errs.push(...validateProbe(ctr.livenessProbe, `${path}.livenessProbe`, true));
     errs.push(...validateProbe(ctr.readinessProbe, `${path}.readinessProbe`, false));
@@ -204,6 +206,7 @@ export function validatePodSpec(specIn: unknown, path: string): Errs {
   else if (!dnsPolicies.includes(dp as string)) errs.push(fieldNotSupported(`${path}.dnsPolicy`, dp, dnsPolicies));
   errs.push(...validateLabels(spec.nodeSelector, `${path}.nodeSelector`));
   errs.push(...validateAffinity(spec.affinity, `${path}.affinity`));
+  errs.push(...validateTolerationKeys(spec.tolerations, `${path}.tolerations`), ...validatePodLists(spec, path));
   const ads = spec.activeDeadlineSeconds;
   if (typeof ads === 'number' && (ads < 1 || ads > 2147483647)) errs.push(fieldInvalid(`${path}.activeDeadlineSeconds`, ads, inclusiveRangeError(1, 2147483647)));
   const sa = str(spec.serviceAccountName);
