@@ -40,7 +40,8 @@ export function objectBody(raw: Buffer | undefined, contentType: string | undefi
   if (v === undefined) throw badRequest('the body of the request was empty');
   if (!isRecord(v)) throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
   const obj = v as KObject;
-  if (obj.metadata !== undefined && !isRecord(obj.metadata)) throw badRequest('metadata: expected an object');
+  // null is no value at all for Go's ObjectMeta struct: the same as no metadata.
+  if (obj.metadata !== undefined && obj.metadata !== null && !isRecord(obj.metadata)) throw badRequest('metadata: expected an object');
   obj.metadata ??= {};
   return obj;
 }

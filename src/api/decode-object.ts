@@ -18,9 +18,10 @@ export function checkKind(def: ResourceDef, version: string, obj: KObject, expec
 }
 
 /** Reports unknown fields and type errors as the `fieldValidation` mode asks. */
-export function validateFields(def: ResourceDef, version: string, obj: unknown, mode: 'Strict' | 'Warn' | 'Ignore', warnings: string[], kind = def.kind): void {
+export function validateFields(def: ResourceDef, version: string, obj: unknown, mode: 'Strict' | 'Warn' | 'Ignore', warnings: string[], kind = def.kind, nullsAreAbsent = true): void {
   // Unknown fields are dropped as upstream's typed decoding drops them (Warn and Ignore store the rest).
-  const { unknownFields, typeErrors } = checkAgainstSchema({ group: def.group, version, kind }, obj, true);
+  // An apply configuration keeps its nulls: there they mean "this manager sets the field to nothing".
+  const { unknownFields, typeErrors } = checkAgainstSchema({ group: def.group, version, kind }, obj, true, nullsAreAbsent);
   if (typeErrors.length) throw badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${typeErrors.join(', ')}`);
   if (!unknownFields.length || mode === 'Ignore') return;
   const msgs = unknownFields.map((f: string) => `unknown field "${f}"`);

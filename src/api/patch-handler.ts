@@ -41,7 +41,7 @@ export function handlePatch(reg: Registry, def: ResourceDef, version: string, na
     const applied = patch as KObject;
     checkKind(def, version, applied);
     if (!applied.apiVersion || !applied.kind) throw badRequest('apiVersion and kind must be set on the apply configuration');
-    validateFields(def, version, applied, mode, warnings);
+    validateFields(def, version, applied, mode, warnings, def.kind, false);
     applied.metadata ??= {};
     if (applied.metadata.name && applied.metadata.name !== name) throw badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${name})`);
     const live = reg.getStored(storageKey(def), ns, name);

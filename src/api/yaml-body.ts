@@ -129,7 +129,10 @@ function toJsonTree(value: unknown): unknown {
   return root;
 }
 
-/** Parses one YAML document into JSON data; throws DecodeError (line numbers where the library gives them). */
+/**
+ * Parses the first YAML document of `text` into JSON data, as go-yaml's Unmarshal does (later documents are
+ * ignored; `<<` merge keys are honoured); throws DecodeError with line and column where the library gives them.
+ */
 export function decodeYaml(text: string): unknown {
   const lib = yaml();
   const bracketLine = flowDepthExceeded(text, maxYamlDepth);
@@ -137,12 +140,22 @@ export function decodeYaml(text: string): unknown {
   const lines = new lib.LineCounter();
   const tokens = [...new lib.Parser(lines.addNewLine).parse(text)];
   checkTreeDepth(tokens, lines, maxYamlDepth);
-  let value: unknown;
-  try {
-    // logLevel 'error': errors throw, warnings (unresolved tags, stringified keys) are not printed on stderr.
-    value = lib.parse(text, { maxAliasCount: 100, logLevel: 'error' }) as unknown;
-  } catch (e) {
-    throw new DecodeError((e as Error).message.split('\n')[0]);
+  const where = (offset: number) => {
+    const { line, col } = lines.linePos(offset);
+    return ` at line ${line}, column ${col}`;
+  };
+  // logLevel 'error': problems are reported, warnings (unresolved tags, stringified keys) are not printed.
+  const options = { maxAliasCount: 100, logLevel: 'error', merge: true } as const;
+  let value: unknown = null;
+  for (const doc of new lib.Composer(options).compose(tokens, true, text.length)) {
+    const error = doc.errors[0];
+    if (error) throw new DecodeError(`${error.message.split('\n')[0]}${where(error.pos[0])}`);
+    try {
+      value = doc.toJS({ maxAliasCount: 100 }) as unknown;
+    } catch (e) {
+      throw new DecodeError((e as Error).message.split('\n')[0]);
+    }
+    break;
   }
   return toJsonTree(value);
 }

@@ -79,6 +79,8 @@ interface Walk {
    * element type's zero value (Go decodes `[null]` into a zero struct, `{"k": null}` into "").
    */
   prune: boolean;
+  /** Drop struct fields holding null: for Go a null field is an absent (nil or zero) one. */
+  dropNulls: boolean;
 }
 
 /** Built-in kinds nest a few dozen levels; the walk goes no deeper (what lies below is left as it is). */
@@ -168,7 +170,7 @@ function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, path: str
         if (!hasOwn(shape.props, k)) {
           w.unknown.push(join(path, k));
           if (w.prune) delete value[k];
-        }
+        } else if (v === null && w.dropNulls) delete value[k];
         else walk(w, v, shape.props[k], join(path, k), join(goPath, k), shape.name, depth + 1);
       }
   }
@@ -195,10 +197,10 @@ function rootFor(gvk: GroupVersionKind) {
  * Unknown field paths (every one, in document order) and type errors (the first, as Go's decoder stops there) of
  * `obj` against the OpenAPI schema of `gvk`. Kinds without a schema (custom resources) report nothing.
  */
-export function checkAgainstSchema(gvk: GroupVersionKind, obj: unknown, prune = false): { unknownFields: string[]; typeErrors: string[] } {
+export function checkAgainstSchema(gvk: GroupVersionKind, obj: unknown, prune = false, dropNulls = prune): { unknownFields: string[]; typeErrors: string[] } {
   const root = rootFor(gvk);
   if (!root) return { unknownFields: [], typeErrors: [] };
-  const w: Walk = { doc: root.doc, unknown: [], typeErrors: [], prune };
+  const w: Walk = { doc: root.doc, unknown: [], typeErrors: [], prune, dropNulls };
   walk(w, obj, root.schema, '', '', gvk.kind);
   return { unknownFields: w.unknown, typeErrors: w.typeErrors };
 }
