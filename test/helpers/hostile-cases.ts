@@ -92,6 +92,14 @@ export function depthCases(): HostileCase[] {
       out.push({ name: `apply yaml, ${style} ${d} deep`, method: 'PATCH', path: `${CMS}/${name}?fieldManager=hostile`, headers: APPLY_CT, body: applied, expectCode: yamlOk ? 201 : 400 });
     }
   }
+  // The shape that aborted the process: quoted keys, so that the first plain scalar, whose type is resolved by
+  // RegExps compiled on first use, sits at the bottom, where the recursive composer had no stack left.
+  for (const d of [850, 1000]) {
+    const jsonish = `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "${uniq()}"}, "x": ${'['.repeat(d)}1${']'.repeat(d)}}`;
+    for (const time of ['first', 'second']) {
+      out.push({ name: `quoted yaml with a plain scalar ${d} deep (${time})`, method: 'POST', path: CMS, headers: YAML_CT, body: jsonish, expectCode: 400, expectMessage: /exceeded max depth of 300/ });
+    }
+  }
   // Sent twice in a row, as the report that crashed the process did.
   const crash = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: crash\nx:\n${deepYaml(1000, 'block-map')}`;
   out.push({ name: 'yaml 1,000 deep (first)', method: 'POST', path: CMS, headers: YAML_CT, body: crash, expectCode: 400, expectMessage: /exceeded max depth/ });
