@@ -8,7 +8,7 @@ import { hasOwn } from '../../util/own.js';
 import { qosClass } from '../resources/pods.js';
 import { arr, deepEqual, rec, str, validateAnnotations, validateLabels, validateNonNegative, type Errs } from './common.js';
 import { inclusiveRangeError, isDns1123Label, isRelaxedEnvVarName, isValidPortName, nameIsDnsSubdomain } from './names.js';
-import { parseQuantity } from './quantity.js';
+import { validateContainerResourceNames, validateResources } from './resource-requirements.js';
 import { validateAffinity } from './affinity.js';
 import { validateContainerLists, validatePodLists, validateTolerationKeys } from './pod-lists.js';
 
@@ -16,6 +16,8 @@ const validPort = (p: number) => Number.isInteger(p) && p >= 1 && p <= 65535;
 const protocols = ['SCTP', 'TCP', 'UDP'];
 
 /** A port given as number or IANA name (probes, service targetPort). */
+export { validateResources };
+
 export function validatePortNumOrName(v: unknown, path: string): Errs {
   if (typeof v === 'number') return validPort(v) ? [] : [fieldInvalid(path, v, inclusiveRangeError(1, 65535))];
   if (typeof v === 'string') {
@@ -23,39 +25,6 @@ export function validatePortNumOrName(v: unknown, path: string): Errs {
     return isValidPortName(v).map((m) => fieldInvalid(path, v, m));
   }
   return [fieldRequired(path)];
-}
-
-const isExtended = (name: string) => name.includes('/') && !name.startsWith('kubernetes.io/') && !name.startsWith('requests.');
-const overcommitAllowed = (name: string) => !isExtended(name) && !name.startsWith('hugepages-');
-
-export function validateResources(res: unknown, path: string): Errs {
-  const errs: Errs = [];
-  if (!isRecord(res)) return errs;
-  const limits = rec(res.limits);
-  const requests = rec(res.requests);
-  const parsed = (m: Record<string, unknown>, kind: string) => {
-    const out = new Map<string, number>();
-    for (const [k, v] of Object.entries(m)) {
-      const q = parseQuantity(v);
-      if ('error' in q) errs.push(fieldInvalid(`${path}.${kind}[${k}]`, v, q.error));
-      else if (q.value < 0) errs.push(fieldInvalid(`${path}.${kind}[${k}]`, String(v), 'must be greater than or equal to 0'));
-      else out.set(k, q.value);
-    }
-    return out;
-  };
-  const lim = parsed(limits, 'limits');
-  const req = parsed(requests, 'requests');
-  for (const [k, r] of req) {
-    const l = lim.get(k);
-    const reqPath = `${path}.requests[${k}]`;
-    if (l !== undefined) {
-      if (!overcommitAllowed(k) && r !== l) errs.push(fieldInvalid(reqPath, String(requests[k]), `must be equal to ${k} limit of ${String(limits[k])}`));
-      else if (r > l) errs.push(fieldInvalid(reqPath, String(requests[k]), `must be less than or equal to ${k} limit of ${String(limits[k])}`));
-    } else if (!overcommitAllowed(k) && !hasOwn(limits, k)) {
-      errs.push(fieldRequired(`${path}.limits[${k}]`, 'Limit must be set for non overcommitable resources'));
-    }
-  }
-  return errs;
 }
 
 const handlerKinds = ['exec', 'httpGet', 'tcpSocket', 'grpc'];
@@ -145,7 +114,7 @@ function validateContainer(c: unknown, path: string, volumes: Set<string>, init:
     else if (mountPaths.has(mount)) errs.push(fieldInvalid(`${mp}.mountPath`, mount, 'must be unique'));
     mountPaths.add(mount);
   });
-  errs.push(...validateResources(ctr.resources, `${path}.resources`));
+  errs.push(...validateResources(ctr.resources, `${path}.resources`), ...validateContainerResourceNames(ctr.resources, `${path}.resources`));
   errs.push(...validateContainerLists(ctr, path));
   if (!init || ctr.restartPolicy === 'Always') {
     errs.push(...validateProbe(ctr.livenessProbe, `${path}.livenessProbe`, true));
