@@ -7,7 +7,7 @@ import { isRecord, type KObject, type LabelSelector } from '../machinery/types.j
 import type { Registry } from '../registry/registry.js';
 import type { ResourceDef } from '../registry/resource.js';
 import { objectBody } from './body.js';
-import { decodeObject } from './decode-object.js';
+import { decodeObject, validateFields } from './decode-object.js';
 import { served } from './output.js';
 import { applyPatch, handlePatch } from './patch-handler.js';
 import { checkWriteOptions, dryRun, fieldValidation, query, str } from './query.js';
@@ -60,6 +60,7 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
     }
     const replicas = (next.spec as { replicas?: unknown } | undefined)?.replicas;
     if (typeof replicas !== 'number' || !Number.isInteger(replicas)) throw badRequest('spec.replicas: Required value');
+    if (replicas < -(2 ** 31) || replicas > 2 ** 31 - 1) throw badRequest(`json: cannot unmarshal number ${replicas} into Go struct field ScaleSpec.spec.replicas of type int32`);
     const rv = next.metadata?.resourceVersion;
     if (rv && rv !== cur.metadata.resourceVersion) throw conflict({ group: def.group, resource: def.plural }, name);
     const spec = { ...(cur.spec as object), replicas };
@@ -90,6 +91,7 @@ function handleFinalize(reg: Registry, def: ResourceDef, info: RequestInfo, req:
   if (req.method !== 'PUT') throw methodNotAllowed();
   const name = info.name ?? '';
   const body = objectBody(req.body as Buffer | undefined, req.headers['content-type']);
+  validateFields(def, info.version, body, 'Ignore', []);
   const finalizers = (body.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
   const cur = reg.get(def, '', name);
   const next: KObject = { ...cur, spec: { ...(cur.spec as object), finalizers } };

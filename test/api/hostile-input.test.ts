@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { useBonsai } from './http.js';
 import { CMS, DEPLOYS, NS, PODS, depthCases, nameCases, queryCases, uniq, yamlCases, type HostileCase } from '../helpers/hostile-cases.js';
-import { deployment, deploymentTypeSweep, patchCases, podNullSweep, richPod } from '../helpers/hostile-sweeps.js';
+import { deployment, deploymentTypeSweep, patchCases, podNullSweep, resourceNameCases, richPod, subresourceCases } from '../helpers/hostile-sweeps.js';
 import { configMap, protobufCases } from '../helpers/hostile-protobuf.js';
 
 interface Answer {
@@ -114,6 +114,8 @@ describe('hostile input', () => {
     ['wrong types and nulls at every position of a Deployment', deploymentTypeSweep],
     ['patches and patch options', patchCases],
     ['protobuf bodies', protobufCases],
+    ['subresources and collections', subresourceCases],
+    ['container resource names', resourceNameCases],
   ];
   let total = 0;
   for (const [title, make] of groups) {

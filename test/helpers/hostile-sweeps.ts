@@ -1,6 +1,6 @@
 // Generated sweeps for the hostile-input suite: nulls in every list of a pod, every wrong JSON type at every
 // position of a Deployment, malformed and prototype-touching patches, and broken protobuf bodies.
-import { CMS, DEPLOYS, PODS, uniq, type HostileCase } from './hostile-cases.js';
+import { CMS, DEPLOYS, NS, PODS, uniq, type HostileCase } from './hostile-cases.js';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Path = (string | number)[];
@@ -198,4 +198,46 @@ export function patchCases(): HostileCase[] {
   out.push({ name: 'create with fieldManager of 200 characters', method: 'POST', path: `${CMS}?fieldManager=${'x'.repeat(200)}`, headers: JSON_CT, body: `{"metadata":{"name":"${uniq()}"}}`, expectCode: 422 });
   out.push({ name: 'update with fieldManager holding a tab', method: 'PUT', path: `${cm}?fieldManager=a%09b`, headers: JSON_CT, body: '{"metadata":{"name":"target"}}', expectCode: 422 });
   return out;
+}
+
+/** Subresources and collection operations with bodies that are not what they expect. */
+export function subresourceCases(): HostileCase[] {
+  const scale = `${DEPLOYS}/web/scale`;
+  const t: [string, string, string, Record<string, string> | undefined, string | undefined, number][] = [
+    ['scale replicas beyond int32', 'PUT', scale, JSON_CT, '{"spec":{"replicas":1e10}}', 400],
+    ['scale replicas a string', 'PUT', scale, JSON_CT, '{"spec":{"replicas":"3"}}', 400],
+    ['scale body a list', 'PUT', scale, JSON_CT, '[]', 400],
+    ['scale merge patch replicas null', 'PATCH', scale, MERGE_CT, '{"spec":{"replicas":null}}', 400],
+    ['scale apply patch', 'PATCH', scale, APPLY_CT, '{}', 415],
+    ['namespace finalize with finalizers a string', 'PUT', `/api/v1/namespaces/${NS}/finalize`, JSON_CT, '{"spec":{"finalizers":"x"}}', 400],
+    ['namespace finalize with a list body', 'PUT', `/api/v1/namespaces/${NS}/finalize`, JSON_CT, '[1]', 400],
+    ['binding without a target', 'POST', `${PODS}/pod1/binding`, JSON_CT, '{"metadata":{"name":"pod1"}}', 400],
+    ['binding target a string', 'POST', `${PODS}/pod1/binding`, JSON_CT, '{"target":"node"}', 400],
+    ['eviction with a bad grace period', 'POST', `${PODS}/pod1/eviction`, JSON_CT, '{"deleteOptions":{"gracePeriodSeconds":"x"}}', 400],
+    ['status update with a wrong type', 'PUT', `${PODS}/pod1/status`, JSON_CT, '{"metadata":{"name":"pod1"},"status":{"phase":7}}', 400],
+    ['status merge patch with [null] conditions', 'PATCH', `${PODS}/pod1/status`, MERGE_CT, '{"status":{"conditions":[null]}}', 422],
+    ['delete collection with a bad selector', 'DELETE', `${CMS}?labelSelector=${encodeURIComponent('a in (')}`, undefined, undefined, 400],
+    ['delete collection with a bad field selector', 'DELETE', `${CMS}?fieldSelector=nope`, undefined, undefined, 400],
+    ['log of a pod with a bad tailLines', 'GET', `${PODS}/pod1/log?tailLines=x`, undefined, undefined, 400],
+  ];
+  return t.map(([name, method, path, headers, body, expectCode]) => ({ name, method, path, headers, body, expectCode }));
+}
+
+/** Container resources named like Object members or not resources at all. */
+export function resourceNameCases(): HostileCase[] {
+  const pod = (limits: Record<string, string>): string => {
+    const p = richPod(uniq('res'));
+    ((p.spec as Record<string, Json>).containers as Record<string, Json>[])[0].resources = { limits };
+    return JSON.stringify(p);
+  };
+  const t: [string, Record<string, string>, number][] = [
+    ['constructor', { constructor: '1' }, 422],
+    ['__proto__', { ['__proto__']: '1' }, 422],
+    ['pods', { pods: '1' }, 422],
+    ['example.com/gadget', { 'example.com/gadget': '1' }, 201],
+    ['kubernetes.io/thing', { 'kubernetes.io/thing': '1' }, 201],
+    ['cpu 1e400', { cpu: '1e400' }, 400],
+    ['cpu digits then x', { cpu: `${'1'.repeat(50_000)}x` }, 400],
+  ];
+  return t.map(([name, limits, expectCode]) => ({ name: `container limits ${name}`, method: 'POST', path: PODS, headers: JSON_CT, body: pod(limits), expectCode }));
 }

@@ -5,12 +5,21 @@ import {
 import { isRecord, type KObject } from '../../machinery/types.js';
 import { hasOwn } from '../../util/own.js';
 import { arr, deepEqual, immutable, rec, sortedMap, str, validateLabels, validateNonNegative, type Errs } from './common.js';
-import { inclusiveRangeError, isConfigMapKey, isDns1123Label, isDns1123Subdomain } from './names.js';
+import { inclusiveRangeError, isConfigMapKey, isDns1123Label, isDns1123Subdomain, isQualifiedName } from './names.js';
 import { validatePodSpec, validatePodSpecUpdate, validatePodTemplate, validatePortNumOrName, validateResources } from './pod.js';
+
+const systemPodConditions = new Set(['PodScheduled', 'Ready', 'Initialized']);
 
 export function validatePod(obj: KObject, old: KObject | undefined): Errs {
   const errs = validatePodSpec(obj.spec, 'spec');
-  if (old) errs.push(...validatePodSpecUpdate(obj.spec, old.spec));
+  if (old) {
+    errs.push(...validatePodSpecUpdate(obj.spec, old.spec));
+    // validatePodConditions: condition types other than the system ones are qualified names.
+    arr(rec(obj.status).conditions).forEach((c, i) => {
+      const type = str(rec(c).type) ?? '';
+      if (!systemPodConditions.has(type)) for (const m of isQualifiedName(type)) errs.push(fieldInvalid(`status.conditions[${i}].type`, type, m));
+    });
+  }
   return errs;
 }
 
