@@ -9,6 +9,7 @@ import { useBonsai } from './http.js';
 import { CMS, DEPLOYS, NS, PODS, depthCases, nameCases, queryCases, uniq, yamlCases, type HostileCase } from '../helpers/hostile-cases.js';
 import { deployment, deploymentTypeSweep, patchCases, podNullSweep, resourceNameCases, richPod, subresourceCases } from '../helpers/hostile-sweeps.js';
 import { configMap, protobufCases } from '../helpers/hostile-protobuf.js';
+import { validationGapCases } from '../helpers/hostile-validation.js';
 
 interface Answer {
   status: number;
@@ -116,6 +117,7 @@ describe('hostile input', () => {
     ['protobuf bodies', protobufCases],
     ['subresources and collections', subresourceCases],
     ['container resource names', resourceNameCases],
+    ['validation with upstream messages', validationGapCases],
   ];
   let total = 0;
   for (const [title, make] of groups) {

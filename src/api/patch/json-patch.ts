@@ -137,7 +137,7 @@ export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
   try {
     for (const op of patch as Record<string, unknown>[]) root = applyOne(root, op);
   } catch (e) {
-    if (e instanceof OpFailed) throw unprocessable(e.message);
+    if (e instanceof OpFailed) throw unprocessable();
     throw e;
   }
   return root;

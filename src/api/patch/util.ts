@@ -68,10 +68,12 @@ export function jsonKindName(v: unknown): string {
 
 export const badRequest = (message: string) => new ApiError(400, 'BadRequest', message);
 
-/** upstream's NewGenericServerResponse(422): a fixed message, the patch library's error as the cause. */
-export const unprocessable = (detail?: string) =>
-  new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request',
-    detail ? { causes: [{ reason: 'UnexpectedServerResponse', message: detail }] } : {});
+/**
+ * upstream's NewGenericServerResponse(422) as the patch handler builds it: a fixed message; the library's error
+ * is not passed on (no causes, as isUnexpectedResponse is false there).
+ */
+export const unprocessable = () =>
+  new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request', {});
 
 /**
  * A patch the strategic merge library refuses with an error kube-apiserver does not classify (it answers 500
