@@ -5,7 +5,7 @@ import { jsonTooDeep, maxJsonDepth } from '../machinery/depth-limits.js';
 
 /** Finds, in JSON text, the first number literal that does not fit a float64 (JSON.parse makes it Infinity). */
 function overflowingNumber(text: string): string {
-  const re = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+  const re = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

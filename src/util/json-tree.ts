@@ -58,22 +58,6 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return true;
 }
 
-/**
- * The first container found nested deeper than `limit` (a scalar has depth 0, `{}` and `[]` depth 1), or
- * undefined. Stops at the first one; visits each value once.
- */
-export function firstTooDeep(value: unknown, limit: number): { kind: 'object' | 'array'; depth: number } | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const work: [unknown, number][] = [[value, 1]];
-  while (work.length) {
-    const [v, depth] = work.pop()!;
-    if (depth > limit) return { kind: Array.isArray(v) ? 'array' : 'object', depth };
-    const children = Array.isArray(v) ? v : Object.values(v as Dict);
-    for (const c of children) if (typeof c === 'object' && c !== null) work.push([c, depth + 1]);
-  }
-  return undefined;
-}
-
 /** The nesting depth of a JSON value, counting up to `limit + 1` at most. */
 export function jsonDepth(value: unknown, limit = Number.MAX_SAFE_INTEGER): number {
   if (typeof value !== 'object' || value === null) return 0;
