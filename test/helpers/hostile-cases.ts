@@ -1,5 +1,6 @@
 // Generated hostile requests for test/api/hostile-input.test.ts. A case is one request and the HTTP status
-// kube-apiserver answers it with; add cases for new paths by appending to a table here (or in hostile-sweeps.ts).
+// kube-apiserver answers it with. To cover a new path, append rows to a table here or in hostile-sweeps.ts, or
+// write a function returning HostileCase[] and add it to the `groups` list of the test.
 // Everything addresses namespace `hostile`, whose fixtures the suite creates first: ConfigMap `target`,
 // Deployment `web`, Pod `pod1`.
 
@@ -195,5 +196,17 @@ export function queryCases(): HostileCase[] {
   out.push({ name: 'delete body gracePeriodSeconds 1.5', method: 'DELETE', path: `${CMS}/nothing`, headers: JSON_CT, body: '{"gracePeriodSeconds":1.5}', expectCode: 400 });
   out.push({ name: 'delete body gracePeriodSeconds 1e300', method: 'DELETE', path: `${CMS}/nothing`, headers: JSON_CT, body: '{"gracePeriodSeconds":1e300}', expectCode: 400 });
   out.push({ name: 'delete body that is a list', method: 'DELETE', path: `${CMS}/nothing`, headers: JSON_CT, body: '[]', expectCode: 400 });
+  const del = (name: string, q: string, body: string | undefined, code: number, message?: RegExp) =>
+    out.push({ name: `delete ${name}`, method: 'DELETE', path: `${CMS}/nothing${q}`, headers: body ? JSON_CT : undefined, body, expectCode: code, expectMessage: message });
+  del('?propagationPolicy=bogus', '?propagationPolicy=bogus', undefined, 422,
+    /^DeleteOptions\.meta\.k8s\.io "" is invalid: propagationPolicy: Unsupported value: "bogus": supported values: "Foreground", "Background", "Orphan", "nil"$/);
+  del('body propagationPolicy bogus', '', '{"propagationPolicy":"bogus"}', 422);
+  del('body propagationPolicy a number', '', '{"propagationPolicy":7}', 400);
+  del('body orphanDependents and propagationPolicy', '', '{"propagationPolicy":"Orphan","orphanDependents":true}', 422, /cannot be both set/);
+  del('body dryRun ["x"]', '', '{"dryRun":["x"]}', 422);
+  del('body dryRun "All"', '', '{"dryRun":"All"}', 400);
+  del('body preconditions a string', '', '{"preconditions":"x"}', 400);
+  del('body preconditions.uid a number', '', '{"preconditions":{"uid":5}}', 400);
+  del('with valid options (not found)', '?propagationPolicy=Foreground', '{"gracePeriodSeconds":0,"preconditions":{"uid":"u"}}', 404);
   return out;
 }
