@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { useBonsai } from './http.js';
-import { CMS, DEPLOYS, NS, PODS, depthCases, nameCases, queryCases, uniq, yamlCases, type HostileCase } from '../helpers/hostile-cases.js';
+import { CMS, DEPLOYS, NS, PODS, depthCases, nameCases, queryCases, readBackCases, uniq, yamlCases, type HostileCase } from '../helpers/hostile-cases.js';
 import { deployment, deploymentTypeSweep, patchCases, podNullSweep, resourceNameCases, richPod, subresourceCases } from '../helpers/hostile-sweeps.js';
 import { configMap, protobufCases } from '../helpers/hostile-protobuf.js';
 import { validationGapCases } from '../helpers/hostile-validation.js';
@@ -118,6 +118,7 @@ describe('hostile input', () => {
     ['subresources and collections', subresourceCases],
     ['container resource names', resourceNameCases],
     ['validation with upstream messages', validationGapCases],
+    ['reading back what was stored', readBackCases],
   ];
   let total = 0;
   for (const [title, make] of groups) {

@@ -191,6 +191,10 @@ export function queryCases(): HostileCase[] {
     ['__proto__=1', 200], ['constructor=1', 200], ['labelSelector=a&labelSelector=b', 200], ['watch=0', 200],
   ];
   for (const [q, code] of params) out.push({ name: `list ?${q}`, method: 'GET', path: `${CMS}?${q}`, expectCode: code });
+  for (const s of ['a in (', '((((', '__proto__']) {
+    out.push({ name: `watch with labelSelector ${s}`, method: 'GET', path: `${CMS}?watch=true&labelSelector=${enc(s)}`, expectCode: 400 });
+  }
+  out.push({ name: 'watch with fieldSelector constructor=x', method: 'GET', path: `${CMS}?watch=true&fieldSelector=constructor%3Dx`, expectCode: 400 });
   out.push({ name: 'delete ?gracePeriodSeconds huge', method: 'DELETE', path: `${CMS}/nothing?gracePeriodSeconds=99999999999999999999`, expectCode: 400 });
   out.push({ name: 'delete ?gracePeriodSeconds=abc', method: 'DELETE', path: `${CMS}/nothing?gracePeriodSeconds=abc`, expectCode: 400 });
   out.push({ name: 'delete body gracePeriodSeconds 1.5', method: 'DELETE', path: `${CMS}/nothing`, headers: JSON_CT, body: '{"gracePeriodSeconds":1.5}', expectCode: 400 });
@@ -208,5 +212,21 @@ export function queryCases(): HostileCase[] {
   del('body preconditions a string', '', '{"preconditions":"x"}', 400);
   del('body preconditions.uid a number', '', '{"preconditions":{"uid":5}}', 400);
   del('with valid options (not found)', '?propagationPolicy=Foreground', '{"gracePeriodSeconds":0,"preconditions":{"uid":"u"}}', 404);
+  return out;
+}
+
+/** Tables, lists and partial metadata of everything the other groups stored (run last). */
+export function readBackCases(): HostileCase[] {
+  const out: HostileCase[] = [];
+  const table = { accept: 'application/json;as=Table;g=meta.k8s.io;v=v1' };
+  const partial = { accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1' };
+  const lists = [...['configmaps', 'pods', 'services', 'events', 'secrets'].map((r) => `/api/v1/namespaces/${NS}/${r}`),
+    ...['deployments', 'controllerrevisions', 'replicasets'].map((r) => `/apis/apps/v1/namespaces/${NS}/${r}`)];
+  for (const path of lists) {
+    out.push({ name: `table of ${path}`, method: 'GET', path, headers: table, expectCode: 200 });
+    out.push({ name: `list of ${path}`, method: 'GET', path, expectCode: 200 });
+    out.push({ name: `partial list of ${path}`, method: 'GET', path, headers: partial, expectCode: 200 });
+  }
+  out.push({ name: 'table of target with includeObject=garbage', method: 'GET', path: `${CMS}/target?includeObject=garbage`, headers: table, expectCode: 200 });
   return out;
 }
