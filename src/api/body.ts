@@ -1,8 +1,9 @@
 // Request bodies: JSON, YAML and protobuf, decoded to unknown and narrowed to objects.
-import { yaml } from '../util/yaml.js';
 import { ApiError, badRequest, unsupportedMediaType } from '../machinery/errors.js';
 import { isRecord, type KObject } from '../machinery/types.js';
 import { decodeProtobufBody } from './protobuf.js';
+import { decodeJson, DecodeError } from './json-body.js';
+import { decodeYaml } from './yaml-body.js';
 
 export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
@@ -27,16 +28,18 @@ export function parseBody(raw: Buffer | undefined, contentType: string | undefin
   const text = raw.toString('utf8');
   if (mt === 'application/yaml' || mt === 'application/apply-patch+yaml') {
     try {
-      return yaml().parse(text, { maxAliasCount: 100 }) as unknown;
+      return decodeYaml(text);
     } catch (e) {
-      throw badRequest(`error converting YAML to JSON: ${(e as Error).message.split('\n')[0]}`);
+      if (!(e instanceof DecodeError)) throw e;
+      throw badRequest(`error converting YAML to JSON: ${e.message}`);
     }
   }
   if (mt === '' || mt === 'application/json') {
     try {
-      return JSON.parse(text) as unknown;
+      return decodeJson(text);
     } catch (e) {
-      throw badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
+      if (!(e instanceof DecodeError)) throw e;
+      throw badRequest(`couldn't get version/kind; json parse error: ${e.message}`);
     }
   }
   throw unsupportedMediaType();
@@ -53,7 +56,8 @@ export function objectBody(raw: Buffer | undefined, contentType: string | undefi
   if (v === undefined) throw badRequest('the body of the request was empty');
   if (!isRecord(v)) throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
   const obj = v as KObject;
-  if (obj.metadata !== undefined && !isRecord(obj.metadata)) throw badRequest('metadata: expected an object');
+  // null is no value at all for Go's ObjectMeta struct: the same as no metadata.
+  if (obj.metadata !== undefined && obj.metadata !== null && !isRecord(obj.metadata)) throw badRequest('metadata: expected an object');
   obj.metadata ??= {};
   return obj;
 }

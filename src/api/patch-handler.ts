@@ -9,7 +9,7 @@ import { mediaType, parseBody, unsupportedPatchType } from './body.js';
 import { checkApplyConfiguration, checkKind, checkPatchedJson, checkPatchedStrategic } from './patch-decode.js';
 import { served, toStorage } from './output.js';
 import { applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, patchTypeOf } from './patch/index.js';
-import { bool, dryRun, fieldValidation, query, str } from './query.js';
+import { bool, checkWriteOptions, dryRun, fieldValidation, query, str } from './query.js';
 
 /** Applies a patch document of `type` to `current` (in the served version's form). */
 export function applyPatch(type: 'json' | 'merge' | 'strategic', current: KObject, patch: unknown, gvk: { group: string; version: string; kind: string }): KObject {
@@ -29,6 +29,7 @@ export function handlePatch(reg: Registry, def: ResourceDef, version: string, na
   const ct = req.headers['content-type'];
   const type = patchTypeOf(mediaType(ct));
   if (!type) throw unsupportedPatchType();
+  checkWriteOptions(q, 'PatchOptions', type);
   const patch = parseBody(req.body as Buffer | undefined, type === 'apply' ? 'application/apply-patch+yaml' : 'application/json');
   if (patch === undefined) throw badRequest('the body of the request was empty');
   const gvk = { group: def.group, version, kind: def.kind };
@@ -39,14 +40,13 @@ export function handlePatch(reg: Registry, def: ResourceDef, version: string, na
   if (type === 'apply') {
     if (!isRecord(patch)) throw badRequest('error decoding YAML: the apply configuration must be an object');
     const applied = patch as KObject;
-    if (!opts.fieldManager) throw badRequest('PATCH requests with apply content type must specify a fieldManager');
     checkKind(def, version, applied);
     if (!applied.apiVersion || !applied.kind) throw badRequest('apiVersion and kind must be set on the apply configuration');
     checkApplyConfiguration(def, version, applied);
     if (!isRecord(applied.metadata)) applied.metadata = {};
     if (applied.metadata.name && applied.metadata.name !== name) throw badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${name})`);
     const live = reg.getStored(storageKey(def), ns, name);
-    const ssa = { fieldManager: opts.fieldManager, force: bool(q, 'force'), now: rfc3339(reg.clock.now()) };
+    const ssa = { fieldManager: opts.fieldManager ?? '', force: bool(q, 'force'), now: rfc3339(reg.clock.now()) };
     if (!live) {
       if (subresource) throw notFound({ group: def.group, resource: def.plural }, name);
       const obj = applyServerSideApply(undefined, { ...applied, metadata: { ...applied.metadata, name } }, gvk, ssa);

@@ -6,9 +6,12 @@ import { badRequest } from '../machinery/errors.js';
 import { isRecord } from '../machinery/types.js';
 import { omitEmptyFields } from './protobuf-omitempty.js';
 import { formatGoDuration } from '../util/duration.js';
+import { maxJsonDepth, maxProtobufDepth } from '../machinery/depth-limits.js';
+import { setOwn } from '../util/own.js';
+import { decodeJson, DecodeError } from './json-body.js';
 
-/** Decodes a nested `k8s\0` envelope found inside a RawExtension. */
-export type NestedDecoder = (raw: Buffer) => unknown;
+/** Decodes a nested `k8s\0` envelope found inside a RawExtension, `depth` messages deep. */
+export type NestedDecoder = (raw: Buffer, depth: number) => unknown;
 
 const META = '.k8s.io.apimachinery.pkg.apis.meta.v1.';
 const OMIT = Symbol('omit');
@@ -65,14 +68,15 @@ function toBuffer(v: unknown): Buffer {
   throw badRequest('invalid bytes in protobuf body');
 }
 
-function parseEmbeddedJson(v: unknown, nested?: NestedDecoder): unknown {
+function parseEmbeddedJson(v: unknown, depth: number, nested?: NestedDecoder): unknown {
   const buf = toBuffer(v);
   if (buf.length === 0) return null;
-  if (nested && buf.length >= 4 && buf[0] === 0x6b && buf[1] === 0x38 && buf[2] === 0x73 && buf[3] === 0) return nested(buf);
+  if (nested && buf.length >= 4 && buf[0] === 0x6b && buf[1] === 0x38 && buf[2] === 0x73 && buf[3] === 0) return nested(buf, depth + 1);
   try {
-    return JSON.parse(buf.toString('utf8'));
-  } catch {
-    throw badRequest('invalid embedded JSON in protobuf body');
+    return decodeJson(buf.toString('utf8'), Math.max(1, maxJsonDepth - depth));
+  } catch (e) {
+    if (e instanceof DecodeError) throw badRequest(`invalid embedded JSON in protobuf body: ${e.message}`);
+    throw e;
   }
 }
 
@@ -97,7 +101,7 @@ function isEmptyMessage(type: Type, msg: object): boolean {
 }
 
 /** Special types whose JSON form is not their proto shape; undefined when `type` is an ordinary message. */
-function convertSpecial(type: Type, msg: Record<string, unknown>, nested?: NestedDecoder): Converted | undefined {
+function convertSpecial(type: Type, msg: Record<string, unknown>, depth: number, nested?: NestedDecoder): Converted | undefined {
   const full = type.fullName;
   if (full === META + 'Time') {
     return isEmptyMessage(type, msg) ? null : formatTime(toNumber(msg.seconds ?? 0));
@@ -106,26 +110,26 @@ function convertSpecial(type: Type, msg: Record<string, unknown>, nested?: Neste
     return isEmptyMessage(type, msg) ? null : formatMicroTime(toNumber(msg.seconds ?? 0), toNumber(msg.nanos ?? 0));
   }
   if (full === META + 'Duration') return formatGoDuration(toBigInt(msg.duration ?? 0));
-  if (full === META + 'FieldsV1') return parseEmbeddedJson(msg.Raw ?? new Uint8Array());
+  if (full === META + 'FieldsV1') return parseEmbeddedJson(msg.Raw ?? new Uint8Array(), depth);
   if (full === '.k8s.io.apimachinery.pkg.api.resource.Quantity' || full === '.k8s.io.apimachinery.pkg.api.resource.QuantityValue') {
     return typeof msg.string === 'string' && msg.string !== '' ? msg.string : '0';
   }
   if (full === '.k8s.io.apimachinery.pkg.util.intstr.IntOrString') {
     return toNumber(msg.type ?? 0) === 1 ? String(msg.strVal ?? '') : toNumber(msg.intVal ?? 0);
   }
-  if (full === '.k8s.io.apimachinery.pkg.runtime.RawExtension') return parseEmbeddedJson(msg.raw ?? new Uint8Array(), nested);
-  if (full === '.k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSON') return parseEmbeddedJson(msg.raw ?? new Uint8Array());
+  if (full === '.k8s.io.apimachinery.pkg.runtime.RawExtension') return parseEmbeddedJson(msg.raw ?? new Uint8Array(), depth, nested);
+  if (full === '.k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JSON') return parseEmbeddedJson(msg.raw ?? new Uint8Array(), depth);
   if (type.name === 'ExtraValue' || full === META + 'Verbs') return Array.isArray(msg.items) ? msg.items.map(String) : [];
   if (full.startsWith('.k8s.io.apiextensions_apiserver.') && type.name.startsWith('JSONSchemaPropsOr')) {
     const schemaType = type.fields.schema?.resolvedType;
     if (own(msg, 'schema') && isRecord(msg.schema) && schemaType && 'fieldsArray' in schemaType) {
-      return convertMessage(schemaType as Type, msg.schema, nested);
+      return convertMessage(schemaType as Type, msg.schema, nested, depth + 1);
     }
     if (type.name === 'JSONSchemaPropsOrBool') return msg.allows === true;
     const listField = type.name === 'JSONSchemaPropsOrArray' ? 'jSONSchemas' : 'property';
     const list = msg[listField];
     const field = type.fields[listField];
-    return Array.isArray(list) && field ? list.map((v) => convertValue(field, v, nested)) : [];
+    return Array.isArray(list) && field ? list.map((v) => convertValue(field, v, depth, nested)) : [];
   }
   return undefined;
 }
@@ -152,16 +156,20 @@ function messageType(field: Field): Type | undefined {
   return t && 'fieldsArray' in t ? (t as Type) : undefined;
 }
 
-function convertValue(field: Field, v: unknown, nested?: NestedDecoder): unknown {
+function convertValue(field: Field, v: unknown, depth: number, nested?: NestedDecoder): unknown {
   const mt = messageType(field);
   if (!mt) return convertScalar(field, v);
   if (!isRecord(v)) throw badRequest('malformed protobuf body');
-  return convertMessage(mt, v, nested);
+  return convertMessage(mt, v, nested, depth + 1);
 }
 
-/** Converts one decoded message (protobufjs instance, keepCase names) to its JSON form. */
-export function convertMessage(type: Type, msg: Record<string, unknown>, nested?: NestedDecoder): unknown {
-  const special = convertSpecial(type, msg, nested);
+/**
+ * Converts one decoded message (keepCase names) to its JSON form; `depth` is how deep it sits, for the limit
+ * on envelopes nested in RawExtensions.
+ */
+export function convertMessage(type: Type, msg: Record<string, unknown>, nested?: NestedDecoder, depth = 0): unknown {
+  if (depth > maxProtobufDepth) throw badRequest(`unable to decode protobuf body: messages nest more than ${maxProtobufDepth} levels deep`);
+  const special = convertSpecial(type, msg, depth, nested);
   if (special !== undefined) return special;
   const omitEmpty = omitEmptyFields(type.fullName);
   const out: Record<string, unknown> = {};
@@ -173,16 +181,16 @@ export function convertMessage(type: Type, msg: Record<string, unknown>, nested?
     if (field.map) {
       if (!isRecord(v) || Object.keys(v).length === 0) continue;
       const m: Record<string, unknown> = {};
-      for (const [k, item] of Object.entries(v)) m[k] = convertValue(field, item, nested);
+      for (const [k, item] of Object.entries(v)) setOwn(m, k, convertValue(field, item, depth, nested));
       out[name] = m;
     } else if (field.repeated) {
       if (!Array.isArray(v) || v.length === 0) continue;
-      out[name] = v.map((item: unknown) => convertValue(field, item, nested));
+      out[name] = v.map((item: unknown) => convertValue(field, item, depth, nested));
     } else {
       const mt = messageType(field);
       if (mt) {
         if (!isRecord(v)) throw badRequest('malformed protobuf body');
-        const c = convertMessage(mt, v, nested);
+        const c = convertMessage(mt, v, nested, depth + 1);
         // ObjectMeta.creationTimestamp is `omitzero` upstream; other zero Times marshal as null.
         if (c === null && field.name === 'creationTimestamp' && type.fullName === META + 'ObjectMeta') continue;
         if (isInline(field, mt) && isRecord(c)) Object.assign(out, c);

@@ -11,6 +11,7 @@ import { ApiError, badRequest } from '../machinery/errors.js';
 import { parseApiVersion, type KObject } from '../machinery/types.js';
 import { protoDir } from '../util/paths.js';
 import { convertMessage } from './protobuf-json.js';
+import { decodeMessage } from './protobuf-decode.js';
 
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
@@ -162,16 +163,14 @@ function readEnvelope(body: Buffer): Envelope {
   return env;
 }
 
-function decodeObject(body: Buffer): Record<string, unknown> {
+/** Decodes an envelope found `depth` messages deep (a RawExtension may hold another envelope). */
+function decodeObject(body: Buffer, depth = 0): Record<string, unknown> {
   const env = readEnvelope(body);
   if (!env.apiVersion || !env.kind) throw badRequest('protobuf envelope has no apiVersion/kind');
   if (env.contentEncoding) throw badRequest(`unsupported protobuf contentEncoding "${env.contentEncoding}"`);
   const type = messageFor(env.apiVersion, env.kind);
-  const { pb: lib } = sharedRoot();
-  const reader = lib.Reader.create(env.raw);
-  const msg: unknown = type.decode(reader);
-  if (reader.pos !== env.raw.length) throw badRequest('trailing data after protobuf object');
-  const json = convertMessage(type, msg as Record<string, unknown>, decodeObject);
+  const msg = decodeMessage(type, env.raw, depth);
+  const json = convertMessage(type, msg, decodeObject, depth);
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     throw badRequest(`kind "${env.kind}" cannot be decoded as an object`);
   }

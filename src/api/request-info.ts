@@ -1,5 +1,6 @@
 // Parses a Kubernetes API path into group, version, namespace, resource, name and subresource.
-import { ApiError } from '../machinery/errors.js';
+import { ApiError, badRequest } from '../machinery/errors.js';
+import { isPathSegmentName } from '../registry/validation/names.js';
 import type { RequestAttributes, UserInfo } from '../auth/types.js';
 
 /**
@@ -21,9 +22,18 @@ export interface RequestInfo {
   discovery: boolean;
 }
 
-/** `/api/v1/namespaces/default/pods/x/log`, `/apis/apps/v1/deployments`, `/api/v1/watch/pods`. */
-export function parseRequestPath(path: string): RequestInfo | undefined {
-  const parts = path.split('?')[0].split('/').filter((p) => p !== '').map(decodeURIComponent);
+/**
+ * `/api/v1/namespaces/default/pods/x/log`, `/apis/apps/v1/deployments`, `/api/v1/watch/pods`. As Go serves
+ * `URL.Path`, the path is unescaped before it is split (`%2F` separates segments). An empty segment
+ * (`/api//v1`) addresses nothing, as upstream's router finds no route for it; one trailing slash is ignored.
+ */
+export function parseRequestPath(url: string): RequestInfo | undefined {
+  const path = decodeURIComponent(url.split('?')[0]);
+  const parts = path.split('/');
+  if (parts[0] !== '') return undefined;
+  parts.shift();
+  if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
+  if (parts.some((p) => p === '')) return undefined;
   let i = 0;
   let group = '';
   if (parts[i] === 'api') i++;
@@ -56,6 +66,15 @@ export function parseRequestPath(path: string): RequestInfo | undefined {
   // Only proxy takes a path after the subresource (`pods/x/proxy/some/path`).
   if (rest.length > 3 && rest[2] !== 'proxy') return undefined;
   return info;
+}
+
+/** The registry's key functions refuse `.`, `..` and names holding `/` or `%` before any storage is read. */
+export function checkPathSegments(info: RequestInfo): void {
+  for (const segment of [info.namespace, info.name]) {
+    if (segment === undefined) continue;
+    const problems = isPathSegmentName(segment);
+    if (problems.length) throw badRequest(`Name parameter invalid: ${JSON.stringify(segment)}: ${problems.join(';')}`);
+  }
 }
 
 /** The name a list, watch or deletecollection is limited to by `fieldSelector=metadata.name=NAME` (upstream's RequestInfo). */

@@ -1,6 +1,6 @@
 // CRUD, list and watch on a resource collection or item; subresources are dispatched to their own module.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, badRequest, methodNotAllowed } from '../machinery/errors.js';
+import { ApiError, badRequest, fieldInvalid, fieldNotSupported, invalid, methodNotAllowed, type FieldError } from '../machinery/errors.js';
 import { isRecord, type KObject } from '../machinery/types.js';
 import type { Registry, DeleteOptions } from '../registry/registry.js';
 import { allVerbs, type ResourceDef } from '../registry/resource.js';
@@ -8,8 +8,8 @@ import { parseBody } from './body.js';
 import { decodeObject } from './decode-object.js';
 import { listBody, listJson, outputFormat, partialBody, partialListBody, served, tableBody } from './output.js';
 import { handlePatch } from './patch-handler.js';
-import { bool, dryRun, fieldValidation, int, query, str, type Query } from './query.js';
-import { pathNotFound, type RequestInfo } from './request-info.js';
+import { bool, checkWriteOptions, dryRun, fieldValidation, int, query, str, type Query } from './query.js';
+import { checkPathSegments, pathNotFound, type RequestInfo } from './request-info.js';
 import { handleSubresource } from './subresources.js';
 import { streamWatch } from './watch-stream.js';
 import { watchTimeoutMs } from './watch-timeout.js';
@@ -53,27 +53,60 @@ function deletedStatus(def: ResourceDef, obj: KObject): Record<string, unknown> 
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
 }
 
+const jsonKind = (v: unknown) => (typeof v === 'number' ? `number ${v}` : Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v === 'object' ? 'object' : typeof v);
+const typeError = (v: unknown, field: string, goType: string) => badRequest(`json: cannot unmarshal ${jsonKind(v)} into Go struct field DeleteOptions.${field} of type ${goType}`);
+const propagationPolicies = ['Foreground', 'Background', 'Orphan'];
+
 export function deleteOptions(q: Query, body: unknown): DeleteOptions {
   const opts: DeleteOptions = {};
+  let policy: string | undefined;
   if (body !== undefined && body !== null && !isRecord(body)) throw badRequest('the body of a delete request must be a DeleteOptions object');
   if (isRecord(body)) {
     if (body.kind !== undefined && body.kind !== 'DeleteOptions') throw badRequest(`expected DeleteOptions, got ${String(body.kind)}`);
     const p = body.propagationPolicy;
     if (p !== undefined && p !== null) {
-      if (p !== 'Orphan' && p !== 'Background' && p !== 'Foreground') throw badRequest(`propagationPolicy: Unsupported value: "${String(p)}": supported values: "Foreground", "Background", "Orphan"`);
-      opts.propagationPolicy = p;
+      if (typeof p !== 'string') throw typeError(p, 'propagationPolicy', 'v1.DeletionPropagation');
+      policy = p;
     }
-    if (typeof body.orphanDependents === 'boolean') opts.orphanDependents = body.orphanDependents;
-    if (typeof body.gracePeriodSeconds === 'number') opts.gracePeriodSeconds = body.gracePeriodSeconds;
-    if (isRecord(body.preconditions)) opts.preconditions = body.preconditions as DeleteOptions['preconditions'];
-    if (Array.isArray(body.dryRun) && body.dryRun.includes('All')) opts.dryRun = true;
+    const o = body.orphanDependents;
+    if (o !== undefined && o !== null) {
+      if (typeof o !== 'boolean') throw typeError(o, 'orphanDependents', 'bool');
+      opts.orphanDependents = o;
+    }
+    const g = body.gracePeriodSeconds;
+    if (g !== undefined && g !== null) {
+      if (typeof g !== 'number' || !Number.isInteger(g) || Math.abs(g) >= 2 ** 63) throw typeError(g, 'gracePeriodSeconds', 'int64');
+      opts.gracePeriodSeconds = g;
+    }
+    const pre = body.preconditions;
+    if (pre !== undefined && pre !== null) {
+      if (!isRecord(pre)) throw typeError(pre, 'preconditions', 'v1.Preconditions');
+      for (const f of ['uid', 'resourceVersion']) {
+        if (pre[f] !== undefined && pre[f] !== null && typeof pre[f] !== 'string') throw typeError(pre[f], `preconditions.${f}`, 'string');
+      }
+      opts.preconditions = pre as DeleteOptions['preconditions'];
+    }
+    const d = body.dryRun;
+    if (d !== undefined && d !== null) {
+      if (!Array.isArray(d) || d.some((x) => typeof x !== 'string')) throw typeError(d, 'dryRun', '[]string');
+      if (d.some((x) => x !== 'All')) throw invalid('DeleteOptions', 'meta.k8s.io', '', [{ type: 'FieldValueNotSupported', field: 'dryRun', message: `Unsupported value: []string{${d.map((x) => JSON.stringify(x)).join(', ')}}: supported values: "All"` }]);
+      if (d.length) opts.dryRun = true;
+    }
   }
   const pp = str(q, 'propagationPolicy');
-  if (pp === 'Orphan' || pp === 'Background' || pp === 'Foreground') opts.propagationPolicy = pp;
+  if (pp !== undefined) policy = pp;
   const g = int(q, 'gracePeriodSeconds');
   if (g !== undefined) opts.gracePeriodSeconds = g;
   if (str(q, 'orphanDependents') !== undefined) opts.orphanDependents = bool(q, 'orphanDependents');
   if (dryRun(q, 'DeleteOptions')) opts.dryRun = true;
+  // ValidateDeleteOptions: one of the three policies, and not together with the deprecated orphanDependents.
+  const errs: FieldError[] = [];
+  if (policy !== undefined && opts.orphanDependents !== undefined) {
+    errs.push(fieldInvalid('propagationPolicy', policy, 'orphanDependents and deletionPropagation cannot be both set'));
+  }
+  if (policy !== undefined && !propagationPolicies.includes(policy)) errs.push(fieldNotSupported('propagationPolicy', policy, [...propagationPolicies, 'nil']));
+  if (errs.length) throw invalid('DeleteOptions', 'meta.k8s.io', '', errs);
+  if (policy !== undefined) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
   return opts;
 }
 
@@ -81,6 +114,7 @@ export function handleResource(ctx: HandlerContext, info: RequestInfo, req: Fast
   const def = ctx.reg.find(info.group, info.version, info.resource ?? '');
   if (!def) throw pathNotFound();
   if (info.namespace !== undefined && !def.namespaced) throw pathNotFound();
+  checkPathSegments(info);
   if (def.load && (req.method === 'POST' || req.method === 'PUT' || req.method === 'PATCH')) return def.load().then(() => handleLoaded(ctx, def, info, req, reply));
   return handleLoaded(ctx, def, info, req, reply);
 }
@@ -130,6 +164,7 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
       case 'POST': {
         if (!verbAllowed(def, 'create')) throw methodNotAllowed();
         if (def.namespaced && ns === undefined) throw methodNotAllowed('the server does not allow this method on the requested resource');
+        checkWriteOptions(q, 'CreateOptions');
         const obj = decodeObject(reg, def, version, req, fieldValidation(q), warnings);
         const created = reg.create(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), warnings });
         sendWarnings(reply, warnings);
@@ -162,6 +197,7 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
     }
     case 'PUT': {
       if (!verbAllowed(def, 'update')) throw methodNotAllowed();
+      checkWriteOptions(q, 'UpdateOptions');
       const obj = decodeObject(reg, def, version, req, fieldValidation(q, 'UpdateOptions'), warnings);
       const updated = reg.update(def, ns ?? '', name, obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), warnings });
       sendWarnings(reply, warnings);

@@ -230,7 +230,7 @@ export function interpret(command: string[] | undefined, args: string[] | undefi
   const name = base(argv[0]);
   const isShell = shells.has(name) && argv[1] === '-c';
   if (!isShell && !known.has(name)) return undefined;
-  const runner = new Runner({ ...env.env }, env.startMs);
+  const runner = new Runner(Object.assign(Object.create(null) as Record<string, string>, env.env), env.startMs);
   let exitCode = 0;
   let runMs: number | undefined;
   try {

@@ -35,15 +35,17 @@ function seconds(v: string | undefined): number | undefined {
 /** A downward-API `metadata.labels['k']` / `metadata.annotations['k']` field path's value. */
 function metadataKey(pod: Pod, path: string): string | undefined {
   const m = path.match(/^metadata\.(labels|annotations)\['(.+)'\]$/);
-  return m ? pod.metadata?.[m[1] as 'labels' | 'annotations']?.[m[2]] : undefined;
+  const map = m ? pod.metadata?.[m[1] as 'labels' | 'annotations'] : undefined;
+  return map && Object.prototype.hasOwnProperty.call(map, m![2]) ? map[m![2]] : undefined;
 }
 
 /** The environment a container sees: PATH, HOSTNAME, its own env values, the kubernetes service variables. */
 export function containerEnv(pod: Pod, c: Container): Record<string, string> {
-  const env: Record<string, string> = {
+  // Without a prototype: variable names are the pod's (`__proto__` or `constructor` are valid names).
+  const env: Record<string, string> = Object.assign(Object.create(null) as Record<string, string>, {
     PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
     HOSTNAME: pod.spec?.hostname ?? pod.metadata?.name ?? '',
-  };
+  });
   for (const e of c.env ?? []) {
     if (e.value !== undefined) env[e.name] = e.value.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (m, n: string) => env[n] ?? m);
     else if (e.valueFrom?.fieldRef) {

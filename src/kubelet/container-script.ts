@@ -104,8 +104,12 @@ function merge(w: Word): Word {
 
 const reserved = new Set(['do', 'done', 'then', 'else', 'elif', 'fi', 'in']);
 
+/** Compound commands nested deeper than this are refused: parsing and running them recurse. */
+const maxNesting = 100;
+
 class Parser {
   private i = 0;
+  private depth = 0;
   constructor(private readonly toks: Token[]) {}
 
   private peekWord(): string | undefined {
@@ -160,6 +164,15 @@ class Parser {
   }
 
   private command(): Node {
+    if (++this.depth > maxNesting) throw new Error('syntax error: compound commands nested too deeply');
+    try {
+      return this.compound();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private compound(): Node {
     const w = this.peekWord();
     if (w === 'while' || w === 'until') {
       this.i++;

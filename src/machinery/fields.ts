@@ -1,6 +1,7 @@
 // Field selectors: `a=b,c!=d` over the fields a resource exposes (metadata.name/namespace everywhere).
 import { badRequest } from './errors.js';
 import type { KObject } from './types.js';
+import { hasOwn } from '../util/own.js';
 
 export interface FieldRequirement {
   field: string;
@@ -28,7 +29,7 @@ export const commonFieldGetters: Record<string, FieldGetter> = {
 /** Checks every requirement names a supported field; throws upstream's 400 otherwise. */
 export function checkFieldSelector(reqs: FieldRequirement[], getters: Record<string, FieldGetter>, onlyCommon: boolean): void {
   for (const r of reqs) {
-    if (getters[r.field]) continue;
+    if (hasOwn(getters, r.field)) continue;
     if (onlyCommon) throw badRequest(`"${r.field}" is not a known field selector: only "metadata.name", "metadata.namespace"`);
     throw badRequest(`field label not supported: ${r.field}`);
   }
@@ -36,7 +37,7 @@ export function checkFieldSelector(reqs: FieldRequirement[], getters: Record<str
 
 export function matchesFields(reqs: FieldRequirement[], getters: Record<string, FieldGetter>, obj: KObject): boolean {
   for (const r of reqs) {
-    const v = getters[r.field]?.(obj) ?? '';
+    const v = (hasOwn(getters, r.field) ? getters[r.field](obj) : undefined) ?? '';
     if (r.negate ? v === r.value : v !== r.value) return false;
   }
   return true;

@@ -1,6 +1,8 @@
 // Label selectors: the string syntax of list requests and metav1.LabelSelector objects.
 import { badRequest } from './errors.js';
 import type { LabelSelector } from './types.js';
+import { goQuote } from './go-quote.js';
+import { isQualifiedName } from '../registry/validation/names.js';
 
 export type Operator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Equals' | 'NotEquals' | 'Gt' | 'Lt';
 export interface Requirement {
@@ -11,7 +13,6 @@ export interface Requirement {
 export type Selector = Requirement[];
 type Labels = Record<string, string> | undefined;
 
-const keyRe = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const valueRe = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
 /** Parses `a=b,c!=d,e in (x,y),!f,g` into requirements; throws 400 on bad syntax. */
@@ -41,8 +42,9 @@ export function parseLabelSelector(input: string): Selector {
 }
 
 function req(key: string, op: Operator, values: string[]): Requirement {
-  if (!keyRe.test(key) || key.length > 317) {
-    throw badRequest(`unable to parse requirement: values[0][key]: Invalid value: "${key}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`);
+  const problems = isQualifiedName(key);
+  if (problems.length) {
+    throw badRequest(`unable to parse requirement: values[0][key]: Invalid value: ${goQuote(key)}: ${problems.join('; ')}`);
   }
   for (const v of values) {
     if ((op === 'Gt' || op === 'Lt') && !/^-?\d+$/.test(v)) throw badRequest(`unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer`);

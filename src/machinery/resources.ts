@@ -1,6 +1,7 @@
 // Resource quantities as numbers, and a pod's effective requests as the scheduler and kubelet account them.
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { parseQuantity } from '../registry/validation/quantity.js';
+import { getOwn, setOwn } from '../util/own.js';
 
 /** name -> amount in base units (cpu in cores, memory in bytes, counts as counts). */
 export type ResourceAmounts = Record<string, number>;
@@ -27,15 +28,17 @@ export function quantityValue(q: unknown): number {
 
 export function amounts(list: Record<string, unknown> | undefined): ResourceAmounts {
   const out: ResourceAmounts = {};
-  for (const [k, v] of Object.entries(list ?? {})) out[k] = quantityValue(v);
+  for (const [k, v] of Object.entries(list ?? {})) setOwn(out, k, quantityValue(v));
   return out;
 }
 
+// Resource names are client keys: only own entries count (a Node may list a resource named `constructor`).
+const amountOf = (m: ResourceAmounts, k: string) => (getOwn(m, k) as number | undefined) ?? 0;
 function addInto(into: ResourceAmounts, add: ResourceAmounts): void {
-  for (const [k, v] of Object.entries(add)) into[k] = (into[k] ?? 0) + v;
+  for (const [k, v] of Object.entries(add)) setOwn(into, k, amountOf(into, k) + v);
 }
 function maxInto(into: ResourceAmounts, other: ResourceAmounts): void {
-  for (const [k, v] of Object.entries(other)) into[k] = Math.max(into[k] ?? 0, v);
+  for (const [k, v] of Object.entries(other)) setOwn(into, k, Math.max(amountOf(into, k), v));
 }
 
 function containerRequests(c: Container): ResourceAmounts {

@@ -21,6 +21,10 @@ interface PodLike {
   status?: { phase?: string };
 }
 
+/** The latest time metav1.Time can carry (RFC 3339 years end at 9999). */
+const maxTimeMs = Date.UTC(9999, 11, 31, 23, 59, 59);
+const deadline = (now: Date, graceSeconds: number) => new Date(Math.min(maxTimeMs, now.getTime() + graceSeconds * 1000));
+
 function podGrace(def: ResourceDef, obj: KObject, opts: DeleteOptions): number {
   if (def.group !== '' || def.plural !== 'pods') return 0;
   const pod = obj as unknown as PodLike;
@@ -61,11 +65,11 @@ export function deleteObject(reg: Registry, def: ResourceDef, namespace: string,
     const next = structuredClone(cur);
     const m = next.metadata;
     if (!m.deletionTimestamp) {
-      m.deletionTimestamp = rfc3339(new Date(now.getTime() + grace * 1000));
+      m.deletionTimestamp = rfc3339(deadline(now, grace));
       m.deletionGracePeriodSeconds = grace;
       if (m.generation !== undefined) m.generation += 1;
     } else if (grace < (m.deletionGracePeriodSeconds ?? 0)) {
-      m.deletionTimestamp = rfc3339(new Date(now.getTime() + grace * 1000));
+      m.deletionTimestamp = rfc3339(deadline(now, grace));
       m.deletionGracePeriodSeconds = grace;
     }
     if (finalizers.length) m.finalizers = finalizers;

@@ -3,7 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, type FieldError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
+import { jsonDepth } from '../util/json-tree.js';
+import { maxObjectDepth, objectTooDeep } from '../machinery/depth-limits.js';
 import { applyDefaults } from './defaults/index.js';
+import { managedFieldsDecodable } from './managed-fields.js';
 import { validateObject } from './validation/index.js';
 import { storageKey, type PartialWrite, type ResourceDef } from './resource.js';
 import type { Registry } from './registry.js';
@@ -59,7 +62,13 @@ function admitNamespace(reg: Registry, def: ResourceDef, namespace: string): voi
   }
 }
 
+/** What is stored is copied and serialized by V8's recursive routines: refuse what nests deeper than they go. */
+function checkDepth(def: ResourceDef, obj: KObject): void {
+  if (jsonDepth(obj, maxObjectDepth) > maxObjectDepth) throw objectTooDeep(def.kind);
+}
+
 export function createObject(reg: Registry, def: ResourceDef, namespace: string, input: KObject, opts: WriteOptions): KObject {
+  checkDepth(def, input);
   const obj = structuredClone(input);
   const meta = (obj.metadata ??= {});
   const ctx = reg.ctx(!!opts.dryRun);
@@ -77,6 +86,7 @@ export function createObject(reg: Registry, def: ResourceDef, namespace: string,
   delete meta.selfLink;
   if (def.generation) meta.generation = 1;
   else delete meta.generation;
+  if (meta.managedFields !== undefined && !managedFieldsDecodable(meta.managedFields)) delete meta.managedFields;
   if (def.subresources?.includes('status') && !def.keepStatusOnCreate) delete obj.status;
   applyDefaults(gvkOf(def), obj);
   def.prepareCreate?.(obj, ctx);
@@ -141,7 +151,7 @@ function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions
   if (cm.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = cm.deletionGracePeriodSeconds;
   else delete m.deletionGracePeriodSeconds;
   if (cm.generation !== undefined) m.generation = cm.generation;
-  m.managedFields ??= cm.managedFields;
+  if (m.managedFields === undefined || m.managedFields === null || !managedFieldsDecodable(m.managedFields)) m.managedFields = cm.managedFields;
   if (m.managedFields === undefined) delete m.managedFields;
   delete m.selfLink;
   return result;
@@ -153,7 +163,9 @@ export function updateObject(reg: Registry, def: ResourceDef, namespace: string,
   const ns = def.namespaced ? namespace : '';
   const cur = reg.getStored(key, ns, name);
   if (!cur) throw notFound({ group: def.group, resource: def.plural }, name);
-  const next = structuredClone(mutate(structuredClone(cur)));
+  const mutated = mutate(structuredClone(cur));
+  checkDepth(def, mutated);
+  const next = structuredClone(mutated);
   next.metadata ??= {};
   if (next.metadata.name !== undefined && next.metadata.name !== name) {
     throw badRequest(`the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`);

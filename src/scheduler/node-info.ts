@@ -1,7 +1,7 @@
 // One node as the scheduler sees it: allocatable, the summed requests of its pods, its pods and ports.
 import type { Node, Taint } from 'kubernetes-types/core/v1.js';
 import { amounts, type ResourceAmounts } from '../machinery/resources.js';
-import { scaledRequests, type PodInfo } from './pod-info.js';
+import { ownLabels, scaledRequests, type PodInfo } from './pod-info.js';
 
 export class NodeInfo {
   node: Node | undefined;
@@ -25,7 +25,7 @@ export class NodeInfo {
 
   /** Sets the Node object; returns whether anything scheduling depends on changed. */
   setNode(node: Node): boolean {
-    const labels = (node.metadata?.labels ?? {}) as Record<string, string>;
+    const labels = ownLabels(node.metadata?.labels);
     const taints = node.spec?.taints ?? [];
     const unschedulable = !!node.spec?.unschedulable;
     const alloc = scaledRequests(amounts((node.status?.allocatable ?? node.status?.capacity) as Record<string, unknown> | undefined));

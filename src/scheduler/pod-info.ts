@@ -87,7 +87,7 @@ export function buildPodInfo(pod: Pod): PodInfo {
   const start = pod.status?.startTime ?? meta.creationTimestamp;
   return {
     key: podKey(ns, meta.name), uid: meta.uid ?? '', ns, name: meta.name ?? '', pod,
-    labels: (meta.labels ?? {}) as Record<string, string>,
+    labels: ownLabels(meta.labels),
     priority: spec?.priority ?? 0,
     requests,
     nonZeroCpu: requests.cpu ?? defaultMilliCpu,
@@ -126,4 +126,12 @@ export function nodeTermMatches(t: NodeTerm, labels: Record<string, string>, nod
     if (!matchesSelector([{ ...f, key: 'n' }], { n: nodeName })) return false;
   }
   return true;
+}
+
+/**
+ * Labels as a map without a prototype: a topology key or selector key such as `constructor` (a valid label
+ * key) must find only a label of that name, never a member of Object.prototype.
+ */
+export function ownLabels(labels: Record<string, string> | undefined): Record<string, string> {
+  return Object.assign(Object.create(null) as Record<string, string>, labels ?? {});
 }

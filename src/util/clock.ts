@@ -17,16 +17,27 @@ export class ScaledClock implements Clock {
     return new Date(this.nowMs());
   }
   setTimeout(fn: () => void, ms: number): () => void {
-    const t = setTimeout(fn, Math.max(0, ms / this.speed));
-    t.unref();
+    // Node fires a timer longer than 2^31-1 ms at once (with a TimeoutOverflowWarning on stderr): long waits,
+    // such as a client's grace period of weeks, are chained; an infinite one never fires.
+    const delay = Number.isNaN(ms) ? 0 : Math.max(0, ms / this.speed);
+    if (delay === Infinity) return () => undefined;
+    let t: NodeJS.Timeout;
+    const arm = (remaining: number) => {
+      t = setTimeout(() => (remaining > maxTimerMs ? arm(remaining - maxTimerMs) : fn()), Math.min(remaining, maxTimerMs));
+      t.unref();
+    };
+    arm(delay);
     return () => clearTimeout(t);
   }
   setInterval(fn: () => void, ms: number): () => void {
-    const t = setInterval(fn, Math.max(1, ms / this.speed));
+    const t = setInterval(fn, Math.min(maxTimerMs, Math.max(1, Number.isNaN(ms) ? 1 : ms / this.speed)));
     t.unref();
     return () => clearInterval(t);
   }
 }
+
+/** The longest delay Node's timers take. */
+const maxTimerMs = 2 ** 31 - 1;
 
 /** RFC3339 with second precision, as Kubernetes renders metav1.Time. */
 export function rfc3339(d: Date): string {

@@ -58,3 +58,14 @@ test('exec of a server or tail -f runs until stopped; a syntax error exits 2', (
   assert.equal(sh('tail -f /dev/null')?.runMs, undefined);
   assert.equal(sh('echo "unterminated')?.exitCode, 2);
 });
+
+test('hostile scripts: nesting is bounded, variables named like Object members are ordinary', () => {
+  const nested = (n: number) => `${'if true; then '.repeat(n)}echo deep${'; fi'.repeat(n)}`;
+  assert.deepEqual(text(sh(nested(50))), ['deep']);
+  const tooDeep = sh(nested(5000));
+  assert.equal(tooDeep?.exitCode, 2);
+  assert.match(text(tooDeep)?.[0] ?? '', /nested too deeply/);
+  assert.deepEqual(text(sh('echo "[$constructor][$toString][$__proto__]"')), ['[][][]']);
+  const withEnv = interpret(['sh', '-c', 'echo $__proto__ $constructor'], undefined, { ...env, env: { ...env.env, ['__proto__']: 'p', constructor: 'c' } });
+  assert.deepEqual(text(withEnv), ['p c']);
+});

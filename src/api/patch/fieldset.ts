@@ -1,6 +1,7 @@
 // A set of field paths in structured-merge-diff's notation, stored as a tree keyed by serialized path elements
 // (`f:name`, `k:{"name":"app"}`, `v:"x"`, `i:0`), with conversion to and from managedFields' FieldsV1 JSON.
 import { isRecord } from '../../machinery/types.js';
+import { setOwn } from '../../util/own.js';
 
 export type FieldPath = string[];
 
@@ -29,14 +30,17 @@ export function comparePathElements(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Orders JSON values: numbers numerically, strings lexically, objects field by field. */
-function compareValues(x: unknown, y: unknown): number {
+/**
+ * Orders JSON values: numbers numerically, strings lexically, objects field by field. Key values hold
+ * scalars; anything nested deeper than a few levels is compared as text.
+ */
+function compareValues(x: unknown, y: unknown, depth = 0): number {
   if (typeof x === 'number' && typeof y === 'number') return x - y;
-  if (isRecord(x) && isRecord(y)) {
+  if (isRecord(x) && isRecord(y) && depth < 4) {
     const kx = Object.keys(x);
     const ky = Object.keys(y);
     for (let i = 0; i < Math.min(kx.length, ky.length); i++) {
-      const c = (kx[i] < ky[i] ? -1 : kx[i] > ky[i] ? 1 : 0) || compareValues(x[kx[i]], y[ky[i]]);
+      const c = (kx[i] < ky[i] ? -1 : kx[i] > ky[i] ? 1 : 0) || compareValues(x[kx[i]], y[ky[i]], depth + 1);
       if (c) return c;
     }
     return kx.length - ky.length;
@@ -58,8 +62,10 @@ export class FieldSet {
   /** Parses a FieldsV1 object (`{"f:spec":{"f:replicas":{}}}`); `.` marks an inner node as a member. */
   static fromFieldsV1(v: unknown): FieldSet {
     const s = new FieldSet();
-    const walk = (obj: unknown, node: Node) => {
-      if (!isRecord(obj)) return;
+    const work: [unknown, Node][] = [[v, s.root]];
+    while (work.length) {
+      const [obj, node] = work.pop()!;
+      if (!isRecord(obj)) continue;
       for (const [k, child] of Object.entries(obj)) {
         if (k === '.') {
           node.member = true;
@@ -68,10 +74,9 @@ export class FieldSet {
         let c = node.children.get(k);
         if (!c) node.children.set(k, (c = newNode()));
         if (!isRecord(child) || Object.keys(child).length === 0) c.member = true;
-        else walk(child, c);
+        else work.push([child, c]);
       }
-    };
-    walk(v, s.root);
+    }
     return s;
   }
 
@@ -123,15 +128,18 @@ export class FieldSet {
   /** Every member path, parents before children. */
   paths(): FieldPath[] {
     const out: FieldPath[] = [];
-    const walk = (n: Node, prefix: FieldPath) => {
-      for (const k of [...n.children.keys()].sort(comparePathElements)) {
-        const c = n.children.get(k)!;
-        const p = [...prefix, k];
-        if (c.member) out.push(p);
-        walk(c, p);
-      }
+    // Depth first in element order: children are pushed in reverse so the smallest is taken next.
+    const work: [Node, FieldPath][] = [];
+    const pushChildren = (n: Node, prefix: FieldPath) => {
+      const keys = [...n.children.keys()].sort(comparePathElements);
+      for (let i = keys.length - 1; i >= 0; i--) work.push([n.children.get(keys[i])!, [...prefix, keys[i]]]);
     };
-    walk(this.root, []);
+    pushChildren(this.root, []);
+    while (work.length) {
+      const [c, p] = work.pop()!;
+      if (c.member) out.push(p);
+      pushChildren(c, p);
+    }
     return out;
   }
 
@@ -150,18 +158,32 @@ export class FieldSet {
   }
 
   toFieldsV1(): Record<string, unknown> {
-    const emit = (n: Node, self: boolean): Record<string, unknown> => {
-      const out: Record<string, unknown> = {};
+    const root: Record<string, unknown> = {};
+    const work: [Node, Record<string, unknown>, boolean][] = [[this.root, root, false]];
+    while (work.length) {
+      const [n, out, self] = work.pop()!;
       if (self && n.member && n.children.size > 0) out['.'] = {};
-      for (const k of [...n.children.keys()].sort(comparePathElements)) out[k] = emit(n.children.get(k)!, true);
-      return out;
-    };
-    return emit(this.root, false);
+      for (const k of [...n.children.keys()].sort(comparePathElements)) {
+        const child: Record<string, unknown> = {};
+        setOwn(out, k, child);
+        work.push([n.children.get(k)!, child, true]);
+      }
+    }
+    return root;
   }
 }
 
 function valueString(v: unknown): string {
   return typeof v === 'string' ? JSON.stringify(v) : String(v);
+}
+
+/** JSON text of a key or value path element, parsed; undefined when a client stored something unparsable. */
+function parseElement(body: string): unknown {
+  try {
+    return JSON.parse(body) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Renders a path as upstream prints it in conflict messages: `.spec.containers[name="app"].image`. */
@@ -173,11 +195,14 @@ export function pathString(path: FieldPath): string {
         case 'f':
           return `.${body}`;
         case 'k': {
-          const key = JSON.parse(body) as Record<string, unknown>;
+          const key = parseElement(body);
+          if (!isRecord(key)) return `[${body}]`;
           return `[${Object.keys(key).map((n) => `${n}=${valueString(key[n])}`).join(',')}]`;
         }
-        case 'v':
-          return `[=${valueString(JSON.parse(body))}]`;
+        case 'v': {
+          const value = parseElement(body);
+          return value === undefined ? `[=${body}]` : `[=${valueString(value)}]`;
+        }
         default:
           return `[${body}]`;
       }

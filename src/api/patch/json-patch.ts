@@ -1,7 +1,12 @@
 // RFC 6902 JSON Patch, with the failure modes of the JSON patch library the upstream apiserver uses:
 // a document that is not a list of operations is a 400; an operation that cannot be applied is a 422.
+import { tooLarge } from '../../machinery/errors.js';
 import { isRecord } from '../../machinery/types.js';
+import { hasOwn, setOwn } from '../../util/own.js';
 import { badRequest, clone, deepEqual, jsonKindName, unprocessable } from './util.js';
+
+/** kube-apiserver's bound on the operations of one JSON patch. */
+export const maxJsonPatchOperations = 10_000;
 
 type Container = Record<string, unknown> | unknown[];
 
@@ -32,7 +37,7 @@ function parentOf(root: unknown, tokens: string[], op: string, path: string): Co
   let cur: unknown = root;
   for (const t of tokens.slice(0, -1)) {
     if (Array.isArray(cur)) cur = cur[arrayIndex(cur, t, false)];
-    else if (isRecord(cur) && Object.prototype.hasOwnProperty.call(cur, t)) cur = cur[t];
+    else if (isRecord(cur) && hasOwn(cur, t)) cur = cur[t];
     else throw new OpFailed(`${op} operation does not apply: doc is missing path: "${path}"`);
   }
   if (!Array.isArray(cur) && !isRecord(cur)) throw new OpFailed(`${op} operation does not apply: doc is missing path: "${path}"`);
@@ -47,7 +52,7 @@ function getAt(root: unknown, tokens: string[], op: string, path: string): { fou
     const i = arrayIndex(parent, key, false);
     return { found: true, value: parent[i] };
   }
-  if (!Object.prototype.hasOwnProperty.call(parent, key)) return { found: false, value: undefined };
+  if (!hasOwn(parent, key)) return { found: false, value: undefined };
   return { found: true, value: parent[key] };
 }
 
@@ -57,7 +62,7 @@ function add(root: unknown, tokens: string[], value: unknown, op = 'add', path =
   const parent = parentOf(root, tokens, op, path);
   const key = tokens[tokens.length - 1];
   if (Array.isArray(parent)) parent.splice(arrayIndex(parent, key, true), 0, value);
-  else parent[key] = value;
+  else setOwn(parent, key, value);
   return root;
 }
 
@@ -66,7 +71,7 @@ function remove(root: unknown, tokens: string[], op = 'remove', path = ''): unkn
   const parent = parentOf(root, tokens, op, path);
   const key = tokens[tokens.length - 1];
   if (Array.isArray(parent)) parent.splice(arrayIndex(parent, key, false), 1);
-  else if (Object.prototype.hasOwnProperty.call(parent, key)) delete parent[key];
+  else if (hasOwn(parent, key)) delete parent[key];
   else throw new OpFailed(`Unable to remove nonexistent key: ${key}: missing value`);
   return root;
 }
@@ -76,7 +81,7 @@ function replace(root: unknown, tokens: string[], value: unknown, path: string):
   const parent = parentOf(root, tokens, 'replace', path);
   const key = tokens[tokens.length - 1];
   if (Array.isArray(parent)) parent[arrayIndex(parent, key, false)] = value;
-  else if (Object.prototype.hasOwnProperty.call(parent, key)) parent[key] = value;
+  else if (hasOwn(parent, key)) setOwn(parent, key, value);
   else throw new OpFailed(`replace operation does not apply: doc is missing key: ${path}: missing value`);
   return root;
 }
@@ -122,6 +127,9 @@ function applyOne(root: unknown, op: Record<string, unknown>): unknown {
 export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
   if (patch === null || patch === undefined) return clone(doc);
   if (!Array.isArray(patch)) throw badRequest(`json: cannot unmarshal ${jsonKindName(patch)} into Go value of type jsonpatch.Patch`);
+  if (patch.length > maxJsonPatchOperations) {
+    throw tooLarge(`Request entity too large: The allowed maximum operations in a JSON patch is ${maxJsonPatchOperations}, got ${patch.length}`);
+  }
   for (const op of patch) {
     if (!isRecord(op)) throw badRequest(`json: cannot unmarshal ${jsonKindName(op)} into Go value of type jsonpatch.Operation`);
   }
@@ -129,7 +137,7 @@ export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
   try {
     for (const op of patch as Record<string, unknown>[]) root = applyOne(root, op);
   } catch (e) {
-    if (e instanceof OpFailed) throw Object.assign(unprocessable(), { detail: e.message });
+    if (e instanceof OpFailed) throw unprocessable();
     throw e;
   }
   return root;

@@ -1,23 +1,21 @@
 // RFC 7386 JSON Merge Patch. Nulls in the patch delete; nulls inside newly added objects are dropped.
+// Iterative, so a patch as deep as the JSON decoder accepts is applied; keys are own keys only.
 import { isRecord } from '../../machinery/types.js';
-import { badRequest, clone } from './util.js';
+import { cloneJson } from '../../util/json-tree.js';
+import { getOwn, setOwn } from '../../util/own.js';
+import { badRequest } from './util.js';
 
-function pruneNulls(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map((x) => (x === null ? x : pruneNulls(x)));
-  if (!isRecord(v)) return v;
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = pruneNulls(x);
-  return out;
-}
+type Rec = Record<string, unknown>;
 
-function mergeInto(target: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
-  for (const [k, pv] of Object.entries(patch)) {
-    if (pv === null) {
-      delete target[k];
-    } else if (isRecord(pv) && isRecord(target[k])) {
-      target[k] = mergeInto(target[k] as Record<string, unknown>, pv);
-    } else {
-      target[k] = pruneNulls(clone(pv));
+function mergeInto(target: Rec, patch: Rec): Rec {
+  const work: [Rec, Rec][] = [[target, patch]];
+  while (work.length) {
+    const [t, p] = work.pop()!;
+    for (const [k, pv] of Object.entries(p)) {
+      const tv = getOwn(t, k);
+      if (pv === null) delete t[k];
+      else if (isRecord(pv) && isRecord(tv)) work.push([tv, pv]);
+      else setOwn(t, k, cloneJson(pv, true));
     }
   }
   return target;
@@ -26,6 +24,6 @@ function mergeInto(target: Record<string, unknown>, patch: Record<string, unknow
 /** Applies a merge patch (parsed JSON) to a copy of `doc`. Only objects are accepted as patches. */
 export function applyMergePatch(doc: unknown, patch: unknown): unknown {
   if (!isRecord(patch)) throw badRequest('Invalid JSON Patch');
-  if (!isRecord(doc)) return pruneNulls(clone(patch));
-  return mergeInto(clone(doc), patch);
+  if (!isRecord(doc)) return cloneJson(patch, true);
+  return mergeInto(cloneJson(doc), patch);
 }

@@ -2,6 +2,7 @@
 // per-field merge information both patch engines need.
 import { resolveSchema, schemaForKind, type OpenApiDocument, type OpenApiSchema } from '../../openapi/documents.js';
 import type { GroupVersionKind } from '../../machinery/types.js';
+import { hasOwn } from '../../util/own.js';
 
 /** A resolved schema position. `undefined` everywhere means "unknown": no schema information. */
 export interface SchemaNode {
@@ -46,14 +47,13 @@ export function rootNodeOrMeta(gvk: GroupVersionKind): SchemaNode | undefined {
 /** The schema of `key` inside an object schema: a declared property, else the map's value schema. */
 export function fieldNode(n: SchemaNode | undefined, key: string): SchemaNode | undefined {
   if (!n) return undefined;
-  const p = n.s.properties?.[key];
-  if (p) return node(n.doc, p);
+  if (n.s.properties && hasOwn(n.s.properties, key)) return node(n.doc, n.s.properties[key]);
   return node(n.doc, n.s.additionalProperties);
 }
 
 /** True when `key` is a declared property (not a map entry or an unknown field). */
 export function isDeclaredField(n: SchemaNode | undefined, key: string): boolean {
-  return !!n?.s.properties && Object.prototype.hasOwnProperty.call(n.s.properties, key);
+  return !!n?.s.properties && hasOwn(n.s.properties, key);
 }
 
 export function itemNode(n: SchemaNode | undefined): SchemaNode | undefined {

@@ -1,5 +1,6 @@
 // Strategic merge patch helpers for lists: element typing, partitioning, ordering and the upstream-like errors.
 import { isRecord } from '../../machinery/types.js';
+import { hasOwn } from '../../util/own.js';
 import { badRequest, goString, goTypeName, internal, unprocessable } from './util.js';
 
 export const DIRECTIVE = '$patch';
@@ -49,7 +50,7 @@ export function requireMergeKey(lists: unknown[][], mergeKey: string): void {
   for (const l of lists) {
     for (const item of l) {
       if (!isRecord(item)) throw errBadArgType('map[string]interface {}', item);
-      if (!Object.prototype.hasOwnProperty.call(item, mergeKey)) throw errNoMergeKey(item, mergeKey);
+      if (!hasOwn(item, mergeKey)) throw errNoMergeKey(item, mergeKey);
     }
   }
 }
@@ -109,8 +110,8 @@ function sameKey(a: unknown, b: unknown, mergeKey: string): boolean {
   if (!mergeKey) return a === b;
   if (!isRecord(a)) throw errBadArgType('map[string]interface {}', a);
   if (!isRecord(b)) throw errBadArgType('map[string]interface {}', b);
-  if (!(mergeKey in a)) throw errNoMergeKey(a, mergeKey);
-  if (!(mergeKey in b)) throw errNoMergeKey(b, mergeKey);
+  if (!hasOwn(a, mergeKey)) throw errNoMergeKey(a, mergeKey);
+  if (!hasOwn(b, mergeKey)) throw errNoMergeKey(b, mergeKey);
   return a[mergeKey] === b[mergeKey];
 }
 
@@ -125,7 +126,7 @@ export function validateSetOrder(patchList: unknown[], order: unknown[], mergeKe
   let p = 0;
   let s = 0;
   while (p < items.length && s < order.length) {
-    if (isRecord(items[p]) && DIRECTIVE in (items[p] as object)) {
+    if (isRecord(items[p]) && hasOwn(items[p] as object, DIRECTIVE)) {
       p++;
       continue;
     }

@@ -2,6 +2,9 @@
 // (x-kubernetes-patch-merge-key / x-kubernetes-patch-strategy) and the $patch, $retainKeys,
 // $setElementOrder/ and $deleteFromPrimitiveList/ directives. Fields without schema merge like a merge patch.
 import { isRecord, type GroupVersionKind, type KObject } from '../../machinery/types.js';
+import { hasOwn, setOwn } from '../../util/own.js';
+import { recurse, runRecursion, type Step } from '../../util/trampoline.js';
+import { maxJsonDepth } from '../../machinery/depth-limits.js';
 import { fieldNode, itemNode, patchMeta, rootNode, type SchemaNode } from './schema.js';
 import {
   DELETE_PRIMITIVE, DIRECTIVE, RETAIN_KEYS, SET_ORDER, elementKind, errBadArgType, errBadPatchType, errBadRetainKeys,
@@ -10,24 +13,24 @@ import {
 import { badRequest, clone, internal, jsonKindName } from './util.js';
 
 type Rec = Record<string, unknown>;
-const has = (o: Rec, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+const has = hasOwn;
 const shape = (v: unknown) => (Array.isArray(v) ? 'list' : isRecord(v) ? 'map' : 'scalar');
 
 /** A patch value placed where the original has nothing: directives are resolved, nulls dropped. */
-function materialize(v: unknown, n: SchemaNode | undefined): { keep: boolean; value?: unknown } {
+function* materialize(v: unknown, n: SchemaNode | undefined): Step<{ keep: boolean; value?: unknown }> {
   if (isRecord(v)) {
     if (v[DIRECTIVE] === 'delete') return { keep: false };
-    return { keep: true, value: mergeMap({}, v, n) };
+    return { keep: true, value: yield* recurse(mergeMap, {}, v, n) };
   }
-  if (Array.isArray(v)) return { keep: true, value: materializeList(v, itemNode(n)) };
+  if (Array.isArray(v)) return { keep: true, value: yield* recurse(materializeList, v, itemNode(n)) };
   return { keep: true, value: v };
 }
 
-function materializeList(list: unknown[], item: SchemaNode | undefined): unknown[] {
+function* materializeList(list: unknown[], item: SchemaNode | undefined): Step<unknown[]> {
   const out: unknown[] = [];
   for (const v of list) {
-    if (isRecord(v) && DIRECTIVE in v) continue;
-    out.push(isRecord(v) ? mergeMap({}, v, item) : v);
+    if (isRecord(v) && has(v, DIRECTIVE)) continue;
+    out.push(isRecord(v) ? yield* recurse(mergeMap, {}, v, item) : v);
   }
   return out;
 }
@@ -46,7 +49,7 @@ function applyRetainKeys(original: Rec, patch: Rec): void {
 }
 
 /** Merges each `$setElementOrder/<list>` with its list (if patched) and orders the result by the directive. */
-function applySetElementOrder(original: Rec, patch: Rec, n: SchemaNode | undefined): void {
+function* applySetElementOrder(original: Rec, patch: Rec, n: SchemaNode | undefined): Step<void> {
   for (const key of Object.keys(patch)) {
     if (!key.startsWith(SET_ORDER)) continue;
     const order = patch[key];
@@ -67,34 +70,34 @@ function applySetElementOrder(original: Rec, patch: Rec, n: SchemaNode | undefin
     validateSetOrder(p, order, meta.mergeKey);
     let merged: unknown[];
     if (inOrig && !inPatch) merged = o;
-    else if (!inOrig && inPatch) merged = materializeList(p, itemNode(sub));
-    else if (inOrig && inPatch) merged = mergeListField(o, p, itemNode(sub), strategy, meta.mergeKey, false);
+    else if (!inOrig && inPatch) merged = yield* recurse(materializeList, p, itemNode(sub));
+    else if (inOrig && inPatch) merged = yield* recurse(mergeListField, o, p, itemNode(sub), strategy, meta.mergeKey, false);
     else continue;
     delete patch[listKey];
     const kind = elementKind(o, p);
     if (!kind || (kind === 'map' && !meta.mergeKey)) {
-      original[listKey] = merged;
+      setOwn(original, listKey, merged);
       continue;
     }
     const [ordered, serverOnly] = partition(merged, order, meta.mergeKey, kind);
-    original[listKey] = normalizeOrder(ordered, serverOnly, order, o, meta.mergeKey, kind);
+    setOwn(original, listKey, normalizeOrder(ordered, serverOnly, order, o, meta.mergeKey, kind));
   }
 }
 
-function mergeMap(original: Rec | undefined, patch: Rec, n: SchemaNode | undefined): Rec {
+function* mergeMap(original: Rec | undefined, patch: Rec, n: SchemaNode | undefined): Step<Rec> {
   if (has(patch, DIRECTIVE)) {
     const d = patch[DIRECTIVE];
     if (d === 'replace') {
       const rest = { ...patch };
       delete rest[DIRECTIVE];
-      return mergeMap({}, rest, n);
+      return yield* recurse(mergeMap, {}, rest, n);
     }
     if (d === 'delete') return {};
     throw errBadPatchType(d, patch);
   }
   const orig = original ?? {};
   applyRetainKeys(orig, patch);
-  applySetElementOrder(orig, patch, n);
+  yield* applySetElementOrder(orig, patch, n);
   for (const [key, pv] of Object.entries(patch)) {
     let k = key;
     let deleteList = false;
@@ -109,30 +112,30 @@ function mergeMap(original: Rec | undefined, patch: Rec, n: SchemaNode | undefin
     const sub = fieldNode(n, k);
     if (!has(orig, k) || shape(orig[k]) !== shape(pv)) {
       if (deleteList) continue;
-      const m = materialize(pv, sub);
-      if (m.keep) orig[k] = m.value;
+      const m = yield* recurse(materialize, pv, sub);
+      if (m.keep) setOwn(orig, k, m.value);
       else delete orig[k];
       continue;
     }
     const meta = patchMeta(sub);
     const strategy = mainStrategy(meta.strategies);
     if (isRecord(pv)) {
-      orig[k] = strategy === 'replace' ? mergeMap({}, pv, sub) : mergeMap(orig[k] as Rec, pv, sub);
+      setOwn(orig, k, yield* recurse(mergeMap, strategy === 'replace' ? {} : (orig[k] as Rec), pv, sub));
     } else if (Array.isArray(pv)) {
-      orig[k] = mergeListField(orig[k] as unknown[], pv, itemNode(sub), strategy, meta.mergeKey, deleteList);
+      setOwn(orig, k, yield* recurse(mergeListField, orig[k] as unknown[], pv, itemNode(sub), strategy, meta.mergeKey, deleteList));
     } else {
-      orig[k] = pv;
+      setOwn(orig, k, pv);
     }
   }
   return orig;
 }
 
-function mergeListField(original: unknown[], patch: unknown[], item: SchemaNode | undefined, strategy: string, mergeKey: string, deleteList: boolean): unknown[] {
-  if (strategy === 'merge' || deleteList) return mergeList(original, patch, item, mergeKey, deleteList);
-  return materializeList(patch, item);
+function* mergeListField(original: unknown[], patch: unknown[], item: SchemaNode | undefined, strategy: string, mergeKey: string, deleteList: boolean): Step<unknown[]> {
+  if (strategy === 'merge' || deleteList) return yield* mergeList(original, patch, item, mergeKey, deleteList);
+  return yield* materializeList(patch, item);
 }
 
-function mergeList(original: unknown[], patch: unknown[], item: SchemaNode | undefined, mergeKey: string, deleteList: boolean): unknown[] {
+function* mergeList(original: unknown[], patch: unknown[], item: SchemaNode | undefined, mergeKey: string, deleteList: boolean): Step<unknown[]> {
   if (!original.length && !patch.length) return original;
   const kind = elementKind(original, patch)!;
   if (kind === 'scalar') {
@@ -162,7 +165,11 @@ function mergeList(original: unknown[], patch: unknown[], item: SchemaNode | und
     else if (v[DIRECTIVE] === 'merge') throw internal('merging lists cannot yet be specified in the patch');
     else throw errBadPatchType(v[DIRECTIVE], v);
   }
-  if (replace) return plain.map((v) => mergeMap({}, v, item));
+  if (replace) {
+    const out: Rec[] = [];
+    for (const v of plain) out.push(yield* recurse(mergeMap, {}, v, item));
+    return out;
+  }
 
   const merged = orig.slice();
   for (const v of plain) {
@@ -171,8 +178,8 @@ function mergeList(original: unknown[], patch: unknown[], item: SchemaNode | und
       if (!isRecord(x)) throw internal(`value for key ${merged.indexOf(x)} is not a map`);
       return x[mergeKey] === v[mergeKey];
     });
-    if (i >= 0) merged[i] = mergeMap(merged[i] as Rec, v, item);
-    else merged.push(mergeMap({}, v, item));
+    if (i >= 0) merged[i] = yield* recurse(mergeMap, merged[i] as Rec, v, item);
+    else merged.push(yield* recurse(mergeMap, {}, v, item));
   }
   const [ordered, serverOnly] = partition(merged, plain, mergeKey, kind);
   return normalizeOrder(ordered, serverOnly, plain, orig, mergeKey, kind);
@@ -182,5 +189,6 @@ function mergeList(original: unknown[], patch: unknown[], item: SchemaNode | und
 export function applyStrategicMergePatch(original: KObject, patch: unknown, gvk: GroupVersionKind): KObject {
   if (patch === null || patch === undefined) return clone(original);
   if (!isRecord(patch)) throw badRequest(`json: cannot unmarshal ${jsonKindName(patch)} into Go value of type map[string]interface {}`);
-  return mergeMap(clone(original) as Rec, clone(patch), rootNode(gvk)) as KObject;
+  const tooDeep = () => badRequest(`the strategic merge patch nests more than ${maxJsonDepth} levels deep`);
+  return runRecursion(mergeMap(clone(original) as Rec, clone(patch), rootNode(gvk)), 2 * maxJsonDepth + 2, tooDeep) as KObject;
 }

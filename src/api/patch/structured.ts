@@ -1,10 +1,14 @@
 // Schema-aware operations for server-side apply, following structured-merge-diff's model: field sets of a
 // value, merging an applied configuration into a live object, and addressing/removing values by field path.
 import { isRecord } from '../../machinery/types.js';
+import { cloneJson } from '../../util/json-tree.js';
+import { hasOwn, setOwn } from '../../util/own.js';
+import { recurse, runRecursion, type Step } from '../../util/trampoline.js';
+import { maxObjectDepth } from '../../machinery/depth-limits.js';
 import type { FieldPath } from './fieldset.js';
 import { FieldSet } from './fieldset.js';
 import { fieldNode, isDeclaredField, itemNode, structKind, type SchemaNode } from './schema.js';
-import { clone, deepEqual } from './util.js';
+import { badRequest, clone, deepEqual } from './util.js';
 
 type Rec = Record<string, unknown>;
 
@@ -38,61 +42,64 @@ function isMapEntry(n: SchemaNode | undefined, key: string): boolean {
   return !!n && typeof n.s.additionalProperties === 'object' && !isDeclaredField(n, key);
 }
 
+const tooDeep = () => badRequest(`the applied configuration nests more than ${maxObjectDepth} levels deep`);
+
 /** The set of fields a value (an applied configuration) specifies. */
 export function toFieldSet(v: unknown, n: SchemaNode | undefined): FieldSet {
   const set = new FieldSet();
-  const walk = (val: unknown, node: SchemaNode | undefined, path: FieldPath) => {
+  const work: [unknown, SchemaNode | undefined, FieldPath][] = [[v, n, []]];
+  while (work.length) {
+    const [val, node, path] = work.pop()!;
+    if (path.length > maxObjectDepth) throw tooDeep();
     if (!isGranular(val, node)) {
       set.insert(path);
-      return;
+      continue;
     }
     if (Array.isArray(val)) {
       val.forEach((item, i) => {
         const p = [...path, itemPathElement(item, i, node)];
-        walk(item, itemNode(node), p);
+        work.push([item, itemNode(node), p]);
         set.insert(p);
       });
-      return;
+      continue;
     }
     for (const [key, child] of Object.entries(val as Rec)) {
       const p = [...path, `f:${key}`];
-      walk(child, fieldNode(node, key), p);
+      work.push([child, fieldNode(node, key), p]);
       if (child === null || (isRecord(child) && Object.keys(child).length === 0) || isMapEntry(node, key)) set.insert(p);
     }
-  };
-  walk(v, n, []);
+  }
   return set;
 }
 
-function withoutNulls(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(withoutNulls);
-  if (!isRecord(v)) return v;
+/** A copy of an applied value without its null members (nulls in the configuration mean "not set"). */
+const withoutNulls = (v: unknown) => cloneJson(v, true);
+
+function* merge(lhs: unknown, rhs: unknown, n: SchemaNode | undefined): Step<unknown> {
+  if (rhs === undefined) return clone(lhs);
+  if (lhs === undefined || lhs === null || !isGranular(rhs, n) || !isGranular(lhs, n)) return withoutNulls(rhs);
+  if (Array.isArray(rhs)) return yield* mergeLists(lhs as unknown[], rhs, n);
+  const l = lhs as Rec;
+  const r = rhs as Rec;
   const out: Rec = {};
-  for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = withoutNulls(x);
+  for (const k of Object.keys(l)) {
+    if (!hasOwn(r, k)) setOwn(out, k, clone(l[k]));
+    else if (r[k] !== null) setOwn(out, k, yield* recurse(merge, l[k], r[k], fieldNode(n, k)));
+  }
+  for (const k of Object.keys(r)) if (!hasOwn(l, k) && r[k] !== null) setOwn(out, k, withoutNulls(r[k]));
   return out;
 }
 
 /** Merges an applied configuration (`rhs`) into a live value (`lhs`). */
 export function mergeValues(lhs: unknown, rhs: unknown, n: SchemaNode | undefined): unknown {
-  if (rhs === undefined) return clone(lhs);
-  if (lhs === undefined || lhs === null || !isGranular(rhs, n) || !isGranular(lhs, n)) return withoutNulls(clone(rhs));
-  if (Array.isArray(rhs)) return mergeLists(lhs as unknown[], rhs, n);
-  const l = lhs as Rec;
-  const r = rhs as Rec;
-  const out: Rec = {};
-  for (const k of Object.keys(l)) {
-    if (!(k in r)) out[k] = clone(l[k]);
-    else if (r[k] !== null) out[k] = mergeValues(l[k], r[k], fieldNode(n, k));
-  }
-  for (const k of Object.keys(r)) if (!(k in l) && r[k] !== null) out[k] = withoutNulls(clone(r[k]));
-  return out;
+  return runRecursion(merge(lhs, rhs, n), maxObjectDepth + 1, tooDeep);
 }
 
 /**
  * Associative/set list merge: items matched by path element; applied items keep their relative order and
  * live-only items stay where they were relative to the items around them.
  */
-function mergeLists(lhs: unknown[], rhs: unknown[], n: SchemaNode | undefined): unknown[] {
+function* mergeLists(lhs: unknown[], rhs: unknown[], n: SchemaNode | undefined): Step<unknown[]> {
   const item = itemNode(n);
   const lk = lhs.map((v, i) => itemPathElement(v, i, n));
   const rk = rhs.map((v, i) => itemPathElement(v, i, n));
@@ -103,17 +110,17 @@ function mergeLists(lhs: unknown[], rhs: unknown[], n: SchemaNode | undefined): 
   let nextShared = 0;
   const done = new Set<string>();
   const out: unknown[] = [];
-  const takeRight = (ri: number) => {
+  function* takeRight(ri: number): Step<void> {
     done.add(rk[ri]);
-    out.push(mergeValues(lByKey.get(rk[ri]), rhs[ri], item));
+    out.push(yield* recurse(merge, lByKey.get(rk[ri]), rhs[ri], item));
     if (shared[nextShared] === rk[ri]) nextShared++;
-  };
+  }
   let li = 0;
   let ri = 0;
   while (li < lk.length || ri < rk.length) {
     if (li < lk.length && ri < rk.length) {
       if (lk[li] === rk[ri]) {
-        takeRight(ri);
+        yield* takeRight(ri);
         li++;
         ri++;
         continue;
@@ -131,7 +138,7 @@ function mergeLists(lhs: unknown[], rhs: unknown[], n: SchemaNode | undefined): 
       }
       if (done.has(lk[li])) li++;
     }
-    if (ri < rk.length) takeRight(ri++);
+    if (ri < rk.length) yield* takeRight(ri++);
   }
   return out;
 }
@@ -152,7 +159,7 @@ export function locate(obj: unknown, path: FieldPath, root: SchemaNode | undefin
   for (const pe of path) {
     if (pe.startsWith('f:')) {
       const key = pe.slice(2);
-      if (!isRecord(cur) || !Object.prototype.hasOwnProperty.call(cur, key)) return { found: false, chain };
+      if (!isRecord(cur) || !hasOwn(cur, key)) return { found: false, chain };
       chain.push({ container: cur, step: key, node });
       cur = cur[key];
       node = fieldNode(node, key);

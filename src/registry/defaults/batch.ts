@@ -1,4 +1,5 @@
 // batch/v1 defaulting: Job, CronJob, and the selector a Job gets once it has a uid.
+import { hasOwn } from '../../util/own.js';
 import type { CronJob, Job } from 'kubernetes-types/batch/v1.js';
 import { defaultPodTemplate, isEmpty, present } from './pod.js';
 
@@ -62,8 +63,8 @@ export function defaultJobSelector(job: Job): void {
   const template = present(spec.template) ? spec.template : (spec.template = {});
   const meta = present(template.metadata) ? template.metadata : (template.metadata = {});
   const labels = present(meta.labels) ? meta.labels : (meta.labels = {});
-  for (const k of [jobLabels.legacyJobName, jobLabels.jobName]) if (!(k in labels)) labels[k] = name;
-  for (const k of [jobLabels.legacyControllerUid, jobLabels.controllerUid]) if (!(k in labels)) labels[k] = uid;
+  for (const k of [jobLabels.legacyJobName, jobLabels.jobName]) if (!hasOwn(labels, k)) labels[k] = name;
+  for (const k of [jobLabels.legacyControllerUid, jobLabels.controllerUid]) if (!hasOwn(labels, k)) labels[k] = uid;
   const selector = present(spec.selector) ? spec.selector : (spec.selector = {});
   const matchLabels = present(selector.matchLabels) ? selector.matchLabels : (selector.matchLabels = {});
   if (!(jobLabels.controllerUid in matchLabels)) matchLabels[jobLabels.controllerUid] = uid;

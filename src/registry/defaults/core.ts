@@ -1,4 +1,5 @@
 // core/v1 defaulting for the kinds that have any.
+import { hasOwn, setOwn } from '../../util/own.js';
 import type {
   Endpoints, LimitRange, Namespace, PersistentVolume, PersistentVolumeClaim, Pod, PodTemplate, ReplicationController, Secret, Service,
 } from 'kubernetes-types/core/v1.js';
@@ -98,8 +99,8 @@ export function defaultLimitRange(lr: LimitRange): void {
     if (!present(item) || item.type !== 'Container') continue;
     const def = present(item.default) ? item.default : (item.default = {});
     const req = present(item.defaultRequest) ? item.defaultRequest : (item.defaultRequest = {});
-    for (const [k, v] of Object.entries(item.max ?? {})) if (!(k in def)) def[k] = v;
-    for (const [k, v] of Object.entries(def)) if (!(k in req)) req[k] = v;
-    for (const [k, v] of Object.entries(item.min ?? {})) if (!(k in req)) req[k] = v;
+    for (const [k, v] of Object.entries(item.max ?? {})) if (!hasOwn(def, k)) setOwn(def, k, v);
+    for (const [k, v] of Object.entries(def)) if (!hasOwn(req, k)) setOwn(req, k, v);
+    for (const [k, v] of Object.entries(item.min ?? {})) if (!hasOwn(req, k)) setOwn(req, k, v);
   }
 }

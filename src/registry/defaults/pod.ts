@@ -1,4 +1,5 @@
 // Pod spec defaulting, shared by every kind that embeds a pod spec or a pod template.
+import { hasOwn, setOwn } from '../../util/own.js';
 import type {
   Container, EnvVar, HTTPGetAction, Lifecycle, PersistentVolumeClaimSpec, PodSpec, PodTemplateSpec, Probe, Volume,
 } from 'kubernetes-types/core/v1.js';
@@ -136,7 +137,7 @@ export function defaultPodOnly(spec: PodSpec | undefined): void {
   for (const c of all) {
     if (!present(c) || !present(c.resources) || !present(c.resources.limits)) continue;
     const requests = present(c.resources.requests) ? c.resources.requests : (c.resources.requests = {});
-    for (const [k, v] of Object.entries(c.resources.limits)) if (!(k in requests)) requests[k] = v;
+    for (const [k, v] of Object.entries(c.resources.limits)) if (!hasOwn(requests, k)) setOwn(requests, k, v);
   }
   if (!spec.hostNetwork) return;
   for (const c of all) {

@@ -39,6 +39,32 @@ function allocateNodePort(ctx: StrategyContext, taken: Set<number>): number {
   throw invalid('Service', '', '', [fieldInvalid('spec.ports[0].nodePort', 0, 'range is full')]);
 }
 
+const nodePortRange = { min: 30000, max: 32767 };
+
+/**
+ * Node ports a client chose: inside the service-node-port-range and not held by another Service, as the
+ * allocator checks them (ports outside 1-65535 are left for validation to report).
+ */
+function checkRequestedNodePorts(svc: Service, ctx: StrategyContext): void {
+  const ports = svc.spec?.ports ?? [];
+  if (!ports.some((p) => p.nodePort)) return;
+  const self = `${svc.metadata?.namespace ?? ''}/${svc.metadata?.name ?? ''}`;
+  const taken = new Set<number>();
+  for (const s of ctx.registry.listStored('core/services')) {
+    if (`${s.metadata.namespace ?? ''}/${s.metadata.name ?? ''}` === self) continue;
+    for (const p of (s as unknown as Service).spec?.ports ?? []) if (p.nodePort) taken.add(p.nodePort);
+  }
+  ports.forEach((p, i) => {
+    const np = p.nodePort;
+    if (typeof np !== 'number' || np < 1 || np > 65535) return;
+    const path = `spec.ports[${i}].nodePort`;
+    if (np < nodePortRange.min || np > nodePortRange.max) {
+      throw invalid('Service', '', svc.metadata?.name ?? '', [fieldInvalid(path, np, `provided port is not in the valid range. The range of valid ports is ${nodePortRange.min}-${nodePortRange.max}`)]);
+    }
+    if (taken.has(np)) throw invalid('Service', '', svc.metadata?.name ?? '', [fieldInvalid(path, np, 'provided port is already allocated')]);
+  });
+}
+
 function assign(svc: Service, ctx: StrategyContext): void {
   const spec = svc.spec;
   if (!spec || spec.type === 'ExternalName') return;
@@ -52,6 +78,7 @@ function assign(svc: Service, ctx: StrategyContext): void {
   }
   spec.clusterIPs = [spec.clusterIP];
   if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') {
+    checkRequestedNodePorts(svc, ctx);
     const taken = new Set<number>();
     for (const p of spec.ports ?? []) if (!p.nodePort) p.nodePort = allocateNodePort(ctx, taken), taken.add(p.nodePort);
   }

@@ -1,6 +1,7 @@
 // Shared building blocks for the table printers: column definitions, defensive accessors for
 // objects that arrive as loosely-typed JSON, and the cell formats upstream printers share
 // (ages, label sets, label selectors, container lists).
+import { setOwn } from '../../util/own.js';
 import type { KObject } from '../../machinery/types.js';
 import { isRecord } from '../../machinery/types.js';
 import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
@@ -77,7 +78,7 @@ export function optInt(v: unknown): number | undefined {
 export function strMap(v: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, val] of Object.entries(rec(v))) {
-    if (typeof val === 'string') out[k] = val;
+    if (typeof val === 'string') setOwn(out, k, val);
   }
   return out;
 }

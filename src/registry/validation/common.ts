@@ -4,6 +4,7 @@ import {
 } from '../../machinery/errors.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
 import { isLabelValue, isQualifiedName, nameIsDnsLabel, type NameFn } from './names.js';
+import { goQuote, isGoPrintable } from '../../machinery/go-quote.js';
 
 export type Errs = FieldError[];
 export const immutable = 'field is immutable';
@@ -77,6 +78,42 @@ export function validateAnnotations(annotations: unknown, path: string): Errs {
   return errs;
 }
 
+/** upstream's FieldManagerMaxLength. */
+export const maxFieldManagerLength = 128;
+
+/** ValidateFieldManager: at most 128 bytes, printable characters only (positions are byte offsets, as in Go). */
+export function fieldManagerErrors(manager: string, field: string): FieldError[] {
+  const errs: FieldError[] = [];
+  if (Buffer.byteLength(manager) > maxFieldManagerLength) errs.push(fieldTooLong(field, manager, maxFieldManagerLength));
+  let offset = 0;
+  for (const ch of manager) {
+    if (!isGoPrintable(ch)) {
+      const code = ch.codePointAt(0) ?? 0;
+      errs.push({
+        type: 'FieldValueInvalid', field,
+        message: `Invalid value: ${goQuote(manager)}: invalid character U+${code.toString(16).toUpperCase().padStart(4, '0')} (at position ${offset})`,
+      });
+    }
+    offset += Buffer.byteLength(ch);
+  }
+  return errs;
+}
+
+/** ValidateManagedFields: operation Apply or Update, fieldsType FieldsV1, a valid manager name. */
+function validateManagedFields(entries: unknown, path: string): Errs {
+  const errs: Errs = [];
+  arr(entries).forEach((e, i) => {
+    const r = rec(e);
+    const p = `${path}[${i}]`;
+    if (r.operation !== 'Apply' && r.operation !== 'Update') errs.push(fieldInvalid(`${p}.operation`, r.operation ?? '', 'must be `Apply` or `Update`'));
+    const ft = str(r.fieldsType) ?? '';
+    if (ft && ft !== 'FieldsV1') errs.push(fieldInvalid(`${p}.fieldsType`, ft, 'must be `FieldsV1`'));
+    errs.push(...fieldManagerErrors(str(r.manager) ?? '', `${p}.manager`));
+    if ((str(r.subresource) ?? '').length > 256) errs.push(fieldTooLong(`${p}.subresource`, r.subresource, 256));
+  });
+  return errs;
+}
+
 export interface MetaOptions {
   namespaced: boolean;
   nameFn: NameFn;
@@ -109,6 +146,7 @@ export function validateObjectMeta(obj: KObject, opts: MetaOptions, path = 'meta
   errs.push(...validateLabels(meta.labels, `${path}.labels`));
   errs.push(...validateAnnotations(meta.annotations, `${path}.annotations`));
   errs.push(...validateOwnerReferences(meta.ownerReferences, `${path}.ownerReferences`));
+  errs.push(...validateManagedFields(meta.managedFields, `${path}.managedFields`));
   for (const f of arr(meta.finalizers)) {
     if (typeof f === 'string') for (const m of isQualifiedName(f)) errs.push(fieldInvalid(`${path}.finalizers`, f, m));
   }

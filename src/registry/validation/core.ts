@@ -3,15 +3,25 @@ import {
   fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong,
 } from '../../machinery/errors.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
+import { hasOwn } from '../../util/own.js';
 import { arr, deepEqual, immutable, rec, sortedMap, str, validateLabels, validateNonNegative, type Errs } from './common.js';
-import { inclusiveRangeError, isConfigMapKey, isDns1123Label, isDns1123Subdomain } from './names.js';
+import { inclusiveRangeError, isConfigMapKey, isDns1123Label, isDns1123Subdomain, isQualifiedName } from './names.js';
 import { validatePodSpec, validatePodSpecUpdate, validatePodTemplate, validatePortNumOrName, validateResources } from './pod.js';
+
+const systemPodConditions = new Set(['PodScheduled', 'Ready', 'Initialized']);
 
 export function validatePod(obj: KObject, old: KObject | undefined): Errs {
   const errs = validatePodSpec(obj.spec, 'spec');
   // Ephemeral containers are added to a running pod through pods/ephemeralcontainers only.
   if (!old && arr(rec(obj.spec).ephemeralContainers).length) errs.push(fieldForbidden('spec.ephemeralContainers', 'cannot be set on create'));
-  if (old) errs.push(...validatePodSpecUpdate(obj.spec, old.spec));
+  if (old) {
+    errs.push(...validatePodSpecUpdate(obj.spec, old.spec));
+    // validatePodConditions: condition types other than the system ones are qualified names.
+    arr(rec(obj.status).conditions).forEach((c, i) => {
+      const type = str(rec(c).type) ?? '';
+      if (!systemPodConditions.has(type)) for (const m of isQualifiedName(type)) errs.push(fieldInvalid(`status.conditions[${i}].type`, type, m));
+    });
+  }
   return errs;
 }
 
@@ -122,7 +132,7 @@ function validateDataKeys(obj: KObject, kind: 'ConfigMap' | 'Secret'): Errs {
       total += k.length + (typeof v === 'string' ? (kind === 'Secret' && field === 'data' ? Math.floor((v.length * 3) / 4) : Buffer.byteLength(v)) : 0);
     }
   }
-  if (kind === 'ConfigMap') for (const k of Object.keys(other)) if (k in data) errs.push(fieldInvalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
+  if (kind === 'ConfigMap') for (const k of Object.keys(other)) if (hasOwn(data, k)) errs.push(fieldInvalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
   if (total > maxDataBytes) errs.push(fieldTooLong(kind === 'ConfigMap' ? '' : 'data', '', maxDataBytes));
   return errs;
 }
@@ -143,11 +153,11 @@ export function validateSecret(obj: KObject, old: KObject | undefined): Errs {
   const errs = validateDataKeys(obj, 'Secret');
   const data = { ...rec(obj.data), ...rec(obj.stringData) };
   const type = str(obj.type) ?? '';
-  const need = (k: string) => { if (!(k in data)) errs.push(fieldRequired(`data[${k}]`)); };
+  const need = (k: string) => { if (!hasOwn(data, k)) errs.push(fieldRequired(`data[${k}]`)); };
   if (type === 'kubernetes.io/tls') { need('tls.crt'); need('tls.key'); }
   if (type === 'kubernetes.io/dockerconfigjson') need('.dockerconfigjson');
   if (type === 'kubernetes.io/dockercfg') need('.dockercfg');
-  if (type === 'kubernetes.io/basic-auth' && !('username' in data) && !('password' in data)) {
+  if (type === 'kubernetes.io/basic-auth' && !hasOwn(data, 'username') && !hasOwn(data, 'password')) {
     errs.push(fieldRequired('data[username]'), fieldRequired('data[password]'));
   }
   if (type === 'kubernetes.io/ssh-auth') need('ssh-privatekey');
@@ -173,7 +183,7 @@ export function validatePvcSpec(specIn: unknown, path: string): Errs {
     errs.push(fieldForbidden(`${path}.accessModes`, 'may not use ReadWriteOncePod with other access modes'));
   }
   const requests = rec(rec(spec.resources).requests);
-  if (!spec.dataSource && !spec.dataSourceRef && !('storage' in requests)) errs.push(fieldRequired(`${path}.resources[storage]`));
+  if (!spec.dataSource && !spec.dataSourceRef && !hasOwn(requests, 'storage')) errs.push(fieldRequired(`${path}.resources[storage]`));
   errs.push(...validateResources(spec.resources, `${path}.resources`));
   const vm = spec.volumeMode;
   if (vm !== undefined && vm !== 'Block' && vm !== 'Filesystem') errs.push(fieldNotSupported(`${path}.volumeMode`, vm, ['Block', 'Filesystem']));

@@ -4,16 +4,22 @@ import {
   invalid, fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotFound, fieldNotSupported, fieldRequired,
 } from '../../machinery/errors.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
+import { hasOwn } from '../../util/own.js';
 import { qosClass } from '../resources/pods.js';
 import { arr, deepEqual, rec, str, validateAnnotations, validateLabels, validateNonNegative, type Errs } from './common.js';
 import { inclusiveRangeError, isDns1123Label, isRelaxedEnvVarName, isValidPortName, nameIsDnsSubdomain } from './names.js';
 import { parseQuantity } from './quantity.js';
 import { validateEphemeralContainers } from './ephemeral-containers.js';
+import { validateContainerResourceNames, validateResources } from './resource-requirements.js';
+import { validateAffinity } from './affinity.js';
+import { validateContainerLists, validatePodLists, validateTolerationKeys } from './pod-lists.js';
 
 const validPort = (p: number) => Number.isInteger(p) && p >= 1 && p <= 65535;
 const protocols = ['SCTP', 'TCP', 'UDP'];
 
 /** A port given as number or IANA name (probes, service targetPort). */
+export { validateResources };
+
 export function validatePortNumOrName(v: unknown, path: string): Errs {
   if (typeof v === 'number') return validPort(v) ? [] : [fieldInvalid(path, v, inclusiveRangeError(1, 65535))];
   if (typeof v === 'string') {
@@ -21,39 +27,6 @@ export function validatePortNumOrName(v: unknown, path: string): Errs {
     return isValidPortName(v).map((m) => fieldInvalid(path, v, m));
   }
   return [fieldRequired(path)];
-}
-
-const isExtended = (name: string) => name.includes('/') && !name.startsWith('kubernetes.io/') && !name.startsWith('requests.');
-const overcommitAllowed = (name: string) => !isExtended(name) && !name.startsWith('hugepages-');
-
-export function validateResources(res: unknown, path: string): Errs {
-  const errs: Errs = [];
-  if (!isRecord(res)) return errs;
-  const limits = rec(res.limits);
-  const requests = rec(res.requests);
-  const parsed = (m: Record<string, unknown>, kind: string) => {
-    const out = new Map<string, number>();
-    for (const [k, v] of Object.entries(m)) {
-      const q = parseQuantity(v);
-      if ('error' in q) errs.push(fieldInvalid(`${path}.${kind}[${k}]`, v, q.error));
-      else if (q.value < 0) errs.push(fieldInvalid(`${path}.${kind}[${k}]`, String(v), 'must be greater than or equal to 0'));
-      else out.set(k, q.value);
-    }
-    return out;
-  };
-  const lim = parsed(limits, 'limits');
-  const req = parsed(requests, 'requests');
-  for (const [k, r] of req) {
-    const l = lim.get(k);
-    const reqPath = `${path}.requests[${k}]`;
-    if (l !== undefined) {
-      if (!overcommitAllowed(k) && r !== l) errs.push(fieldInvalid(reqPath, String(requests[k]), `must be equal to ${k} limit of ${String(limits[k])}`));
-      else if (r > l) errs.push(fieldInvalid(reqPath, String(requests[k]), `must be less than or equal to ${k} limit of ${String(limits[k])}`));
-    } else if (!overcommitAllowed(k) && !(k in limits)) {
-      errs.push(fieldRequired(`${path}.limits[${k}]`, 'Limit must be set for non overcommitable resources'));
-    }
-  }
-  return errs;
 }
 
 const handlerKinds = ['exec', 'httpGet', 'tcpSocket', 'grpc'];
@@ -143,7 +116,8 @@ function validateContainer(c: unknown, path: string, volumes: Set<string>, init:
     else if (mountPaths.has(mount)) errs.push(fieldInvalid(`${mp}.mountPath`, mount, 'must be unique'));
     mountPaths.add(mount);
   });
-  errs.push(...validateResources(ctr.resources, `${path}.resources`));
+  errs.push(...validateResources(ctr.resources, `${path}.resources`), ...validateContainerResourceNames(ctr.resources, `${path}.resources`));
+  errs.push(...validateContainerLists(ctr, path));
   if (!init || ctr.restartPolicy === 'Always') {
     errs.push(...validateProbe(ctr.livenessProbe, `${path}.livenessProbe`, true));
     errs.push(...validateProbe(ctr.readinessProbe, `${path}.readinessProbe`, false));
@@ -203,6 +177,8 @@ export function validatePodSpec(specIn: unknown, path: string): Errs {
   if (dp === undefined || dp === '') errs.push(fieldRequired(`${path}.dnsPolicy`));
   else if (!dnsPolicies.includes(dp as string)) errs.push(fieldNotSupported(`${path}.dnsPolicy`, dp, dnsPolicies));
   errs.push(...validateLabels(spec.nodeSelector, `${path}.nodeSelector`));
+  errs.push(...validateAffinity(spec.affinity, `${path}.affinity`));
+  errs.push(...validateTolerationKeys(spec.tolerations, `${path}.tolerations`), ...validatePodLists(spec, path));
   const ads = spec.activeDeadlineSeconds;
   if (typeof ads === 'number' && (ads < 1 || ads > 2147483647)) errs.push(fieldInvalid(`${path}.activeDeadlineSeconds`, ads, inclusiveRangeError(1, 2147483647)));
   const sa = str(spec.serviceAccountName);
@@ -314,7 +290,7 @@ export function validatePodResize(pod: KObject, old: KObject): Errs {
       const was = rec(before?.resources);
       for (const [kind, word] of [['requests', 'requests'], ['limits', 'limits']] as const) {
         for (const k of Object.keys(rec(was[kind]))) {
-          if (resizable.has(k) && !(k in rec(now[kind]))) errs.push(fieldForbidden(`${path}.${kind}[${k}]`, `resource ${word} cannot be removed`));
+          if (resizable.has(k) && !hasOwn(rec(now[kind]), k)) errs.push(fieldForbidden(`${path}.${kind}[${k}]`, `resource ${word} cannot be removed`));
         }
       }
     });

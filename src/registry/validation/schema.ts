@@ -4,6 +4,7 @@
 import { isRecord, type GroupVersionKind } from '../../machinery/types.js';
 import { resolveSchema, schemaForKind, type OpenApiDocument, type OpenApiSchema } from '../../openapi/documents.js';
 import { parseQuantity } from './quantity.js';
+import { hasOwn, setOwn } from '../../util/own.js';
 import { mismatchText, listKeyElement, type Shape, type TypeErrorWording } from './type-errors.js';
 
 export type { TypeErrorWording } from './type-errors.js';
@@ -63,8 +64,32 @@ interface Walk {
   wording: TypeErrorWording;
   unknown: string[];
   typeErrors: string[];
-  /** Drop unknown fields from the walked object, as decoding into the typed struct does. */
+  /**
+   * Decode as the typed struct does: drop unknown fields, and turn nulls inside lists and maps into the
+   * element type's zero value (Go decodes `[null]` into a zero struct, `{"k": null}` into "").
+   */
   prune: boolean;
+  /** Drop struct fields holding null: for Go a null field is an absent (nil or zero) one. */
+  dropNulls: boolean;
+}
+
+/** Built-in kinds nest a few dozen levels; the walk goes no deeper (what lies below is left as it is). */
+const maxSchemaDepth = 100;
+
+/** The JSON form of a Go zero value of the element shape, or null where Go keeps a nil. */
+function zeroValue(shape: Shape): unknown {
+  switch (shape.t) {
+    case 'struct':
+      return {};
+    case 'scalar':
+      return shape.json === 'bool' ? false : shape.json === 'int' || shape.json === 'number' ? 0 : '';
+    case 'intOrString':
+      return 0;
+    case 'quantity':
+      return '0';
+    default:
+      return null;
+  }
 }
 
 /** Where a value sits, in each decoder's notation. */
@@ -76,6 +101,7 @@ interface At {
   struct: string;
   /** `.spec.containers[name="web"].image`: structured-merge-diff's path. */
   typed: string;
+  depth: number;
 }
 
 /** encoding/json and the unstructured converter stop at the first error; structured-merge-diff reports them all. */
@@ -97,7 +123,8 @@ function badBase64(s: string): string | undefined {
 }
 
 function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, at: At): void {
-  if (value === null || value === undefined) return;
+  if (value === null || value === undefined || at.depth > maxSchemaDepth) return;
+  const depth = at.depth + 1;
   const shape = shapeOf(w.doc, raw);
   const join = (p: string, k: string) => (p ? `${p}.${k}` : k);
   const mismatch = mismatchText(w.wording, shape, value, at.struct, at.goPath);
@@ -118,7 +145,9 @@ function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, at: At): 
     case 'array': {
       if (!Array.isArray(value)) return;
       const seen = new Set<string>();
+      const zero = w.prune && value.includes(null) ? zeroValue(shapeOf(w.doc, shape.items)) : null;
       for (let i = 0; i < value.length; i++) {
+        if (value[i] === null && zero !== null) value[i] = structuredClone(zero);
         let element = `[${i}]`;
         if (w.wording === 'typed' && (shape.keys || shape.set)) {
           const key = listKeyElement(shape, value[i], (s) => resolveSchema(w.doc, s));
@@ -127,18 +156,23 @@ function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, at: At): 
           if (seen.has(element)) report(w, at, `duplicate entries for key ${element}`);
           seen.add(element);
         }
-        walk(w, value[i], shape.items, { path: `${at.path}[${i}]`, goPath: at.goPath, struct: at.struct, typed: `${at.typed}${element}` });
+        walk(w, value[i], shape.items, { path: `${at.path}[${i}]`, goPath: at.goPath, struct: at.struct, typed: `${at.typed}${element}`, depth });
       }
       return;
     }
-    case 'map':
+    case 'map': {
       if (!isRecord(value)) return;
-      for (const [k, v] of Object.entries(value)) walk(w, v, shape.values, { path: `${at.path}[${k}]`, goPath: at.goPath, struct: at.struct, typed: `${at.typed}.${k}` });
+      const zero = w.prune ? zeroValue(shapeOf(w.doc, shape.values)) : null;
+      for (const [k, v] of Object.entries(value)) {
+        if (v === null && zero !== null) setOwn(value, k, structuredClone(zero));
+        walk(w, value[k], shape.values, { path: `${at.path}[${k}]`, goPath: at.goPath, struct: at.struct, typed: `${at.typed}.${k}`, depth });
+      }
       return;
+    }
     case 'struct':
       if (!isRecord(value)) return;
       for (const [k, v] of Object.entries(value)) {
-        const prop = Object.prototype.hasOwnProperty.call(shape.props, k) ? shape.props[k] : undefined;
+        const prop = hasOwn(shape.props, k) ? shape.props[k] : undefined;
         if (prop === undefined) {
           w.unknown.push(join(at.path, k));
           if (w.prune) delete value[k];
@@ -147,7 +181,8 @@ function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, at: At): 
             report(w, { ...at, typed: `${at.typed}.${k}` }, 'field not declared in schema');
             return;
           }
-        } else walk(w, v, prop, { path: join(at.path, k), goPath: join(at.goPath, k), struct: shape.name, typed: `${at.typed}.${k}` });
+        } else if (v === null && w.dropNulls) delete value[k];
+        else walk(w, v, prop, { path: join(at.path, k), goPath: join(at.goPath, k), struct: shape.name, typed: `${at.typed}.${k}`, depth });
       }
       return;
     default:
@@ -178,10 +213,10 @@ function rootFor(gvk: GroupVersionKind) {
  * unknown fields included, for structured-merge-diff (`typed`, server-side apply). Kinds without a schema (custom
  * resources) report nothing.
  */
-export function checkAgainstSchema(gvk: GroupVersionKind, obj: unknown, prune = false, wording: TypeErrorWording = 'json'): { unknownFields: string[]; typeErrors: string[] } {
+export function checkAgainstSchema(gvk: GroupVersionKind, obj: unknown, prune = false, wording: TypeErrorWording = 'json', dropNulls = prune): { unknownFields: string[]; typeErrors: string[] } {
   const root = rootFor(gvk);
   if (!root) return { unknownFields: [], typeErrors: [] };
-  const w: Walk = { doc: root.doc, wording, unknown: [], typeErrors: [], prune };
-  walk(w, obj, root.schema, { path: '', goPath: '', struct: gvk.kind, typed: '' });
+  const w: Walk = { doc: root.doc, wording, unknown: [], typeErrors: [], prune, dropNulls };
+  walk(w, obj, root.schema, { path: '', goPath: '', struct: gvk.kind, typed: '', depth: 0 });
   return { unknownFields: w.unknown, typeErrors: w.typeErrors };
 }

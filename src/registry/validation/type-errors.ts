@@ -28,16 +28,22 @@ function jsonKind(v: unknown): string {
 
 const isObject = (v: unknown) => isRecord(v);
 
+/** Whether a JSON number decodes into the Go integer type (int32, else int64). */
+function fitsInteger(v: number, goType: string): boolean {
+  if (!Number.isInteger(v)) return false;
+  return goType === 'int32' ? v >= -(2 ** 31) && v <= 2 ** 31 - 1 : v >= -(2 ** 63) && v < 2 ** 63;
+}
+
 /** Whether a non-null value fits the shape at all (its JSON type), before any finer check. */
 function fits(shape: Shape, v: unknown): boolean {
   switch (shape.t) {
     case 'struct': case 'map': return isObject(v);
     case 'array': return Array.isArray(v);
-    case 'intOrString': return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+    case 'intOrString': return typeof v === 'string' || (typeof v === 'number' && fitsInteger(v, 'int32'));
     case 'scalar':
       if (shape.json === 'string' || shape.json === 'bytes') return typeof v === 'string';
       if (shape.json === 'bool') return typeof v === 'boolean';
-      return typeof v === 'number' && (shape.json !== 'int' || Number.isInteger(v));
+      return typeof v === 'number' && (shape.json !== 'int' || fitsInteger(v, shape.goType));
     default: return true;
   }
 }
