@@ -7,6 +7,8 @@ import { apiVersionOf, isRecord, type KObject } from '../machinery/types.js';
 import type { ResourceDef } from '../registry/resource.js';
 import { checkAgainstSchema, type TypeErrorWording } from '../registry/validation/schema.js';
 import { goJsonMarshal, goQuote, goValue } from '../util/go-format.js';
+import { jsonDepth } from '../util/json-tree.js';
+import { maxObjectDepth, objectTooDeep } from '../machinery/depth-limits.js';
 
 type Mode = 'Strict' | 'Warn' | 'Ignore';
 
@@ -38,15 +40,25 @@ function checkPatched(def: ResourceDef, version: string, patched: KObject, mode:
   warnings.push(...msgs);
 }
 
+/** Whether error messages can print `value` (recursive printers); what nests deeper cannot be stored either. */
+const printable = (value: unknown) => jsonDepth(value, maxObjectDepth) <= maxObjectDepth;
+
 /** A JSON or merge patch's result, decoded as the kind (unknown fields are dropped from it). */
 export function checkPatchedJson(def: ResourceDef, version: string, patched: KObject, mode: Mode, warnings: string[]): void {
-  const shown = goJsonMarshal(patched);
-  checkPatched(def, version, patched, mode, warnings, 'json', () => shown);
+  // Shown as patched, before decoding drops anything from it.
+  const shown = printable(patched) ? goJsonMarshal(patched) : undefined;
+  checkPatched(def, version, patched, mode, warnings, 'json', () => {
+    if (shown === undefined) throw objectTooDeep(def.kind);
+    return shown;
+  });
 }
 
 /** A strategic merge patch's result, converted to the kind (unknown fields are dropped from it). */
 export function checkPatchedStrategic(def: ResourceDef, version: string, patched: KObject, patch: unknown, mode: Mode, warnings: string[]): void {
-  checkPatched(def, version, patched, mode, warnings, 'unstructured', () => goValue(patch, true));
+  checkPatched(def, version, patched, mode, warnings, 'unstructured', () => {
+    if (!printable(patch)) throw objectTooDeep(def.kind);
+    return goValue(patch, true);
+  });
 }
 
 /** A server-side apply configuration must type as the kind: wrong types and unknown fields fail, whatever fieldValidation says. */

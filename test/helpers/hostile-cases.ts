@@ -90,7 +90,8 @@ export function depthCases(): HostileCase[] {
       out.push({ name: `yaml create, ${style} ${d} deep`, method: 'POST', path: CMS, headers: YAML_CT, body: doc, expectCode: yamlOk ? 201 : 400 });
       const name = uniq('apply');
       const applied = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\nx:\n${deepYaml(d, style)}`;
-      out.push({ name: `apply yaml, ${style} ${d} deep`, method: 'PATCH', path: `${CMS}/${name}?fieldManager=hostile`, headers: APPLY_CT, body: applied, expectCode: yamlOk ? 201 : 400 });
+      // Server-side apply refuses the undeclared field `x` at any depth (structured-merge-diff types the whole configuration).
+      out.push({ name: `apply yaml, ${style} ${d} deep`, method: 'PATCH', path: `${CMS}/${name}?fieldManager=hostile`, headers: APPLY_CT, body: applied, expectCode: 400 });
     }
   }
   // The shape that aborted the process: quoted keys, so that the first plain scalar, whose type is resolved by
@@ -134,7 +135,8 @@ export function yamlCases(): HostileCase[] {
     ['tabs and garbage', doc('x:\t[\n'), 400],
     ['not a mapping', '- a\n- b\n', 400],
     ['empty document', '', 400],
-    ['only a comment', '# nothing\n', 400],
+    // No document is JSON null: decoded as an empty object of the URL's kind, which validation then refuses.
+    ['only a comment', '# nothing\n', 422],
   ];
   return cases.map(([name, body, expectCode]) => ({ name: `yaml: ${name}`, method: 'POST', path: CMS, headers: YAML_CT, body, expectCode }));
 }
