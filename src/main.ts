@@ -55,6 +55,11 @@ export interface BonsaiOptions {
   insecure?: boolean;
   /** Host header names served besides IP addresses, localhost and the listen host (`--allowed-host`). */
   allowedHosts?: string[];
+  /**
+   * Called once requests are served, before the controllers, scheduler and simulated kubelets are loaded and started
+   * (`startBonsai` resolves after that): the CLI prints its banner here.
+   */
+  onListening?: (at: { url: string; port: number; credentials: AdminCredentials }) => void;
   /** On close, how long requests in flight may take to finish (default 5 s). */
   shutdownGraceMs?: number;
 }
@@ -132,6 +137,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const credentials: AdminCredentials = tls
     ? { token: security.adminToken, ca: tls.ca.certPem, clientCert: tls.adminCert, clientKey: tls.adminKey }
     : { token: security.adminToken };
+  opts.onListening?.({ url, port, credentials });
   // The API answers from here on; controllers, scheduler and kubelets load meanwhile (as kube-apiserver serves
   // before the controller manager is up) and, being level-triggered, pick up whatever was written in between.
   const [{ startControllers }, { startScheduler }, { startCluster }] = await Promise.all([

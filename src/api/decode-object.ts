@@ -61,8 +61,9 @@ function readBody(def: ResourceDef, version: string, req: FastifyRequest): { obj
   if (parsed === null) parsed = {};
   if (!isRecord(parsed)) throw unrecognized(def, `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(parsed)} into Go value of type ${findKindType}`, raw);
   const obj = parsed as KObject;
-  for (const [k, v] of Object.entries(obj)) {
-    if ((k === 'apiVersion' || k === 'kind') && v !== null && typeof v !== 'string') {
+  for (const k of ['apiVersion', 'kind'] as const) {
+    const v = Object.prototype.hasOwnProperty.call(obj, k) ? obj[k] : undefined;
+    if (v !== undefined && v !== null && typeof v !== 'string') {
       throw unrecognized(def, `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(v)} into Go struct field .${k} of type string`, raw);
     }
   }

@@ -30,6 +30,8 @@ export function hostName(header: string): string {
  */
 export class HostAllowList {
   private readonly names = new Set<string>(['localhost']);
+  /** Host header values already found allowed (clients send the same one on every request). */
+  private readonly seen = new Set<string>();
 
   constructor(names: Iterable<string> = []) {
     for (const n of names) this.allow(n);
@@ -42,9 +44,11 @@ export class HostAllowList {
 
   /** A request without Host (HTTP/1.0; Node refuses HTTP/1.1 without one) comes from no browser: allowed. */
   allows(header: string | undefined): boolean {
-    if (header === undefined) return true;
+    if (header === undefined || this.seen.has(header)) return true;
     const name = hostName(header);
-    return isIP(name) !== 0 || this.names.has(name);
+    const ok = isIP(name) !== 0 || this.names.has(name);
+    if (ok && this.seen.size < 64) this.seen.add(header);
+    return ok;
   }
 }
 

@@ -52,6 +52,9 @@ function check(value: unknown, text: string, maxDepth: number): void {
   }
 }
 
+/** A number literal that could be too large for a float64 (conservative: strings may match too). */
+const mayOverflow = /\d{309}|[eE]\+?\d{3}/;
+
 /** Parses JSON text; throws DecodeError with encoding/json-like wording. */
 export function decodeJson(text: string, maxDepth = maxJsonDepth): unknown {
   let value: unknown;
@@ -60,6 +63,8 @@ export function decodeJson(text: string, maxDepth = maxJsonDepth): unknown {
   } catch (e) {
     throw new DecodeError((e as Error).message);
   }
-  check(value, text, maxDepth);
+  // Short text cannot nest past the limit, and without a long digit run or a 3-digit exponent no number overflows:
+  // most bodies need no second pass.
+  if (text.length > 2 * maxDepth || mayOverflow.test(text)) check(value, text, maxDepth);
   return value;
 }

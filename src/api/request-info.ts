@@ -1,7 +1,7 @@
 // Parses a Kubernetes API path into group, version, namespace, resource, name and subresource.
 import { ApiError, badRequest } from '../machinery/errors.js';
 import { isPathSegmentName } from '../registry/validation/names.js';
-import type { RequestAttributes, UserInfo } from '../auth/types.js';
+import { anonymousUser, type RequestAttributes, type UserInfo } from '../auth/types.js';
 
 /**
  * A path within a served group that no route matches (an unknown resource, version or subresource): upstream's
@@ -164,4 +164,15 @@ export function requestAttributes(method: string, url: string, user: UserInfo): 
     user, verb, resourceRequest: true, path: rawPath, apiGroup: info.group, apiVersion: info.version, namespace,
     resource: info.resource, subresource: info.subresource ?? '', name: name ?? '',
   };
+}
+
+const attributesKey = Symbol('bonsai.requestAttributes');
+
+/**
+ * A request's attributes, computed once and shared by the hooks that need them (metrics, audit, authorization); the
+ * user is whoever the request was authenticated as when first asked (authorization sets it again).
+ */
+export function attributesOf(req: { method: string; url: string; user?: UserInfo | null }): RequestAttributes {
+  const r = req as typeof req & { [attributesKey]?: RequestAttributes };
+  return (r[attributesKey] ??= requestAttributes(req.method, req.url, req.user ?? anonymousUser));
 }

@@ -3,9 +3,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Registry } from '../registry/registry.js';
 import { storageKey } from '../registry/resource.js';
-import { anonymousUser } from '../auth/types.js';
 import { metricsGroup, metricsResources } from './metrics.js';
-import { requestAttributes } from './request-info.js';
+import { attributesOf } from './request-info.js';
 
 
 const component = 'apiserver';
@@ -44,7 +43,7 @@ function sampleOf(reg: Registry, req: FastifyRequest): Sample | undefined {
   const url = req.url;
   const method = req.method;
   const path = url.split('?', 1)[0];
-  const a = requestAttributes(method, url, anonymousUser);
+  const a = attributesOf(req);
   const mutating = method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
   if (!a.resourceRequest) {
     if (!instrumentedPaths.has(path)) return undefined;

@@ -166,7 +166,7 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
         if (def.namespaced && ns === undefined) throw methodNotAllowed('the server does not allow this method on the requested resource');
         checkWriteOptions(q, 'CreateOptions');
         const obj = decodeObject(reg, def, version, req, fieldValidation(q), warnings);
-        const created = reg.create(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), warnings });
+        const created = reg.create(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), warnings, owned: true });
         sendWarnings(reply, warnings);
         return respondObject(reg, req, reply, def, version, created, 201);
       }

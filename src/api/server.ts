@@ -75,18 +75,17 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   installRequestMetrics(app, reg);
   // The request chain, in upstream's order: authentication, then authorization, before the body is read.
   // `authenticate` throws the 401 Status for an invalid credential (or none, with anonymous requests off).
-  const authn = opts.authenticator ?? securityOf(reg).authenticator;
-  app.decorateRequest('user', null as unknown as UserInfo);
-  app.addHook('onRequest', async (req) => {
-    req.user = await authn.authenticate(req.raw);
-  });
   // Then audit, impersonation and authorization (AlwaysAllow unless the registry was given another).
-  installRequestChain(app, { authorization: (reg.authorization ??= new Authorization(['AlwaysAllow'], reg.store)), audit: opts.audit });
+  app.decorateRequest('user', null as unknown as UserInfo);
+  installRequestChain(app, {
+    authenticator: opts.authenticator ?? securityOf(reg).authenticator,
+    authorization: (reg.authorization ??= new Authorization(['AlwaysAllow'], reg.store)), audit: opts.audit,
+  });
 
   // Group commit: writes are committed together after the current turn; no answer leaves before its data is saved.
-  app.addHook('onSend', async (_req, _reply, payload) => {
-    if (reg.store.hasPending()) await reg.store.committed();
-    return payload;
+  app.addHook('onSend', (_req, _reply, payload, done) => {
+    if (!reg.store.hasPending()) return done(null, payload);
+    void reg.store.committed().then(() => done(null, payload));
   });
   app.setErrorHandler((err, _req, reply) => {
     if (reply.sent || reply.raw.headersSent) return;

@@ -36,7 +36,8 @@ export class RequestAudit {
   /** The decoded request object (create/update bodies): names the objectRef and is logged at Request level. */
   recordRequestObject(obj: unknown): void {
     // The body as sent (JSON) is kept when there is one; a decoded protobuf or YAML body stands in otherwise.
-    if (this.requestObject === undefined) this.requestObject = obj;
+    // A copy: the write pipeline goes on to change the decoded object (YAML and protobuf nest at most 300 levels).
+    if (this.requestObject === undefined && this.log.atLeast('Request')) this.requestObject = structuredClone(obj);
     const ref = this.event.objectRef;
     const meta = (obj !== null && typeof obj === 'object' ? (obj as { metadata?: unknown }).metadata : undefined) as Record<string, unknown> | undefined;
     if (!ref || !meta || typeof meta !== 'object') return;

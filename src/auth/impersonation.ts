@@ -22,18 +22,24 @@ interface Wanted {
 }
 
 /** Impersonation headers by lower-case name, each value separately (repeated headers are not joined). */
-export function impersonationHeaders(rawHeaders: readonly string[]): Map<string, string[]> {
-  const out = new Map<string, string[]>();
+const noHeaders: ReadonlyMap<string, string[]> = new Map();
+
+export function impersonationHeaders(rawHeaders: readonly string[]): ReadonlyMap<string, string[]> {
+  let out: Map<string, string[]> | undefined;
   let n = 0;
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i].toLowerCase();
+    const raw = rawHeaders[i];
+    // Most headers are told apart by their first letter, without lower-casing them.
+    if (raw.length < 12 || (raw.charCodeAt(0) | 0x20) !== 0x69) continue;
+    const name = raw.toLowerCase();
     if (!name.startsWith('impersonate-')) continue;
+    out ??= new Map();
     if (++n > maxValues) throw badRequest('too many impersonation headers');
     const list = out.get(name);
     if (list) list.push(rawHeaders[i + 1]);
     else out.set(name, [rawHeaders[i + 1]]);
   }
-  return out;
+  return out ?? noHeaders;
 }
 
 function unescapeKey(k: string): string {
@@ -53,7 +59,7 @@ function describe(list: Wanted[]): string {
   return `[${list.map(ref).join(' ')}]`;
 }
 
-function requested(headers: Map<string, string[]>): Wanted[] {
+function requested(headers: ReadonlyMap<string, string[]>): Wanted[] {
   const out: Wanted[] = [];
   const user = headers.get(userHeader)?.[0] ?? '';
   if (user) {
@@ -98,7 +104,7 @@ function attributesFor(requestor: UserInfo, w: Wanted): RequestAttributes {
  * The user a request acts as: `requestor` itself when it asks for no impersonation, otherwise the impersonated
  * user once every part is authorized. Throws the 403 (or 400) the request must be answered with.
  */
-export function impersonate(requestor: UserInfo, headers: Map<string, string[]>, authz: Authorizer): UserInfo {
+export function impersonate(requestor: UserInfo, headers: ReadonlyMap<string, string[]>, authz: Authorizer): UserInfo {
   const wanted = requested(headers);
   if (!wanted.length) return requestor;
   const groupsGiven = (headers.get(groupHeader)?.length ?? 0) > 0;

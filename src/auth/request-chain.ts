@@ -1,7 +1,8 @@
 // The request chain after authentication, in upstream's order: audit (RequestReceived), impersonation, then
 // authorization. Denials are upstream's 403 Status; every response carries an Audit-Id.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { requestAttributes } from '../api/request-info.js';
+import { attributesOf } from '../api/request-info.js';
+import type { Authenticator } from './authn/authenticator.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { beginRequestAudit, recordRequestBody, recordResponse } from '../audit/http-audit.js';
 import { forbiddenError, type Authorization } from './authorization.js';
@@ -9,6 +10,8 @@ import { impersonate, impersonationHeaders } from './impersonation.js';
 import '../auth/fastify-request.js';
 
 export interface RequestChainOptions {
+  /** Who requests come from; throws the 401 Status for an invalid credential (or none, with anonymous requests off). */
+  authenticator: Authenticator;
   authorization: Authorization;
   audit?: AuditLog;
 }
@@ -20,7 +23,8 @@ const validAuditId = /^[\x21-\x7e]{1,128}$/;
  * ApiError the request is answered with when it may not proceed.
  */
 export function authorizeRequest(req: FastifyRequest, reply: FastifyReply, opts: RequestChainOptions): void {
-  const attrs = requestAttributes(req.method, req.url, req.user);
+  const attrs = attributesOf(req);
+  attrs.user = req.user;
   const sent = req.headers['audit-id'];
   const auditId = typeof sent === 'string' && validAuditId.test(sent) ? sent : (opts.audit?.newId() ?? crypto.randomUUID());
   // Set on the raw response so that hijacked replies (watches) carry it too.
@@ -37,10 +41,11 @@ export function authorizeRequest(req: FastifyRequest, reply: FastifyReply, opts:
   if (decision !== 'allow') throw forbiddenError(attrs, reason);
 }
 
-/** Adds the chain to the server; call after the authentication hook is added. */
+/** Adds the chain to the server: authentication, then audit, impersonation and authorization, before the body is read. */
 export function installRequestChain(app: FastifyInstance, opts: RequestChainOptions): void {
   app.addHook('onRequest', (req, reply, done) => {
     try {
+      req.user = opts.authenticator.authenticateRequest(req.raw);
       authorizeRequest(req, reply, opts);
     } catch (err) {
       done(err as Error);

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { startBonsai } from '../main.js';
+import { startBonsai, type Bonsai } from '../main.js';
 import { defaultShutdownGraceMs } from '../api/graceful-close.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { resolveTarget, setNodeStopped } from './node-command.js';
@@ -63,26 +63,32 @@ program
     tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[];
   }) => {
     if (o.data !== ':memory:') ensurePrivateDir(o.data);
-    const bonsai = await startBonsai({
-      host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
-      cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], allowedHosts: o.allowedHost,
-      authorizationMode: o.authorizationMode, auditLog: o.auditLog, auditLevel: o.auditLevel,
-      tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure,
-    });
-    // With no data dir, the kubeconfig goes to a per-port temp folder (its path is in the banner line).
-    const kubeconfig = o.kubeconfig ?? (o.data === ':memory:' ? join(tmpdir(), `bonsai-${bonsai.port}`, 'kubeconfig') : join(o.data, 'kubeconfig'));
-    writeKubeconfig(kubeconfig, bonsai.url, bonsai.credentials);
-    process.stdout.write(`Bonsai is serving the Kubernetes API at ${bonsai.url} (kubeconfig: ${kubeconfig})\n`);
+    // A signal may come while the rest starts: it stops the server once there is one.
+    let bonsai: Bonsai | undefined;
     let stopping = false;
     const stop = () => {
       if (stopping) return;
       stopping = true;
       // Requests get their grace period; should closing still hang past it, the process goes anyway.
       setTimeout(() => process.exit(1), defaultShutdownGraceMs + 5_000).unref();
-      bonsai.close().then(() => process.exit(0), () => process.exit(1));
+      if (bonsai) bonsai.close().then(() => process.exit(0), () => process.exit(1));
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    bonsai = await startBonsai({
+      host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
+      cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], allowedHosts: o.allowedHost,
+      authorizationMode: o.authorizationMode, auditLog: o.auditLog, auditLevel: o.auditLevel,
+      tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure,
+      // The banner goes out as soon as requests are served; controllers, scheduler and kubelets start meanwhile.
+      onListening({ url, port, credentials }) {
+        // With no data dir, the kubeconfig goes to a per-port temp folder (its path is in the banner line).
+        const kubeconfig = o.kubeconfig ?? (o.data === ':memory:' ? join(tmpdir(), `bonsai-${port}`, 'kubeconfig') : join(o.data, 'kubeconfig'));
+        writeKubeconfig(kubeconfig, url, credentials);
+        process.stdout.write(`Bonsai is serving the Kubernetes API at ${url} (kubeconfig: ${kubeconfig})\n`);
+      },
+    });
+    if (stopping) void bonsai.close().then(() => process.exit(0), () => process.exit(1));
     if (process.env.npm_lifecycle_event) stopWithParent(stop);
   });
 

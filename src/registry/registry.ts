@@ -58,10 +58,11 @@ export class Registry {
    * `component` marks a trusted in-process component: RBAC does not check it, the audit log records its writes.
    */
   as(user: UserInfo, component?: ComponentInfo): Registry {
-    const view = Object.create(this) as Registry;
-    Object.defineProperty(view, 'actor', { value: user, enumerable: true });
-    Object.defineProperty(view, 'component', { value: component, enumerable: true });
-    return view;
+    // Plain assignments shadow the root's fields (cheaper than defineProperty: one view per request).
+    const view = Object.create(this) as { -readonly [K in keyof Registry]: Registry[K] };
+    view.actor = user;
+    view.component = component;
+    return view as Registry;
   }
 
   /** Runs a write of a component view and records it in the audit log (when there is one). */

@@ -22,6 +22,8 @@ export interface WriteOptions {
   subresource?: 'status' | PartialWrite;
   /** Collected `Warning` header texts. */
   warnings?: string[];
+  /** The object given to create is the caller's to give away (a decoded request body): it is not copied first. */
+  owned?: boolean;
   /**
    * How a component's write appears in the audit log when it is not a plain create/update (the scheduler's
    * binding is a `create` of `pods/binding`); false when it belongs to a write already recorded.
@@ -69,7 +71,7 @@ function checkDepth(def: ResourceDef, obj: KObject): void {
 
 export function createObject(reg: Registry, def: ResourceDef, namespace: string, input: KObject, opts: WriteOptions): KObject {
   checkDepth(def, input);
-  const obj = structuredClone(input);
+  const obj = opts.owned ? input : structuredClone(input);
   const meta = (obj.metadata ??= {});
   const ctx = reg.ctx(!!opts.dryRun);
   if (def.namespaced) {

@@ -71,9 +71,7 @@ export class SqliteStore {
   /** One transaction for a batch of writes: each object's current revision and its change-log entry. */
   private readonly persist: (batch: SqliteStore['pending']) => void;
   private readonly stmts: {
-    upsert: Statement;
     del: Statement;
-    change: Statement;
     setMeta: Statement;
     changesPage: Statement;
   };
@@ -88,18 +86,24 @@ export class SqliteStore {
     this.retain = opts.retainChanges ?? 100_000;
     migrate(this.db);
     this.stmts = {
-      upsert: this.db.prepare('INSERT INTO objects (resource, namespace, name, rv) VALUES (?, ?, ?, ?) ON CONFLICT (resource, namespace, name) DO UPDATE SET rv = excluded.rv'),
       del: this.db.prepare('DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?'),
-      change: this.db.prepare('INSERT INTO changes (rv, resource, namespace, name, type, value) VALUES (?, ?, ?, ?, ?, ?)'),
       setMeta: this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
       changesPage: this.db.prepare('SELECT rv, resource, namespace, name, type, value FROM changes WHERE resource = ? AND rv > ? AND rv <= ? ORDER BY rv LIMIT ?'),
     };
+    // Rows go in several to a statement (each statement run has a fixed cost): the change log in any order, the
+    // object pointers in batch order (a later write of the same key wins; a delete runs alone, in its place).
+    const changeRows = rowsStatements(this.db, 'INSERT INTO changes (rv, resource, namespace, name, type, value) VALUES ', '(?, ?, ?, ?, ?, ?)', '');
+    const upsertRows = rowsStatements(this.db, 'INSERT INTO objects (resource, namespace, name, rv) VALUES ', '(?, ?, ?, ?)', ' ON CONFLICT (resource, namespace, name) DO UPDATE SET rv = excluded.rv');
     this.persist = this.db.transaction((batch: SqliteStore['pending']) => {
-      for (const { change: c, namespace, name, json } of batch) {
-        if (c.type === 'DELETED') this.stmts.del.run(c.resource, namespace, name);
-        else this.stmts.upsert.run(c.resource, namespace, name, c.rv);
-        this.stmts.change.run(c.rv, c.resource, namespace, name, c.type, json);
-      }
+      runRows(changeRows, batch, (p) => [p.change.rv, p.change.resource, p.namespace, p.name, p.change.type, p.json]);
+      let start = 0;
+      batch.forEach((p, i) => {
+        if (p.change.type !== 'DELETED') return;
+        runRows(upsertRows, batch.slice(start, i), upsertParams);
+        this.stmts.del.run(p.change.resource, p.namespace, p.name);
+        start = i + 1;
+      });
+      runRows(upsertRows, start ? batch.slice(start) : batch, upsertParams);
     });
     this.load();
   }
@@ -297,6 +301,28 @@ export class SqliteStore {
       /* closing anyway */
     }
     this.db.close();
+  }
+}
+
+type Pending = SqliteStore['pending'][number];
+
+const upsertParams = (p: Pending): unknown[] => [p.change.resource, p.namespace, p.name, p.change.rv];
+
+/** Statements inserting 64, 16, 4 or 1 rows of `row` at once. */
+function rowsStatements(db: Database, head: string, row: string, tail: string): Array<[number, Statement]> {
+  return [64, 16, 4, 1].map((n) => [n, db.prepare(`${head}${new Array<string>(n).fill(row).join(', ')}${tail}`)]);
+}
+
+/** Runs `rows` through the largest statements that fit, in order. */
+function runRows(stmts: Array<[number, Statement]>, rows: Pending[], params: (p: Pending) => unknown[]): void {
+  let i = 0;
+  for (const [n, stmt] of stmts) {
+    while (rows.length - i >= n) {
+      const values: unknown[] = [];
+      for (let j = i; j < i + n; j++) values.push(...params(rows[j]));
+      stmt.run(values);
+      i += n;
+    }
   }
 }
 

@@ -39,9 +39,17 @@ export class ScaledClock implements Clock {
 /** The longest delay Node's timers take. */
 const maxTimerMs = 2 ** 31 - 1;
 
-/** RFC3339 with second precision, as Kubernetes renders metav1.Time. */
+let renderedSecond = NaN;
+let rendered = '';
+
+/** RFC3339 with second precision, as Kubernetes renders metav1.Time (the last second's text is reused). */
 export function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const second = Math.floor(d.getTime() / 1000);
+  if (second !== renderedSecond) {
+    renderedSecond = second;
+    rendered = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+  return rendered;
 }
 /** RFC3339 with microseconds, as Kubernetes renders metav1.MicroTime. */
 export function rfc3339Micro(d: Date): string {

@@ -92,16 +92,41 @@ function zeroValue(shape: Shape): unknown {
   }
 }
 
-/** Where a value sits, in each decoder's notation. */
+/**
+ * Where a value sits: the step from its parent (a struct field, a list item or a map key), spelt out in each
+ * decoder's notation only when something is reported there.
+ */
 interface At {
-  /** `spec.containers[0].image`: unknown-field paths. */
-  path: string;
-  /** `spec.containers.image` and the innermost struct's name: encoding/json's Go struct field. */
-  goPath: string;
+  up: At | undefined;
+  step: 'field' | 'item' | 'key';
+  /** The field name, the item's index or the map key. */
+  key: string;
+  /** A list item's element in structured-merge-diff's notation (`[name="web"]`, default `[i]`). */
+  element?: string;
+  /** The innermost struct's name (encoding/json names the Go struct field by it). */
   struct: string;
-  /** `.spec.containers[name="web"].image`: structured-merge-diff's path. */
-  typed: string;
   depth: number;
+}
+
+/** `spec.containers[0].image`: unknown-field paths. */
+function pathOf(at: At): string {
+  if (!at.up) return '';
+  const p = pathOf(at.up);
+  return at.step === 'field' ? (p ? `${p}.${at.key}` : at.key) : `${p}[${at.key}]`;
+}
+
+/** `spec.containers.image`: encoding/json's Go struct field path (list items and map keys leave no trace). */
+function goPathOf(at: At): string {
+  if (!at.up) return '';
+  const p = goPathOf(at.up);
+  return at.step !== 'field' ? p : p ? `${p}.${at.key}` : at.key;
+}
+
+/** `.spec.containers[name="web"].image`: structured-merge-diff's path. */
+function typedOf(at: At): string {
+  if (!at.up) return '';
+  const p = typedOf(at.up);
+  return at.step === 'item' ? `${p}${at.element ?? `[${at.key}]`}` : `${p}.${at.key}`;
 }
 
 /** encoding/json and the unstructured converter stop at the first error; structured-merge-diff reports them all. */
@@ -110,7 +135,8 @@ function report(w: Walk, at: At, text: string): void {
     if (!w.typeErrors.length) w.typeErrors.push(text);
     return;
   }
-  w.typeErrors.push(at.typed ? `${at.typed}: ${text}` : text);
+  const typed = typedOf(at);
+  w.typeErrors.push(typed ? `${typed}: ${text}` : text);
 }
 
 const base64Re = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -126,8 +152,7 @@ function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, at: At): 
   if (value === null || value === undefined || at.depth > maxSchemaDepth) return;
   const depth = at.depth + 1;
   const shape = shapeOf(w.doc, raw);
-  const join = (p: string, k: string) => (p ? `${p}.${k}` : k);
-  const mismatch = mismatchText(w.wording, shape, value, at.struct, at.goPath);
+  const mismatch = mismatchText(w.wording, shape, value, at.struct, () => goPathOf(at));
   if (mismatch !== undefined) return report(w, at, mismatch);
   switch (shape.t) {
     case 'quantity': {
@@ -148,7 +173,7 @@ function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, at: At): 
       const zero = w.prune && value.includes(null) ? zeroValue(shapeOf(w.doc, shape.items)) : null;
       for (let i = 0; i < value.length; i++) {
         if (value[i] === null && zero !== null) value[i] = structuredClone(zero);
-        let element = `[${i}]`;
+        let element: string | undefined;
         if (w.wording === 'typed' && (shape.keys || shape.set)) {
           const key = listKeyElement(shape, value[i], (s) => resolveSchema(w.doc, s));
           if ('error' in key) return report(w, at, `element ${i}: ${key.error}`);
@@ -156,7 +181,7 @@ function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, at: At): 
           if (seen.has(element)) report(w, at, `duplicate entries for key ${element}`);
           seen.add(element);
         }
-        walk(w, value[i], shape.items, { path: `${at.path}[${i}]`, goPath: at.goPath, struct: at.struct, typed: `${at.typed}${element}`, depth });
+        walk(w, value[i], shape.items, { up: at, step: 'item', key: String(i), element, struct: at.struct, depth });
       }
       return;
     }
@@ -165,7 +190,7 @@ function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, at: At): 
       const zero = w.prune ? zeroValue(shapeOf(w.doc, shape.values)) : null;
       for (const [k, v] of Object.entries(value)) {
         if (v === null && zero !== null) setOwn(value, k, structuredClone(zero));
-        walk(w, value[k], shape.values, { path: `${at.path}[${k}]`, goPath: at.goPath, struct: at.struct, typed: `${at.typed}.${k}`, depth });
+        walk(w, value[k], shape.values, { up: at, step: 'key', key: k, struct: at.struct, depth });
       }
       return;
     }
@@ -174,15 +199,16 @@ function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, at: At): 
       for (const [k, v] of Object.entries(value)) {
         const prop = hasOwn(shape.props, k) ? shape.props[k] : undefined;
         if (prop === undefined) {
-          w.unknown.push(join(at.path, k));
+          const here: At = { up: at, step: 'field', key: k, struct: shape.name, depth };
+          w.unknown.push(pathOf(here));
           if (w.prune) delete value[k];
           if (w.wording === 'typed') {
             // structured-merge-diff stops looking at an object once it meets a field it does not know.
-            report(w, { ...at, typed: `${at.typed}.${k}` }, 'field not declared in schema');
+            report(w, here, 'field not declared in schema');
             return;
           }
         } else if (v === null && w.dropNulls) delete value[k];
-        else walk(w, v, prop, { path: join(at.path, k), goPath: join(at.goPath, k), struct: shape.name, typed: `${at.typed}.${k}`, depth });
+        else walk(w, v, prop, { up: at, step: 'field', key: k, struct: shape.name, depth });
       }
       return;
     default:
@@ -217,6 +243,6 @@ export function checkAgainstSchema(gvk: GroupVersionKind, obj: unknown, prune = 
   const root = rootFor(gvk);
   if (!root) return { unknownFields: [], typeErrors: [] };
   const w: Walk = { doc: root.doc, wording, unknown: [], typeErrors: [], prune, dropNulls };
-  walk(w, obj, root.schema, { path: '', goPath: '', struct: gvk.kind, typed: '', depth: 0 });
+  walk(w, obj, root.schema, { up: undefined, step: 'field', key: '', struct: gvk.kind, depth: 0 });
   return { unknownFields: w.unknown, typeErrors: w.typeErrors };
 }

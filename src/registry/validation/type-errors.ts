@@ -76,25 +76,26 @@ function unstructuredMismatch(shape: Shape, v: unknown): string {
 
 /** structured-merge-diff's validation of an apply configuration (YAML numbers are float64 there). */
 function typedMismatch(shape: Shape, v: unknown): string | undefined {
-  const unstructured = `&{${goValue(v)}}`;
+  // Printed only for a value that does not fit (printing every value visited would make the walk quadratic).
+  const unstructured = () => `&{${goValue(v)}}`;
   switch (shape.t) {
-    case 'struct': case 'map': return isObject(v) ? undefined : `expected map, got ${unstructured}`;
-    case 'array': return Array.isArray(v) ? undefined : `expected list, got ${unstructured}`;
+    case 'struct': case 'map': return isObject(v) ? undefined : `expected map, got ${unstructured()}`;
+    case 'array': return Array.isArray(v) ? undefined : `expected list, got ${unstructured()}`;
     case 'intOrString': case 'quantity':
-      return isObject(v) || Array.isArray(v) ? `expected any scalar, got ${unstructured}` : undefined;
+      return isObject(v) || Array.isArray(v) ? `expected any scalar, got ${unstructured()}` : undefined;
     case 'scalar':
       if (shape.json === 'string' || shape.json === 'bytes') return typeof v === 'string' ? undefined : `expected string, got &value.valueUnstructured{Value:${goSharpValue(v)}}`;
-      if (shape.json === 'bool') return typeof v === 'boolean' ? undefined : `expected boolean, got ${unstructured}`;
+      if (shape.json === 'bool') return typeof v === 'boolean' ? undefined : `expected boolean, got ${unstructured()}`;
       return typeof v === 'number' ? undefined : `expected numeric (int or float), got ${goTypeName(v)}`;
     default: return undefined;
   }
 }
 
 /** The error for a non-null value that does not fit `shape`, or undefined when it fits. */
-export function mismatchText(wording: TypeErrorWording, shape: Shape, v: unknown, struct: string, goPath: string): string | undefined {
+export function mismatchText(wording: TypeErrorWording, shape: Shape, v: unknown, struct: string, goPath: () => string): string | undefined {
   if (wording === 'typed') return typedMismatch(shape, v);
   if (shape.t === 'quantity' || shape.t === 'free' || fits(shape, v)) return undefined;
-  return wording === 'json' ? jsonMismatch(shape, v, struct, goPath) : unstructuredMismatch(shape, v);
+  return wording === 'json' ? jsonMismatch(shape, v, struct, goPath()) : unstructuredMismatch(shape, v);
 }
 
 /** value.ToString of a key field: strings quoted, numbers and booleans as they are. */
