@@ -1,9 +1,8 @@
 // Kubelet-style pod watches (fieldSelector spec.nodeName=NODE) are indexed as upstream's cacher indexes them: they
 // see their node's pods, including a pod bound to the node after it was created, and nothing of other nodes.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBonsai, type Bonsai } from '../../src/main.js';
-import { client, openWatch } from './http.js';
+import { openWatch, useBonsai } from './http.js';
 
 const NS = 'indexed';
 const PODS = `/api/v1/namespaces/${NS}/pods`;
@@ -13,21 +12,15 @@ const pod = (name: string, nodeName?: string) => ({
 });
 
 describe('watches by spec.nodeName', () => {
-  let b: Bonsai;
-  const req = client(() => b.url);
-
+  const { env, req } = useBonsai({ compactEveryMs: 0 });
   before(async () => {
-    b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', compactEveryMs: 0, cluster: { nodes: 0 } });
     assert.equal((await req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status, 201);
-  });
-  after(async () => {
-    await b?.close();
   });
 
   it("see their node's pods, a pod bound later included, and no other node's", async () => {
-    const rv = b.store.revision();
-    const mine = await openWatch(`${b.url}${PODS}?watch=true&resourceVersion=${rv}&fieldSelector=spec.nodeName%3Dnode-a`);
-    const unbound = await openWatch(`${b.url}${PODS}?watch=true&resourceVersion=${rv}&fieldSelector=spec.nodeName%3D`);
+    const rv = env.b.store.revision();
+    const mine = await openWatch(`${env.b.url}${PODS}?watch=true&resourceVersion=${rv}&fieldSelector=spec.nodeName%3Dnode-a`);
+    const unbound = await openWatch(`${env.b.url}${PODS}?watch=true&resourceVersion=${rv}&fieldSelector=spec.nodeName%3D`);
     assert.equal((await req('POST', PODS, pod('on-a', 'node-a'))).status, 201);
     assert.equal((await req('POST', PODS, pod('on-b', 'node-b'))).status, 201);
     assert.equal((await req('POST', PODS, pod('later'))).status, 201);

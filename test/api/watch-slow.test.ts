@@ -1,11 +1,10 @@
 // Watchers that stop reading are cut off once they fall about 100 events behind (as kube-apiserver's cacher
 // terminates them), their sockets are reset and the server keeps serving; a watcher that reads gets every event.
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
-import { startBonsai, type Bonsai } from '../../src/main.js';
 import { openWatches, terminatedWatchers } from '../../src/api/watch-stream.js';
-import { client, openWatch } from './http.js';
+import { openWatch, useBonsai } from './http.js';
 
 const NS = 'slow';
 const CMS = `/api/v1/namespaces/${NS}/configmaps`;
@@ -34,25 +33,19 @@ async function until(what: string, pred: () => boolean, ms = 20_000): Promise<vo
 }
 
 describe('slow watchers', () => {
-  let b: Bonsai;
-  const req = client(() => b.url);
-
+  const { env, req } = useBonsai({ compactEveryMs: 0 });
   before(async () => {
-    b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', compactEveryMs: 0, cluster: { nodes: 0 } });
     assert.equal((await req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status, 201);
-  });
-  after(async () => {
-    await b?.close();
   });
 
   it('cuts off watchers that do not read, keeps serving, and a reading watcher gets every event in order', async () => {
-    const rv = b.store.revision();
+    const rv = env.b.store.revision();
     const path = `${CMS}?watch=true&resourceVersion=${rv}`;
-    const subscribers = b.store.hub.count();
+    const subscribers = env.b.store.hub.count();
     const terminated = terminatedWatchers.get('configmaps') ?? 0;
-    const fast = await openWatch(b.url + path);
-    const slow = await Promise.all(Array.from({ length: 20 }, () => neverReading(b.port, path)));
-    await until('every watch subscribed', () => b.store.hub.count() === subscribers + 21);
+    const fast = await openWatch(env.b.url + path);
+    const slow = await Promise.all(Array.from({ length: 20 }, () => neverReading(env.b.port, path)));
+    await until('every watch subscribed', () => env.b.store.hub.count() === subscribers + 21);
     const closedAt = slow.map(() => false);
     slow.forEach((s, i) => s.on('close', () => { closedAt[i] = true; }));
 
@@ -66,7 +59,7 @@ describe('slow watchers', () => {
 
     // The server gave up on every slow watcher: unsubscribed, counted, out of the open watches.
     await until('the slow watchers cut off', () => (terminatedWatchers.get('configmaps') ?? 0) - terminated === 20);
-    assert.equal(b.store.hub.count(), subscribers + 1, 'only the reading watcher is still subscribed');
+    assert.equal(env.b.store.hub.count(), subscribers + 1, 'only the reading watcher is still subscribed');
     assert.equal(openWatches.size, 1);
     // Their sockets were reset by the server: once the client reads, each one is closed.
     for (const s of slow) s.resume();
@@ -83,7 +76,7 @@ describe('slow watchers', () => {
 
     // Still serving: reads and a new watch.
     assert.equal((await req('GET', `${CMS}?limit=1`)).status, 200);
-    const again = await openWatch(`${b.url}${CMS}?watch=true&resourceVersion=${b.store.revision()}`);
+    const again = await openWatch(`${env.b.url}${CMS}?watch=true&resourceVersion=${env.b.store.revision()}`);
     assert.equal((await req('POST', CMS, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'after' } })).status, 201);
     await again.waitFor((evs) => evs.some((e) => e.object.metadata.name === 'after'), 5000, 'the event after the burst');
     again.close();
@@ -100,7 +93,7 @@ describe('slow watchers', () => {
         req('POST', path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `init-${String(i + j).padStart(3, '0')}` }, data: { big } })));
       for (const r of rs) assert.equal(r.status, 201);
     }
-    const w = await openWatch(`${b.url}${path}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+    const w = await openWatch(`${env.b.url}${path}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
     assert.equal((await req('POST', path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'live' } })).status, 201);
     await w.waitFor((evs) => evs.some((e) => e.object.metadata.name === 'live'), 20_000, 'the live event after the initial state');
     const names = w.events.map((e) => (e.type === 'BOOKMARK' ? 'BOOKMARK' : e.object.metadata.name));
@@ -113,7 +106,7 @@ describe('slow watchers', () => {
     const ns = 'replay';
     const path = `/api/v1/namespaces/${ns}/configmaps`;
     assert.equal((await req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })).status, 201);
-    const rv = b.store.revision();
+    const rv = env.b.store.revision();
     const n = 600; // about 20 MB of changes to replay
     for (let i = 0; i < n; i += 16) {
       const rs = await Promise.all(Array.from({ length: Math.min(16, n - i) }, (_, j) =>
@@ -121,20 +114,20 @@ describe('slow watchers', () => {
       for (const r of rs) assert.equal(r.status, 201);
     }
     // A reader gets the whole replay in order.
-    const subscribers = b.store.hub.count();
-    const reader = await openWatch(`${b.url}${path}?watch=true&resourceVersion=${rv}`);
+    const subscribers = env.b.store.hub.count();
+    const reader = await openWatch(`${env.b.url}${path}?watch=true&resourceVersion=${rv}`);
     await reader.waitFor((evs) => evs.length >= n, 20_000, 'the replay');
     const rvs = reader.events.map((e) => Number(e.object.metadata.resourceVersion));
     assert.equal(rvs.length, n);
     assert.ok(rvs.every((v, i) => i === 0 || v > rvs[i - 1]));
     reader.close();
-    await until('the reader gone', () => b.store.hub.count() === subscribers);
+    await until('the reader gone', () => env.b.store.hub.count() === subscribers);
 
     // A client that is not reading holds the replay back; compaction passes it; reading again, the client finds
     // the stream ended, and watching again from its last event it gets a 410.
-    const s = await neverReading(b.port, `${path}?watch=true&resourceVersion=${rv}`);
-    await until('the watch subscribed', () => b.store.hub.count() === subscribers + 1);
-    b.store.compact(0);
+    const s = await neverReading(env.b.port, `${path}?watch=true&resourceVersion=${rv}`);
+    await until('the watch subscribed', () => env.b.store.hub.count() === subscribers + 1);
+    env.b.store.compact(0);
     const chunks: Buffer[] = [];
     let tail = '';
     s.on('data', (d: Buffer) => {
@@ -150,7 +143,7 @@ describe('slow watchers', () => {
     assert.ok(events.length < n, `the replay stopped early (${events.length} events)`);
     assert.ok(events.every((e) => e.type === 'ADDED'));
     s.destroy();
-    const again = await openWatch(`${b.url}${path}?watch=true&resourceVersion=${events[events.length - 1].object.metadata.resourceVersion}`);
+    const again = await openWatch(`${env.b.url}${path}?watch=true&resourceVersion=${events[events.length - 1].object.metadata.resourceVersion}`);
     await again.ended;
     assert.equal(again.events.length, 1);
     assert.equal(again.events[0].type, 'ERROR');

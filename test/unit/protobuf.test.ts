@@ -9,28 +9,11 @@ import { formatMicroTime, formatTime } from '../../src/api/protobuf-json.js';
 import { formatGoDuration } from '../../src/util/duration.js';
 import { ApiError } from '../../src/machinery/errors.js';
 import { projectRoot } from '../../src/util/paths.js';
+// A tiny protobuf writer for hand-made bodies (special types kubectl never sends, malformed input).
+import { envelope, ld, vi } from '../helpers/hostile-protobuf.js';
 
 const fixture = (name: string) => readFileSync(join(projectRoot, 'test', 'fixtures', 'protobuf', `${name}.bin`));
 const decode = (name: string) => decodeProtobufBody(fixture(name));
-
-// Tiny protobuf writer for hand-made bodies (special types kubectl never sends, malformed input).
-const varint = (n: number | bigint): Buffer => {
-  const out: number[] = [];
-  let v = BigInt.asUintN(64, BigInt(n));
-  do {
-    const b = Number(v & 0x7fn);
-    v >>= 7n;
-    out.push(v ? b | 0x80 : b);
-  } while (v);
-  return Buffer.from(out);
-};
-const vi = (field: number, n: number | bigint) => Buffer.concat([varint(field * 8), varint(n)]);
-const ld = (field: number, ...parts: (Buffer | string)[]) => {
-  const body = Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
-  return Buffer.concat([varint(field * 8 + 2), varint(body.length), body]);
-};
-const envelope = (apiVersion: string, kind: string, raw: Buffer) =>
-  Buffer.concat([Buffer.from('k8s\0', 'latin1'), ld(1, ld(1, apiVersion), ld(2, kind)), ld(2, raw)]);
 
 const expect400 = (body: Buffer) =>
   assert.throws(() => decodeProtobufBody(body), (err: unknown) => err instanceof ApiError && err.code === 400 && err.reason === 'BadRequest');
