@@ -75,6 +75,7 @@ program
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    if (process.env.npm_lifecycle_event) stopWithParent(stop);
     bonsai = await startBonsai({
       host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
       cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], allowedHosts: o.allowedHost,
@@ -89,7 +90,6 @@ program
       },
     });
     if (stopping) void bonsai.close().then(() => process.exit(0), () => process.exit(1));
-    if (process.env.npm_lifecycle_event) stopWithParent(stop);
   });
 
 /**
