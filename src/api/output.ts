@@ -9,7 +9,7 @@ export type OutputFormat = 'object' | 'table' | 'partial';
 
 /** What the Accept header asks for (JSON is always the encoding). */
 export function outputFormat(accept: string | undefined): OutputFormat {
-  if (!accept) return 'object';
+  if (!accept || !accept.includes('as=')) return 'object';
   const first = accept.split(',')[0];
   if (/as=Table/.test(first) && /g=meta\.k8s\.io/.test(first)) return 'table';
   if (/as=PartialObjectMetadata/.test(first)) return 'partial';

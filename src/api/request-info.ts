@@ -28,7 +28,21 @@ export interface RequestInfo {
  * (`/api//v1`) addresses nothing, as upstream's router finds no route for it; one trailing slash is ignored.
  */
 export function parseRequestPath(url: string): RequestInfo | undefined {
-  const path = decodeURIComponent(url.split('?')[0]);
+  const raw = url.split('?', 1)[0];
+  // Clients repeat the same few paths: parsed ones are kept (a bounded number; never mutate what is returned).
+  const known = parsedPaths.get(raw);
+  if (known !== undefined) return known ?? undefined;
+  const info = parsePath(raw);
+  if (parsedPaths.size >= maxParsedPaths) parsedPaths.clear();
+  parsedPaths.set(raw, info ?? null);
+  return info;
+}
+
+const parsedPaths = new Map<string, Readonly<RequestInfo> | null>();
+const maxParsedPaths = 512;
+
+function parsePath(rawPath: string): RequestInfo | undefined {
+  const path = decodeURIComponent(rawPath);
   const parts = path.split('/');
   if (parts[0] !== '') return undefined;
   parts.shift();

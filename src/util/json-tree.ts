@@ -60,6 +60,8 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 
 /** The nesting depth of a JSON value, counting up to `limit + 1` at most. */
 export function jsonDepth(value: unknown, limit = Number.MAX_SAFE_INTEGER): number {
+  // Up to a modest limit a recursive walk (one frame a level) is faster; past it an explicit stack.
+  if (limit <= maxRecursiveDepth) return depthOf(value, 0, limit);
   if (typeof value !== 'object' || value === null) return 0;
   let max = 0;
   const work: [unknown, number][] = [[value, 1]];
@@ -69,6 +71,30 @@ export function jsonDepth(value: unknown, limit = Number.MAX_SAFE_INTEGER): numb
     if (max > limit) return max;
     const children = Array.isArray(v) ? v : Object.values(v as Dict);
     for (const c of children) if (typeof c === 'object' && c !== null) work.push([c, depth + 1]);
+  }
+  return max;
+}
+
+/** The largest limit `depthOf` is used for: it recurses, one frame a level, well within Node's stack. */
+const maxRecursiveDepth = 2_000;
+
+/** The depth below `value` (at `depth`), or a number past `limit` as soon as the walk gets there. */
+function depthOf(value: unknown, depth: number, limit: number): number {
+  if (typeof value !== 'object' || value === null) return depth;
+  const here = depth + 1;
+  if (here > limit) return here;
+  let max = here;
+  if (Array.isArray(value)) {
+    for (const c of value) {
+      const d = depthOf(c, here, limit);
+      if (d > max && (max = d) > limit) return max;
+    }
+  } else {
+    for (const k in value) {
+      if (!Object.prototype.hasOwnProperty.call(value, k)) continue;
+      const d = depthOf((value as Dict)[k], here, limit);
+      if (d > max && (max = d) > limit) return max;
+    }
   }
   return max;
 }
