@@ -122,6 +122,10 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   if (exposed) {
     log.warn({ host }, 'serving on a non-loopback address without TLS and authentication (--insecure)');
   }
+  if (!opts.tls && modes.includes('RBAC')) {
+    // client-go reads a kubeconfig's credentials only for https servers: kubectl would be system:anonymous.
+    log.warn('RBAC without --tls: kubectl sends no credentials to an http:// server, so it acts as system:anonymous');
+  }
   const tls: TlsMaterial | undefined = opts.tls ? await security.pki.tls(servingNames(host, opts.tlsSans ?? [])) : undefined;
   const hosts = new HostAllowList([...(opts.allowedHosts ?? []), host, ...(opts.tlsSans ?? [])]);
   const app = buildServer({
