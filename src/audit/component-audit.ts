@@ -3,7 +3,7 @@
 import { ApiError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
 import type { ComponentInfo } from '../auth/identities.js';
-import type { Authorizer, UserInfo } from '../auth/types.js';
+import { groups, type Authorizer, type UserInfo } from '../auth/types.js';
 import type { ResourceDef } from '../registry/resource.js';
 import { auditUser, microTime, nowMicros, type AuditEvent, type AuditLog, type ObjectReference } from './audit-log.js';
 
@@ -49,7 +49,7 @@ function reasonFor(authz: Authorizer | undefined, w: ComponentWrite, ref: Object
   });
   if (r.decision === 'allow') return r.reason;
   // Kubelets are authorized by upstream's Node authorizer, which gives no reason.
-  return w.user.groups.includes('system:nodes') ? '' : 'bonsai: trusted in-process component';
+  return w.user.groups.includes(groups.nodes) ? '' : 'bonsai: trusted in-process component';
 }
 
 export function componentAuditSink(log: AuditLog, authz?: Authorizer): ComponentAuditSink {

@@ -3,13 +3,12 @@
 import { badRequest } from '../machinery/errors.js';
 import { forbiddenError } from './authorization.js';
 import { serviceAccountGroups, serviceAccountUsername, splitServiceAccountUsername } from './identities.js';
-import { groups as wellKnown, type Authorizer, type RequestAttributes, type UserInfo } from './types.js';
+import { anonymousUser, groups as wellKnown, type Authorizer, type RequestAttributes, type UserInfo } from './types.js';
 
 const userHeader = 'impersonate-user';
 const groupHeader = 'impersonate-group';
 const uidHeader = 'impersonate-uid';
 const extraPrefix = 'impersonate-extra-';
-const anonymous = 'system:anonymous';
 /** Headers a request may carry at most: more impersonation values than this is not a real client. */
 const maxValues = 256;
 
@@ -138,7 +137,7 @@ export function impersonate(requestor: UserInfo, headers: ReadonlyMap<string, st
         break;
     }
   }
-  if (username !== anonymous) {
+  if (username !== anonymousUser.username) {
     if (!groups.includes(wellKnown.authenticated) && !groups.includes(wellKnown.unauthenticated)) groups.push(wellKnown.authenticated);
   } else if (!groups.includes(wellKnown.unauthenticated)) groups.push(wellKnown.unauthenticated);
   const user: UserInfo = { username, groups };

@@ -14,7 +14,7 @@ import { Authenticator } from './authn/authenticator.js';
 import { audienceAgnostic, tokenUnion } from './authn/outcome.js';
 import { readTokenFile, staticTokens } from './authn/token-file.js';
 import { serviceAccountJwt, type ObjectLookup } from './authn/service-account-jwt.js';
-import { adminUser, type UserInfo } from './types.js';
+import { adminUser, groups, type UserInfo } from './types.js';
 
 export interface SecurityOptions {
   /** Data directory, or ':memory:'. */
@@ -78,7 +78,7 @@ export class Security {
     const tokens = tokenUnion([
       audienceAgnostic(this.apiAudiences, staticTokens(fileUsers)),
       serviceAccountJwt({ keys: this.serviceAccountKeys, issuer: this.issuer, apiAudiences: this.apiAudiences, lookup: registryLookup(reg) }),
-      audienceAgnostic(this.apiAudiences, staticTokens(new Map([[token, { username: adminUser.username, groups: adminUser.groups.filter((g) => g !== 'system:authenticated') }]]))),
+      audienceAgnostic(this.apiAudiences, staticTokens(new Map([[token, { username: adminUser.username, groups: [groups.masters] }]]))),
     ]);
     this.authenticator = new Authenticator({ tokens, apiAudiences: this.apiAudiences, anonymous: opts.anonymousAuth ?? true });
   }

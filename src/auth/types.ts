@@ -16,6 +16,9 @@ export const groups = {
   nodes: 'system:nodes',
 } as const;
 
+/** The `extra` key of the credential a user authenticated with (a certificate fingerprint, a token's JTI). */
+export const credentialIdKey = 'authentication.kubernetes.io/credential-id';
+
 /** The identity the generated kubeconfig authenticates as. */
 export const adminUser: UserInfo = { username: 'bonsai-admin', groups: [groups.masters, groups.authenticated] };
 export const anonymousUser: UserInfo = { username: 'system:anonymous', groups: [groups.unauthenticated] };

@@ -4,7 +4,7 @@
 // fails verification is an invalid credential (401), none at all is no credential.
 import { createHash } from 'node:crypto';
 import { TLSSocket, type PeerCertificate } from 'node:tls';
-import type { UserInfo } from '../types.js';
+import { credentialIdKey, type UserInfo } from '../types.js';
 import type { Outcome } from './outcome.js';
 
 const cache = new WeakMap<TLSSocket, Outcome>();
@@ -29,7 +29,7 @@ function fromPeer(socket: TLSSocket): Outcome {
   if (uids.length > 1) return { error: `expected 1 UID, but found multiple: ${uids.join(', ')}` };
   const user: UserInfo = {
     username, groups: values(subject.O),
-    extra: { 'authentication.kubernetes.io/credential-id': [`X509SHA256=${createHash('sha256').update(peer.raw).digest('hex')}`] },
+    extra: { [credentialIdKey]: [`X509SHA256=${createHash('sha256').update(peer.raw).digest('hex')}`] },
   };
   if (uids[0]) user.uid = uids[0];
   return { user };

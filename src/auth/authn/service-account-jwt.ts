@@ -7,7 +7,7 @@ import { legacyIssuer } from '../serviceaccount/claims.js';
 import { acceptedAlgorithms, audiencesOf, decodeJwt, verifySignature, type DecodedJwt } from './jwt.js';
 import { quoteList, type Outcome, type TokenAuthenticator } from './outcome.js';
 import { validateBoundToken, validateLegacyToken } from './service-account-validators.js';
-import { serviceAccountUser, type ServiceAccountInfo } from './service-account-user.js';
+import { serviceAccountTokenUser, type ServiceAccountInfo } from './service-account-user.js';
 
 /** Reads the live objects a token names. */
 export interface ObjectLookup {
@@ -45,7 +45,7 @@ export function serviceAccountJwt(opts: ServiceAccountJwtOptions): TokenAuthenti
       if (shared.length === 0) return { error: `token audiences ${quoteList(effective)} is invalid for the target audiences ${quoteList(requested)}` };
       const info = validate(jwt, token, iss === legacyIssuer, opts.lookup);
       if ('error' in info) return info;
-      return { user: serviceAccountUser(info), audiences: shared };
+      return { user: serviceAccountTokenUser(info), audiences: shared };
     },
   };
 }

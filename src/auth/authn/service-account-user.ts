@@ -1,10 +1,10 @@
 // The user a ServiceAccount token authenticates as: `system:serviceaccount:NS:NAME` in the ServiceAccount groups,
 // with the pod, node and credential id in `extra` under upstream's keys.
-import type { UserInfo } from '../types.js';
-import { serviceAccountUsername } from '../serviceaccount/claims.js';
+import { credentialIdKey, type UserInfo } from '../types.js';
+import { serviceAccountGroups, serviceAccountUsername } from '../identities.js';
 
 export const extraKeys = {
-  credentialId: 'authentication.kubernetes.io/credential-id',
+  credentialId: credentialIdKey,
   nodeName: 'authentication.kubernetes.io/node-name',
   nodeUid: 'authentication.kubernetes.io/node-uid',
   podName: 'authentication.kubernetes.io/pod-name',
@@ -23,7 +23,8 @@ export interface ServiceAccountInfo {
   credentialId?: string;
 }
 
-export function serviceAccountUser(sa: ServiceAccountInfo): UserInfo {
+/** The user a validated ServiceAccount token authenticates as (system:authenticated is added by authentication). */
+export function serviceAccountTokenUser(sa: ServiceAccountInfo): UserInfo {
   const extra: Record<string, string[]> = {};
   if (sa.credentialId) extra[extraKeys.credentialId] = [sa.credentialId];
   if (sa.nodeName) {
@@ -34,10 +35,7 @@ export function serviceAccountUser(sa: ServiceAccountInfo): UserInfo {
     extra[extraKeys.podName] = [sa.podName];
     extra[extraKeys.podUid] = [sa.podUid];
   }
-  const user: UserInfo = {
-    username: serviceAccountUsername(sa.namespace, sa.name), uid: sa.uid,
-    groups: ['system:serviceaccounts', `system:serviceaccounts:${sa.namespace}`],
-  };
+  const user: UserInfo = { username: serviceAccountUsername(sa.namespace, sa.name), uid: sa.uid, groups: serviceAccountGroups(sa.namespace) };
   if (Object.keys(extra).length) user.extra = extra;
   return user;
 }

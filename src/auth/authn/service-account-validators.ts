@@ -4,9 +4,9 @@ import { timingSafeEqual } from 'node:crypto';
 import { isRecord, type KObject } from '../../machinery/types.js';
 import { numericDate } from './jwt.js';
 import type { ObjectLookup } from './service-account-jwt.js';
+import { serviceAccountUsername } from '../identities.js';
+import { legacyClaimKeys } from '../serviceaccount/claims.js';
 import type { ServiceAccountInfo } from './service-account-user.js';
-
-export type { ServiceAccountInfo };
 
 const leeway = 60;
 const invalidated = { error: 'service account token has been invalidated' };
@@ -76,13 +76,6 @@ export function validateBoundToken(p: Record<string, unknown>, lookup: ObjectLoo
   return info;
 }
 
-export const legacyClaimKeys = {
-  namespace: 'kubernetes.io/serviceaccount/namespace',
-  secretName: 'kubernetes.io/serviceaccount/secret.name',
-  serviceAccountName: 'kubernetes.io/serviceaccount/service-account.name',
-  serviceAccountUid: 'kubernetes.io/serviceaccount/service-account.uid',
-} as const;
-
 const invalidSinceLabel = 'kubernetes.io/legacy-token-invalid-since';
 
 /** Tokens of `kubernetes.io/service-account-token` Secrets: valid while the Secret holds exactly this token. */
@@ -97,7 +90,7 @@ export function validateLegacyToken(p: Record<string, unknown>, token: string, l
   if (!name) return { error: 'serviceAccountName claim is missing' };
   const uid = str(p[legacyClaimKeys.serviceAccountUid]);
   if (!uid) return { error: 'serviceAccountUID claim is missing' };
-  if (sub !== `system:serviceaccount:${namespace}:${name}`) return { error: 'sub claim is invalid' };
+  if (sub !== serviceAccountUsername(namespace, name)) return { error: 'sub claim is invalid' };
 
   const secret = lookup.get('secrets', namespace, secretName);
   if (!secret || secret.metadata.deletionTimestamp) return { error: 'Token has been invalidated' };

@@ -5,9 +5,7 @@ import { isIP } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
 import { ClusterCa, generateCa, issuedBy } from './cluster-ca.js';
 import type { KeyStore } from './key-store.js';
-
-export const adminCommonName = 'bonsai-admin';
-export const adminOrganization = 'system:masters';
+import { adminUser, groups } from '../types.js';
 
 export interface TlsMaterial {
   ca: ClusterCa;
@@ -81,7 +79,7 @@ export class Pki {
     let adminCert = this.store.read('admin.crt');
     let adminKey = this.store.read('admin.key');
     if (!issuedBy(adminCert, ca, 30) || !adminKey) {
-      const pair = await ca.issueKeyPair('client', [{ O: [adminOrganization] }, { CN: [adminCommonName] }], 365);
+      const pair = await ca.issueKeyPair('client', [{ O: [groups.masters] }, { CN: [adminUser.username] }], 365);
       this.store.write('admin.key', pair.keyPem);
       this.store.write('admin.crt', pair.certPem);
       ({ certPem: adminCert, keyPem: adminKey } = pair);

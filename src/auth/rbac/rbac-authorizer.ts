@@ -4,6 +4,7 @@
 import type { KObject } from '../../machinery/types.js';
 import type { SqliteStore } from '../../storage/sqlite-store.js';
 import type { Decision, RequestAttributes, UserInfo } from '../types.js';
+import { serviceAccountUsername } from '../identities.js';
 import { rbacGroup, ruleAllows, rulesOf, type PolicyRule } from './policy-rule.js';
 
 export const rbacKeys = {
@@ -74,7 +75,7 @@ function subjectKey(s: Subject, bindingNamespace: string): string | undefined {
       return `g:${s.name}`;
     case 'ServiceAccount': {
       const ns = s.namespace || bindingNamespace;
-      return ns ? `u:system:serviceaccount:${ns}:${s.name}` : undefined;
+      return ns ? `u:${serviceAccountUsername(ns, s.name)}` : undefined;
     }
     default:
       return undefined;

@@ -2,6 +2,7 @@
 // expiry, a JTI and the `kubernetes.io` private claim; legacy Secret tokens with upstream's flat private claims
 // and no expiry. Keys are in the order upstream's JSON has them (sorted).
 import { randomUUID } from 'node:crypto';
+import { serviceAccountUsername } from '../identities.js';
 import { signingAlgorithm, type ServiceAccountKeys } from './signing-key.js';
 
 /** The issuer (and default API audience) of bound tokens, as on kind and kubeadm clusters. */
@@ -31,8 +32,6 @@ export interface BoundTokenInput {
   warnAfterSeconds?: number;
 }
 
-export const serviceAccountUsername = (namespace: string, name: string) => `system:serviceaccount:${namespace}:${name}`;
-
 const ref = (r: ObjectRef) => ({ name: r.name, uid: r.uid });
 
 export function boundClaims(t: BoundTokenInput): Record<string, unknown> {
@@ -48,13 +47,21 @@ export function boundClaims(t: BoundTokenInput): Record<string, unknown> {
   };
 }
 
+/** The flat private claims of legacy Secret tokens. */
+export const legacyClaimKeys = {
+  namespace: 'kubernetes.io/serviceaccount/namespace',
+  secretName: 'kubernetes.io/serviceaccount/secret.name',
+  serviceAccountName: 'kubernetes.io/serviceaccount/service-account.name',
+  serviceAccountUid: 'kubernetes.io/serviceaccount/service-account.uid',
+} as const;
+
 export function legacyClaims(namespace: string, serviceAccount: ObjectRef, secretName: string): Record<string, unknown> {
   return {
     iss: legacyIssuer,
-    'kubernetes.io/serviceaccount/namespace': namespace,
-    'kubernetes.io/serviceaccount/secret.name': secretName,
-    'kubernetes.io/serviceaccount/service-account.name': serviceAccount.name,
-    'kubernetes.io/serviceaccount/service-account.uid': serviceAccount.uid,
+    [legacyClaimKeys.namespace]: namespace,
+    [legacyClaimKeys.secretName]: secretName,
+    [legacyClaimKeys.serviceAccountName]: serviceAccount.name,
+    [legacyClaimKeys.serviceAccountUid]: serviceAccount.uid,
     sub: serviceAccountUsername(namespace, serviceAccount.name),
   };
 }
