@@ -8,6 +8,16 @@ export interface UserInfo {
   extra?: Record<string, string[]>;
 }
 
+/** A user as authentication.k8s.io's UserInfo: empty fields left out, extra keys in Go's (sorted) order. */
+export function userInfoJson(user: UserInfo): Record<string, unknown> {
+  const out: Record<string, unknown> = { username: user.username };
+  if (user.uid) out.uid = user.uid;
+  if (user.groups.length) out.groups = [...user.groups];
+  const keys = Object.keys(user.extra ?? {}).sort();
+  if (keys.length) out.extra = Object.fromEntries(keys.map((k) => [k, [...(user.extra?.[k] ?? [])]]));
+  return out;
+}
+
 export const groups = {
   masters: 'system:masters',
   authenticated: 'system:authenticated',

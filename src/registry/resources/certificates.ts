@@ -4,6 +4,7 @@
 import { pathGetter } from '../../machinery/fields.js';
 import type { KObject } from '../../machinery/types.js';
 import { loadX509 } from '../../auth/pki/x509-lib.js';
+import { userInfoJson } from '../../auth/types.js';
 import { rfc3339 } from '../../util/clock.js';
 import type { ResourceDef, StrategyContext } from '../resource.js';
 import { validateCertificateSigningRequest } from '../validation/certificates.js';
@@ -15,13 +16,7 @@ function prepareCreate(obj: KObject, ctx: StrategyContext): void {
   const user = ctx.user;
   const out: Record<string, unknown> = {};
   for (const k of ['request', 'signerName', 'expirationSeconds', 'usages']) if (spec[k] !== undefined) out[k] = spec[k];
-  if (user) {
-    out.username = user.username;
-    if (user.uid) out.uid = user.uid;
-    if (user.groups.length) out.groups = [...user.groups];
-    const keys = Object.keys(user.extra ?? {}).sort();
-    if (keys.length) out.extra = Object.fromEntries(keys.map((k) => [k, [...(user.extra?.[k] ?? [])]]));
-  }
+  if (user) Object.assign(out, userInfoJson(user));
   obj.spec = out;
   obj.status = {};
 }

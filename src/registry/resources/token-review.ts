@@ -3,8 +3,8 @@
 import { badRequest } from '../../machinery/errors.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
 import { securityOf } from '../../auth/security.js';
+import { userInfoJson } from '../../auth/types.js';
 import type { StrategyContext } from '../resource.js';
-import { userInfoJson } from './access-reviews.js';
 
 export function tokenReview(obj: KObject, ctx: StrategyContext): KObject {
   const spec = isRecord(obj.spec) ? obj.spec : {};
