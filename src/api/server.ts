@@ -74,7 +74,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   installHostCheck(app, opts.hosts ?? new HostAllowList());
   installRequestMetrics(app, reg);
   // The request chain, in upstream's order: authentication, then authorization, before the body is read.
-  // `authenticate` throws the 401 Status for an invalid credential (or none, with anonymous requests off).
+  // `authenticateRequest` throws the 401 Status for an invalid credential (or none, with anonymous requests off).
   // Then audit, impersonation and authorization (AlwaysAllow unless the registry was given another).
   app.decorateRequest('user', null as unknown as UserInfo);
   installRequestChain(app, {

@@ -22,7 +22,7 @@ const validAuditId = /^[\x21-\x7e]{1,128}$/;
  * Impersonation and authorization of one request (its user already authenticated in `req.user`); throws the
  * ApiError the request is answered with when it may not proceed.
  */
-export function authorizeRequest(req: FastifyRequest, reply: FastifyReply, opts: RequestChainOptions): void {
+function authorizeRequest(req: FastifyRequest, reply: FastifyReply, opts: RequestChainOptions): void {
   const attrs = attributesOf(req);
   attrs.user = req.user;
   const sent = req.headers['audit-id'];

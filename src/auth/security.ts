@@ -54,7 +54,6 @@ function registryLookup(reg: Registry): ObjectLookup {
 }
 
 export class Security {
-  readonly store: KeyStore;
   readonly pki: Pki;
   readonly serviceAccountKeys: ServiceAccountKeys;
   readonly issuer: string;
@@ -63,7 +62,6 @@ export class Security {
   readonly authenticator: Authenticator;
 
   constructor(reg: Registry, opts: SecurityOptions = {}, store: KeyStore = keyStoreFor(opts.data ?? ':memory:')) {
-    this.store = store;
     this.pki = new Pki(store);
     this.serviceAccountKeys = new ServiceAccountKeys(store);
     this.issuer = opts.issuer ?? defaultIssuer;

@@ -42,10 +42,6 @@ function withAuthenticatedGroup(a: Authenticated): Authenticated {
 export class Authenticator {
   constructor(private readonly opts: AuthenticatorOptions) {}
 
-  get anonymousAllowed(): boolean {
-    return this.opts.anonymous;
-  }
-
   private union(req: AuthnRequest, audiences: string[]): Outcome {
     const errors: string[] = [];
     for (const o of [authenticateClientCertificate(req.socket), authenticateBearer(req.headers.authorization, this.opts.tokens, audiences)]) {
@@ -62,11 +58,6 @@ export class Authenticator {
     if (o && 'user' in o) return o.user;
     if (o || !this.opts.anonymous) throw unauthorized();
     return { username: anonymousUser.username, groups: [...anonymousUser.groups] };
-  }
-
-  /** The async form the request hook awaits (room for authenticators that must wait, such as webhooks). */
-  async authenticate(req: AuthnRequest): Promise<UserInfo> {
-    return this.authenticateRequest(req);
   }
 
   /** A TokenReview: the token alone, for `audiences` (default: the API server's). */

@@ -6,8 +6,6 @@ import { readIfExists, writePrivateFile } from '../../util/private-files.js';
 export interface KeyStore {
   read(name: string): string | undefined;
   write(name: string, data: string): void;
-  /** Where a file lives, for messages (memory stores have none). */
-  describe(name: string): string;
 }
 
 export class DirKeyStore implements KeyStore {
@@ -18,9 +16,6 @@ export class DirKeyStore implements KeyStore {
   write(name: string, data: string): void {
     writePrivateFile(join(this.dir, name), data);
   }
-  describe(name: string): string {
-    return join(this.dir, name);
-  }
 }
 
 export class MemoryKeyStore implements KeyStore {
@@ -30,9 +25,6 @@ export class MemoryKeyStore implements KeyStore {
   }
   write(name: string, data: string): void {
     this.files.set(name, data);
-  }
-  describe(name: string): string {
-    return `memory:${name}`;
   }
 }
 
