@@ -6,7 +6,7 @@ import { ApiError } from '../../machinery/errors.js';
 import { anonymousUser, groups, type UserInfo } from '../types.js';
 import { authenticateBearer } from './bearer-token.js';
 import { authenticateClientCertificate } from './client-certificate.js';
-import { aggregate, type Authenticated, type Outcome, type TokenAuthenticator } from './outcome.js';
+import { firstUser, isAuthenticated, type Authenticated, type Outcome, type TokenAuthenticator } from './outcome.js';
 
 /** What authentication reads of a request (a node IncomingMessage fits). */
 export interface AuthnRequest {
@@ -42,14 +42,13 @@ function withAuthenticatedGroup(a: Authenticated): Authenticated {
 export class Authenticator {
   constructor(private readonly opts: AuthenticatorOptions) {}
 
+  /** A verified client certificate, then a bearer token (tried only when the certificate gave no user). */
   private union(req: AuthnRequest, audiences: string[]): Outcome {
-    const errors: string[] = [];
-    for (const o of [authenticateClientCertificate(req.socket), authenticateBearer(req.headers.authorization, this.opts.tokens, audiences)]) {
-      if (o === undefined) continue;
-      if ('user' in o) return withAuthenticatedGroup(o);
-      errors.push(o.error);
-    }
-    return errors.length ? { error: aggregate(errors) } : undefined;
+    const o = firstUser([
+      () => authenticateClientCertificate(req.socket),
+      () => authenticateBearer(req.headers.authorization, this.opts.tokens, audiences),
+    ]);
+    return isAuthenticated(o) ? withAuthenticatedGroup(o) : o;
   }
 
   /** The user a request acts as; throws the 401 Status when its credential is invalid or anonymity is off. */

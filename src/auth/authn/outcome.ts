@@ -17,24 +17,30 @@ export interface TokenAuthenticator {
 export const isAuthenticated = (o: Outcome): o is Authenticated => o !== undefined && 'user' in o;
 
 /** Errors joined as upstream's aggregate error prints them: one as is, several (deduplicated) in brackets. */
-export function aggregate(errors: string[]): string {
+export function aggregateErrors(errors: string[]): string {
   const unique = [...new Set(errors)];
   return unique.length === 1 ? unique[0] : `[${unique.join(', ')}]`;
 }
 
-/** Tries each authenticator in order: the first user wins; otherwise the errors, or nothing when none had one. */
+/**
+ * Runs the attempts in order, each only when none before it found a user: the first user wins; otherwise the
+ * errors, or nothing when none had one (upstream's union authenticator).
+ */
+export function firstUser(attempts: ReadonlyArray<() => Outcome>): Outcome {
+  const errors: string[] = [];
+  for (const attempt of attempts) {
+    const o = attempt();
+    if (o === undefined) continue;
+    if ('user' in o) return o;
+    errors.push(o.error);
+  }
+  return errors.length ? { error: aggregateErrors(errors) } : undefined;
+}
+
+/** Tries each authenticator in order (see firstUser). */
 export function tokenUnion(authenticators: TokenAuthenticator[]): TokenAuthenticator {
   return {
-    authenticateToken(token, audiences) {
-      const errors: string[] = [];
-      for (const a of authenticators) {
-        const o = a.authenticateToken(token, audiences);
-        if (o === undefined) continue;
-        if ('user' in o) return o;
-        errors.push(o.error);
-      }
-      return errors.length ? { error: aggregate(errors) } : undefined;
-    },
+    authenticateToken: (token, audiences) => firstUser(authenticators.map((a) => () => a.authenticateToken(token, audiences))),
   };
 }
 

@@ -6,7 +6,7 @@ import type { KObject } from '../../machinery/types.js';
 import type { StrategyContext } from '../../registry/resource.js';
 import type { Authorization } from '../authorization.js';
 import { groups, type RequestAttributes, type UserInfo } from '../types.js';
-import { aggregateErrors } from './rbac-authorizer.js';
+import { aggregateErrors } from '../authn/outcome.js';
 import { compactString, goQuoteList, rbacGroup, rulesOf, type PolicyRule } from './policy-rule.js';
 
 const rule = (p: Partial<PolicyRule>): PolicyRule => ({ verbs: [], apiGroups: [], resources: [], resourceNames: [], nonResourceURLs: [], ...p });

@@ -5,6 +5,7 @@ import type { KObject } from '../../machinery/types.js';
 import type { SqliteStore } from '../../storage/sqlite-store.js';
 import type { Decision, RequestAttributes, UserInfo } from '../types.js';
 import { serviceAccountUsername } from '../identities.js';
+import { aggregateErrors } from '../authn/outcome.js';
 import { rbacGroup, ruleAllows, rulesOf, type PolicyRule } from './policy-rule.js';
 
 export const rbacKeys = {
@@ -99,12 +100,6 @@ function describe(e: Entry): string {
     return `RoleBinding "${m.name ?? ''}/${m.namespace}" of ${e.roleRef.kind} "${e.roleRef.name}" to ${describeSubject(e.subject, m.namespace)}`;
   }
   return `ClusterRoleBinding "${m.name ?? ''}" of ${e.roleRef.kind} "${e.roleRef.name}" to ${describeSubject(e.subject, '')}`;
-}
-
-/** Go's aggregate error text: one message as is, several (deduplicated) in brackets. */
-export function aggregateErrors(errors: string[]): string {
-  const unique = [...new Set(errors)];
-  return unique.length === 1 ? unique[0] : `[${unique.join(', ')}]`;
 }
 
 export class RbacAuthorizer {
