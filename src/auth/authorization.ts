@@ -3,7 +3,7 @@
 import { ApiError } from '../machinery/errors.js';
 import type { SqliteStore } from '../storage/sqlite-store.js';
 import { RbacAuthorizer } from './rbac/rbac-authorizer.js';
-import { ruleJson, type PolicyRule } from './rbac/policy-rule.js';
+import { fullAuthority, ruleJson, type PolicyRule } from './rbac/policy-rule.js';
 import { groups, type Authorizer, type Decision, type RequestAttributes, type UserInfo } from './types.js';
 
 export const authorizationModes = ['AlwaysAllow', 'AlwaysDeny', 'RBAC'] as const;
@@ -30,9 +30,6 @@ export interface RulesReview {
   incomplete: boolean;
   evaluationError?: string;
 }
-
-const everything: PolicyRule = { verbs: ['*'], apiGroups: ['*'], resources: ['*'], resourceNames: [], nonResourceURLs: [] };
-const everyPath: PolicyRule = { verbs: ['*'], apiGroups: [], resources: [], resourceNames: [], nonResourceURLs: ['*'] };
 
 /** The request chain's authorizer (privileged group, then the modes) with the rule resolver reviews and escalation checks use. */
 export class Authorization implements Authorizer {
@@ -62,7 +59,7 @@ export class Authorization implements Authorizer {
     const rules: PolicyRule[] = [];
     const errors: string[] = [];
     for (const mode of this.modes) {
-      if (mode === 'AlwaysAllow') rules.push(everything, everyPath);
+      if (mode === 'AlwaysAllow') rules.push(...fullAuthority);
       else if (mode === 'RBAC') {
         const r = this.rbac.rulesFor(user, namespace);
         rules.push(...r.rules);

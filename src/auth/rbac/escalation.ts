@@ -7,9 +7,8 @@ import type { StrategyContext } from '../../registry/resource.js';
 import type { Authorization } from '../authorization.js';
 import { groups, type RequestAttributes, type UserInfo } from '../types.js';
 import { aggregateErrors } from '../authn/outcome.js';
-import { compactString, goQuoteList, rbacGroup, rulesOf, type PolicyRule } from './policy-rule.js';
-
-const rule = (p: Partial<PolicyRule>): PolicyRule => ({ verbs: [], apiGroups: [], resources: [], resourceNames: [], nonResourceURLs: [], ...p });
+import { roleRefOf } from './rbac-authorizer.js';
+import { compactString, fullAuthority, goQuoteList, policyRule, rbacGroup, rulesOf, type PolicyRule } from './policy-rule.js';
 
 /** Splits a rule into rules of one group, resource, verb and resource name (or one URL and verb). */
 export function breakdownRule(r: PolicyRule): PolicyRule[] {
@@ -17,12 +16,12 @@ export function breakdownRule(r: PolicyRule): PolicyRule[] {
   for (const g of r.apiGroups) {
     for (const res of r.resources) {
       for (const v of r.verbs) {
-        if (r.resourceNames.length) for (const n of r.resourceNames) out.push(rule({ apiGroups: [g], resources: [res], verbs: [v], resourceNames: [n] }));
-        else out.push(rule({ apiGroups: [g], resources: [res], verbs: [v] }));
+        if (r.resourceNames.length) for (const n of r.resourceNames) out.push(policyRule({ apiGroups: [g], resources: [res], verbs: [v], resourceNames: [n] }));
+        else out.push(policyRule({ apiGroups: [g], resources: [res], verbs: [v] }));
       }
     }
   }
-  for (const url of r.nonResourceURLs) for (const v of r.verbs) out.push(rule({ nonResourceURLs: [url], verbs: [v] }));
+  for (const url of r.nonResourceURLs) for (const v of r.verbs) out.push(policyRule({ nonResourceURLs: [url], verbs: [v] }));
   return out;
 }
 
@@ -49,7 +48,7 @@ function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
 }
 
 /** The parts of `wanted` that `owned` does not cover (empty: covered). */
-export function uncovered(owned: PolicyRule[], wanted: PolicyRule[]): PolicyRule[] {
+export function uncovered(owned: PolicyRule[], wanted: readonly PolicyRule[]): PolicyRule[] {
   return wanted.flatMap(breakdownRule).filter((sub) => !owned.some((o) => ruleCovers(o, sub)));
 }
 
@@ -72,7 +71,7 @@ export function compactRules(rules: PolicyRule[]): PolicyRule[] {
 }
 
 /** Upstream's ConfirmNoEscalation: an error text when `user` does not hold every rule in `wanted` in `namespace`. */
-export function escalationError(authz: Authorization, user: UserInfo, namespace: string, wanted: PolicyRule[]): string | undefined {
+export function escalationError(authz: Authorization, user: UserInfo, namespace: string, wanted: readonly PolicyRule[]): string | undefined {
   const { rules, errors } = authz.rbac.rulesFor(user, namespace);
   const missing = uncovered(rules, wanted);
   if (!missing.length) return undefined;
@@ -109,8 +108,6 @@ function onlyGcFields(obj: KObject, old: KObject): boolean {
   return strip(obj) === strip(old);
 }
 
-const fullAuthority: PolicyRule[] = [rule({ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }), rule({ verbs: ['*'], nonResourceURLs: ['*'] })];
-
 /** Role and ClusterRole writes: the rules must not grant more than the writer holds, unless they may `escalate`. */
 export function checkRoleWrite(resource: 'roles' | 'clusterroles', obj: KObject, old: KObject | undefined, ctx: StrategyContext): void {
   const c = checked(ctx);
@@ -131,14 +128,11 @@ export function checkBindingWrite(resource: 'rolebindings' | 'clusterrolebinding
   if (!c || (old && onlyGcFields(obj, old))) return;
   const namespace = resource === 'rolebindings' ? obj.metadata.namespace ?? '' : '';
   const name = obj.metadata.name ?? '';
-  const ref = (obj.roleRef ?? {}) as Record<string, unknown>;
-  const refKind = typeof ref.kind === 'string' ? ref.kind : '';
-  const refName = typeof ref.name === 'string' ? ref.name : '';
-  const refGroup = typeof ref.apiGroup === 'string' ? ref.apiGroup : '';
-  if (refKind === 'ClusterRole' || refKind === 'Role') {
-    if (c.authz.allowed(attrs(c.user, 'bind', refKind === 'Role' ? 'roles' : 'clusterroles', namespace, refName, refGroup))) return;
+  const ref = roleRefOf(obj);
+  if (ref.kind === 'ClusterRole' || ref.kind === 'Role') {
+    if (c.authz.allowed(attrs(c.user, 'bind', ref.kind === 'Role' ? 'roles' : 'clusterroles', namespace, ref.name, ref.apiGroup))) return;
   }
-  const rules = c.authz.rbac.roleReferenceRules({ kind: refKind, name: refName, apiGroup: refGroup }, namespace);
+  const rules = c.authz.rbac.roleReferenceRules(ref, namespace);
   if ('error' in rules) throw forbidden(resource, name, rules.error);
   const err = escalationError(c.authz, c.user, namespace, rules);
   if (err) throw forbidden(resource, name, err);

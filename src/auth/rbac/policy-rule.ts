@@ -1,5 +1,6 @@
 // RBAC policy rules: their shape as the evaluator sees them (read defensively from stored objects) and how one
 // rule matches a request, with upstream's wildcards (`*`, `*/subresource`, a trailing `*` in non-resource URLs).
+import { goQuote } from '../../machinery/go-quote.js';
 import type { RequestAttributes } from '../types.js';
 
 export interface PolicyRule {
@@ -11,6 +12,15 @@ export interface PolicyRule {
 }
 
 export const rbacGroup = 'rbac.authorization.k8s.io';
+
+/** A rule from the lists it has (the others empty). */
+export const policyRule = (p: Partial<PolicyRule>): PolicyRule => ({ verbs: [], apiGroups: [], resources: [], resourceNames: [], nonResourceURLs: [], ...p });
+
+/** Every verb on every resource and every non-resource URL (cluster-admin's rules; what AlwaysAllow grants). */
+export const fullAuthority: readonly PolicyRule[] = [
+  policyRule({ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }),
+  policyRule({ verbs: ['*'], nonResourceURLs: ['*'] }),
+];
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
 
@@ -75,21 +85,6 @@ export function ruleAllows(a: RequestAttributes, r: PolicyRule): boolean {
     return verbMatches(r, a.verb) && apiGroupMatches(r, a.apiGroup) && resourceMatches(r, combined, a.subresource) && resourceNameMatches(r, a.name);
   }
   return verbMatches(r, a.verb) && nonResourceUrlMatches(r, a.path);
-}
-
-/** Go's %q for one string. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0) ?? 0;
-    if (ch === '"' || ch === '\\') out += `\\${ch}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\t') out += '\\t';
-    else if (ch === '\r') out += '\\r';
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
 }
 
 /** Go's %q for a string slice: `["a" "b"]`. */

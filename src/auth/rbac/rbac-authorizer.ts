@@ -54,7 +54,8 @@ export interface SourcedRule {
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
-function roleRefOf(obj: KObject): RoleRef {
+/** The roleRef of a RoleBinding or ClusterRoleBinding (missing or mistyped fields empty). */
+export function roleRefOf(obj: KObject): RoleRef {
   const r = (obj.roleRef ?? {}) as Record<string, unknown>;
   return { kind: str(r.kind), name: str(r.name), apiGroup: str(r.apiGroup) };
 }
