@@ -11,7 +11,7 @@ import { NodeAgent, type StartOptions } from './node-agent.js';
 import { internalIpOf } from './node-status.js';
 import { indexOfPodCidr, internalIpForIndex, podCidrForIndex } from './pod-ips.js';
 import type { NodeAgentView, NodeDirectory } from './types.js';
-import { nodeIdentity } from '../auth/identities.js';
+import { nodeRegistry } from './node-registry.js';
 
 const tickMs = 500;
 const quietStartAbove = 100;
@@ -38,8 +38,7 @@ export class KubeletManager implements NodeDirectory {
 
   /** The registry as a node's kubelet writes to it: as system:node:NAME in system:nodes. */
   nodeRegistry(nodeName: string): Registry {
-    const id = nodeIdentity(nodeName);
-    return this.reg.as(id.user, id.component);
+    return nodeRegistry(this.reg, nodeName);
   }
 
   /** A node index (pod CIDR and InternalIP slot) nobody uses yet. */

@@ -15,8 +15,7 @@ import { evaluateResize } from './pod-resize.js';
 import { addEphemeralRuns, allRuns, restorePodRun, type ContainerRun, type PodRun } from './pod-runtime.js';
 import { buildStatus, podPhase } from './pod-status.js';
 import type { KubeletContext, NodeAgentView, NodeDirectory } from './types.js';
-import type { Registry } from '../registry/registry.js';
-import { nodeIdentity } from '../auth/identities.js';
+import { nodeRegistry } from './node-registry.js';
 
 /** The event fieldPath of a container: `spec.containers{web}`, `spec.initContainers{setup}`, `spec.ephemeralContainers{debugger-x}`. */
 const fieldPathOf = (c: { kind: string; name: string }) =>
@@ -31,7 +30,6 @@ export class PodLifecycle {
   private readonly uidOfKey = new Map<string, string>();
   private readonly byNode = new Map<string, Set<string>>();
   private readonly recorders = new Map<string, EventRecorder>();
-  private readonly nodeRegs = new Map<string, Registry>();
   private readonly pulled = new Map<string, Set<string>>();
   private readonly stops: Array<() => void> = [];
   readonly logs: LogStore;
@@ -53,19 +51,9 @@ export class PodLifecycle {
     setLogProvider(undefined);
   }
 
-  /** The registry as the node's kubelet (system:node:NAME) writes to it. */
-  private nodeReg(node: string): Registry {
-    let r = this.nodeRegs.get(node);
-    if (!r) {
-      const id = nodeIdentity(node);
-      this.nodeRegs.set(node, (r = this.ctx.reg.as(id.user, id.component)));
-    }
-    return r;
-  }
-
   private recorder(node: string): EventRecorder {
     let r = this.recorders.get(node);
-    if (!r) this.recorders.set(node, (r = new EventRecorder(this.nodeReg(node), { component: 'kubelet', host: node })));
+    if (!r) this.recorders.set(node, (r = new EventRecorder(nodeRegistry(this.ctx.reg, node), { component: 'kubelet', host: node })));
     return r;
   }
 
@@ -183,7 +171,7 @@ export class PodLifecycle {
     const status = buildStatus(pod, run, now, agent.hostIP);
     if (JSON.stringify(status) === JSON.stringify(pod.status)) return;
     const def = this.ctx.reg.find('', 'v1', 'pods')!;
-    this.nodeReg(run.nodeName).guaranteedUpdate(def, run.namespace, run.name, (cur) => {
+    nodeRegistry(this.ctx.reg, run.nodeName).guaranteedUpdate(def, run.namespace, run.name, (cur) => {
       if (cur.metadata.uid !== run.uid) throw new Error('pod was replaced');
       return { ...cur, status: status as unknown as Record<string, unknown> };
     }, { subresource: 'status', audit: { verb: 'patch', subresource: 'status' } });
@@ -240,7 +228,7 @@ export class PodLifecycle {
     agent.releasePodIP(run.uid);
     const def = this.ctx.reg.find('', 'v1', 'pods')!;
     try {
-      this.nodeReg(run.nodeName).delete(def, run.namespace, run.name, { gracePeriodSeconds: 0, preconditions: { uid: run.uid } });
+      nodeRegistry(this.ctx.reg, run.nodeName).delete(def, run.namespace, run.name, { gracePeriodSeconds: 0, preconditions: { uid: run.uid } });
     } catch (err) {
       this.ctx.log.debug({ err, pod: `${run.namespace}/${run.name}` }, 'pod already gone');
     }
