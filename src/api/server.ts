@@ -19,7 +19,7 @@ import type { UserInfo } from '../auth/types.js';
 import type { Authenticator } from '../auth/authn/authenticator.js';
 import { securityOf } from '../auth/security.js';
 import '../auth/fastify-request.js';
-import { Authorization } from '../auth/authorization.js';
+import { authorizationOf } from '../auth/authorization.js';
 import { installRequestChain } from '../auth/request-chain.js';
 import type { AuditLog } from '../audit/audit-log.js';
 
@@ -79,7 +79,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   app.decorateRequest('user', null as unknown as UserInfo);
   installRequestChain(app, {
     authenticator: opts.authenticator ?? securityOf(reg).authenticator,
-    authorization: (reg.authorization ??= new Authorization(['AlwaysAllow'], reg.store)), audit: opts.audit,
+    authorization: authorizationOf(reg), audit: opts.audit,
   });
 
   // Group commit: writes are committed together after the current turn; no answer leaves before its data is saved.

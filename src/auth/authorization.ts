@@ -1,6 +1,7 @@
 // Authorization as kube-apiserver composes it: members of system:masters are always allowed, then each configured
 // mode (--authorization-mode) in order until one allows or denies. Also upstream's Forbidden message.
 import { ApiError } from '../machinery/errors.js';
+import type { Registry } from '../registry/registry.js';
 import type { SqliteStore } from '../storage/sqlite-store.js';
 import { RbacAuthorizer } from './rbac/rbac-authorizer.js';
 import { fullAuthority, ruleJson, type PolicyRule } from './rbac/policy-rule.js';
@@ -78,6 +79,19 @@ export class Authorization implements Authorizer {
   stop(): void {
     this.rbac.stop();
   }
+}
+
+const byStore = new WeakMap<object, Authorization>();
+
+/**
+ * The authorization of the server `reg` belongs to: the one it was given, else AlwaysAllow, made once per store
+ * (registry views share the store; an Authorization made per view would never be stopped).
+ */
+export function authorizationOf(reg: Registry): Authorization {
+  if (reg.authorization) return reg.authorization;
+  let authz = byStore.get(reg.store);
+  if (!authz) byStore.set(reg.store, (authz = new Authorization(['AlwaysAllow'], reg.store)));
+  return (reg.authorization = authz);
 }
 
 /** `User "jane" cannot list resource "pods" in API group "" in the namespace "default"`, as upstream words it. */

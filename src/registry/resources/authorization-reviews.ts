@@ -3,7 +3,7 @@
 // SelfSubjectRulesReview (`kubectl auth can-i --list`), with upstream's validation and status texts.
 import { badRequest, invalid, type FieldError } from '../../machinery/errors.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
-import { Authorization } from '../../auth/authorization.js';
+import { authorizationOf } from '../../auth/authorization.js';
 import type { RequestAttributes, UserInfo } from '../../auth/types.js';
 import { adminUser } from '../../auth/types.js';
 import type { StrategyContext } from '../resource.js';
@@ -104,12 +104,8 @@ function attributesOf(user: UserInfo, spec: Spec): RequestAttributes {
   return { ...base, resourceRequest: false, verb: str(na.verb), path: str(na.path) };
 }
 
-function authorizationOf(ctx: StrategyContext): Authorization {
-  return (ctx.registry.authorization ??= new Authorization(['AlwaysAllow'], ctx.registry.store));
-}
-
 function answer(obj: KObject, kind: string, ctx: StrategyContext, user: UserInfo, spec: Spec): KObject {
-  const { decision, reason } = authorizationOf(ctx).authorize(attributesOf(user, spec));
+  const { decision, reason } = authorizationOf(ctx.registry).authorize(attributesOf(user, spec));
   const status: Record<string, unknown> = { allowed: decision === 'allow' };
   if (decision === 'deny') status.denied = true;
   if (reason) status.reason = reason;
@@ -147,6 +143,6 @@ export function selfSubjectRulesReview(obj: KObject, ctx: StrategyContext): KObj
   const spec = isRecord(obj.spec) ? obj.spec : {};
   const namespace = str(spec.namespace);
   if (!namespace) throw badRequest('no namespace on request');
-  const status = authorizationOf(ctx).rulesReview(ctx.user ?? adminUser, namespace);
+  const status = authorizationOf(ctx.registry).rulesReview(ctx.user ?? adminUser, namespace);
   return { apiVersion: `${group}/v1`, kind: 'SelfSubjectRulesReview', metadata: {}, spec: {}, status };
 }
