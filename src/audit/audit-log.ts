@@ -2,7 +2,6 @@
 // through a bounded buffer so that a slow disk never holds up a request (events past the bound are dropped, counted
 // and reported once).
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
-import { randomUUID } from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { Logger } from '../util/logger.js';
 import type { UserInfo } from '../auth/types.js';
@@ -115,10 +114,6 @@ export class AuditLog {
 
   atLeast(level: AuditLevel): boolean {
     return auditLevels.indexOf(this.level) >= auditLevels.indexOf(level);
-  }
-
-  newId(): string {
-    return randomUUID();
   }
 
   write(event: AuditEvent): void {

@@ -1,5 +1,6 @@
 // Audit events of the in-process components' writes (controllers, scheduler, kubelets): they call no HTTP endpoint,
 // so their events are made here, with the request URI the same call would have had against kube-apiserver.
+import { randomUUID } from 'node:crypto';
 import { ApiError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
 import type { ComponentInfo } from '../auth/identities.js';
@@ -65,7 +66,7 @@ export function componentAuditSink(log: AuditLog, authz?: Authorizer): Component
       ref.apiVersion = w.def.version;
       if (w.subresource) ref.subresource = w.subresource;
       const base: AuditEvent = {
-        kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: log.level, auditID: log.newId(), stage: 'RequestReceived',
+        kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: log.level, auditID: randomUUID(), stage: 'RequestReceived',
         requestURI: requestUri(w, name), verb: w.verb, user: auditUser(w.user), sourceIPs: localIPs, userAgent: w.component.userAgent,
         objectRef: ref, requestReceivedTimestamp: microTime(w.started), stageTimestamp: microTime(w.started),
       };

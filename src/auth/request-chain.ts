@@ -1,5 +1,6 @@
 // The request chain after authentication, in upstream's order: audit (RequestReceived), impersonation, then
 // authorization. Denials are upstream's 403 Status; every response carries an Audit-Id.
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { attributesOf } from '../api/request-info.js';
 import type { Authenticator } from './authn/authenticator.js';
@@ -26,7 +27,7 @@ function authorizeRequest(req: FastifyRequest, reply: FastifyReply, opts: Reques
   const attrs = attributesOf(req);
   attrs.user = req.user;
   const sent = req.headers['audit-id'];
-  const auditId = typeof sent === 'string' && validAuditId.test(sent) ? sent : (opts.audit?.newId() ?? crypto.randomUUID());
+  const auditId = typeof sent === 'string' && validAuditId.test(sent) ? sent : randomUUID();
   // Set on the raw response so that hijacked replies (watches) carry it too.
   reply.raw.setHeader('Audit-Id', auditId);
   const audit = opts.audit?.enabled ? beginRequestAudit(opts.audit, auditId, req, reply, attrs) : undefined;
