@@ -2,8 +2,7 @@
 // (`bonsai-admin` in system:masters): with a client certificate and the CA over TLS, with the admin bearer token
 // over plain HTTP. The document is fixed apart from those values, so it is written as text (strings as JSON
 // strings, which are valid YAML scalars) rather than by loading a YAML library on the way to the first request.
-import { dirname } from 'node:path';
-import { ensurePrivateDir, writePrivateFile } from '../util/private-files.js';
+import { writePrivateFile } from '../util/private-files.js';
 
 export interface KubeconfigCredentials {
   token?: string;
@@ -45,6 +44,5 @@ current-context: bonsai
 }
 
 export function writeKubeconfig(path: string, url: string, creds: KubeconfigCredentials = {}): void {
-  ensurePrivateDir(dirname(path));
   writePrivateFile(path, kubeconfigYaml(url, creds));
 }
