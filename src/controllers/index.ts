@@ -63,8 +63,9 @@ const factories: Record<ControllerName, Factory> = {
  * --use-service-account-credentials: the ServiceAccount kube-system/<client name>).
  */
 export function startControllers(reg: Registry, clock: Clock, log: Logger, which: Set<ControllerName> = selectControllers()): ControllerHandle {
-  ensureControllerServiceAccounts(reg, controllerNames.filter((name) => which.has(name)));
-  const running = controllerNames.filter((name) => which.has(name)).map((name) => {
+  const selected = controllerNames.filter((name) => which.has(name));
+  ensureControllerServiceAccounts(reg, selected);
+  const running = selected.map((name) => {
     const id = controllerIdentity(name);
     return factories[name](reg.as(id.user, id.component), clock, log.child({ controller: name }));
   });
