@@ -5,7 +5,7 @@ import {
 import { isRecord, type KObject } from '../../machinery/types.js';
 import { hasOwn } from '../../util/own.js';
 import { arr, deepEqual, immutable, rec, sortedMap, str, validateLabels, validateNonNegative, type Errs } from './common.js';
-import { inclusiveRangeError, isConfigMapKey, isDns1123Label, isDns1123Subdomain, isQualifiedName } from './names.js';
+import { inclusiveRangeError, invalidIpError, isConfigMapKey, isDns1123Label, isDns1123Subdomain, isIp, isQualifiedName } from './names.js';
 import { validatePodSpec, validatePodSpecUpdate, validatePodTemplate, validatePortNumOrName, validateResources } from './pod.js';
 
 const systemPodConditions = new Set(['PodScheduled', 'Ready', 'Initialized']);
@@ -47,8 +47,6 @@ export function validateReplicationController(obj: KObject): Errs {
 }
 
 const serviceTypes = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
-const ipv4Re = /^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$/;
-const isIp = (s: string) => ipv4Re.test(s) || (s.includes(':') && /^[0-9a-fA-F:.]+$/.test(s));
 
 export function validateService(obj: KObject, old: KObject | undefined): Errs {
   const errs: Errs = [];
@@ -68,7 +66,7 @@ export function validateService(obj: KObject, old: KObject | undefined): Errs {
     errs.push(fieldRequired('spec.ports'));
   }
   if (clusterIP && !headless && !isIp(clusterIP)) {
-    errs.push(fieldInvalid('spec.clusterIPs[0]', clusterIP, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+    errs.push(fieldInvalid('spec.clusterIPs[0]', clusterIP, invalidIpError));
   }
   const names = new Set<string>();
   const seen = new Set<string>();

@@ -4,10 +4,8 @@
 import { fieldInvalid, fieldNotSupported, fieldRequired } from '../../machinery/errors.js';
 import { isRecord } from '../../machinery/types.js';
 import { arr, rec, str, type Errs } from './common.js';
-import { isDns1123Label, isDns1123Subdomain, isQualifiedName } from './names.js';
+import { invalidIpError, isDns1123Label, isDns1123Subdomain, isIp, isQualifiedName } from './names.js';
 
-const ipv4Re = /^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$/;
-const isIp = (s: string) => ipv4Re.test(s) || (s.includes(':') && /^[0-9a-fA-F:.]+$/.test(s));
 const qualified = (v: unknown, path: string): Errs => isQualifiedName(str(v) ?? '').map((m) => fieldInvalid(path, str(v) ?? '', m));
 
 /** The rules of ValidateTolerations that Bonsai's pod validation did not have: keys, empty keys, NoExecute seconds. */
@@ -34,7 +32,7 @@ export function validatePodLists(spec: Record<string, unknown>, path: string): E
   arr(spec.hostAliases).forEach((h, i) => {
     const r = rec(h);
     const ip = str(r.ip) ?? '';
-    if (!isIp(ip)) errs.push(fieldInvalid(`${path}.hostAliases[${i}].ip`, ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+    if (!isIp(ip)) errs.push(fieldInvalid(`${path}.hostAliases[${i}].ip`, ip, invalidIpError));
     arr(r.hostnames).forEach((n, j) => {
       for (const m of isDns1123Subdomain(str(n) ?? '')) errs.push(fieldInvalid(`${path}.hostAliases[${i}].hostnames[${j}]`, n, m));
     });
