@@ -4,8 +4,8 @@ import {
 } from '../../machinery/errors.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
 import { hasOwn } from '../../util/own.js';
-import { arr, deepEqual, immutable, rec, sortedMap, str, validateLabels, validateNonNegative, type Errs } from './common.js';
-import { inclusiveRangeError, invalidIpError, isConfigMapKey, isDns1123Label, isDns1123Subdomain, isIp, isQualifiedName } from './names.js';
+import { arr, deepEqual, immutable, qualifiedNameErrors, rec, sortedMap, str, validateLabels, validateNonNegative, type Errs } from './common.js';
+import { inclusiveRangeError, invalidIpError, isConfigMapKey, isDns1123Label, isDns1123Subdomain, isIp } from './names.js';
 import { validatePodSpec, validatePodSpecUpdate, validatePodTemplate, validatePortNumOrName, validateResources } from './pod.js';
 
 const systemPodConditions = new Set(['PodScheduled', 'Ready', 'Initialized']);
@@ -19,7 +19,7 @@ export function validatePod(obj: KObject, old: KObject | undefined): Errs {
     // validatePodConditions: condition types other than the system ones are qualified names.
     arr(rec(obj.status).conditions).forEach((c, i) => {
       const type = str(rec(c).type) ?? '';
-      if (!systemPodConditions.has(type)) for (const m of isQualifiedName(type)) errs.push(fieldInvalid(`status.conditions[${i}].type`, type, m));
+      if (!systemPodConditions.has(type)) errs.push(...qualifiedNameErrors(type, `status.conditions[${i}].type`));
     });
   }
   return errs;
