@@ -119,18 +119,19 @@ export function validateService(obj: KObject, old: KObject | undefined): Errs {
 
 const maxDataBytes = 1024 * 1024;
 
+/** Keys and total size of a ConfigMap's data and binaryData, or of a Secret's data (its stringData is merged in before). */
 function validateDataKeys(obj: KObject, kind: 'ConfigMap' | 'Secret'): Errs {
   const errs: Errs = [];
   let total = 0;
   const data = rec(obj.data);
-  const other = kind === 'ConfigMap' ? rec(obj.binaryData) : rec(obj.stringData);
-  for (const [field, map] of [['data', data], [kind === 'ConfigMap' ? 'binaryData' : 'stringData', other]] as const) {
+  const binary = kind === 'ConfigMap' ? rec(obj.binaryData) : {};
+  for (const [field, map] of [['data', data], ['binaryData', binary]] as const) {
     for (const [k, v] of Object.entries(map)) {
       for (const m of isConfigMapKey(k)) errs.push(fieldInvalid(`${field}[${k}]`, k, m));
-      total += k.length + (typeof v === 'string' ? (kind === 'Secret' && field === 'data' ? Math.floor((v.length * 3) / 4) : Buffer.byteLength(v)) : 0);
+      total += k.length + (typeof v === 'string' ? (kind === 'Secret' ? Math.floor((v.length * 3) / 4) : Buffer.byteLength(v)) : 0);
     }
   }
-  if (kind === 'ConfigMap') for (const k of Object.keys(other)) if (hasOwn(data, k)) errs.push(fieldInvalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
+  for (const k of Object.keys(binary)) if (hasOwn(data, k)) errs.push(fieldInvalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
   if (total > maxDataBytes) errs.push(fieldTooLong(kind === 'ConfigMap' ? '' : 'data', '', maxDataBytes));
   return errs;
 }
@@ -149,7 +150,7 @@ export function validateConfigMap(obj: KObject, old: KObject | undefined): Errs 
 
 export function validateSecret(obj: KObject, old: KObject | undefined): Errs {
   const errs = validateDataKeys(obj, 'Secret');
-  const data = { ...rec(obj.data), ...rec(obj.stringData) };
+  const data = rec(obj.data);
   const type = str(obj.type) ?? '';
   const need = (k: string) => { if (!hasOwn(data, k)) errs.push(fieldRequired(`data[${k}]`)); };
   if (type === 'kubernetes.io/tls') { need('tls.crt'); need('tls.key'); }
