@@ -10,9 +10,9 @@ import { servedVersions, storageKey, type ResourceDef, type StrategyContext } fr
 import { ApiError } from '../../machinery/errors.js';
 import { isDns1035Label, isDns1123Subdomain } from '../validation/names.js';
 
-export const apiRegistrationGroup = 'apiregistration.k8s.io';
+const apiRegistrationGroup = 'apiregistration.k8s.io';
 /** The label autoregister puts on the APIServices it manages (`onstart`: those of the server's own groups). */
-export const autoManagedLabel = 'kube-aggregator.kubernetes.io/automanaged';
+const autoManagedLabel = 'kube-aggregator.kubernetes.io/automanaged';
 
 /** kube-apiserver's priorities per group version (spec.groupPriorityMinimum, spec.versionPriority). */
 const priorities: Record<string, [number, number]> = {
@@ -141,7 +141,7 @@ export const apiServices: ResourceDef = {
 };
 
 /** The APIServices of the group versions this server serves, as kube-apiserver's autoregister controller makes them. */
-export function localAPIServices(reg: Registry): KObject[] {
+function localAPIServices(reg: Registry): KObject[] {
   return servedGroupVersions(reg).filter((gv) => gv.group !== apiRegistrationGroup).map(({ group, version }) => {
     const gv = group ? `${group}/${version}` : version;
     const [groupPriorityMinimum, versionPriority] = priorities[gv] ?? customPriority;

@@ -16,11 +16,11 @@ const legacyUnknownSigner = signers.legacyUnknown;
 const sortedUsages = [...knownUsages].sort();
 
 /** Go's %#v of a []byte. */
-export function goBytes(b: Buffer): string {
+function goBytes(b: Buffer): string {
   return `[]byte{${[...b].map((x) => `0x${x.toString(16)}`).join(', ')}}`;
 }
 
-export function validateSignerName(path: string, signerName: string): Errs {
+function validateSignerName(path: string, signerName: string): Errs {
   if (!signerName) return [fieldRequired(path)];
   const segments = signerName.split('/');
   if (segments.length !== 2) return [fieldInvalid(path, signerName, "must be a fully qualified domain and path of the form 'example.com/signer-name'")];
@@ -106,7 +106,7 @@ function validateConditions(obj: KObject, old: KObject | undefined): Errs {
 }
 
 /** What a write may change: approval conditions (the approval subresource), the certificate (status). */
-export interface CsrWriteRules {
+interface CsrWriteRules {
   approval: boolean;
   certificate: boolean;
 }

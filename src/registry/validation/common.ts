@@ -85,7 +85,7 @@ export function validateAnnotations(annotations: unknown, path: string): Errs {
 }
 
 /** upstream's FieldManagerMaxLength. */
-export const maxFieldManagerLength = 128;
+const maxFieldManagerLength = 128;
 
 /** ValidateFieldManager: at most 128 bytes, printable characters only (positions are byte offsets, as in Go). */
 export function fieldManagerErrors(manager: string, field: string): FieldError[] {

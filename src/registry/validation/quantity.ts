@@ -2,7 +2,7 @@
 export const quantityFormatError = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 export const quantitySuffixError = "unable to parse quantity's suffix";
 /** upstream's ErrNumeric; Bonsai also gives it for values beyond a float64 (1e400), which it cannot represent. */
-export const quantityNumericError = "unable to parse quantity's numeric part";
+const quantityNumericError = "unable to parse quantity's numeric part";
 
 /**
  * `^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$` checked in one pass: as a RegExp it backtracks
