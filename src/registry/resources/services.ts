@@ -85,10 +85,9 @@ function assign(svc: Service, ctx: StrategyContext): void {
 }
 
 export const serviceStrategy: Partial<ResourceDef> = {
+  // The new Service's status is the kind's emptyStatus, `{ loadBalancer: {} }`.
   prepareCreate(obj: KObject, ctx) {
-    const svc = obj as unknown as Service;
-    assign(svc, ctx);
-    obj.status = { loadBalancer: {} };
+    assign(obj as unknown as Service, ctx);
   },
   prepareUpdate(obj, old, ctx) {
     const svc = obj as unknown as Service;
