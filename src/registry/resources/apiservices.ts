@@ -49,17 +49,26 @@ const service = (o: KObject): Record<string, unknown> | undefined => (isRecord(s
  */
 const builtInAggregated = [{ group: 'metrics.k8s.io', version: 'v1beta1', service: { namespace: 'kube-system', name: 'metrics-server', port: 443 }, labels: { 'k8s-app': 'metrics-server' } }];
 
+type GroupVersion = Readonly<{ group: string; version: string }>;
+
+/** servedGroupVersions per definition list: a registry's views share its `defs`, which never change. */
+const servedByDefs = new WeakMap<readonly ResourceDef[], readonly GroupVersion[]>();
+
 /** Group versions served here, core first, in the registry's order. */
-function servedGroupVersions(reg: Registry): Array<{ group: string; version: string }> {
+function servedGroupVersions(reg: Registry): readonly GroupVersion[] {
+  const cached = servedByDefs.get(reg.defs);
+  if (cached) return cached;
   const seen = new Set<string>();
-  const out: Array<{ group: string; version: string }> = [];
+  const out: GroupVersion[] = [];
   for (const d of reg.defs) {
     for (const version of servedVersions(d)) {
       const gv = `${d.group}/${version}`;
       if (!seen.has(gv)) seen.add(gv), out.push({ group: d.group, version });
     }
   }
-  return [...out, ...builtInAggregated.map(({ group, version }) => ({ group, version }))];
+  out.push(...builtInAggregated.map(({ group, version }) => ({ group, version })));
+  servedByDefs.set(reg.defs, out);
+  return out;
 }
 
 /** Whether this server answers for `group/version` itself. */
