@@ -2,17 +2,18 @@
 // ever written to it, as `{}` or with the zero values of its fields that lack `omitempty`. Clients rely on it
 // (the Python client reads `status.available_replicas` of a Deployment it has just created).
 import { isRecord, type KObject } from '../machinery/types.js';
+import { getOwn } from '../util/own.js';
 import type { ResourceDef } from './resource.js';
 
-const maxDepth = 8;
-
-/** Adds the zero values `target` lacks (a JSON null reads as the zero value too, as Go decodes it). */
-function fillMissing(target: Record<string, unknown>, zero: Record<string, unknown>, depth: number): void {
-  if (depth > maxDepth) return;
+/**
+ * Adds the zero values `target` lacks (a JSON null reads as the zero value too, as Go decodes it). The recursion
+ * follows `zero`, a kind's static template a few levels deep, so it needs no depth limit.
+ */
+function fillMissing(target: Record<string, unknown>, zero: Record<string, unknown>): void {
   for (const [k, v] of Object.entries(zero)) {
-    const have = Object.prototype.hasOwnProperty.call(target, k) ? target[k] : undefined;
+    const have = getOwn(target, k);
     if (have === undefined || (have === null && v !== null)) target[k] = structuredClone(v);
-    else if (isRecord(have) && isRecord(v)) fillMissing(have, v, depth + 1);
+    else if (isRecord(have) && isRecord(v)) fillMissing(have, v);
   }
 }
 
@@ -21,5 +22,5 @@ export function fillEmptyStatus(def: ResourceDef, obj: KObject): void {
   const zero = def.emptyStatus;
   if (!zero) return;
   if (!isRecord(obj.status)) obj.status = {};
-  fillMissing(obj.status as Record<string, unknown>, zero, 0);
+  fillMissing(obj.status as Record<string, unknown>, zero);
 }

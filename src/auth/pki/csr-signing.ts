@@ -23,6 +23,8 @@ const extKeyUsageOids: Array<[string[], string]> = [
   [['ipsec user'], '1.3.6.1.5.5.7.3.7'], [['timestamping'], '1.3.6.1.5.5.7.3.8'], [['ocsp signing'], '1.3.6.1.5.5.7.3.9'],
   [['microsoft sgc'], '1.3.6.1.4.1.311.10.3.3'], [['netscape sgc'], '2.16.840.1.113730.4.1'],
 ];
+/** Every usage name a CertificateSigningRequest may ask for: the key usages and the extended ones. */
+export const knownUsages: ReadonlySet<string> = new Set([...Object.keys(keyUsageBits), ...extKeyUsageOids.flatMap(([names]) => names)]);
 
 const sameSet = (a: string[], b: string[]) => new Set(a).size === new Set(b).size && a.every((x) => b.includes(x));
 

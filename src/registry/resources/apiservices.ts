@@ -10,9 +10,9 @@ import { servedVersions, storageKey, type ResourceDef, type StrategyContext } fr
 import { ApiError } from '../../machinery/errors.js';
 import { isDns1035Label, isDns1123Subdomain } from '../validation/names.js';
 
-export const apiRegistrationGroup = 'apiregistration.k8s.io';
+const apiRegistrationGroup = 'apiregistration.k8s.io';
 /** The label autoregister puts on the APIServices it manages (`onstart`: those of the server's own groups). */
-export const autoManagedLabel = 'kube-aggregator.kubernetes.io/automanaged';
+const autoManagedLabel = 'kube-aggregator.kubernetes.io/automanaged';
 
 /** kube-apiserver's priorities per group version (spec.groupPriorityMinimum, spec.versionPriority). */
 const priorities: Record<string, [number, number]> = {
@@ -49,17 +49,26 @@ const service = (o: KObject): Record<string, unknown> | undefined => (isRecord(s
  */
 const builtInAggregated = [{ group: 'metrics.k8s.io', version: 'v1beta1', service: { namespace: 'kube-system', name: 'metrics-server', port: 443 }, labels: { 'k8s-app': 'metrics-server' } }];
 
+type GroupVersion = Readonly<{ group: string; version: string }>;
+
+/** servedGroupVersions per definition list: a registry's views share its `defs`, which never change. */
+const servedByDefs = new WeakMap<readonly ResourceDef[], readonly GroupVersion[]>();
+
 /** Group versions served here, core first, in the registry's order. */
-function servedGroupVersions(reg: Registry): Array<{ group: string; version: string }> {
+function servedGroupVersions(reg: Registry): readonly GroupVersion[] {
+  const cached = servedByDefs.get(reg.defs);
+  if (cached) return cached;
   const seen = new Set<string>();
-  const out: Array<{ group: string; version: string }> = [];
+  const out: GroupVersion[] = [];
   for (const d of reg.defs) {
     for (const version of servedVersions(d)) {
       const gv = `${d.group}/${version}`;
       if (!seen.has(gv)) seen.add(gv), out.push({ group: d.group, version });
     }
   }
-  return [...out, ...builtInAggregated.map(({ group, version }) => ({ group, version }))];
+  out.push(...builtInAggregated.map(({ group, version }) => ({ group, version })));
+  servedByDefs.set(reg.defs, out);
+  return out;
 }
 
 /** Whether this server answers for `group/version` itself. */
@@ -141,7 +150,7 @@ export const apiServices: ResourceDef = {
 };
 
 /** The APIServices of the group versions this server serves, as kube-apiserver's autoregister controller makes them. */
-export function localAPIServices(reg: Registry): KObject[] {
+function localAPIServices(reg: Registry): KObject[] {
   return servedGroupVersions(reg).filter((gv) => gv.group !== apiRegistrationGroup).map(({ group, version }) => {
     const gv = group ? `${group}/${version}` : version;
     const [groupPriorityMinimum, versionPriority] = priorities[gv] ?? customPriority;

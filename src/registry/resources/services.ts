@@ -29,17 +29,28 @@ function allocateIp(ctx: StrategyContext): string {
   throw invalid('Service', '', '', [fieldInvalid('spec.clusterIPs', '', 'failed to allocate IP: range is full')]);
 }
 
-function allocateNodePort(ctx: StrategyContext, taken: Set<number>): number {
-  for (const s of ctx.registry.listStored('core/services')) for (const p of (s as unknown as Service).spec?.ports ?? []) if (p.nodePort) taken.add(p.nodePort);
-  for (let i = 0; i < 200; i++) {
-    const p = 30000 + Math.floor(Math.random() * 2768);
-    if (!taken.has(p)) return p;
+const nodePortRange = { min: 30000, max: 32767 };
+
+/** Node ports held by the stored Services, leaving out the one named `skip` (`namespace/name`). */
+function nodePortsInUse(ctx: StrategyContext, skip?: string): Set<number> {
+  const used = new Set<number>();
+  for (const s of ctx.registry.listStored('core/services')) {
+    if (skip !== undefined && `${s.metadata.namespace ?? ''}/${s.metadata.name ?? ''}` === skip) continue;
+    for (const p of (s as unknown as Service).spec?.ports ?? []) if (p.nodePort) used.add(p.nodePort);
   }
-  for (let p = 30000; p <= 32767; p++) if (!taken.has(p)) return p;
-  throw invalid('Service', '', '', [fieldInvalid('spec.ports[0].nodePort', 0, 'range is full')]);
+  return used;
 }
 
-const nodePortRange = { min: 30000, max: 32767 };
+/** A free port of the range: a few random picks, then the first free one. */
+function allocateNodePort(taken: ReadonlySet<number>): number {
+  const { min, max } = nodePortRange;
+  for (let i = 0; i < 200; i++) {
+    const p = min + Math.floor(Math.random() * (max - min + 1));
+    if (!taken.has(p)) return p;
+  }
+  for (let p = min; p <= max; p++) if (!taken.has(p)) return p;
+  throw invalid('Service', '', '', [fieldInvalid('spec.ports[0].nodePort', 0, 'range is full')]);
+}
 
 /**
  * Node ports a client chose: inside the service-node-port-range and not held by another Service, as the
@@ -48,12 +59,7 @@ const nodePortRange = { min: 30000, max: 32767 };
 function checkRequestedNodePorts(svc: Service, ctx: StrategyContext): void {
   const ports = svc.spec?.ports ?? [];
   if (!ports.some((p) => p.nodePort)) return;
-  const self = `${svc.metadata?.namespace ?? ''}/${svc.metadata?.name ?? ''}`;
-  const taken = new Set<number>();
-  for (const s of ctx.registry.listStored('core/services')) {
-    if (`${s.metadata.namespace ?? ''}/${s.metadata.name ?? ''}` === self) continue;
-    for (const p of (s as unknown as Service).spec?.ports ?? []) if (p.nodePort) taken.add(p.nodePort);
-  }
+  const taken = nodePortsInUse(ctx, `${svc.metadata?.namespace ?? ''}/${svc.metadata?.name ?? ''}`);
   ports.forEach((p, i) => {
     const np = p.nodePort;
     if (typeof np !== 'number' || np < 1 || np > 65535) return;
@@ -79,16 +85,21 @@ function assign(svc: Service, ctx: StrategyContext): void {
   spec.clusterIPs = [spec.clusterIP];
   if (spec.type === 'NodePort' || spec.type === 'LoadBalancer') {
     checkRequestedNodePorts(svc, ctx);
-    const taken = new Set<number>();
-    for (const p of spec.ports ?? []) if (!p.nodePort) p.nodePort = allocateNodePort(ctx, taken), taken.add(p.nodePort);
+    // Taken: the stored Services' node ports (this one's stored version included) and those allocated so far.
+    let taken: Set<number> | undefined;
+    for (const p of spec.ports ?? []) {
+      if (p.nodePort) continue;
+      taken ??= nodePortsInUse(ctx);
+      p.nodePort = allocateNodePort(taken);
+      taken.add(p.nodePort);
+    }
   }
 }
 
 export const serviceStrategy: Partial<ResourceDef> = {
+  // The new Service's status is the kind's emptyStatus, `{ loadBalancer: {} }`.
   prepareCreate(obj: KObject, ctx) {
-    const svc = obj as unknown as Service;
-    assign(svc, ctx);
-    obj.status = { loadBalancer: {} };
+    assign(obj as unknown as Service, ctx);
   },
   prepareUpdate(obj, old, ctx) {
     const svc = obj as unknown as Service;

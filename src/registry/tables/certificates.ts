@@ -9,7 +9,7 @@ const EXPIRATION = 'expirationSeconds is the requested duration of validity of t
 const CONDITIONS = 'conditions applied to the request. Known conditions are "Approved", "Denied", and "Failed".';
 
 /** The CONDITION cell: the approval state in order of precedence, then Failed and Issued. */
-export function csrCondition(status: Record<string, unknown>): string {
+function csrCondition(status: Record<string, unknown>): string {
   const types = new Set(list(status.conditions).map((c) => str(rec(c).type)));
   let out = types.has('Denied') ? 'Denied' : types.has('Approved') ? 'Approved' : 'Pending';
   if (types.has('Failed')) out += ',Failed';

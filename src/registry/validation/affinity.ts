@@ -1,37 +1,9 @@
 // Pod affinity validation (core/validation validateAffinity): node selector terms with their operators, values
 // and keys, preferred term weights, and pod (anti-)affinity terms' selectors and topology keys.
-import { fieldForbidden, fieldInvalid, fieldRequired } from '../../machinery/errors.js';
+import { fieldInvalid, fieldRequired } from '../../machinery/errors.js';
 import { isRecord } from '../../machinery/types.js';
-import { arr, rec, str, validateLabelSelector, type Errs } from './common.js';
-import { isQualifiedName, nameIsDnsSubdomain } from './names.js';
-
-const labelName = (key: unknown, path: string): Errs => {
-  const k = str(key) ?? '';
-  return isQualifiedName(k).map((m) => fieldInvalid(path, k, m));
-};
-
-function nodeSelectorRequirement(r: Record<string, unknown>, path: string): Errs {
-  const errs: Errs = [];
-  const values = arr(r.values);
-  switch (r.operator) {
-    case 'In':
-    case 'NotIn':
-      if (values.length === 0) errs.push(fieldRequired(`${path}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
-      break;
-    case 'Exists':
-    case 'DoesNotExist':
-      if (values.length > 0) errs.push(fieldForbidden(`${path}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-      break;
-    case 'Gt':
-    case 'Lt':
-      if (values.length !== 1) errs.push(fieldRequired(`${path}.values`, "must be specified single value when `operator` is 'Lt' or 'Gt'"));
-      break;
-    default:
-      errs.push(fieldInvalid(`${path}.operator`, r.operator ?? '', 'not a valid selector operator'));
-  }
-  errs.push(...labelName(r.key, `${path}.key`));
-  return errs;
-}
+import { arr, qualifiedNameErrors, rec, requirementErrors, str, validateLabelSelector, type Errs } from './common.js';
+import { nameIsDnsSubdomain } from './names.js';
 
 function nodeFieldSelectorRequirement(r: Record<string, unknown>, path: string): Errs {
   const errs: Errs = [];
@@ -51,7 +23,7 @@ function nodeFieldSelectorRequirement(r: Record<string, unknown>, path: string):
 function nodeSelectorTerm(term: unknown, path: string): Errs {
   const t = rec(term);
   return [
-    ...arr(t.matchExpressions).flatMap((r, j) => nodeSelectorRequirement(rec(r), `${path}.matchExpressions[${j}]`)),
+    ...arr(t.matchExpressions).flatMap((r, j) => requirementErrors(rec(r), `${path}.matchExpressions[${j}]`, true)),
     ...arr(t.matchFields).flatMap((r, j) => nodeFieldSelectorRequirement(rec(r), `${path}.matchFields[${j}]`)),
   ];
 }
@@ -80,7 +52,7 @@ function podAffinityTerm(term: unknown, path: string): Errs {
   const t = rec(term);
   const errs: Errs = [...validateLabelSelector(t.labelSelector, `${path}.labelSelector`), ...validateLabelSelector(t.namespaceSelector, `${path}.namespaceSelector`)];
   if (!str(t.topologyKey)) errs.push(fieldRequired(`${path}.topologyKey`, 'can not be empty'));
-  errs.push(...labelName(t.topologyKey, `${path}.topologyKey`));
+  errs.push(...qualifiedNameErrors(t.topologyKey, `${path}.topologyKey`));
   return errs;
 }
 

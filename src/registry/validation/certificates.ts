@@ -4,34 +4,29 @@
 // through their subresources and are never removed.
 import { X509Certificate } from 'node:crypto';
 import {
-  fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, type FieldError,
+  fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, fieldTooLong, type FieldError,
 } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
 import { decodePem, parseCsr } from '../../auth/pki/csr.js';
+import { knownUsages, signers } from '../../auth/pki/csr-signing.js';
 import { isDns1123Label, isDns1123Subdomain } from './names.js';
 import { arr, deepEqual, rec, str, type Errs } from './common.js';
 
-export const legacyUnknownSigner = 'kubernetes.io/legacy-unknown';
-
-export const keyUsages = [
-  'signing', 'digital signature', 'content commitment', 'key encipherment', 'key agreement', 'data encipherment', 'cert sign',
-  'crl sign', 'encipher only', 'decipher only', 'any', 'server auth', 'client auth', 'code signing', 'email protection', 's/mime',
-  'ipsec end system', 'ipsec tunnel', 'ipsec user', 'timestamping', 'ocsp signing', 'microsoft sgc', 'netscape sgc',
-];
-const sortedUsages = [...keyUsages].sort();
+const legacyUnknownSigner = signers.legacyUnknown;
+const sortedUsages = [...knownUsages].sort();
 
 /** Go's %#v of a []byte. */
-export function goBytes(b: Buffer): string {
+function goBytes(b: Buffer): string {
   return `[]byte{${[...b].map((x) => `0x${x.toString(16)}`).join(', ')}}`;
 }
 
-export function validateSignerName(path: string, signerName: string): Errs {
+function validateSignerName(path: string, signerName: string): Errs {
   if (!signerName) return [fieldRequired(path)];
   const segments = signerName.split('/');
   if (segments.length !== 2) return [fieldInvalid(path, signerName, "must be a fully qualified domain and path of the form 'example.com/signer-name'")];
   const errs: Errs = [];
   const [domain, rest] = segments;
-  if (domain.length > 253) errs.push({ type: 'FieldValueTooLong', field: path, message: 'Too long: may not be more than 253 bytes' });
+  if (domain.length > 253) errs.push(fieldTooLong(path, domain, 253));
   const labels = domain.split('.');
   for (const l of labels) {
     const e = isDns1123Label(l);
@@ -49,7 +44,7 @@ export function validateSignerName(path: string, signerName: string): Errs {
     }
   }
   const max = 253 + (253 + 63 + 1) + 1;
-  if (signerName.length > max) errs.push({ type: 'FieldValueTooLong', field: path, message: `Too long: may not be more than ${max} bytes` });
+  if (signerName.length > max) errs.push(fieldTooLong(path, signerName, max));
   return errs;
 }
 
@@ -111,7 +106,7 @@ function validateConditions(obj: KObject, old: KObject | undefined): Errs {
 }
 
 /** What a write may change: approval conditions (the approval subresource), the certificate (status). */
-export interface CsrWriteRules {
+interface CsrWriteRules {
   approval: boolean;
   certificate: boolean;
 }
@@ -128,9 +123,9 @@ export function validateCertificateSigningRequest(obj: KObject, old: KObject | u
   const usages = arr(spec.usages);
   const oldUsages = arr(rec(old?.spec).usages);
   if (usages.length === 0) errs.push(fieldRequired('spec.usages'));
-  if (!oldUsages.some((u) => !keyUsages.includes(String(u)))) {
+  if (!oldUsages.some((u) => !knownUsages.has(String(u)))) {
     usages.forEach((u, i) => {
-      if (!keyUsages.includes(String(u))) errs.push(fieldNotSupported(`spec.usages[${i}]`, u, sortedUsages));
+      if (!knownUsages.has(String(u))) errs.push(fieldNotSupported(`spec.usages[${i}]`, u, sortedUsages));
     });
   }
   if (new Set(oldUsages).size === oldUsages.length) {

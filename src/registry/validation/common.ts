@@ -56,11 +56,17 @@ export function validatePositive(v: unknown, path: string): Errs {
   return typeof v === 'number' && v <= 0 ? [fieldInvalid(path, v, 'must be greater than 0')] : [];
 }
 
+/** isQualifiedName's findings on `v` (anything but a string is checked as ""), each an invalid value at `path`. */
+export function qualifiedNameErrors(v: unknown, path: string): Errs {
+  const s = str(v) ?? '';
+  return isQualifiedName(s).map((m) => fieldInvalid(path, s, m));
+}
+
 export function validateLabels(labels: unknown, path: string): Errs {
   const errs: Errs = [];
   if (!isRecord(labels)) return errs;
   for (const [k, v] of Object.entries(labels)) {
-    for (const m of isQualifiedName(k)) errs.push(fieldInvalid(path, k, m));
+    errs.push(...qualifiedNameErrors(k, path));
     if (typeof v === 'string') for (const m of isLabelValue(v)) errs.push(fieldInvalid(path, v, m));
   }
   return errs;
@@ -79,7 +85,7 @@ export function validateAnnotations(annotations: unknown, path: string): Errs {
 }
 
 /** upstream's FieldManagerMaxLength. */
-export const maxFieldManagerLength = 128;
+const maxFieldManagerLength = 128;
 
 /** ValidateFieldManager: at most 128 bytes, printable characters only (positions are byte offsets, as in Go). */
 export function fieldManagerErrors(manager: string, field: string): FieldError[] {
@@ -148,7 +154,7 @@ export function validateObjectMeta(obj: KObject, opts: MetaOptions, path = 'meta
   errs.push(...validateOwnerReferences(meta.ownerReferences, `${path}.ownerReferences`));
   errs.push(...validateManagedFields(meta.managedFields, `${path}.managedFields`));
   for (const f of arr(meta.finalizers)) {
-    if (typeof f === 'string') for (const m of isQualifiedName(f)) errs.push(fieldInvalid(`${path}.finalizers`, f, m));
+    if (typeof f === 'string') errs.push(...qualifiedNameErrors(f, `${path}.finalizers`));
   }
   return errs;
 }
@@ -196,27 +202,28 @@ export function validateObjectMetaUpdate(obj: KObject, old: KObject, path = 'met
   return errs;
 }
 
-export function validateLabelSelector(sel: unknown, path: string): Errs {
+/**
+ * A selector requirement: the operator and the values it takes, then the key. `allowGtLt` admits node selectors'
+ * Gt and Lt (one value each); label selectors know only In, NotIn, Exists and DoesNotExist.
+ */
+export function requirementErrors(r: Record<string, unknown>, path: string, allowGtLt: boolean): Errs {
   const errs: Errs = [];
-  if (!isRecord(sel)) return errs;
-  arr(sel.matchExpressions).forEach((e, i) => {
-    const r = rec(e);
-    const p = `${path}.matchExpressions[${i}]`;
-    const values = arr(r.values);
-    switch (r.operator) {
-      case 'In':
-      case 'NotIn':
-        if (values.length === 0) errs.push(fieldRequired(`${p}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
-        break;
-      case 'Exists':
-      case 'DoesNotExist':
-        if (values.length > 0) errs.push(fieldForbidden(`${p}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
-        break;
-      default:
-        errs.push(fieldInvalid(`${p}.operator`, r.operator ?? '', 'not a valid selector operator'));
-    }
-    for (const m of isQualifiedName(str(r.key) ?? '')) errs.push(fieldInvalid(`${p}.key`, r.key ?? '', m));
-  });
+  const op = r.operator;
+  const values = arr(r.values);
+  if (op === 'In' || op === 'NotIn') {
+    if (values.length === 0) errs.push(fieldRequired(`${path}.values`, "must be specified when `operator` is 'In' or 'NotIn'"));
+  } else if (op === 'Exists' || op === 'DoesNotExist') {
+    if (values.length > 0) errs.push(fieldForbidden(`${path}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
+  } else if (allowGtLt && (op === 'Gt' || op === 'Lt')) {
+    if (values.length !== 1) errs.push(fieldRequired(`${path}.values`, "must be specified single value when `operator` is 'Lt' or 'Gt'"));
+  } else errs.push(fieldInvalid(`${path}.operator`, op ?? '', 'not a valid selector operator'));
+  errs.push(...qualifiedNameErrors(r.key, `${path}.key`));
+  return errs;
+}
+
+export function validateLabelSelector(sel: unknown, path: string): Errs {
+  if (!isRecord(sel)) return [];
+  const errs = arr(sel.matchExpressions).flatMap((e, i) => requirementErrors(rec(e), `${path}.matchExpressions[${i}]`, false));
   errs.push(...validateLabels(sel.matchLabels, `${path}.matchLabels`));
   return errs;
 }

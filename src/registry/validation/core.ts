@@ -4,9 +4,10 @@ import {
 } from '../../machinery/errors.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
 import { hasOwn } from '../../util/own.js';
-import { arr, deepEqual, immutable, rec, sortedMap, str, validateLabels, validateNonNegative, type Errs } from './common.js';
-import { inclusiveRangeError, isConfigMapKey, isDns1123Label, isDns1123Subdomain, isQualifiedName } from './names.js';
-import { validatePodSpec, validatePodSpecUpdate, validatePodTemplate, validatePortNumOrName, validateResources } from './pod.js';
+import { arr, deepEqual, immutable, qualifiedNameErrors, rec, sortedMap, str, validateLabels, validateNonNegative, type Errs } from './common.js';
+import { inclusiveRangeError, invalidIpError, isConfigMapKey, isDns1123Label, isDns1123Subdomain, isIp } from './names.js';
+import { validatePodSpec, validatePodSpecUpdate, validatePodTemplate, validatePortNumOrName } from './pod.js';
+import { validateResources } from './resource-requirements.js';
 
 const systemPodConditions = new Set(['PodScheduled', 'Ready', 'Initialized']);
 
@@ -19,7 +20,7 @@ export function validatePod(obj: KObject, old: KObject | undefined): Errs {
     // validatePodConditions: condition types other than the system ones are qualified names.
     arr(rec(obj.status).conditions).forEach((c, i) => {
       const type = str(rec(c).type) ?? '';
-      if (!systemPodConditions.has(type)) for (const m of isQualifiedName(type)) errs.push(fieldInvalid(`status.conditions[${i}].type`, type, m));
+      if (!systemPodConditions.has(type)) errs.push(...qualifiedNameErrors(type, `status.conditions[${i}].type`));
     });
   }
   return errs;
@@ -47,8 +48,6 @@ export function validateReplicationController(obj: KObject): Errs {
 }
 
 const serviceTypes = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
-const ipv4Re = /^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$/;
-const isIp = (s: string) => ipv4Re.test(s) || (s.includes(':') && /^[0-9a-fA-F:.]+$/.test(s));
 
 export function validateService(obj: KObject, old: KObject | undefined): Errs {
   const errs: Errs = [];
@@ -68,7 +67,7 @@ export function validateService(obj: KObject, old: KObject | undefined): Errs {
     errs.push(fieldRequired('spec.ports'));
   }
   if (clusterIP && !headless && !isIp(clusterIP)) {
-    errs.push(fieldInvalid('spec.clusterIPs[0]', clusterIP, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+    errs.push(fieldInvalid('spec.clusterIPs[0]', clusterIP, invalidIpError));
   }
   const names = new Set<string>();
   const seen = new Set<string>();
@@ -121,18 +120,19 @@ export function validateService(obj: KObject, old: KObject | undefined): Errs {
 
 const maxDataBytes = 1024 * 1024;
 
+/** Keys and total size of a ConfigMap's data and binaryData, or of a Secret's data (its stringData is merged in before). */
 function validateDataKeys(obj: KObject, kind: 'ConfigMap' | 'Secret'): Errs {
   const errs: Errs = [];
   let total = 0;
   const data = rec(obj.data);
-  const other = kind === 'ConfigMap' ? rec(obj.binaryData) : rec(obj.stringData);
-  for (const [field, map] of [['data', data], [kind === 'ConfigMap' ? 'binaryData' : 'stringData', other]] as const) {
+  const binary = kind === 'ConfigMap' ? rec(obj.binaryData) : {};
+  for (const [field, map] of [['data', data], ['binaryData', binary]] as const) {
     for (const [k, v] of Object.entries(map)) {
       for (const m of isConfigMapKey(k)) errs.push(fieldInvalid(`${field}[${k}]`, k, m));
-      total += k.length + (typeof v === 'string' ? (kind === 'Secret' && field === 'data' ? Math.floor((v.length * 3) / 4) : Buffer.byteLength(v)) : 0);
+      total += k.length + (typeof v === 'string' ? (kind === 'Secret' ? Math.floor((v.length * 3) / 4) : Buffer.byteLength(v)) : 0);
     }
   }
-  if (kind === 'ConfigMap') for (const k of Object.keys(other)) if (hasOwn(data, k)) errs.push(fieldInvalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
+  for (const k of Object.keys(binary)) if (hasOwn(data, k)) errs.push(fieldInvalid(`data[${k}]`, k, 'duplicate of key present in binaryData'));
   if (total > maxDataBytes) errs.push(fieldTooLong(kind === 'ConfigMap' ? '' : 'data', '', maxDataBytes));
   return errs;
 }
@@ -151,7 +151,7 @@ export function validateConfigMap(obj: KObject, old: KObject | undefined): Errs 
 
 export function validateSecret(obj: KObject, old: KObject | undefined): Errs {
   const errs = validateDataKeys(obj, 'Secret');
-  const data = { ...rec(obj.data), ...rec(obj.stringData) };
+  const data = rec(obj.data);
   const type = str(obj.type) ?? '';
   const need = (k: string) => { if (!hasOwn(data, k)) errs.push(fieldRequired(`data[${k}]`)); };
   if (type === 'kubernetes.io/tls') { need('tls.crt'); need('tls.key'); }

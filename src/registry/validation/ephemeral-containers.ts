@@ -24,9 +24,11 @@ function isZero(v: unknown): boolean {
  * targeting one of its regular or init containers, without the fields ephemeral containers may not have.
  */
 export function validateEphemeralContainers(list: unknown, path: string, otherNames: ReadonlySet<string>, validateCommon: (c: unknown, path: string) => Errs): Errs {
+  const containers = arr(list);
+  if (containers.length === 0) return [];
   const errs: Errs = [];
   const allNames = new Set(otherNames);
-  arr(list).forEach((c, i) => {
+  containers.forEach((c, i) => {
     const p = `${path}[${i}]`;
     const ec = rec(c);
     const name = str(ec.name) ?? '';

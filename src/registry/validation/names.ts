@@ -121,6 +121,11 @@ export function isValidPercent(v: string): string[] {
   return percentRe.test(v) ? [] : [regexError("a valid percent string must be a numeric string followed by an ending '%'", percentFmt, '1%', '93%')];
 }
 
+const ipv4Re = /^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$/;
+/** A dotted IPv4 address, or something shaped like an IPv6 one (hex digits, colons and dots, at least one colon). */
+export const isIp = (s: string): boolean => ipv4Re.test(s) || (s.includes(':') && /^[0-9a-fA-F:.]+$/.test(s));
+export const invalidIpError = 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)';
+
 export function isRelaxedEnvVarName(v: string): string[] {
   const errs: string[] = [];
   if (v.length === 0) errs.push('environment variable name must be non-empty');

@@ -3,8 +3,8 @@
 // suffix of the condition reason `PodFailurePolicy_<name>`.
 import { fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from '../../machinery/errors.js';
 import { isRecord } from '../../machinery/types.js';
-import { arr, rec, str, type Errs } from './common.js';
-import { isQualifiedName, maxLenError, regexError } from './names.js';
+import { arr, qualifiedNameErrors, rec, str, type Errs } from './common.js';
+import { maxLenError, regexError } from './names.js';
 
 const maxRules = 20;
 const maxExitCodeValues = 255;
@@ -72,7 +72,7 @@ function validateOnPodConditions(patterns: unknown[], path: string): Errs {
   patterns.forEach((p, j) => {
     const pattern = rec(p);
     const type = str(pattern.type) ?? '';
-    for (const msg of isQualifiedName(type)) errs.push(fieldInvalid(`${path}[${j}].type`, type, msg));
+    errs.push(...qualifiedNameErrors(type, `${path}[${j}].type`));
     const status = pattern.status;
     if (status === undefined || status === null || status === '') errs.push(fieldRequired(`${path}[${j}].status`, `valid values: ${quotedList(conditionStatuses)}`));
     else if (!conditionStatuses.includes(status as string)) errs.push(fieldNotSupported(`${path}[${j}].status`, status, conditionStatuses));

@@ -3,12 +3,9 @@
 // gates, topology spread constraints, sysctls, resource claims, and a container's envFrom and volumeDevices.
 import { fieldInvalid, fieldNotSupported, fieldRequired } from '../../machinery/errors.js';
 import { isRecord } from '../../machinery/types.js';
-import { arr, rec, str, type Errs } from './common.js';
-import { isDns1123Label, isDns1123Subdomain, isQualifiedName } from './names.js';
+import { arr, qualifiedNameErrors, rec, str, type Errs } from './common.js';
+import { invalidIpError, isDns1123Label, isDns1123Subdomain, isIp } from './names.js';
 
-const ipv4Re = /^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$/;
-const isIp = (s: string) => ipv4Re.test(s) || (s.includes(':') && /^[0-9a-fA-F:.]+$/.test(s));
-const qualified = (v: unknown, path: string): Errs => isQualifiedName(str(v) ?? '').map((m) => fieldInvalid(path, str(v) ?? '', m));
 
 /** The rules of ValidateTolerations that Bonsai's pod validation did not have: keys, empty keys, NoExecute seconds. */
 export function validateTolerationKeys(tolerations: unknown, path: string): Errs {
@@ -17,7 +14,7 @@ export function validateTolerationKeys(tolerations: unknown, path: string): Errs
     const r = rec(t);
     const p = `${path}[${i}]`;
     const key = str(r.key) ?? '';
-    if (key) errs.push(...qualified(key, `${p}.key`));
+    if (key) errs.push(...qualifiedNameErrors(key, `${p}.key`));
     else if (r.operator !== 'Exists') {
       errs.push(fieldInvalid(`${p}.operator`, r.operator ?? '', 'operator must be Exists when `key` is empty, which means "match all values and all keys"'));
     }
@@ -34,13 +31,13 @@ export function validatePodLists(spec: Record<string, unknown>, path: string): E
   arr(spec.hostAliases).forEach((h, i) => {
     const r = rec(h);
     const ip = str(r.ip) ?? '';
-    if (!isIp(ip)) errs.push(fieldInvalid(`${path}.hostAliases[${i}].ip`, ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+    if (!isIp(ip)) errs.push(fieldInvalid(`${path}.hostAliases[${i}].ip`, ip, invalidIpError));
     arr(r.hostnames).forEach((n, j) => {
       for (const m of isDns1123Subdomain(str(n) ?? '')) errs.push(fieldInvalid(`${path}.hostAliases[${i}].hostnames[${j}]`, n, m));
     });
   });
-  arr(spec.readinessGates).forEach((g, i) => errs.push(...qualified(rec(g).conditionType, `${path}.readinessGates[${i}].conditionType`)));
-  arr(spec.schedulingGates).forEach((g, i) => errs.push(...qualified(rec(g).name, `${path}.schedulingGates[${i}].name`)));
+  arr(spec.readinessGates).forEach((g, i) => errs.push(...qualifiedNameErrors(rec(g).conditionType, `${path}.readinessGates[${i}].conditionType`)));
+  arr(spec.schedulingGates).forEach((g, i) => errs.push(...qualifiedNameErrors(rec(g).name, `${path}.schedulingGates[${i}].name`)));
   arr(spec.topologySpreadConstraints).forEach((c, i) => {
     const r = rec(c);
     const p = `${path}.topologySpreadConstraints[${i}]`;

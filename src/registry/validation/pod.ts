@@ -8,7 +8,6 @@ import { hasOwn } from '../../util/own.js';
 import { qosClass } from '../resources/pods.js';
 import { arr, deepEqual, rec, str, validateAnnotations, validateLabels, validateNonNegative, type Errs } from './common.js';
 import { inclusiveRangeError, isDns1123Label, isRelaxedEnvVarName, isValidPortName, nameIsDnsSubdomain } from './names.js';
-import { parseQuantity } from './quantity.js';
 import { validateEphemeralContainers } from './ephemeral-containers.js';
 import { validateContainerResourceNames, validateResources } from './resource-requirements.js';
 import { validateAffinity } from './affinity.js';
@@ -18,8 +17,6 @@ const validPort = (p: number) => Number.isInteger(p) && p >= 1 && p <= 65535;
 const protocols = ['SCTP', 'TCP', 'UDP'];
 
 /** A port given as number or IANA name (probes, service targetPort). */
-export { validateResources };
-
 export function validatePortNumOrName(v: unknown, path: string): Errs {
   if (typeof v === 'number') return validPort(v) ? [] : [fieldInvalid(path, v, inclusiveRangeError(1, 65535))];
   if (typeof v === 'string') {

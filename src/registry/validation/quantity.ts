@@ -1,8 +1,10 @@
 // resource.Quantity parsing, enough to validate and compare; errors worded as upstream's ParseQuantity.
+import { hasOwn } from '../../util/own.js';
+
 export const quantityFormatError = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 export const quantitySuffixError = "unable to parse quantity's suffix";
 /** upstream's ErrNumeric; Bonsai also gives it for values beyond a float64 (1e400), which it cannot represent. */
-export const quantityNumericError = "unable to parse quantity's numeric part";
+const quantityNumericError = "unable to parse quantity's numeric part";
 
 /**
  * `^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$` checked in one pass: as a RegExp it backtracks
@@ -34,10 +36,12 @@ export function parseQuantity(input: unknown): { value: number } | { error: stri
   if (!m || (m[2] === '' && (m[3] ?? '').length <= 1)) return { error: quantityFormatError };
   const base = Number(`${m[1]}${m[2] || '0'}${m[3] && m[3] !== '.' ? m[3] : ''}`);
   const suffix = m[4];
-  const exp = /^[eE]([-+]?[0-9]+)$/.exec(suffix);
   let value: number;
-  if (Object.prototype.hasOwnProperty.call(suffixes, suffix)) value = base * suffixes[suffix];
-  else if (exp) value = base === 0 ? 0 : base * 10 ** Number(exp[1]);
-  else return { error: quantitySuffixError };
+  if (hasOwn(suffixes, suffix)) value = base * suffixes[suffix];
+  else {
+    const exp = /^[eE]([-+]?[0-9]+)$/.exec(suffix);
+    if (!exp) return { error: quantitySuffixError };
+    value = base === 0 ? 0 : base * 10 ** Number(exp[1]);
+  }
   return Number.isFinite(value) ? { value } : { error: quantityNumericError };
 }

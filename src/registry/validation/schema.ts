@@ -65,12 +65,11 @@ interface Walk {
   unknown: string[];
   typeErrors: string[];
   /**
-   * Decode as the typed struct does: drop unknown fields, and turn nulls inside lists and maps into the
-   * element type's zero value (Go decodes `[null]` into a zero struct, `{"k": null}` into "").
+   * Decode as the typed struct does: drop unknown fields, drop struct fields holding null (for Go a null field is
+   * an absent, nil or zero, one), and turn nulls inside lists and maps into the element type's zero value (Go
+   * decodes `[null]` into a zero struct, `{"k": null}` into "").
    */
   prune: boolean;
-  /** Drop struct fields holding null: for Go a null field is an absent (nil or zero) one. */
-  dropNulls: boolean;
 }
 
 /** Built-in kinds nest a few dozen levels; the walk goes no deeper (what lies below is left as it is). */
@@ -207,7 +206,7 @@ function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, at: At): 
             report(w, here, 'field not declared in schema');
             return;
           }
-        } else if (v === null && w.dropNulls) delete value[k];
+        } else if (v === null && w.prune) delete value[k];
         else walk(w, v, prop, { up: at, step: 'field', key: k, struct: shape.name, depth });
       }
       return;
@@ -239,10 +238,10 @@ function rootFor(gvk: GroupVersionKind) {
  * unknown fields included, for structured-merge-diff (`typed`, server-side apply). Kinds without a schema (custom
  * resources) report nothing.
  */
-export function checkAgainstSchema(gvk: GroupVersionKind, obj: unknown, prune = false, wording: TypeErrorWording = 'json', dropNulls = prune): { unknownFields: string[]; typeErrors: string[] } {
+export function checkAgainstSchema(gvk: GroupVersionKind, obj: unknown, prune = false, wording: TypeErrorWording = 'json'): { unknownFields: string[]; typeErrors: string[] } {
   const root = rootFor(gvk);
   if (!root) return { unknownFields: [], typeErrors: [] };
-  const w: Walk = { doc: root.doc, wording, unknown: [], typeErrors: [], prune, dropNulls };
+  const w: Walk = { doc: root.doc, wording, unknown: [], typeErrors: [], prune };
   walk(w, obj, root.schema, { up: undefined, step: 'field', key: '', struct: gvk.kind, depth: 0 });
   return { unknownFields: w.unknown, typeErrors: w.typeErrors };
 }
