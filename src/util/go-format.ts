@@ -1,6 +1,10 @@
 // Go's fmt renderings of decoded JSON values, for error texts that upstream builds with %v, %+v, %#v, %T and %q.
 // Values are what Go's decoders produce: objects are map[string]interface{}, arrays []interface{}, numbers int64
 // (`ints`: integers, as the apiserver's PreserveInts decoding keeps them) or float64.
+import { goQuote } from '../machinery/go-quote.js';
+
+/** %q of a string (strconv.Quote); re-exported for the callers that format values here. */
+export { goQuote };
 
 const maxDepth = 64;
 
@@ -67,22 +71,6 @@ export function goKind(v: unknown, ints = false): string {
   if (typeof v === 'number') return ints && Number.isInteger(v) ? 'int64' : 'float64';
   if (typeof v === 'boolean') return 'bool';
   return Array.isArray(v) ? 'slice' : 'map';
-}
-
-const escapes: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', '"': '\\"' };
-
-/** %q of a string (strconv.Quote): Go escapes; printable characters beyond ASCII stay as they are. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const code = ch.codePointAt(0) ?? 0;
-    if (escapes[ch]) out += escapes[ch];
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else if ((code >= 0x80 && code < 0xa0) || code === 0x2028 || code === 0x2029 || code === 0xfeff || (code >= 0xd800 && code < 0xe000)) {
-      out += code > 0xffff ? `\\U${code.toString(16).padStart(8, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-    } else out += ch;
-  }
-  return `${out}"`;
 }
 
 /** json.Marshal of a decoded value: map keys sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped as Go escapes them. */
