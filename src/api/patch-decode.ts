@@ -45,11 +45,11 @@ const printable = (value: unknown) => jsonDepth(value, maxObjectDepth) <= maxObj
 
 /** A JSON or merge patch's result, decoded as the kind (unknown fields are dropped from it). */
 export function checkPatchedJson(def: ResourceDef, version: string, patched: KObject, mode: Mode, warnings: string[]): void {
-  // Shown as patched, before decoding drops anything from it.
-  const shown = printable(patched) ? goJsonMarshal(patched) : undefined;
+  // Shown as patched, before decoding drops anything from it: a cheap snapshot now, Go's rendering only on a failure.
+  const snapshot = printable(patched) ? JSON.stringify(patched) : undefined;
   checkPatched(def, version, patched, mode, warnings, 'json', () => {
-    if (shown === undefined) throw objectTooDeep(def.kind);
-    return shown;
+    if (snapshot === undefined) throw objectTooDeep(def.kind);
+    return goJsonMarshal(JSON.parse(snapshot));
   });
 }
 
