@@ -8,16 +8,13 @@ import { apiVersionOf, isRecord, type KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import { servedVersions, type ResourceDef } from '../registry/resource.js';
 import { checkAgainstSchema } from '../registry/validation/schema.js';
+import { jsonKind } from '../util/go-format.js';
 import { goJsonSyntaxError } from '../util/go-json-syntax.js';
-import { mediaType, parseBody } from './body.js';
+import { findKindType, mediaType, parseBody, schemeName } from './body.js';
 import { toStorage } from './output.js';
 import { auditOf } from '../audit/http-audit.js';
 
 type Mode = 'Strict' | 'Warn' | 'Ignore';
-
-/** The scheme kube-apiserver decodes built-in kinds with, as its "no kind is registered" errors name it. */
-const schemeName = 'pkg/api/legacyscheme/scheme.go:30';
-const findKindType = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
 /** summarizeData: the body's first 30 bytes, as text when it starts like an object, else in hex. */
 function summary(raw: Buffer | undefined): string {
@@ -29,13 +26,6 @@ function summary(raw: Buffer | undefined): string {
 
 function unrecognized(def: ResourceDef, why: string, raw: Buffer | undefined): ApiError {
   return badRequest(`the object provided is unrecognized (must be of type ${def.kind}): ${why} (${summary(raw)})`);
-}
-
-function jsonKind(v: unknown): string {
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'number') return 'number';
-  if (typeof v === 'boolean') return 'bool';
-  return Array.isArray(v) ? 'array' : 'object';
 }
 
 /** The Go package of a group's internal types, as conversion errors name them (`core.Namespace`, `apps.Deployment`). */

@@ -73,6 +73,14 @@ export function goKind(v: unknown, ints = false): string {
   return Array.isArray(v) ? 'slice' : 'map';
 }
 
+/** The JSON type of a non-null value as encoding/json names it in `json: cannot unmarshal <kind> into ...`. */
+export function jsonKind(v: unknown): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'number') return 'number';
+  if (typeof v === 'boolean') return 'bool';
+  return Array.isArray(v) ? 'array' : 'object';
+}
+
 /** json.Marshal of a decoded value: map keys sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped as Go escapes them. */
 export function goJsonMarshal(v: unknown): string {
   const sorted = (x: unknown, depth: number): unknown => {
