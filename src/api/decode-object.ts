@@ -4,7 +4,7 @@
 // expected one, or that does not decode into it, is "Pod in version "v1" cannot be handled as a Namespace: ...".
 import type { FastifyRequest } from 'fastify';
 import { ApiError, badRequest } from '../machinery/errors.js';
-import { apiVersionOf, isRecord, type KObject } from '../machinery/types.js';
+import { apiVersionOf, isRecord, parseApiVersion, type KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import { servedVersions, type ResourceDef } from '../registry/resource.js';
 import { checkAgainstSchema } from '../registry/validation/schema.js';
@@ -38,7 +38,8 @@ const internalPackage = (group: string) => (group === '' || group === 'events.k8
 function readBody(def: ResourceDef, version: string, req: FastifyRequest): { obj: KObject; group: string; version: string; kind: string } {
   const raw = req.body as Buffer | undefined;
   const mt = mediaType(req.headers['content-type']);
-  const isJson = mt === '' || mt === 'application/json' || mt.endsWith('+json') || mt === '*/*';
+  // parseBody decodes no other JSON type (415), so only these can fail with a JSON syntax error.
+  const isJson = mt === '' || mt === 'application/json';
   let parsed: unknown;
   try {
     parsed = parseBody(raw, req.headers['content-type']);
@@ -58,10 +59,8 @@ function readBody(def: ResourceDef, version: string, req: FastifyRequest): { obj
     }
   }
   const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
-  const slashes = apiVersion.split('/').length - 1;
-  if (slashes > 1) throw unrecognized(def, `unexpected GroupVersion string: ${apiVersion}`, raw);
-  let group = slashes === 1 ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-  let ver = slashes === 1 ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
+  if (apiVersion.indexOf('/') !== apiVersion.lastIndexOf('/')) throw unrecognized(def, `unexpected GroupVersion string: ${apiVersion}`, raw);
+  let { group, version: ver } = parseApiVersion(apiVersion);
   if (!ver && (!group || group === def.group)) {
     group = def.group;
     ver = version;
