@@ -9,6 +9,7 @@ import type { Registry } from '../registry/registry.js';
 import { servedVersions, type ResourceDef } from '../registry/resource.js';
 import { checkAgainstSchema } from '../registry/validation/schema.js';
 import { jsonKind } from '../util/go-format.js';
+import { getOwn } from '../util/own.js';
 import { goJsonSyntaxError } from '../util/go-json-syntax.js';
 import { findKindType, mediaType, parseBody, schemeName } from './body.js';
 import { toStorage } from './output.js';
@@ -53,7 +54,7 @@ function readBody(def: ResourceDef, version: string, req: FastifyRequest): { obj
   if (!isRecord(parsed)) throw unrecognized(def, `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(parsed)} into Go value of type ${findKindType}`, raw);
   const obj = parsed as KObject;
   for (const k of ['apiVersion', 'kind'] as const) {
-    const v = Object.prototype.hasOwnProperty.call(obj, k) ? obj[k] : undefined;
+    const v = getOwn(obj, k);
     if (v !== undefined && v !== null && typeof v !== 'string') {
       throw unrecognized(def, `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(v)} into Go struct field .${k} of type string`, raw);
     }
