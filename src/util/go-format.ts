@@ -90,5 +90,12 @@ export function goJsonMarshal(v: unknown): string {
     for (const k of Object.keys(x as Record<string, unknown>).sort()) out[k] = sorted((x as Record<string, unknown>)[k], depth + 1);
     return out;
   };
-  return JSON.stringify(sorted(v, 0)).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escapeHtml(JSON.stringify(sorted(v, 0)));
+}
+
+const htmlEscapes: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+
+/** JSON text with `<`, `>`, `&`, U+2028 and U+2029 escaped as Go's encoder escapes them (its HTML-safe output). */
+export function escapeHtml(json: string): string {
+  return json.replace(/[<>&\u2028\u2029]/g, (c) => htmlEscapes[c]);
 }
