@@ -32,7 +32,7 @@ export const openWatches = new Set<() => void>();
 export const terminatedWatchers = new Map<string, number>();
 
 /** Events that may wait for a watcher whose socket takes no more: upstream's per-watcher channel size without an index. */
-export const maxPendingEvents = 100;
+const maxPendingEvents = 100;
 /** Bytes that may wait for one watcher (its socket's buffer and its queue), whatever the count of events. */
 const maxPendingBytes = 16 * 1024 * 1024;
 /** Events from before the watch began (initial state, replay) are read and written this many at a time. */

@@ -2,8 +2,8 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-export const privateFileMode = 0o600;
-export const privateDirMode = 0o700;
+const privateFileMode = 0o600;
+const privateDirMode = 0o700;
 
 /** Creates the folder (and missing parents) 0700; an existing folder keeps its mode (it may be the user's own). */
 export function ensurePrivateDir(dir: string): void {
