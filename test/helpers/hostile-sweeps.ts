@@ -180,6 +180,11 @@ export function patchCases(): HostileCase[] {
     ['merge patch replicas 1e10', d, MERGE_CT, '{"spec":{"replicas":1e10}}', 422],
     ['merge patch replicas -1', d, MERGE_CT, '{"spec":{"replicas":-1}}', 422],
     ['merge patch cpu 1e400 string', d, MERGE_CT, '{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"nginx","resources":{"limits":{"cpu":"1e400"}}}]}}}}', 422],
+    // Content-Types named like Object members are no patch type.
+    ['content type constructor', cm, { 'content-type': 'constructor' }, '{}', 415],
+    ['content type __proto__', cm, { 'content-type': '__proto__' }, '{}', 415],
+    ['content type toString', cm, { 'content-type': 'toString' }, '{}', 415],
+    ['scale content type constructor', `${d}/scale`, { 'content-type': 'constructor' }, '{}', 415],
   ];
   const out: HostileCase[] = t.map(([name, path, headers, body, expectCode]) => ({ name, method: 'PATCH', path, headers, body, expectCode }));
   const apply = (q: string, code: number, what: string, body = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"target"}}') =>
