@@ -2,7 +2,7 @@
 // (x-kubernetes-patch-merge-key / x-kubernetes-patch-strategy) and the $patch, $retainKeys,
 // $setElementOrder/ and $deleteFromPrimitiveList/ directives. Fields without schema merge like a merge patch.
 import { isRecord, type GroupVersionKind, type KObject } from '../../machinery/types.js';
-import { hasOwn, setOwn } from '../../util/own.js';
+import { getOwn, hasOwn, setOwn } from '../../util/own.js';
 import { recurse, runRecursion, type Step } from '../../util/trampoline.js';
 import { maxJsonDepth } from '../../machinery/depth-limits.js';
 import { fieldNode, itemNode, patchMeta, rootNode, type SchemaNode } from './schema.js';
@@ -57,8 +57,9 @@ function* applySetElementOrder(original: Rec, patch: Rec, n: SchemaNode | undefi
     const listKey = key.slice(SET_ORDER.length);
     const inOrig = hasOwn(original, listKey);
     const inPatch = hasOwn(patch, listKey);
-    const origList = original[listKey];
-    const patchList = patch[listKey];
+    // The list's name comes from the patch: a missing `constructor` list is missing, not Object.
+    const origList = getOwn(original, listKey);
+    const patchList = getOwn(patch, listKey);
     if (inOrig && !Array.isArray(origList)) throw errBadArgType('[]interface {}', origList);
     if (inPatch && !Array.isArray(patchList)) throw errBadArgType('[]interface {}', patchList);
     const sub = fieldNode(n, listKey);
