@@ -6,7 +6,7 @@ import { tooLarge, type ApiError } from '../machinery/errors.js';
 
 export const maxBodyBytes = 3 * 1024 * 1024;
 /** How much of an over-size body is drained at most before the connection is given up. */
-export const maxDrainBytes = 16 * maxBodyBytes;
+const maxDrainBytes = 16 * maxBodyBytes;
 const maxDrainMs = 10_000;
 
 /** 413s whose body was read to its end: their connection stays usable (Fastify closes it after parser errors). */

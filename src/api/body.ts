@@ -5,6 +5,11 @@ import { decodeProtobufBody } from './protobuf.js';
 import { decodeJson, DecodeError } from './json-body.js';
 import { decodeYaml } from './yaml-body.js';
 
+/** The scheme kube-apiserver decodes built-in kinds with, as its "no kind is registered" errors name it. */
+export const schemeName = 'pkg/api/legacyscheme/scheme.go:30';
+/** The struct upstream first decodes a body into to find its kind, as its unmarshal errors name it. */
+export const findKindType = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
+
 export function mediaType(contentType: string | undefined): string {
   return (contentType ?? '').split(';')[0].trim().toLowerCase();
 }
@@ -54,7 +59,7 @@ export function objectBody(raw: Buffer | undefined, contentType: string | undefi
   if (!objectMediaTypes.has(mediaType(contentType))) throw unsupportedMediaType();
   const v = parseBody(raw, contentType);
   if (v === undefined) throw badRequest('the body of the request was empty');
-  if (!isRecord(v)) throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`);
+  if (!isRecord(v)) throw badRequest(`couldn't get version/kind; json parse error: json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go value of type ${findKindType}`);
   const obj = v as KObject;
   // null is no value at all for Go's ObjectMeta struct: the same as no metadata.
   if (obj.metadata !== undefined && obj.metadata !== null && !isRecord(obj.metadata)) throw badRequest('metadata: expected an object');

@@ -4,20 +4,18 @@
 // expected one, or that does not decode into it, is "Pod in version "v1" cannot be handled as a Namespace: ...".
 import type { FastifyRequest } from 'fastify';
 import { ApiError, badRequest } from '../machinery/errors.js';
-import { apiVersionOf, isRecord, type KObject } from '../machinery/types.js';
+import { apiVersionOf, isRecord, parseApiVersion, type KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import { servedVersions, type ResourceDef } from '../registry/resource.js';
 import { checkAgainstSchema } from '../registry/validation/schema.js';
+import { jsonKind } from '../util/go-format.js';
+import { getOwn } from '../util/own.js';
 import { goJsonSyntaxError } from '../util/go-json-syntax.js';
-import { mediaType, parseBody } from './body.js';
+import { findKindType, mediaType, parseBody, schemeName } from './body.js';
 import { toStorage } from './output.js';
 import { auditOf } from '../audit/http-audit.js';
 
 type Mode = 'Strict' | 'Warn' | 'Ignore';
-
-/** The scheme kube-apiserver decodes built-in kinds with, as its "no kind is registered" errors name it. */
-const schemeName = 'pkg/api/legacyscheme/scheme.go:30';
-const findKindType = 'struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }';
 
 /** summarizeData: the body's first 30 bytes, as text when it starts like an object, else in hex. */
 function summary(raw: Buffer | undefined): string {
@@ -31,13 +29,6 @@ function unrecognized(def: ResourceDef, why: string, raw: Buffer | undefined): A
   return badRequest(`the object provided is unrecognized (must be of type ${def.kind}): ${why} (${summary(raw)})`);
 }
 
-function jsonKind(v: unknown): string {
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'number') return 'number';
-  if (typeof v === 'boolean') return 'bool';
-  return Array.isArray(v) ? 'array' : 'object';
-}
-
 /** The Go package of a group's internal types, as conversion errors name them (`core.Namespace`, `apps.Deployment`). */
 const internalPackage = (group: string) => (group === '' || group === 'events.k8s.io' ? 'core' : group.split('.')[0]);
 
@@ -48,7 +39,8 @@ const internalPackage = (group: string) => (group === '' || group === 'events.k8
 function readBody(def: ResourceDef, version: string, req: FastifyRequest): { obj: KObject; group: string; version: string; kind: string } {
   const raw = req.body as Buffer | undefined;
   const mt = mediaType(req.headers['content-type']);
-  const isJson = mt === '' || mt === 'application/json' || mt.endsWith('+json') || mt === '*/*';
+  // parseBody decodes no other JSON type (415), so only these can fail with a JSON syntax error.
+  const isJson = mt === '' || mt === 'application/json';
   let parsed: unknown;
   try {
     parsed = parseBody(raw, req.headers['content-type']);
@@ -62,16 +54,14 @@ function readBody(def: ResourceDef, version: string, req: FastifyRequest): { obj
   if (!isRecord(parsed)) throw unrecognized(def, `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(parsed)} into Go value of type ${findKindType}`, raw);
   const obj = parsed as KObject;
   for (const k of ['apiVersion', 'kind'] as const) {
-    const v = Object.prototype.hasOwnProperty.call(obj, k) ? obj[k] : undefined;
+    const v = getOwn(obj, k);
     if (v !== undefined && v !== null && typeof v !== 'string') {
       throw unrecognized(def, `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonKind(v)} into Go struct field .${k} of type string`, raw);
     }
   }
   const apiVersion = typeof obj.apiVersion === 'string' ? obj.apiVersion : '';
-  const slashes = apiVersion.split('/').length - 1;
-  if (slashes > 1) throw unrecognized(def, `unexpected GroupVersion string: ${apiVersion}`, raw);
-  let group = slashes === 1 ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-  let ver = slashes === 1 ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion;
+  if (apiVersion.indexOf('/') !== apiVersion.lastIndexOf('/')) throw unrecognized(def, `unexpected GroupVersion string: ${apiVersion}`, raw);
+  let { group, version: ver } = parseApiVersion(apiVersion);
   if (!ver && (!group || group === def.group)) {
     group = def.group;
     ver = version;

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { forbidden } from '../machinery/errors.js';
 
 /** The host part of a Host header (`name:port`, `[v6]:port`, `name`), lower-case, without a trailing dot. */
-export function hostName(header: string): string {
+function hostName(header: string): string {
   let h = header.trim().toLowerCase();
   if (h.startsWith('[')) {
     const end = h.indexOf(']');

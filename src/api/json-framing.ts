@@ -3,6 +3,7 @@
 // bodies as Go escapes them, and indented output for `?pretty=true` or a curl, Wget or browser User-Agent (Go's
 // MarshalIndent: two spaces, no final newline). Clients' own test suites compare these bytes.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { escapeHtml } from '../util/go-format.js';
 
 /** What Fastify labels JSON it serializes (or a string sent as JSON): upstream names no charset. */
 const fastifyJson = 'application/json; charset=utf-8';
@@ -22,9 +23,6 @@ function wantsPretty(req: FastifyRequest): boolean {
   const ua = req.headers['user-agent'];
   return !!ua && (ua.startsWith('curl') || ua.startsWith('Wget') || ua.startsWith('Mozilla/5.0'));
 }
-
-const htmlEscapes: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
-const escapeHtml = (s: string) => s.replace(/[<>&\u2028\u2029]/g, (c) => htmlEscapes[c]);
 
 function indent(json: string): string | undefined {
   try {

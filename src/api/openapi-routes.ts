@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { listV3Paths, v2DocumentBytes, v3DocumentBytes, v3DocumentHash } from '../openapi/documents.js';
 import { negotiateV2, v2ETag, v2ProtobufBytes, V2_PROTOBUF_CONTENT_TYPE } from '../openapi/v2-protobuf.js';
-import { notFound } from '../machinery/errors.js';
+import { notAcceptable, notFound } from '../machinery/errors.js';
 import type { Registry } from '../registry/registry.js';
 import { servedVersions } from '../registry/resource.js';
 
@@ -29,7 +29,8 @@ export function registerOpenApi(app: FastifyInstance, reg: Registry): void {
     const format = negotiateV2(req.headers.accept);
     reply.header('Vary', 'Accept');
     if (!format) {
-      return reply.code(406).send({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'only application/json and application/com.github.proto-openapi.spec.v2.v1.0+protobuf are served', reason: 'NotAcceptable', code: 406 });
+      const status = notAcceptable('only application/json and application/com.github.proto-openapi.spec.v2.v1.0+protobuf are served');
+      return reply.code(status.code).send(status.toStatus());
     }
     const etag = v2ETag();
     reply.header('Etag', etag).header('Content-Type', format === 'json' ? 'application/json' : V2_PROTOBUF_CONTENT_TYPE);

@@ -6,6 +6,7 @@ import { ApiError, badRequest } from '../machinery/errors.js';
 import { apiVersionOf, isRecord, type KObject } from '../machinery/types.js';
 import type { ResourceDef } from '../registry/resource.js';
 import { checkAgainstSchema, type TypeErrorWording } from '../registry/validation/schema.js';
+import { schemeName } from './body.js';
 import { goJsonMarshal, goQuote, goValue } from '../util/go-format.js';
 import { jsonDepth } from '../util/json-tree.js';
 import { maxObjectDepth, objectTooDeep } from '../machinery/depth-limits.js';
@@ -16,7 +17,7 @@ type Mode = 'Strict' | 'Warn' | 'Ignore';
 export function checkKind(def: ResourceDef, version: string, obj: KObject, expectKind = def.kind): void {
   const want = apiVersionOf(def.group, version);
   if (obj.kind && obj.kind !== expectKind) {
-    throw badRequest(`${obj.kind} in version "${version}" cannot be handled as a ${expectKind}: no kind "${obj.kind}" is registered for version "${want}" in scheme "pkg/api/legacyscheme/scheme.go:30"`);
+    throw badRequest(`${obj.kind} in version "${version}" cannot be handled as a ${expectKind}: no kind "${obj.kind}" is registered for version "${want}" in scheme "${schemeName}"`);
   }
   if (obj.apiVersion && obj.apiVersion !== want) {
     throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${want})`);
@@ -45,11 +46,11 @@ const printable = (value: unknown) => jsonDepth(value, maxObjectDepth) <= maxObj
 
 /** A JSON or merge patch's result, decoded as the kind (unknown fields are dropped from it). */
 export function checkPatchedJson(def: ResourceDef, version: string, patched: KObject, mode: Mode, warnings: string[]): void {
-  // Shown as patched, before decoding drops anything from it.
-  const shown = printable(patched) ? goJsonMarshal(patched) : undefined;
+  // Shown as patched, before decoding drops anything from it: a cheap snapshot now, Go's rendering only on a failure.
+  const snapshot = printable(patched) ? JSON.stringify(patched) : undefined;
   checkPatched(def, version, patched, mode, warnings, 'json', () => {
-    if (shown === undefined) throw objectTooDeep(def.kind);
-    return shown;
+    if (snapshot === undefined) throw objectTooDeep(def.kind);
+    return goJsonMarshal(JSON.parse(snapshot));
   });
 }
 

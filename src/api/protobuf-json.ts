@@ -7,7 +7,7 @@ import { isRecord } from '../machinery/types.js';
 import { omitEmptyFields } from './protobuf-omitempty.js';
 import { formatGoDuration } from '../util/duration.js';
 import { maxJsonDepth, maxProtobufDepth } from '../machinery/depth-limits.js';
-import { setOwn } from '../util/own.js';
+import { hasOwn, setOwn } from '../util/own.js';
 import { decodeJson, DecodeError } from './json-body.js';
 
 /** Decodes a nested `k8s\0` envelope found inside a RawExtension, `depth` messages deep. */
@@ -42,8 +42,6 @@ function jsonName(parent: Type, name: string): string {
   if (/^[A-Z]/.test(name) && parent.name !== 'DaemonEndpoint') return name[0].toLowerCase() + name.slice(1);
   return name;
 }
-
-const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
 /** int64 values arrive as Long (from the `long` package), number or string. */
 export function toNumber(v: unknown): number {
@@ -97,7 +95,7 @@ export function formatMicroTime(seconds: number, nanos: number): string {
 }
 
 function isEmptyMessage(type: Type, msg: object): boolean {
-  return type.fieldsArray.every((f) => !own(msg, f.name));
+  return type.fieldsArray.every((f) => !hasOwn(msg, f.name));
 }
 
 /** Special types whose JSON form is not their proto shape; undefined when `type` is an ordinary message. */
@@ -122,7 +120,7 @@ function convertSpecial(type: Type, msg: Record<string, unknown>, depth: number,
   if (type.name === 'ExtraValue' || full === META + 'Verbs') return Array.isArray(msg.items) ? msg.items.map(String) : [];
   if (full.startsWith('.k8s.io.apiextensions_apiserver.') && type.name.startsWith('JSONSchemaPropsOr')) {
     const schemaType = type.fields.schema?.resolvedType;
-    if (own(msg, 'schema') && isRecord(msg.schema) && schemaType && 'fieldsArray' in schemaType) {
+    if (hasOwn(msg, 'schema') && isRecord(msg.schema) && schemaType && 'fieldsArray' in schemaType) {
       return convertMessage(schemaType as Type, msg.schema, nested, depth + 1);
     }
     if (type.name === 'JSONSchemaPropsOrBool') return msg.allows === true;
@@ -174,7 +172,7 @@ export function convertMessage(type: Type, msg: Record<string, unknown>, nested?
   const omitEmpty = omitEmptyFields(type.fullName);
   const out: Record<string, unknown> = {};
   for (const field of type.fieldsArray) {
-    if (!own(msg, field.name)) continue;
+    if (!hasOwn(msg, field.name)) continue;
     const v = msg[field.name];
     if (v === null || v === undefined) continue;
     const name = jsonName(type, field.name);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Root, Type } from 'protobufjs';
 import { ApiError, badRequest } from '../machinery/errors.js';
 import { parseApiVersion, type KObject } from '../machinery/types.js';
+import { getOwn } from '../util/own.js';
 import { protoDir } from '../util/paths.js';
 import { convertMessage } from './protobuf-json.js';
 import { decodeMessage } from './protobuf-decode.js';
@@ -84,7 +85,8 @@ function lookupMessage(r: Root, fullName: string): Type | undefined {
 /** The message type for apiVersion/kind: the group's package first, then meta.v1 (DeleteOptions, Status, ...). */
 function messageFor(apiVersion: string, kind: string): Type {
   const { group, version } = parseApiVersion(apiVersion);
-  const base = GROUP_DIRS[group];
+  // The group comes from the client: only the table's own keys name a folder (not `constructor`, `__proto__`).
+  const base = getOwn(GROUP_DIRS, group) as string | undefined;
   if (base === undefined || !/^v\d+((alpha|beta)\d+)?$/.test(version) || !/^[A-Z][A-Za-z0-9]*$/.test(kind)) {
     throw badRequest(`no kind "${kind}" is registered for version "${apiVersion}" in scheme "pkg/runtime/scheme.go:100"`);
   }

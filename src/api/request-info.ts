@@ -91,17 +91,19 @@ export function checkPathSegments(info: RequestInfo): void {
   }
 }
 
+const nameTerm = /^\s*metadata\.name\s*==?\s*(.*?)\s*$/;
+const notInSegment = /[/%]/;
+
 /** The name a list, watch or deletecollection is limited to by `fieldSelector=metadata.name=NAME` (upstream's RequestInfo). */
-function nameFromFieldSelector(query: URLSearchParams): string | undefined {
-  const sel = query.get('fieldSelector');
+function nameFromFieldSelector(sel: string | null): string | undefined {
   if (!sel) return undefined;
   let name: string | undefined;
   for (const term of sel.split(',')) {
-    const m = /^\s*metadata\.name\s*==?\s*(.*?)\s*$/.exec(term);
+    const m = nameTerm.exec(term);
     if (m) name = m[1];
   }
   // Only a name usable as a path segment counts.
-  return name && name !== '.' && name !== '..' && !/[/%]/.test(name) ? name : undefined;
+  return name && name !== '.' && name !== '..' && !notInSegment.test(name) ? name : undefined;
 }
 
 /** The path without what follows a subresource (`services/x/proxy/some/path`): those parts do not change the attributes. */
@@ -116,6 +118,13 @@ function attributePath(rawPath: string): string {
   if (seg[i] === 'namespaces' && seg.length > i + 2 && !(seg.length === i + 3 && (seg[i + 2] === 'status' || seg[i + 2] === 'finalize'))) i += 2;
   const end = i + 3; // resource, name, subresource
   return seg.length > end ? seg.slice(0, end).join('/') : rawPath;
+}
+
+/** A `/watch/` path, or a `watch` parameter that is not false (as Kubernetes converts query booleans). */
+function isWatch(watchPath: boolean, param: (key: string) => string | null): boolean {
+  if (watchPath) return true;
+  const v = param('watch');
+  return v !== null && v !== '0' && v.toLowerCase() !== 'false';
 }
 
 function decodedPath(path: string): string {
@@ -146,15 +155,15 @@ export function requestAttributes(method: string, url: string, user: UserInfo): 
       resource: '', subresource: '', name: '',
     };
   }
-  const query = qi < 0 ? undefined : new URLSearchParams(url.slice(qi + 1));
-  const watchParam = query?.get('watch') ?? null;
-  const watch = info.watchPath || (watchParam !== null && watchParam !== '0' && watchParam.toLowerCase() !== 'false');
+  // The query is parsed only for the verbs that read it (watch, and the fieldSelector of collections).
+  let query: URLSearchParams | undefined;
+  const param = (key: string) => (qi < 0 ? null : (query ??= new URLSearchParams(url.slice(qi + 1))).get(key));
   let verb: string;
   let name = info.name;
   switch (method) {
     case 'GET':
     case 'HEAD':
-      verb = watch ? 'watch' : info.name === undefined ? 'list' : 'get';
+      verb = isWatch(info.watchPath, param) ? 'watch' : info.name === undefined ? 'list' : 'get';
       break;
     case 'POST':
       verb = 'create';
@@ -171,7 +180,7 @@ export function requestAttributes(method: string, url: string, user: UserInfo): 
     default:
       verb = method.toLowerCase();
   }
-  if (name === undefined && query && (verb === 'list' || verb === 'watch' || verb === 'deletecollection')) name = nameFromFieldSelector(query);
+  if (name === undefined && (verb === 'list' || verb === 'watch' || verb === 'deletecollection')) name = nameFromFieldSelector(param('fieldSelector'));
   // A namespace is addressed by its own name: `namespaces/foo` is in namespace foo for authorization.
   const namespace = info.namespace ?? (info.resource === 'namespaces' && info.name ? info.name : '');
   return {

@@ -42,10 +42,10 @@ function dryRunLabel(url: string): string {
 function sampleOf(reg: Registry, req: FastifyRequest): Sample | undefined {
   const url = req.url;
   const method = req.method;
-  const path = url.split('?', 1)[0];
   const a = attributesOf(req);
   const mutating = method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
   if (!a.resourceRequest) {
+    const path = url.split('?', 1)[0];
     if (!instrumentedPaths.has(path)) return undefined;
     const verb = method === 'HEAD' ? 'GET' : method;
     return { labels: [reportedVerbs.has(verb) ? verb : 'other', '', '', '', '', path, '', component], longRunning: false, mutating, started: performance.now() };

@@ -1,8 +1,8 @@
 // serviceaccounts/token: TokenRequest, as kube-apiserver answers it: a JWT signed with the cluster's ServiceAccount
 // key for the requested audiences (default: the API server's), 10 minutes to 2^32 seconds (default an hour),
 // optionally bound to a Pod (with its Node), a Secret or a Node that must exist (and match a given uid).
-import { ApiError, badRequest, conflict, fieldInvalid, invalid, type FieldError } from '../machinery/errors.js';
-import { isRecord, type KObject } from '../machinery/types.js';
+import { badRequest, conflict, fieldInvalid, internalError, invalid, type FieldError } from '../machinery/errors.js';
+import { isRecord, parseApiVersion, type KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
 import type { Registry } from '../registry/registry.js';
 import { securityOf } from '../auth/security.js';
@@ -30,9 +30,7 @@ function bindTo(reg: Registry, namespace: string, saName: string, ref: Record<st
   const apiVersion = typeof ref.apiVersion === 'string' ? ref.apiVersion : '';
   const kind = typeof ref.kind === 'string' ? ref.kind : '';
   const name = typeof ref.name === 'string' ? ref.name : '';
-  const slash = apiVersion.indexOf('/');
-  const refGroup = slash >= 0 ? apiVersion.slice(0, slash) : '';
-  const version = slash >= 0 ? apiVersion.slice(slash + 1) : apiVersion;
+  const { group: refGroup, version } = parseApiVersion(apiVersion);
   const bound: Bound = {};
   let obj: KObject;
   if (refGroup === '' && kind === 'Pod') {
@@ -104,7 +102,7 @@ export async function tokenRequest(reg: Registry, namespace: string, name: strin
       issuer: security.issuer, namespace, serviceAccount: refOf(sa), ...bound, audiences, now, expirationSeconds: lifetime, warnAfterSeconds: warnAfter,
     }));
   } catch (e) {
-    throw new ApiError(500, 'InternalError', `Internal error occurred: failed to generate token: ${(e as Error).message}`);
+    throw internalError(`failed to generate token: ${(e as Error).message}`);
   }
   return {
     kind: 'TokenRequest', apiVersion: `${group}/v1`,

@@ -32,7 +32,7 @@ export const openWatches = new Set<() => void>();
 export const terminatedWatchers = new Map<string, number>();
 
 /** Events that may wait for a watcher whose socket takes no more: upstream's per-watcher channel size without an index. */
-export const maxPendingEvents = 100;
+const maxPendingEvents = 100;
 /** Bytes that may wait for one watcher (its socket's buffer and its queue), whatever the count of events. */
 const maxPendingBytes = 16 * 1024 * 1024;
 /** Events from before the watch began (initial state, replay) are read and written this many at a time. */
@@ -50,14 +50,20 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
   // arriving meanwhile wait behind them.
   let sink: (type: WatchEventType, obj: KObject) => void = () => {};
   let handle: WatchHandle | undefined;
-  let startError: unknown;
-  let startRv = reg.store.revision();
-  try {
-    handle = reg.watch(w.def, w.namespace, w.opts, (type, obj) => sink(type, obj));
-  } catch (e) {
-    if (e instanceof ApiError && (e.code === 400 || e.code === 422)) throw e;
-    startError = e;
-  }
+  let startRv = 0;
+  /** Starts the watch at the store's current revision; what it failed with, if it did. */
+  const start = (): unknown => {
+    startRv = reg.store.revision();
+    handle = undefined;
+    try {
+      handle = reg.watch(w.def, w.namespace, w.opts, (type, obj) => sink(type, obj));
+      return undefined;
+    } catch (e) {
+      return e;
+    }
+  };
+  let startError = start();
+  if (startError instanceof ApiError && (startError.code === 400 || startError.code === 422)) throw startError;
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
@@ -67,14 +73,7 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
   // if the request had arrived then, once its headers are written.
   handle?.stop();
   res.once('socket', (s: Socket) => process.nextTick(() => {
-    startRv = reg.store.revision();
-    handle = undefined;
-    startError = undefined;
-    try {
-      handle = reg.watch(w.def, w.namespace, w.opts, (type, obj) => sink(type, obj));
-    } catch (e) {
-      startError = e;
-    }
+    startError = start();
     serve(s);
   }));
 

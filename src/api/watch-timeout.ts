@@ -3,24 +3,12 @@
 // wrapping on overflow), where 0 means the server's default (minRequestTimeout of 1800 s times a random factor
 // in [1, 2)) and a negative duration ends the watch at once. Upstream does not cap the value otherwise.
 import { badRequest } from '../machinery/errors.js';
+import { goQuote } from '../machinery/go-quote.js';
 import type { Query } from './query.js';
 
 const minRequestTimeoutSeconds = 1800;
 const int64Min = -(2n ** 63n);
 const int64Max = 2n ** 63n - 1n;
-
-/** Go's strconv.Quote for the ASCII range; other characters are kept as they are. */
-function goQuote(s: string): string {
-  const named: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '"': '\\"', '\\': '\\\\' };
-  let out = '"';
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (named[ch]) out += named[ch];
-    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
-}
 
 /** The watch's duration in ms: > 0 runs that long, <= 0 ends the watch at once. */
 export function watchTimeoutMs(q: Query, random: () => number = Math.random): number {

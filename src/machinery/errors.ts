@@ -49,8 +49,8 @@ export const methodNotAllowed = (message = 'the server does not allow this metho
   new ApiError(405, 'MethodNotAllowed', message);
 export const gone = (message: string) => new ApiError(410, 'Expired', message);
 /** The body's media type is not one the endpoint decodes (upstream's negotiation error names the accepted ones). */
-export const unsupportedMediaType = (accepted: readonly string[] = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf']) =>
-  new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
+export const unsupportedMediaType = () =>
+  new ApiError(415, 'UnsupportedMediaType', 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf');
 export const tooLarge = (message = 'Request entity too large: limit is 3145728') => new ApiError(413, 'RequestEntityTooLarge', message);
 export const tooManyRequests = (message: string, details?: StatusDetails) => new ApiError(429, 'TooManyRequests', message, details);
 export const internalError = (message: string) => new ApiError(500, 'InternalError', `Internal error occurred: ${message}`);

@@ -1,5 +1,6 @@
 // Go's strconv.Quote (what `%q` prints), for values echoed in upstream's messages: printable characters as they
 // are, the C escapes, `\x` for other control bytes, `\u`/`\U` for other unprintable characters.
+import { hasOwn } from '../util/own.js';
 
 /** unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space. */
 const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
@@ -13,8 +14,7 @@ export function isGoPrintable(ch: string): boolean {
 export function goQuote(s: string): string {
   let out = '"';
   for (const ch of s) {
-    const esc = Object.prototype.hasOwnProperty.call(escapes, ch) ? escapes[ch] : undefined;
-    if (esc) out += esc;
+    if (hasOwn(escapes, ch)) out += escapes[ch];
     else if (printable.test(ch)) out += ch;
     else {
       const code = ch.codePointAt(0) ?? 0;

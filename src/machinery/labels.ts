@@ -2,6 +2,7 @@
 import { badRequest } from './errors.js';
 import type { LabelSelector } from './types.js';
 import { goQuote } from './go-quote.js';
+import { hasOwn } from '../util/own.js';
 import { isQualifiedName } from '../registry/validation/names.js';
 
 export type Operator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Equals' | 'NotEquals' | 'Gt' | 'Lt';
@@ -74,7 +75,7 @@ function splitTopLevel(s: string): string[] {
 
 export function matchesSelector(sel: Selector, labels: Labels): boolean {
   for (const r of sel) {
-    const has = labels !== undefined && Object.prototype.hasOwnProperty.call(labels, r.key);
+    const has = labels !== undefined && hasOwn(labels, r.key);
     const v = has ? labels![r.key] : undefined;
     switch (r.op) {
       case 'Equals':

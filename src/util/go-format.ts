@@ -1,6 +1,10 @@
 // Go's fmt renderings of decoded JSON values, for error texts that upstream builds with %v, %+v, %#v, %T and %q.
 // Values are what Go's decoders produce: objects are map[string]interface{}, arrays []interface{}, numbers int64
 // (`ints`: integers, as the apiserver's PreserveInts decoding keeps them) or float64.
+import { goQuote } from '../machinery/go-quote.js';
+
+/** %q of a string (strconv.Quote); re-exported for the callers that format values here. */
+export { goQuote };
 
 const maxDepth = 64;
 
@@ -69,20 +73,12 @@ export function goKind(v: unknown, ints = false): string {
   return Array.isArray(v) ? 'slice' : 'map';
 }
 
-const escapes: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', '"': '\\"' };
-
-/** %q of a string (strconv.Quote): Go escapes; printable characters beyond ASCII stay as they are. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s) {
-    const code = ch.codePointAt(0) ?? 0;
-    if (escapes[ch]) out += escapes[ch];
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else if ((code >= 0x80 && code < 0xa0) || code === 0x2028 || code === 0x2029 || code === 0xfeff || (code >= 0xd800 && code < 0xe000)) {
-      out += code > 0xffff ? `\\U${code.toString(16).padStart(8, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-    } else out += ch;
-  }
-  return `${out}"`;
+/** The JSON type of a non-null value as encoding/json names it in `json: cannot unmarshal <kind> into ...`. */
+export function jsonKind(v: unknown): string {
+  if (typeof v === 'string') return 'string';
+  if (typeof v === 'number') return 'number';
+  if (typeof v === 'boolean') return 'bool';
+  return Array.isArray(v) ? 'array' : 'object';
 }
 
 /** json.Marshal of a decoded value: map keys sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped as Go escapes them. */
@@ -94,5 +90,12 @@ export function goJsonMarshal(v: unknown): string {
     for (const k of Object.keys(x as Record<string, unknown>).sort()) out[k] = sorted((x as Record<string, unknown>)[k], depth + 1);
     return out;
   };
-  return JSON.stringify(sorted(v, 0)).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escapeHtml(JSON.stringify(sorted(v, 0)));
+}
+
+const htmlEscapes: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+
+/** JSON text with `<`, `>`, `&`, U+2028 and U+2029 escaped as Go's encoder escapes them (its HTML-safe output). */
+export function escapeHtml(json: string): string {
+  return json.replace(/[<>&\u2028\u2029]/g, (c) => htmlEscapes[c]);
 }

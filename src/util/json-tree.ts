@@ -1,9 +1,8 @@
 // Operations on decoded JSON values (plain objects, arrays, scalars) that loop instead of recursing, so a
 // document nested as deeply as a decoder accepts (10,000 levels) never reaches the end of the call stack.
 // Copies are made of own properties only and keep `__proto__`-like keys as ordinary keys.
+import { isRecord } from '../machinery/types.js';
 import { hasOwn, setOwn, type Dict } from './own.js';
-
-const isDict = (v: unknown): v is Dict => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * A deep copy of a JSON value. With `dropNullMembers`, object members whose value is null are left out at
@@ -46,7 +45,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
       for (let i = 0; i < x.length; i++) work.push([x[i], y[i]]);
       continue;
     }
-    if (!isDict(x) || !isDict(y)) return false;
+    if (!isRecord(x) || !isRecord(y)) return false;
     const kx = Object.keys(x).filter((k) => x[k] !== undefined);
     const ky = Object.keys(y).filter((k) => y[k] !== undefined);
     if (kx.length !== ky.length) return false;
@@ -91,7 +90,7 @@ function depthOf(value: unknown, depth: number, limit: number): number {
     }
   } else {
     for (const k in value) {
-      if (!Object.prototype.hasOwnProperty.call(value, k)) continue;
+      if (!hasOwn(value, k)) continue;
       const d = depthOf((value as Dict)[k], here, limit);
       if (d > max && (max = d) > limit) return max;
     }

@@ -1,9 +1,9 @@
 // Files only the owner may read: the database, keys, certificates and tokens are created 0600 in 0700 folders.
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 
-export const privateFileMode = 0o600;
-export const privateDirMode = 0o700;
+const privateFileMode = 0o600;
+const privateDirMode = 0o700;
 
 /** Creates the folder (and missing parents) 0700; an existing folder keeps its mode (it may be the user's own). */
 export function ensurePrivateDir(dir: string): void {
@@ -29,12 +29,12 @@ export function readIfExists(path: string): string | undefined {
 }
 
 /**
- * Makes sure the SQLite files in `dir` are private before SQLite opens them: the database file is created 0600
- * (SQLite gives its -wal and -shm files the database file's mode), and files left by an older run are narrowed.
+ * Makes sure the SQLite database at `db` is private before SQLite opens it: its folder is 0700, the database file
+ * is created 0600 (SQLite gives its -wal and -shm files the database file's mode), and files left by an older run
+ * are narrowed.
  */
-export function preparePrivateDatabase(dir: string, file = 'bonsai.db'): void {
-  ensurePrivateDir(dir);
-  const db = join(dir, file);
+export function preparePrivateDatabase(db: string): void {
+  ensurePrivateDir(dirname(db));
   closeSync(openSync(db, 'a', privateFileMode));
   for (const f of [db, `${db}-wal`, `${db}-shm`]) {
     try {

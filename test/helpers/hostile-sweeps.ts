@@ -175,11 +175,19 @@ export function patchCases(): HostileCase[] {
     ['strategic setElementOrder mismatch', d, SMP_CT, '{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"zz"}],"containers":[{"name":"c","image":"y"}]}}}}', 422],
     ['strategic containers [null]', d, SMP_CT, '{"spec":{"template":{"spec":{"containers":[null]}}}}', 422],
     ['strategic __proto__ in a container', d, SMP_CT, '{"spec":{"template":{"spec":{"containers":[{"name":"c","__proto__":{"image":"evil"}}]}}}}', 200],
+    ['strategic setElementOrder of a list named constructor', cm, SMP_CT, '{"$setElementOrder/constructor":[],"constructor":[]}', 200],
+    ['strategic setElementOrder of a list named toString', cm, SMP_CT, '{"$setElementOrder/toString":["a"],"toString":["a"]}', 200],
+    ['strategic setElementOrder of a pod spec list named constructor', d, SMP_CT, '{"spec":{"template":{"spec":{"$setElementOrder/constructor":["a"],"constructor":["a"]}}}}', 200],
     ['merge patch containers [null]', d, MERGE_CT, '{"spec":{"template":{"spec":{"containers":[null]}}}}', 422],
     ['merge patch replicas a string', d, MERGE_CT, '{"spec":{"replicas":"3"}}', 422],
     ['merge patch replicas 1e10', d, MERGE_CT, '{"spec":{"replicas":1e10}}', 422],
     ['merge patch replicas -1', d, MERGE_CT, '{"spec":{"replicas":-1}}', 422],
     ['merge patch cpu 1e400 string', d, MERGE_CT, '{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"nginx","resources":{"limits":{"cpu":"1e400"}}}]}}}}', 422],
+    // Content-Types named like Object members are no patch type.
+    ['content type constructor', cm, { 'content-type': 'constructor' }, '{}', 415],
+    ['content type __proto__', cm, { 'content-type': '__proto__' }, '{}', 415],
+    ['content type toString', cm, { 'content-type': 'toString' }, '{}', 415],
+    ['scale content type constructor', `${d}/scale`, { 'content-type': 'constructor' }, '{}', 415],
   ];
   const out: HostileCase[] = t.map(([name, path, headers, body, expectCode]) => ({ name, method: 'PATCH', path, headers, body, expectCode }));
   const apply = (q: string, code: number, what: string, body = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"target"}}') =>

@@ -7,6 +7,7 @@ import { FieldSet, pathString, type FieldPath } from './fieldset.js';
 import { rootNodeOrMeta, type SchemaNode } from './schema.js';
 import { isGranular, locate, mergeValues, removeAt, toFieldSet } from './structured.js';
 import { clone, deepEqual } from './util.js';
+import { hasOwn } from '../../util/own.js';
 
 export interface ApplyOptions {
   fieldManager: string;
@@ -37,7 +38,7 @@ function isItemKeyField(p: FieldPath): boolean {
   const last = p[p.length - 1];
   if (!parent?.startsWith('k:') || !last.startsWith('f:')) return false;
   try {
-    return Object.prototype.hasOwnProperty.call(JSON.parse(parent.slice(2)), last.slice(2));
+    return hasOwn(JSON.parse(parent.slice(2)) as object, last.slice(2));
   } catch {
     return false;
   }

@@ -1,4 +1,6 @@
 // The patch engines: RFC 6902 JSON patch, RFC 7386 merge patch, strategic merge patch and server-side apply.
+import { getOwn } from '../../util/own.js';
+
 export { applyJsonPatch } from './json-patch.js';
 export { applyMergePatch } from './merge-patch.js';
 export { applyStrategicMergePatch } from './strategic.js';
@@ -16,5 +18,6 @@ const TYPES: Record<string, PatchType> = {
 /** The patch engine for a request Content-Type (parameters such as charset are ignored). */
 export function patchTypeOf(contentType: string): PatchType | undefined {
   const media = (contentType ?? '').split(';')[0].trim().toLowerCase();
-  return TYPES[media];
+  // An own key only: `constructor` or `__proto__` names no patch type.
+  return getOwn(TYPES, media) as PatchType | undefined;
 }

@@ -6,7 +6,7 @@ import { hasOwn, setOwn } from '../../util/own.js';
 import { badRequest, clone, deepEqual, jsonKindName, unprocessable } from './util.js';
 
 /** kube-apiserver's bound on the operations of one JSON patch. */
-export const maxJsonPatchOperations = 10_000;
+const maxJsonPatchOperations = 10_000;
 
 type Container = Record<string, unknown> | unknown[];
 

@@ -2,7 +2,7 @@
 // (x-kubernetes-patch-merge-key / x-kubernetes-patch-strategy) and the $patch, $retainKeys,
 // $setElementOrder/ and $deleteFromPrimitiveList/ directives. Fields without schema merge like a merge patch.
 import { isRecord, type GroupVersionKind, type KObject } from '../../machinery/types.js';
-import { hasOwn, setOwn } from '../../util/own.js';
+import { getOwn, hasOwn, setOwn } from '../../util/own.js';
 import { recurse, runRecursion, type Step } from '../../util/trampoline.js';
 import { maxJsonDepth } from '../../machinery/depth-limits.js';
 import { fieldNode, itemNode, patchMeta, rootNode, type SchemaNode } from './schema.js';
@@ -13,7 +13,6 @@ import {
 import { badRequest, clone, internal, jsonKindName } from './util.js';
 
 type Rec = Record<string, unknown>;
-const has = hasOwn;
 const shape = (v: unknown) => (Array.isArray(v) ? 'list' : isRecord(v) ? 'map' : 'scalar');
 
 /** A patch value placed where the original has nothing: directives are resolved, nulls dropped. */
@@ -29,14 +28,14 @@ function* materialize(v: unknown, n: SchemaNode | undefined): Step<{ keep: boole
 function* materializeList(list: unknown[], item: SchemaNode | undefined): Step<unknown[]> {
   const out: unknown[] = [];
   for (const v of list) {
-    if (isRecord(v) && has(v, DIRECTIVE)) continue;
+    if (isRecord(v) && hasOwn(v, DIRECTIVE)) continue;
     out.push(isRecord(v) ? yield* recurse(mergeMap, {}, v, item) : v);
   }
   return out;
 }
 
 function applyRetainKeys(original: Rec, patch: Rec): void {
-  if (!has(patch, RETAIN_KEYS)) return;
+  if (!hasOwn(patch, RETAIN_KEYS)) return;
   const list = patch[RETAIN_KEYS];
   delete patch[RETAIN_KEYS];
   if (!Array.isArray(list)) throw errBadRetainKeys();
@@ -56,10 +55,11 @@ function* applySetElementOrder(original: Rec, patch: Rec, n: SchemaNode | undefi
     delete patch[key];
     if (!Array.isArray(order)) throw errBadArgType('[]interface {}', order);
     const listKey = key.slice(SET_ORDER.length);
-    const inOrig = has(original, listKey);
-    const inPatch = has(patch, listKey);
-    const origList = original[listKey];
-    const patchList = patch[listKey];
+    const inOrig = hasOwn(original, listKey);
+    const inPatch = hasOwn(patch, listKey);
+    // The list's name comes from the patch: a missing `constructor` list is missing, not Object.
+    const origList = getOwn(original, listKey);
+    const patchList = getOwn(patch, listKey);
     if (inOrig && !Array.isArray(origList)) throw errBadArgType('[]interface {}', origList);
     if (inPatch && !Array.isArray(patchList)) throw errBadArgType('[]interface {}', patchList);
     const sub = fieldNode(n, listKey);
@@ -85,7 +85,7 @@ function* applySetElementOrder(original: Rec, patch: Rec, n: SchemaNode | undefi
 }
 
 function* mergeMap(original: Rec | undefined, patch: Rec, n: SchemaNode | undefined): Step<Rec> {
-  if (has(patch, DIRECTIVE)) {
+  if (hasOwn(patch, DIRECTIVE)) {
     const d = patch[DIRECTIVE];
     if (d === 'replace') {
       const rest = { ...patch };
@@ -110,7 +110,7 @@ function* mergeMap(original: Rec | undefined, patch: Rec, n: SchemaNode | undefi
       continue;
     }
     const sub = fieldNode(n, k);
-    if (!has(orig, k) || shape(orig[k]) !== shape(pv)) {
+    if (!hasOwn(orig, k) || shape(orig[k]) !== shape(pv)) {
       if (deleteList) continue;
       const m = yield* recurse(materialize, pv, sub);
       if (m.keep) setOwn(orig, k, m.value);
@@ -154,12 +154,12 @@ function* mergeList(original: unknown[], patch: unknown[], item: SchemaNode | un
   const plain: Rec[] = [];
   let replace = false;
   for (const v of patch as Rec[]) {
-    if (!has(v, DIRECTIVE)) {
+    if (!hasOwn(v, DIRECTIVE)) {
       plain.push(v);
       continue;
     }
     if (isDeleteItem(v)) {
-      if (!has(v, mergeKey)) throw errNoMergeKey(v, mergeKey);
+      if (!hasOwn(v, mergeKey)) throw errNoMergeKey(v, mergeKey);
       orig = orig.filter((x) => !(isRecord(x) && x[mergeKey] === v[mergeKey]));
     } else if (v[DIRECTIVE] === 'replace') replace = true;
     else if (v[DIRECTIVE] === 'merge') throw internal('merging lists cannot yet be specified in the patch');
@@ -173,7 +173,7 @@ function* mergeList(original: unknown[], patch: unknown[], item: SchemaNode | un
 
   const merged = orig.slice();
   for (const v of plain) {
-    if (!has(v, mergeKey)) throw errNoMergeKey(v, mergeKey);
+    if (!hasOwn(v, mergeKey)) throw errNoMergeKey(v, mergeKey);
     const i = merged.findIndex((x) => {
       if (!isRecord(x)) throw internal(`value for key ${merged.indexOf(x)} is not a map`);
       return x[mergeKey] === v[mergeKey];

@@ -8,7 +8,7 @@ import { maxObjectDepth } from '../../machinery/depth-limits.js';
 import type { FieldPath } from './fieldset.js';
 import { FieldSet } from './fieldset.js';
 import { fieldNode, isDeclaredField, itemNode, structKind, type SchemaNode } from './schema.js';
-import { badRequest, clone, deepEqual } from './util.js';
+import { badRequest } from './util.js';
 
 type Rec = Record<string, unknown>;
 
@@ -76,14 +76,14 @@ export function toFieldSet(v: unknown, n: SchemaNode | undefined): FieldSet {
 const withoutNulls = (v: unknown) => cloneJson(v, true);
 
 function* merge(lhs: unknown, rhs: unknown, n: SchemaNode | undefined): Step<unknown> {
-  if (rhs === undefined) return clone(lhs);
+  if (rhs === undefined) return cloneJson(lhs);
   if (lhs === undefined || lhs === null || !isGranular(rhs, n) || !isGranular(lhs, n)) return withoutNulls(rhs);
   if (Array.isArray(rhs)) return yield* mergeLists(lhs as unknown[], rhs, n);
   const l = lhs as Rec;
   const r = rhs as Rec;
   const out: Rec = {};
   for (const k of Object.keys(l)) {
-    if (!hasOwn(r, k)) setOwn(out, k, clone(l[k]));
+    if (!hasOwn(r, k)) setOwn(out, k, cloneJson(l[k]));
     else if (r[k] !== null) setOwn(out, k, yield* recurse(merge, l[k], r[k], fieldNode(n, k)));
   }
   for (const k of Object.keys(r)) if (!hasOwn(l, k) && r[k] !== null) setOwn(out, k, withoutNulls(r[k]));
@@ -132,7 +132,7 @@ function* mergeLists(lhs: unknown[], rhs: unknown[], n: SchemaNode | undefined):
     }
     if (li < lk.length) {
       if (!rSet.has(lk[li])) {
-        out.push(clone(lhs[li]));
+        out.push(cloneJson(lhs[li]));
         li++;
         continue;
       }
@@ -201,5 +201,3 @@ export function removeAt(obj: Rec, path: FieldPath, root: SchemaNode | undefined
   }
   return true;
 }
-
-export const sameValue = deepEqual;

@@ -6,7 +6,7 @@
 // - `typed`: structured-merge-diff validating a server-side apply configuration: `expected map, got &{oops}`.
 import { isRecord } from '../../machinery/types.js';
 import type { OpenApiSchema } from '../../openapi/documents.js';
-import { goFloat, goKind, goQuote, goSharpValue, goTypeName, goValue } from '../../util/go-format.js';
+import { goFloat, goKind, goQuote, goSharpValue, goTypeName, goValue, jsonKind } from '../../util/go-format.js';
 
 export type TypeErrorWording = 'json' | 'unstructured' | 'typed';
 
@@ -18,13 +18,6 @@ export type Shape =
   | { t: 'scalar'; json: 'string' | 'bytes' | 'int' | 'number' | 'bool'; goType: string }
   | { t: 'intOrString' }
   | { t: 'quantity' };
-
-function jsonKind(v: unknown): string {
-  if (typeof v === 'string') return 'string';
-  if (typeof v === 'number') return 'number';
-  if (typeof v === 'boolean') return 'bool';
-  return Array.isArray(v) ? 'array' : 'object';
-}
 
 const isObject = (v: unknown) => isRecord(v);
 
