@@ -137,7 +137,8 @@ describe('RBAC over HTTP', () => {
     let lines: Array<Record<string, any>> = [];
     for (let i = 0; i < 50; i++) {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      lines = readFileSync(auditPath, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+      // Only whole lines: the last one may still be being written.
+      lines = readFileSync(auditPath, 'utf8').split('\n').slice(0, -1).filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
       const watchDone = lines.some((l) => l.verb === 'watch' && l.objectRef?.resource === 'configmaps' && l.stage === 'ResponseComplete');
       if (watchDone && lines.some((l) => l.stage === 'ResponseComplete' && l.objectRef?.name === 'audited-cm')) break;
       await new Promise((r) => setTimeout(r, 100));

@@ -30,7 +30,8 @@ function auditLines(): AuditLine[] {
   } catch {
     return [];
   }
-  return text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditLine);
+  // The last piece may be a line still being written: only whole lines are read.
+  return text.split('\n').slice(0, -1).filter(Boolean).map((l) => JSON.parse(l) as AuditLine);
 }
 
 describe('RBAC with kubectl', () => {
