@@ -17,6 +17,17 @@ const str = (v: unknown) => (typeof v === 'string' ? v : '');
 const refOf = (v: unknown) => (isRecord(v) ? { name: str(v.name), uid: str(v.uid) } : undefined);
 const deletedBefore = (o: KObject, cutoff: number) => !!o.metadata.deletionTimestamp && Date.parse(o.metadata.deletionTimestamp) / 1000 < cutoff;
 
+/**
+ * The object a token is bound to (`kind` as upstream's messages name it) must still exist, with the claimed uid,
+ * and not be deleted before `cutoff`; undefined when it does.
+ */
+function checkBound(lookup: ObjectLookup, resource: 'pods' | 'secrets' | 'nodes', kind: string, namespace: string, ref: { name: string; uid: string }, cutoff: number): { error: string } | undefined {
+  const o = lookup.get(resource, namespace, ref.name);
+  if (!o) return invalidated;
+  if (o.metadata.uid !== ref.uid) return { error: `${kind} UID (${o.metadata.uid ?? ''}) does not match service account ${kind} ref claim (${ref.uid})` };
+  return deletedBefore(o, cutoff) ? invalidated : undefined;
+}
+
 function checkTimes(p: Record<string, unknown>, now: number): { error: string } | undefined {
   const nbf = numericDate(p.nbf);
   const exp = numericDate(p.exp);
@@ -44,18 +55,14 @@ export function validateBoundToken(p: Record<string, unknown>, lookup: ObjectLoo
 
   const secretRef = refOf(k8s.secret);
   if (secretRef) {
-    const secret = lookup.get('secrets', namespace, secretRef.name);
-    if (!secret) return invalidated;
-    if (secret.metadata.uid !== secretRef.uid) return { error: `secret UID (${secret.metadata.uid ?? ''}) does not match service account secret ref claim (${secretRef.uid})` };
-    if (deletedBefore(secret, cutoff)) return invalidated;
+    const bad = checkBound(lookup, 'secrets', 'secret', namespace, secretRef, cutoff);
+    if (bad) return bad;
   }
   const info: ServiceAccountInfo = { namespace, name: saRef.name, uid: saRef.uid };
   const podRef = refOf(k8s.pod);
   if (podRef) {
-    const pod = lookup.get('pods', namespace, podRef.name);
-    if (!pod) return invalidated;
-    if (pod.metadata.uid !== podRef.uid) return { error: `pod UID (${pod.metadata.uid ?? ''}) does not match service account pod ref claim (${podRef.uid})` };
-    if (deletedBefore(pod, cutoff)) return invalidated;
+    const bad = checkBound(lookup, 'pods', 'pod', namespace, podRef, cutoff);
+    if (bad) return bad;
     info.podName = podRef.name;
     info.podUid = podRef.uid;
   }
@@ -64,10 +71,8 @@ export function validateBoundToken(p: Record<string, unknown>, lookup: ObjectLoo
     info.nodeName = nodeRef.name;
     info.nodeUid = nodeRef.uid || undefined;
   } else if (nodeRef) {
-    const node = lookup.get('nodes', '', nodeRef.name);
-    if (!node) return invalidated;
-    if (node.metadata.uid !== nodeRef.uid) return { error: `node UID (${node.metadata.uid ?? ''}) does not match service account node ref claim (${nodeRef.uid})` };
-    if (deletedBefore(node, cutoff)) return invalidated;
+    const bad = checkBound(lookup, 'nodes', 'node', '', nodeRef, cutoff);
+    if (bad) return bad;
     info.nodeName = nodeRef.name;
     info.nodeUid = nodeRef.uid;
   }
