@@ -10,6 +10,7 @@ import { CMS, DEPLOYS, NS, PODS, depthCases, nameCases, queryCases, readBackCase
 import { deployment, deploymentTypeSweep, patchCases, podNullSweep, resourceNameCases, richPod, subresourceCases } from '../helpers/hostile-sweeps.js';
 import { configMap, protobufCases } from '../helpers/hostile-protobuf.js';
 import { validationGapCases } from '../helpers/hostile-validation.js';
+import { credentialHeaderCases, securityBodyCases } from '../helpers/hostile-security.js';
 
 interface Answer {
   status: number;
@@ -118,6 +119,8 @@ describe('hostile input', () => {
     ['subresources and collections', subresourceCases],
     ['container resource names', resourceNameCases],
     ['validation with upstream messages', validationGapCases],
+    ['security and registration bodies', securityBodyCases],
+    ['credentials and impersonation headers', credentialHeaderCases],
     ['reading back what was stored', readBackCases],
   ];
   let total = 0;
