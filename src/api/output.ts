@@ -67,7 +67,7 @@ export function partialBody(obj: KObject): Record<string, unknown> {
 
 /** `includeObject`: None, Metadata (default) or Object. */
 export function tableBody(def: ResourceDef, version: string, items: KObject[], meta: ListMeta | { resourceVersion?: string }, includeObject: string | undefined, withColumns: boolean, now: Date): Record<string, unknown> {
-  const printer = tablePrinterFor(def.group, def.plural);
+  const printer = def.table ?? tablePrinterFor(def.group, def.plural);
   const rows = items.map((o) => {
     const s = served(def, version, o);
     const row: Record<string, unknown> = { cells: printer.cells(s, now) };

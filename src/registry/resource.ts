@@ -5,6 +5,7 @@ import type { FieldError } from '../machinery/errors.js';
 import type { Clock } from '../util/clock.js';
 import type { Registry } from './registry.js';
 import type { UserInfo } from '../auth/types.js';
+import type { TablePrinter } from './tables/helpers.js';
 
 export type Subresource = 'status' | 'scale' | 'log' | 'binding' | 'eviction' | 'finalize' | 'exec' | 'attach' | 'portforward' | 'proxy' | 'ephemeralcontainers' | 'resize' | 'token' | 'approval';
 
@@ -60,8 +61,12 @@ export interface ResourceDef {
   prepareCreate?: (obj: KObject, ctx: StrategyContext) => void;
   /** Runs on update of the main resource, before validation. */
   prepareUpdate?: (obj: KObject, old: KObject, ctx: StrategyContext) => void;
-  /** Extra semantic validation beyond the generic validators. */
+  /** The defaults kube-apiserver fills in when it decodes an object of the kind (in place; storage version). */
+  defaults?: (obj: KObject) => void;
+  /** The kind's semantic validation (after the generic ObjectMeta rules); `old` is set on updates. */
   validate?: (obj: KObject, old: KObject | undefined) => FieldError[];
+  /** Server-side Table columns and cells (`kubectl get`); the default is Name and Created At. */
+  table?: TablePrinter;
   /** Called once the object is deleted from storage. */
   afterDelete?: (obj: KObject, ctx: StrategyContext) => void;
   /** Shares another resource's storage (events.k8s.io events are core/v1 events): its key and stored apiVersion. */

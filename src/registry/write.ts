@@ -90,7 +90,8 @@ export function createObject(reg: Registry, def: ResourceDef, namespace: string,
   else delete meta.generation;
   if (meta.managedFields !== undefined && !managedFieldsDecodable(meta.managedFields)) delete meta.managedFields;
   if (def.subresources?.includes('status') && !def.keepStatusOnCreate) delete obj.status;
-  applyDefaults(gvkOf(def), obj);
+  if (def.defaults) def.defaults(obj);
+  else applyDefaults(gvkOf(def), obj);
   def.prepareCreate?.(obj, ctx);
   fillEmptyStatus(def, obj);
   validate(reg, def, obj, undefined);
@@ -178,7 +179,8 @@ export function updateObject(reg: Registry, def: ResourceDef, namespace: string,
   if (!matchesResourceVersion(next.metadata.resourceVersion, cur.metadata.resourceVersion)) throw conflict({ group: def.group, resource: def.plural }, name);
   const result = merge(def, cur, next, opts);
   const ctx = reg.ctx(!!opts.dryRun);
-  applyDefaults({ group: def.group, version: def.version, kind: def.kind }, result);
+  if (def.defaults) def.defaults(result);
+  else applyDefaults(gvkOf(def), result);
   if (!opts.subresource) def.prepareUpdate?.(result, cur, ctx);
   fillEmptyStatus(def, result);
   if (def.generation && opts.subresource !== 'status' && specOf(result) !== specOf(cur)) {
