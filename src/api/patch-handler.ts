@@ -24,7 +24,7 @@ export function applyPatch(type: 'json' | 'merge' | 'strategic', current: KObjec
   return obj;
 }
 
-export function handlePatch(reg: Registry, def: ResourceDef, version: string, namespace: string, name: string, req: FastifyRequest, subresource: 'status' | PartialWrite | undefined, warnings: string[]): { object: KObject; created: boolean } {
+export async function handlePatch(reg: Registry, def: ResourceDef, version: string, namespace: string, name: string, req: FastifyRequest, subresource: 'status' | PartialWrite | undefined, warnings: string[]): Promise<{ object: KObject; created: boolean }> {
   const q = query(req);
   const ct = req.headers['content-type'];
   const type = patchTypeOf(mediaType(ct));
@@ -34,7 +34,7 @@ export function handlePatch(reg: Registry, def: ResourceDef, version: string, na
   if (patch === undefined) throw badRequest('the body of the request was empty');
   const gvk = { group: def.group, version, kind: def.kind };
   const mode = fieldValidation(q, 'PatchOptions');
-  const opts = { dryRun: dryRun(q, 'PatchOptions'), fieldManager: str(q, 'fieldManager'), subresource, warnings };
+  const opts = { dryRun: dryRun(q, 'PatchOptions'), fieldManager: str(q, 'fieldManager'), subresource, warnings, version };
   const ns = def.namespaced ? namespace : '';
 
   if (type === 'apply') {
@@ -50,13 +50,13 @@ export function handlePatch(reg: Registry, def: ResourceDef, version: string, na
     if (!live) {
       if (subresource) throw notFound({ group: def.group, resource: def.plural }, name);
       const obj = applyServerSideApply(undefined, { ...applied, metadata: { ...applied.metadata, name } }, gvk, ssa);
-      return { object: reg.create(def, namespace, toStorage(def, version, obj), opts), created: true };
+      return { object: await reg.createAsync(def, namespace, toStorage(def, version, obj), opts), created: true };
     }
-    const object = reg.guaranteedUpdate(def, namespace, name, (cur) => toStorage(def, version, applyServerSideApply(served(def, version, cur), applied, gvk, ssa)), opts);
+    const object = await reg.guaranteedUpdateAsync(def, namespace, name, (cur) => toStorage(def, version, applyServerSideApply(served(def, version, cur), applied, gvk, ssa)), opts);
     return { object, created: false };
   }
 
-  const object = reg.guaranteedUpdate(def, namespace, name, (cur) => {
+  const object = await reg.guaranteedUpdateAsync(def, namespace, name, (cur) => {
     const patched = applyPatch(type, served(def, version, cur), patch, gvk);
     if (type === 'strategic') checkPatchedStrategic(def, version, patched, patch, mode, warnings);
     else checkPatchedJson(def, version, patched, mode, warnings);

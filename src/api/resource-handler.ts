@@ -27,6 +27,23 @@ export function sendWarnings(reply: FastifyReply, warnings: string[]): void {
   reply.header('Warning', values.join(', '));
 }
 
+/** Sends the warnings admission gave before the request failed (upstream keeps them on errors too), then fails. */
+export function withWarnings(reply: FastifyReply, warnings: string[], error: unknown): never {
+  sendWarnings(reply, warnings);
+  throw error;
+}
+
+/** deletecollection: each listed object in turn; one deleted meanwhile is skipped. */
+async function deleteEach(reg: Registry, def: ResourceDef, items: KObject[], opts: DeleteOptions & { warnings: string[] }): Promise<void> {
+  for (const o of items) {
+    try {
+      await reg.deleteAsync(def, o.metadata.namespace ?? '', o.metadata.name ?? '', opts);
+    } catch (e) {
+      if (!(e instanceof ApiError && e.code === 404)) throw e;
+    }
+  }
+}
+
 function verbAllowed(def: ResourceDef, verb: string): boolean {
   return (def.verbs ?? allVerbs).includes(verb);
 }
@@ -166,24 +183,20 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
         if (def.namespaced && ns === undefined) throw methodNotAllowed('the server does not allow this method on the requested resource');
         checkWriteOptions(q, 'CreateOptions');
         const obj = decodeObject(reg, def, version, req, fieldValidation(q), warnings);
-        const created = reg.create(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), warnings, owned: true });
-        sendWarnings(reply, warnings);
-        return respondObject(reg, req, reply, def, version, created, 201);
+        return reg.createAsync(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), warnings, owned: true, version }).then((created) => {
+          sendWarnings(reply, warnings);
+          respondObject(reg, req, reply, def, version, created, 201);
+        }, (e) => withWarnings(reply, warnings, e));
       }
       case 'DELETE': {
         if (!verbAllowed(def, 'deletecollection')) throw methodNotAllowed();
         const opts = deleteOptions(q, parseBody(req.body as Buffer | undefined, req.headers['content-type']));
         const r = reg.list(def, ns, { labelSelector: str(q, 'labelSelector'), fieldSelector: str(q, 'fieldSelector') });
-        for (const o of r.items) {
-          try {
-            reg.delete(def, o.metadata.namespace ?? '', o.metadata.name ?? '', opts);
-          } catch (e) {
-            if (!(e instanceof ApiError && e.code === 404)) throw e; // deleted meanwhile
-          }
-        }
-        // Upstream answers with the list it deleted, as it was listed.
-        reply.send(listBody(def, version, r.items, { resourceVersion: r.resourceVersion }));
-        return;
+        return deleteEach(reg, def, r.items, { ...opts, warnings }).then(() => {
+          sendWarnings(reply, warnings);
+          // Upstream answers with the list it deleted, as it was listed.
+          reply.send(listBody(def, version, r.items, { resourceVersion: r.resourceVersion }));
+        }, (e) => withWarnings(reply, warnings, e));
       }
       default:
         throw methodNotAllowed();
@@ -199,24 +212,28 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
       if (!verbAllowed(def, 'update')) throw methodNotAllowed();
       checkWriteOptions(q, 'UpdateOptions');
       const obj = decodeObject(reg, def, version, req, fieldValidation(q, 'UpdateOptions'), warnings);
-      const updated = reg.update(def, ns ?? '', name, obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), warnings });
-      sendWarnings(reply, warnings);
-      return respondObject(reg, req, reply, def, version, updated);
+      return reg.guaranteedUpdateAsync(def, ns ?? '', name, () => obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), warnings, version }).then((updated) => {
+        sendWarnings(reply, warnings);
+        respondObject(reg, req, reply, def, version, updated);
+      }, (e) => withWarnings(reply, warnings, e));
     }
     case 'PATCH': {
       if (!verbAllowed(def, 'patch')) throw methodNotAllowed();
-      const { object, created } = handlePatch(reg, def, version, ns ?? '', name, req, undefined, warnings);
-      sendWarnings(reply, warnings);
-      return respondObject(reg, req, reply, def, version, object, created ? 201 : 200);
+      return handlePatch(reg, def, version, ns ?? '', name, req, undefined, warnings).then(({ object, created }) => {
+        sendWarnings(reply, warnings);
+        respondObject(reg, req, reply, def, version, object, created ? 201 : 200);
+      }, (e) => withWarnings(reply, warnings, e));
     }
     case 'DELETE': {
       if (!verbAllowed(def, 'delete')) throw methodNotAllowed();
       const opts = deleteOptions(q, parseBody(req.body as Buffer | undefined, req.headers['content-type']));
-      const r = reg.delete(def, ns ?? '', name, opts);
-      // 202 when the object stays (finalizers, graceful deletion) and the client asked for cascading deletion.
-      const code = !r.deleted && opts.orphanDependents === false ? 202 : 200;
-      if (r.deleted && !def.returnDeletedObject) return void reply.code(code).send(deletedStatus(def, r.object));
-      return respondObject(reg, req, reply, def, version, r.object, code);
+      return reg.deleteAsync(def, ns ?? '', name, { ...opts, warnings }).then((r) => {
+        sendWarnings(reply, warnings);
+        // 202 when the object stays (finalizers, graceful deletion) and the client asked for cascading deletion.
+        const code = !r.deleted && opts.orphanDependents === false ? 202 : 200;
+        if (r.deleted && !def.returnDeletedObject) return void reply.code(code).send(deletedStatus(def, r.object));
+        respondObject(reg, req, reply, def, version, r.object, code);
+      }, (e) => withWarnings(reply, warnings, e));
     }
     default:
       throw methodNotAllowed();

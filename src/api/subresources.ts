@@ -15,7 +15,7 @@ import { applyPatch, handlePatch } from './patch-handler.js';
 import { checkWriteOptions, dryRun, fieldValidation, query, str } from './query.js';
 import { pathNotFound, type RequestInfo } from './request-info.js';
 import type { HandlerContext } from './resource-handler.js';
-import { sendWarnings } from './resource-handler.js';
+import { sendWarnings, withWarnings } from './resource-handler.js';
 import { evictPod } from './eviction.js';
 import { bindPod } from './binding.js';
 import { podLogs } from './logs.js';
@@ -42,7 +42,10 @@ function toScale(def: ResourceDef, obj: KObject): Scale {
   };
 }
 
-function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void {
+/** Admission sees a write of the scale subresource as an update of a Scale. */
+const scaleAdmission = (def: ResourceDef) => ({ subresource: 'scale', kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, view: (o: KObject) => toScale(def, o) as unknown as KObject });
+
+function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void | Promise<void> {
   const ns = info.namespace ?? '';
   const name = info.name ?? '';
   if (req.method === 'GET') return void reply.send(toScale(def, reg.get(def, ns, name)));
@@ -51,7 +54,7 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
   const type = req.method === 'PATCH' ? patchTypeOf(mediaType(req.headers['content-type'])) : undefined;
   if (req.method === 'PATCH' && (!type || type === 'apply')) throw unsupportedPatchType();
   checkWriteOptions(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions', type);
-  const updated = reg.guaranteedUpdate(def, ns, name, (cur) => {
+  return reg.guaranteedUpdateAsync(def, ns, name, (cur) => {
     const scale = toScale(def, cur) as unknown as KObject;
     let next: KObject;
     if (req.method === 'PUT' || !type || type === 'apply') {
@@ -66,24 +69,28 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
     if (!matchesResourceVersion(next.metadata?.resourceVersion, cur.metadata.resourceVersion)) throw conflict({ group: def.group, resource: def.plural }, name);
     const spec = { ...(cur.spec as object), replicas };
     return { ...cur, spec };
-  }, { dryRun: dryRun(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions'), fieldManager: str(q, 'fieldManager') });
-  reply.send(toScale(def, updated));
+  }, { dryRun: dryRun(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions'), fieldManager: str(q, 'fieldManager'), version: info.version, admitAs: scaleAdmission(def) })
+    .then((updated) => void reply.send(toScale(def, updated)));
 }
 
 /** status, resize, ephemeralcontainers and approval: the object itself, where a write may change only that subresource's part. */
-function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply, part: 'status' | PartialWrite): void {
+async function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply, part: 'status' | PartialWrite): Promise<void> {
   const ns = info.namespace ?? '';
   const name = info.name ?? '';
   const q = query(req);
   const warnings: string[] = [];
   let out: KObject;
-  if (req.method === 'GET') out = reg.get(def, ns, name);
-  else if (req.method === 'PUT') {
-    checkWriteOptions(q, 'UpdateOptions');
-    const obj = decodeObject(reg, def, info.version, req, fieldValidation(q, 'UpdateOptions'), warnings);
-    out = reg.update(def, ns, name, obj, { dryRun: dryRun(q, 'UpdateOptions'), subresource: part, warnings });
-  } else if (req.method === 'PATCH') out = handlePatch(reg, def, info.version, ns, name, req, part, warnings).object;
-  else throw methodNotAllowed();
+  try {
+    if (req.method === 'GET') out = reg.get(def, ns, name);
+    else if (req.method === 'PUT') {
+      checkWriteOptions(q, 'UpdateOptions');
+      const obj = decodeObject(reg, def, info.version, req, fieldValidation(q, 'UpdateOptions'), warnings);
+      out = await reg.guaranteedUpdateAsync(def, ns, name, () => obj, { dryRun: dryRun(q, 'UpdateOptions'), subresource: part, warnings, version: info.version });
+    } else if (req.method === 'PATCH') out = (await handlePatch(reg, def, info.version, ns, name, req, part, warnings)).object;
+    else throw methodNotAllowed();
+  } catch (e) {
+    withWarnings(reply, warnings, e);
+  }
   sendWarnings(reply, warnings);
   reply.send(served(def, info.version, out));
 }

@@ -1,9 +1,11 @@
 // Deletion: preconditions, propagation finalizers, graceful pod deletion, namespace termination.
-import { conflict, forbidden, notFound } from '../machinery/errors.js';
+import { conflict, notFound } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
 import { storageKey, type ResourceDef } from './resource.js';
 import type { Registry } from './registry.js';
+import { admit, type Steps } from '../admission/chain.js';
+import { admissionAttributes } from './write.js';
 
 export interface DeleteOptions {
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
@@ -12,9 +14,6 @@ export interface DeleteOptions {
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
 }
-
-/** Namespaces kube-apiserver's NamespaceLifecycle admission never lets anyone delete. */
-const immortalNamespaces = new Set(['default', 'kube-system', 'kube-public']);
 
 interface PodLike {
   spec?: { nodeName?: string; terminationGracePeriodSeconds?: number };
@@ -33,7 +32,7 @@ function podGrace(def: ResourceDef, obj: KObject, opts: DeleteOptions): number {
   return Math.max(0, opts.gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30);
 }
 
-export function deleteObject(reg: Registry, def: ResourceDef, namespace: string, name: string, opts: DeleteOptions): { object: KObject; deleted: boolean } {
+export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { canWait?: boolean; warnings?: string[] }): Steps<{ object: KObject; deleted: boolean }> {
   const key = storageKey(def);
   const ns = def.namespaced ? namespace : '';
   const cur = reg.getStored(key, ns, name);
@@ -46,14 +45,15 @@ export function deleteObject(reg: Registry, def: ResourceDef, namespace: string,
   if (pre?.resourceVersion && pre.resourceVersion !== cur.metadata.resourceVersion) {
     throw conflict(ref, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${cur.metadata.resourceVersion}`);
   }
-  const now = reg.clock.now();
-  if (def.group === '' && def.plural === 'namespaces') {
-    if (immortalNamespaces.has(name)) {
-      // NamespaceLifecycle admission.
-      throw forbidden(`namespaces "${name}" is forbidden: this namespace may not be deleted`, { name, kind: 'namespaces' });
-    }
-    return terminateNamespace(reg, def, cur, opts, now);
+  const attrs = admissionAttributes(reg, def, 'DELETE', namespace, name, undefined, cur, opts);
+  yield* admit(reg.admission, 'mutate', attrs);
+  yield* admit(reg.admission, 'validate', attrs);
+  if (reg.getStored(key, ns, name) !== cur) {
+    // Admission waited and the object changed meanwhile: decide again on the current object.
+    return yield* deleteSteps(reg, def, namespace, name, opts);
   }
+  const now = reg.clock.now();
+  if (def.group === '' && def.plural === 'namespaces') return terminateNamespace(reg, def, cur, opts, now);
 
   const policy = opts.propagationPolicy ?? (opts.orphanDependents === true ? 'Orphan' : opts.orphanDependents === false ? 'Background' : def.defaultPropagation ?? 'Background');
   const finalizers = [...(cur.metadata.finalizers ?? [])];

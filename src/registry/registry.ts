@@ -10,8 +10,11 @@ import type { Authorization } from '../auth/authorization.js';
 import type { ComponentInfo } from '../auth/identities.js';
 import type { ComponentAuditSink } from '../audit/component-audit.js';
 import { servedVersions, storageKey, type ResourceDef, type StrategyContext } from './resource.js';
-import { createObject, updateObject, type WriteOptions } from './write.js';
-import { deleteObject, type DeleteOptions } from './delete.js';
+import { createSteps, RetryUpdate, updateSteps, type WriteOptions } from './write.js';
+import { deleteSteps, type DeleteOptions } from './delete.js';
+import { runAsync, runSync } from '../admission/chain.js';
+import type { AdmissionPlugin } from '../admission/types.js';
+import { builtinAdmission } from '../admission/builtin/index.js';
 import { checkReadRevision, listObjects, watchObjects, type ListOptions, type ListResult, type WatchHandle, type WatchOptions, type WatchSink } from './read.js';
 
 export type { WriteOptions, DeleteOptions, ListOptions, ListResult, WatchOptions, WatchSink };
@@ -28,18 +31,73 @@ export class Registry {
   authorization: Authorization | undefined;
   /** Where component writes are audited (set at start-up when an audit log is configured). */
   componentAudit: ComponentAuditSink | undefined;
+  /** Admission plugins in the order they run: the built-ins, then policies and webhooks (see `addAdmission`). */
+  admission: readonly AdmissionPlugin[] = builtinAdmission;
+  /** The served resources, in declaration order; resources added at run time (custom resources) come last. */
+  readonly defs: ResourceDef[];
+  private readonly defsChanged = new Set<() => void>();
 
   constructor(
     readonly store: SqliteStore,
-    readonly defs: ResourceDef[],
+    defs: ResourceDef[],
     readonly clock: Clock,
     readonly log: Logger,
   ) {
-    for (const d of defs) {
-      for (const v of servedVersions(d)) this.byGVR.set(`${d.group}/${v}/${d.plural}`, d);
-      if (!d.sharedStorage) this.byKey.set(storageKey(d), d);
-      this.byGroupKind.set(`${d.group}/${d.kind}`, d);
-    }
+    this.defs = [];
+    for (const d of defs) this.index(d);
+  }
+
+  private index(d: ResourceDef): void {
+    this.defs.push(d);
+    for (const v of servedVersions(d)) this.byGVR.set(`${d.group}/${v}/${d.plural}`, d);
+    if (!d.sharedStorage) this.byKey.set(storageKey(d), d);
+    this.byGroupKind.set(`${d.group}/${d.kind}`, d);
+  }
+
+  /**
+   * Serves a resource from now on (a custom resource once its definition is established), or serves a changed
+   * declaration in place of the one with the same storage key.
+   */
+  add(def: ResourceDef): void {
+    const root = Object.getPrototypeOf(this) instanceof Registry ? (Object.getPrototypeOf(this) as Registry) : this;
+    if (root !== this) return root.add(def);
+    const old = this.byKey.get(storageKey(def));
+    if (old) this.unindex(old);
+    this.index(def);
+    this.notifyDefs();
+  }
+
+  /** Stops serving the resource stored under `key` (its objects stay in storage until deleted). */
+  remove(key: string): void {
+    const root = Object.getPrototypeOf(this) instanceof Registry ? (Object.getPrototypeOf(this) as Registry) : this;
+    if (root !== this) return root.remove(key);
+    const old = this.byKey.get(key);
+    if (!old) return;
+    this.unindex(old);
+    this.notifyDefs();
+  }
+
+  private unindex(d: ResourceDef): void {
+    const i = this.defs.indexOf(d);
+    if (i >= 0) this.defs.splice(i, 1);
+    for (const v of servedVersions(d)) if (this.byGVR.get(`${d.group}/${v}/${d.plural}`) === d) this.byGVR.delete(`${d.group}/${v}/${d.plural}`);
+    if (this.byKey.get(storageKey(d)) === d) this.byKey.delete(storageKey(d));
+    if (this.byGroupKind.get(`${d.group}/${d.kind}`) === d) this.byGroupKind.delete(`${d.group}/${d.kind}`);
+  }
+
+  /** Calls `listener` whenever the served resources change (discovery, OpenAPI and APIServices follow). */
+  onDefsChanged(listener: () => void): () => void {
+    this.defsChanged.add(listener);
+    return () => this.defsChanged.delete(listener);
+  }
+
+  private notifyDefs(): void {
+    for (const l of this.defsChanged) l();
+  }
+
+  /** Appends admission plugins (policies, webhooks) after those already in the list. */
+  addAdmission(...plugins: AdmissionPlugin[]): void {
+    this.admission = [...this.admission, ...plugins];
   }
 
   find(group: string, version: string, plural: string): ResourceDef | undefined {
@@ -110,9 +168,31 @@ export class Registry {
   }
 
   create(def: ResourceDef, namespace: string, obj: KObject, opts: WriteOptions = {}): KObject {
-    if (opts.audit === false) return createObject(this, def, namespace, obj, opts);
+    if (opts.audit === false) return runSync(createSteps(this, def, namespace, obj, opts));
     return this.audited(opts.audit?.verb ?? 'create', def, namespace, obj.metadata?.name ?? '', opts.audit?.subresource ?? opts.subresource, 201,
-      () => createObject(this, def, namespace, obj, opts), (r) => r);
+      () => runSync(createSteps(this, def, namespace, obj, opts)), (r) => r);
+  }
+
+  /** A create that waits for admission (webhooks): the API server's request path. */
+  createAsync(def: ResourceDef, namespace: string, obj: KObject, opts: WriteOptions = {}): Promise<KObject> {
+    return runAsync(createSteps(this, def, namespace, obj, { ...opts, canWait: true }));
+  }
+
+  /** guaranteedUpdate that waits for admission; starts over when the object changed while admission waited. */
+  async guaranteedUpdateAsync(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: WriteOptions = {}): Promise<KObject> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await runAsync(updateSteps(this, def, namespace, name, mutate, { ...opts, canWait: true }));
+      } catch (e) {
+        if (!(e instanceof RetryUpdate)) throw e;
+        if (attempt >= 9) throw conflict({ group: def.group, resource: def.plural }, name);
+      }
+    }
+  }
+
+  /** A delete that waits for admission (webhooks). */
+  deleteAsync(def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { warnings?: string[] } = {}): Promise<{ object: KObject; deleted: boolean }> {
+    return runAsync(deleteSteps(this, def, namespace, name, { ...opts, canWait: true }));
   }
 
   update(def: ResourceDef, namespace: string, name: string, obj: KObject, opts: WriteOptions = {}): KObject {
@@ -124,13 +204,23 @@ export class Registry {
    * when the mutation did not pin a resourceVersion itself.
    */
   guaranteedUpdate(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: WriteOptions = {}): KObject {
-    if (opts.audit === false) return updateObject(this, def, namespace, name, mutate, opts);
+    if (opts.audit === false) return this.updateNow(def, namespace, name, mutate, opts);
     return this.audited(opts.audit?.verb ?? 'update', def, namespace, name, opts.audit?.subresource ?? opts.subresource, opts.audit?.verb === 'create' ? 201 : 200,
-      () => updateObject(this, def, namespace, name, mutate, opts), (r) => r);
+      () => this.updateNow(def, namespace, name, mutate, opts), (r) => r);
+  }
+
+  private updateNow(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: WriteOptions): KObject {
+    try {
+      return runSync(updateSteps(this, def, namespace, name, mutate, opts));
+    } catch (e) {
+      // Nothing waited, so nothing changed meanwhile: a conflict here is a real one.
+      if (e instanceof RetryUpdate) throw conflict({ group: def.group, resource: def.plural }, name);
+      throw e;
+    }
   }
 
   delete(def: ResourceDef, namespace: string, name: string, opts: DeleteOptions = {}): { object: KObject; deleted: boolean } {
-    return this.audited('delete', def, namespace, name, undefined, 200, () => deleteObject(this, def, namespace, name, opts), (r) => r.object);
+    return this.audited('delete', def, namespace, name, undefined, 200, () => runSync(deleteSteps(this, def, namespace, name, opts)), (r) => r.object);
   }
 
   /** Translates the fixed list of storage errors into API errors for this resource. */

@@ -1,7 +1,9 @@
-// The write pipeline: system metadata -> defaults -> prepare -> validate -> admission -> persist.
+// The write pipeline: system metadata -> defaults -> mutating admission -> prepare -> validate -> validating admission
+// -> persist. It is written as steps (see admission/chain.ts): run synchronously by in-process writers, awaited on the
+// API server's request path so that admission can call out (webhooks).
 import { randomUUID } from 'node:crypto';
-import { alreadyExists, badRequest, conflict, forbidden, invalid, notFound, type FieldError } from '../machinery/errors.js';
-import type { KObject } from '../machinery/types.js';
+import { alreadyExists, badRequest, conflict, invalid, notFound, type FieldError } from '../machinery/errors.js';
+import type { GroupVersionKind, KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
 import { jsonDepth } from '../util/json-tree.js';
 import { maxObjectDepth, objectTooDeep } from '../machinery/depth-limits.js';
@@ -11,6 +13,10 @@ import { validateObject } from './validation/index.js';
 import { storageKey, type PartialWrite, type ResourceDef } from './resource.js';
 import type { Registry } from './registry.js';
 import { fillEmptyStatus } from './empty-status.js';
+import { StorageError } from '../storage/errors.js';
+import { admit, type Steps } from '../admission/chain.js';
+import type { AdmissionAttributes, AdmissionOperation } from '../admission/types.js';
+import { adminUser } from '../auth/types.js';
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -29,7 +35,17 @@ export interface WriteOptions {
    * binding is a `create` of `pods/binding`); false when it belongs to a write already recorded.
    */
   audit?: { verb: string; subresource?: string } | false;
+  /** The version the request was made in (admission sees it); the storage version otherwise. */
+  version?: string;
+  /**
+   * A subresource admission sees as an object of its own kind (the scale subresource: an autoscaling/v1 Scale):
+   * its name, kind and the view of the object. Mutations of the view are not written back.
+   */
+  admitAs?: { subresource: string; kind: GroupVersionKind; view: (obj: KObject) => KObject };
 }
+
+/** Thrown inside an awaited update whose object changed meanwhile: the update starts over from the current object. */
+export class RetryUpdate extends Error {}
 
 const nameChars = 'bcdfghjklmnpqrstvwxz2456789';
 export function generateName(prefix: string): string {
@@ -51,17 +67,15 @@ function validate(reg: Registry, def: ResourceDef, obj: KObject, old: KObject | 
   if (errors.length) throw invalid(def.kind, def.group, obj.metadata.name ?? '', errors);
 }
 
-function admitNamespace(reg: Registry, def: ResourceDef, namespace: string): void {
-  if (!def.namespaced) return;
-  const ns = reg.getStored('core/namespaces', '', namespace);
-  if (!ns) throw notFound({ group: '', resource: 'namespaces' }, namespace);
-  if ((ns.status as { phase?: string } | undefined)?.phase === 'Terminating') {
-    const message = `unable to create new content in namespace ${namespace} because it is being terminated`;
-    throw forbidden(`${def.plural}${def.group ? `.${def.group}` : ''} is forbidden: ${message}`, {
-      kind: def.plural, group: def.group || undefined,
-      causes: [{ reason: 'NamespaceTerminating', message, field: 'metadata.namespace' }],
-    });
-  }
+/** What admission sees of a write. `canWait` is set by the driver that awaits the steps. */
+export function admissionAttributes(reg: Registry, def: ResourceDef, operation: AdmissionOperation, namespace: string, name: string,
+  object: KObject | undefined, oldObject: KObject | undefined, opts: { dryRun?: boolean; subresource?: string; warnings?: string[]; version?: string; canWait?: boolean }): AdmissionAttributes {
+  const version = opts.version ?? def.version;
+  return {
+    operation, def, resource: { group: def.group, version, resource: def.plural }, kind: { group: def.group, version, kind: def.kind },
+    subresource: opts.subresource ?? '', namespace: def.namespaced ? namespace : '', name, object, oldObject,
+    user: reg.actor ?? adminUser, dryRun: !!opts.dryRun, warnings: opts.warnings ?? [], registry: reg, canWait: !!opts.canWait,
+  };
 }
 
 /** What is stored is copied and serialized by V8's recursive routines: refuse what nests deeper than they go. */
@@ -69,16 +83,26 @@ function checkDepth(def: ResourceDef, obj: KObject): void {
   if (jsonDepth(obj, maxObjectDepth) > maxObjectDepth) throw objectTooDeep(def.kind);
 }
 
-export function createObject(reg: Registry, def: ResourceDef, namespace: string, input: KObject, opts: WriteOptions): KObject {
+export function* createSteps(reg: Registry, def: ResourceDef, namespace: string, input: KObject, opts: WriteOptions & { canWait?: boolean }): Steps<KObject> {
   checkDepth(def, input);
-  const obj = opts.owned ? input : structuredClone(input);
-  const meta = (obj.metadata ??= {});
+  let obj = opts.owned ? input : structuredClone(input);
+  obj.metadata ??= {};
   const ctx = reg.ctx(!!opts.dryRun);
   if (def.namespaced) {
-    if (meta.namespace && meta.namespace !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-    meta.namespace = namespace;
-  } else delete meta.namespace;
+    if (obj.metadata.namespace && obj.metadata.namespace !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    obj.metadata.namespace = namespace;
+  } else delete obj.metadata.namespace;
   if (def.virtualCreate) return def.virtualCreate(obj, ctx);
+  if (def.subresources?.includes('status') && !def.keepStatusOnCreate) delete obj.status;
+  defaults(def, obj);
+  // Mutating admission sees the object as decoded; a plugin may replace it (a webhook's patch).
+  const attrs = admissionAttributes(reg, def, 'CREATE', namespace, obj.metadata.name ?? '', obj, undefined, opts);
+  if (yield* admit(reg.admission, 'mutate', attrs)) {
+    obj = checkedReplacement(def, attrs.object, obj);
+    defaults(def, obj);
+  }
+  const meta = (obj.metadata ??= {});
+  if (def.namespaced) meta.namespace = namespace;
   if (!meta.name && meta.generateName) meta.name = generateName(meta.generateName);
   meta.uid = randomUUID();
   meta.creationTimestamp = rfc3339(reg.clock.now());
@@ -89,13 +113,12 @@ export function createObject(reg: Registry, def: ResourceDef, namespace: string,
   if (def.generation) meta.generation = 1;
   else delete meta.generation;
   if (meta.managedFields !== undefined && !managedFieldsDecodable(meta.managedFields)) delete meta.managedFields;
-  if (def.subresources?.includes('status') && !def.keepStatusOnCreate) delete obj.status;
-  if (def.defaults) def.defaults(obj);
-  else applyDefaults(gvkOf(def), obj);
   def.prepareCreate?.(obj, ctx);
   fillEmptyStatus(def, obj);
   validate(reg, def, obj, undefined);
-  admitNamespace(reg, def, namespace);
+  attrs.object = obj;
+  attrs.name = meta.name ?? '';
+  yield* admit(reg.admission, 'validate', attrs);
   if (opts.dryRun) {
     if (reg.getStored(storageKey(def), meta.namespace ?? '', meta.name ?? '')) throw alreadyExists({ group: def.group, resource: def.plural }, meta.name ?? '');
     return obj;
@@ -105,6 +128,20 @@ export function createObject(reg: Registry, def: ResourceDef, namespace: string,
   } catch (e) {
     throw reg.translate(e, def, meta.name ?? '');
   }
+}
+
+function defaults(def: ResourceDef, obj: KObject): void {
+  if (def.defaults) def.defaults(obj);
+  else applyDefaults(gvkOf(def), obj);
+}
+
+/** The object a mutating plugin left: still an object, within the depth limit (a webhook's patch may be anything). */
+function checkedReplacement(def: ResourceDef, object: KObject | undefined, before: KObject): KObject {
+  if (object === before) return before;
+  if (!object || typeof object !== 'object' || Array.isArray(object)) throw badRequest('admission plugins must leave an object');
+  checkDepth(def, object);
+  if (!object.metadata || typeof object.metadata !== 'object') object.metadata = {};
+  return object;
 }
 
 const maxUint64 = (1n << 64n) - 1n;
@@ -161,7 +198,7 @@ function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions
 }
 
 /** Update through a mutation of the current object (PUT passes a function returning the body). */
-export function updateObject(reg: Registry, def: ResourceDef, namespace: string, name: string, mutate: (cur: KObject) => KObject, opts: WriteOptions): KObject {
+export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string, name: string, mutate: (cur: KObject) => KObject, opts: WriteOptions & { canWait?: boolean }): Steps<KObject> {
   const key = storageKey(def);
   const ns = def.namespaced ? namespace : '';
   const cur = reg.getStored(key, ns, name);
@@ -176,11 +213,19 @@ export function updateObject(reg: Registry, def: ResourceDef, namespace: string,
   if (def.namespaced && next.metadata.namespace && next.metadata.namespace !== namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
-  if (!matchesResourceVersion(next.metadata.resourceVersion, cur.metadata.resourceVersion)) throw conflict({ group: def.group, resource: def.plural }, name);
-  const result = merge(def, cur, next, opts);
+  const sentVersion = next.metadata.resourceVersion;
+  if (!matchesResourceVersion(sentVersion, cur.metadata.resourceVersion)) throw conflict({ group: def.group, resource: def.plural }, name);
+  let result = merge(def, cur, next, opts);
   const ctx = reg.ctx(!!opts.dryRun);
-  if (def.defaults) def.defaults(result);
-  else applyDefaults(gvkOf(def), result);
+  defaults(def, result);
+  const attrs = admissionAttributes(reg, def, 'UPDATE', namespace, name, result, cur, opts);
+  const as = opts.admitAs;
+  if (as) Object.assign(attrs, { subresource: as.subresource, kind: as.kind, object: as.view(result), oldObject: as.view(cur) });
+  if ((yield* admit(reg.admission, 'mutate', attrs)) && !as) {
+    const replaced = checkedReplacement(def, attrs.object, result);
+    result = replaced === result ? result : merge(def, cur, replaced, opts);
+    defaults(def, result);
+  }
   if (!opts.subresource) def.prepareUpdate?.(result, cur, ctx);
   fillEmptyStatus(def, result);
   if (def.generation && opts.subresource !== 'status' && specOf(result) !== specOf(cur)) {
@@ -189,6 +234,8 @@ export function updateObject(reg: Registry, def: ResourceDef, namespace: string,
   result.metadata.resourceVersion = cur.metadata.resourceVersion;
   if (JSON.stringify(result) === JSON.stringify(cur)) return cur;
   validate(reg, def, result, cur, opts.subresource);
+  attrs.object = as ? as.view(result) : result;
+  yield* admit(reg.admission, 'validate', attrs);
   if (opts.dryRun) return result;
   try {
     if (result.metadata.deletionTimestamp && cur.metadata.finalizers?.length && !result.metadata.finalizers?.length && def.plural !== 'namespaces') {
@@ -198,6 +245,9 @@ export function updateObject(reg: Registry, def: ResourceDef, namespace: string,
     }
     return reg.store.update(key, result, Number(cur.metadata.resourceVersion));
   } catch (e) {
+    // Admission waited and the object changed meanwhile: an update that pinned no resourceVersion starts over.
+    const pinned = sentVersion !== undefined && sentVersion !== null && sentVersion !== '' && String(sentVersion) !== '0';
+    if (e instanceof StorageError && e.code === 'Conflict' && !pinned) throw new RetryUpdate();
     throw reg.translate(e, def, name);
   }
 }

@@ -5,7 +5,6 @@ import { podStrategy } from './pods.js';
 import { namespaceStrategy } from './namespaces.js';
 import { serviceStrategy } from './services.js';
 import { eventFieldSelectors } from './events.js';
-import { admitClaim } from './claims.js';
 import { secretStrategy } from './secrets.js';
 
 const rw = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -59,7 +58,7 @@ export const coreResources: ResourceDef[] = [
     group: '', version: 'v1', kind: 'Endpoints', plural: 'endpoints', singular: 'endpoints', namespaced: true, shortNames: ['ep'],
     deprecationWarning: 'v1 Endpoints is deprecated in v1.33+; use discovery.k8s.io/v1 EndpointSlice',
   },
-  { group: '', version: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', singular: 'persistentvolumeclaim', namespaced: true, shortNames: ['pvc'], subresources: ['status'], emptyStatus: {}, returnDeletedObject: true, prepareCreate: admitClaim },
+  { group: '', version: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', singular: 'persistentvolumeclaim', namespaced: true, shortNames: ['pvc'], subresources: ['status'], emptyStatus: {}, returnDeletedObject: true },
   { group: '', version: 'v1', kind: 'PersistentVolume', plural: 'persistentvolumes', singular: 'persistentvolume', namespaced: false, shortNames: ['pv'], subresources: ['status'], emptyStatus: {}, returnDeletedObject: true },
   { group: '', version: 'v1', kind: 'LimitRange', plural: 'limitranges', singular: 'limitrange', namespaced: true, shortNames: ['limits'] },
   { group: '', version: 'v1', kind: 'ResourceQuota', plural: 'resourcequotas', singular: 'resourcequota', namespaced: true, shortNames: ['quota'], subresources: ['status'], emptyStatus: {}, returnDeletedObject: true },
