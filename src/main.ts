@@ -21,6 +21,7 @@ import { attachSecurity, Security } from './auth/security.js';
 import { servingNames, type TlsMaterial } from './auth/pki/pki.js';
 import { exposureProblem } from './auth/exposure.js';
 import { preparePrivateDatabase } from './util/private-files.js';
+import { startApiExtensions } from './apiextensions/index.js';
 
 export interface BonsaiOptions {
   host?: string;
@@ -117,6 +118,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   attachSecurity(registry, security);
   store.hub.onListenerError = (err, change) => log.error({ err, resource: change.resource, name: change.object.metadata.name }, 'a change listener failed');
   bootstrap(registry);
+  const apiExtensions = startApiExtensions(registry, clock, log.child({ component: 'apiextensions' }));
   const authorization = (registry.authorization = new Authorization(modes, store));
   if (audit?.enabled) registry.componentAudit = componentAuditSink(audit, authorization);
   if (exposed) {
@@ -164,6 +166,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
       cluster.stop();
       scheduler.stop();
       controllers.stop();
+      apiExtensions.stop();
       await closeGracefully(app, () => {
         for (const w of [...openWatches]) w();
       }, opts.shutdownGraceMs ?? defaultShutdownGraceMs);

@@ -72,7 +72,7 @@ function readBody(def: ResourceDef, version: string, req: FastifyRequest): { obj
 /** Reports unknown fields and type errors as the `fieldValidation` mode asks (`cannotHandle` words a failure). */
 function checkFields(def: ResourceDef, version: string, obj: unknown, mode: Mode, warnings: string[], cannotHandle: (why: string) => ApiError): void {
   // Unknown fields are dropped as upstream's typed decoding drops them (Warn and Ignore store the rest).
-  const { unknownFields, typeErrors } = checkAgainstSchema({ group: def.group, version, kind: def.kind }, obj, true);
+  const { unknownFields, typeErrors } = def.checkFields ? def.checkFields(obj, version, true) : checkAgainstSchema({ group: def.group, version, kind: def.kind }, obj, true);
   if (typeErrors.length) throw cannotHandle(typeErrors[0]);
   if (!unknownFields.length || mode === 'Ignore') return;
   const msgs = unknownFields.map((f: string) => `unknown field "${f}"`);

@@ -31,7 +31,7 @@ function patchInvalid(value: string, why: string): ApiError {
 }
 
 function checkPatched(def: ResourceDef, version: string, patched: KObject, mode: Mode, warnings: string[], wording: TypeErrorWording, shown: () => string): void {
-  const { unknownFields, typeErrors } = checkAgainstSchema({ group: def.group, version, kind: def.kind }, patched, true, wording);
+  const { unknownFields, typeErrors } = def.checkFields ? def.checkFields(patched, version, true) : checkAgainstSchema({ group: def.group, version, kind: def.kind }, patched, true, wording);
   if (typeErrors.length) throw patchInvalid(shown(), typeErrors[0]);
   if (!unknownFields.length || mode === 'Ignore') return;
   // The unstructured converter sorts what it found; encoding/json reports it in document order.
@@ -64,7 +64,7 @@ export function checkPatchedStrategic(def: ResourceDef, version: string, patched
 
 /** A server-side apply configuration must type as the kind: wrong types and unknown fields fail, whatever fieldValidation says. */
 export function checkApplyConfiguration(def: ResourceDef, version: string, applied: KObject): void {
-  const { typeErrors } = checkAgainstSchema({ group: def.group, version, kind: def.kind }, applied, false, 'typed');
+  const { typeErrors } = def.checkFields ? def.checkFields(applied, version, false) : checkAgainstSchema({ group: def.group, version, kind: def.kind }, applied, false, 'typed');
   if (!typeErrors.length) return;
   const m: Record<string, unknown> = isRecord(applied.metadata) ? applied.metadata : {};
   const where = `${typeof m.namespace === 'string' ? m.namespace : ''}/${typeof m.name === 'string' ? m.name : ''}; ${def.group}/${version}, Kind=${def.kind}`;

@@ -29,6 +29,7 @@ interface Replicated {
 }
 
 function toScale(def: ResourceDef, obj: KObject): Scale {
+  if (def.scale) return def.scale.get(obj) as unknown as Scale;
   const r = obj as unknown as Replicated;
   const sel = r.spec?.selector;
   const selector = def.plural === 'replicationcontrollers'
@@ -67,6 +68,7 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
     if (typeof replicas !== 'number' || !Number.isInteger(replicas)) throw badRequest('spec.replicas: Required value');
     if (replicas < -(2 ** 31) || replicas > 2 ** 31 - 1) throw badRequest(`json: cannot unmarshal number ${replicas} into Go struct field ScaleSpec.spec.replicas of type int32`);
     if (!matchesResourceVersion(next.metadata?.resourceVersion, cur.metadata.resourceVersion)) throw conflict({ group: def.group, resource: def.plural }, name);
+    if (def.scale) return def.scale.set(cur, replicas);
     const spec = { ...(cur.spec as object), replicas };
     return { ...cur, spec };
   }, { dryRun: dryRun(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions'), fieldManager: str(q, 'fieldManager'), version: info.version, admitAs: scaleAdmission(def) })

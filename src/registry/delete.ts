@@ -59,6 +59,7 @@ export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string,
   const finalizers = [...(cur.metadata.finalizers ?? [])];
   if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
   if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
+  for (const f of def.deleteFinalizers ?? []) if (!cur.metadata.deletionTimestamp && !finalizers.includes(f)) finalizers.push(f);
   const grace = podGrace(def, cur, opts);
 
   if (finalizers.length || grace > 0) {

@@ -67,6 +67,15 @@ export interface ResourceDef {
   validate?: (obj: KObject, old: KObject | undefined) => FieldError[];
   /** Server-side Table columns and cells (`kubectl get`); the default is Name and Created At. */
   table?: TablePrinter;
+  /** Finalizers the registry adds when the object is deleted (CRDs: their instances are removed first). */
+  deleteFinalizers?: string[];
+  /**
+   * How decoding checks a body of the kind: the unknown field paths (pruned from `obj` when `prune`) and type errors.
+   * Built-in kinds are checked against the upstream OpenAPI documents; custom resources against their CRD's schema.
+   */
+  checkFields?: (obj: unknown, version: string, prune: boolean) => { unknownFields: string[]; typeErrors: string[] };
+  /** The scale subresource of a kind whose replicas live at other paths than spec.replicas (custom resources). */
+  scale?: { get: (obj: KObject) => KObject; set: (obj: KObject, replicas: number) => KObject };
   /** Called once the object is deleted from storage. */
   afterDelete?: (obj: KObject, ctx: StrategyContext) => void;
   /** Shares another resource's storage (events.k8s.io events are core/v1 events): its key and stored apiVersion. */

@@ -1,0 +1,21 @@
+// apiextensions.k8s.io/v1 CustomResourceDefinition: defaults, validation (with the schema and CEL checks of each
+// version), the status the server keeps, and the finalizer that removes a deleted CRD's objects first.
+import type { ResourceDef } from '../registry/resource.js';
+import { defaultCrd, prepareCrdForCreate } from './crd-defaults.js';
+import { validateCrd } from './crd-validation.js';
+import { customResourceDefinitionTable } from './crd-table.js';
+import { checkCrdSchema, loadEngines } from './engines.js';
+import { cleanupFinalizer } from './crd-types.js';
+
+export const customResourceDefinitions: ResourceDef = {
+  group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions',
+  singular: 'customresourcedefinition', namespaced: false, shortNames: ['crd', 'crds'], categories: ['api-extensions'],
+  subresources: ['status'], generation: true, deleteFinalizers: [cleanupFinalizer],
+  emptyStatus: { acceptedNames: { kind: '', plural: '' } },
+  load: loadEngines,
+  defaults: defaultCrd,
+  prepareCreate: (crd) => prepareCrdForCreate(crd),
+  prepareUpdate: (crd) => defaultCrd(crd),
+  validate: (crd, old) => validateCrd(crd, old, { checkSchema: checkCrdSchema }),
+  table: customResourceDefinitionTable,
+};

@@ -1,0 +1,74 @@
+// A CustomResourceDefinition turned into the declaration every served resource makes: the one place custom resources
+// differ from built-in ones. Schemas compile on first use (the def's `load`), once per CRD generation.
+import { ApiError, type FieldError } from '../machinery/errors.js';
+import type { KObject } from '../machinery/types.js';
+import type { ResourceDef, Subresource } from '../registry/resource.js';
+import { crdTablePrinter } from './printer-columns.js';
+import { crdFieldSelectors } from './selectable-fields.js';
+import { applyScale, scaleOf, scalePathsOf } from './scale.js';
+import { compileVersion, type CompiledVersion } from './engines.js';
+import { storageVersionOf, type Crd } from './crd-types.js';
+import { compareKubeVersions } from './version-priority.js';
+
+/** What a CRD's versions compile to; shared by the def's hooks, filled in by `load`. */
+class CompiledCrd {
+  private readonly byVersion = new Map<string, CompiledVersion>();
+  private ready: Promise<void> | undefined;
+
+  constructor(private readonly crd: Crd) {}
+
+  load(): Promise<void> {
+    this.ready ??= (async () => {
+      for (const v of this.crd.spec.versions) {
+        if (!v.served && !v.storage) continue;
+        this.byVersion.set(v.name, await compileVersion(v.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }));
+      }
+    })();
+    return this.ready;
+  }
+
+  version(name: string): CompiledVersion {
+    const c = this.byVersion.get(name);
+    if (!c) throw new ApiError(503, 'ServiceUnavailable', `the schema of ${this.crd.metadata.name ?? ''} is not loaded yet`);
+    return c;
+  }
+}
+
+/** The resource a CRD defines, served from its storage version (all versions share one storage form: conversion None). */
+export function customResourceDef(crd: Crd, opts: { terminating?: boolean } = {}): ResourceDef {
+  const { group, names, scope } = crd.spec;
+  const storage = storageVersionOf(crd) ?? crd.spec.versions[0];
+  const served = crd.spec.versions.filter((v) => v.served).map((v) => v.name).sort(compareKubeVersions);
+  const compiled = new CompiledCrd(crd);
+  const subresources: Subresource[] = [];
+  if (storage.subresources?.status) subresources.push('status');
+  const scalePaths = storage.subresources?.scale ? scalePathsOf(storage.subresources.scale) : undefined;
+  if (scalePaths) subresources.push('scale');
+  const storageVersion = storage.name;
+  const def: ResourceDef = {
+    group,
+    version: storageVersion,
+    versions: served.length ? served : [storageVersion],
+    kind: names.kind,
+    plural: names.plural,
+    singular: names.singular || names.kind.toLowerCase(),
+    namespaced: scope === 'Namespaced',
+    shortNames: names.shortNames,
+    categories: names.categories,
+    subresources,
+    generation: true,
+    load: () => compiled.load(),
+    defaults: (obj) => compiled.version(storageVersion).defaults(obj),
+    validate: (obj: KObject, old: KObject | undefined): FieldError[] => compiled.version(storageVersion).validate(obj, old),
+    checkFields: (obj, version, prune) => ({ unknownFields: prune ? compiled.version(version).prune(obj) : [], typeErrors: [] }),
+    table: crdTablePrinter(crd, storageVersion),
+    fieldSelectors: crdFieldSelectors(crd, storageVersion, scope === 'Namespaced'),
+  };
+  if (scalePaths) def.scale = { get: (obj) => scaleOf(obj, scalePaths) as unknown as KObject, set: (obj, replicas) => applyScale(obj, replicas, scalePaths) };
+  if (opts.terminating) {
+    def.prepareCreate = () => {
+      throw new ApiError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating');
+    };
+  }
+  return def;
+}
