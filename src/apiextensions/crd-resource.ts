@@ -1,7 +1,7 @@
 // apiextensions.k8s.io/v1 CustomResourceDefinition: defaults, validation (with the schema and CEL checks of each
 // version), the status the server keeps, and the finalizer that removes a deleted CRD's objects first.
 import type { ResourceDef } from '../registry/resource.js';
-import { defaultCrd, prepareCrdForCreate } from './crd-defaults.js';
+import { defaultCrd, prepareCrdForCreate, prepareCrdForUpdate } from './crd-defaults.js';
 import { validateCrd } from './crd-validation.js';
 import { customResourceDefinitionTable } from './crd-table.js';
 import { checkCrdSchema, loadEngines } from './engines.js';
@@ -15,7 +15,7 @@ export const customResourceDefinitions: ResourceDef = {
   load: loadEngines,
   defaults: defaultCrd,
   prepareCreate: (crd) => prepareCrdForCreate(crd),
-  prepareUpdate: (crd) => defaultCrd(crd),
+  prepareUpdate: prepareCrdForUpdate,
   validate: (crd, old) => validateCrd(crd, old, { checkSchema: checkCrdSchema }),
   table: customResourceDefinitionTable,
 };

@@ -5,7 +5,7 @@ import type { KObject } from '../machinery/types.js';
 import type { ResourceDef, Subresource } from '../registry/resource.js';
 import { crdTablePrinter } from './printer-columns.js';
 import { crdFieldSelectors } from './selectable-fields.js';
-import { applyScale, scaleOf, scalePathsOf } from './scale.js';
+import { applyScale, scaleOf, scalePathsOf, validateScaleFields } from './scale.js';
 import { compileVersion, type CompiledVersion } from './engines.js';
 import { storageVersionOf, type Crd } from './crd-types.js';
 import { compareKubeVersions } from './version-priority.js';
@@ -59,7 +59,10 @@ export function customResourceDef(crd: Crd, opts: { terminating?: boolean } = {}
     generation: true,
     load: () => compiled.load(),
     defaults: (obj) => compiled.version(storageVersion).defaults(obj),
-    validate: (obj: KObject, old: KObject | undefined): FieldError[] => compiled.version(storageVersion).validate(obj, old),
+    validate: (obj: KObject, old: KObject | undefined): FieldError[] => {
+      const errs = compiled.version(storageVersion).validate(obj, old);
+      return scalePaths ? [...errs, ...validateScaleFields(obj, scalePaths)] : errs;
+    },
     checkFields: (obj, version, prune) => ({ unknownFields: prune ? compiled.version(version).prune(obj) : [], typeErrors: [] }),
     table: crdTablePrinter(crd, storageVersion),
     fieldSelectors: crdFieldSelectors(crd, storageVersion, scope === 'Namespaced'),
