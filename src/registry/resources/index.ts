@@ -6,5 +6,6 @@ import { batchResources } from './batch.js';
 import { otherResources } from './others.js';
 import { certificateResources } from './certificates.js';
 import { apiServices } from './apiservices.js';
+import { admissionRegistrationResources } from './admissionregistration.js';
 
-export const allResources: ResourceDef[] = [...coreResources, ...appsResources, ...batchResources, ...otherResources, ...certificateResources, apiServices];
+export const allResources: ResourceDef[] = [...coreResources, ...appsResources, ...batchResources, ...otherResources, ...certificateResources, ...admissionRegistrationResources, apiServices];
