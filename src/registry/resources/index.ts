@@ -6,6 +6,10 @@ import { batchResources } from './batch.js';
 import { otherResources } from './others.js';
 import { certificateResources } from './certificates.js';
 import { apiServices } from './apiservices.js';
+import { admissionRegistrationResources } from './admissionregistration.js';
 import { customResourceDefinitions } from '../../apiextensions/crd-resource.js';
 
-export const allResources: ResourceDef[] = [...coreResources, ...appsResources, ...batchResources, ...otherResources, ...certificateResources, apiServices, customResourceDefinitions];
+export const allResources: ResourceDef[] = [
+  ...coreResources, ...appsResources, ...batchResources, ...otherResources, ...certificateResources, ...admissionRegistrationResources,
+  apiServices, customResourceDefinitions,
+];

@@ -1,0 +1,143 @@
+// ValidatingAdmissionPolicy: a policy refusing Deployments with more than 5 replicas, bound with Deny and with Warn,
+// a param-driven limit, matchConditions, and the validation of policies and bindings.
+import { describe, it, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { SqliteStore } from '../../src/storage/sqlite-store.js';
+import { Registry } from '../../src/registry/registry.js';
+import { allResources } from '../../src/registry/resources/index.js';
+import { bootstrap } from '../../src/registry/bootstrap.js';
+import { ScaledClock } from '../../src/util/clock.js';
+import { createLogger } from '../../src/util/logger.js';
+import { ApiError } from '../../src/machinery/errors.js';
+import type { KObject } from '../../src/machinery/types.js';
+import type { AdmissionAttributes } from '../../src/admission/types.js';
+import { loadCel, validatingAdmissionPolicyPlugin } from '../../src/admission/policy/index.js';
+
+const group = 'admissionregistration.k8s.io';
+
+before(async () => {
+  await loadCel();
+});
+
+function cluster() {
+  const store = new SqliteStore({ path: ':memory:' });
+  const reg = new Registry(store, allResources, new ScaledClock(1), createLogger('silent'));
+  bootstrap(reg);
+  return reg;
+}
+
+function policy(reg: Registry, spec: Record<string, unknown>, name = 'max-replicas'): void {
+  reg.create(reg.find(group, 'v1', 'validatingadmissionpolicies')!, '', { apiVersion: `${group}/v1`, kind: 'ValidatingAdmissionPolicy', metadata: { name }, spec } as unknown as KObject);
+}
+
+function binding(reg: Registry, spec: Record<string, unknown>, name = 'max-replicas-binding'): void {
+  reg.create(reg.find(group, 'v1', 'validatingadmissionpolicybindings')!, '', { apiVersion: `${group}/v1`, kind: 'ValidatingAdmissionPolicyBinding', metadata: { name }, spec } as unknown as KObject);
+}
+
+const deploymentRules = { resourceRules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'] }] };
+const maxFive = {
+  matchConstraints: deploymentRules,
+  validations: [{ expression: 'object.spec.replicas <= 5', message: 'replicas must be no greater than 5' }],
+};
+
+function deployment(reg: Registry, replicas: number, over: Partial<AdmissionAttributes> = {}): AdmissionAttributes {
+  return {
+    operation: 'CREATE', def: reg.find('apps', 'v1', 'deployments')!, resource: { group: 'apps', version: 'v1', resource: 'deployments' },
+    kind: { group: 'apps', version: 'v1', kind: 'Deployment' }, subresource: '', namespace: 'default', name: 'web',
+    object: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' }, spec: { replicas } },
+    oldObject: undefined, user: { username: 'alice', groups: ['system:authenticated'] }, dryRun: false, warnings: [],
+    registry: reg, canWait: true, ...over,
+  };
+}
+
+function rejection(fn: () => unknown): ApiError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ApiError) return e;
+    throw e;
+  }
+  return assert.fail('expected an ApiError');
+}
+
+describe('ValidatingAdmissionPolicy', () => {
+  it('refuses a Deployment with more than 5 replicas (Deny), synchronously', () => {
+    const reg = cluster();
+    policy(reg, maxFive);
+    binding(reg, { policyName: 'max-replicas', validationActions: ['Deny'] });
+    const plugin = validatingAdmissionPolicyPlugin();
+    assert.equal(plugin.handles!(deployment(reg, 3)), true);
+    assert.equal(plugin.validate!(deployment(reg, 3)), undefined);
+    const e = rejection(() => plugin.validate!(deployment(reg, 6)));
+    assert.equal(e.code, 422);
+    assert.equal(e.reason, 'Invalid');
+    assert.equal(e.message, `deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: replicas must be no greater than 5`);
+    assert.deepEqual(e.details?.causes, [{ message: `ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: replicas must be no greater than 5` }]);
+  });
+
+  it('warns instead with Warn, and uses messageExpression and reason', () => {
+    const reg = cluster();
+    policy(reg, {
+      matchConstraints: deploymentRules,
+      validations: [{ expression: 'object.spec.replicas <= 5', messageExpression: '"replicas is " + string(object.spec.replicas) + ", at most 5"', reason: 'Forbidden' }],
+    });
+    binding(reg, { policyName: 'max-replicas', validationActions: ['Warn', 'Audit'] });
+    const a = deployment(reg, 7);
+    validatingAdmissionPolicyPlugin().validate!(a);
+    assert.deepEqual(a.warnings, [`Validation failed for ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding': replicas is 7, at most 5`]);
+    assert.deepEqual(JSON.parse(a.auditAnnotations!['validation.policy.admission.k8s.io/validation_failure']), [
+      { message: 'replicas is 7, at most 5', policy: 'max-replicas', binding: 'max-replicas-binding', expressionIndex: 0, validationActions: ['Warn', 'Audit'] },
+    ]);
+    const reg2 = cluster();
+    policy(reg2, { matchConstraints: deploymentRules, validations: [{ expression: 'object.spec.replicas <= 5', reason: 'Forbidden' }] });
+    binding(reg2, { policyName: 'max-replicas', validationActions: ['Deny'] });
+    const e = rejection(() => validatingAdmissionPolicyPlugin().validate!(deployment(reg2, 9)));
+    assert.equal(e.code, 403);
+    assert.match(e.message, /denied request: failed expression: object\.spec\.replicas <= 5$/);
+  });
+
+  it('is left alone by other kinds, unbound policies and non-matching bindings', () => {
+    const reg = cluster();
+    policy(reg, maxFive);
+    const plugin = validatingAdmissionPolicyPlugin();
+    assert.equal(plugin.handles!(deployment(reg, 9)), false);
+    binding(reg, { policyName: 'max-replicas', validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { env: 'prod' } } } });
+    assert.equal(plugin.validate!(deployment(reg, 9)), undefined);
+    const cm = deployment(reg, 9, { def: reg.find('', 'v1', 'configmaps')!, resource: { group: '', version: 'v1', resource: 'configmaps' }, kind: { group: '', version: 'v1', kind: 'ConfigMap' } });
+    assert.equal(plugin.handles!(cm), false);
+  });
+
+  it('reads its limit from a param and honours parameterNotFoundAction', () => {
+    const reg = cluster();
+    policy(reg, {
+      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+      matchConstraints: deploymentRules,
+      matchConditions: [{ name: 'not-exempt', expression: '!has(object.metadata.labels) || !("exempt" in object.metadata.labels)' }],
+      variables: [{ name: 'limit', expression: 'int(params.data.maxReplicas)' }],
+      validations: [{ expression: 'object.spec.replicas <= variables.limit', messageExpression: '"at most " + params.data.maxReplicas' }],
+    });
+    binding(reg, { policyName: 'max-replicas', validationActions: ['Deny'], paramRef: { name: 'limits', parameterNotFoundAction: 'Deny' } });
+    const plugin = validatingAdmissionPolicyPlugin();
+    const missing = rejection(() => plugin.validate!(deployment(reg, 1)));
+    assert.equal(missing.message, `deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: failed to configure binding: no params found for policy binding with \`Deny\` parameterNotFoundAction`);
+    reg.create(reg.find('', 'v1', 'configmaps')!, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'limits' }, data: { maxReplicas: '3' } } as unknown as KObject);
+    assert.equal(plugin.validate!(deployment(reg, 3)), undefined);
+    assert.match(rejection(() => plugin.validate!(deployment(reg, 4))).message, /denied request: at most 3$/);
+    const exempt = deployment(reg, 4);
+    exempt.object!.metadata.labels = { exempt: 'yes' };
+    assert.equal(plugin.validate!(exempt), undefined);
+  });
+
+  it('refuses policies whose expressions do not compile and bindings without actions', () => {
+    const reg = cluster();
+    const e = rejection(() => policy(reg, { matchConstraints: deploymentRules, validations: [{ expression: 'object.spec.replicas <= limit' }] }));
+    assert.equal(e.code, 422);
+    const cause = e.details?.causes?.[0];
+    assert.equal(cause?.field, 'spec.validations[0].expression');
+    assert.match(cause?.message ?? '', /^Invalid value: "object\.spec\.replicas <= limit": compilation failed: ERROR: <input>:1:25: undeclared reference to 'limit'/);
+    const e2 = rejection(() => policy(reg, { matchConstraints: deploymentRules }));
+    assert.deepEqual(e2.details?.causes?.map((c) => c.field), ['spec.validations', 'spec.auditAnnotations']);
+    const e3 = rejection(() => binding(reg, { policyName: 'max-replicas', validationActions: [] }));
+    assert.deepEqual(e3.details?.causes?.map((c) => `${c.field}: ${c.message}`), ['spec.validationActions: Required value: at least one validation action is required']);
+  });
+});
