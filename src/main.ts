@@ -22,6 +22,8 @@ import { servingNames, type TlsMaterial } from './auth/pki/pki.js';
 import { exposureProblem } from './auth/exposure.js';
 import { preparePrivateDatabase } from './util/private-files.js';
 import { startApiExtensions } from './apiextensions/index.js';
+import { mutatingWebhookPlugin, validatingWebhookPlugin } from './admission/webhook/index.js';
+import { loadCel, validatingAdmissionPolicyPlugin } from './admission/policy/index.js';
 
 export interface BonsaiOptions {
   host?: string;
@@ -117,6 +119,8 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   }
   attachSecurity(registry, security);
   store.hub.onListenerError = (err, change) => log.error({ err, resource: change.resource, name: change.object.metadata.name }, 'a change listener failed');
+  // Admission after the built-ins, in kube-apiserver's order: mutating webhooks, then validating policies and webhooks.
+  registry.addAdmission(mutatingWebhookPlugin(), validatingAdmissionPolicyPlugin(), validatingWebhookPlugin());
   bootstrap(registry);
   const apiExtensions = startApiExtensions(registry, clock, log.child({ component: 'apiextensions' }));
   const authorization = (registry.authorization = new Authorization(modes, store));
@@ -144,6 +148,8 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
     ? { token: security.adminToken, ca: tls.ca.certPem, clientCert: tls.adminCert, clientKey: tls.adminKey }
     : { token: security.adminToken };
   opts.onListening?.({ url, port, credentials });
+  // Stored policies need CEL from the start (a new policy loads it when it is written: its def's `load`).
+  if (store.list('admissionregistration.k8s.io/validatingadmissionpolicies').length) void loadCel().catch((err: unknown) => log.warn({ err }, 'the CEL engine did not load'));
   // The API answers from here on; controllers, scheduler and kubelets load meanwhile (as kube-apiserver serves
   // before the controller manager is up) and, being level-triggered, pick up whatever was written in between.
   const [{ startControllers }, { startScheduler }, { startCluster }] = await Promise.all([
