@@ -34,7 +34,7 @@ export class Registry {
   /** Admission plugins in the order they run: the built-ins, then policies and webhooks (see `addAdmission`). */
   admission: readonly AdmissionPlugin[] = builtinAdmission;
   /** The served resources, in declaration order; resources added at run time (custom resources) come last. */
-  readonly defs: ResourceDef[];
+  private served: readonly ResourceDef[] = [];
   private readonly defsChanged = new Set<() => void>();
 
   constructor(
@@ -43,12 +43,16 @@ export class Registry {
     readonly clock: Clock,
     readonly log: Logger,
   ) {
-    this.defs = [];
     for (const d of defs) this.index(d);
   }
 
+  /** The served resources: a new array whenever they change (so derived data may be cached by its identity). */
+  get defs(): readonly ResourceDef[] {
+    return this.served;
+  }
+
   private index(d: ResourceDef): void {
-    this.defs.push(d);
+    this.served = [...this.served, d];
     for (const v of servedVersions(d)) this.byGVR.set(`${d.group}/${v}/${d.plural}`, d);
     if (!d.sharedStorage) this.byKey.set(storageKey(d), d);
     this.byGroupKind.set(`${d.group}/${d.kind}`, d);
@@ -78,8 +82,7 @@ export class Registry {
   }
 
   private unindex(d: ResourceDef): void {
-    const i = this.defs.indexOf(d);
-    if (i >= 0) this.defs.splice(i, 1);
+    this.served = this.served.filter((x) => x !== d);
     for (const v of servedVersions(d)) if (this.byGVR.get(`${d.group}/${v}/${d.plural}`) === d) this.byGVR.delete(`${d.group}/${v}/${d.plural}`);
     if (this.byKey.get(storageKey(d)) === d) this.byKey.delete(storageKey(d));
     if (this.byGroupKind.get(`${d.group}/${d.kind}`) === d) this.byGroupKind.delete(`${d.group}/${d.kind}`);
