@@ -36,6 +36,8 @@ function strLen(t: CelT): number {
 const stringOps = new Set(['contains', 'startsWith', 'endsWith', 'matches', 'find', 'findAll', 'split', 'replace', 'lowerAscii',
   'upperAscii', 'trim', 'indexOf', 'lastIndexOf', 'substring', 'charAt', 'validate', 'quantity', 'isQuantity', 'url', 'isURL']);
 
+const sameLength = new Set(['find', 'trim', 'lowerAscii', 'upperAscii', 'substring', 'charAt']);
+
 export function checkExpr(root: Expr, vars: Map<string, CelT>): CheckResult {
   const issues: CheckIssue[] = [];
   const used = new Set<string>();
@@ -178,7 +180,8 @@ export function checkExpr(root: Expr, vars: Map<string, CelT>): CheckResult {
         issue(e, `found no matching overload for '${fn}' applied to '(${typeName(l)}, ${typeName(r)})'`);
       }
     }
-    if (tgt && stringOps.has(fn)) cost += Math.ceil(strLen(tgt.t) / 10);
+    if (tgt && (fn === 'startsWith' || fn === 'endsWith') && types[0]) cost += Math.ceil(strLen(types[0]) / 10);
+    else if (tgt && stringOps.has(fn)) cost += Math.ceil(strLen(tgt.t) / 10);
     else if (!tgt && stringOps.has(fn) && types[0]) cost += Math.ceil(strLen(types[0]) / 10);
     if ((fn === '_==_' || fn === '_!=_') && types[0]) {
       const t0 = types[0];
@@ -188,7 +191,10 @@ export function checkExpr(root: Expr, vars: Map<string, CelT>): CheckResult {
     if (fn === '@in' && types[1]) cost += cardinality(types[1]);
     if (tgt && ['isSorted', 'sum', 'min', 'max', 'indexOf', 'lastIndexOf', 'join'].includes(fn) && tgt.t.k === 'list') cost += cardinality(tgt.t);
     if (fn === '_+_' && types[0]?.k === 'string') cost += Math.ceil((strLen(types[0]) + strLen(types[1] ?? STRING)) / 10);
-    return { t: rule(types, tgt?.t), cost };
+    let t = rule(types, tgt?.t);
+    // Strings derived from a bounded string keep its bound (find, trim, substring...).
+    if (tgt && t.k === 'string' && tgt.t.k === 'string' && tgt.t.maxLength !== undefined && sameLength.has(fn)) t = { k: 'string', maxLength: tgt.t.maxLength };
+    return { t, cost };
   }
 
   const out = walk(root, vars, 0);

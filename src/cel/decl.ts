@@ -38,7 +38,11 @@ export function declType(v: SchemaView, resourceRoot = false, depth = 0): CelT {
       if (resourceRoot || v.embedded) objectMetaFields(fields);
       for (const [k, child] of v.properties ?? []) {
         const esc = escapeName(k);
-        if (esc !== undefined) fields.set(esc, declType(child, child.embedded, depth + 1));
+        if (esc === undefined) continue;
+        const t = declType(child, child.embedded, depth + 1);
+        fields.set(esc, t);
+        // cel-go accepts a reserved word after a dot; `metadata.namespace` is how rules spell it.
+        if (esc !== k && reserved.has(k)) fields.set(k, t);
       }
       return { k: 'object', name: `selfType${++typeCounter}`, fields, maxProperties: v.maxProperties };
     }
