@@ -1,5 +1,5 @@
 // What custom resource documents borrow from the static upstream documents: the metav1 (and autoscaling/v1
-// Scale) definitions their $refs point at, the TypeMeta property schemas and metadata descriptions, and the
+// Scale, from apps/v1) definitions their $refs point at, the TypeMeta property schemas and metadata descriptions, and the
 // option parameters' texts. Read once, on first use.
 import { staticV3Document, type OpenApiDocument, type OpenApiSchema } from './documents.js';
 import { OPTION_PARAMETER_NAMES, type V3Parameter } from './custom-operations.js';
@@ -63,13 +63,13 @@ function collectRefs(v: unknown, out: string[], depth = 0): void {
 
 /** `roots` and every static definition they reach through $ref (v3 form), by name. */
 export function staticClosure(roots: string[]): Map<string, OpenApiSchema> {
-  const sources = [batch(), staticV3Document('apis/autoscaling/v1')];
   const out = new Map<string, OpenApiSchema>();
   const todo = [...roots];
   while (todo.length && out.size < 500) {
     const name = todo.pop()!;
     if (out.has(name)) continue;
-    const s = sources.map((d) => d?.components?.schemas?.[name]).find((x) => x);
+    // metav1 types are in every group's document; autoscaling/v1 Scale is in apps/v1's (read only when needed).
+    const s = batch().components?.schemas?.[name] ?? staticV3Document('apis/apps/v1')?.components?.schemas?.[name];
     if (!s) continue;
     out.set(name, s);
     const refs: string[] = [];
