@@ -1,24 +1,39 @@
-// /openapi/v2 and /openapi/v3: the upstream documents for the groups we serve, with content hashes.
+// /openapi/v2 and /openapi/v3: the upstream documents for the groups we serve, plus the published custom
+// resources, with content hashes.
 import type { FastifyInstance } from 'fastify';
-import { listV3Paths, v2DocumentBytes, v3DocumentBytes, v3DocumentHash } from '../openapi/documents.js';
+import { listCustomV3Paths, listV3Paths, v2DocumentBytes, v3DocumentBytes, v3DocumentHash } from '../openapi/documents.js';
 import { negotiateV2, v2ETag, v2ProtobufBytes, V2_PROTOBUF_CONTENT_TYPE } from '../openapi/v2-protobuf.js';
 import { notAcceptable, notFound } from '../machinery/errors.js';
 import type { Registry } from '../registry/registry.js';
 import { servedVersions } from '../registry/resource.js';
 
-export function registerOpenApi(app: FastifyInstance, reg: Registry): void {
+/** The static documents' paths for the built-in groups `reg` serves (recomputed when its resources change). */
+function staticPaths(reg: Registry, all: string[]): string[] {
   const served = new Set<string>();
   for (const d of reg.defs) for (const v of servedVersions(d)) served.add(d.group ? `apis/${d.group}/${v}` : `api/${v}`);
-  const paths = listV3Paths().filter((p) => served.has(p) || p === 'api' || p === 'apis' || p === 'version' || (p.startsWith('apis/') && p.split('/').length === 2 && [...served].some((s) => s.startsWith(`${p}/`))));
+  return all.filter((p) => served.has(p) || p === 'api' || p === 'apis' || p === 'version' || (p.startsWith('apis/') && p.split('/').length === 2 && [...served].some((s) => s.startsWith(`${p}/`))));
+}
+
+export function registerOpenApi(app: FastifyInstance, reg: Registry): void {
+  let all: string[] | undefined;
+  let builtin: string[] | undefined;
+  reg.onDefsChanged(() => (builtin = undefined));
+  const builtinPaths = () => (builtin ??= staticPaths(reg, (all ??= listV3Paths())));
+  /** Every served v3 path: built-in group-versions, then custom ones (a custom document takes the place of a static one). */
+  const paths = (): string[] => {
+    const b = builtinPaths();
+    const custom = listCustomV3Paths().filter((p) => !b.includes(p));
+    return custom.length ? [...b, ...custom] : b;
+  };
 
   app.get('/openapi/v3', async (_req, reply) => {
     const out: Record<string, { serverRelativeURL: string }> = {};
-    for (const p of paths) out[p] = { serverRelativeURL: `/openapi/v3/${p}?hash=${v3DocumentHash(p)}` };
+    for (const p of paths()) out[p] = { serverRelativeURL: `/openapi/v3/${p}?hash=${v3DocumentHash(p)}` };
     return reply.header('Content-Type', 'application/json').send({ paths: out });
   });
   app.get('/openapi/v3/*', async (req, reply) => {
     const p = (req.params as { '*': string })['*'];
-    const bytes = paths.includes(p) ? v3DocumentBytes(p) : undefined;
+    const bytes = builtinPaths().includes(p) || listCustomV3Paths().includes(p) ? v3DocumentBytes(p) : undefined;
     if (!bytes) throw notFound({ group: '', resource: 'openapi' }, p);
     const hash = v3DocumentHash(p);
     const q = req.query as { hash?: string };

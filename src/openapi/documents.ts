@@ -1,9 +1,12 @@
-// The upstream OpenAPI v3 documents in openapi/: loaded lazily per group-version, indexed by GVK.
+// The upstream OpenAPI documents in openapi/ (loaded lazily per group-version, indexed by GVK), merged with
+// the published custom resources (custom-store.ts) where those add kinds.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { openapiDir } from '../util/paths.js';
 import type { GroupVersionKind } from '../machinery/types.js';
+import { customGeneration, customSchemaForKind, customV2Parts, customV3Document, customV3Paths } from './custom-store.js';
+import { spliceV2 } from './custom-v2-merge.js';
 
 export interface OpenApiSchema {
   type?: string;
@@ -37,16 +40,20 @@ export interface OpenApiDocument {
 
 const v3Dir = join(openapiDir, 'v3');
 
-/** `/openapi/v3/<urlPath>` ↔ `v3/<urlPath with / as __>_openapi.json`. */
+/** `/openapi/v3/<urlPath>` ↔ `v3/<urlPath with / as __>_openapi.json`: the static documents. */
 export function listV3Paths(): string[] {
   return readdirSync(v3Dir)
     .filter((f) => f.endsWith('_openapi.json'))
     .map((f) => f.slice(0, -'_openapi.json'.length).split('__').join('/'));
 }
 
+/** `apis/<group>/<version>` of the served custom resource group-versions (they follow publishing). */
+export function listCustomV3Paths(): string[] {
+  return customV3Paths();
+}
+
 const rawCache = new Map<string, Buffer>();
-/** Raw bytes of the v3 document served at /openapi/v3/<urlPath>, or undefined. */
-export function v3DocumentBytes(urlPath: string): Buffer | undefined {
+function staticV3Bytes(urlPath: string): Buffer | undefined {
   let b = rawCache.get(urlPath);
   if (b) return b;
   try {
@@ -58,47 +65,74 @@ export function v3DocumentBytes(urlPath: string): Buffer | undefined {
   return b;
 }
 
+/** Raw bytes of the v3 document served at /openapi/v3/<urlPath> (a custom group-version first), or undefined. */
+export function v3DocumentBytes(urlPath: string): Buffer | undefined {
+  return customV3Document(urlPath)?.bytes ?? staticV3Bytes(urlPath);
+}
+
 const hashCache = new Map<string, string>();
 export function v3DocumentHash(urlPath: string): string | undefined {
+  const custom = customV3Document(urlPath);
+  if (custom) return custom.hash;
   let h = hashCache.get(urlPath);
   if (h) return h;
-  const b = v3DocumentBytes(urlPath);
+  const b = staticV3Bytes(urlPath);
   if (!b) return undefined;
   h = createHash('sha512').update(b).digest('hex').slice(0, 128).toUpperCase();
   hashCache.set(urlPath, h);
   return h;
 }
 
-let v2Bytes: Buffer | undefined;
-/** The v2 document (read once, on first use). */
+let v2Static: Buffer | undefined;
+let v2Merged: { generation: number; bytes: Buffer } | undefined;
+/**
+ * The v2 document: openapi/swagger.json (read once, on first use), plus the published custom resources'
+ * definitions and paths (merged on first use after a change; the same Buffer until the next change).
+ */
 export function v2DocumentBytes(): Buffer {
-  v2Bytes ??= readFileSync(join(openapiDir, 'swagger.json'));
-  return v2Bytes;
+  v2Static ??= readFileSync(join(openapiDir, 'swagger.json'));
+  const parts = customV2Parts();
+  if (!parts) return v2Static;
+  const generation = customGeneration();
+  if (v2Merged?.generation !== generation) v2Merged = { generation, bytes: spliceV2(v2Static, parts) };
+  return v2Merged.bytes;
+}
+
+/** Changes whenever the documents do (caches of schemas found through `schemaForKind` compare it). */
+export function documentsGeneration(): number {
+  return customGeneration();
 }
 
 const parsed = new Map<string, OpenApiDocument>();
-function document(group: string, version: string): OpenApiDocument | undefined {
-  const urlPath = group === '' ? `api/${version}` : `apis/${group}/${version}`;
+/** A static upstream v3 document, parsed once (never mutate it). */
+export function staticV3Document(urlPath: string): OpenApiDocument | undefined {
   let d = parsed.get(urlPath);
   if (d) return d;
-  const b = v3DocumentBytes(urlPath);
+  const b = staticV3Bytes(urlPath);
   if (!b) return undefined;
   d = JSON.parse(b.toString('utf8')) as OpenApiDocument;
   parsed.set(urlPath, d);
   return d;
 }
 
-/** The component schema for a kind, or undefined when the kind is not in the documents. */
-export function schemaForKind(gvk: GroupVersionKind): { schema: OpenApiSchema; doc: OpenApiDocument } | undefined {
-  const doc = document(gvk.group, gvk.version);
+/**
+ * The component schema for a kind, or undefined when the kind is not in the documents. Built-in kinds come
+ * from the static documents; with `custom: true`, published custom resources are found too
+ * (see also `customSchemaForKind`).
+ */
+export function schemaForKind(gvk: GroupVersionKind, opts: { custom?: boolean } = {}): { schema: OpenApiSchema; doc: OpenApiDocument } | undefined {
+  const doc = staticV3Document(gvk.group === '' ? `api/${gvk.version}` : `apis/${gvk.group}/${gvk.version}`);
   const schemas = doc?.components?.schemas;
-  if (!doc || !schemas) return undefined;
-  for (const s of Object.values(schemas)) {
-    const g = s['x-kubernetes-group-version-kind'];
-    if (g?.some((x) => x.group === gvk.group && x.version === gvk.version && x.kind === gvk.kind)) return { schema: s, doc };
+  if (doc && schemas) {
+    for (const s of Object.values(schemas)) {
+      const g = s['x-kubernetes-group-version-kind'];
+      if (g?.some((x) => x.group === gvk.group && x.version === gvk.version && x.kind === gvk.kind)) return { schema: s, doc };
+    }
   }
-  return undefined;
+  return opts.custom ? customSchemaForKind(gvk) : undefined;
 }
+
+export { customSchemaForKind };
 
 /** Follows `$ref` and single-element `allOf` wrappers; keeps the wrapper's own extensions. */
 export function resolveSchema(doc: OpenApiDocument, schema: OpenApiSchema | undefined): OpenApiSchema | undefined {

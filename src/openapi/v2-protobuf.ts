@@ -1,6 +1,7 @@
 // /openapi/v2 as the gnostic openapi.v2 Document protobuf (what kubectl ≤ 1.28 downloads for validation and
 // explain), plus the content negotiation and ETag kube-openapi's handler uses for that path. The protobuf is
-// built from openapi/swagger.json on first request and cached; nothing is loaded at import time.
+// built from the v2 document on first request and cached until that document changes (custom resources
+// published or removed: `v2DocumentBytes` then returns a new Buffer); nothing is loaded at import time.
 import { createHash } from 'node:crypto';
 import { v2DocumentBytes } from './documents.js';
 import { documentEncoder } from './v2-protobuf-layout.js';
@@ -40,26 +41,28 @@ export function negotiateV2(accept: string | undefined): V2Format | undefined {
   return undefined;
 }
 
-let etag: string | undefined;
+let etag: { source: Buffer; value: string } | undefined;
 /** Quoted ETag shared by both forms: upper-case hex SHA-512 of the JSON document (kube-openapi's computeETag). */
 export function v2ETag(): string {
-  etag ??= `"${createHash('sha512').update(v2DocumentBytes()).digest('hex').toUpperCase()}"`;
-  return etag;
+  const source = v2DocumentBytes();
+  if (etag?.source !== source) etag = { source, value: `"${createHash('sha512').update(source).digest('hex').toUpperCase()}"` };
+  return etag.value;
 }
 
-let cached: Buffer | undefined;
+let cached: { source: Buffer; bytes: Buffer } | undefined;
 let lastStats: { bytes: number; ms: number } | undefined;
 
-/** The openapi.v2 Document protobuf of openapi/swagger.json, encoded once. */
+/** The openapi.v2 Document protobuf of the v2 document, encoded once per version of that document. */
 export function v2ProtobufBytes(): Buffer {
-  if (cached) return cached;
+  const source = v2DocumentBytes();
+  if (cached?.source === source) return cached.bytes;
   const started = performance.now();
-  const doc = JSON.parse(v2DocumentBytes().toString('utf8')) as Record<string, unknown>;
+  const doc = JSON.parse(source.toString('utf8')) as Record<string, unknown>;
   const w = new WireWriter();
   documentEncoder(yamlText)(w, doc);
-  cached = w.finish();
-  lastStats = { bytes: cached.length, ms: performance.now() - started };
-  return cached;
+  cached = { source, bytes: w.finish() };
+  lastStats = { bytes: cached.bytes.length, ms: performance.now() - started };
+  return cached.bytes;
 }
 
 /** Size and encoding time of the cached protobuf, once built. */

@@ -1,6 +1,6 @@
 // Walks a kind's OpenAPI v3 schema one field at a time, resolving $ref/allOf at each step, and derives the
 // per-field merge information both patch engines need.
-import { resolveSchema, schemaForKind, type OpenApiDocument, type OpenApiSchema } from '../../openapi/documents.js';
+import { documentsGeneration, resolveSchema, schemaForKind, type OpenApiDocument, type OpenApiSchema } from '../../openapi/documents.js';
 import type { GroupVersionKind } from '../../machinery/types.js';
 import { hasOwn } from '../../util/own.js';
 
@@ -22,12 +22,19 @@ function node(doc: OpenApiDocument, raw: OpenApiSchema | boolean | undefined): S
   return s ? { doc, s } : undefined;
 }
 
+/** Root nodes by GVK; dropped whenever the documents change (custom resources published or removed). */
 const roots = new Map<string, SchemaNode | null>();
+let rootsGeneration = -1;
 export function rootNode(gvk: GroupVersionKind): SchemaNode | undefined {
+  const generation = documentsGeneration();
+  if (generation !== rootsGeneration || roots.size >= 10_000) {
+    roots.clear();
+    rootsGeneration = generation;
+  }
   const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
   let r = roots.get(key);
   if (r === undefined) {
-    const found = schemaForKind(gvk);
+    const found = schemaForKind(gvk, { custom: true });
     r = (found && node(found.doc, found.schema)) ?? null;
     roots.set(key, r);
   }
