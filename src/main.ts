@@ -147,7 +147,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const [{ startControllers }, { startScheduler }, { startCluster }, { clientFor }] = await Promise.all([
     import('./controllers/index.js'), import('./scheduler/index.js'), import('./cluster/index.js'), import('./client/client.js'),
   ]);
-  const controllers = startControllers(registry, clock, log, which);
+  const controllers = startControllers(clientFor(registry), clock, log, which);
   const scheduler = startScheduler(clientFor(registry), clock, log.child({ component: 'scheduler' }));
   const cluster = startCluster(clientFor(registry), clock, log.child({ component: 'cluster' }), opts.cluster ?? {});
   const compactEvery = opts.compactEveryMs ?? 60_000;

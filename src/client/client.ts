@@ -51,12 +51,15 @@ export class Client {
     registries.set(this, reg);
   }
 
-  /** The same client acting as another identity (a node's kubelet, say); made once per user name. */
+  /** The same client acting as another identity (a node's kubelet, say); made once per identity. */
   as(user: UserInfo, component?: ComponentInfo): Client {
-    let c = this.identities.get(user.username);
+    const key = `${user.username}\u0000${(user.groups ?? []).join(',')}\u0000${component?.userAgent ?? ''}`;
+    let c = this.identities.get(key);
     if (!c) {
       c = new Client(this.reg.as(user, component), this.resolver);
-      if (this.identities.size < 100_000) this.identities.set(user.username, c);
+      // Bounded: identities are components and nodes, but a runaway caller must not grow this forever.
+      if (this.identities.size >= 10_000) this.identities.clear();
+      this.identities.set(key, c);
     }
     return c;
   }

@@ -14,6 +14,8 @@ interface Parsed {
 /** Bounded: resource names come from code, but a name built from input must not grow the cache forever. */
 const maxParsed = 4096;
 
+const keyOfDef = new WeakMap<ResourceDef, string>();
+
 export class Resolver {
   private readonly parsed = new Map<string, Parsed>();
   /** storage key by reference: a resource's storage key never changes while it is served. */
@@ -37,7 +39,11 @@ export class Resolver {
 
   /** The storage key of the resource (`core/pods`), or undefined when it is not served. */
   key(ref: ResourceRef): string | undefined {
-    if (typeof ref !== 'string') return storageKey(ref);
+    if (typeof ref !== 'string') {
+      let key = keyOfDef.get(ref);
+      if (key === undefined) keyOfDef.set(ref, (key = storageKey(ref)));
+      return key;
+    }
     const known = this.keys.get(ref);
     if (known !== undefined) return known;
     const def = this.find(ref);

@@ -1,7 +1,6 @@
 // The controller manager: every controller by its kube-controller-manager name, and which of them run
 // (`--controllers`). Kubelets and the scheduler start elsewhere.
-import type { Registry } from '../registry/registry.js';
-import { clientFor, type Client } from '../client/client.js';
+import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { controllerNames, selectControllers, type ControllerName } from './selection.js';
@@ -61,21 +60,21 @@ const factories: Record<ControllerName, Factory> = {
 
 /**
  * Starts the selected controllers, each with a client acting as its upstream identity (kube-controller-manager with
- * --use-service-account-credentials: the ServiceAccount kube-system/<client name>). `reg` is the root registry.
+ * --use-service-account-credentials: the ServiceAccount kube-system/<client name>).
  */
-export function startControllers(reg: Registry, clock: Clock, log: Logger, which: Set<ControllerName> = selectControllers()): ControllerHandle {
+export function startControllers(root: Client, clock: Clock, log: Logger, which: Set<ControllerName> = selectControllers()): ControllerHandle {
   const selected = controllerNames.filter((name) => which.has(name));
-  ensureControllerServiceAccounts(reg, selected);
+  ensureControllerServiceAccounts(root, selected);
   const running = selected.map((name) => {
     const id = controllerIdentity(name);
-    return factories[name](clientFor(reg.as(id.user, id.component)), clock, log.child({ controller: name }));
+    return factories[name](root.as(id.user, id.component), clock, log.child({ controller: name }));
   });
   return { stop: () => running.forEach((c) => c.stop()) };
 }
 
 /** kube-controller-manager creates the ServiceAccount each controller acts as, in kube-system, before starting it. */
-function ensureControllerServiceAccounts(root: Registry, names: ControllerName[]): void {
-  const client = clientFor(root.as(controllerManagerIdentity.user, controllerManagerIdentity.component));
+function ensureControllerServiceAccounts(root: Client, names: ControllerName[]): void {
+  const client = root.as(controllerManagerIdentity.user, controllerManagerIdentity.component);
   if (!client.resource('v1/serviceaccounts')) return;
   for (const name of new Set(names.map((n) => controllerClientNames[n]))) {
     if (!name || client.get('v1/serviceaccounts', 'kube-system', name)) continue;

@@ -2,7 +2,15 @@
 import { nodeIdentity } from '../auth/identities.js';
 import type { Client } from '../client/client.js';
 
+const byClient = new WeakMap<Client, Map<string, Client>>();
+
 export function nodeClient(client: Client, nodeName: string): Client {
-  const id = nodeIdentity(nodeName);
-  return client.as(id.user, id.component);
+  let byNode = byClient.get(client);
+  if (!byNode) byClient.set(client, (byNode = new Map()));
+  let c = byNode.get(nodeName);
+  if (!c) {
+    const id = nodeIdentity(nodeName);
+    byNode.set(nodeName, (c = client.as(id.user, id.component)));
+  }
+  return c;
 }
