@@ -152,12 +152,12 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   if (store.list('admissionregistration.k8s.io/validatingadmissionpolicies').length) void loadCel().catch((err: unknown) => log.warn({ err }, 'the CEL engine did not load'));
   // The API answers from here on; controllers, scheduler and kubelets load meanwhile (as kube-apiserver serves
   // before the controller manager is up) and, being level-triggered, pick up whatever was written in between.
-  const [{ startControllers }, { startScheduler }, { startCluster }] = await Promise.all([
-    import('./controllers/index.js'), import('./scheduler/index.js'), import('./cluster/index.js'),
+  const [{ startControllers }, { startScheduler }, { startCluster }, { clientFor }] = await Promise.all([
+    import('./controllers/index.js'), import('./scheduler/index.js'), import('./cluster/index.js'), import('./client/client.js'),
   ]);
-  const controllers = startControllers(registry, clock, log, which);
-  const scheduler = startScheduler(registry, clock, log.child({ component: 'scheduler' }));
-  const cluster = startCluster(registry, clock, log.child({ component: 'cluster' }), opts.cluster ?? {});
+  const controllers = startControllers(clientFor(registry), clock, log, which);
+  const scheduler = startScheduler(clientFor(registry), clock, log.child({ component: 'scheduler' }));
+  const cluster = startCluster(clientFor(registry), clock, log.child({ component: 'cluster' }), opts.cluster ?? {});
   const compactEvery = opts.compactEveryMs ?? 60_000;
   const compactTimer = compactEvery > 0 ? setInterval(() => store.compact(), compactEvery) : undefined;
   compactTimer?.unref();

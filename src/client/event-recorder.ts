@@ -1,8 +1,9 @@
-// Records core/v1 Events through the registry, aggregating repeats into count and series as client-go does.
+// Records core/v1 Events through the in-process client, aggregating repeats into count and series as client-go does.
 import type { Event, ObjectReference } from 'kubernetes-types/core/v1.js';
 import type { KObject } from '../machinery/types.js';
 import { rfc3339, rfc3339Micro } from '../util/clock.js';
 import type { Registry } from '../registry/registry.js';
+import { Client, clientFor } from './client.js';
 
 export interface EventSource {
   component: string;
@@ -18,19 +19,22 @@ export function objectReference(obj: KObject): ObjectReference {
 
 export class EventRecorder {
   private readonly recent = new Map<string, { name: string; namespace: string; at: number }>();
-  constructor(private readonly reg: Registry, private readonly source: EventSource) {}
+  private readonly client: Client;
+  /** Records as the client's identity (a registry view is taken as the client acting for it). */
+  constructor(client: Client | Registry, private readonly source: EventSource) {
+    this.client = client instanceof Client ? client : clientFor(client);
+  }
 
   event(obj: KObject, type: 'Normal' | 'Warning', reason: string, message: string, fieldPath?: string): void {
-    const def = this.reg.find('', 'v1', 'events')!;
     const ref = objectReference(obj);
     if (fieldPath) ref.fieldPath = fieldPath;
     const namespace = obj.metadata.namespace || 'default';
-    const now = this.reg.clock.now();
+    const now = this.client.clock.now();
     const key = [ref.uid, ref.kind, ref.name, ref.fieldPath ?? '', type, reason, message, this.source.component].join('\u0000');
     const seen = this.recent.get(key);
     try {
-      if (seen && now.getTime() - seen.at < aggregateWindowMs && this.reg.getStored('core/events', seen.namespace, seen.name)) {
-        this.reg.guaranteedUpdate(def, seen.namespace, seen.name, (cur) => {
+      if (seen && now.getTime() - seen.at < aggregateWindowMs && this.client.get('v1/events', seen.namespace, seen.name)) {
+        this.client.guaranteedUpdate('v1/events', seen.namespace, seen.name, (cur) => {
           const e = cur as unknown as Event;
           const count = (e.count ?? 1) + 1;
           return { ...cur, count, lastTimestamp: rfc3339(now), series: { count, lastObservedTime: rfc3339Micro(now) } };
@@ -46,7 +50,7 @@ export class EventRecorder {
         source: { component: this.source.component, host: this.source.host }, firstTimestamp: rfc3339(now), lastTimestamp: rfc3339(now), count: 1,
         reportingComponent: this.source.component, reportingInstance: this.source.host ?? '',
       };
-      this.reg.create(def, namespace, ev as unknown as KObject);
+      this.client.create('v1/events', namespace, ev as unknown as KObject);
       this.recent.set(key, { name, namespace, at: now.getTime() });
       if (this.recent.size > 4096) this.recent.delete(this.recent.keys().next().value as string);
     } catch {

@@ -1,7 +1,7 @@
 // The simulated cluster: registers the configured nodes, runs a kubelet agent for every Node object and the
 // pod lifecycle for pods bound to them.
 import type { KObject } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { KubeletManager } from '../kubelet/kubelet-manager.js';
@@ -23,26 +23,25 @@ export interface ClusterHandle {
 }
 
 /** Creates the configured nodes that do not exist yet (a data directory keeps nodes across restarts). */
-function registerNodes(reg: Registry, clock: Clock, kubelets: KubeletManager, config: ClusterConfig): KObject[] {
-  const def = reg.find('', 'v1', 'nodes')!;
+function registerNodes(client: Client, clock: Clock, kubelets: KubeletManager, config: ClusterConfig): KObject[] {
   const created: KObject[] = [];
   const now = clock.now();
   for (const planned of plannedNodes(config)) {
-    if (reg.store.get('core/nodes', '', planned.name)) continue;
+    if (client.get('v1/nodes', '', planned.name)) continue;
     const node = buildNode(planned, config.region, kubelets.allocateIndex(), now);
     // A kubelet registers its own Node (as system:node:NAME).
-    created.push(kubelets.nodeRegistry(planned.name).create(def, '', node as unknown as KObject));
+    created.push(kubelets.nodeClient(planned.name).create('v1/nodes', '', node as unknown as KObject));
   }
   return created;
 }
 
-export function startCluster(reg: Registry, clock: Clock, log: Logger, opts: ClusterOptions): ClusterHandle {
+export function startCluster(client: Client, clock: Clock, log: Logger, opts: ClusterOptions): ClusterHandle {
   const config = loadClusterConfig(opts);
-  const kubelets = new KubeletManager(reg, clock, log.child({ component: 'kubelet' }));
-  const pods = new PodLifecycle({ reg, clock, log: log.child({ component: 'pod-lifecycle' }), timings: config.kubelet }, kubelets);
-  const created = registerNodes(reg, clock, kubelets, config);
+  const kubelets = new KubeletManager(client, clock, log.child({ component: 'kubelet' }));
+  const pods = new PodLifecycle({ client, clock, log: log.child({ component: 'pod-lifecycle' }), timings: config.kubelet }, kubelets);
+  const created = registerNodes(client, clock, kubelets, config);
   kubelets.start(new Map(created.map((n) => [n.metadata.name ?? '', { registered: true }])));
-  log.debug({ nodes: reg.store.count('core/nodes'), registered: created.length }, 'cluster started');
+  log.debug({ nodes: client.count('v1/nodes'), registered: created.length }, 'cluster started');
   return {
     setNodeStopped: (name, stopped) => kubelets.setStopped(name, stopped),
     stop() {

@@ -1,18 +1,18 @@
 // certificatesigningrequest-signing (once called csrsigning): approved CertificateSigningRequests for the
 // kubernetes.io signers are issued a certificate from the cluster CA (status.certificate); a request that breaks
 // its signer's rules gets a Failed condition (SignerValidationFailure) instead. Denied, failed, already issued and other signers' requests are left alone.
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import type { KObject } from '../machinery/types.js';
 import type { Clock } from '../util/clock.js';
 import { rfc3339 } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { WorkQueue } from './runtime/work-queue.js';
-import { securityOf } from '../auth/security.js';
+import { securityOf } from '../client/services.js';
 import { loadX509 } from '../auth/pki/x509-lib.js';
 import { parseCsr } from '../auth/pki/csr.js';
 import { signerCheck, signRequest } from '../auth/pki/csr-signing.js';
 
-const key = 'certificates.k8s.io/certificatesigningrequests';
+const key = 'certificates.k8s.io/v1/certificatesigningrequests';
 
 interface CsrShape {
   spec?: { request?: string; signerName?: string; usages?: unknown[]; expirationSeconds?: number };
@@ -25,10 +25,10 @@ export class CsrSigningController {
   private readonly queue: WorkQueue;
   private readonly stopWatch: () => void;
 
-  constructor(private readonly reg: Registry, private readonly clock: Clock, log: Logger) {
+  constructor(private readonly client: Client, private readonly clock: Clock, log: Logger) {
     this.queue = new WorkQueue('certificatesigningrequest-signing', (name) => this.reconcile(name), clock, log);
-    this.stopWatch = reg.store.hub.subscribe(key, (c) => c.type !== 'DELETED' && this.queue.add(c.object.metadata.name ?? ''));
-    for (const o of reg.store.list(key)) this.queue.add(o.metadata.name ?? '');
+    this.stopWatch = client.watch(key, (c) => c.type !== 'DELETED' && this.queue.add(c.object.metadata.name ?? ''));
+    for (const o of client.list(key)) this.queue.add(o.metadata.name ?? '');
   }
 
   private pending(obj: KObject | undefined): CsrShape | undefined {
@@ -38,7 +38,7 @@ export class CsrSigningController {
   }
 
   private async reconcile(name: string): Promise<void> {
-    const csr = this.pending(this.reg.store.get(key, '', name));
+    const csr = this.pending(this.client.get(key, '', name));
     if (!csr) return;
     const signerName = csr.spec?.signerName ?? '';
     if (!signerName.startsWith('kubernetes.io/')) return;
@@ -47,10 +47,10 @@ export class CsrSigningController {
     const usages = (csr.spec?.usages ?? []).map(String);
     const problem = signerCheck(signerName, parsed, usages);
     if (problem === undefined) return;
-    const def = this.reg.find('certificates.k8s.io', 'v1', 'certificatesigningrequests')!;
+    const def = this.client.resource('certificates.k8s.io/v1/certificatesigningrequests')!;
     if (problem) {
       const now = rfc3339(this.clock.now());
-      this.reg.guaranteedUpdate(def, '', name, (cur) => {
+      this.client.guaranteedUpdate(def, '', name, (cur) => {
         if (!this.pending(cur)) return cur;
         const status = (cur.status ??= {}) as { conditions?: unknown[] };
         status.conditions = [...(status.conditions ?? []), { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: problem, lastUpdateTime: now, lastTransitionTime: now }];
@@ -58,9 +58,9 @@ export class CsrSigningController {
       }, { subresource: 'status' });
       return;
     }
-    const ca = await securityOf(this.reg).pki.ca();
+    const ca = await securityOf(this.client).pki.ca();
     const pem = await signRequest(ca, parsed, usages, csr.spec?.expirationSeconds);
-    this.reg.guaranteedUpdate(def, '', name, (cur) => {
+    this.client.guaranteedUpdate(def, '', name, (cur) => {
       if (!this.pending(cur)) return cur;
       cur.status = { ...(cur.status as Record<string, unknown> | undefined), certificate: Buffer.from(pem).toString('base64') };
       return cur;

@@ -8,7 +8,8 @@ import { EventRecorder } from '../client/event-recorder.js';
 import { isPodReady } from '../machinery/conditions.js';
 import { labelSelectorMatches } from '../machinery/labels.js';
 import type { KObject, OwnerReference } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
+import type { ResourceRef } from '../client/types.js';
+import type { Client } from '../client/client.js';
 import { rfc3339 } from '../util/clock.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -37,13 +38,13 @@ export class DisruptionController {
   private readonly stops: Array<() => void> = [];
   private readonly events: EventRecorder;
 
-  constructor(private readonly reg: Registry, clock: Clock, private readonly log: Logger) {
+  constructor(private readonly client: Client, clock: Clock, private readonly log: Logger) {
     this.queue = new WorkQueue('disruption', (key) => this.reconcile(key), clock, log);
-    this.events = new EventRecorder(reg, { component: 'controllermanager' });
-    const pdbs = (ns: string) => reg.store.list('policy/poddisruptionbudgets', ns) as unknown as PodDisruptionBudget[];
+    this.events = new EventRecorder(client, { component: 'controllermanager' });
+    const pdbs = (ns: string) => client.list('policy/v1/poddisruptionbudgets', ns) as unknown as PodDisruptionBudget[];
     const add = (p: PodDisruptionBudget) => this.queue.add(`${p.metadata?.namespace}/${p.metadata?.name}`);
-    this.stops.push(reg.store.hub.subscribe('policy/poddisruptionbudgets', (c) => c.type !== 'DELETED' && this.queue.add(`${c.object.metadata.namespace}/${c.object.metadata.name}`)));
-    this.stops.push(reg.store.hub.subscribe('core/pods', (c) => {
+    this.stops.push(client.watch('policy/v1/poddisruptionbudgets', (c) => c.type !== 'DELETED' && this.queue.add(`${c.object.metadata.namespace}/${c.object.metadata.name}`)));
+    this.stops.push(client.watch('v1/pods', (c) => {
       const ns = c.object.metadata.namespace ?? '';
       const matching = pdbs(ns).filter((p) => [c.object, c.previous].some((o) => o && labelSelectorMatches(p.spec?.selector, o.metadata.labels ?? {})));
       matching.forEach(add);
@@ -54,15 +55,15 @@ export class DisruptionController {
       }
     }));
     // A controller's scale feeds expectedPods and desiredHealthy.
-    for (const key of ['apps/deployments', 'apps/replicasets', 'apps/statefulsets', 'core/replicationcontrollers']) {
-      this.stops.push(reg.store.hub.subscribe(key, (c) => pdbs(c.object.metadata.namespace ?? '').forEach(add)));
+    for (const key of ['apps/v1/deployments', 'apps/v1/replicasets', 'apps/v1/statefulsets', 'v1/replicationcontrollers']) {
+      this.stops.push(client.watch(key, (c) => pdbs(c.object.metadata.namespace ?? '').forEach(add)));
     }
-    for (const p of reg.store.list('policy/poddisruptionbudgets')) this.queue.add(`${p.metadata.namespace}/${p.metadata.name}`);
+    for (const p of client.list('policy/v1/poddisruptionbudgets')) this.queue.add(`${p.metadata.namespace}/${p.metadata.name}`);
   }
 
   private reconcile(key: string): void | number {
     const { namespace: ns, name } = splitKey(key);
-    const pdb = this.reg.store.get('policy/poddisruptionbudgets', ns, name) as unknown as PodDisruptionBudget | undefined;
+    const pdb = this.client.get('policy/v1/poddisruptionbudgets', ns, name) as unknown as PodDisruptionBudget | undefined;
     if (!pdb) return;
     try {
       return this.trySync(pdb);
@@ -75,7 +76,7 @@ export class DisruptionController {
 
   private trySync(pdb: PodDisruptionBudget): number | undefined {
     const owner = pdb as unknown as KObject;
-    const pods = (this.reg.store.list('core/pods', pdb.metadata?.namespace) as unknown as Pod[]).filter((p) => labelSelectorMatches(pdb.spec?.selector, p.metadata?.labels ?? {}));
+    const pods = (this.client.list('v1/pods', pdb.metadata?.namespace) as unknown as Pod[]).filter((p) => labelSelectorMatches(pdb.spec?.selector, p.metadata?.labels ?? {}));
     let expected: number;
     let desired: number;
     let unmanaged: string[];
@@ -85,7 +86,7 @@ export class DisruptionController {
       if (err instanceof SyncError) this.events.event(owner, 'Warning', 'CalculateExpectedPodCountFailed', `Failed to calculate the number of expected pods: ${err.message}`);
       throw err;
     }
-    const now = this.reg.clock.nowMs();
+    const now = this.client.clock.nowMs();
     const disrupted: Record<string, string> = {};
     let recheckIn: number | undefined;
     for (const pod of pods) {
@@ -159,31 +160,31 @@ export class DisruptionController {
   /** Finds the controller a pod's controllerRef names, going from a ReplicaSet to its Deployment, and reads its replicas. */
   private controllerScale(ref: OwnerReference, ns: string): { uid: string; scale: number } | undefined {
     const group = groupOf(ref.apiVersion);
-    const get = (key: string, name: string) => this.reg.store.get(key, ns, name);
+    const get = (res: ResourceRef, name: string) => this.client.get(res, ns, name);
     const replicas = (o: KObject) => Number((o.spec as { replicas?: number } | undefined)?.replicas ?? 0);
     if (ref.kind === 'ReplicaSet' && (group === 'apps' || group === 'extensions')) {
-      const rs = get('apps/replicasets', ref.name);
+      const rs = get('apps/v1/replicasets', ref.name);
       if (rs && rs.metadata.uid === ref.uid) {
         const dref = rs.metadata.ownerReferences?.find((r) => r.controller);
         if (dref?.kind === 'Deployment') {
-          const d = ['apps', 'extensions'].includes(groupOf(dref.apiVersion)) ? get('apps/deployments', dref.name) : undefined;
+          const d = ['apps', 'extensions'].includes(groupOf(dref.apiVersion)) ? get('apps/v1/deployments', dref.name) : undefined;
           if (d && d.metadata.uid === dref.uid) return { uid: d.metadata.uid ?? '', scale: replicas(d) };
         } else {
           return { uid: rs.metadata.uid ?? '', scale: replicas(rs) };
         }
       }
     }
-    const builtin: Record<string, [string, string]> = { ReplicationController: ['', 'core/replicationcontrollers'], StatefulSet: ['apps', 'apps/statefulsets'] };
+    const builtin: Record<string, [string, string]> = { ReplicationController: ['', 'v1/replicationcontrollers'], StatefulSet: ['apps', 'apps/v1/statefulsets'] };
     const b = builtin[ref.kind];
     if (b && b[0] === group) {
       const o = get(b[1], ref.name);
       if (o && o.metadata.uid === ref.uid) return { uid: o.metadata.uid ?? '', scale: replicas(o) };
     }
     // Any other controller with a scale subresource.
-    const def = this.reg.findByKind(group, ref.kind);
+    const def = this.client.resourceForKind(group, ref.kind);
     if (!def) throw new SyncError(`no matches for kind "${ref.kind}" in version "${ref.apiVersion}"`);
     if (!def.subresources?.includes('scale')) throw new SyncError(`${def.plural}${def.group ? `.${def.group}` : ''} does not implement the scale subresource`);
-    const o = get(`${def.group || 'core'}/${def.plural}`, ref.name);
+    const o = get(def, ref.name);
     if (!o || o.metadata.uid !== ref.uid) return undefined;
     return { uid: o.metadata.uid ?? '', scale: replicas(o) };
   }
@@ -202,14 +203,14 @@ export class DisruptionController {
 
   private withCondition(conds: PodDisruptionBudgetStatus['conditions'], status: string, reason: string, message: string, observedGeneration: number | undefined) {
     const next: Condition = { type: conditionType, status, reason, message, ...(observedGeneration ? { observedGeneration } : {}) };
-    const list = setCondition(conds as Condition[] | undefined, next, rfc3339(this.reg.clock.now()));
+    const list = setCondition(conds as Condition[] | undefined, next, rfc3339(this.client.clock.now()));
     // setCondition keeps an unchanged condition as it was; observedGeneration still follows the budget.
     return list.map((c) => (c.type === conditionType ? { ...c, ...(observedGeneration ? { observedGeneration } : {}) } : c)) as PodDisruptionBudgetStatus['conditions'];
   }
 
   private writeStatus(pdb: PodDisruptionBudget, status: PodDisruptionBudgetStatus): void {
-    const def = this.reg.find('policy', 'v1', 'poddisruptionbudgets')!;
-    this.reg.guaranteedUpdate(def, pdb.metadata?.namespace ?? '', pdb.metadata?.name ?? '', (cur: KObject) => ({ ...cur, status }), { subresource: 'status' });
+    const def = this.client.resource('policy/v1/poddisruptionbudgets')!;
+    this.client.guaranteedUpdate(def, pdb.metadata?.namespace ?? '', pdb.metadata?.name ?? '', (cur: KObject) => ({ ...cur, status }), { subresource: 'status' });
   }
 
   stop(): void {

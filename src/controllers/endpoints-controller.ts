@@ -4,7 +4,7 @@ import type { EndpointAddress, EndpointPort, EndpointSubset, Endpoints, Pod, Ser
 import { EventRecorder } from '../client/event-recorder.js';
 import { ApiError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { WorkQueue } from './runtime/work-queue.js';
@@ -89,29 +89,29 @@ export class EndpointsController {
   private readonly triggers = new TriggerTimeTracker();
   private readonly events: EventRecorder;
 
-  constructor(private readonly reg: Registry, clock: Clock, private readonly log: Logger) {
+  constructor(private readonly client: Client, clock: Clock, private readonly log: Logger) {
     this.queue = new WorkQueue('endpoint', (key) => this.reconcile(key), clock, log);
-    this.events = new EventRecorder(reg, { component: 'endpoint-controller' });
+    this.events = new EventRecorder(client, { component: 'endpoint-controller' });
     const keyOf = (o: KObject) => `${o.metadata.namespace}/${o.metadata.name}`;
-    this.stops.push(reg.store.hub.subscribe('core/services', (c) => this.queue.add(keyOf(c.object))));
-    this.stops.push(reg.store.hub.subscribe('core/pods', (c) => servicesForPodChange(reg, c).forEach((k) => this.queue.add(k))));
-    this.stops.push(reg.store.hub.subscribe('core/endpoints', (c) => c.type === 'DELETED' && this.queue.add(keyOf(c.object))));
-    for (const s of reg.store.list('core/services')) this.queue.add(keyOf(s));
+    this.stops.push(client.watch('v1/services', (c) => this.queue.add(keyOf(c.object))));
+    this.stops.push(client.watch('v1/pods', (c) => servicesForPodChange(client, c).forEach((k) => this.queue.add(k))));
+    this.stops.push(client.watch('v1/endpoints', (c) => c.type === 'DELETED' && this.queue.add(keyOf(c.object))));
+    for (const s of client.list('v1/services')) this.queue.add(keyOf(s));
     // Endpoints left without a Service (deleted while the controller was down) are found once at start.
-    for (const e of reg.store.list('core/endpoints')) if (!e.metadata.annotations?.[leaderAnnotation]) this.queue.add(keyOf(e));
+    for (const e of client.list('v1/endpoints')) if (!e.metadata.annotations?.[leaderAnnotation]) this.queue.add(keyOf(e));
   }
 
   private reconcile(key: string): void {
     const [ns, name] = key.split('/');
     // The API server itself keeps the `kubernetes` Service's endpoints.
     if (ns === 'default' && name === 'kubernetes') return;
-    const def = this.reg.find('', 'v1', 'endpoints')!;
-    const svc = this.reg.store.get('core/services', ns, name) as unknown as Service | undefined;
+    const def = this.client.resource('v1/endpoints')!;
+    const svc = this.client.get('v1/services', ns, name) as unknown as Service | undefined;
     if (!svc) {
       this.triggers.forget(key);
-      if (this.reg.store.get('core/endpoints', ns, name)) {
+      if (this.client.get('v1/endpoints', ns, name)) {
         try {
-          this.reg.delete(def, ns, name);
+          this.client.delete(def, ns, name);
         } catch (e) {
           if (!(e instanceof ApiError && e.code === 404)) throw e;
         }
@@ -120,11 +120,11 @@ export class EndpointsController {
     }
     const sel = managedSelector(svc);
     if (!sel) return;
-    const pods = selectedPods(this.reg, svc, sel);
+    const pods = selectedPods(this.client, svc, sel);
     const trigger = this.triggers.compute(key, svc, pods);
     const subsets = repackSubsets(this.entries(svc, pods));
 
-    const current = this.reg.store.get('core/endpoints', ns, name) as unknown as Endpoints | undefined;
+    const current = this.client.get('v1/endpoints', ns, name) as unknown as Endpoints | undefined;
     const labels: Record<string, string> = { ...(svc.metadata?.labels ?? {}) };
     delete labels[headlessLabel];
     const headless = !svc.spec?.clusterIP || svc.spec.clusterIP === 'None';
@@ -143,8 +143,8 @@ export class EndpointsController {
     if (!Object.keys(annotations).length) delete meta.annotations;
     const next = { apiVersion: 'v1', kind: 'Endpoints', metadata: meta, ...(subsets.length ? { subsets } : {}) } as unknown as KObject;
     try {
-      if (current) this.reg.update(def, ns, name, next);
-      else this.reg.create(def, ns, next);
+      if (current) this.client.update(def, ns, name, next);
+      else this.client.create(def, ns, next);
       this.log.debug({ service: key, endpoints: count }, current ? 'updated endpoints' : 'created endpoints');
     } catch (e) {
       if (!current && isNamespaceTerminating(e)) return;

@@ -6,7 +6,7 @@ import type { Endpoint, EndpointPort, EndpointSlice } from 'kubernetes-types/dis
 import { EventRecorder } from '../client/event-recorder.js';
 import { ApiError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { WorkQueue } from './runtime/work-queue.js';
@@ -21,7 +21,7 @@ const serviceNameLabel = 'kubernetes.io/service-name';
 const managedByLabel = 'endpointslice.kubernetes.io/managed-by';
 const zoneLabel = 'topology.kubernetes.io/zone';
 const maxEndpointsPerSlice = 100;
-const sliceKey = 'discovery.k8s.io/endpointslices';
+const sliceKey = 'discovery.k8s.io/v1/endpointslices';
 
 type AddressType = 'IPv4' | 'IPv6';
 type Slice = EndpointSlice & KObject;
@@ -61,23 +61,23 @@ export class EndpointSliceController {
   private readonly triggers = new TriggerTimeTracker();
   private readonly events: EventRecorder;
 
-  constructor(private readonly reg: Registry, clock: Clock, private readonly log: Logger) {
+  constructor(private readonly client: Client, clock: Clock, private readonly log: Logger) {
     this.queue = new WorkQueue('endpointslice', (key) => this.reconcile(key), clock, log);
-    this.events = new EventRecorder(reg, { component: 'endpoint-slice-controller' });
+    this.events = new EventRecorder(client, { component: 'endpoint-slice-controller' });
     const keyOf = (o: KObject) => `${o.metadata.namespace}/${o.metadata.name}`;
-    this.stops.push(reg.store.hub.subscribe('core/services', (c) => this.queue.add(keyOf(c.object))));
-    this.stops.push(reg.store.hub.subscribe('core/pods', (c) => servicesForPodChange(reg, c).forEach((k) => this.queue.add(k))));
+    this.stops.push(client.watch('v1/services', (c) => this.queue.add(keyOf(c.object))));
+    this.stops.push(client.watch('v1/pods', (c) => servicesForPodChange(client, c).forEach((k) => this.queue.add(k))));
     // A managed slice changed or deleted by someone else is put back in shape.
-    this.stops.push(reg.store.hub.subscribe(sliceKey, (c) => {
+    this.stops.push(client.watch(sliceKey, (c) => {
       const l = c.object.metadata.labels;
       if (l?.[managedByLabel] === controllerName && l[serviceNameLabel]) this.queue.add(`${c.object.metadata.namespace}/${l[serviceNameLabel]}`);
     }));
-    for (const s of reg.store.list('core/services')) this.queue.add(keyOf(s));
+    for (const s of client.list('v1/services')) this.queue.add(keyOf(s));
   }
 
   private reconcile(key: string): void {
     const [ns, name] = key.split('/');
-    const svc = this.reg.store.get('core/services', ns, name) as unknown as Service | undefined;
+    const svc = this.client.get('v1/services', ns, name) as unknown as Service | undefined;
     if (!svc) {
       // The garbage collector removes the slices through their owner reference.
       this.triggers.forget(key);
@@ -85,8 +85,8 @@ export class EndpointSliceController {
     }
     const sel = managedSelector(svc);
     if (!sel) return;
-    const pods = selectedPods(this.reg, svc, sel);
-    const existing = (this.reg.store.list(sliceKey, ns) as Slice[]).filter((s) =>
+    const pods = selectedPods(this.client, svc, sel);
+    const existing = (this.client.list(sliceKey, ns) as Slice[]).filter((s) =>
       s.metadata.labels?.[serviceNameLabel] === name && s.metadata.labels?.[managedByLabel] === controllerName && !s.metadata.deletionTimestamp);
     const trigger = this.triggers.compute(key, svc, pods);
     const types = addressTypes(svc);
@@ -140,7 +140,7 @@ export class EndpointSliceController {
           if (port !== undefined) ports.push({ name: sp.name ?? '', protocol: sp.protocol ?? 'TCP', port, ...(sp.appProtocol ? { appProtocol: sp.appProtocol } : {}) });
         }
       }
-      const node = this.reg.store.get('core/nodes', '', p.spec?.nodeName ?? '') as unknown as Node | undefined;
+      const node = this.client.get('v1/nodes', '', p.spec?.nodeName ?? '') as unknown as Node | undefined;
       if (!node && !svc.spec?.publishNotReadyAddresses) {
         errors.push(`skipping Pod ${p.metadata?.name} for Service ${ns}/${svc.metadata?.name}: Node ${p.spec?.nodeName ?? ''} Not Found`);
         continue;
@@ -228,7 +228,7 @@ export class EndpointSliceController {
 
   /** Writes the plan: creates turn into updates of slices that would be deleted, then creates, updates, deletes. */
   private apply(svc: Service, plan: { create: Slice[]; update: Slice[]; remove: Slice[] }, trigger: string | undefined): void {
-    const def = this.reg.find('discovery.k8s.io', 'v1', 'endpointslices')!;
+    const def = this.client.resource('discovery.k8s.io/v1/endpointslices')!;
     const ns = svc.metadata?.namespace ?? '';
     for (let i = 0; i < plan.remove.length && plan.create.length;) {
       const old = plan.remove[i];
@@ -251,7 +251,7 @@ export class EndpointSliceController {
     if (!svc.metadata?.deletionTimestamp) {
       for (const s of plan.create) {
         try {
-          this.reg.create(def, ns, stamp(s));
+          this.client.create(def, ns, stamp(s));
         } catch (e) {
           if (isNamespaceTerminating(e)) return;
           throw new Error(`failed to create EndpointSlice for Service ${ns}/${svc.metadata?.name}: ${e instanceof Error ? e.message : String(e)}`);
@@ -260,14 +260,14 @@ export class EndpointSliceController {
     }
     for (const s of plan.update) {
       try {
-        this.reg.update(def, ns, s.metadata.name ?? '', stamp(s));
+        this.client.update(def, ns, s.metadata.name ?? '', stamp(s));
       } catch (e) {
         throw new Error(`failed to update ${s.metadata.name} EndpointSlice for Service ${ns}/${svc.metadata?.name}: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
     for (const s of plan.remove) {
       try {
-        this.reg.delete(def, ns, s.metadata.name ?? '');
+        this.client.delete(def, ns, s.metadata.name ?? '');
       } catch (e) {
         if (e instanceof ApiError && e.code === 404) continue;
         throw new Error(`failed to delete ${s.metadata.name} EndpointSlice for Service ${ns}/${svc.metadata?.name}: ${e instanceof Error ? e.message : String(e)}`);

@@ -1,8 +1,8 @@
 // Garbage collection through ownerReferences: background deletion of orphans-to-be, foreground and orphan finalizers.
 import type { KObject, OwnerReference } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import type { ResourceDef } from '../registry/resource.js';
-import type { Change } from '../storage/watch-hub.js';
+import type { Change } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { WorkQueue } from './runtime/work-queue.js';
@@ -26,12 +26,12 @@ export class GarbageCollector {
   private readonly queue: WorkQueue;
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly reg: Registry, clock: Clock, log: Logger) {
+  constructor(private readonly client: Client, clock: Clock, log: Logger) {
     this.queue = new WorkQueue('garbage-collector', (id) => this.reconcile(id), clock, log);
-    for (const key of reg.store.resources()) for (const o of reg.store.list(key)) this.index(key, o, undefined);
-    this.unsubscribe = reg.store.hub.subscribe('*', (c) => this.onChange(c));
-    for (const key of reg.store.resources()) {
-      for (const o of reg.store.list(key)) if (o.metadata.ownerReferences?.length || o.metadata.deletionTimestamp) this.queue.add(refId(this.refOf(key, o)));
+    for (const key of client.storedResources()) for (const o of client.listByKey(key)) this.index(key, o, undefined);
+    this.unsubscribe = client.watchAll( (c) => this.onChange(c));
+    for (const key of client.storedResources()) {
+      for (const o of client.listByKey(key)) if (o.metadata.ownerReferences?.length || o.metadata.deletionTimestamp) this.queue.add(refId(this.refOf(key, o)));
     }
   }
 
@@ -68,7 +68,7 @@ export class GarbageCollector {
   }
 
   private defOf(key: string): ResourceDef | undefined {
-    return this.reg.defForKey(key);
+    return this.client.resourceForKey(key);
   }
 
   private ownerExists(r: OwnerReference, namespace: string): boolean {
@@ -81,7 +81,7 @@ export class GarbageCollector {
   private reconcile(id: string): void | number {
     const ref = parseRef(id);
     const def = this.defOf(ref.key);
-    const obj = this.reg.store.get(ref.key, ref.namespace, ref.name);
+    const obj = this.client.getByKey(ref.key, ref.namespace, ref.name);
     if (!def || !obj) return;
     const fin = obj.metadata.finalizers ?? [];
     if (obj.metadata.deletionTimestamp && fin.includes('orphan')) return this.orphanDependents(def, obj);
@@ -94,7 +94,7 @@ export class GarbageCollector {
       this.tryDelete(def, obj, 'Background');
       return;
     }
-    this.reg.guaranteedUpdate(def, ref.namespace, ref.name, (cur) => {
+    this.client.guaranteedUpdate(def, ref.namespace, ref.name, (cur) => {
       cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((r) => this.ownerExists(r, ref.namespace));
       return cur;
     });
@@ -103,7 +103,7 @@ export class GarbageCollector {
   private tryDelete(def: ResourceDef, obj: KObject, policy: 'Background' | 'Foreground'): void {
     if (obj.metadata.deletionTimestamp) return;
     try {
-      this.reg.delete(def, obj.metadata.namespace ?? '', obj.metadata.name ?? '', { propagationPolicy: policy, preconditions: { uid: obj.metadata.uid } });
+      this.client.delete(def, obj.metadata.namespace ?? '', obj.metadata.name ?? '', { propagationPolicy: policy, preconditions: { uid: obj.metadata.uid } });
     } catch {
       /* gone or changed: the next event requeues */
     }
@@ -114,14 +114,14 @@ export class GarbageCollector {
     for (const id of this.dependents.get(uid) ?? []) {
       const r = parseRef(id);
       const def = this.defOf(r.key);
-      const obj = this.reg.store.get(r.key, r.namespace, r.name);
+      const obj = this.client.getByKey(r.key, r.namespace, r.name);
       if (def && obj) out.push({ def, obj });
     }
     return out;
   }
 
   private removeFinalizer(def: ResourceDef, obj: KObject, finalizer: string): void {
-    this.reg.guaranteedUpdate(def, obj.metadata.namespace ?? '', obj.metadata.name ?? '', (cur) => {
+    this.client.guaranteedUpdate(def, obj.metadata.namespace ?? '', obj.metadata.name ?? '', (cur) => {
       cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer);
       return cur;
     });
@@ -130,7 +130,7 @@ export class GarbageCollector {
   private orphanDependents(def: ResourceDef, owner: KObject): void {
     const uid = owner.metadata.uid ?? '';
     for (const { def: d, obj } of this.dependentObjects(uid)) {
-      this.reg.guaranteedUpdate(d, obj.metadata.namespace ?? '', obj.metadata.name ?? '', (cur) => {
+      this.client.guaranteedUpdate(d, obj.metadata.namespace ?? '', obj.metadata.name ?? '', (cur) => {
         cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid);
         if (!cur.metadata.ownerReferences.length) delete cur.metadata.ownerReferences;
         return cur;

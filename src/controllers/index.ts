@@ -1,6 +1,6 @@
 // The controller manager: every controller by its kube-controller-manager name, and which of them run
 // (`--controllers`). Kubelets and the scheduler start elsewhere.
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { controllerNames, selectControllers, type ControllerName } from './selection.js';
@@ -31,7 +31,7 @@ export interface ControllerHandle {
   stop(): void;
 }
 
-type Factory = (reg: Registry, clock: Clock, log: Logger) => ControllerHandle;
+type Factory = (client: Client, clock: Clock, log: Logger) => ControllerHandle;
 
 /** How each controller is made, by its kube-controller-manager name (the start order is `controllerNames`). */
 const factories: Record<ControllerName, Factory> = {
@@ -59,30 +59,29 @@ const factories: Record<ControllerName, Factory> = {
 };
 
 /**
- * Starts the selected controllers, each acting as its upstream identity (kube-controller-manager with
+ * Starts the selected controllers, each with a client acting as its upstream identity (kube-controller-manager with
  * --use-service-account-credentials: the ServiceAccount kube-system/<client name>).
  */
-export function startControllers(reg: Registry, clock: Clock, log: Logger, which: Set<ControllerName> = selectControllers()): ControllerHandle {
+export function startControllers(root: Client, clock: Clock, log: Logger, which: Set<ControllerName> = selectControllers()): ControllerHandle {
   const selected = controllerNames.filter((name) => which.has(name));
-  ensureControllerServiceAccounts(reg, selected);
+  ensureControllerServiceAccounts(root, selected);
   const running = selected.map((name) => {
     const id = controllerIdentity(name);
-    return factories[name](reg.as(id.user, id.component), clock, log.child({ controller: name }));
+    return factories[name](root.as(id.user, id.component), clock, log.child({ controller: name }));
   });
   return { stop: () => running.forEach((c) => c.stop()) };
 }
 
 /** kube-controller-manager creates the ServiceAccount each controller acts as, in kube-system, before starting it. */
-function ensureControllerServiceAccounts(root: Registry, names: ControllerName[]): void {
-  const def = root.find('', 'v1', 'serviceaccounts');
-  if (!def) return;
-  const reg = root.as(controllerManagerIdentity.user, controllerManagerIdentity.component);
-  for (const client of new Set(names.map((n) => controllerClientNames[n]))) {
-    if (!client || root.getStored('core/serviceaccounts', 'kube-system', client)) continue;
+function ensureControllerServiceAccounts(root: Client, names: ControllerName[]): void {
+  const client = root.as(controllerManagerIdentity.user, controllerManagerIdentity.component);
+  if (!client.resource('v1/serviceaccounts')) return;
+  for (const name of new Set(names.map((n) => controllerClientNames[n]))) {
+    if (!name || client.get('v1/serviceaccounts', 'kube-system', name)) continue;
     try {
-      reg.create(def, 'kube-system', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: client, namespace: 'kube-system' } });
+      client.create('v1/serviceaccounts', 'kube-system', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: 'kube-system' } });
     } catch (err) {
-      root.log.debug({ err, serviceAccount: client }, 'creating a controller ServiceAccount failed');
+      client.log.debug({ err, serviceAccount: name }, 'creating a controller ServiceAccount failed');
     }
   }
 }

@@ -3,20 +3,20 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../client/event-recorder.js';
 import type { KObject } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import { rfc3339 } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 
 /** Sets the Ready condition of the node's pods to False, as upstream's MarkPodsNotReady. */
-export function markPodsNotReady(reg: Registry, events: EventRecorder, log: Logger, pods: KObject[], nodeName: string): void {
-  const def = reg.find('', 'v1', 'pods')!;
-  const stamp = rfc3339(reg.clock.now());
+export function markPodsNotReady(client: Client, events: EventRecorder, log: Logger, pods: KObject[], nodeName: string): void {
+  const def = client.resource('v1/pods')!;
+  const stamp = rfc3339(client.clock.now());
   for (const p of pods as unknown as Pod[]) {
     if (p.spec?.nodeName !== nodeName) continue;
     const ready = p.status?.conditions?.find((c) => c.type === 'Ready');
     if (!ready || ready.status === 'False') continue;
     try {
-      reg.guaranteedUpdate(def, p.metadata?.namespace ?? '', p.metadata?.name ?? '', (cur) => {
+      client.guaranteedUpdate(def, p.metadata?.namespace ?? '', p.metadata?.name ?? '', (cur) => {
         const st = (cur.status ?? {}) as { conditions?: Array<{ type: string; status: string; lastTransitionTime?: string }> };
         const conditions = (st.conditions ?? []).map((c) => (c.type === 'Ready' && c.status !== 'False' ? { ...c, status: 'False', lastTransitionTime: stamp } : c));
         return { ...cur, status: { ...st, conditions } };

@@ -1,7 +1,6 @@
 // Namespace deletion: a Terminating namespace has its contents deleted, then its finalizer removed, then it is gone.
 import type { Namespace } from 'kubernetes-types/core/v1.js';
-import type { Registry } from '../registry/registry.js';
-import { storageKey } from '../registry/resource.js';
+import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { WorkQueue } from './runtime/work-queue.js';
@@ -10,25 +9,25 @@ export class NamespaceController {
   private readonly queue: WorkQueue;
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly reg: Registry, clock: Clock, log: Logger) {
+  constructor(private readonly client: Client, clock: Clock, log: Logger) {
     this.queue = new WorkQueue('namespace', (name) => this.reconcile(name), clock, log);
-    this.unsubscribe = reg.store.hub.subscribe('core/namespaces', (c) => {
+    this.unsubscribe = client.watch('v1/namespaces', (c) => {
       if (c.type !== 'DELETED' && c.object.metadata.deletionTimestamp) this.queue.add(c.object.metadata.name ?? '');
     });
-    for (const ns of reg.store.list('core/namespaces')) if (ns.metadata.deletionTimestamp) this.queue.add(ns.metadata.name ?? '');
+    for (const ns of client.list('v1/namespaces')) if (ns.metadata.deletionTimestamp) this.queue.add(ns.metadata.name ?? '');
   }
 
   private reconcile(name: string): void | number {
-    const ns = this.reg.store.get('core/namespaces', '', name) as unknown as Namespace | undefined;
+    const ns = this.client.get('v1/namespaces', '', name) as unknown as Namespace | undefined;
     if (!ns?.metadata?.deletionTimestamp) return;
     let remaining = 0;
-    for (const def of this.reg.defs) {
+    for (const def of this.client.resources()) {
       if (!def.namespaced || def.sharedStorage || def.virtualCreate) continue;
-      for (const o of this.reg.store.list(storageKey(def), name)) {
+      for (const o of this.client.list(def, name)) {
         remaining++;
         if (o.metadata.deletionTimestamp) continue;
         try {
-          this.reg.delete(def, name, o.metadata.name ?? '', { propagationPolicy: 'Background' });
+          this.client.delete(def, name, o.metadata.name ?? '', { propagationPolicy: 'Background' });
         } catch {
           /* already going */
         }
@@ -37,15 +36,12 @@ export class NamespaceController {
     if (remaining > 0) {
       // Check again shortly; deletions with finalizers or grace periods take a while.
       let left = 0;
-      for (const def of this.reg.defs) if (def.namespaced && !def.sharedStorage && !def.virtualCreate) left += this.reg.store.list(storageKey(def), name).length;
+      for (const def of this.client.resources()) if (def.namespaced && !def.sharedStorage && !def.virtualCreate) left += this.client.list(def, name).length;
       if (left > 0) return 500;
     }
-    const cur = this.reg.store.get('core/namespaces', '', name);
+    const cur = this.client.get<Namespace>('v1/namespaces', '', name);
     if (!cur) return;
-    const spec = (cur.spec ?? {}) as { finalizers?: string[] };
-    const finalizers = (spec.finalizers ?? []).filter((f) => f !== 'kubernetes');
-    if (!finalizers.length && !cur.metadata.finalizers?.length) this.reg.store.delete('core/namespaces', '', name);
-    else if (finalizers.length !== (spec.finalizers ?? []).length) this.reg.store.update('core/namespaces', { ...cur, spec: { ...spec, finalizers } });
+    this.client.finalizeNamespace(name, (cur.spec?.finalizers ?? []).filter((f) => f !== 'kubernetes'));
   }
 
   stop(): void {

@@ -5,12 +5,13 @@ import type { Node, NodeCondition, Pod } from 'kubernetes-types/core/v1.js';
 import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import type { KObject } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import { rfc3339, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { markPodsNotReady } from './mark-pods-not-ready.js';
 import { nodeTaints, sameTaint, swapTaints, taintKeys, type TaintRef } from './node-taints.js';
-import { PodsByNode } from './pods-by-node.js';
+import { byNode, podsByNode } from './pods-by-node.js';
+import type { Informer } from '../client/informer.js';
 import { WorkQueue } from './runtime/work-queue.js';
 import { computeZoneState, qpsFor, ZoneTainter, zoneKey, type ZoneState } from './zone-tainter.js';
 
@@ -51,20 +52,22 @@ export class NodeLifecycleController {
   private readonly tainters = new Map<string, ZoneTainter>();
   private readonly nodeQueue: WorkQueue;
   private readonly podQueue: WorkQueue;
-  private readonly pods: PodsByNode;
+  /** Pods by node name. */
+  private readonly pods: Informer;
   private readonly events: EventRecorder;
   private readonly stops: Array<() => void> = [];
 
-  constructor(private readonly reg: Registry, private readonly clock: Clock, private readonly log: Logger) {
-    this.events = new EventRecorder(reg, { component: 'node-controller' });
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
+    this.events = new EventRecorder(client, { component: 'node-controller' });
     this.nodeQueue = new WorkQueue('node-lifecycle-nodes', (name) => this.noScheduleTaintingPass(name), clock, log);
     this.podQueue = new WorkQueue('node-lifecycle-pods', (key) => this.processPod(key), clock, log);
-    this.pods = new PodsByNode(reg, (pod, type, prev) => {
+    this.pods = podsByNode(client);
+    this.pods.onChange(({ type, object: pod, previous: prev }) => {
       const node = (pod.spec as { nodeName?: string } | undefined)?.nodeName;
       if (type !== 'DELETED' && node && node !== (prev?.spec as { nodeName?: string } | undefined)?.nodeName) this.podQueue.add(`${pod.metadata.namespace}/${pod.metadata.name}`);
     });
-    this.stops.push(reg.store.hub.subscribe('core/nodes', (c) => c.type !== 'DELETED' && this.nodeQueue.add(c.object.metadata.name ?? '')));
-    for (const n of reg.store.list('core/nodes')) this.nodeQueue.add(n.metadata.name ?? '');
+    this.stops.push(client.watch('v1/nodes', (c) => c.type !== 'DELETED' && this.nodeQueue.add(c.object.metadata.name ?? '')));
+    for (const n of client.list('v1/nodes')) this.nodeQueue.add(n.metadata.name ?? '');
     this.stops.push(clock.setInterval(() => this.guard(() => this.monitorNodeHealth()), nodeMonitorPeriodMs));
     this.stops.push(clock.setInterval(() => this.guard(() => this.noExecuteTaintingPass()), taintingPassMs));
     setImmediate(() => this.guard(() => this.monitorNodeHealth()));
@@ -79,12 +82,12 @@ export class NodeLifecycleController {
   }
 
   private nodeDef() {
-    return this.reg.find('', 'v1', 'nodes')!;
+    return this.client.resource('v1/nodes')!;
   }
 
   /** NoSchedule taints that mirror conditions and spec.unschedulable; the beta os/arch labels. */
   private noScheduleTaintingPass(name: string): void {
-    const node = this.reg.store.get('core/nodes', '', name) as unknown as Node | undefined;
+    const node = this.client.get('v1/nodes', '', name) as unknown as Node | undefined;
     if (!node) return;
     const want: TaintRef[] = [];
     for (const c of node.status?.conditions ?? []) {
@@ -95,14 +98,14 @@ export class NodeLifecycleController {
     const have = nodeTaints(node).filter((t) => t.effect === 'NoSchedule' && conditionTaintKeys.has(t.key));
     const add = want.filter((w) => !have.some((h) => sameTaint(h, w)));
     const remove = have.filter((h) => !want.some((w) => sameTaint(h, w)));
-    if (add.length || remove.length) swapTaints(this.reg, name, add, remove);
+    if (add.length || remove.length) swapTaints(this.client, name, add, remove);
     const labels = node.metadata?.labels ?? {};
     const fix: Record<string, string> = {};
     for (const [ga, beta] of [['kubernetes.io/os', 'beta.kubernetes.io/os'], ['kubernetes.io/arch', 'beta.kubernetes.io/arch']]) {
       if (labels[ga] !== undefined && labels[beta] !== labels[ga]) fix[beta] = labels[ga];
     }
     if (Object.keys(fix).length) {
-      this.reg.guaranteedUpdate(this.nodeDef(), '', name, (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { ...cur.metadata.labels, ...fix } } }));
+      this.client.guaranteedUpdate(this.nodeDef(), '', name, (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { ...cur.metadata.labels, ...fix } } }));
     }
   }
 
@@ -117,7 +120,7 @@ export class NodeLifecycleController {
   }
 
   private monitorNodeHealth(): void {
-    const nodes = this.reg.store.list('core/nodes') as unknown as Node[];
+    const nodes = this.client.list('v1/nodes') as unknown as Node[];
     const seen = new Set<string>();
     for (const node of nodes) {
       const name = node.metadata?.name ?? '';
@@ -136,7 +139,7 @@ export class NodeLifecycleController {
     }
     const zoneReady = new Map<string, Array<string | undefined>>();
     for (const stale of nodes) {
-      const node = (this.reg.store.get('core/nodes', '', stale.metadata?.name ?? '') ?? stale) as unknown as Node;
+      const node = (this.client.get('v1/nodes', '', stale.metadata?.name ?? '') ?? stale) as unknown as Node;
       const { observed, current } = this.tryUpdateNodeHealth(node);
       if (node.metadata?.labels?.['node.kubernetes.io/exclude-disruption'] === undefined) {
         const z = zoneKey(node);
@@ -148,7 +151,7 @@ export class NodeLifecycleController {
       this.processTaintBasedEviction(node, observed);
       if (current.status !== 'True' && observed.status === 'True') {
         this.events.event(node as unknown as KObject, 'Normal', 'NodeNotReady', `Node ${node.metadata?.name} status is now: NodeNotReady`);
-        markPodsNotReady(this.reg, this.events, this.log, this.pods.pods(node.metadata?.name ?? ''), node.metadata?.name ?? '');
+        markPodsNotReady(this.client, this.events, this.log, this.pods.byIndex(byNode, node.metadata?.name ?? ''), node.metadata?.name ?? '');
       }
     }
     this.handleDisruption(zoneReady, nodes);
@@ -174,7 +177,7 @@ export class NodeLifecycleController {
       const transition = h.ready.lastTransitionTime !== current.lastTransitionTime ? now : h.readyTransitionMs;
       h = { probeMs: now, readyTransitionMs: transition, ready: current, leaseRenew: h.leaseRenew };
     }
-    const lease = this.reg.store.get('coordination.k8s.io/leases', 'kube-node-lease', name) as unknown as Lease | undefined;
+    const lease = this.client.get('coordination.k8s.io/v1/leases', 'kube-node-lease', name) as unknown as Lease | undefined;
     const renew = lease?.spec?.renewTime;
     if (renew && (!h.leaseRenew || microMs(h.leaseRenew) < microMs(renew))) {
       h.leaseRenew = renew;
@@ -194,7 +197,7 @@ export class NodeLifecycleController {
     }
     const ready = conditions.find((c) => c.type === 'Ready');
     if (JSON.stringify(ready) === JSON.stringify(current)) return { observed, current };
-    this.reg.guaranteedUpdate(this.nodeDef(), '', name, (cur) => ({ ...cur, status: { ...(cur.status as object), conditions } }), { subresource: 'status' });
+    this.client.guaranteedUpdate(this.nodeDef(), '', name, (cur) => ({ ...cur, status: { ...(cur.status as object), conditions } }), { subresource: 'status' });
     current = ready;
     this.health.set(name, { ...h, ready, readyTransitionMs: now });
     return { observed, current };
@@ -206,7 +209,7 @@ export class NodeLifecycleController {
     if (observed.status === 'False' || observed.status === 'Unknown') {
       const [want, opposite] = observed.status === 'False' ? [notReadyNoExecute, unreachableNoExecute] : [unreachableNoExecute, notReadyNoExecute];
       if (taints.some((t) => sameTaint(t, opposite))) {
-        swapTaints(this.reg, name, [want], [opposite]);
+        swapTaints(this.client, name, [want], [opposite]);
         return;
       }
       const tainter = this.tainter(node);
@@ -218,7 +221,7 @@ export class NodeLifecycleController {
   private markNodeAsReachable(node: Node): void {
     const name = node.metadata?.name ?? '';
     const taints = nodeTaints(node);
-    if (taints.some((t) => sameTaint(t, unreachableNoExecute) || sameTaint(t, notReadyNoExecute))) swapTaints(this.reg, name, [], [unreachableNoExecute, notReadyNoExecute]);
+    if (taints.some((t) => sameTaint(t, unreachableNoExecute) || sameTaint(t, notReadyNoExecute))) swapTaints(this.client, name, [], [unreachableNoExecute, notReadyNoExecute]);
     this.tainter(node).remove(name);
   }
 
@@ -227,12 +230,12 @@ export class NodeLifecycleController {
     const now = this.clock.nowMs();
     for (const t of this.tainters.values()) {
       t.process(now, (name) => {
-        const node = this.reg.store.get('core/nodes', '', name) as unknown as Node | undefined;
+        const node = this.client.get('v1/nodes', '', name) as unknown as Node | undefined;
         if (!node) return true;
         const ready = readyOf(node);
         if (!ready) return 50;
-        if (ready.status === 'False') return swapTaints(this.reg, name, [notReadyNoExecute], [unreachableNoExecute]) || true;
-        if (ready.status === 'Unknown') return swapTaints(this.reg, name, [unreachableNoExecute], [notReadyNoExecute]) || true;
+        if (ready.status === 'False') return swapTaints(this.client, name, [notReadyNoExecute], [unreachableNoExecute]) || true;
+        if (ready.status === 'Unknown') return swapTaints(this.client, name, [unreachableNoExecute], [notReadyNoExecute]) || true;
         return true;
       });
     }
@@ -263,7 +266,7 @@ export class NodeLifecycleController {
     const setRate = (zone: string, state: ZoneState) => this.tainters.get(zone)?.setQps(qpsFor(state, zoneReady.get(zone)?.length ?? 0), now);
     if (allAreFull) {
       this.log.info('all nodes are not ready: entering master disruption mode');
-      for (const n of nodes) this.markNodeAsReachable((this.reg.store.get('core/nodes', '', n.metadata?.name ?? '') ?? n) as unknown as Node);
+      for (const n of nodes) this.markNodeAsReachable((this.client.get('v1/nodes', '', n.metadata?.name ?? '') ?? n) as unknown as Node);
       for (const zone of this.zoneStates.keys()) {
         this.tainters.get(zone)?.setQps(0, now);
         this.zoneStates.set(zone, 'FullDisruption');
@@ -286,12 +289,12 @@ export class NodeLifecycleController {
 
   private processPod(key: string): void {
     const i = key.indexOf('/');
-    const pod = this.reg.store.get('core/pods', key.slice(0, i), key.slice(i + 1)) as unknown as Pod | undefined;
+    const pod = this.client.get('v1/pods', key.slice(0, i), key.slice(i + 1)) as unknown as Pod | undefined;
     const nodeName = pod?.spec?.nodeName;
     if (!pod || !nodeName) return;
     const h = this.health.get(nodeName);
-    if (!h?.ready || !this.reg.store.get('core/nodes', '', nodeName)) return;
-    if (h.ready.status !== 'True') markPodsNotReady(this.reg, this.events, this.log, [pod as unknown as KObject], nodeName);
+    if (!h?.ready || !this.client.get('v1/nodes', '', nodeName)) return;
+    if (h.ready.status !== 'True') markPodsNotReady(this.client, this.events, this.log, [pod as unknown as KObject], nodeName);
   }
 
   stop(): void {

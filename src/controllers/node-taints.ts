@@ -1,7 +1,7 @@
 // Taints and tolerations: matching as upstream's v1 helpers do, and writing a node controller's taints.
 import type { Node, Taint } from 'kubernetes-types/core/v1.js';
 import type { KObject } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import { rfc3339 } from '../util/clock.js';
 
 export const taintKeys = {
@@ -27,11 +27,11 @@ export function nodeTaints(node: KObject | Node | undefined): Taint[] {
  * Adds `add` (stamped with timeAdded now; an existing taint with the same key and effect is kept) and removes
  * `remove` on the node through the main resource. Returns false when the node is gone.
  */
-export function swapTaints(reg: Registry, nodeName: string, add: TaintRef[], remove: TaintRef[]): boolean {
-  const def = reg.find('', 'v1', 'nodes')!;
-  if (!reg.store.get('core/nodes', '', nodeName)) return false;
-  const now = rfc3339(reg.clock.now());
-  reg.guaranteedUpdate(def, '', nodeName, (cur) => {
+export function swapTaints(client: Client, nodeName: string, add: TaintRef[], remove: TaintRef[]): boolean {
+  const def = client.resource('v1/nodes')!;
+  if (!client.get('v1/nodes', '', nodeName)) return false;
+  const now = rfc3339(client.clock.now());
+  client.guaranteedUpdate(def, '', nodeName, (cur) => {
     let taints = nodeTaints(cur).filter((t) => !remove.some((r) => sameTaint(r, t)));
     for (const a of add) {
       if (!taints.some((t) => sameTaint(t, a))) taints = [...taints, { key: a.key, effect: a.effect, timeAdded: now }];

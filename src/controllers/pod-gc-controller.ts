@@ -4,7 +4,7 @@
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { isNodeReady } from '../machinery/conditions.js';
 import type { KObject } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import { rfc3339, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { nodeTaints, taintKeys } from './node-taints.js';
@@ -20,7 +20,7 @@ export class PodGcController {
   private readonly missingSince = new Map<string, number>();
   private readonly stopTimer: () => void;
 
-  constructor(private readonly reg: Registry, private readonly clock: Clock, private readonly log: Logger) {
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
     this.stopTimer = clock.setInterval(() => {
       try {
         this.gc();
@@ -31,8 +31,8 @@ export class PodGcController {
   }
 
   gc(): void {
-    const pods = this.reg.store.list('core/pods') as unknown as Pod[];
-    const node = (name: string) => this.reg.store.get('core/nodes', '', name) as unknown as Node | undefined;
+    const pods = this.client.list('v1/pods') as unknown as Pod[];
+    const node = (name: string) => this.client.get('v1/nodes', '', name) as unknown as Node | undefined;
     const terminated = pods.filter(isTerminated);
     if (terminated.length > terminatedPodThreshold) {
       const byAge = [...terminated].sort((a, b) => (a.metadata?.creationTimestamp ?? '').localeCompare(b.metadata?.creationTimestamp ?? '') || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
@@ -69,19 +69,19 @@ export class PodGcController {
     const ns = p.metadata?.namespace ?? '';
     const name = p.metadata?.name ?? '';
     const uid = p.metadata?.uid;
-    const def = this.reg.find('', 'v1', 'pods')!;
+    const def = this.client.resource('v1/pods')!;
     this.log.debug({ pod: `${ns}/${name}`, why }, 'pod gc force-deletes a pod');
     try {
       if (!isTerminated(p)) {
         const stamp = rfc3339(this.clock.now());
-        this.reg.guaranteedUpdate(def, ns, name, (cur: KObject) => {
+        this.client.guaranteedUpdate(def, ns, name, (cur: KObject) => {
           const st = (cur.status ?? {}) as { conditions?: Array<Record<string, unknown>> };
           let conditions = st.conditions;
           if (condition) conditions = [...(conditions ?? []).filter((c) => c.type !== condition.type), { ...condition, lastTransitionTime: stamp }];
           return { ...cur, status: { ...st, phase: 'Failed', ...(conditions ? { conditions } : {}) } };
         }, { subresource: 'status' });
       }
-      this.reg.delete(def, ns, name, { gracePeriodSeconds: 0, preconditions: { uid } });
+      this.client.delete(def, ns, name, { gracePeriodSeconds: 0, preconditions: { uid } });
     } catch (err) {
       this.log.debug({ err, pod: `${ns}/${name}` }, 'pod gc deletion failed');
     }

@@ -4,8 +4,8 @@ import type { ContainerPort, Pod, Service, ServicePort } from 'kubernetes-types/
 import { ApiError } from '../machinery/errors.js';
 import { isPodReady } from '../machinery/conditions.js';
 import type { KObject } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
-import type { Change } from '../storage/watch-hub.js';
+import type { Client } from '../client/client.js';
+import type { Change } from '../client/types.js';
 
 export const lastChangeTriggerTime = 'endpoints.kubernetes.io/last-change-trigger-time';
 export const headlessLabel = 'service.kubernetes.io/headless';
@@ -46,8 +46,8 @@ export function selectorMatches(sel: Record<string, string>, labels: Record<stri
 }
 
 /** The pods of the Service's namespace its selector matches. */
-export function selectedPods(reg: Registry, svc: Service, sel: Record<string, string>): Pod[] {
-  return (reg.store.list('core/pods', svc.metadata?.namespace) as unknown as Pod[]).filter((p) => selectorMatches(sel, p.metadata?.labels));
+export function selectedPods(client: Client, svc: Service, sel: Record<string, string>): Pod[] {
+  return (client.list('v1/pods', svc.metadata?.namespace) as unknown as Pod[]).filter((p) => selectorMatches(sel, p.metadata?.labels));
 }
 
 /** The pod port a Service port targets: a number as is, a name looked up in the containers (and sidecars) ports. */
@@ -78,13 +78,13 @@ function podEndpointsChanged(a: Pod, b: Pod): boolean {
 }
 
 /** `ns/name` keys of the services a pod change concerns: those selecting the pod before or after it. */
-export function servicesForPodChange(reg: Registry, c: Change): string[] {
+export function servicesForPodChange(client: Client, c: Change): string[] {
   const cur = c.object as unknown as Pod;
   const prev = c.previous as unknown as Pod | undefined;
   if (c.type === 'MODIFIED' && prev && !podEndpointsChanged(prev, cur)) return [];
   const ns = c.object.metadata.namespace ?? '';
   const out: string[] = [];
-  for (const s of reg.store.list('core/services', ns) as unknown as Service[]) {
+  for (const s of client.list('v1/services', ns) as unknown as Service[]) {
     const sel = managedSelector(s);
     if (!sel) continue;
     if (selectorMatches(sel, cur.metadata?.labels) || (prev && selectorMatches(sel, prev.metadata?.labels))) out.push(`${ns}/${s.metadata?.name}`);

@@ -2,13 +2,13 @@
 // (`kubernetes.io/service-account.name`) get a legacy token (no expiry) in `data.token`, the cluster CA in
 // `data.ca.crt` and their namespace, and the ServiceAccount's uid annotation. A token Secret whose ServiceAccount
 // is gone (or was recreated with another uid) is deleted, as kube-controller-manager's tokens controller does.
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import type { KObject } from '../machinery/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { splitKey } from './workload/owner.js';
 import { WorkQueue } from './runtime/work-queue.js';
-import { securityOf } from '../auth/security.js';
+import { securityOf } from '../client/services.js';
 import { legacyClaims, signToken } from '../auth/serviceaccount/claims.js';
 
 const tokenType = 'kubernetes.io/service-account-token';
@@ -22,44 +22,44 @@ export class ServiceAccountTokenController {
   private readonly queue: WorkQueue;
   private readonly stops: Array<() => void> = [];
 
-  constructor(private readonly reg: Registry, clock: Clock, log: Logger) {
+  constructor(private readonly client: Client, clock: Clock, log: Logger) {
     this.queue = new WorkQueue('serviceaccount-token', (k) => this.reconcile(k), clock, log);
     const addSecret = (s: KObject) => s.type === tokenType && this.queue.add(`${s.metadata.namespace}/${s.metadata.name}`);
-    this.stops.push(reg.store.hub.subscribe('core/secrets', (c) => c.type !== 'DELETED' && addSecret(c.object)));
+    this.stops.push(client.watch('v1/secrets', (c) => c.type !== 'DELETED' && addSecret(c.object)));
     // A ServiceAccount that appears, changes or goes: its token Secrets are looked at again.
-    this.stops.push(reg.store.hub.subscribe('core/serviceaccounts', (c) => {
+    this.stops.push(client.watch('v1/serviceaccounts', (c) => {
       const sa = c.object;
-      for (const s of reg.store.list('core/secrets', sa.metadata.namespace)) {
+      for (const s of client.list('v1/secrets', sa.metadata.namespace)) {
         if (s.type === tokenType && s.metadata.annotations?.[nameKey] === sa.metadata.name) addSecret(s);
       }
     }));
-    for (const s of reg.store.list('core/secrets')) addSecret(s);
+    for (const s of client.list('v1/secrets')) addSecret(s);
   }
 
   private async reconcile(key: string): Promise<void> {
     const { namespace, name } = splitKey(key);
-    const secret = this.reg.store.get('core/secrets', namespace, name);
+    const secret = this.client.get('v1/secrets', namespace, name);
     if (!secret || secret.type !== tokenType || secret.metadata.deletionTimestamp) return;
     const saName = secret.metadata.annotations?.[nameKey] ?? '';
     const saUid = secret.metadata.annotations?.[uidKey] ?? '';
-    const sa = this.reg.store.get('core/serviceaccounts', namespace, saName);
-    const secrets = this.reg.find('', 'v1', 'secrets')!;
+    const sa = this.client.get('v1/serviceaccounts', namespace, saName);
+    const secrets = this.client.resource('v1/secrets')!;
     if (!sa || (saUid && saUid !== sa.metadata.uid)) {
       try {
-        this.reg.delete(secrets, namespace, name, { preconditions: { uid: secret.metadata.uid } });
+        this.client.delete(secrets, namespace, name, { preconditions: { uid: secret.metadata.uid } });
       } catch {
         /* gone already */
       }
       return;
     }
-    const security = securityOf(this.reg);
+    const security = securityOf(this.client);
     const ca = (await security.pki.ca()).certPem;
     const d = data(secret);
     const needsToken = !d.token;
     if (!needsToken && d['ca.crt'] === b64(ca) && d.namespace && saUid) return;
     const token = needsToken ? await signToken(security.serviceAccountKeys, legacyClaims(namespace, { name: sa.metadata.name ?? '', uid: sa.metadata.uid ?? '' }, name)) : undefined;
     try {
-      this.reg.guaranteedUpdate(secrets, namespace, name, (cur) => {
+      this.client.guaranteedUpdate(secrets, namespace, name, (cur) => {
         if (cur.metadata.uid !== secret.metadata.uid) return cur;
         const next = { ...data(cur) };
         next['ca.crt'] = b64(ca);

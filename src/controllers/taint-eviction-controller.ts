@@ -3,12 +3,13 @@
 import type { Pod, Taint, Toleration } from 'kubernetes-types/core/v1.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import type { KObject } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import { rfc3339, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { tolerates } from '../machinery/conditions.js';
 import { nodeTaints } from './node-taints.js';
-import { PodsByNode } from './pods-by-node.js';
+import { byNode, podsByNode } from './pods-by-node.js';
+import type { Informer } from '../client/informer.js';
 
 interface Work {
   uid: string;
@@ -33,22 +34,24 @@ export class TaintEvictionController {
   private readonly work = new Map<string, Work>();
   /** Each node's NoExecute taints as last seen (JSON), to notice changes. */
   private readonly seen = new Map<string, string>();
-  private readonly pods: PodsByNode;
+  /** Pods by node name. */
+  private readonly pods: Informer;
   private readonly events: EventRecorder;
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly reg: Registry, private readonly clock: Clock, private readonly log: Logger) {
-    this.events = new EventRecorder(reg, { component: 'taint-eviction-controller' });
-    this.pods = new PodsByNode(reg, (pod, type) => {
-      if (type === 'DELETED') this.cancel(pod, false);
-      else this.processPod(pod);
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
+    this.events = new EventRecorder(client, { component: 'taint-eviction-controller' });
+    this.pods = podsByNode(client);
+    this.pods.onChange((c) => {
+      if (c.type === 'DELETED') this.cancel(c.object, false);
+      else this.processPod(c.object);
     });
-    this.unsubscribe = reg.store.hub.subscribe('core/nodes', (c) => {
+    this.unsubscribe = client.watch('v1/nodes', (c) => {
       const name = c.object.metadata.name ?? '';
-      const node = c.type === 'DELETED' ? undefined : this.reg.store.get('core/nodes', '', name);
+      const node = c.type === 'DELETED' ? undefined : this.client.get('v1/nodes', '', name);
       this.nodeChanged(name, node);
     });
-    for (const n of reg.store.list('core/nodes')) this.nodeChanged(n.metadata.name ?? '', n);
+    for (const n of client.list('v1/nodes')) this.nodeChanged(n.metadata.name ?? '', n);
   }
 
   private noExecute(node: KObject | undefined): Taint[] {
@@ -61,14 +64,14 @@ export class TaintEvictionController {
     if ((this.seen.get(name) ?? '[]') === key) return;
     if (taints.length) this.seen.set(name, key);
     else this.seen.delete(name);
-    for (const pod of this.pods.pods(name)) this.processPod(pod);
+    for (const pod of this.pods.byIndex(byNode, name)) this.processPod(pod);
   }
 
   private processPod(pod: KObject): void {
     const p = pod as unknown as Pod;
     const nodeName = p.spec?.nodeName;
     if (!nodeName || p.metadata?.deletionTimestamp) return this.cancel(pod, false);
-    const taints = this.noExecute(this.reg.store.get('core/nodes', '', nodeName));
+    const taints = this.noExecute(this.client.get('v1/nodes', '', nodeName));
     if (!taints.length) return this.cancel(pod, true);
     const tolerations = p.spec?.tolerations ?? [];
     const used: Toleration[] = [];
@@ -119,19 +122,19 @@ export class TaintEvictionController {
     if (w?.uid === uid) this.work.delete(key);
     const i = key.indexOf('/');
     const [ns, name] = [key.slice(0, i), key.slice(i + 1)];
-    const pod = this.reg.store.get('core/pods', ns, name);
+    const pod = this.client.get('v1/pods', ns, name);
     if (!pod || pod.metadata.uid !== uid || pod.metadata.deletionTimestamp) return;
     this.events.event(pod, 'Normal', 'TaintManagerEviction', `Marking for deletion Pod ${key}`);
-    const def = this.reg.find('', 'v1', 'pods')!;
+    const def = this.client.resource('v1/pods')!;
     const stamp = rfc3339(this.clock.now());
     try {
-      this.reg.guaranteedUpdate(def, ns, name, (cur) => {
+      this.client.guaranteedUpdate(def, ns, name, (cur) => {
         const st = (cur.status ?? {}) as { conditions?: Array<Record<string, unknown>> };
         const conditions = (st.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget');
         conditions.push({ type: 'DisruptionTarget', status: 'True', lastTransitionTime: stamp, reason: 'DeletionByTaintManager', message: 'Taint manager: deleting due to NoExecute taint' });
         return { ...cur, status: { ...st, conditions } };
       }, { subresource: 'status' });
-      this.reg.delete(def, ns, name, { preconditions: { uid } });
+      this.client.delete(def, ns, name, { preconditions: { uid } });
     } catch (err) {
       this.log.debug({ err, pod: key }, 'taint eviction failed');
     }

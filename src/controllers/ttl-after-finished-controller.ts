@@ -3,7 +3,7 @@
 // the exact moment its TTL runs out on the clock.
 import type { Job } from 'kubernetes-types/batch/v1.js';
 import type { KObject } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import type { ResourceDef } from '../registry/resource.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -28,26 +28,26 @@ export class TtlAfterFinishedController {
   private readonly stops: Array<() => void> = [];
   private readonly jobsDef: ResourceDef;
 
-  constructor(private readonly reg: Registry, private readonly clock: Clock, private readonly log: Logger) {
-    this.jobsDef = reg.find('batch', 'v1', 'jobs')!;
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
+    this.jobsDef = client.resource('batch/v1/jobs')!;
     this.queue = new WorkQueue('ttl-after-finished', (key) => this.process(key), clock, log);
     const consider = (obj: KObject) => {
       if (ttlRemainingMs(obj as unknown as Job, this.clock.nowMs()) !== undefined) this.queue.add(`${obj.metadata.namespace}/${obj.metadata.name}`);
     };
-    this.stops.push(reg.store.hub.subscribe('batch/jobs', (c) => c.type !== 'DELETED' && consider(c.object)));
-    for (const j of reg.store.list('batch/jobs')) consider(j);
+    this.stops.push(client.watch('batch/v1/jobs', (c) => c.type !== 'DELETED' && consider(c.object)));
+    for (const j of client.list('batch/v1/jobs')) consider(j);
   }
 
   private process(key: string): number | void {
     const { namespace: ns, name } = splitKey(key);
-    const job = this.reg.store.get('batch/jobs', ns, name);
+    const job = this.client.get('batch/v1/jobs', ns, name);
     if (!job) return;
     const left = ttlRemainingMs(job as unknown as Job, this.clock.nowMs());
     if (left === undefined) return;
     if (left > 0) return left;
     this.log.debug({ job: key }, 'cleaning up finished job');
     try {
-      this.reg.delete(this.jobsDef, ns, name, { propagationPolicy: 'Foreground', preconditions: { uid: job.metadata.uid } });
+      this.client.delete(this.jobsDef, ns, name, { propagationPolicy: 'Foreground', preconditions: { uid: job.metadata.uid } });
     } catch (err) {
       // Gone already, or replaced by a new Job of the same name (that one gets its own turn).
       if (statusCode(err) === 404 || statusCode(err) === 409) return;

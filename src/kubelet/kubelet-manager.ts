@@ -2,8 +2,8 @@
 // one timer, and answers the pod lifecycle's questions about them (NodeDirectory).
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { KObject } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
-import type { Change } from '../storage/watch-hub.js';
+import type { Client } from '../client/client.js';
+import type { Change } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { simAnnotations } from './annotations.js';
@@ -11,7 +11,7 @@ import { NodeAgent, type StartOptions } from './node-agent.js';
 import { internalIpOf } from './node-status.js';
 import { indexOfPodCidr, internalIpForIndex, podCidrForIndex } from './pod-ips.js';
 import type { NodeAgentView, NodeDirectory } from './types.js';
-import { nodeRegistry } from './node-registry.js';
+import { nodeClient } from './node-client.js';
 
 const tickMs = 500;
 const quietStartAbove = 100;
@@ -32,13 +32,13 @@ export class KubeletManager implements NodeDirectory {
   /** Pod IPs found in pod status at start-up, by node, so restarted agents keep handing out fresh ones. */
   private podIPsAtStart: Map<string, Array<[string, string]>> | undefined;
 
-  constructor(private readonly reg: Registry, private readonly clock: Clock, private readonly log: Logger) {
-    for (const n of reg.store.list('core/nodes')) this.claimIndexOf(n);
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
+    for (const n of client.list('v1/nodes')) this.claimIndexOf(n);
   }
 
-  /** The registry as a node's kubelet writes to it: as system:node:NAME in system:nodes. */
-  nodeRegistry(nodeName: string): Registry {
-    return nodeRegistry(this.reg, nodeName);
+  /** The client as a node's kubelet writes through it: as system:node:NAME in system:nodes. */
+  nodeClient(nodeName: string): Client {
+    return nodeClient(this.client, nodeName);
   }
 
   /** A node index (pod CIDR and InternalIP slot) nobody uses yet. */
@@ -57,15 +57,15 @@ export class KubeletManager implements NodeDirectory {
   /** Starts agents for the nodes there are (`fresh`: how to start some of them) and follows Node changes from now on. */
   start(fresh: ReadonlyMap<string, StartOptions> = new Map()): void {
     this.podIPsAtStart = new Map();
-    for (const p of this.reg.store.list('core/pods') as unknown as Pod[]) {
+    for (const p of this.client.list('v1/pods') as unknown as Pod[]) {
       const node = p.spec?.nodeName;
       if (!node || !p.status?.podIP || !p.metadata?.uid) continue;
       let list = this.podIPsAtStart.get(node);
       if (!list) this.podIPsAtStart.set(node, (list = []));
       list.push([p.metadata.uid, p.status.podIP]);
     }
-    this.stops.push(this.reg.store.hub.subscribe('core/nodes', (c) => this.onNodeChange(c)));
-    const nodes = this.reg.store.list('core/nodes');
+    this.stops.push(this.client.watch('v1/nodes', (c) => this.onNodeChange(c)));
+    const nodes = this.client.list('v1/nodes');
     // A large fleet starting at once records no kubelet start-up events: they would flood the event list.
     const quiet = nodes.length > quietStartAbove;
     for (const n of nodes) this.ensureAgent(n, { quiet, ...fresh.get(n.metadata.name ?? '') });
@@ -85,11 +85,10 @@ export class KubeletManager implements NodeDirectory {
 
   /** Stops or starts a node's kubelet and records it in the node's bonsai.dev/stopped annotation. */
   setStopped(name: string, stopped: boolean): void {
-    const node = this.reg.store.get('core/nodes', '', name);
+    const node = this.client.get('v1/nodes', '', name);
     if (!node) return;
     if (isStopped(node) !== stopped) {
-      const def = this.reg.find('', 'v1', 'nodes')!;
-      const updated = this.reg.guaranteedUpdate(def, '', name, (cur) => {
+      const updated = this.client.guaranteedUpdate('v1/nodes', '', name, (cur) => {
         const annotations = { ...(cur.metadata.annotations ?? {}) };
         if (stopped) annotations[simAnnotations.nodeStopped] = 'true';
         else delete annotations[simAnnotations.nodeStopped];
@@ -110,7 +109,7 @@ export class KubeletManager implements NodeDirectory {
       return;
     }
     // Work from the current object: the change may already be superseded.
-    const cur = this.reg.store.get('core/nodes', '', name);
+    const cur = this.client.get('v1/nodes', '', name);
     if (!cur) return;
     const a = this.agents.get(name);
     if (a && a.uid === cur.metadata.uid && c.object.metadata.resourceVersion !== a.lastWrittenRv) a.dirty = true;
@@ -163,8 +162,7 @@ export class KubeletManager implements NodeDirectory {
       }
       const cidr = podCIDR;
       try {
-        const def = this.reg.find('', 'v1', 'nodes')!;
-        cur = this.nodeRegistry(name).guaranteedUpdate(def, '', name, (o) => ({
+        cur = this.nodeClient(name).guaranteedUpdate('v1/nodes', '', name, (o) => ({
           ...o,
           metadata: { ...o.metadata, labels: { ...labels, ...o.metadata.labels } },
           spec: (o.spec as Node['spec'])?.podCIDR ? o.spec : { ...(o.spec as object), podCIDR: cidr, podCIDRs: [cidr] },
@@ -175,7 +173,7 @@ export class KubeletManager implements NodeDirectory {
       }
     }
     const internalIP = internalIpOf(cur.status) ?? internalIpForIndex(index ?? this.allocateIndex());
-    const agent = new NodeAgent(this.nodeRegistry(name), this.log, { name, uid: cur.metadata?.uid ?? '', internalIP, podCIDR });
+    const agent = new NodeAgent(this.nodeClient(name), this.log, { name, uid: cur.metadata?.uid ?? '', internalIP, podCIDR });
     const known = this.podIPsAtStart ? this.podIPsAtStart.get(name) : this.scanPodIPs(name);
     for (const [uid, ip] of known ?? []) agent.adoptPodIP(uid, ip);
     return agent;
@@ -183,7 +181,7 @@ export class KubeletManager implements NodeDirectory {
 
   private scanPodIPs(nodeName: string): Array<[string, string]> {
     const out: Array<[string, string]> = [];
-    for (const p of this.reg.store.list('core/pods') as unknown as Pod[]) {
+    for (const p of this.client.list('v1/pods') as unknown as Pod[]) {
       if (p.spec?.nodeName === nodeName && p.status?.podIP && p.metadata?.uid) out.push([p.metadata.uid, p.status.podIP]);
     }
     return out;

@@ -5,7 +5,7 @@ import type { Lease } from 'kubernetes-types/coordination/v1.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import { ApiError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import { rfc3339Micro } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { kubeletStatus } from './node-status.js';
@@ -49,7 +49,7 @@ export class NodeAgent implements NodeAgentView {
   private readonly bootSeed: string;
   private events: EventRecorder | undefined;
 
-  constructor(private readonly reg: Registry, private readonly log: Logger, id: AgentIdentity) {
+  constructor(private readonly client: Client, private readonly log: Logger, id: AgentIdentity) {
     this.nodeName = id.name;
     this.uid = id.uid;
     this.hostIP = id.internalIP;
@@ -68,11 +68,11 @@ export class NodeAgent implements NodeAgentView {
   }
 
   private node(): KObject | undefined {
-    return this.reg.store.get('core/nodes', '', this.nodeName);
+    return this.client.get('v1/nodes', '', this.nodeName);
   }
 
   private recorder(): EventRecorder {
-    return (this.events ??= new EventRecorder(this.reg, { component: 'kubelet', host: this.nodeName }));
+    return (this.events ??= new EventRecorder(this.client, { component: 'kubelet', host: this.nodeName }));
   }
 
   /** Starts (or restarts) the kubelet: status and lease at once, then on the manager's schedule. */
@@ -119,9 +119,9 @@ export class NodeAgent implements NodeAgentView {
     const kept = kubeletStatus({ name: this.nodeName, internalIP: this.hostIP, bootSeed: this.bootSeed, current, heartbeat: lastBeat, now });
     if (!due && JSON.stringify(kept) === JSON.stringify(current)) return;
     const status = due ? kubeletStatus({ name: this.nodeName, internalIP: this.hostIP, bootSeed: this.bootSeed, current, heartbeat: now, now }) : kept;
-    const def = this.reg.find('', 'v1', 'nodes')!;
+    const def = this.client.resource('v1/nodes')!;
     try {
-      const written = this.reg.guaranteedUpdate(def, '', this.nodeName, (cur) => ({ ...cur, status }), { subresource: 'status' });
+      const written = this.client.guaranteedUpdate(def, '', this.nodeName, (cur) => ({ ...cur, status }), { subresource: 'status' });
       this.lastWrittenRv = written.metadata.resourceVersion;
       this.lastReportMs = nowMs;
     } catch (err) {
@@ -143,12 +143,12 @@ export class NodeAgent implements NodeAgentView {
   }
 
   renewLease(nowMs: number): void {
-    const def = this.reg.find('coordination.k8s.io', 'v1', 'leases')!;
+    const def = this.client.resource('coordination.k8s.io/v1/leases')!;
     const renewTime = rfc3339Micro(new Date(nowMs));
     const spec = { holderIdentity: this.nodeName, leaseDurationSeconds, renewTime };
     try {
-      if (this.reg.store.get('coordination.k8s.io/leases', leaseNamespace, this.nodeName)) {
-        this.reg.guaranteedUpdate(def, leaseNamespace, this.nodeName, (cur) => ({ ...cur, spec: { ...(cur.spec as object), ...spec } }));
+      if (this.client.get('coordination.k8s.io/v1/leases', leaseNamespace, this.nodeName)) {
+        this.client.guaranteedUpdate(def, leaseNamespace, this.nodeName, (cur) => ({ ...cur, spec: { ...(cur.spec as object), ...spec } }));
         return;
       }
       const lease: Lease = {
@@ -156,7 +156,7 @@ export class NodeAgent implements NodeAgentView {
         metadata: { name: this.nodeName, namespace: leaseNamespace, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: this.nodeName, uid: this.uid }] },
         spec,
       };
-      this.reg.create(def, leaseNamespace, lease as unknown as KObject);
+      this.client.create(def, leaseNamespace, lease as unknown as KObject);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       this.log.debug({ err, node: this.nodeName }, 'lease renewal failed');

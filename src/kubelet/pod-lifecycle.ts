@@ -15,7 +15,7 @@ import { evaluateResize } from './pod-resize.js';
 import { addEphemeralRuns, allRuns, restorePodRun, type ContainerRun, type PodRun } from './pod-runtime.js';
 import { buildStatus, podPhase } from './pod-status.js';
 import type { KubeletContext, NodeAgentView, NodeDirectory } from './types.js';
-import { nodeRegistry } from './node-registry.js';
+import { nodeClient } from './node-client.js';
 
 /** The event fieldPath of a container: `spec.containers{web}`, `spec.initContainers{setup}`, `spec.ephemeralContainers{debugger-x}`. */
 const fieldPathOf = (c: { kind: string; name: string }) =>
@@ -37,11 +37,11 @@ export class PodLifecycle {
   constructor(private readonly ctx: KubeletContext, private readonly nodes: NodeDirectory) {
     this.logs = new LogStore(ctx.clock);
     this.queue = new WorkQueue('pod-lifecycle', (key) => this.reconcile(key), ctx.clock, ctx.log);
-    this.stops.push(ctx.reg.store.hub.subscribe('core/pods', (c) => this.queue.add(keyOf(c.object))));
+    this.stops.push(ctx.client.watch('v1/pods', (c) => this.queue.add(keyOf(c.object))));
     this.stops.push(nodes.onAgentStarted((node) => {
       for (const key of this.byNode.get(node) ?? []) this.queue.add(key);
     }));
-    for (const p of ctx.reg.store.list('core/pods')) this.queue.add(keyOf(p));
+    for (const p of ctx.client.list('v1/pods')) this.queue.add(keyOf(p));
     setLogProvider(this.logProvider());
   }
 
@@ -53,7 +53,7 @@ export class PodLifecycle {
 
   private recorder(node: string): EventRecorder {
     let r = this.recorders.get(node);
-    if (!r) this.recorders.set(node, (r = new EventRecorder(nodeRegistry(this.ctx.reg, node), { component: 'kubelet', host: node })));
+    if (!r) this.recorders.set(node, (r = new EventRecorder(nodeClient(this.ctx.client, node), { component: 'kubelet', host: node })));
     return r;
   }
 
@@ -69,7 +69,7 @@ export class PodLifecycle {
 
   private reconcile(key: string): number | void {
     const [namespace, name] = key.split('/');
-    const pod = this.ctx.reg.store.get('core/pods', namespace, name) as unknown as Pod | undefined;
+    const pod = this.ctx.client.get('v1/pods', namespace, name) as unknown as Pod | undefined;
     const known = this.uidOfKey.get(key);
     if (!pod || (known && pod.metadata?.uid !== known)) this.forget(key, known);
     if (!pod) return;
@@ -96,7 +96,7 @@ export class PodLifecycle {
     const advancer = this.advancer(pod, run, agent, now);
     if (fresh) advancer.resume();
     const deadline = this.activeDeadline(pod, run, now);
-    const resizeAfter = evaluateResize(this.ctx.reg, pod, run, now, this.ctx.timings.startMs);
+    const resizeAfter = evaluateResize(this.ctx.client, pod, run, now, this.ctx.timings.startMs);
     let next = Math.min(advancer.advance(), deadline ?? Infinity, resizeAfter === undefined ? Infinity : now + resizeAfter);
     if (isTerminal(podPhase(pod, run, now))) {
       this.stopAll(run, now, pod, agent);
@@ -170,8 +170,8 @@ export class PodLifecycle {
   private writeStatus(pod: Pod, run: PodRun, agent: NodeAgentView, now: number): void {
     const status = buildStatus(pod, run, now, agent.hostIP);
     if (JSON.stringify(status) === JSON.stringify(pod.status)) return;
-    const def = this.ctx.reg.find('', 'v1', 'pods')!;
-    nodeRegistry(this.ctx.reg, run.nodeName).guaranteedUpdate(def, run.namespace, run.name, (cur) => {
+    const def = this.ctx.client.resource('v1/pods')!;
+    nodeClient(this.ctx.client, run.nodeName).guaranteedUpdate(def, run.namespace, run.name, (cur) => {
       if (cur.metadata.uid !== run.uid) throw new Error('pod was replaced');
       return { ...cur, status: status as unknown as Record<string, unknown> };
     }, { subresource: 'status', audit: { verb: 'patch', subresource: 'status' } });
@@ -226,9 +226,9 @@ export class PodLifecycle {
       this.writeStatus(pod, run, agent, now);
     }
     agent.releasePodIP(run.uid);
-    const def = this.ctx.reg.find('', 'v1', 'pods')!;
+    const def = this.ctx.client.resource('v1/pods')!;
     try {
-      nodeRegistry(this.ctx.reg, run.nodeName).delete(def, run.namespace, run.name, { gracePeriodSeconds: 0, preconditions: { uid: run.uid } });
+      nodeClient(this.ctx.client, run.nodeName).delete(def, run.namespace, run.name, { gracePeriodSeconds: 0, preconditions: { uid: run.uid } });
     } catch (err) {
       this.ctx.log.debug({ err, pod: `${run.namespace}/${run.name}` }, 'pod already gone');
     }

@@ -3,7 +3,7 @@
 // pending Deferred when it does not fit now, or Infeasible when it could never fit.
 import type { Node, Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import { amounts, podRequests } from '../machinery/resources.js';
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import type { PodRun } from './pod-runtime.js';
 import { containerSpecs } from './pod-runtime.js';
 
@@ -26,7 +26,7 @@ const scaled = (r: string, v: number) => Math.round(r === 'cpu' ? v * 1000 : v);
  * Re-evaluates a pending resize; returns the clock delay after which to look again (undefined: nothing pending).
  * Mutates `run` (allocated resources, pending reason, in-progress window).
  */
-export function evaluateResize(reg: Registry, pod: Pod, run: PodRun, now: number, actuateMs: number): number | undefined {
+export function evaluateResize(client: Client, pod: Pod, run: PodRun, now: number, actuateMs: number): number | undefined {
   if (run.resizeInProgressUntilMs !== undefined && run.resizeInProgressUntilMs <= now) {
     for (const [k, v] of run.allocated) run.actuated.set(k, structuredClone(v));
     run.resizeInProgressUntilMs = undefined;
@@ -36,11 +36,11 @@ export function evaluateResize(reg: Registry, pod: Pod, run: PodRun, now: number
     run.resizePending = undefined;
     return run.resizeInProgressUntilMs !== undefined ? run.resizeInProgressUntilMs - now : undefined;
   }
-  const node = reg.store.get('core/nodes', '', run.nodeName) as unknown as Node | undefined;
+  const node = client.get('v1/nodes', '', run.nodeName) as unknown as Node | undefined;
   const allocatable = amounts(node?.status?.allocatable as Record<string, unknown> | undefined);
   const wanted = podRequests(pod);
   const used: Record<string, number> = {};
-  for (const other of reg.store.list('core/pods') as unknown as Pod[]) {
+  for (const other of client.list('v1/pods') as unknown as Pod[]) {
     if (other.spec?.nodeName !== run.nodeName || other.metadata?.uid === run.uid || terminal(other)) continue;
     for (const [k, v] of Object.entries(podRequests(other))) used[k] = (used[k] ?? 0) + v;
   }

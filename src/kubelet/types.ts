@@ -1,5 +1,5 @@
 // The seams between the node agents (leases, node status, pod IPs) and the pod lifecycle simulation.
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 
@@ -36,7 +36,7 @@ export interface NodeDirectory {
 }
 
 export interface KubeletContext {
-  reg: Registry;
+  client: Client;
   clock: Clock;
   log: Logger;
   timings: KubeletTimings;

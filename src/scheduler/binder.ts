@@ -1,9 +1,9 @@
 // The scheduler's writes: binding, PodScheduled conditions, nominated node, preemption of victims, events.
 import type { Pod, PodCondition } from 'kubernetes-types/core/v1.js';
-import { bindPod } from '../api/binding.js';
+import { bindPod } from '../client/services.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import type { KObject } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import { rfc3339 } from '../util/clock.js';
 import type { PodInfo } from './pod-info.js';
 
@@ -18,21 +18,21 @@ function sameCondition(pod: Pod, want: Cond): boolean {
 
 export class Binder {
   readonly recorder: EventRecorder;
-  constructor(private readonly reg: Registry) {
-    this.recorder = new EventRecorder(reg, { component: schedulerName });
+  constructor(private readonly client: Client) {
+    this.recorder = new EventRecorder(client, { component: schedulerName });
   }
 
   private get def() {
-    return this.reg.find('', 'v1', 'pods')!;
+    return this.client.resource('v1/pods')!;
   }
 
   /** Binds through the pods/binding code path; returns the bound pod. Throws ApiErrors (404, 409). */
   bind(pod: Pod, node: string): Pod {
     const ns = pod.metadata?.namespace ?? '';
     const name = pod.metadata?.name ?? '';
-    const bound = bindPod(this.reg, ns, name, { target: { kind: 'Node', name: node } } as unknown as KObject, false);
+    const bound = bindPod(this.client, ns, name, node);
     this.recorder.event(pod as unknown as KObject, 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${node}`);
-    return (this.reg.store.get('core/pods', ns, name) ?? bound) as unknown as Pod;
+    return (this.client.get('v1/pods', ns, name) ?? bound) as unknown as Pod;
   }
 
   /**
@@ -40,14 +40,14 @@ export class Binder {
    * writing only when something changes.
    */
   setCondition(pod: Pod, cond: Cond, nominate?: string): void {
-    const cur = this.reg.store.get('core/pods', pod.metadata?.namespace ?? '', pod.metadata?.name ?? '') as unknown as Pod | undefined;
+    const cur = this.client.get('v1/pods', pod.metadata?.namespace ?? '', pod.metadata?.name ?? '') as unknown as Pod | undefined;
     if (!cur || cur.metadata?.uid !== pod.metadata?.uid) return;
     const nominationSame = nominate === undefined || (cur.status?.nominatedNodeName ?? '') === nominate;
     if (sameCondition(cur, cond) && nominationSame) return;
-    this.reg.guaranteedUpdate(this.def, cur.metadata?.namespace ?? '', cur.metadata?.name ?? '', (obj) => {
+    this.client.guaranteedUpdate(this.def, cur.metadata?.namespace ?? '', cur.metadata?.name ?? '', (obj) => {
       const status = (obj.status ?? {}) as NonNullable<Pod['status']> & { conditions?: PodCondition[]; nominatedNodeName?: string };
       const conds = (status.conditions ??= []);
-      const now = rfc3339(this.reg.clock.now());
+      const now = rfc3339(this.client.clock.now());
       const i = conds.findIndex((c) => c.type === cond.type);
       const old = i >= 0 ? conds[i] : undefined;
       const next: PodCondition = { ...cond, lastProbeTime: null as unknown as string, lastTransitionTime: old && old.status === cond.status ? old.lastTransitionTime : now };
@@ -67,9 +67,9 @@ export class Binder {
   }
 
   clearNomination(pod: Pod): void {
-    const cur = this.reg.store.get('core/pods', pod.metadata?.namespace ?? '', pod.metadata?.name ?? '');
+    const cur = this.client.get('v1/pods', pod.metadata?.namespace ?? '', pod.metadata?.name ?? '');
     if (!cur || !(cur.status as Pod['status'])?.nominatedNodeName) return;
-    this.reg.guaranteedUpdate(this.def, cur.metadata.namespace ?? '', cur.metadata.name ?? '', (obj) => {
+    this.client.guaranteedUpdate(this.def, cur.metadata.namespace ?? '', cur.metadata.name ?? '', (obj) => {
       delete (obj.status as { nominatedNodeName?: string }).nominatedNodeName;
       return obj;
     }, { subresource: 'status' });
@@ -77,10 +77,10 @@ export class Binder {
 
   /** Marks a victim DisruptionTarget, deletes it gracefully and records `Preempted` on it. */
   preemptVictim(victim: PodInfo, preemptor: Pod, node: string): void {
-    const cur = this.reg.store.get('core/pods', victim.ns, victim.name) as unknown as Pod | undefined;
+    const cur = this.client.get('v1/pods', victim.ns, victim.name) as unknown as Pod | undefined;
     if (!cur || cur.metadata?.uid !== victim.uid) return;
     this.setCondition(cur, { type: 'DisruptionTarget', status: 'True', reason: 'PreemptionByScheduler', message: `${preemptor.spec?.schedulerName ?? schedulerName}: preempting to accommodate a higher priority pod` });
-    if (!cur.metadata?.deletionTimestamp) this.reg.delete(this.def, victim.ns, victim.name, { preconditions: { uid: victim.uid } });
+    if (!cur.metadata?.deletionTimestamp) this.client.delete(this.def, victim.ns, victim.name, { preconditions: { uid: victim.uid } });
     this.recorder.event(cur as unknown as KObject, 'Normal', 'Preempted', `Preempted by pod ${preemptor.metadata?.uid} on node ${node}`);
   }
 }

@@ -4,7 +4,7 @@ import type { Node, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import { fromLabelSelector, labelSelectorMatches, type Requirement } from '../machinery/labels.js';
 import type { LabelSelector } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { Binder, schedulerName } from './binder.js';
@@ -36,28 +36,28 @@ function mapSelector(sel: Record<string, string> | undefined, labels: Record<str
   return entries.map(([key, v]) => ({ key, op: 'Equals', values: [v] }));
 }
 
-export function startScheduler(root: Registry, clock: Clock, log: Logger): SchedulerHandle {
+export function startScheduler(root: Client, clock: Clock, log: Logger): SchedulerHandle {
   // The scheduler writes (bindings, conditions, events) as kube-scheduler does: as system:kube-scheduler.
-  const reg = root.as(schedulerIdentity.user, schedulerIdentity.component);
+  const client = root.as(schedulerIdentity.user, schedulerIdentity.component);
   const cache = new SchedulerCache();
-  const binder = new Binder(reg);
+  const binder = new Binder(client);
   const nominated = new Map<string, Map<string, PodInfo>>();
   const nominatedNode = new Map<string, string>();
   const lookups: Lookups = {
     index: cache.index,
     volumes: {
-      claim: (ns, name) => reg.store.get('core/persistentvolumeclaims', ns, name) as unknown as PersistentVolumeClaim | undefined,
-      storageClass: (name) => reg.store.get('storage.k8s.io/storageclasses', '', name) as unknown as StorageClass | undefined,
+      claim: (ns, name) => client.get('v1/persistentvolumeclaims', ns, name) as unknown as PersistentVolumeClaim | undefined,
+      storageClass: (name) => client.get('storage.k8s.io/v1/storageclasses', '', name) as unknown as StorageClass | undefined,
     },
-    nsLabels: (ns) => reg.store.get('core/namespaces', '', ns)?.metadata.labels as Record<string, string> | undefined,
+    nsLabels: (ns) => client.get('v1/namespaces', '', ns)?.metadata.labels as Record<string, string> | undefined,
     defaultSelector(pod) {
       const ns = pod.metadata?.namespace ?? '';
       const labels = (pod.metadata?.labels ?? {}) as Record<string, string>;
       const out: Requirement[] = [];
-      for (const o of reg.store.list('core/services', ns)) out.push(...mapSelector((o.spec as { selector?: Record<string, string> })?.selector, labels));
-      for (const o of reg.store.list('core/replicationcontrollers', ns)) out.push(...mapSelector((o.spec as { selector?: Record<string, string> })?.selector, labels));
-      for (const key of ['apps/replicasets', 'apps/statefulsets']) {
-        for (const o of reg.store.list(key, ns)) {
+      for (const o of client.list('v1/services', ns)) out.push(...mapSelector((o.spec as { selector?: Record<string, string> })?.selector, labels));
+      for (const o of client.list('v1/replicationcontrollers', ns)) out.push(...mapSelector((o.spec as { selector?: Record<string, string> })?.selector, labels));
+      for (const key of ['apps/v1/replicasets', 'apps/v1/statefulsets']) {
+        for (const o of client.list(key, ns)) {
           const ls = (o.spec as { selector?: LabelSelector })?.selector;
           if (!ls || (!ls.matchLabels && !ls.matchExpressions?.length) || !labelSelectorMatches(ls, labels)) continue;
           out.push(...(fromLabelSelector(ls) ?? []));
@@ -69,7 +69,7 @@ export function startScheduler(root: Registry, clock: Clock, log: Logger): Sched
   let loop: SchedulingLoop | undefined;
   const queue = new SchedulingQueue(clock, () => loop?.kick());
   loop = new SchedulingLoop({
-    reg, cache, queue, binder, lookups, filters: defaultFilters, scores: defaultScores, log,
+    client, cache, queue, binder, lookups, filters: defaultFilters, scores: defaultScores, log,
     nominatedOn: (node) => nominated.get(node)?.values() ?? noPods,
     nominate: (pi, node) => setNominated(pi.key, node, pi),
   });
@@ -94,7 +94,7 @@ export function startScheduler(root: Registry, clock: Clock, log: Logger): Sched
 
   const syncPod = (ns: string, name: string) => {
     const key = podKey(ns, name);
-    const pod = reg.store.get('core/pods', ns, name) as unknown as Pod | undefined;
+    const pod = client.get('v1/pods', ns, name) as unknown as Pod | undefined;
     const r = cache.syncAssigned(key, pod);
     if (r.change === 'added' && r.pi) queue.moveParked(podAddedHelps(r.pi));
     else if (r.change === 'removed') queue.moveParked(podRemovedHelps);
@@ -112,7 +112,7 @@ export function startScheduler(root: Registry, clock: Clock, log: Logger): Sched
   };
 
   const syncNode = (name: string) => {
-    const node = reg.store.get('core/nodes', '', name) as unknown as Node | undefined;
+    const node = client.get('v1/nodes', '', name) as unknown as Node | undefined;
     if (!node) {
       cache.removeNode(name);
       return;
@@ -128,15 +128,15 @@ export function startScheduler(root: Registry, clock: Clock, log: Logger): Sched
     }
   };
   const stops = [
-    reg.store.hub.subscribe('core/nodes', (c) => guard('node', () => syncNode(c.object.metadata.name ?? ''))),
-    reg.store.hub.subscribe('core/pods', (c) => guard('pod', () => syncPod(c.object.metadata.namespace ?? '', c.object.metadata.name ?? ''))),
+    client.watch('v1/nodes', (c) => guard('node', () => syncNode(c.object.metadata.name ?? ''))),
+    client.watch('v1/pods', (c) => guard('pod', () => syncPod(c.object.metadata.namespace ?? '', c.object.metadata.name ?? ''))),
     // Pods waiting on their claims move when a claim, a volume or a class changes.
-    ...['core/persistentvolumeclaims', 'core/persistentvolumes', 'storage.k8s.io/storageclasses'].map((key) =>
-      reg.store.hub.subscribe(key, () => guard('volume', () => queue.moveParked((e) => e.rejectors.has('VolumeBinding'))))),
+    ...['v1/persistentvolumeclaims', 'v1/persistentvolumes', 'storage.k8s.io/v1/storageclasses'].map((key) =>
+      client.watch(key, () => guard('volume', () => queue.moveParked((e) => e.rejectors.has('VolumeBinding'))))),
     clock.setInterval(() => guard('timer', () => queue.flushLongParked()), 30_000),
   ];
-  for (const n of reg.store.list('core/nodes')) guard('node', () => syncNode(n.metadata.name ?? ''));
-  for (const p of reg.store.list('core/pods')) guard('pod', () => syncPod(p.metadata.namespace ?? '', p.metadata.name ?? ''));
+  for (const n of client.list('v1/nodes')) guard('node', () => syncNode(n.metadata.name ?? ''));
+  for (const p of client.list('v1/pods')) guard('pod', () => syncPod(p.metadata.namespace ?? '', p.metadata.name ?? ''));
   log.debug({ nodes: cache.nodeList().length, pending: queue.entries.size }, 'scheduler started');
 
   return {

@@ -3,7 +3,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
 import { ApiError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
+import type { Client } from '../client/client.js';
 import type { Logger } from '../util/logger.js';
 import type { Binder } from './binder.js';
 import type { SchedulerCache } from './cache.js';
@@ -19,7 +19,7 @@ const batchMs = 20;
 const noPods: PodInfo[] = [];
 
 export interface SchedulerDeps {
-  reg: Registry;
+  client: Client;
   cache: SchedulerCache;
   queue: SchedulingQueue;
   binder: Binder;
@@ -55,8 +55,9 @@ export class SchedulingLoop {
     if (this.stopped) return;
     // Decide on committed state: changes still waiting for their commit have not reached the cache yet
     // (at start-up, nodes registered in the same tick would otherwise look missing).
-    if (this.d.reg.store.hasPending()) {
-      void this.d.reg.store.committed().then(() => this.drain());
+    const commit = this.d.client.pendingCommit();
+    if (commit) {
+      void commit.then(() => this.drain());
       return;
     }
     this.pending = false;
@@ -76,9 +77,9 @@ export class SchedulingLoop {
 
   /** One attempt for one pod. */
   scheduleOne(e: QueuedPod): void {
-    const { reg, cache, queue, binder } = this.d;
+    const { client, cache, queue, binder } = this.d;
     const [ns, name] = [e.pi.ns, e.pi.name];
-    const pod = reg.store.get('core/pods', ns, name) as unknown as Pod | undefined;
+    const pod = client.get('v1/pods', ns, name) as unknown as Pod | undefined;
     if (!pod || pod.metadata?.uid !== e.pi.uid || pod.spec?.nodeName || pod.metadata?.deletionTimestamp) {
       queue.delete(e.key);
       return;
@@ -135,7 +136,7 @@ export class SchedulingLoop {
 
   private unschedulable(e: QueuedPod, pod: Pod, s: CycleState, failures: Map<string, Failure>, preFilterMsg = ''): void {
     const rejectors = new Set([...failures.values()].map((f) => f.plugin));
-    const pdbs = this.d.reg.store.list('policy/poddisruptionbudgets') as unknown as PodDisruptionBudget[];
+    const pdbs = this.d.client.list('policy/v1/poddisruptionbudgets') as unknown as PodDisruptionBudget[];
     const outcome = preempt(this.d.filters, s, failures, pdbs, this.d.random);
     if (outcome.candidate) {
       const node = outcome.candidate.node.name;

@@ -6,6 +6,7 @@ import { allResources } from '../../src/registry/resources/index.js';
 import { bootstrap } from '../../src/registry/bootstrap.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { createLogger } from '../../src/util/logger.js';
+import { clientFor } from '../../src/client/client.js';
 import { PodLifecycle } from '../../src/kubelet/pod-lifecycle.js';
 import { defaultTimings, type NodeAgentView, type NodeDirectory } from '../../src/kubelet/types.js';
 import type { KObject } from '../../src/machinery/types.js';
@@ -40,7 +41,7 @@ export class Harness implements NodeDirectory {
     this.reg = new Registry(this.store, allResources, this.clock, log);
     bootstrap(this.reg);
     this.addNode('node-1');
-    this.lifecycle = new PodLifecycle({ reg: this.reg, clock: this.clock, log, timings: defaultTimings }, this);
+    this.lifecycle = new PodLifecycle({ client: clientFor(this.reg), clock: this.clock, log, timings: defaultTimings }, this);
   }
 
   agent(nodeName: string): NodeAgentView | undefined {

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ContainerStatus, Pod } from 'kubernetes-types/core/v1.js';
 import { Harness, podSpec } from './kubelet-harness.js';
+import { clientFor } from '../../src/client/client.js';
 import { PodLifecycle } from '../../src/kubelet/pod-lifecycle.js';
 import { defaultTimings } from '../../src/kubelet/types.js';
 import { createLogger } from '../../src/util/logger.js';
@@ -129,7 +130,7 @@ test('after a process restart a running pod keeps running and a Never pod still 
   await h.run(2000);
   const started = cs(h.pod('web')).state?.running?.startedAt;
   h.lifecycle.stop();
-  const again = new PodLifecycle({ reg: h.reg, clock: h.clock, log: createLogger('silent'), timings: defaultTimings }, h);
+  const again = new PodLifecycle({ client: clientFor(h.reg), clock: h.clock, log: createLogger('silent'), timings: defaultTimings }, h);
   try {
     await h.run(5000);
     assert.equal(cs(h.pod('web')).state?.running?.startedAt, started);

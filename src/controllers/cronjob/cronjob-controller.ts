@@ -5,7 +5,7 @@ import type { CronJob, CronJobStatus, Job } from 'kubernetes-types/batch/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../registry/resource.js';
 import { rfc3339, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
@@ -26,27 +26,27 @@ export class CronJobController {
   private readonly jobsDef: ResourceDef;
   private readonly cronJobsDef: ResourceDef;
 
-  constructor(private readonly reg: Registry, private readonly clock: Clock, private readonly log: Logger) {
-    this.jobsDef = reg.find('batch', 'v1', 'jobs')!;
-    this.cronJobsDef = reg.find('batch', 'v1', 'cronjobs')!;
-    this.events = new EventRecorder(reg, { component: 'cronjob-controller' });
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
+    this.jobsDef = client.resource('batch/v1/jobs')!;
+    this.cronJobsDef = client.resource('batch/v1/cronjobs')!;
+    this.events = new EventRecorder(client, { component: 'cronjob-controller' });
     this.queue = new WorkQueue('cronjob', (key) => this.sync(key), clock, log);
-    this.stops.push(reg.store.hub.subscribe('batch/cronjobs', (c) => {
+    this.stops.push(client.watch('batch/v1/cronjobs', (c) => {
       if (c.type !== 'DELETED') this.queue.add(`${c.object.metadata.namespace}/${c.object.metadata.name}`);
     }));
-    this.stops.push(reg.store.hub.subscribe('batch/jobs', (c) => {
+    this.stops.push(client.watch('batch/v1/jobs', (c) => {
       const ref = controllerRef(c.object);
       if (ref?.kind === 'CronJob' && ref.apiVersion?.startsWith('batch/')) this.queue.add(`${c.object.metadata.namespace}/${ref.name}`);
     }));
-    for (const cj of reg.store.list('batch/cronjobs')) this.queue.add(`${cj.metadata.namespace}/${cj.metadata.name}`);
+    for (const cj of client.list('batch/v1/cronjobs')) this.queue.add(`${cj.metadata.namespace}/${cj.metadata.name}`);
   }
 
   private sync(key: string): number | void {
     const { namespace: ns, name } = splitKey(key);
-    const stored = this.reg.store.get('batch/cronjobs', ns, name);
+    const stored = this.client.get('batch/v1/cronjobs', ns, name);
     if (!stored) return;
     const cj = structuredClone(stored) as unknown as CronJob;
-    const jobs = (this.reg.store.list('batch/jobs', ns) as unknown as Job[]).filter((j) => {
+    const jobs = (this.client.list('batch/v1/jobs', ns) as unknown as Job[]).filter((j) => {
       const ref = controllerRef(j as unknown as KObject);
       return ref?.kind === 'CronJob' && ref.name === name;
     });
@@ -63,7 +63,7 @@ export class CronJobController {
     }
     if (canonical() !== before) {
       if (!status.active?.length) delete status.active;
-      this.reg.guaranteedUpdate(this.cronJobsDef, ns, name, (cur) => {
+      this.client.guaranteedUpdate(this.cronJobsDef, ns, name, (cur) => {
         if (cur.metadata.uid !== cj.metadata?.uid) return cur;
         return { ...cur, status };
       }, { subresource: 'status' });
@@ -85,7 +85,7 @@ export class CronJobController {
   private deleteJob(cj: CronJob, job: Job): boolean {
     const name = job.metadata?.name ?? '';
     try {
-      this.reg.delete(this.jobsDef, job.metadata?.namespace ?? '', name, { propagationPolicy: 'Background' });
+      this.client.delete(this.jobsDef, job.metadata?.namespace ?? '', name, { propagationPolicy: 'Background' });
     } catch (err) {
       if (statusCode(err) !== 404) {
         this.events.event(cj as unknown as KObject, 'Warning', 'FailedDelete', `Deleted job: ${errorMessage(err)}`);
@@ -176,7 +176,7 @@ export class CronJobController {
     }
     if (spec.concurrencyPolicy === 'Replace') {
       for (const ref of [...active()]) {
-        const job = this.reg.store.get('batch/jobs', ref.namespace ?? '', ref.name ?? '') as unknown as Job | undefined;
+        const job = this.client.get('batch/v1/jobs', ref.namespace ?? '', ref.name ?? '') as unknown as Job | undefined;
         if (!job) {
           this.events.event(obj, 'Warning', 'FailedGet', `Get job: jobs.batch "${ref.name}" not found`);
           throw new Error(`job ${ref.namespace}/${ref.name} not found`);
@@ -195,7 +195,7 @@ export class CronJobController {
     const ns = cj.metadata?.namespace ?? '';
     let created: KObject;
     try {
-      created = this.reg.create(this.jobsDef, ns, jobFromTemplate(cj, scheduled) as unknown as KObject);
+      created = this.client.create(this.jobsDef, ns, jobFromTemplate(cj, scheduled) as unknown as KObject);
       this.events.event(obj, 'Normal', 'SuccessfulCreate', `Created job ${created.metadata.name}`);
     } catch (err) {
       if (statusCode(err) !== 409) {
@@ -203,7 +203,7 @@ export class CronJobController {
         if (!terminating) this.events.event(obj, 'Warning', 'FailedCreate', `Error creating job: ${errorMessage(err)}`);
         throw err;
       }
-      const existing = this.reg.store.get('batch/jobs', ns, jobNameFor(cj.metadata?.name ?? '', scheduled));
+      const existing = this.client.get('batch/v1/jobs', ns, jobNameFor(cj.metadata?.name ?? '', scheduled));
       if (!existing || !isControlledBy(existing, obj)) return;
       if ((status.active ?? []).some((r) => r.uid === existing.metadata.uid)) return;
       this.log.info({ cronjob: `${ns}/${cj.metadata?.name}`, job: existing.metadata.name }, 'Job already exists');

@@ -6,7 +6,7 @@ import type { ControllerRevision, DaemonSet } from 'kubernetes-types/apps/v1.js'
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { WorkQueue } from '../runtime/work-queue.js';
@@ -34,15 +34,15 @@ export class DaemonSetController {
   private readonly history: History;
   private readonly backoff = new FailedPodBackoff();
 
-  constructor(private readonly reg: Registry, clock: Clock, private readonly log: Logger) {
+  constructor(private readonly client: Client, clock: Clock, private readonly log: Logger) {
     this.queue = new WorkQueue('daemonset', (key) => this.reconcile(key), clock, log);
-    this.events = new EventRecorder(reg, { component: 'daemonset-controller' });
-    this.pods = new PodControl(reg, this.events);
-    this.history = new History(reg);
-    const all = () => reg.store.list('apps/daemonsets') as unknown as DaemonSet[];
-    this.stops.push(reg.store.hub.subscribe('apps/daemonsets', (c) => c.type !== 'DELETED' && this.queue.add(keyOf(c.object))));
-    this.stops.push(reg.store.hub.subscribe('core/pods', (c) => ownerKeysFor(reg, c, 'DaemonSet', 'apps/daemonsets').forEach((k) => this.queue.add(k))));
-    this.stops.push(reg.store.hub.subscribe('core/nodes', (c) => {
+    this.events = new EventRecorder(client, { component: 'daemonset-controller' });
+    this.pods = new PodControl(client, this.events);
+    this.history = new History(client);
+    const all = () => client.list('apps/v1/daemonsets') as unknown as DaemonSet[];
+    this.stops.push(client.watch('apps/v1/daemonsets', (c) => c.type !== 'DELETED' && this.queue.add(keyOf(c.object))));
+    this.stops.push(client.watch('v1/pods', (c) => ownerKeysFor(client, c, 'DaemonSet', 'apps/v1/daemonsets').forEach((k) => this.queue.add(k))));
+    this.stops.push(client.watch('v1/nodes', (c) => {
       const cur = c.object as unknown as Node;
       const prev = c.previous as unknown as Node | undefined;
       for (const ds of all()) {
@@ -59,7 +59,7 @@ export class DaemonSetController {
 
   private reconcile(key: string): void | number {
     const { namespace, name } = splitKey(key);
-    const ds = this.reg.store.get('apps/daemonsets', namespace, name) as unknown as DaemonSet | undefined;
+    const ds = this.client.get('apps/v1/daemonsets', namespace, name) as unknown as DaemonSet | undefined;
     if (!ds) return;
     const sel = ds.spec?.selector;
     if (!sel || (!Object.keys(sel.matchLabels ?? {}).length && !(sel.matchExpressions ?? []).length)) {
@@ -67,11 +67,11 @@ export class DaemonSetController {
       return;
     }
     if (ds.metadata?.deletionTimestamp) return;
-    const nodes = this.reg.store.list('core/nodes') as unknown as Node[];
+    const nodes = this.client.list('v1/nodes') as unknown as Node[];
     const { cur, old } = this.constructHistory(ds);
     const hash = cur.metadata?.labels?.[revisionHashLabel] ?? '';
     // One instant for the whole pass: a pod judged not yet available must also be the one the requeue waits for.
-    const now = this.reg.clock.nowMs();
+    const now = this.client.clock.nowMs();
     let retry = this.manage(ds, nodes, hash, now);
     if (ds.spec?.updateStrategy?.type !== 'OnDelete') this.rollingUpdate(ds, nodes, hash, now);
     this.cleanupHistory(ds, old);
@@ -86,8 +86,8 @@ export class DaemonSetController {
 
   /** The set's pods (adopting matching orphans, releasing non-matching), grouped by the node they are for. */
   private podsByNode(ds: DaemonSet): Map<string, Pod[]> {
-    const candidates = this.reg.store.list('core/pods', ds.metadata?.namespace ?? '');
-    const mine = claim(this.reg, this.pods.podsDef, ds as unknown as KObject, ds.spec?.selector, candidates) as unknown as Pod[];
+    const candidates = this.client.list('v1/pods', ds.metadata?.namespace ?? '');
+    const mine = claim(this.client, this.pods.podsDef, ds as unknown as KObject, ds.spec?.selector, candidates) as unknown as Pod[];
     const byNode = new Map<string, Pod[]>();
     for (const pod of mine) {
       if (pod.metadata?.deletionTimestamp && isTerminal(pod)) continue;
@@ -152,7 +152,7 @@ export class DaemonSetController {
         try {
           this.pods.create(owner, template, { mutate: (pod) => void (pod.spec!.affinity = pinToNode(pod.spec?.affinity, node)) });
         } catch (err) {
-          const ns = this.reg.store.get('core/namespaces', '', ds.metadata?.namespace ?? '');
+          const ns = this.client.get('v1/namespaces', '', ds.metadata?.namespace ?? '');
           if (!ns || ns.metadata.deletionTimestamp) return;
           failure ??= err;
           break;
@@ -176,14 +176,14 @@ export class DaemonSetController {
     // A new revision carries the set's annotations (kubectl rollout history reads kubernetes.io/change-cause there).
     const annotations = ds.metadata?.annotations;
     if (annotations && Object.keys(annotations).length && !revisions.some((r) => r.metadata?.name === cur.metadata?.name)) {
-      cur = this.reg.guaranteedUpdate(this.history.def, ds.metadata?.namespace ?? '', cur.metadata?.name ?? '', (c) => ({ ...c, metadata: { ...c.metadata, annotations: { ...annotations } } })) as unknown as ControllerRevision;
+      cur = this.client.guaranteedUpdate(this.history.def, ds.metadata?.namespace ?? '', cur.metadata?.name ?? '', (c) => ({ ...c, metadata: { ...c.metadata, annotations: { ...annotations } } })) as unknown as ControllerRevision;
     }
     return { cur, old };
   }
 
   private setCollisionCount(ds: DaemonSet, n: number): void {
-    const def = this.reg.find('apps', 'v1', 'daemonsets')!;
-    this.reg.guaranteedUpdate(def, ds.metadata?.namespace ?? '', ds.metadata?.name ?? '', (cur) => ({ ...cur, status: { ...((cur.status ?? {}) as object), collisionCount: n } }), { subresource: 'status' });
+    const def = this.client.resource('apps/v1/daemonsets')!;
+    this.client.guaranteedUpdate(def, ds.metadata?.namespace ?? '', ds.metadata?.name ?? '', (cur) => ({ ...cur, status: { ...((cur.status ?? {}) as object), collisionCount: n } }), { subresource: 'status' });
   }
 
   /** Deletes the oldest old revisions beyond revisionHistoryLimit, sparing any a live pod still carries. */
@@ -197,11 +197,11 @@ export class DaemonSetController {
   }
 
   private updateStatus(ds: DaemonSet, nodes: Node[], hash: string, now: number): number | undefined {
-    const fresh = (this.reg.store.get('apps/daemonsets', ds.metadata?.namespace ?? '', ds.metadata?.name ?? '') as unknown as DaemonSet | undefined) ?? ds;
+    const fresh = (this.client.get('apps/v1/daemonsets', ds.metadata?.namespace ?? '', ds.metadata?.name ?? '') as unknown as DaemonSet | undefined) ?? ds;
     const { status, recheckInMs } = computeStatus(fresh, nodes, this.podsByNode(fresh), hash, now, true);
     if (sameStatus(fresh.status, status)) return recheckInMs;
-    const def = this.reg.find('apps', 'v1', 'daemonsets')!;
-    this.reg.guaranteedUpdate(def, ds.metadata?.namespace ?? '', ds.metadata?.name ?? '', (cur) => {
+    const def = this.client.resource('apps/v1/daemonsets')!;
+    this.client.guaranteedUpdate(def, ds.metadata?.namespace ?? '', ds.metadata?.name ?? '', (cur) => {
       const collisionCount = (cur.status as DaemonSet['status'])?.collisionCount;
       return { ...cur, status: { ...status, ...(collisionCount !== undefined ? { collisionCount } : {}) } };
     }, { subresource: 'status' });

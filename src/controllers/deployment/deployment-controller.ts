@@ -6,8 +6,8 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import { labelSelectorMatches } from '../../machinery/labels.js';
 import type { KObject } from '../../machinery/types.js';
-import type { Registry } from '../../registry/registry.js';
-import type { Change } from '../../storage/watch-hub.js';
+import type { Client } from '../../client/client.js';
+import type { Change } from '../../client/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { WorkQueue } from '../runtime/work-queue.js';
@@ -28,22 +28,22 @@ export class DeploymentController {
   private readonly stops: Array<() => void> = [];
   private readonly svc: Services;
 
-  constructor(private readonly reg: Registry, clock: Clock, log: Logger) {
+  constructor(private readonly client: Client, clock: Clock, log: Logger) {
     this.svc = {
-      reg, clock, log, events: new EventRecorder(reg, { component: 'deployment-controller' }),
-      rsDef: reg.find('apps', 'v1', 'replicasets')!, deployDef: reg.find('apps', 'v1', 'deployments')!,
+      client, clock, log, events: new EventRecorder(client, { component: 'deployment-controller' }),
+      rsDef: client.resource('apps/v1/replicasets')!, deployDef: client.resource('apps/v1/deployments')!,
     };
     this.queue = new WorkQueue('deployment', (key) => this.sync(key), clock, log);
-    this.stops.push(reg.store.hub.subscribe('apps/deployments', (c) => {
+    this.stops.push(client.watch('apps/v1/deployments', (c) => {
       if (c.type !== 'DELETED') this.queue.add(`${c.object.metadata.namespace}/${c.object.metadata.name}`);
     }));
-    this.stops.push(reg.store.hub.subscribe('apps/replicasets', (c) => this.onReplicaSet(c)));
-    this.stops.push(reg.store.hub.subscribe('core/pods', (c) => this.onPod(c)));
-    for (const d of reg.store.list('apps/deployments')) this.queue.add(`${d.metadata.namespace}/${d.metadata.name}`);
+    this.stops.push(client.watch('apps/v1/replicasets', (c) => this.onReplicaSet(c)));
+    this.stops.push(client.watch('v1/pods', (c) => this.onPod(c)));
+    for (const d of client.list('apps/v1/deployments')) this.queue.add(`${d.metadata.namespace}/${d.metadata.name}`);
   }
 
   private onReplicaSet(c: Change): void {
-    for (const k of ownerKeysFor(this.reg, c, 'Deployment', 'apps/deployments')) this.queue.add(k);
+    for (const k of ownerKeysFor(this.client, c, 'Deployment', 'apps/v1/deployments')) this.queue.add(k);
   }
 
   /** Recreate waits for old pods to be gone, so a deleted pod may let it proceed. */
@@ -52,16 +52,16 @@ export class DeploymentController {
     const ref = controllerRef(c.object);
     if (ref?.kind !== 'ReplicaSet') return;
     const ns = c.object.metadata.namespace ?? '';
-    const rs = this.reg.store.get('apps/replicasets', ns, ref.name);
+    const rs = this.client.get('apps/v1/replicasets', ns, ref.name);
     const owner = rs && controllerRef(rs);
     if (owner?.kind !== 'Deployment') return;
-    const d = this.reg.store.get('apps/deployments', ns, owner.name) as unknown as Deployment | undefined;
+    const d = this.client.get('apps/v1/deployments', ns, owner.name) as unknown as Deployment | undefined;
     if (d?.spec?.strategy?.type === 'Recreate') this.queue.add(`${ns}/${owner.name}`);
   }
 
   private sync(key: string): number | void {
     const { namespace, name } = splitKey(key);
-    const stored = this.reg.store.get('apps/deployments', namespace, name) as unknown as Deployment | undefined;
+    const stored = this.client.get('apps/v1/deployments', namespace, name) as unknown as Deployment | undefined;
     if (!stored) return;
     const ctx = new SyncContext(this.svc, structuredClone(stored));
     const d = ctx.d;
@@ -92,17 +92,17 @@ export class DeploymentController {
   private replicaSetsFor(d: Deployment): ReplicaSet[] {
     const ns = d.metadata?.namespace ?? '';
     const uid = d.metadata?.uid;
-    const candidates = this.reg.store.list('apps/replicasets', ns).filter((rs) => {
+    const candidates = this.client.list('apps/v1/replicasets', ns).filter((rs) => {
       const ref = controllerRef(rs);
       return ref ? ref.uid === uid : labelSelectorMatches(d.spec?.selector, rs.metadata.labels ?? {});
     });
-    return claim(this.reg, this.svc.rsDef, d as unknown as KObject, d.spec?.selector, candidates) as unknown as ReplicaSet[];
+    return claim(this.client, this.svc.rsDef, d as unknown as KObject, d.spec?.selector, candidates) as unknown as ReplicaSet[];
   }
 
   private podsByReplicaSet(d: Deployment, rsList: ReplicaSet[]): Map<string, Pod[]> {
     const uids = new Set(rsList.map((rs) => rs.metadata?.uid ?? ''));
     const out = new Map<string, Pod[]>();
-    for (const p of this.reg.store.list('core/pods', d.metadata?.namespace ?? '') as unknown as Pod[]) {
+    for (const p of this.client.list('v1/pods', d.metadata?.namespace ?? '') as unknown as Pod[]) {
       const uid = controllerRef(p as unknown as KObject)?.uid;
       if (!uid || !uids.has(uid) || !labelSelectorMatches(d.spec?.selector, p.metadata?.labels ?? {})) continue;
       const list = out.get(uid) ?? [];

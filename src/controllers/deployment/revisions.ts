@@ -109,10 +109,10 @@ function createNewReplicaSet(ctx: SyncContext, oldRSs: ReplicaSet[], newRevision
   let created: ReplicaSet;
   let alreadyExisted = false;
   try {
-    created = ctx.svc.reg.create(ctx.svc.rsDef, ctx.ns, rs as unknown as KObject) as unknown as ReplicaSet;
+    created = ctx.svc.client.create(ctx.svc.rsDef, ctx.ns, rs as unknown as KObject) as unknown as ReplicaSet;
   } catch (err) {
     if (statusCode(err) === 409) {
-      const found = ctx.svc.reg.store.get('apps/replicasets', ctx.ns, name) as unknown as ReplicaSet | undefined;
+      const found = ctx.svc.client.get('apps/v1/replicasets', ctx.ns, name) as unknown as ReplicaSet | undefined;
       if (found && controllerRef(found as unknown as KObject)?.uid === d.metadata?.uid && equalIgnoreHash(d.spec?.template, found.spec?.template)) {
         created = found;
         alreadyExisted = true;
@@ -158,7 +158,7 @@ export function cleanupDeployment(ctx: SyncContext, oldRSs: ReplicaSet[]): void 
   for (const rs of alive.slice(0, diff)) {
     if ((rs.status?.replicas ?? 0) !== 0 || (rs.spec?.replicas ?? 0) !== 0 || (rs.metadata?.generation ?? 0) > (rs.status?.observedGeneration ?? 0)) continue;
     try {
-      ctx.svc.reg.delete(ctx.svc.rsDef, ctx.ns, rs.metadata?.name ?? '');
+      ctx.svc.client.delete(ctx.svc.rsDef, ctx.ns, rs.metadata?.name ?? '');
     } catch (err) {
       if (statusCode(err) !== 404) ctx.svc.log.debug({ err, rs: rs.metadata?.name }, 'deleting old replica set failed');
     }

@@ -1,9 +1,9 @@
-// What one sync of a Deployment carries: the registry, clock and event recorder, and the Deployment as last written
+// What one sync of a Deployment carries: the client, clock and event recorder, and the Deployment as last written
 // (every write through here replaces `d`, so later steps see the controller's own changes).
 import type { Deployment, DeploymentStatus, ReplicaSet } from 'kubernetes-types/apps/v1.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../registry/resource.js';
 import { rfc3339 } from '../../util/clock.js';
 import type { Clock } from '../../util/clock.js';
@@ -11,7 +11,7 @@ import type { Logger } from '../../util/logger.js';
 import { revisionAnnotation } from './deployment-util.js';
 
 export interface Services {
-  reg: Registry;
+  client: Client;
   clock: Clock;
   log: Logger;
   events: EventRecorder;
@@ -48,7 +48,7 @@ export class SyncContext {
   /** Writes the deployment's status (status subresource). */
   writeStatus(status: DeploymentStatus): void {
     const name = this.d.metadata?.name ?? '';
-    this.d = this.svc.reg.guaranteedUpdate(this.svc.deployDef, this.ns, name, (cur) => ({ ...cur, status }), { subresource: 'status' }) as unknown as Deployment;
+    this.d = this.svc.client.guaranteedUpdate(this.svc.deployDef, this.ns, name, (cur) => ({ ...cur, status }), { subresource: 'status' }) as unknown as Deployment;
   }
 
   /** Puts the revision annotation on the deployment (upstream does this with its status update); true when it changed. */
@@ -56,7 +56,7 @@ export class SyncContext {
     if (this.d.metadata?.annotations?.[revisionAnnotation] === revision) return false;
     const name = this.d.metadata?.name ?? '';
     const status = this.d.status;
-    this.d = this.svc.reg.guaranteedUpdate(this.svc.deployDef, this.ns, name, (cur) => ({
+    this.d = this.svc.client.guaranteedUpdate(this.svc.deployDef, this.ns, name, (cur) => ({
       ...cur, metadata: { ...cur.metadata, annotations: { ...(cur.metadata.annotations ?? {}), [revisionAnnotation]: revision } },
     })) as unknown as Deployment;
     // Keep in-flight status changes of this sync (the main resource write leaves the stored status alone).
@@ -66,17 +66,17 @@ export class SyncContext {
 
   /** Updates a ReplicaSet with `mutate` applied to its current state; returns the result. */
   updateReplicaSet(rs: ReplicaSet, mutate: (cur: ReplicaSet) => ReplicaSet): ReplicaSet {
-    return this.svc.reg.guaranteedUpdate(this.svc.rsDef, this.ns, rs.metadata?.name ?? '', (cur) => mutate(cur as unknown as ReplicaSet) as unknown as KObject) as unknown as ReplicaSet;
+    return this.svc.client.guaranteedUpdate(this.svc.rsDef, this.ns, rs.metadata?.name ?? '', (cur) => mutate(cur as unknown as ReplicaSet) as unknown as KObject) as unknown as ReplicaSet;
   }
 
   /** The current stored copies of ReplicaSets, leaving out those gone. */
   freshList(rss: ReplicaSet[]): ReplicaSet[] {
-    return rss.map((rs) => this.svc.reg.store.get('apps/replicasets', this.ns, rs.metadata?.name ?? '') as unknown as ReplicaSet | undefined)
+    return rss.map((rs) => this.svc.client.get('apps/v1/replicasets', this.ns, rs.metadata?.name ?? '') as unknown as ReplicaSet | undefined)
       .filter((rs): rs is ReplicaSet => !!rs);
   }
 
   /** The current stored copy of a ReplicaSet (read-your-writes), or the given one when it is gone. */
   fresh(rs: ReplicaSet): ReplicaSet {
-    return (this.svc.reg.store.get('apps/replicasets', this.ns, rs.metadata?.name ?? '') as unknown as ReplicaSet | undefined) ?? rs;
+    return (this.svc.client.get('apps/v1/replicasets', this.ns, rs.metadata?.name ?? '') as unknown as ReplicaSet | undefined) ?? rs;
   }
 }

@@ -4,7 +4,7 @@
 import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, MetricSpec, MetricStatus } from 'kubernetes-types/autoscaling/v2.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 import { rfc3339, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { WorkQueue } from '../runtime/work-queue.js';
@@ -16,7 +16,7 @@ import { getScale, updateScale, type Scale } from './scale-target.js';
 
 /** Upstream --horizontal-pod-autoscaler-sync-period. */
 export const hpaSyncPeriodMs = 15_000;
-const storageKey = 'autoscaling/horizontalpodautoscalers';
+const storageKey = 'autoscaling/v2/horizontalpodautoscalers';
 const defaultMetrics: MetricSpec[] = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
 
 export class HorizontalPodAutoscalerController {
@@ -26,10 +26,10 @@ export class HorizontalPodAutoscalerController {
   private readonly generations = new Map<string, number | undefined>();
   private readonly stops: Array<() => void> = [];
 
-  constructor(private readonly reg: Registry, private readonly clock: Clock, private readonly log: Logger) {
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
     this.queue = new WorkQueue('horizontal-pod-autoscaler', (key) => this.sync(key), clock, log);
-    this.events = new EventRecorder(reg, { component: 'horizontal-pod-autoscaler' });
-    this.stops.push(reg.store.hub.subscribe(storageKey, (c) => {
+    this.events = new EventRecorder(client, { component: 'horizontal-pod-autoscaler' });
+    this.stops.push(client.watch(storageKey, (c) => {
       const key = `${c.object.metadata.namespace}/${c.object.metadata.name}`;
       if (c.type === 'DELETED') {
         this.history.delete(key);
@@ -39,12 +39,12 @@ export class HorizontalPodAutoscalerController {
       // Status writes (ours included) wait for the next period; a new HPA or a spec change is looked at now.
       if (c.type === 'ADDED' || this.generations.get(key) !== c.object.metadata.generation) this.queue.add(key);
     }));
-    for (const h of reg.store.list(storageKey)) this.queue.add(`${h.metadata.namespace}/${h.metadata.name}`);
+    for (const h of client.list(storageKey)) this.queue.add(`${h.metadata.namespace}/${h.metadata.name}`);
   }
 
   private sync(key: string): number | undefined {
     const [ns, name] = key.split('/');
-    const hpa = this.reg.store.get(storageKey, ns, name) as unknown as HorizontalPodAutoscaler | undefined;
+    const hpa = this.client.get(storageKey, ns, name) as unknown as HorizontalPodAutoscaler | undefined;
     if (!hpa || hpa.metadata?.deletionTimestamp) {
       this.history.delete(key);
       return undefined;
@@ -73,7 +73,7 @@ export class HorizontalPodAutoscalerController {
 
     let scale: Scale;
     try {
-      scale = getScale(this.reg, ns, spec.scaleTargetRef);
+      scale = getScale(this.client, ns, spec.scaleTargetRef);
     } catch (e) {
       const msg = (e as Error).message;
       this.warn(hpa, 'FailedGetScale', msg);
@@ -105,7 +105,7 @@ export class HorizontalPodAutoscalerController {
     } else {
       const specs = spec.metrics?.length ? spec.metrics : defaultMetrics;
       const opts = { ...defaultCalcOptions, nowMs };
-      const out = replicasForMetrics(this.reg, ns, specs, scale, (r, m) => this.warn(hpa, r, m), opts);
+      const out = replicasForMetrics(this.client, ns, specs, scale, (r, m) => this.warn(hpa, r, m), opts);
       conds.apply(out.condition);
       if (out.replicas === -1) {
         keepLast(current);
@@ -127,7 +127,7 @@ export class HorizontalPodAutoscalerController {
     let lastScaleTime = old.lastScaleTime;
     if (rescale) {
       try {
-        updateScale(this.reg, ns, scale, desired);
+        updateScale(this.client, ns, scale, desired);
       } catch (e) {
         const msg = (e as Error).message;
         this.warn(hpa, 'FailedRescale', `New size: ${desired}; reason: ${reason}; error: ${msg}`);
@@ -155,8 +155,8 @@ export class HorizontalPodAutoscalerController {
     // currentReplicas is omitted when zero; desiredReplicas is always present.
     if (!status.currentReplicas) delete status.currentReplicas;
     if (JSON.stringify(status) === JSON.stringify(hpa.status ?? {})) return;
-    const def = this.reg.find('autoscaling', 'v2', 'horizontalpodautoscalers')!;
-    this.reg.guaranteedUpdate(def, hpa.metadata?.namespace ?? '', hpa.metadata?.name ?? '', (cur) => ({ ...cur, status }), { subresource: 'status' });
+    const def = this.client.resource('autoscaling/v2/horizontalpodautoscalers')!;
+    this.client.guaranteedUpdate(def, hpa.metadata?.namespace ?? '', hpa.metadata?.name ?? '', (cur) => ({ ...cur, status }), { subresource: 'status' });
   }
 
   stop(): void {

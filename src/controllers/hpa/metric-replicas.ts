@@ -4,7 +4,7 @@
 import type { MetricSpec, MetricStatus, MetricTarget, MetricValueStatus } from 'kubernetes-types/autoscaling/v2.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { matchesSelector, parseLabelSelector, type Selector } from '../../machinery/labels.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 import type { ConditionUpdate } from './conditions.js';
 import { formatMilli, resourceMetrics } from './resource-metrics.js';
 import { milliValue, podRequests, replicasForAverageValue, replicasForUtilization, type CalcOptions } from './replica-calculator.js';
@@ -50,11 +50,11 @@ function selectorFor(scale: Scale, warn: Warn): Selector | ConditionUpdate {
   }
 }
 
-function resourceProposal(reg: Registry, current: number, target: MetricTarget, resource: string, container: string, pods: Pod[], o: CalcOptions): { replicas: number; current: MetricValueStatus; metric: string } {
+function resourceProposal(client: Client, current: number, target: MetricTarget, resource: string, container: string, pods: Pod[], o: CalcOptions): { replicas: number; current: MetricValueStatus; metric: string } {
   const label = container ? `${resource} container resource` : `${resource} resource`;
   if (target.averageValue !== undefined && target.averageValue !== null) {
     try {
-      const p = replicasForAverageValue(current, milliValue(target.averageValue), resource, pods, resourceMetrics(reg, pods, resource, container), o);
+      const p = replicasForAverageValue(current, milliValue(target.averageValue), resource, pods, resourceMetrics(client, pods, resource, container), o);
       return { replicas: p.replicas, current: { averageValue: formatMilli(p.rawAverage) }, metric: label };
     } catch (e) {
       throw new Error(`failed to get ${resource} usage: ${(e as Error).message}`);
@@ -64,7 +64,7 @@ function resourceProposal(reg: Registry, current: number, target: MetricTarget, 
     throw new Error('invalid resource metric source: neither an average utilization target nor an average value (usage) target was set');
   }
   try {
-    const metrics = resourceMetrics(reg, pods, resource, container);
+    const metrics = resourceMetrics(client, pods, resource, container);
     const p = replicasForUtilization(current, target.averageUtilization, resource, pods, metrics, podRequests(pods, resource, container), o);
     return { replicas: p.replicas, current: { averageUtilization: p.utilization, averageValue: formatMilli(p.rawAverage) }, metric: `${label} utilization (percentage of request)` };
   } catch (e) {
@@ -75,7 +75,7 @@ function resourceProposal(reg: Registry, current: number, target: MetricTarget, 
 const noCustomApi = 'unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered';
 const noExternalApi = 'unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered';
 
-function proposalFor(reg: Registry, spec: MetricSpec, current: number, ns: string, pods: Pod[], o: CalcOptions): Proposal {
+function proposalFor(client: Client, spec: MetricSpec, current: number, ns: string, pods: Pod[], o: CalcOptions): Proposal {
   const attempt = <T>(reason: string, outer: string, fn: () => T): T => {
     try {
       return fn();
@@ -86,12 +86,12 @@ function proposalFor(reg: Registry, spec: MetricSpec, current: number, ns: strin
   switch (spec.type) {
     case 'Resource': {
       const r = spec.resource!;
-      const p = attempt('FailedGetResourceMetric', `failed to get ${r.name} resource metric value`, () => resourceProposal(reg, current, r.target, r.name, '', pods, o));
+      const p = attempt('FailedGetResourceMetric', `failed to get ${r.name} resource metric value`, () => resourceProposal(client, current, r.target, r.name, '', pods, o));
       return { replicas: p.replicas, metric: p.metric, status: { type: 'Resource', resource: { name: r.name, current: p.current } } };
     }
     case 'ContainerResource': {
       const r = spec.containerResource!;
-      const p = attempt('FailedGetContainerResourceMetric', `failed to get ${r.container} container metric value`, () => resourceProposal(reg, current, r.target, r.name, r.container, pods, o));
+      const p = attempt('FailedGetContainerResourceMetric', `failed to get ${r.container} container metric value`, () => resourceProposal(client, current, r.target, r.name, r.container, pods, o));
       return { replicas: p.replicas, metric: p.metric, status: { type: 'ContainerResource', containerResource: { name: r.name, container: r.container, current: p.current } } };
     }
     case 'Pods':
@@ -106,10 +106,10 @@ function proposalFor(reg: Registry, spec: MetricSpec, current: number, ns: strin
 }
 
 /** Proposals for every metric spec; the highest wins. Failed metrics leave an empty status entry, as upstream. */
-export function replicasForMetrics(reg: Registry, ns: string, specs: MetricSpec[], scale: Scale, warn: Warn, o: CalcOptions): MetricsOutcome {
+export function replicasForMetrics(client: Client, ns: string, specs: MetricSpec[], scale: Scale, warn: Warn, o: CalcOptions): MetricsOutcome {
   const sel = selectorFor(scale, warn);
   if (!Array.isArray(sel)) return { replicas: -1, metric: '', statuses: [], error: sel.message, condition: sel };
-  const pods = (reg.store.list('core/pods', ns) as unknown as Pod[]).filter((p) => matchesSelector(sel, p.metadata?.labels ?? {}));
+  const pods = (client.list('v1/pods', ns) as unknown as Pod[]).filter((p) => matchesSelector(sel, p.metadata?.labels ?? {}));
   const statuses: MetricStatus[] = [];
   let replicas = 0;
   let metric = '';
@@ -117,7 +117,7 @@ export function replicasForMetrics(reg: Registry, ns: string, specs: MetricSpec[
   let firstError: MetricError | undefined;
   for (const spec of specs) {
     try {
-      const p = proposalFor(reg, spec, scale.specReplicas, ns, pods, o);
+      const p = proposalFor(client, spec, scale.specReplicas, ns, pods, o);
       statuses.push(p.status);
       if (replicas === 0 || p.replicas > replicas) {
         replicas = p.replicas;

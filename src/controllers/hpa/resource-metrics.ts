@@ -3,17 +3,18 @@
 // (not running, node not reporting) are simply absent, as they are from metrics-server.
 import { formatScaled } from '../../machinery/resources.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { podUsageNow, scrapeIntervalMs } from '../../api/metrics-data.js';
-import type { Registry } from '../../registry/registry.js';
+import { scrapeIntervalMs } from '../../api/metrics-data.js';
+import { podUsageNow } from '../../client/services.js';
+import type { Client } from '../../client/client.js';
 import type { PodMetrics } from './replica-calculator.js';
 
-export function resourceMetrics(reg: Registry, pods: Pod[], resource: string, container = ''): PodMetrics {
+export function resourceMetrics(client: Client, pods: Pod[], resource: string, container = ''): PodMetrics {
   const out: PodMetrics = new Map();
   if (resource !== 'cpu' && resource !== 'memory') throw new Error(`unable to get metrics for resource ${resource}: no metrics returned from resource metrics API`);
-  const nowMs = reg.clock.nowMs();
+  const nowMs = client.clock.nowMs();
   const timestampMs = Math.floor(nowMs / scrapeIntervalMs) * scrapeIntervalMs;
   for (const pod of pods) {
-    const usage = podUsageNow(reg, pod);
+    const usage = podUsageNow(client, pod);
     if (!usage) continue;
     const counted = container ? usage.filter((u) => u.name === container) : usage;
     if (counted.length === 0) continue;

@@ -1,10 +1,11 @@
 // The HPA's view of its target through the scale subresource: spec.replicas, status.replicas and the label
 // selector of the pods (Deployment, ReplicaSet, StatefulSet, ReplicationController, or any resource that serves
 // /scale), and the write of a new spec.replicas through the registry, as a PUT of the Scale would do.
+import { notFound } from '../../machinery/errors.js';
 import type { CrossVersionObjectReference } from 'kubernetes-types/autoscaling/v2.js';
 import { formatLabelSelector } from '../../machinery/labels.js';
 import type { KObject, LabelSelector } from '../../machinery/types.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../registry/resource.js';
 
 export interface Scale {
@@ -25,9 +26,9 @@ export function groupOf(apiVersion: string | undefined): string {
 }
 
 /** The resource a scaleTargetRef names, or the error the REST mapper or the scale client would give. */
-export function scaleResource(reg: Registry, ref: CrossVersionObjectReference): ResourceDef {
+export function scaleResource(client: Client, ref: CrossVersionObjectReference): ResourceDef {
   const group = groupOf(ref.apiVersion);
-  const def = reg.findByKind(group, ref.kind);
+  const def = client.resourceForKind(group, ref.kind);
   if (!def) throw new Error(`no matches for kind "${ref.kind}" in group "${group}"`);
   if (!def.subresources?.includes('scale')) throw new Error('the server could not find the requested resource');
   return def;
@@ -41,14 +42,15 @@ function selectorOf(def: ResourceDef, obj: KObject): string {
   return formatLabelSelector(sel as LabelSelector | undefined);
 }
 
-export function getScale(reg: Registry, namespace: string, ref: CrossVersionObjectReference): Scale {
-  const def = scaleResource(reg, ref);
-  const obj = reg.get(def, namespace, ref.name);
+export function getScale(client: Client, namespace: string, ref: CrossVersionObjectReference): Scale {
+  const def = scaleResource(client, ref);
+  const obj = client.get(def, namespace, ref.name);
+  if (!obj) throw notFound({ group: def.group, resource: def.plural }, ref.name);
   const r = obj as { spec?: { replicas?: number }; status?: { replicas?: number } };
   return { def, name: ref.name, specReplicas: r.spec?.replicas ?? 0, statusReplicas: r.status?.replicas ?? 0, selector: selectorOf(def, obj) };
 }
 
 /** Sets spec.replicas of the target (a no-op write is skipped by the registry's own comparison). */
-export function updateScale(reg: Registry, namespace: string, scale: Scale, replicas: number): void {
-  reg.guaranteedUpdate(scale.def, namespace, scale.name, (cur) => ({ ...cur, spec: { ...(cur.spec as object), replicas } }), { fieldManager: 'kube-controller-manager' });
+export function updateScale(client: Client, namespace: string, scale: Scale, replicas: number): void {
+  client.guaranteedUpdate(scale.def, namespace, scale.name, (cur) => ({ ...cur, spec: { ...(cur.spec as object), replicas } }), { fieldManager: 'kube-controller-manager' });
 }

@@ -6,7 +6,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import { labelSelectorMatches } from '../../machinery/labels.js';
 import type { KObject } from '../../machinery/types.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../registry/resource.js';
 import { rfc3339, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
@@ -39,24 +39,24 @@ export class JobController {
   private readonly jobsDef: ResourceDef;
   private readonly backoffs = new Map<string, BackoffRecord>();
 
-  constructor(private readonly reg: Registry, private readonly clock: Clock, private readonly log: Logger) {
-    this.events = new EventRecorder(reg, { component: 'job-controller' });
-    this.ops = new JobPodOps(reg, new PodControl(reg, this.events));
-    this.jobsDef = reg.find('batch', 'v1', 'jobs')!;
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
+    this.events = new EventRecorder(client, { component: 'job-controller' });
+    this.ops = new JobPodOps(client, new PodControl(client, this.events));
+    this.jobsDef = client.resource('batch/v1/jobs')!;
     this.queue = new WorkQueue('job', (k) => this.sync(k), clock, log);
     this.orphans = new WorkQueue('job-orphan-pod', (k) => this.syncOrphanPod(k), clock, log);
-    this.stops.push(reg.store.hub.subscribe('batch/jobs', (c) => {
+    this.stops.push(client.watch('batch/v1/jobs', (c) => {
       const job = c.object as unknown as Job;
       this.queue.add(key(job));
       if (c.type === 'DELETED' || isJobFinished(job)) this.orphanPodsOf(job);
     }));
-    this.stops.push(reg.store.hub.subscribe('core/pods', (c) => this.onPod(c.object as unknown as Pod)));
-    for (const j of reg.store.list('batch/jobs')) this.queue.add(key(j));
-    for (const p of reg.store.list('core/pods') as unknown as Pod[]) if (hasTrackingFinalizer(p)) this.orphans.add(key(p));
+    this.stops.push(client.watch('v1/pods', (c) => this.onPod(c.object as unknown as Pod)));
+    for (const j of client.list('batch/v1/jobs')) this.queue.add(key(j));
+    for (const p of client.list('v1/pods') as unknown as Pod[]) if (hasTrackingFinalizer(p)) this.orphans.add(key(p));
   }
 
   private job(ns: string, name: string): Job | undefined {
-    return this.reg.store.get('batch/jobs', ns, name) as unknown as Job | undefined;
+    return this.client.get('batch/v1/jobs', ns, name) as unknown as Job | undefined;
   }
 
   /** The Job a controller reference points to, when it exists with that uid. */
@@ -77,13 +77,13 @@ export class JobController {
     }
     if (hasTrackingFinalizer(pod)) this.orphans.add(key(pod));
     // An orphan: Jobs whose selector matches may adopt it.
-    for (const j of this.reg.store.list('batch/jobs', pod.metadata?.namespace ?? '') as unknown as Job[]) {
+    for (const j of this.client.list('batch/v1/jobs', pod.metadata?.namespace ?? '') as unknown as Job[]) {
       if (j.spec?.selector && labelSelectorMatches(j.spec.selector, pod.metadata?.labels)) this.queue.add(key(j));
     }
   }
 
   private orphanPodsOf(job: Job): void {
-    for (const p of this.reg.store.list('core/pods', job.metadata?.namespace ?? '') as unknown as Pod[]) {
+    for (const p of this.client.list('v1/pods', job.metadata?.namespace ?? '') as unknown as Pod[]) {
       if (hasTrackingFinalizer(p) && controllerRef(p as unknown as KObject)?.uid === job.metadata?.uid) this.orphans.add(key(p));
     }
   }
@@ -91,7 +91,7 @@ export class JobController {
   /** Removes the tracking finalizer from a pod no running Job (managed here) will count any more. */
   private syncOrphanPod(k: string): void {
     const { namespace, name } = splitKey(k);
-    const pod = this.reg.store.get('core/pods', namespace, name) as unknown as Pod | undefined;
+    const pod = this.client.get('v1/pods', namespace, name) as unknown as Pod | undefined;
     if (!pod || !hasTrackingFinalizer(pod)) return;
     const ref = controllerRef(pod as unknown as KObject);
     if (ref) {
@@ -106,9 +106,9 @@ export class JobController {
   /** The Job's pods, after adopting matching orphans (which then get the tracking finalizer) and releasing strays. */
   private podsFor(job: Job): Pod[] {
     const ns = job.metadata?.namespace ?? '';
-    const all = this.reg.store.list('core/pods', ns);
+    const all = this.client.list('v1/pods', ns);
     const orphans = new Set(all.filter((p) => !controllerRef(p)).map((p) => p.metadata.uid));
-    const mine = claim(this.reg, this.ops.podsDef, job as unknown as KObject, job.spec?.selector, all) as unknown as Pod[];
+    const mine = claim(this.client, this.ops.podsDef, job as unknown as KObject, job.spec?.selector, all) as unknown as Pod[];
     return mine.map((p) => (orphans.has(p.metadata?.uid) && !hasTrackingFinalizer(p) ? this.ops.addFinalizer(p) : p));
   }
 
@@ -143,7 +143,7 @@ export class JobController {
       removeFinalizer: (pod) => this.ops.removeFinalizer(pod),
       writeStatus: (job) => {
         const status = cleanStatus(job);
-        const stored = this.reg.guaranteedUpdate(this.jobsDef, namespace, name, (cur) => {
+        const stored = this.client.guaranteedUpdate(this.jobsDef, namespace, name, (cur) => {
           if (cur.metadata.uid !== uid) throw new Error('job was replaced');
           return { ...cur, status: status as Record<string, unknown> };
         }, { subresource: 'status' });

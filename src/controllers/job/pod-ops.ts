@@ -4,7 +4,7 @@ import type { Job } from 'kubernetes-types/batch/v1.js';
 import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import { isPodReady } from '../../machinery/conditions.js';
 import type { KObject } from '../../machinery/types.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../registry/resource.js';
 import type { PodControl } from '../workload/pod-control.js';
 import { statusCode } from '../workload/pod-control.js';
@@ -12,15 +12,15 @@ import { hasTrackingFinalizer, trackingFinalizer } from './job-pods.js';
 
 export class JobPodOps {
   readonly podsDef: ResourceDef;
-  constructor(private readonly reg: Registry, readonly control: PodControl) {
-    this.podsDef = reg.find('', 'v1', 'pods')!;
+  constructor(private readonly client: Client, readonly control: PodControl) {
+    this.podsDef = client.resource('v1/pods')!;
   }
 
   /** Removes the tracking finalizer; true when it is gone (or the pod is). */
   removeFinalizer(pod: Pod): boolean {
     if (!hasTrackingFinalizer(pod)) return true;
     try {
-      this.reg.guaranteedUpdate(this.podsDef, pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', (cur) => {
+      this.client.guaranteedUpdate(this.podsDef, pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', (cur) => {
         if (cur.metadata.uid !== pod.metadata?.uid) throw Object.assign(new Error('pod replaced'), { code: 404 });
         return { ...cur, metadata: { ...cur.metadata, finalizers: (cur.metadata.finalizers ?? []).filter((f) => f !== trackingFinalizer) } };
       });
@@ -33,7 +33,7 @@ export class JobPodOps {
   /** Adds the tracking finalizer to an adopted pod; returns the pod as stored (unchanged when the write failed). */
   addFinalizer(pod: Pod): Pod {
     try {
-      return this.reg.guaranteedUpdate(this.podsDef, pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', (cur) => {
+      return this.client.guaranteedUpdate(this.podsDef, pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', (cur) => {
         if (cur.metadata.uid !== pod.metadata?.uid || cur.metadata.deletionTimestamp || cur.metadata.finalizers?.includes(trackingFinalizer)) return cur;
         return { ...cur, metadata: { ...cur.metadata, finalizers: [...(cur.metadata.finalizers ?? []), trackingFinalizer] } };
       }) as unknown as Pod;

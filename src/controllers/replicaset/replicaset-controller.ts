@@ -6,9 +6,9 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
 import { labelSelectorMatches } from '../../machinery/labels.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../registry/resource.js';
-import type { Change } from '../../storage/watch-hub.js';
+import type { Change } from '../../client/types.js';
 import { rfc3339 } from '../../util/clock.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
@@ -18,9 +18,12 @@ import { controllerRef, splitKey } from '../workload/owner.js';
 import { ownerKeysFor } from '../workload/dependents.js';
 import { PodControl, errorMessage } from '../workload/pod-control.js';
 import { isPodActive, isPodTerminating } from '../workload/pod-state.js';
-import { PodIndex } from './pod-index.js';
+import type { Informer } from '../../client/informer.js';
 import { podsToDelete } from './pod-ranking.js';
 import { calculateReplicaSetStatus, nextAvailableIn, sameStatus, type ManageError } from './replicaset-status.js';
+
+/** The index value of a pod: its controller's uid, or `orphan/<namespace>`. */
+const podController = (p: Pod): string => controllerRef(p as unknown as KObject)?.uid ?? `orphan/${p.metadata?.namespace ?? ''}`;
 
 /** Upstream's burstReplicas: the most pods one sync creates or deletes. */
 export const burstReplicas = 500;
@@ -30,46 +33,52 @@ export class ReplicaSetController {
   private readonly stops: Array<() => void> = [];
   private readonly rsDef: ResourceDef;
   private readonly podControl: PodControl;
-  private readonly index: PodIndex;
+  /** Pods by controller uid (`orphan/<namespace>` for pods no controller owns). */
+  private readonly pods: Informer<Pod>;
 
-  constructor(private readonly reg: Registry, private readonly clock: Clock, private readonly log: Logger) {
-    this.rsDef = reg.find('apps', 'v1', 'replicasets')!;
-    this.podControl = new PodControl(reg, new EventRecorder(reg, { component: 'replicaset-controller' }));
-    this.index = new PodIndex(reg.store);
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
+    this.rsDef = client.resource('apps/v1/replicasets')!;
+    this.podControl = new PodControl(client, new EventRecorder(client, { component: 'replicaset-controller' }));
+    this.pods = client.informer<Pod>('v1/pods', { indexes: { controller: podController } });
     this.queue = new WorkQueue('replicaset', (key) => this.sync(key), clock, log);
-    this.stops.push(reg.store.hub.subscribe('apps/replicasets', (c) => {
+    this.stops.push(client.watch('apps/v1/replicasets', (c) => {
       if (c.type !== 'DELETED') this.queue.add(`${c.object.metadata.namespace}/${c.object.metadata.name}`);
     }));
-    this.stops.push(reg.store.hub.subscribe('core/pods', (c) => this.onPod(c)));
-    for (const rs of reg.store.list('apps/replicasets')) this.queue.add(`${rs.metadata.namespace}/${rs.metadata.name}`);
+    this.stops.push(client.watch('v1/pods', (c) => this.onPod(c)));
+    for (const rs of client.list('apps/v1/replicasets')) this.queue.add(`${rs.metadata.namespace}/${rs.metadata.name}`);
   }
 
   private onPod(c: Change): void {
-    for (const k of ownerKeysFor(this.reg, c, 'ReplicaSet', 'apps/replicasets')) this.queue.add(k);
+    for (const k of ownerKeysFor(this.client, c, 'ReplicaSet', 'apps/v1/replicasets')) this.queue.add(k);
+  }
+
+  /** The current pods the ReplicaSet with `uid` controls. */
+  private owned(uid: string | undefined): Pod[] {
+    return uid ? this.pods.byIndex('controller', uid) : [];
   }
 
   /** The active pods the ReplicaSet controls after adoption (of matching orphans) and release (of pods no longer matching). */
   private claimPods(rs: ReplicaSet, owned: Pod[]): Pod[] {
     const ns = rs.metadata?.namespace ?? '';
-    const orphans = this.index.orphansIn(ns).filter((p) => labelSelectorMatches(rs.spec?.selector, p.metadata?.labels ?? {}));
+    const orphans = this.pods.byIndex('controller', `orphan/${ns}`).filter((p) => labelSelectorMatches(rs.spec?.selector, p.metadata?.labels ?? {}));
     const candidates = [...owned, ...orphans].filter(isPodActive);
-    const claimed = claim(this.reg, this.podControl.podsDef, rs as unknown as KObject, rs.spec?.selector, candidates as unknown as KObject[]);
-    for (const p of claimed) this.index.add(rs.metadata?.uid ?? '', p);
+    const claimed = claim(this.client, this.podControl.podsDef, rs as unknown as KObject, rs.spec?.selector, candidates as unknown as KObject[]);
+    for (const p of claimed) this.pods.track(p as unknown as Pod);
     return claimed as unknown as Pod[];
   }
 
   private sync(key: string): number | void {
     const { namespace, name } = splitKey(key);
-    const rs = this.reg.store.get('apps/replicasets', namespace, name) as unknown as ReplicaSet | undefined;
+    const rs = this.client.get('apps/v1/replicasets', namespace, name) as unknown as ReplicaSet | undefined;
     if (!rs) return;
     const uid = rs.metadata?.uid;
-    let owned = this.index.owned(uid, namespace);
+    let owned = this.owned(uid);
     let manageErr: ManageError | undefined;
     if (!rs.metadata?.deletionTimestamp) {
-      const before = this.reg.store.revision();
+      const before = this.client.revision();
       manageErr = this.manageReplicas(rs, this.claimPods(rs, owned));
       // Reads are read-your-writes: after adoptions, creations or deletions, count what exists now.
-      if (this.reg.store.revision() !== before) owned = this.index.owned(uid, namespace);
+      if (this.client.revision() !== before) owned = this.owned(uid);
     }
     const pods = owned.filter(isPodActive);
     const terminating = owned.filter((p) => isPodTerminating(p) && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed'
@@ -77,7 +86,7 @@ export class ReplicaSetController {
     const nowMs = this.clock.nowMs();
     const status = calculateReplicaSetStatus(rs, pods, terminating, manageErr, rfc3339(this.clock.now()), nowMs);
     if (!sameStatus(rs.status, status)) {
-      this.reg.guaranteedUpdate(this.rsDef, namespace, name, (cur) => ({ ...cur, status }), { subresource: 'status' });
+      this.client.guaranteedUpdate(this.rsDef, namespace, name, (cur) => ({ ...cur, status }), { subresource: 'status' });
     }
     if (manageErr) throw new Error(manageErr.message);
     return nextAvailableIn(rs, pods, nowMs);
@@ -96,7 +105,7 @@ export class ReplicaSetController {
         for (let i = 0; i < size; i++) {
           try {
             const created = this.podControl.create(owner, rs.spec?.template);
-            this.index.add(rs.metadata?.uid ?? '', created as unknown as KObject);
+            this.pods.track(created);
           } catch (err) {
             this.log.debug({ err, rs: rs.metadata?.name }, 'pod creation failed');
             return { reason: 'FailedCreate', message: errorMessage(err) };
@@ -130,13 +139,13 @@ export class ReplicaSetController {
     const owner = controllerRef(rs as unknown as KObject);
     if (!owner) return [];
     const ns = rs.metadata?.namespace ?? '';
-    return this.reg.store.list('apps/replicasets', ns)
+    return this.client.list('apps/v1/replicasets', ns)
       .filter((other) => controllerRef(other)?.uid === owner.uid)
-      .flatMap((other) => this.index.owned(other.metadata.uid, ns).filter(isPodActive));
+      .flatMap((other) => this.owned(other.metadata.uid).filter(isPodActive));
   }
 
   stop(): void {
-    this.index.stop();
+    this.pods.stop();
     this.stops.forEach((s) => s());
     this.queue.stop();
   }

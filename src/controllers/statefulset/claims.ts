@@ -6,7 +6,7 @@ import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject, OwnerReference } from '../../machinery/types.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../registry/resource.js';
 import { errorMessage, statusCode } from '../workload/pod-control.js';
 import { claimsFor, inOrdinalRange, ordinalOf } from './identity.js';
@@ -46,12 +46,12 @@ const refsKey = (refs: OwnerReference[]) => JSON.stringify(refs.map((r) => [r.ui
 
 export class ClaimControl {
   readonly def: ResourceDef;
-  constructor(private readonly reg: Registry, private readonly events: EventRecorder) {
-    this.def = reg.find('', 'v1', 'persistentvolumeclaims')!;
+  constructor(private readonly client: Client, private readonly events: EventRecorder) {
+    this.def = client.resource('v1/persistentvolumeclaims')!;
   }
 
   private get(ns: string, name: string): PersistentVolumeClaim | undefined {
-    return this.reg.store.get('core/persistentvolumeclaims', ns, name) as unknown as PersistentVolumeClaim | undefined;
+    return this.client.get('v1/persistentvolumeclaims', ns, name) as unknown as PersistentVolumeClaim | undefined;
   }
 
   /** Creates the pod's missing claims; throws when one cannot be created or is being deleted. */
@@ -65,7 +65,7 @@ export class ClaimControl {
         continue;
       }
       try {
-        this.reg.create(this.def, set.metadata?.namespace ?? '', claim as unknown as KObject);
+        this.client.create(this.def, set.metadata?.namespace ?? '', claim as unknown as KObject);
         this.events.event(set as unknown as KObject, 'Normal', 'SuccessfulCreate', `create Claim ${name} Pod ${pod.metadata?.name} in StatefulSet ${set.metadata?.name} success`);
       } catch (err) {
         if (statusCode(err) === 409) continue;
@@ -101,7 +101,7 @@ export class ClaimControl {
       }
       const want = wantedRefs(cur, set, pod);
       if (!want || refsKey(want) === refsKey(cur.metadata?.ownerReferences ?? [])) continue;
-      this.reg.guaranteedUpdate(this.def, set.metadata?.namespace ?? '', name, (c) => {
+      this.client.guaranteedUpdate(this.def, set.metadata?.namespace ?? '', name, (c) => {
         const next = wantedRefs(c as unknown as PersistentVolumeClaim, set, pod) ?? c.metadata.ownerReferences ?? [];
         const { ownerReferences: _old, ...rest } = c.metadata;
         return { ...c, metadata: next.length ? { ...rest, ownerReferences: next } : rest };

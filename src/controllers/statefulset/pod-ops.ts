@@ -4,7 +4,7 @@ import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../registry/resource.js';
 import { errorMessage, statusCode } from '../workload/pod-control.js';
 import { ClaimControl } from './claims.js';
@@ -16,9 +16,9 @@ const title = (v: Verb) => v[0].toUpperCase() + v.slice(1);
 export class StatefulPodOps {
   readonly claims: ClaimControl;
   private readonly podsDef: ResourceDef;
-  constructor(private readonly reg: Registry, private readonly events: EventRecorder) {
-    this.claims = new ClaimControl(reg, events);
-    this.podsDef = reg.find('', 'v1', 'pods')!;
+  constructor(private readonly client: Client, private readonly events: EventRecorder) {
+    this.claims = new ClaimControl(client, events);
+    this.podsDef = client.resource('v1/pods')!;
   }
 
   private record(verb: Verb, set: StatefulSet, pod: Pod, err?: unknown): void {
@@ -40,7 +40,7 @@ export class StatefulPodOps {
     }
     let created: Pod;
     try {
-      created = this.reg.create(this.podsDef, set.metadata?.namespace ?? '', pod as unknown as KObject) as unknown as Pod;
+      created = this.client.create(this.podsDef, set.metadata?.namespace ?? '', pod as unknown as KObject) as unknown as Pod;
     } catch (err) {
       if (statusCode(err) === 409) throw err;
       this.record('create', set, pod, err);
@@ -79,7 +79,7 @@ export class StatefulPodOps {
     }
     if (identity && storage) return;
     try {
-      this.reg.guaranteedUpdate(this.podsDef, set.metadata?.namespace ?? '', pod.metadata?.name ?? '', (cur) => {
+      this.client.guaranteedUpdate(this.podsDef, set.metadata?.namespace ?? '', pod.metadata?.name ?? '', (cur) => {
         const p = structuredClone(cur) as unknown as Pod;
         if (!identityMatches(set, p)) updateIdentity(set, p);
         if (!storageMatches(set, p)) updateStorage(set, p);
@@ -95,7 +95,7 @@ export class StatefulPodOps {
   /** Deletes the pod (its claims stay, unless the retention policy made the pod their owner). */
   delete(set: StatefulSet, pod: Pod): void {
     try {
-      this.reg.delete(this.podsDef, set.metadata?.namespace ?? '', pod.metadata?.name ?? '', { preconditions: { uid: pod.metadata?.uid } });
+      this.client.delete(this.podsDef, set.metadata?.namespace ?? '', pod.metadata?.name ?? '', { preconditions: { uid: pod.metadata?.uid } });
       this.record('delete', set, pod);
     } catch (err) {
       if (statusCode(err) === 404) return;

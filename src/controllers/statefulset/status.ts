@@ -4,7 +4,7 @@ import type { StatefulSet, StatefulSetStatus } from 'kubernetes-types/apps/v1.js
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { isPodReady } from '../../machinery/conditions.js';
 import type { KObject } from '../../machinery/types.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 import { isPodAvailable } from '../workload/pod-state.js';
 import { podRevision, replicasOf } from './identity.js';
 
@@ -54,12 +54,12 @@ export function completeRollingUpdate(set: StatefulSet, status: StatefulSetStatu
 const fields: Array<keyof StatefulSetStatus> = ['observedGeneration', 'replicas', 'readyReplicas', 'availableReplicas', 'currentReplicas', 'updatedReplicas', 'currentRevision', 'updateRevision', 'collisionCount'];
 
 /** Writes the status when it differs from the stored one; keeps fields this controller does not own (conditions). */
-export function writeStatus(reg: Registry, set: StatefulSet, status: StatefulSetStatus): void {
+export function writeStatus(client: Client, set: StatefulSet, status: StatefulSetStatus): void {
   completeRollingUpdate(set, status);
   const old: Partial<StatefulSetStatus> = set.status ?? {};
   if (fields.every((f) => old[f] === status[f])) return;
-  const def = reg.find('apps', 'v1', 'statefulsets')!;
-  reg.guaranteedUpdate(def, set.metadata?.namespace ?? '', set.metadata?.name ?? '', (cur) => {
+  const def = client.resource('apps/v1/statefulsets')!;
+  client.guaranteedUpdate(def, set.metadata?.namespace ?? '', set.metadata?.name ?? '', (cur) => {
     if (cur.metadata.uid !== set.metadata?.uid) throw new Error('statefulset was replaced');
     const prev = (cur.status ?? {}) as StatefulSetStatus;
     return { ...cur, status: { ...prev, ...status } } as KObject;

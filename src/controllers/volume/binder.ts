@@ -5,14 +5,14 @@ import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/c
 import { labelSelectorMatches } from '../../machinery/labels.js';
 import { quantityValue } from '../../machinery/resources.js';
 import type { KObject, Mutable } from '../../machinery/types.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 import { rfc3339 } from '../../util/clock.js';
 import { ann, claimClassName } from './classes.js';
 
-const pvKey = 'core/persistentvolumes';
+const pvKey = 'v1/persistentvolumes';
 
-export function getVolume(reg: Registry, name: string): PersistentVolume | undefined {
-  return reg.store.get(pvKey, '', name) as unknown as PersistentVolume | undefined;
+export function getVolume(client: Client, name: string): PersistentVolume | undefined {
+  return client.get(pvKey, '', name) as unknown as PersistentVolume | undefined;
 }
 
 /** Whether the volume's claimRef names this claim (and, when it carries a uid, this very claim). */
@@ -22,11 +22,11 @@ export function refersToClaim(pv: PersistentVolume, pvc: PersistentVolumeClaim):
 }
 
 /** An Available, unclaimed volume of the claim's class that is big enough and offers the requested access modes. */
-export function findMatchingVolume(reg: Registry, pvc: PersistentVolumeClaim): PersistentVolume | undefined {
+export function findMatchingVolume(client: Client, pvc: PersistentVolumeClaim): PersistentVolume | undefined {
   const want = quantityValue(pvc.spec?.resources?.requests?.storage ?? '0');
   const cls = claimClassName(pvc) ?? '';
   const modes = pvc.spec?.accessModes ?? [];
-  const fits = (reg.store.list(pvKey) as unknown as PersistentVolume[]).filter((pv) => {
+  const fits = (client.list(pvKey) as unknown as PersistentVolume[]).filter((pv) => {
     if (pv.spec?.claimRef || pv.metadata?.deletionTimestamp || pv.status?.phase === 'Released' || pv.status?.phase === 'Failed') return false;
     if ((pv.spec?.storageClassName ?? '') !== cls) return false;
     if ((pv.spec?.volumeMode ?? 'Filesystem') !== (pvc.spec?.volumeMode ?? 'Filesystem')) return false;
@@ -38,12 +38,12 @@ export function findMatchingVolume(reg: Registry, pvc: PersistentVolumeClaim): P
   return fits[0];
 }
 
-function setVolumePhase(reg: Registry, name: string, phase: string): void {
-  const def = reg.find('', 'v1', 'persistentvolumes')!;
-  reg.guaranteedUpdate(def, '', name, (cur) => {
+function setVolumePhase(client: Client, name: string, phase: string): void {
+  const def = client.resource('v1/persistentvolumes')!;
+  client.guaranteedUpdate(def, '', name, (cur) => {
     const pv = structuredClone(cur) as unknown as Mutable<PersistentVolume>;
     const status = { ...(pv.status ?? {}) } as Mutable<NonNullable<PersistentVolume['status']>>;
-    if (status.phase !== phase) status.lastPhaseTransitionTime = rfc3339(reg.clock.now());
+    if (status.phase !== phase) status.lastPhaseTransitionTime = rfc3339(client.clock.now());
     status.phase = phase;
     pv.status = status;
     return pv as unknown as KObject;
@@ -51,12 +51,12 @@ function setVolumePhase(reg: Registry, name: string, phase: string): void {
 }
 
 /** Binds both ways: claimRef on the volume, volumeName and annotations on the claim, Bound phases on both. */
-export function bind(reg: Registry, pv: PersistentVolume, pvc: PersistentVolumeClaim): void {
-  const pvDef = reg.find('', 'v1', 'persistentvolumes')!;
-  const pvcDef = reg.find('', 'v1', 'persistentvolumeclaims')!;
+export function bind(client: Client, pv: PersistentVolume, pvc: PersistentVolumeClaim): void {
+  const pvDef = client.resource('v1/persistentvolumes')!;
+  const pvcDef = client.resource('v1/persistentvolumeclaims')!;
   const name = pv.metadata?.name ?? '';
   if (!pv.spec?.claimRef?.uid) {
-    reg.guaranteedUpdate(pvDef, '', name, (cur) => {
+    client.guaranteedUpdate(pvDef, '', name, (cur) => {
       const v = structuredClone(cur) as unknown as PersistentVolume;
       if (v.spec?.claimRef?.uid && v.spec.claimRef.uid !== pvc.metadata?.uid) throw new Error(`volume ${name} was claimed by another claim`);
       if (!v.spec?.claimRef) v.metadata = { ...v.metadata, annotations: { ...(v.metadata?.annotations ?? {}), [ann.boundByController]: 'yes' } };
@@ -64,12 +64,12 @@ export function bind(reg: Registry, pv: PersistentVolume, pvc: PersistentVolumeC
       return v as unknown as KObject;
     });
   }
-  if (pv.status?.phase !== 'Bound') setVolumePhase(reg, name, 'Bound');
+  if (pv.status?.phase !== 'Bound') setVolumePhase(client, name, 'Bound');
   const ns = pvc.metadata?.namespace ?? '';
   const claimName = pvc.metadata?.name ?? '';
-  const fresh = getVolume(reg, name) ?? pv;
+  const fresh = getVolume(client, name) ?? pv;
   if (pvc.spec?.volumeName !== name || pvc.metadata?.annotations?.[ann.bindCompleted] !== 'yes') {
-    reg.guaranteedUpdate(pvcDef, ns, claimName, (cur) => {
+    client.guaranteedUpdate(pvcDef, ns, claimName, (cur) => {
       const c = structuredClone(cur) as unknown as PersistentVolumeClaim;
       const annotations: Record<string, string> = { ...(c.metadata?.annotations ?? {}), [ann.bindCompleted]: 'yes' };
       if (!c.spec?.volumeName) annotations[ann.boundByController] = 'yes';
@@ -78,9 +78,9 @@ export function bind(reg: Registry, pv: PersistentVolume, pvc: PersistentVolumeC
       return c as unknown as KObject;
     });
   }
-  const claim = reg.store.get('core/persistentvolumeclaims', ns, claimName) as unknown as PersistentVolumeClaim | undefined;
+  const claim = client.get('v1/persistentvolumeclaims', ns, claimName) as unknown as PersistentVolumeClaim | undefined;
   if (claim?.status?.phase === 'Bound' && claim.status.capacity?.storage === fresh.spec?.capacity?.storage) return;
-  reg.guaranteedUpdate(pvcDef, ns, claimName, (cur) => ({
+  client.guaranteedUpdate(pvcDef, ns, claimName, (cur) => ({
     ...cur,
     status: { ...(cur.status as object ?? {}), phase: 'Bound', accessModes: [...(fresh.spec?.accessModes ?? [])], capacity: { ...(fresh.spec?.capacity ?? {}) } },
   }), { subresource: 'status' });
@@ -90,24 +90,24 @@ export function bind(reg: Registry, pv: PersistentVolume, pvc: PersistentVolumeC
  * Keeps a volume's phase in line with its claim: Available without a claimRef, Bound while the claim is bound to
  * it, Released once the claim is gone (then deleted if the reclaim policy says Delete). Returns true when deleted.
  */
-export function syncVolume(reg: Registry, pv: PersistentVolume): boolean {
+export function syncVolume(client: Client, pv: PersistentVolume): boolean {
   const name = pv.metadata?.name ?? '';
   if (pv.metadata?.deletionTimestamp) return false;
   const ref = pv.spec?.claimRef;
   if (!ref) {
-    if (pv.status?.phase !== 'Available') setVolumePhase(reg, name, 'Available');
+    if (pv.status?.phase !== 'Available') setVolumePhase(client, name, 'Available');
     return false;
   }
-  const pvc = reg.store.get('core/persistentvolumeclaims', ref.namespace ?? '', ref.name ?? '') as unknown as PersistentVolumeClaim | undefined;
+  const pvc = client.get('v1/persistentvolumeclaims', ref.namespace ?? '', ref.name ?? '') as unknown as PersistentVolumeClaim | undefined;
   const claimGone = !pvc || (!!ref.uid && pvc.metadata?.uid !== ref.uid);
   if (!claimGone) return false; // the claim side binds it
   if (!ref.uid) return false; // pre-bound by an administrator to a claim that does not exist yet
   if (pv.spec?.persistentVolumeReclaimPolicy === 'Delete') {
     try {
-      reg.delete(reg.find('', 'v1', 'persistentvolumes')!, '', name, { preconditions: { uid: pv.metadata?.uid } });
+      client.delete(client.resource('v1/persistentvolumes')!, '', name, { preconditions: { uid: pv.metadata?.uid } });
     } catch { /* already gone */ }
     return true;
   }
-  if (pv.status?.phase !== 'Released') setVolumePhase(reg, name, 'Released');
+  if (pv.status?.phase !== 'Released') setVolumePhase(client, name, 'Released');
   return false;
 }

@@ -1,7 +1,7 @@
 // StorageClass lookups and the annotations the PV controller and provisioners put on claims and volumes.
 import type { PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 
 /** The provisioner Bonsai simulates (the default `standard` class uses it). */
 export const simulatedProvisioner = 'bonsai.dev/simulated';
@@ -19,7 +19,7 @@ export const ann = {
 } as const;
 
 /** The default class (the one DefaultStorageClass admission uses). */
-export { defaultStorageClass as defaultClass } from '../../registry/resources/claims.js';
+export { defaultStorageClass as defaultClass } from '../../client/services.js';
 
 /** The class name a claim asks for: the beta annotation wins over spec.storageClassName; '' means "no class". */
 export function claimClassName(pvc: PersistentVolumeClaim): string | undefined {
@@ -28,6 +28,6 @@ export function claimClassName(pvc: PersistentVolumeClaim): string | undefined {
   return pvc.spec?.storageClassName ?? undefined;
 }
 
-export function storageClass(reg: Registry, name: string): StorageClass | undefined {
-  return reg.store.get('storage.k8s.io/storageclasses', '', name) as unknown as StorageClass | undefined;
+export function storageClass(client: Client, name: string): StorageClass | undefined {
+  return client.get('storage.k8s.io/v1/storageclasses', '', name) as unknown as StorageClass | undefined;
 }

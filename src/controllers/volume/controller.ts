@@ -5,7 +5,7 @@
 import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { WorkQueue } from '../runtime/work-queue.js';
@@ -13,7 +13,7 @@ import { bind, findMatchingVolume, getVolume, refersToClaim, syncVolume } from '
 import { ann, claimClassName, defaultClass, simulatedProvisioner, storageClass } from './classes.js';
 import { provision } from './provisioner.js';
 
-const pvcKey = 'core/persistentvolumeclaims';
+const pvcKey = 'v1/persistentvolumeclaims';
 
 export class VolumeController {
   private readonly queue: WorkQueue;
@@ -23,49 +23,49 @@ export class VolumeController {
   /** `uid|reason` of claim events already recorded, so a waiting claim gets each message once. */
   private readonly told = new Set<string>();
 
-  constructor(private readonly reg: Registry, clock: Clock, log: Logger) {
+  constructor(private readonly client: Client, clock: Clock, log: Logger) {
     this.queue = new WorkQueue('persistentvolume', (key) => this.reconcile(key), clock, log);
-    this.events = new EventRecorder(reg, { component: 'persistentvolume-controller' });
-    this.provisionerEvents = new EventRecorder(reg, { component: `${simulatedProvisioner}_bonsai-provisioner` });
-    this.stops.push(reg.store.hub.subscribe(pvcKey, (c) => {
+    this.events = new EventRecorder(client, { component: 'persistentvolume-controller' });
+    this.provisionerEvents = new EventRecorder(client, { component: `${simulatedProvisioner}_bonsai-provisioner` });
+    this.stops.push(client.watch(pvcKey, (c) => {
       const { namespace, name } = c.object.metadata;
       if (c.type !== 'DELETED') return this.queue.add(`pvc:${namespace}/${name}`);
       for (const k of this.told) if (k.startsWith(`${c.object.metadata.uid}|`)) this.told.delete(k);
-      for (const pv of reg.store.list('core/persistentvolumes') as unknown as PersistentVolume[]) {
+      for (const pv of client.list('v1/persistentvolumes') as unknown as PersistentVolume[]) {
         if (pv.spec?.claimRef?.namespace === namespace && pv.spec?.claimRef?.name === name) this.queue.add(`pv:${pv.metadata?.name}`);
       }
     }));
-    this.stops.push(reg.store.hub.subscribe('core/persistentvolumes', (c) => {
+    this.stops.push(client.watch('v1/persistentvolumes', (c) => {
       const pv = c.object as unknown as PersistentVolume;
       if (c.type !== 'DELETED') this.queue.add(`pv:${pv.metadata?.name}`);
       const ref = pv.spec?.claimRef;
       if (ref?.name) this.queue.add(`pvc:${ref.namespace}/${ref.name}`);
       else if (c.type !== 'DELETED') this.enqueuePending(); // a free volume may fit a waiting claim
     }));
-    this.stops.push(reg.store.hub.subscribe('core/pods', (c) => {
+    this.stops.push(client.watch('v1/pods', (c) => {
       const pod = c.object as unknown as Pod;
       if (c.type === 'DELETED' || !pod.spec?.nodeName) return;
       for (const v of pod.spec.volumes ?? []) {
         if (!v.persistentVolumeClaim) continue;
-        const claim = reg.store.get(pvcKey, pod.metadata?.namespace ?? '', v.persistentVolumeClaim.claimName) as unknown as PersistentVolumeClaim | undefined;
+        const claim = client.get(pvcKey, pod.metadata?.namespace ?? '', v.persistentVolumeClaim.claimName) as unknown as PersistentVolumeClaim | undefined;
         if (claim && claim.status?.phase !== 'Bound') this.queue.add(`pvc:${pod.metadata?.namespace}/${v.persistentVolumeClaim.claimName}`);
       }
     }));
-    this.stops.push(reg.store.hub.subscribe('storage.k8s.io/storageclasses', (c) => c.type !== 'DELETED' && this.enqueuePending()));
-    for (const pv of reg.store.list('core/persistentvolumes')) this.queue.add(`pv:${pv.metadata.name}`);
+    this.stops.push(client.watch('storage.k8s.io/v1/storageclasses', (c) => c.type !== 'DELETED' && this.enqueuePending()));
+    for (const pv of client.list('v1/persistentvolumes')) this.queue.add(`pv:${pv.metadata.name}`);
     this.enqueuePending();
   }
 
   private enqueuePending(): void {
-    for (const c of this.reg.store.list(pvcKey) as unknown as PersistentVolumeClaim[]) {
+    for (const c of this.client.list(pvcKey) as unknown as PersistentVolumeClaim[]) {
       if (c.status?.phase !== 'Bound') this.queue.add(`pvc:${c.metadata?.namespace}/${c.metadata?.name}`);
     }
   }
 
   private reconcile(key: string): void {
     if (key.startsWith('pv:')) {
-      const pv = getVolume(this.reg, key.slice(3));
-      if (pv) syncVolume(this.reg, pv);
+      const pv = getVolume(this.client, key.slice(3));
+      if (pv) syncVolume(this.client, pv);
       return;
     }
     const rest = key.slice(4);
@@ -81,12 +81,12 @@ export class VolumeController {
   }
 
   private claim(ns: string, name: string): PersistentVolumeClaim | undefined {
-    return this.reg.store.get(pvcKey, ns, name) as unknown as PersistentVolumeClaim | undefined;
+    return this.client.get(pvcKey, ns, name) as unknown as PersistentVolumeClaim | undefined;
   }
 
   private update(pvc: PersistentVolumeClaim, mutate: (c: PersistentVolumeClaim) => void): void {
-    const def = this.reg.find('', 'v1', 'persistentvolumeclaims')!;
-    this.reg.guaranteedUpdate(def, pvc.metadata?.namespace ?? '', pvc.metadata?.name ?? '', (cur) => {
+    const def = this.client.resource('v1/persistentvolumeclaims')!;
+    this.client.guaranteedUpdate(def, pvc.metadata?.namespace ?? '', pvc.metadata?.name ?? '', (cur) => {
       const c = structuredClone(cur) as unknown as PersistentVolumeClaim;
       mutate(c);
       return c as unknown as KObject;
@@ -98,15 +98,15 @@ export class VolumeController {
     if (!pvc || pvc.metadata?.deletionTimestamp || pvc.status?.phase === 'Lost') return;
     if (pvc.status?.phase === 'Bound') return this.checkBound(pvc);
     if (pvc.spec?.volumeName) {
-      const pv = getVolume(this.reg, pvc.spec.volumeName);
-      if (pv && (!pv.spec?.claimRef || refersToClaim(pv, pvc))) bind(this.reg, pv, pvc);
+      const pv = getVolume(this.client, pvc.spec.volumeName);
+      if (pv && (!pv.spec?.claimRef || refersToClaim(pv, pvc))) bind(this.client, pv, pvc);
       return;
     }
-    const prebound = (this.reg.store.list('core/persistentvolumes') as unknown as PersistentVolume[]).find((pv) => refersToClaim(pv, pvc) && !pv.metadata?.deletionTimestamp);
-    if (prebound) return bind(this.reg, prebound, pvc);
+    const prebound = (this.client.list('v1/persistentvolumes') as unknown as PersistentVolume[]).find((pv) => refersToClaim(pv, pvc) && !pv.metadata?.deletionTimestamp);
+    if (prebound) return bind(this.client, prebound, pvc);
     const className = claimClassName(pvc);
     if (className === undefined) {
-      const dc = defaultClass(this.reg);
+      const dc = defaultClass(this.client);
       if (dc) this.update(pvc, (c) => (c.spec = { ...c.spec, storageClassName: dc.metadata?.name }));
       else this.bindStatic(pvc, 'no persistent volumes available for this claim and no storage class is set');
       return;
@@ -115,7 +115,7 @@ export class VolumeController {
       this.bindStatic(pvc, 'no persistent volumes available for this claim and no storage class is set');
       return;
     }
-    const cls = storageClass(this.reg, className);
+    const cls = storageClass(this.client, className);
     if (!cls) {
       if (!this.bindStatic(pvc)) this.tell(pvc, 'Warning', 'ProvisioningFailed', `storageclass.storage.k8s.io "${className}" not found`);
       return;
@@ -135,15 +135,15 @@ export class VolumeController {
     this.tell(pvc, 'Normal', 'ExternalProvisioning', `Waiting for a volume to be created either by the external provisioner '${cls.provisioner}' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.`);
     if (cls.provisioner !== simulatedProvisioner) return;
     const fresh = this.claim(ns, name) ?? pvc;
-    const pv = provision(this.reg, this.provisionerEvents, fresh, cls);
-    if (pv) bind(this.reg, pv, this.claim(ns, name) ?? fresh);
+    const pv = provision(this.client, this.provisionerEvents, fresh, cls);
+    if (pv) bind(this.client, pv, this.claim(ns, name) ?? fresh);
   }
 
   /** Binds to a fitting Available volume if there is one; otherwise records why the claim waits (when given). */
   private bindStatic(pvc: PersistentVolumeClaim, waitMessage?: string): boolean {
-    const pv = findMatchingVolume(this.reg, pvc);
+    const pv = findMatchingVolume(this.client, pvc);
     if (pv) {
-      bind(this.reg, pv, pvc);
+      bind(this.client, pv, pvc);
       return true;
     }
     if (waitMessage) this.tell(pvc, 'Normal', 'FailedBinding', waitMessage);
@@ -152,19 +152,19 @@ export class VolumeController {
 
   /** The node of a scheduled pod that uses the claim. */
   private consumerNode(pvc: PersistentVolumeClaim): string | undefined {
-    const pods = this.reg.store.list('core/pods', pvc.metadata?.namespace) as unknown as Pod[];
+    const pods = this.client.list('v1/pods', pvc.metadata?.namespace) as unknown as Pod[];
     return pods.find((p) => p.spec?.nodeName && !p.metadata?.deletionTimestamp && p.spec.volumes?.some((v) => v.persistentVolumeClaim?.claimName === pvc.metadata?.name))?.spec?.nodeName;
   }
 
   /** A bound claim whose volume vanished is Lost; a bound claim whose volume is not yet marked Bound gets it marked. */
   private checkBound(pvc: PersistentVolumeClaim): void {
-    const pv = pvc.spec?.volumeName ? getVolume(this.reg, pvc.spec.volumeName) : undefined;
+    const pv = pvc.spec?.volumeName ? getVolume(this.client, pvc.spec.volumeName) : undefined;
     if (pv) {
-      if (refersToClaim(pv, pvc) && pv.status?.phase !== 'Bound') bind(this.reg, pv, pvc);
+      if (refersToClaim(pv, pvc) && pv.status?.phase !== 'Bound') bind(this.client, pv, pvc);
       return;
     }
-    const def = this.reg.find('', 'v1', 'persistentvolumeclaims')!;
-    this.reg.guaranteedUpdate(def, pvc.metadata?.namespace ?? '', pvc.metadata?.name ?? '', (cur) => ({ ...cur, status: { ...(cur.status as object ?? {}), phase: 'Lost' } }), { subresource: 'status' });
+    const def = this.client.resource('v1/persistentvolumeclaims')!;
+    this.client.guaranteedUpdate(def, pvc.metadata?.namespace ?? '', pvc.metadata?.name ?? '', (cur) => ({ ...cur, status: { ...(cur.status as object ?? {}), phase: 'Lost' } }), { subresource: 'status' });
     this.events.event(pvc as unknown as KObject, 'Warning', 'ClaimLost', 'Bound claim has lost its PersistentVolume. Data on the volume is lost!');
   }
 

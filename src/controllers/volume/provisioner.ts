@@ -5,7 +5,7 @@ import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/c
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 import { errorMessage, statusCode } from '../workload/pod-control.js';
 import { ann } from './classes.js';
 
@@ -41,18 +41,18 @@ export function volumeFor(pvc: PersistentVolumeClaim, cls: StorageClass): Persis
  * Provisions a volume for the claim and records the provisioner's events on the claim. Returns the volume (an
  * existing one when provisioning already happened), or undefined when creation failed.
  */
-export function provision(reg: Registry, events: EventRecorder, pvc: PersistentVolumeClaim, cls: StorageClass): PersistentVolume | undefined {
-  const def = reg.find('', 'v1', 'persistentvolumes')!;
-  const existing = reg.store.get('core/persistentvolumes', '', volumeNameFor(pvc)) as unknown as PersistentVolume | undefined;
+export function provision(client: Client, events: EventRecorder, pvc: PersistentVolumeClaim, cls: StorageClass): PersistentVolume | undefined {
+  const def = client.resource('v1/persistentvolumes')!;
+  const existing = client.get('v1/persistentvolumes', '', volumeNameFor(pvc)) as unknown as PersistentVolume | undefined;
   if (existing) return existing;
   const claim = pvc as unknown as KObject;
   events.event(claim, 'Normal', 'Provisioning', `External provisioner is provisioning volume for claim "${pvc.metadata?.namespace}/${pvc.metadata?.name}"`);
   try {
-    const pv = reg.create(def, '', volumeFor(pvc, cls) as unknown as KObject) as unknown as PersistentVolume;
+    const pv = client.create(def, '', volumeFor(pvc, cls) as unknown as KObject) as unknown as PersistentVolume;
     events.event(claim, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${pv.metadata?.name}`);
     return pv;
   } catch (err) {
-    if (statusCode(err) === 409) return reg.store.get('core/persistentvolumes', '', volumeNameFor(pvc)) as unknown as PersistentVolume | undefined;
+    if (statusCode(err) === 409) return client.get('v1/persistentvolumes', '', volumeNameFor(pvc)) as unknown as PersistentVolume | undefined;
     events.event(claim, 'Warning', 'ProvisioningFailed', `failed to provision volume with StorageClass "${cls.metadata?.name}": ${errorMessage(err)}`);
     return undefined;
   }

@@ -3,7 +3,7 @@
 import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
 import { labelSelectorMatches } from '../../machinery/labels.js';
 import type { KObject } from '../../machinery/types.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../registry/resource.js';
 import { controllerRef, controllerRefTo } from './owner.js';
 
@@ -16,7 +16,7 @@ export interface ClaimOptions {
  * Returns the candidates `owner` controls after adopting and releasing. Candidates are the objects of `def` in the
  * owner's namespace; writes go through the registry (adoption adds the controller reference, release removes it).
  */
-export function claim(reg: Registry, def: ResourceDef, owner: KObject, selector: LabelSelector | undefined, candidates: KObject[], opts: ClaimOptions = {}): KObject[] {
+export function claim(client: Client, def: ResourceDef, owner: KObject, selector: LabelSelector | undefined, candidates: KObject[], opts: ClaimOptions = {}): KObject[] {
   const uid = owner.metadata.uid;
   const ns = owner.metadata.namespace ?? '';
   const deleting = !!owner.metadata.deletionTimestamp;
@@ -31,7 +31,7 @@ export function claim(reg: Registry, def: ResourceDef, owner: KObject, selector:
         continue;
       }
       try {
-        reg.guaranteedUpdate(def, ns, o.metadata.name ?? '', (cur) => ({
+        client.guaranteedUpdate(def, ns, o.metadata.name ?? '', (cur) => ({
           ...cur, metadata: { ...cur.metadata, ownerReferences: (cur.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid) },
         }));
       } catch { /* gone or changed: the next pass sees the truth */ }
@@ -39,7 +39,7 @@ export function claim(reg: Registry, def: ResourceDef, owner: KObject, selector:
     }
     if (deleting || o.metadata.deletionTimestamp || !matches(o) || (opts.canAdopt && !opts.canAdopt(o))) continue;
     try {
-      const adopted = reg.guaranteedUpdate(def, ns, o.metadata.name ?? '', (cur) => {
+      const adopted = client.guaranteedUpdate(def, ns, o.metadata.name ?? '', (cur) => {
         if (controllerRef(cur)) throw new Error('already controlled');
         return { ...cur, metadata: { ...cur.metadata, ownerReferences: [...(cur.metadata.ownerReferences ?? []), controllerRefTo(owner)] } };
       });

@@ -4,18 +4,18 @@
 import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
 import { labelSelectorMatches } from '../../machinery/labels.js';
 import type { KObject } from '../../machinery/types.js';
-import type { Registry } from '../../registry/registry.js';
-import type { Change } from '../../storage/watch-hub.js';
+import type { Client } from '../../client/client.js';
+import type { Change } from '../../client/types.js';
 import { controllerRef, keyOf } from './owner.js';
 
 /** `namespace/name` keys of the owners of `kind` (stored under `ownersResource`) that `c` concerns. */
-export function ownerKeysFor(reg: Registry, c: Change, kind: string, ownersResource: string): string[] {
+export function ownerKeysFor(client: Client, c: Change, kind: string, ownersResource: string): string[] {
   const ns = c.object.metadata.namespace ?? '';
   const keys = new Set<string>();
   const now = controllerRef(c.object);
   for (const ref of [now, c.previous && controllerRef(c.previous)]) if (ref?.kind === kind) keys.add(`${ns}/${ref.name}`);
   if (c.type !== 'DELETED' && !now) {
-    for (const owner of reg.store.list(ownersResource, ns)) {
+    for (const owner of client.list(ownersResource, ns)) {
       const selector = (owner.spec as { selector?: LabelSelector } | undefined)?.selector;
       if (labelSelectorMatches(selector, c.object.metadata.labels ?? {})) keys.add(keyOf(owner as KObject));
     }

@@ -5,7 +5,7 @@ import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
 import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
 import { labelSelectorMatches } from '../../machinery/labels.js';
 import type { KObject } from '../../machinery/types.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../registry/resource.js';
 import { canonicalJson, computeHash } from './hash.js';
 import { claim } from './claim.js';
@@ -15,15 +15,15 @@ export const revisionHashLabel = 'controller-revision-hash';
 
 export class History {
   readonly def: ResourceDef;
-  constructor(private readonly reg: Registry) {
-    this.def = reg.find('apps', 'v1', 'controllerrevisions')!;
+  constructor(private readonly client: Client) {
+    this.def = client.resource('apps/v1/controllerrevisions')!;
   }
 
   /** Revisions the owner controls (adopting matching orphans), oldest revision first. */
   list(owner: KObject, selector: LabelSelector | undefined): ControllerRevision[] {
-    const all = this.reg.store.list('apps/controllerrevisions', owner.metadata.namespace ?? '')
+    const all = this.client.list('apps/v1/controllerrevisions', owner.metadata.namespace ?? '')
       .filter((r) => labelSelectorMatches(selector, r.metadata.labels ?? {}) || r.metadata.ownerReferences?.some((o) => o.uid === owner.metadata.uid));
-    const mine = claim(this.reg, this.def, owner, selector, all) as unknown as ControllerRevision[];
+    const mine = claim(this.client, this.def, owner, selector, all) as unknown as ControllerRevision[];
     return mine.sort((a, b) => (a.revision ?? 0) - (b.revision ?? 0) || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   }
 
@@ -39,13 +39,13 @@ export class History {
     if (equal.length) {
       const latest = equal[equal.length - 1];
       if ((latest.revision ?? 0) === revision) return latest;
-      return this.reg.guaranteedUpdate(this.def, ns, latest.metadata?.name ?? '', (cur) => ({ ...cur, revision })) as unknown as ControllerRevision;
+      return this.client.guaranteedUpdate(this.def, ns, latest.metadata?.name ?? '', (cur) => ({ ...cur, revision })) as unknown as ControllerRevision;
     }
     let count = collisionCount;
     for (;;) {
       const hash = computeHash(data, count);
       const name = `${owner.metadata.name}-${hash}`;
-      const existing = this.reg.store.get('apps/controllerrevisions', ns, name) as unknown as ControllerRevision | undefined;
+      const existing = this.client.get('apps/v1/controllerrevisions', ns, name) as unknown as ControllerRevision | undefined;
       if (existing) {
         if (canonicalJson(existing.data) === dataText && existing.metadata?.ownerReferences?.some((o) => o.uid === owner.metadata.uid)) return existing;
         count++;
@@ -60,7 +60,7 @@ export class History {
         },
         data, revision,
       };
-      return this.reg.create(this.def, ns, cr as unknown as KObject) as unknown as ControllerRevision;
+      return this.client.create(this.def, ns, cr as unknown as KObject) as unknown as ControllerRevision;
     }
   }
 
@@ -69,7 +69,7 @@ export class History {
     const old = revisions.filter((r) => !keep.has(r.metadata?.name ?? ''));
     for (const r of old.slice(0, Math.max(0, old.length - limit))) {
       try {
-        this.reg.delete(this.def, r.metadata?.namespace ?? '', r.metadata?.name ?? '');
+        this.client.delete(this.def, r.metadata?.namespace ?? '', r.metadata?.name ?? '');
       } catch { /* already gone */ }
     }
   }

@@ -3,7 +3,7 @@
 import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
-import type { Registry } from '../../registry/registry.js';
+import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../registry/resource.js';
 import { controllerRefTo } from './owner.js';
 
@@ -37,15 +37,15 @@ export function podFromTemplate(template: PodTemplateSpec | undefined, owner: KO
 
 export class PodControl {
   readonly podsDef: ResourceDef;
-  constructor(private readonly reg: Registry, private readonly events: EventRecorder) {
-    this.podsDef = reg.find('', 'v1', 'pods')!;
+  constructor(private readonly client: Client, private readonly events: EventRecorder) {
+    this.podsDef = client.resource('v1/pods')!;
   }
 
   /** Creates a pod from the owner's template; records SuccessfulCreate or FailedCreate and rethrows failures. */
   create(owner: KObject, template: PodTemplateSpec | undefined, opts: PodCreateOptions = {}): Pod {
     const pod = podFromTemplate(template, owner, opts);
     try {
-      const created = this.reg.create(this.podsDef, owner.metadata.namespace ?? '', pod as unknown as KObject) as unknown as Pod;
+      const created = this.client.create(this.podsDef, owner.metadata.namespace ?? '', pod as unknown as KObject) as unknown as Pod;
       this.events.event(owner, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata?.name}`);
       return created;
     } catch (err) {
@@ -58,7 +58,7 @@ export class PodControl {
   delete(owner: KObject, pod: Pod, gracePeriodSeconds?: number): boolean {
     const name = pod.metadata?.name ?? '';
     try {
-      this.reg.delete(this.podsDef, owner.metadata.namespace ?? '', name, { preconditions: { uid: pod.metadata?.uid }, ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}) });
+      this.client.delete(this.podsDef, owner.metadata.namespace ?? '', name, { preconditions: { uid: pod.metadata?.uid }, ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}) });
       this.events.event(owner, 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
       return true;
     } catch (err) {

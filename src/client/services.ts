@@ -1,0 +1,30 @@
+// Server services in-process components use besides reads and writes, adapted to take a Client: pod binding
+// (the pods/binding subresource), the simulated metrics pipeline, the default StorageClass and the cluster's PKI.
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { StorageClass } from 'kubernetes-types/storage/v1.js';
+import { bindPod as bind } from '../api/binding.js';
+import { podUsageNow as usage, type Usage } from '../api/metrics-data.js';
+import { securityOf as security, type Security } from '../auth/security.js';
+import type { KObject } from '../machinery/types.js';
+import { defaultStorageClass as defaultClass } from '../registry/resources/claims.js';
+import { registryOf, type Client } from './client.js';
+
+/** Creates the pod's binding to `nodeName` (pods/binding), as the scheduler does; returns the bound pod. */
+export function bindPod(client: Client, namespace: string, name: string, nodeName: string): KObject {
+  return bind(registryOf(client), namespace, name, { target: { kind: 'Node', name: nodeName } } as unknown as KObject, false);
+}
+
+/** What the metrics pipeline reports for a running pod's containers now (undefined when it has no metrics). */
+export function podUsageNow(client: Client, pod: Pod): Array<{ name: string } & Usage> | undefined {
+  return usage(registryOf(client), pod);
+}
+
+/** The StorageClass DefaultStorageClass admission would pick. */
+export function defaultStorageClass(client: Client): StorageClass | undefined {
+  return defaultClass(registryOf(client));
+}
+
+/** The cluster's keys and CA (service account token signing, CSR signing). */
+export function securityOf(client: Client): Security {
+  return security(registryOf(client));
+}

@@ -1,0 +1,56 @@
+// Layering: controllers, the scheduler, the kubelets and the simulated cluster reach objects only through the
+// in-process client (src/client/): no file under them imports the storage layer or uses the store's watch hub.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The project root: the compiled test sits in dist/test/unit/, the source in src/. */
+function projectRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'src'))) return dir;
+    dir = dirname(dir);
+  }
+  throw new Error('project root not found');
+}
+
+function sources(dir: string, depth = 0): string[] {
+  if (depth > 10) return [];
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...sources(p, depth + 1));
+    else if (name.endsWith('.ts')) out.push(p);
+  }
+  return out;
+}
+
+const storageImport = /(?:from\s+|import\s*\(\s*)['"](?:\.\.?\/)+(?:[\w-]+\/)*storage\/[^'"]*['"]/;
+const hubUse = /\.hub\b/;
+
+test('controllers, scheduler, kubelet and cluster neither import storage/ nor use the watch hub', () => {
+  const root = projectRoot();
+  const offences: string[] = [];
+  let files = 0;
+  for (const folder of ['controllers', 'scheduler', 'kubelet', 'cluster']) {
+    for (const file of sources(join(root, 'src', folder))) {
+      files++;
+      readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+        if (storageImport.test(line) || hubUse.test(line)) offences.push(`${relative(root, file)}:${i + 1}: ${line.trim()}`);
+      });
+    }
+  }
+  assert.ok(files > 20, `found the sources (${files} files)`);
+  assert.deepEqual(offences, []);
+});
+
+test('the check itself catches what it is meant to', () => {
+  assert.ok(storageImport.test(`import type { Change } from '../storage/watch-hub.js';`));
+  assert.ok(storageImport.test(`import { SqliteStore } from '../../storage/sqlite-store.js';`));
+  assert.ok(storageImport.test(`const m = await import('../storage/sqlite-store.js');`));
+  assert.ok(!storageImport.test(`import type { StorageClass } from 'kubernetes-types/storage/v1.js';`));
+  assert.ok(hubUse.test('reg.store.hub.subscribe(')); 
+  assert.ok(!hubUse.test('const hubs = 1;'));
+});
