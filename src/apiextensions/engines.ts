@@ -22,3 +22,8 @@ export function checkCrdSchema(_schema: unknown, _path: string): FieldError[] {
 export async function compileVersion(_schema: Record<string, unknown>): Promise<CompiledVersion> {
   return { validate: () => [], prune: () => [], defaults: () => undefined };
 }
+
+/** A version's schema as the OpenAPI documents publish it (v3 and v2 forms). */
+export function publishedSchemas(schema: Record<string, unknown> | undefined): { schema?: unknown; schemaV2?: unknown } {
+  return { schema };
+}

@@ -5,6 +5,22 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { syncLocalAPIServices } from '../registry/resources/apiservices.js';
 import { CrdController } from './crd-controller.js';
+import { publishCustomResource, unpublishCustomResource } from '../openapi/custom-store.js';
+import { customResourceKey, storageVersionOf, type Crd } from './crd-types.js';
+import { publishedSchemas } from './engines.js';
+
+/** What the OpenAPI documents publish of a CRD (its versions' schemas, as kube-apiserver's builder takes them). */
+function publish(crd: Crd): void {
+  const { group, names, scope } = crd.spec;
+  const storage = storageVersionOf(crd);
+  publishCustomResource(customResourceKey(group, names.plural), {
+    group, kind: names.kind, listKind: names.listKind ?? `${names.kind}List`, plural: names.plural,
+    singular: names.singular || names.kind.toLowerCase(), namespaced: scope === 'Namespaced', shortNames: names.shortNames,
+    versions: crd.spec.versions.map((v) => ({ name: v.name, served: v.served, ...publishedSchemas(v.schema?.openAPIV3Schema) })),
+    subresources: { status: storage?.subresources?.status, scale: storage?.subresources?.scale },
+    preserveUnknownFields: crd.spec.preserveUnknownFields,
+  });
+}
 
 export { customResourceDefinitions } from './crd-resource.js';
 
@@ -19,7 +35,7 @@ export function startApiExtensions(reg: Registry, clock: Clock, log: Logger): { 
       syncLocalAPIServices(reg);
     });
   });
-  const controller = new CrdController(reg, clock, log);
+  const controller = new CrdController(reg, clock, log, { served: publish, unserved: unpublishCustomResource });
   return {
     stop() {
       stopSync();
