@@ -1,0 +1,45 @@
+// Upstream's structuraldefaulting.ValidateDefaults: every default must be pruned already (no field the schema would
+// drop) and must validate against its own schema, e.g. `...properties[replicas].default: Invalid value: "string":
+// in body must be of type integer: "string"`. Additional properties are not followed (defaults are refused there).
+import { fieldInvalid, type FieldError } from '../../machinery/errors.js';
+import { getOwn } from '../../util/own.js';
+import { deepCopy, maxSchemaDepth, toNode, type RawSchema } from './node.js';
+import { pruneValue } from './prune.js';
+import { compileValidatorSync, newAjv, type AjvInstance } from './validator.js';
+import { rawRecord, schemaEntries } from './node.js';
+
+const metaFields = new Set(['metadata', 'kind', 'apiVersion']);
+
+function walk(s: RawSchema | undefined, path: string, insideMeta: boolean, ajv: { get(): AjvInstance }, errs: FieldError[], depth: number): void {
+  if (!s || depth > maxSchemaDepth) return;
+  const embedded = getOwn(s, 'x-kubernetes-embedded-resource') === true;
+  if (embedded) insideMeta = false;
+  const def = getOwn(s, 'default');
+  if (def !== undefined && def !== null) {
+    const at = `${path}.default`;
+    let pruned = true;
+    if (!insideMeta) {
+      const copy = deepCopy(def);
+      if (pruneValue(copy, toNode(s)).length) {
+        errs.push(fieldInvalid(at, def, 'must not have unknown fields'));
+        pruned = false;
+      }
+    }
+    if (pruned) errs.push(...compileValidatorSync(s, ajv.get()).validate(def, at));
+  }
+  const items = rawRecord(s, 'items');
+  if (items) walk(items, `${path}.items`, insideMeta, ajv, errs, depth + 1);
+  for (const [k, p] of schemaEntries(getOwn(s, 'properties'))) {
+    walk(p, `${path}.properties[${k}]`, insideMeta || (embedded && metaFields.has(k)), ajv, errs, depth + 1);
+  }
+}
+
+/** Errors of the defaults in a structural schema (the resource root counts as an embedded resource). Needs ajv loaded. */
+export function validateDefaults(schema: RawSchema, path: string): FieldError[] {
+  const errs: FieldError[] = [];
+  let shared: AjvInstance | undefined;
+  const ajv = { get: () => (shared ??= newAjv()) };
+  const root = { ...schema, 'x-kubernetes-embedded-resource': true };
+  walk(root, path, false, ajv, errs, 0);
+  return errs;
+}
