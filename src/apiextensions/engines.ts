@@ -1,29 +1,70 @@
 // The heavy machinery custom resources need (ajv for schemas, CEL for rules), loaded on the first CRD rather than at
-// start-up. Everything that validates against a CRD schema goes through these adapters.
+// start-up: every path that validates against a CRD schema awaits `loadEngines` first (a def's `load`).
 import type { FieldError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
+import { ApiError } from '../machinery/errors.js';
+import type { RawSchema } from './schema/index.js';
+import { loadCelRules, type CelRulesModule } from './cel-rules-load.js';
 
-/** One CRD version's schema, compiled: validation, rules, pruning and defaults. */
+type SchemaModule = typeof import('./schema/index.js');
+
+let cel: CelRulesModule | undefined;
+let structural: SchemaModule | undefined;
+let loading: Promise<void> | undefined;
+
+/** Loads the schema machinery (ajv) and the CEL rule compiler (once). */
+export function loadEngines(): Promise<void> {
+  loading ??= Promise.all([import('./schema/index.js'), loadCelRules()]).then(async ([schema, rules]) => {
+    await schema.loadSchemaMachinery();
+    structural = schema;
+    cel = rules;
+  });
+  return loading;
+}
+
+function schemas(): SchemaModule {
+  if (!structural) throw new ApiError(503, 'ServiceUnavailable', 'the custom resource validation engines are still loading');
+  return structural;
+}
+
+function rules(): CelRulesModule {
+  if (!cel) throw new ApiError(503, 'ServiceUnavailable', 'the custom resource validation engines are still loading');
+  return cel;
+}
+
+/** CRD validation of one version's schema: structural rules, defaults, and whether its CEL rules compile. */
+export function checkCrdSchema(schema: unknown, path: string): FieldError[] {
+  const errs = schemas().checkStructuralSync(schema, path);
+  if (errs.length) return errs;
+  return rules().compileSchemaRules(schema, path).errors;
+}
+
+/** One CRD version's schema, compiled: validation (schema and rules), pruning and defaults. */
 export interface CompiledVersion {
   validate(obj: KObject, old: KObject | undefined): FieldError[];
   prune(obj: unknown): string[];
   defaults(obj: KObject): void;
 }
 
-// TEMPORARY stub until the schema and CEL engines land.
-export function loadEngines(): Promise<void> {
-  return Promise.resolve();
+export async function compileVersion(schema: Record<string, unknown>): Promise<CompiledVersion> {
+  await loadEngines();
+  const compiled = await schemas().compileStructural(schema as RawSchema);
+  const compiledRules = rules().compileSchemaRules(schema).rules;
+  const { validateRules } = rules();
+  return {
+    validate(obj, old) {
+      const errs = compiled.validate(obj);
+      // Upstream evaluates CEL rules only on objects that pass the schema.
+      return errs.length ? errs : validateRules(compiledRules, obj, old);
+    },
+    prune: (obj) => compiled.prune(obj),
+    defaults: (obj) => compiled.default(obj),
+  };
 }
 
-export function checkCrdSchema(_schema: unknown, _path: string): FieldError[] {
-  return [];
-}
-
-export async function compileVersion(_schema: Record<string, unknown>): Promise<CompiledVersion> {
-  return { validate: () => [], prune: () => [], defaults: () => undefined };
-}
-
-/** A version's schema as the OpenAPI documents publish it (v3 and v2 forms). */
-export function publishedSchemas(schema: Record<string, unknown> | undefined): { schema?: unknown; schemaV2?: unknown } {
-  return { schema };
+/** A version's schema as the OpenAPI documents publish it (v3 and v2 forms); needs the engines loaded. */
+export function publishedSchemas(schema: Record<string, unknown> | undefined, gvk: { group: string; version: string; kind: string }): { schema?: unknown; schemaV2?: unknown } {
+  if (!schema) return {};
+  const m = schemas();
+  return { schema: m.toOpenApiV3(schema as RawSchema, gvk), schemaV2: m.toOpenApiV2(schema as RawSchema, gvk) };
 }

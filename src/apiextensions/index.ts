@@ -7,7 +7,7 @@ import { syncLocalAPIServices } from '../registry/resources/apiservices.js';
 import { CrdController } from './crd-controller.js';
 import { publishCustomResource, unpublishCustomResource } from '../openapi/custom-store.js';
 import { customResourceKey, storageVersionOf, type Crd } from './crd-types.js';
-import { publishedSchemas } from './engines.js';
+import { loadEngines, publishedSchemas } from './engines.js';
 
 /** What the OpenAPI documents publish of a CRD (its versions' schemas, as kube-apiserver's builder takes them). */
 function publish(crd: Crd): void {
@@ -16,7 +16,7 @@ function publish(crd: Crd): void {
   publishCustomResource(customResourceKey(group, names.plural), {
     group, kind: names.kind, listKind: names.listKind ?? `${names.kind}List`, plural: names.plural,
     singular: names.singular || names.kind.toLowerCase(), namespaced: scope === 'Namespaced', shortNames: names.shortNames,
-    versions: crd.spec.versions.map((v) => ({ name: v.name, served: v.served, ...publishedSchemas(v.schema?.openAPIV3Schema) })),
+    versions: crd.spec.versions.map((v) => ({ name: v.name, served: v.served, ...publishedSchemas(v.schema?.openAPIV3Schema, { group, version: v.name, kind: names.kind }) })),
     subresources: { status: storage?.subresources?.status, scale: storage?.subresources?.scale },
     preserveUnknownFields: crd.spec.preserveUnknownFields,
   });
@@ -35,7 +35,13 @@ export function startApiExtensions(reg: Registry, clock: Clock, log: Logger): { 
       syncLocalAPIServices(reg);
     });
   });
-  const controller = new CrdController(reg, clock, log, { served: publish, unserved: unpublishCustomResource });
+  const controller = new CrdController(reg, clock, log, {
+    served: (crd) => void loadEngines().then(() => {
+      // Still served once the engines are there (a CRD deleted meanwhile is not published again).
+      if (reg.defForKey(customResourceKey(crd.spec.group, crd.spec.names.plural))) publish(crd);
+    }, (err: unknown) => log.warn({ err }, 'the schema engines did not load')),
+    unserved: unpublishCustomResource,
+  });
   return {
     stop() {
       stopSync();
