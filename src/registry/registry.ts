@@ -239,6 +239,8 @@ export class Registry {
         return conflict(ref, name);
       case 'Expired':
         return gone(err.message);
+      case 'TooLarge':
+        return new ApiError(413, 'RequestEntityTooLarge', err.message);
       case 'Closed':
         return new ApiError(503, 'ServiceUnavailable', 'the server is shutting down');
     }

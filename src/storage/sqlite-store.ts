@@ -33,6 +33,9 @@ const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
 
 /** The JSON text each stored object was written as, so lists can be served without re-serializing. */
 const jsonOf = new WeakMap<KObject, string>();
+/** The largest object stored, as etcd's default request limit (--max-request-bytes, 1.5 MiB) bounds it. */
+export const maxObjectBytes = 1.5 * 1024 * 1024;
+
 export function storedJson(obj: KObject): string | undefined {
   return jsonOf.get(obj);
 }
@@ -203,6 +206,7 @@ export class SqliteStore {
     const obj: KObject = { ...input, metadata: { ...input.metadata, resourceVersion: String(rv) } };
     const { namespace, name } = ident(obj);
     const json = JSON.stringify(obj);
+    if (type !== 'DELETED' && json.length > maxObjectBytes && Buffer.byteLength(json) > maxObjectBytes) throw new StorageError('TooLarge', 'etcdserver: request is too large');
     this.rev = rv;
     jsonOf.set(obj, json);
     const t = this.table(resource);
