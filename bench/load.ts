@@ -37,7 +37,7 @@ export interface Throughput { perSec: number; count: number; errors: number; fir
  * `concurrency` clients each POST unique pods back to back. Requests finishing during the warm-up are
  * not counted; the figure is completions in the measured window divided by its length.
  */
-export async function closedLoopCreates(p: Pool, prefix: string, concurrency: number, warmupMs: number, measureMs: number, body: (name: string, i: number) => string = (name) => podBody(name)): Promise<Throughput> {
+export async function closedLoopCreates(p: Pool, prefix: string, concurrency: number, warmupMs: number, measureMs: number, body: (name: string, i: number) => string = (name) => podBody(name), path = podsPath): Promise<Throughput> {
   let seq = 0;
   let count = 0;
   let errors = 0;
@@ -50,7 +50,7 @@ export async function closedLoopCreates(p: Pool, prefix: string, concurrency: nu
       const now = performance.now();
       if (now >= tEnd) return;
       const i = seq++;
-      const res = await p.request({ method: 'POST', path: podsPath, headers: jsonHeaders, body: body(`${prefix}-${i}`, i) });
+      const res = await p.request({ method: 'POST', path, headers: jsonHeaders, body: body(`${prefix}-${i}`, i) });
       const ok = res.statusCode === 201;
       if (ok) await res.body.dump();
       else {

@@ -3,6 +3,7 @@
 // collection on the parser's concrete syntax tree, which it builds without recursion. Only then is the
 // document composed. The result is copied into plain JSON data: aliases expanded (within limits, as go-yaml
 // limits them), cycles refused, `!!binary` as a string, non-finite numbers refused as JSON cannot carry them.
+import { decodeJson } from './json-body.js';
 import type { CST, LineCounter as LineCounterType } from 'yaml';
 import { yaml } from '../util/yaml.js';
 import { setOwn } from '../util/own.js';
@@ -134,6 +135,14 @@ function toJsonTree(value: unknown): unknown {
  * ignored; `<<` merge keys are honoured); throws DecodeError with line and column where the library gives them.
  */
 export function decodeYaml(text: string): unknown {
+  // JSON is YAML: clients (kubectl apply --server-side) mostly send JSON, which JSON.parse reads far faster.
+  if (/^\s*\{/.test(text)) {
+    try {
+      return decodeJson(text, maxYamlDepth);
+    } catch {
+      // Not JSON after all (or too deep): the YAML parser decides, in its words.
+    }
+  }
   const lib = yaml();
   const bracketLine = flowDepthExceeded(text, maxYamlDepth);
   if (bracketLine) throw tooDeep(bracketLine);

@@ -16,6 +16,8 @@ export const customResourceDefinitions: ResourceDef = {
   defaults: defaultCrd,
   prepareCreate: (crd) => prepareCrdForCreate(crd),
   prepareUpdate: prepareCrdForUpdate,
-  validate: (crd, old) => validateCrd(crd, old, { checkSchema: checkCrdSchema }),
+  // The schemas (structure, defaults, CEL rules: the costly part) are checked when the spec changes, as its
+  // generation tells; a status write or a metadata change leaves them as they were accepted.
+  validate: (crd, old) => validateCrd(crd, old, { checkSchema: old && old.metadata.generation === crd.metadata.generation ? undefined : checkCrdSchema }),
   table: customResourceDefinitionTable,
 };

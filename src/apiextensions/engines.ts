@@ -22,6 +22,8 @@ export function loadEngines(): Promise<void> {
   return loading;
 }
 
+export const enginesLoaded = (): boolean => structural !== undefined && cel !== undefined;
+
 function schemas(): SchemaModule {
   if (!structural) throw new ApiError(503, 'ServiceUnavailable', 'the custom resource validation engines are still loading');
   return structural;

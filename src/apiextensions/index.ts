@@ -5,21 +5,21 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { syncLocalAPIServices } from '../registry/resources/apiservices.js';
 import { CrdController } from './crd-controller.js';
-import { publishCustomResource, unpublishCustomResource } from '../openapi/custom-store.js';
+import { publishCustomResourceLater, unpublishCustomResource } from '../openapi/custom-store.js';
 import { customResourceKey, storageVersionOf, type Crd } from './crd-types.js';
-import { loadEngines, publishedSchemas } from './engines.js';
+import { enginesLoaded, loadEngines, publishedSchemas } from './engines.js';
 
 /** What the OpenAPI documents publish of a CRD (its versions' schemas, as kube-apiserver's builder takes them). */
-function publish(crd: Crd): void {
+function publication(crd: Crd) {
   const { group, names, scope } = crd.spec;
   const storage = storageVersionOf(crd);
-  publishCustomResource(customResourceKey(group, names.plural), {
+  return {
     group, kind: names.kind, listKind: names.listKind ?? `${names.kind}List`, plural: names.plural,
     singular: names.singular || names.kind.toLowerCase(), namespaced: scope === 'Namespaced', shortNames: names.shortNames,
     versions: crd.spec.versions.map((v) => ({ name: v.name, served: v.served, ...publishedSchemas(v.schema?.openAPIV3Schema, { group, version: v.name, kind: names.kind }) })),
     subresources: { status: storage?.subresources?.status, scale: storage?.subresources?.scale },
     preserveUnknownFields: crd.spec.preserveUnknownFields,
-  });
+  };
 }
 
 export { customResourceDefinitions } from './crd-resource.js';
@@ -36,10 +36,13 @@ export function startApiExtensions(reg: Registry, clock: Clock, log: Logger): { 
     });
   });
   const controller = new CrdController(reg, clock, log, {
-    served: (crd) => void loadEngines().then(() => {
-      // Still served once the engines are there (a CRD deleted meanwhile is not published again).
-      if (reg.defForKey(customResourceKey(crd.spec.group, crd.spec.names.plural))) publish(crd);
-    }, (err: unknown) => log.warn({ err }, 'the schema engines did not load')),
+    served: (crd) => {
+      const key = customResourceKey(crd.spec.group, crd.spec.names.plural);
+      // Converted when a document is next read (after a restart, once the engines are there).
+      const later = () => publishCustomResourceLater(key, () => (reg.defForKey(key) ? publication(crd) : undefined));
+      if (enginesLoaded()) later();
+      else void loadEngines().then(later, (err: unknown) => log.warn({ err }, 'the schema engines did not load'));
+    },
     unserved: unpublishCustomResource,
   });
   return {

@@ -52,7 +52,30 @@ function changed(paths: string[]): void {
  * Publishes (or re-publishes) the custom resource stored under `key` in the OpenAPI documents. Returns false,
  * publishing nothing, when the names cannot be those of a valid definition or too many are published.
  */
+/** Publications deferred until a document is read (building a spec converts and copies whole schemas). */
+const deferred = new Map<string, () => CustomResourceSpec | undefined>();
+
+/**
+ * Publishes the custom resource `make()` describes the next time any document is read, not now: a burst of CRDs
+ * (kubectl apply of a folder) converts each schema at most once, off the path to Established.
+ */
+export function publishCustomResourceLater(key: string, make: () => CustomResourceSpec | undefined): void {
+  deferred.set(key, make);
+  generation++;
+}
+
+function publishDeferred(): void {
+  if (!deferred.size) return;
+  const all = [...deferred];
+  deferred.clear();
+  for (const [key, make] of all) {
+    const spec = make();
+    if (spec) publishCustomResource(key, spec);
+  }
+}
+
 export function publishCustomResource(key: string, spec: CustomResourceSpec): boolean {
+  deferred.delete(key);
   if (typeof spec !== 'object' || spec === null || checkSpec(spec) !== undefined) return false;
   if (!published.has(key) && published.size >= maxPublished) return false;
   const copy = detach(spec);
@@ -64,6 +87,7 @@ export function publishCustomResource(key: string, spec: CustomResourceSpec): bo
 
 /** Removes the custom resource stored under `key` from the documents. */
 export function unpublishCustomResource(key: string): void {
+  deferred.delete(key);
   const old = published.get(key);
   if (!old) return;
   published.delete(key);
@@ -77,12 +101,14 @@ export function customGeneration(): number {
 
 /** `apis/<group>/<version>` of every served custom group-version, sorted. */
 export function customV3Paths(): string[] {
+  publishDeferred();
   const out = new Set<string>();
   for (const s of published.values()) for (const p of servedPaths(s)) out.add(p);
   return [...out].sort();
 }
 
 function entriesFor(urlPath?: string): Published[] {
+  publishDeferred();
   const out: Published[] = [];
   const keys = [...published.keys()].sort();
   for (const k of keys) {
@@ -107,6 +133,7 @@ export function customV3Document(urlPath: string): BuiltV3 | undefined {
 
 /** A custom kind's published v3 schema and the document its $refs resolve in. */
 export function customSchemaForKind(gvk: GroupVersionKind): { schema: OpenApiSchema; doc: OpenApiDocument } | undefined {
+  publishDeferred();
   if (!gvk.group) return undefined;
   const built = customV3Document(gvPath(gvk.group, gvk.version));
   const schemas = built?.doc.components?.schemas;
@@ -120,6 +147,7 @@ export function customSchemaForKind(gvk: GroupVersionKind): { schema: OpenApiSch
 
 /** The definitions and paths custom resources add to the v2 document, or undefined when none is published. */
 export function customV2Parts(): ReturnType<typeof buildV2Parts> | undefined {
+  publishDeferred();
   if (!published.size) return undefined;
   if (v2Built?.generation !== generation) v2Built = { generation, parts: buildV2Parts(entriesFor()) };
   return v2Built.parts;
