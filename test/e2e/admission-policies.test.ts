@@ -4,6 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { useKubectlServer } from '../helpers/cluster.js';
+import { eventually } from '../helpers/kubectl.js';
 
 const policy = `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicy
@@ -35,6 +36,35 @@ spec:
 `;
 
 const denied = `ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-deny' denied request: failed expression: object.spec.replicas <= 5`;
+
+// A second policy, bound through an objectSelector: pods labelled app=blocked are refused, whoever creates them.
+const noBlockedPods = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: no-blocked-pods
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: [""]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["pods"]
+  validations:
+  - expression: "false"
+    message: pods of app=blocked are refused
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: no-blocked-pods
+spec:
+  policyName: no-blocked-pods
+  validationActions: [Deny]
+  matchResources:
+    objectSelector:
+      matchLabels:
+        app: blocked
+`;
 
 describe('ValidatingAdmissionPolicy with kubectl', () => {
   const env = useKubectlServer();
@@ -96,6 +126,17 @@ describe('ValidatingAdmissionPolicy with kubectl', () => {
     assert.equal(s.code, 0, s.stderr);
     assert.ok(s.stderr.includes(warning), s.stderr);
     assert.equal(await k().ok(['get', 'deploy', 'big', '-n', 'vap-warn', '-o', 'jsonpath={.spec.replicas}']), '8');
+  });
+
+  it('applies to the pods a ReplicaSet creates in process, as to any other write', async () => {
+    await k().ok(['apply', '-f', '-'], { input: noBlockedPods });
+    await k().ok(['create', 'deployment', 'blocked', '-n', 'vap-deny', '--image=nginx']);
+    const event = await eventually(async () => {
+      const out = await k().ok(['get', 'events', '-n', 'vap-deny', '--field-selector', 'reason=FailedCreate', '-o', 'jsonpath={.items[*].message}']);
+      return out || undefined;
+    }, 15_000, 'a FailedCreate event');
+    assert.match(event, /^Error creating: pods "blocked-[a-z0-9]+-[a-z0-9]{5}" is forbidden: ValidatingAdmissionPolicy 'no-blocked-pods' with binding 'no-blocked-pods' denied request: pods of app=blocked are refused/);
+    assert.equal(await k().ok(['get', 'pods', '-n', 'vap-deny', '-l', 'app=blocked', '-o', 'name']), '');
   });
 
   it('leaves namespaces no binding selects alone, and stops refusing once the binding is deleted', async () => {
