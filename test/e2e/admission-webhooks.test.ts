@@ -39,6 +39,8 @@ function handle(path: string, review: Json, res: ServerResponse): void {
       if (labels.deny === 'forbidden') return respond(res, review, { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'not today' } });
       if (labels.deny === 'silent') return respond(res, review, { allowed: false });
       return respond(res, review, { allowed: true, warnings: labels.warn === 'yes' ? ['looked at by the test webhook'] : undefined });
+    case '/protect':
+      return respond(res, review, { allowed: false, status: { message: 'protected configmaps cannot be deleted' } });
     case '/mutate': {
       const patch = obj.metadata?.labels
         ? [{ op: 'add', path: '/metadata/labels/mutated', value: 'by-webhook' }]
@@ -137,6 +139,7 @@ describe('admission webhooks with kubectl', () => {
     const validating = configuration('Validating', 'e2e-validating', base, caBundle, [
       { name: 'deny.e2e.bonsai.dev', path: '/validate', rules: configMapRules, namespaceSelector: on },
       { name: 'record.e2e.bonsai.dev', path: '/record', rules: configMapRules, namespaceSelector: on, objectSelector: '{matchLabels: {watched: "yes"}}' },
+      { name: 'protect.e2e.bonsai.dev', path: '/protect', rules: `[{apiGroups: [""], apiVersions: ["v1"], operations: ["DELETE"], resources: ["configmaps"]}]`, objectSelector: '{matchLabels: {protected: "yes"}}' },
       { name: 'scale.e2e.bonsai.dev', path: '/scale', rules: `[{apiGroups: ["apps"], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["deployments/scale"]}]`, namespaceSelector: on },
     ]);
     const mutating = configuration('Mutating', 'e2e-mutating', base, caBundle, [
@@ -147,7 +150,7 @@ describe('admission webhooks with kubectl', () => {
     assert.match(out, /mutatingwebhookconfiguration.admissionregistration.k8s.io\/e2e-mutating created/);
     const table = await k().ok(['get', 'validatingwebhookconfigurations']);
     assert.match(table, /^NAME\s+WEBHOOKS\s+AGE\n/);
-    assert.match(table, /^e2e-validating\s+3\s+\d+s\n/m);
+    assert.match(table, /^e2e-validating\s+4\s+\d+s\n/m);
     assert.match(await k().ok(['get', 'mutatingwebhookconfigurations']), /^e2e-mutating\s+1\s+\d+s\n/m);
   });
 
@@ -202,6 +205,23 @@ describe('admission webhooks with kubectl', () => {
     const last = (received.get('/record') ?? []).at(-1);
     assert.equal(last?.request.operation, 'UPDATE');
     assert.equal(last?.request.oldObject.metadata.labels.watched, 'yes');
+  });
+
+  it('refuses a delete, the review carrying the old object and the DeleteOptions', async () => {
+    await k().ok(['create', '-f', '-'], { input: configMap('keep', 'plain', { protected: 'yes' }) });
+    const denied = await k().fails(['delete', 'configmap', 'keep', '-n', 'plain']);
+    assert.equal(denied.trim(), 'Error from server: admission webhook "protect.e2e.bonsai.dev" denied the request: protected configmaps cannot be deleted');
+    assert.equal(await k().ok(['get', 'configmap', 'keep', '-n', 'plain', '-o', 'name']), 'configmap/keep\n');
+    const review = (received.get('/protect') ?? []).at(-1);
+    assert.equal(review?.request.operation, 'DELETE');
+    assert.equal(review?.request.object, null);
+    assert.equal(review?.request.oldObject.metadata.name, 'keep');
+    assert.equal(review?.request.options.kind, 'DeleteOptions');
+    assert.equal(review?.request.options.propagationPolicy, 'Background');
+    // Without the label the webhook is not asked.
+    await k().ok(['label', 'configmap', 'keep', '-n', 'plain', 'protected-']);
+    await k().ok(['delete', 'configmap', 'keep', '-n', 'plain']);
+    assert.equal((received.get('/protect') ?? []).length, 1);
   });
 
   it('calls webhooks with sideEffects None on a server-side dry run', async () => {
