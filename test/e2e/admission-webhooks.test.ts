@@ -266,7 +266,7 @@ describe('admission webhooks with kubectl', () => {
 
   it('stays responsive while a webhook call hangs', async () => {
     await k().ok(['apply', '-f', '-'], { input: configuration('Validating', 'e2e-slow', base, caBundle, [
-      { name: 'slow.e2e.bonsai.dev', path: '/hang', rules: configMapRules, failurePolicy: 'Fail', timeoutSeconds: 4, objectSelector: '{matchLabels: {hang: "slow"}}' },
+      { name: 'slow.e2e.bonsai.dev', path: '/hang', rules: configMapRules, failurePolicy: 'Fail', timeoutSeconds: 6, objectSelector: '{matchLabels: {hang: "slow"}}' },
     ]) });
     const waiting = hanging.length;
     const file = join(mkdtempSync(join(tmpdir(), 'bonsai-webhook-')), 'slow.yaml');
@@ -279,6 +279,6 @@ describe('admission webhooks with kubectl', () => {
     assert.match(await k().ok(['get', 'configmaps', '-n', 'hooks', '-o', 'name']), /configmap\/yes/);
     assert.equal(createExited, false, 'the create still waits for its webhook while the server answers others');
     assert.notEqual(await create.exited, 0);
-    assert.match(create.err(), /failed calling webhook "slow.e2e.bonsai.dev": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/hang\?timeout=4s": context deadline exceeded/);
+    assert.match(create.err(), /failed calling webhook "slow.e2e.bonsai.dev": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/hang\?timeout=6s": context deadline exceeded/);
   });
 });
