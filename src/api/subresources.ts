@@ -55,6 +55,7 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
   const type = req.method === 'PATCH' ? patchTypeOf(mediaType(req.headers['content-type'])) : undefined;
   if (req.method === 'PATCH' && (!type || type === 'apply')) throw unsupportedPatchType();
   checkWriteOptions(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions', type);
+  const warnings: string[] = [];
   return reg.guaranteedUpdateAsync(def, ns, name, (cur) => {
     const scale = toScale(def, cur) as unknown as KObject;
     let next: KObject;
@@ -71,8 +72,11 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
     if (def.scale) return def.scale.set(cur, replicas);
     const spec = { ...(cur.spec as object), replicas };
     return { ...cur, spec };
-  }, { dryRun: dryRun(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions'), fieldManager: str(q, 'fieldManager'), version: info.version, admitAs: scaleAdmission(def) })
-    .then((updated) => void reply.send(toScale(def, updated)));
+  }, { dryRun: dryRun(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions'), fieldManager: str(q, 'fieldManager'), version: info.version, admitAs: scaleAdmission(def), warnings })
+    .then((updated) => {
+      sendWarnings(reply, warnings);
+      reply.send(toScale(def, updated));
+    }, (e) => withWarnings(reply, warnings, e));
 }
 
 /** status, resize, ephemeralcontainers and approval: the object itself, where a write may change only that subresource's part. */

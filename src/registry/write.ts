@@ -16,6 +16,7 @@ import { fillEmptyStatus } from './empty-status.js';
 import { StorageError } from '../storage/errors.js';
 import { admit, type Steps } from '../admission/chain.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../admission/types.js';
+import { operationOptions, type OperationOptionsInput } from '../admission/options.js';
 import { adminUser } from '../auth/types.js';
 
 export interface WriteOptions {
@@ -69,12 +70,13 @@ function validate(reg: Registry, def: ResourceDef, obj: KObject, old: KObject | 
 
 /** What admission sees of a write. `canWait` is set by the driver that awaits the steps. */
 export function admissionAttributes(reg: Registry, def: ResourceDef, operation: AdmissionOperation, namespace: string, name: string,
-  object: KObject | undefined, oldObject: KObject | undefined, opts: { dryRun?: boolean; subresource?: string; warnings?: string[]; version?: string; canWait?: boolean }): AdmissionAttributes {
+  object: KObject | undefined, oldObject: KObject | undefined, opts: OperationOptionsInput & { subresource?: string; warnings?: string[]; version?: string; canWait?: boolean }): AdmissionAttributes {
   const version = opts.version ?? def.version;
   return {
     operation, def, resource: { group: def.group, version, resource: def.plural }, kind: { group: def.group, version, kind: def.kind },
     subresource: opts.subresource ?? '', namespace: def.namespaced ? namespace : '', name, object, oldObject,
     user: reg.actor ?? adminUser, dryRun: !!opts.dryRun, warnings: opts.warnings ?? [], registry: reg, canWait: !!opts.canWait,
+    options: operationOptions(operation, opts),
   };
 }
 

@@ -2,7 +2,7 @@
 // selectors, excluded rules, then rules (with resourceNames), exact first and then, under Equivalent, equivalents.
 import type { AdmissionAttributes } from '../types.js';
 import { isRecord } from '../../machinery/types.js';
-import { equivalentsOf, ruleMatches, targetOf, type RuleMatch } from '../webhook/rules.js';
+import { equivalentMatch, equivalentsOf, ruleMatches, targetOf, type RuleMatch } from '../webhook/rules.js';
 import { matchesNamespaceSelector, matchesObjectSelector } from '../webhook/selectors.js';
 
 function nameAllowed(rule: Record<string, unknown>, name: string): boolean {
@@ -20,7 +20,7 @@ export function matchNamedRules(rules: unknown, matchPolicy: unknown, a: Admissi
   for (const r of list) {
     for (const e of equivalents) {
       if (e.resource.group === a.resource.group && e.resource.version === a.resource.version && e.resource.resource === a.resource.resource) continue;
-      if (ruleMatches(r, { ...t, resource: e.resource }) && nameAllowed(r, a.name)) return e;
+      if (ruleMatches(r, { ...t, resource: e.resource }) && nameAllowed(r, a.name)) return equivalentMatch(e, a);
     }
   }
   return undefined;

@@ -6,9 +6,16 @@ import { storageApiVersion } from '../../registry/resource.js';
 import { userInfoJson } from '../../auth/types.js';
 import type { RuleMatch } from './rules.js';
 
+/**
+ * A subresource presented as an object of its own kind (the scale subresource's autoscaling/v1 Scale) is not the
+ * resource's kind: it is passed as it is, never converted or relabelled as the parent resource.
+ */
+const ownKind = (match: RuleMatch) => match.kind.kind !== match.def.kind;
+
 /** The stored object as the matched version serves it. */
 export function toMatchedVersion(match: RuleMatch, obj: KObject | undefined): KObject | undefined {
   if (!obj) return undefined;
+  if (ownKind(match)) return structuredClone(obj);
   const def = match.def;
   const version = match.resource.version;
   const converted = def.toVersion && (version !== def.version || def.sharedStorage) ? def.toVersion(structuredClone(obj), version) : structuredClone(obj);
@@ -17,6 +24,7 @@ export function toMatchedVersion(match: RuleMatch, obj: KObject | undefined): KO
 
 /** An object of the matched version back in the storage form. */
 export function fromMatchedVersion(match: RuleMatch, obj: KObject): KObject {
+  if (ownKind(match)) return obj;
   const def = match.def;
   const version = match.resource.version;
   const converted = def.fromVersion && (version !== def.version || def.sharedStorage) ? def.fromVersion(obj, version) : obj;

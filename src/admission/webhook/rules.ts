@@ -82,6 +82,11 @@ export function equivalentsOf(defs: readonly ResourceDef[], def: ResourceDef): E
 /** The matched resource and kind the request is presented as, or undefined when no rule covers it. */
 export interface RuleMatch { def: ResourceDef; resource: Gvr; kind: GroupVersionKind }
 
+/** An equivalent as the request's match: a subresource of a kind of its own (a Scale) keeps the request's kind. */
+export function equivalentMatch(e: Equivalent, a: AdmissionAttributes): RuleMatch {
+  return a.kind.kind === a.def.kind ? e : { ...e, kind: a.kind };
+}
+
 /**
  * The first match of `rules` for the request: the request itself, else (Equivalent) an equivalent resource, rules in
  * order first, as upstream honours earlier rules first.
@@ -95,7 +100,7 @@ export function matchRules(rules: unknown, matchPolicy: unknown, a: AdmissionAtt
   for (const r of list) {
     for (const e of equivalents) {
       if (e.resource.group === a.resource.group && e.resource.version === a.resource.version && e.resource.resource === a.resource.resource) continue;
-      if (ruleMatches(r, { ...t, resource: e.resource })) return e;
+      if (ruleMatches(r, { ...t, resource: e.resource })) return equivalentMatch(e, a);
     }
   }
   return undefined;

@@ -1,0 +1,284 @@
+// Admission webhooks through the real kubectl, served by an HTTPS server in this test process (127.0.0.1, a
+// self-signed CA in caBundle, url clientConfig): denials with and without a status code, a JSONPatch mutation,
+// timeouts under failurePolicy Ignore and Fail while the API server stays responsive, namespaceSelector and
+// objectSelector that keep a webhook from being called, server-side dry run, and the scale subresource's Scale.
+//
+// Known gap, asserted nothing about: objects the controllers write in process (a Deployment's ReplicaSets and pods)
+// go through the synchronous write path, which cannot wait for an HTTP call, so webhooks skip those writes. Upstream
+// calls webhooks for them too (the controllers are API clients there).
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { useKubectlServer } from '../helpers/cluster.js';
+import { eventually } from '../helpers/kubectl.js';
+import { ClusterCa, generateCa } from '../../src/auth/pki/cluster-ca.js';
+
+type Json = Record<string, any>;
+
+/** The reviews each path received, in order. */
+const received = new Map<string, Json[]>();
+/** Requests to /hang, never answered until the suite ends. */
+const hanging: ServerResponse[] = [];
+
+function respond(res: ServerResponse, review: Json, response: Json): void {
+  const body = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, ...response } });
+  res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+}
+
+function handle(path: string, review: Json, res: ServerResponse): void {
+  const obj: Json = review.request.object ?? {};
+  const labels: Json = obj.metadata?.labels ?? {};
+  switch (path) {
+    case '/validate':
+      if (labels.deny === 'yes') return respond(res, review, { allowed: false, status: { message: 'configmaps labelled deny=yes are not allowed' } });
+      if (labels.deny === 'forbidden') return respond(res, review, { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'not today' } });
+      if (labels.deny === 'silent') return respond(res, review, { allowed: false });
+      return respond(res, review, { allowed: true, warnings: labels.warn === 'yes' ? ['looked at by the test webhook'] : undefined });
+    case '/protect':
+      return respond(res, review, { allowed: false, status: { message: 'protected configmaps cannot be deleted' } });
+    case '/mutate': {
+      const patch = obj.metadata?.labels
+        ? [{ op: 'add', path: '/metadata/labels/mutated', value: 'by-webhook' }]
+        : [{ op: 'add', path: '/metadata/labels', value: { mutated: 'by-webhook' } }];
+      return respond(res, review, { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') });
+    }
+    case '/hang':
+      hanging.push(res);
+      return;
+    default:
+      return respond(res, review, { allowed: true });
+  }
+}
+
+function serve(req: IncomingMessage, res: ServerResponse): void {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const url = new URL(req.url ?? '/', 'https://127.0.0.1');
+    const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json;
+    const list = received.get(url.pathname) ?? [];
+    list.push({ ...review, timeoutParam: url.searchParams.get('timeout') });
+    received.set(url.pathname, list);
+    handle(url.pathname, review, res);
+  });
+}
+
+interface HookSpec {
+  name: string;
+  path: string;
+  rules: string;
+  failurePolicy?: string;
+  timeoutSeconds?: number;
+  namespaceSelector?: string;
+  objectSelector?: string;
+}
+
+const configMapRules = `[{apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["configmaps"]}]`;
+
+function configuration(kind: 'Validating' | 'Mutating', name: string, base: string, caBundle: string, hooks: HookSpec[]): string {
+  const items = hooks.map((h) => `- name: ${h.name}
+  clientConfig:
+    url: ${base}${h.path}
+    caBundle: ${caBundle}
+  rules: ${h.rules}
+  admissionReviewVersions: ["v1"]
+  sideEffects: None
+  failurePolicy: ${h.failurePolicy ?? 'Fail'}
+  timeoutSeconds: ${h.timeoutSeconds ?? 5}
+  namespaceSelector: ${h.namespaceSelector ?? '{}'}
+  objectSelector: ${h.objectSelector ?? '{}'}
+`);
+  return `apiVersion: admissionregistration.k8s.io/v1
+kind: ${kind}WebhookConfiguration
+metadata:
+  name: ${name}
+webhooks:
+${items.join('')}`;
+}
+
+const configMap = (name: string, ns: string, labels: Record<string, string>) => `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: "${name}"
+  namespace: ${ns}
+  labels: ${JSON.stringify(labels)}
+data:
+  a: b
+`;
+
+describe('admission webhooks with kubectl', () => {
+  let server: Server;
+  let base = '';
+  let caBundle = '';
+  before(async () => {
+    const ca = await generateCa('webhook-e2e-ca');
+    const serving = await new ClusterCa(ca.certPem, ca.keyPem).issueKeyPair('server', [{ CN: ['webhook-e2e'] }], 1, { dns: [], ips: ['127.0.0.1'] });
+    server = createServer({ key: serving.keyPem, cert: serving.certPem }, serve);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    caBundle = Buffer.from(ca.certPem).toString('base64');
+  });
+  after(async () => {
+    for (const res of hanging) res.destroy();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  const env = useKubectlServer();
+  const k = () => env.k;
+  const calls = (path: string, ns: string) => (received.get(path) ?? []).filter((r) => r.request.namespace === ns);
+
+  it('registers webhooks in namespaces labelled for them and prints their columns', async () => {
+    for (const ns of ['hooks', 'dry', 'plain']) await k().ok(['create', 'namespace', ns]);
+    await k().ok(['label', 'namespace', 'hooks', 'dry', 'webhooks=on']);
+    const on = '{matchLabels: {webhooks: "on"}}';
+    const validating = configuration('Validating', 'e2e-validating', base, caBundle, [
+      { name: 'deny.e2e.bonsai.dev', path: '/validate', rules: configMapRules, namespaceSelector: on },
+      { name: 'record.e2e.bonsai.dev', path: '/record', rules: configMapRules, namespaceSelector: on, objectSelector: '{matchLabels: {watched: "yes"}}' },
+      { name: 'protect.e2e.bonsai.dev', path: '/protect', rules: `[{apiGroups: [""], apiVersions: ["v1"], operations: ["DELETE"], resources: ["configmaps"]}]`, objectSelector: '{matchLabels: {protected: "yes"}}' },
+      { name: 'scale.e2e.bonsai.dev', path: '/scale', rules: `[{apiGroups: ["apps"], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["deployments/scale"]}]`, namespaceSelector: on },
+    ]);
+    const mutating = configuration('Mutating', 'e2e-mutating', base, caBundle, [
+      { name: 'label.e2e.bonsai.dev', path: '/mutate', rules: configMapRules, namespaceSelector: on },
+    ]);
+    const out = await k().ok(['apply', '-f', '-'], { input: `${validating}---\n${mutating}` });
+    assert.match(out, /validatingwebhookconfiguration.admissionregistration.k8s.io\/e2e-validating created/);
+    assert.match(out, /mutatingwebhookconfiguration.admissionregistration.k8s.io\/e2e-mutating created/);
+    const table = await k().ok(['get', 'validatingwebhookconfigurations']);
+    assert.match(table, /^NAME\s+WEBHOOKS\s+AGE\n/);
+    assert.match(table, /^e2e-validating\s+4\s+\d+s\n/m);
+    assert.match(await k().ok(['get', 'mutatingwebhookconfigurations']), /^e2e-mutating\s+1\s+\d+s\n/m);
+  });
+
+  it('denies a labelled ConfigMap with the webhook\'s message, with or without a status code', async () => {
+    const plain = await k().run(['create', '-f', '-'], { input: configMap('no', 'hooks', { deny: 'yes' }) });
+    assert.notEqual(plain.code, 0);
+    // No code in the webhook's status: a 400 without a reason, which kubectl prints without one.
+    assert.equal(plain.stderr.trim(), 'Error from server: error when creating "STDIN": admission webhook "deny.e2e.bonsai.dev" denied the request: configmaps labelled deny=yes are not allowed');
+    const coded = await k().fails(['create', '-f', '-'], { input: configMap('no', 'hooks', { deny: 'forbidden' }) });
+    assert.equal(coded.trim(), 'Error from server (Forbidden): error when creating "STDIN": admission webhook "deny.e2e.bonsai.dev" denied the request: not today');
+    const silent = await k().fails(['create', '-f', '-'], { input: configMap('no', 'hooks', { deny: 'silent' }) });
+    assert.equal(silent.trim(), 'Error from server: error when creating "STDIN": admission webhook "deny.e2e.bonsai.dev" denied the request without explanation');
+    assert.match(await k().fails(['get', 'configmap', 'no', '-n', 'hooks']), /NotFound/);
+    // The review the webhook got: an admission.k8s.io/v1 request for the v1 ConfigMap, the mutating webhook's label in it.
+    const review = calls('/validate', 'hooks').find((r) => r.request.object?.metadata?.labels?.deny === 'yes');
+    assert.ok(review);
+    assert.equal(review.apiVersion, 'admission.k8s.io/v1');
+    assert.equal(review.timeoutParam, '5s');
+    assert.deepEqual(review.request.kind, { group: '', version: 'v1', kind: 'ConfigMap' });
+    assert.deepEqual(review.request.resource, { group: '', version: 'v1', resource: 'configmaps' });
+    assert.equal(review.request.operation, 'CREATE');
+    assert.equal(review.request.name, 'no');
+    assert.equal(review.request.dryRun, false);
+    assert.equal(review.request.object.metadata.labels.mutated, 'by-webhook');
+    assert.equal(review.request.options?.kind, 'CreateOptions');
+    assert.equal(review.request.options?.apiVersion, 'meta.k8s.io/v1');
+    assert.equal(review.request.options?.fieldManager, 'kubectl-create');
+  });
+
+  it('mutates through a JSONPatch, and passes a webhook\'s warnings to kubectl', async () => {
+    const r = await k().run(['create', 'configmap', 'yes', '-n', 'hooks', '--from-literal=a=b']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(await k().ok(['get', 'configmap', 'yes', '-n', 'hooks', '-o', 'jsonpath={.metadata.labels.mutated}']), 'by-webhook');
+    const warned = await k().run(['label', 'configmap', 'yes', '-n', 'hooks', 'warn=yes']);
+    assert.equal(warned.code, 0, warned.stderr);
+    assert.match(warned.stderr, /^Warning: looked at by the test webhook$/m);
+    // Namespaces the selector leaves out are not touched.
+    await k().ok(['create', 'configmap', 'untouched', '-n', 'plain', '--from-literal=a=b']);
+    assert.equal(await k().ok(['get', 'configmap', 'untouched', '-n', 'plain', '-o', 'jsonpath={.metadata.labels}']), '');
+    assert.equal(calls('/mutate', 'plain').length, 0);
+    assert.equal(calls('/validate', 'plain').length, 0);
+  });
+
+  it('does not call a webhook whose namespaceSelector or objectSelector does not match', async () => {
+    await k().ok(['create', '-f', '-'], { input: configMap('watched', 'hooks', { watched: 'yes' }) });
+    await k().ok(['create', '-f', '-'], { input: configMap('unwatched', 'hooks', { watched: 'no' }) });
+    await k().ok(['create', '-f', '-'], { input: configMap('elsewhere', 'plain', { watched: 'yes' }) });
+    const names = (received.get('/record') ?? []).map((r) => `${r.request.namespace}/${r.request.name}`);
+    assert.deepEqual(names, ['hooks/watched']);
+    // objectSelector matches the old object too: removing the label on update is still seen.
+    await k().ok(['label', 'configmap', 'watched', '-n', 'hooks', 'watched-']);
+    const last = (received.get('/record') ?? []).at(-1);
+    assert.equal(last?.request.operation, 'UPDATE');
+    assert.equal(last?.request.oldObject.metadata.labels.watched, 'yes');
+  });
+
+  it('refuses a delete, the review carrying the old object and the DeleteOptions', async () => {
+    await k().ok(['create', '-f', '-'], { input: configMap('keep', 'plain', { protected: 'yes' }) });
+    const denied = await k().fails(['delete', 'configmap', 'keep', '-n', 'plain']);
+    assert.equal(denied.trim(), 'Error from server: admission webhook "protect.e2e.bonsai.dev" denied the request: protected configmaps cannot be deleted');
+    assert.equal(await k().ok(['get', 'configmap', 'keep', '-n', 'plain', '-o', 'name']), 'configmap/keep\n');
+    const review = (received.get('/protect') ?? []).at(-1);
+    assert.equal(review?.request.operation, 'DELETE');
+    assert.equal(review?.request.object, null);
+    assert.equal(review?.request.oldObject.metadata.name, 'keep');
+    assert.equal(review?.request.options.kind, 'DeleteOptions');
+    assert.equal(review?.request.options.propagationPolicy, 'Background');
+    // Without the label the webhook is not asked.
+    await k().ok(['label', 'configmap', 'keep', '-n', 'plain', 'protected-']);
+    await k().ok(['delete', 'configmap', 'keep', '-n', 'plain']);
+    assert.equal((received.get('/protect') ?? []).length, 1);
+  });
+
+  it('calls webhooks with sideEffects None on a server-side dry run', async () => {
+    const before = calls('/mutate', 'dry').length;
+    const out = await k().ok(['create', 'configmap', 'trial', '-n', 'dry', '--from-literal=a=b', '--dry-run=server', '-o', 'jsonpath={.metadata.labels.mutated}']);
+    assert.equal(out, 'by-webhook');
+    assert.match(await k().fails(['get', 'configmap', 'trial', '-n', 'dry']), /NotFound/);
+    const reviews = calls('/mutate', 'dry');
+    assert.equal(reviews.length, before + 1);
+    assert.equal(reviews.at(-1)?.request.dryRun, true);
+    assert.deepEqual(reviews.at(-1)?.request.options?.dryRun, ['All']);
+    const denied = await k().fails(['create', '-f', '-', '--dry-run=server'], { input: configMap('no', 'dry', { deny: 'yes' }) });
+    assert.match(denied, /admission webhook "deny.e2e.bonsai.dev" denied the request: configmaps labelled deny=yes are not allowed/);
+  });
+
+  it('sends the scale subresource to a webhook as an autoscaling/v1 Scale', async () => {
+    await k().ok(['create', 'deployment', 'web', '-n', 'hooks', '--image=nginx', '--replicas=1']);
+    assert.match(await k().ok(['scale', 'deploy', 'web', '-n', 'hooks', '--replicas', '3']), /deployment.apps\/web scaled/);
+    const review = (received.get('/scale') ?? []).at(-1);
+    assert.ok(review, 'the scale webhook was called');
+    assert.deepEqual(review.request.kind, { group: 'autoscaling', version: 'v1', kind: 'Scale' });
+    assert.deepEqual(review.request.resource, { group: 'apps', version: 'v1', resource: 'deployments' });
+    assert.equal(review.request.subResource, 'scale');
+    assert.equal(review.request.object.apiVersion, 'autoscaling/v1');
+    assert.equal(review.request.object.kind, 'Scale');
+    assert.equal(review.request.object.spec.replicas, 3);
+    assert.equal(review.request.oldObject.spec.replicas, 1);
+  });
+
+  it('lets a request through when a webhook times out under Ignore, refuses it under Fail', async () => {
+    const hang = (policy: string) => ({ name: `hang-${policy.toLowerCase()}.e2e.bonsai.dev`, path: '/hang', rules: configMapRules, failurePolicy: policy, timeoutSeconds: 1, objectSelector: `{matchLabels: {hang: "${policy.toLowerCase()}"}}` });
+    await k().ok(['apply', '-f', '-'], { input: configuration('Validating', 'e2e-hang', base, caBundle, [hang('Ignore'), hang('Fail')]) });
+    const started = Date.now();
+    await k().ok(['create', '-f', '-'], { input: configMap('ignored', 'plain', { hang: 'ignore' }) });
+    assert.ok(Date.now() - started >= 1000, 'the create waited for the webhook\'s timeout');
+    assert.equal(await k().ok(['get', 'configmap', 'ignored', '-n', 'plain', '-o', 'name']), 'configmap/ignored\n');
+    const failed = await k().fails(['create', '-f', '-'], { input: configMap('refused', 'plain', { hang: 'fail' }) });
+    const port = new URL(base).port;
+    assert.equal(failed.trim(), `Error from server (InternalError): error when creating "STDIN": Internal error occurred: failed calling webhook "hang-fail.e2e.bonsai.dev": failed to call webhook: Post "https://127.0.0.1:${port}/hang?timeout=1s": context deadline exceeded`);
+    assert.match(await k().fails(['get', 'configmap', 'refused', '-n', 'plain']), /NotFound/);
+  });
+
+  it('stays responsive while a webhook call hangs', async () => {
+    await k().ok(['apply', '-f', '-'], { input: configuration('Validating', 'e2e-slow', base, caBundle, [
+      { name: 'slow.e2e.bonsai.dev', path: '/hang', rules: configMapRules, failurePolicy: 'Fail', timeoutSeconds: 6, objectSelector: '{matchLabels: {hang: "slow"}}' },
+    ]) });
+    const waiting = hanging.length;
+    const file = join(mkdtempSync(join(tmpdir(), 'bonsai-webhook-')), 'slow.yaml');
+    writeFileSync(file, configMap('slow', 'plain', { hang: 'slow' }));
+    const create = k().start(['create', '-f', file]);
+    let createExited = false;
+    void create.exited.then(() => (createExited = true));
+    await eventually(() => hanging.length > waiting, 5_000, 'the webhook call to arrive');
+    assert.match(await k().ok(['get', 'ns', 'plain']), /^plain\s+Active/m);
+    assert.match(await k().ok(['get', 'configmaps', '-n', 'hooks', '-o', 'name']), /configmap\/yes/);
+    assert.equal(createExited, false, 'the create still waits for its webhook while the server answers others');
+    assert.notEqual(await create.exited, 0);
+    assert.match(create.err(), /failed calling webhook "slow.e2e.bonsai.dev": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/hang\?timeout=6s": context deadline exceeded/);
+  });
+});
