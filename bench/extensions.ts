@@ -85,11 +85,20 @@ export async function customResourceCreates(warmupMs: number, measureMs: number)
       await res.body.dump();
       if (res.statusCode !== 201) throw new Error(`CRD create: ${res.statusCode}`);
       while (!(await established(p, benchCrd.metadata.name))) await sleep(5);
-      const configMaps = await closedLoopCreates(p, 'cm', concurrency, warmupMs, measureMs,
-        (name) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { size: '3', color: 'blue' } }), '/api/v1/namespaces/default/configmaps');
-      const custom = await closedLoopCreates(p, 'w', concurrency, warmupMs, measureMs,
-        (name) => JSON.stringify({ apiVersion: 'bench.bonsai.dev/v1', kind: 'Widget', metadata: { name }, spec: { size: 3, color: 'blue' } }), '/apis/bench.bonsai.dev/v1/namespaces/default/widgets');
-      return { configMaps, custom };
+      // Two alternating rounds each, so that neither kind is measured only on the emptier (or fuller) store.
+      const rounds: Throughput[][] = [[], []];
+      for (let round = 0; round < 2; round++) {
+        rounds[0].push(await closedLoopCreates(p, `cm${round}`, concurrency, warmupMs, measureMs / 2,
+          (name) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { size: '3', color: 'blue' } }), '/api/v1/namespaces/default/configmaps'));
+        rounds[1].push(await closedLoopCreates(p, `w${round}`, concurrency, warmupMs, measureMs / 2,
+          (name) => JSON.stringify({ apiVersion: 'bench.bonsai.dev/v1', kind: 'Widget', metadata: { name }, spec: { size: 3, color: 'blue' } }), '/apis/bench.bonsai.dev/v1/namespaces/default/widgets'));
+      }
+      const total = (rs: Throughput[]): Throughput => {
+        const count = rs.reduce((n, r) => n + r.count, 0);
+        const seconds = rs.reduce((n, r) => n + r.seconds, 0);
+        return { count, seconds, perSec: count / seconds, errors: rs.reduce((n, r) => n + r.errors, 0), firstError: rs.find((r) => r.firstError)?.firstError };
+      };
+      return { configMaps: total(rounds[0]), custom: total(rounds[1]) };
     } finally {
       await p.close();
     }
