@@ -2,7 +2,7 @@
 // -> persist. It is written as steps (see admission/chain.ts): run synchronously by in-process writers, awaited on the
 // API server's request path so that admission can call out (webhooks).
 import { randomUUID } from 'node:crypto';
-import { alreadyExists, badRequest, conflict, invalid, notFound, type FieldError } from '../machinery/errors.js';
+import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, type FieldError } from '../machinery/errors.js';
 import type { GroupVersionKind, KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
 import { jsonDepth } from '../util/json-tree.js';
@@ -183,7 +183,8 @@ function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions
     result = { ...structuredClone(cur), status: next.status };
   } else if (opts.subresource) {
     const part = def.partialWrites?.[opts.subresource];
-    if (!part) throw new Error(`${def.plural} has no ${opts.subresource} subresource`);
+    // A subresource the kind does not write: what upstream answers for a path it does not serve.
+    if (!part) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
     result = part.merge(cur, next);
   } else {
     result = next;
