@@ -10,7 +10,7 @@ import { isRecord, type KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceDef } from '../registry/resource.js';
 import { rfc3339 } from '../util/clock.js';
-import { deleteOptions } from './resource-handler.js';
+import { deleteOptions } from './delete-options.js';
 
 const maxDisruptedPods = 2000;
 

@@ -2,7 +2,7 @@
 import type { KObject } from '../machinery/types.js';
 import { apiVersionOf } from '../machinery/types.js';
 import { storageApiVersion, type ResourceDef } from '../registry/resource.js';
-import { tablePrinterFor } from '../registry/tables/index.js';
+import { tablePrinterOf } from '../registry/tables/def-printer.js';
 import { storedJson } from '../storage/sqlite-store.js';
 
 export type OutputFormat = 'object' | 'table' | 'partial';
@@ -67,7 +67,7 @@ export function partialBody(obj: KObject): Record<string, unknown> {
 
 /** `includeObject`: None, Metadata (default) or Object. */
 export function tableBody(def: ResourceDef, version: string, items: KObject[], meta: ListMeta | { resourceVersion?: string }, includeObject: string | undefined, withColumns: boolean, now: Date): Record<string, unknown> {
-  const printer = def.table ?? tablePrinterFor(def.group, def.plural);
+  const printer = tablePrinterOf(def);
   const rows = items.map((o) => {
     const s = served(def, version, o);
     const row: Record<string, unknown> = { cells: printer.cells(s, now) };

@@ -1,37 +1,22 @@
 // CRUD, list and watch on a resource collection or item; subresources are dispatched to their own module.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, badRequest, fieldInvalid, fieldNotSupported, invalid, methodNotAllowed, type FieldError } from '../machinery/errors.js';
-import { isRecord, type KObject } from '../machinery/types.js';
+import { ApiError, methodNotAllowed } from '../machinery/errors.js';
+import type { KObject } from '../machinery/types.js';
 import type { Registry, DeleteOptions } from '../registry/registry.js';
 import { allVerbs, type ResourceDef } from '../registry/resource.js';
 import { parseBody } from './body.js';
 import { decodeObject } from './decode-object.js';
 import { listBody, listJson, outputFormat, partialBody, partialListBody, served, tableBody } from './output.js';
 import { handlePatch } from './patch-handler.js';
-import { bool, checkWriteOptions, dryRun, fieldValidation, int, query, str, type Query } from './query.js';
+import { bool, checkWriteOptions, dryRun, fieldValidation, int, query, str } from './query.js';
 import { checkPathSegments, pathNotFound, type RequestInfo } from './request-info.js';
 import { handleSubresource } from './subresources.js';
+import { sendWarnings, withWarnings } from './replies.js';
+import { deleteOptions } from './delete-options.js';
+import type { HandlerContext } from './handler-context.js';
 import { streamWatch } from './watch-stream.js';
 import { watchTimeoutMs } from './watch-timeout.js';
 import { storedJson } from '../storage/sqlite-store.js';
-
-export interface HandlerContext {
-  reg: Registry;
-}
-
-/** Adds `Warning: 299 - "text"` values to those the reply already carries. */
-export function sendWarnings(reply: FastifyReply, warnings: string[]): void {
-  if (!warnings.length) return;
-  const have = reply.getHeader('Warning');
-  const values = [...(typeof have === 'string' && have ? [have] : []), ...warnings.map((w) => `299 - ${JSON.stringify(w)}`)];
-  reply.header('Warning', values.join(', '));
-}
-
-/** Sends the warnings admission gave before the request failed (upstream keeps them on errors too), then fails. */
-export function withWarnings(reply: FastifyReply, warnings: string[], error: unknown): never {
-  sendWarnings(reply, warnings);
-  throw error;
-}
 
 /** deletecollection: each listed object in turn; one deleted meanwhile is skipped. */
 async function deleteEach(reg: Registry, def: ResourceDef, items: KObject[], opts: DeleteOptions & { warnings: string[] }): Promise<void> {
@@ -68,63 +53,6 @@ function deletedStatus(def: ResourceDef, obj: KObject): Record<string, unknown> 
   details.kind = def.plural; // upstream puts the resource here
   if (obj.metadata.uid) details.uid = obj.metadata.uid;
   return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
-}
-
-const jsonKind = (v: unknown) => (typeof v === 'number' ? `number ${v}` : Array.isArray(v) ? 'array' : v === null ? 'null' : typeof v === 'object' ? 'object' : typeof v);
-const typeError = (v: unknown, field: string, goType: string) => badRequest(`json: cannot unmarshal ${jsonKind(v)} into Go struct field DeleteOptions.${field} of type ${goType}`);
-const propagationPolicies = ['Foreground', 'Background', 'Orphan'];
-
-export function deleteOptions(q: Query, body: unknown): DeleteOptions {
-  const opts: DeleteOptions = {};
-  let policy: string | undefined;
-  if (body !== undefined && body !== null && !isRecord(body)) throw badRequest('the body of a delete request must be a DeleteOptions object');
-  if (isRecord(body)) {
-    if (body.kind !== undefined && body.kind !== 'DeleteOptions') throw badRequest(`expected DeleteOptions, got ${String(body.kind)}`);
-    const p = body.propagationPolicy;
-    if (p !== undefined && p !== null) {
-      if (typeof p !== 'string') throw typeError(p, 'propagationPolicy', 'v1.DeletionPropagation');
-      policy = p;
-    }
-    const o = body.orphanDependents;
-    if (o !== undefined && o !== null) {
-      if (typeof o !== 'boolean') throw typeError(o, 'orphanDependents', 'bool');
-      opts.orphanDependents = o;
-    }
-    const g = body.gracePeriodSeconds;
-    if (g !== undefined && g !== null) {
-      if (typeof g !== 'number' || !Number.isInteger(g) || Math.abs(g) >= 2 ** 63) throw typeError(g, 'gracePeriodSeconds', 'int64');
-      opts.gracePeriodSeconds = g;
-    }
-    const pre = body.preconditions;
-    if (pre !== undefined && pre !== null) {
-      if (!isRecord(pre)) throw typeError(pre, 'preconditions', 'v1.Preconditions');
-      for (const f of ['uid', 'resourceVersion']) {
-        if (pre[f] !== undefined && pre[f] !== null && typeof pre[f] !== 'string') throw typeError(pre[f], `preconditions.${f}`, 'string');
-      }
-      opts.preconditions = pre as DeleteOptions['preconditions'];
-    }
-    const d = body.dryRun;
-    if (d !== undefined && d !== null) {
-      if (!Array.isArray(d) || d.some((x) => typeof x !== 'string')) throw typeError(d, 'dryRun', '[]string');
-      if (d.some((x) => x !== 'All')) throw invalid('DeleteOptions', 'meta.k8s.io', '', [{ type: 'FieldValueNotSupported', field: 'dryRun', message: `Unsupported value: []string{${d.map((x) => JSON.stringify(x)).join(', ')}}: supported values: "All"` }]);
-      if (d.length) opts.dryRun = true;
-    }
-  }
-  const pp = str(q, 'propagationPolicy');
-  if (pp !== undefined) policy = pp;
-  const g = int(q, 'gracePeriodSeconds');
-  if (g !== undefined) opts.gracePeriodSeconds = g;
-  if (str(q, 'orphanDependents') !== undefined) opts.orphanDependents = bool(q, 'orphanDependents');
-  if (dryRun(q, 'DeleteOptions')) opts.dryRun = true;
-  // ValidateDeleteOptions: one of the three policies, and not together with the deprecated orphanDependents.
-  const errs: FieldError[] = [];
-  if (policy !== undefined && opts.orphanDependents !== undefined) {
-    errs.push(fieldInvalid('propagationPolicy', policy, 'orphanDependents and deletionPropagation cannot be both set'));
-  }
-  if (policy !== undefined && !propagationPolicies.includes(policy)) errs.push(fieldNotSupported('propagationPolicy', policy, [...propagationPolicies, 'nil']));
-  if (errs.length) throw invalid('DeleteOptions', 'meta.k8s.io', '', errs);
-  if (policy !== undefined) opts.propagationPolicy = policy as DeleteOptions['propagationPolicy'];
-  return opts;
 }
 
 export function handleResource(ctx: HandlerContext, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void | Promise<void> {

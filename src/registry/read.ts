@@ -2,7 +2,7 @@
 import { ApiError, badRequest, fieldForbidden, fieldNotSupported, gone, type FieldError } from '../machinery/errors.js';
 import { checkFieldSelector, commonFieldGetters, matchesFields, parseFieldSelector, type FieldGetter, type FieldRequirement } from '../machinery/fields.js';
 import { matchesSelector, parseLabelSelector, type Selector } from '../machinery/labels.js';
-import type { KObject } from '../machinery/types.js';
+import { isRecord, type KObject } from '../machinery/types.js';
 import { StorageError } from '../storage/errors.js';
 import type { Change, Trigger } from '../storage/watch-hub.js';
 import type { StoreWatch } from '../storage/sqlite-store.js';
@@ -83,13 +83,14 @@ function encodeContinue(t: ContinueToken): string {
 }
 
 function decodeContinue(s: string): ContinueToken {
+  let v: unknown;
   try {
-    const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as { v?: unknown; rv?: unknown; start?: unknown };
-    if (v.v !== 'meta.k8s.io/v1' || typeof v.rv !== 'number' || typeof v.start !== 'string') throw new Error('bad');
-    return { rv: v.rv, start: v.start };
+    v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
   } catch {
-    throw badRequest(`continue key is not valid: "${s}"`);
+    v = undefined;
   }
+  if (!isRecord(v) || v.v !== 'meta.k8s.io/v1' || typeof v.rv !== 'number' || typeof v.start !== 'string') throw badRequest(`continue key is not valid: "${s}"`);
+  return { rv: v.rv, start: v.start };
 }
 
 /** Upstream's ValidateListOptions: a 422 on ListOptions.meta.k8s.io. */

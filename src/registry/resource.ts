@@ -6,6 +6,7 @@ import type { Clock } from '../util/clock.js';
 import type { Registry } from './registry.js';
 import type { UserInfo } from '../auth/types.js';
 import type { TablePrinter } from './tables/helpers.js';
+import type { NameFn } from './validation/names.js';
 
 export type Subresource = 'status' | 'scale' | 'log' | 'binding' | 'eviction' | 'finalize' | 'exec' | 'attach' | 'portforward' | 'proxy' | 'ephemeralcontainers' | 'resize' | 'token' | 'approval';
 
@@ -65,6 +66,10 @@ export interface ResourceDef {
   defaults?: (obj: KObject) => void;
   /** The kind's semantic validation (after the generic ObjectMeta rules); `old` is set on updates. */
   validate?: (obj: KObject, old: KObject | undefined) => FieldError[];
+  /** The rule metadata.name (and generateName) must follow on create; the default is a DNS-1123 subdomain. */
+  nameValidation?: NameFn;
+  /** A limit on metadata.name shorter than the name rule's own (CronJob: 52, its Jobs' names get a suffix). */
+  maxNameLength?: number;
   /** Server-side Table columns and cells (`kubectl get`); the default is Name and Created At. */
   table?: TablePrinter;
   /** Finalizers the registry adds when the object is deleted (CRDs: their instances are removed first). */

@@ -2,14 +2,14 @@
 // -> persist. It is written as steps (see admission/chain.ts): run synchronously by in-process writers, awaited on the
 // API server's request path so that admission can call out (webhooks).
 import { randomUUID } from 'node:crypto';
-import { alreadyExists, badRequest, conflict, invalid, notFound, type FieldError } from '../machinery/errors.js';
+import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, type FieldError } from '../machinery/errors.js';
 import type { GroupVersionKind, KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
 import { jsonDepth } from '../util/json-tree.js';
 import { maxObjectDepth, objectTooDeep } from '../machinery/depth-limits.js';
-import { applyDefaults } from './defaults/index.js';
 import { managedFieldsDecodable } from './managed-fields.js';
-import { validateObject } from './validation/index.js';
+import { validateObjectMeta, validateObjectMetaUpdate } from './validation/common.js';
+import { nameIsDnsSubdomain } from './validation/names.js';
 import { storageKey, type PartialWrite, type ResourceDef } from './resource.js';
 import type { Registry } from './registry.js';
 import { fillEmptyStatus } from './empty-status.js';
@@ -55,16 +55,26 @@ export function generateName(prefix: string): string {
   return `${prefix.slice(0, 63 - 5)}${s}`;
 }
 
-function gvkOf(def: ResourceDef) {
-  return { group: def.group, version: def.version, kind: def.kind };
+/**
+ * The field errors of `obj` as `def` declares them: the ObjectMeta rules every kind shares (on create with the def's
+ * name rule), then the kind's own rules. `old` is set on updates.
+ */
+export function objectErrors(def: ResourceDef, obj: KObject, old: KObject | undefined): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!old) {
+    errs.push(...validateObjectMeta(obj, { namespaced: def.namespaced, nameFn: def.nameValidation ?? nameIsDnsSubdomain, maxNameLength: def.maxNameLength }));
+  } else {
+    errs.push(...validateObjectMetaUpdate(obj, old));
+    // The name is immutable (checked above); the other ObjectMeta rules apply to the new object as on create.
+    errs.push(...validateObjectMeta(obj, { namespaced: def.namespaced, nameFn: () => [] }).filter((e) => !e.field.startsWith('metadata.name')));
+  }
+  if (def.validate) errs.push(...def.validate(obj, old));
+  return errs;
 }
 
 function validate(reg: Registry, def: ResourceDef, obj: KObject, old: KObject | undefined, subresource?: WriteOptions['subresource']): void {
   const part = subresource && subresource !== 'status' ? def.partialWrites?.[subresource] : undefined;
-  const errors: FieldError[] = part && old ? part.validate(obj, old) : [
-    ...validateObject(gvkOf(def), obj, old, { namespaced: def.namespaced }),
-    ...(def.validate?.(obj, old) ?? []),
-  ];
+  const errors: FieldError[] = part && old ? part.validate(obj, old) : objectErrors(def, obj, old);
   if (errors.length) throw invalid(def.kind, def.group, obj.metadata.name ?? '', errors);
 }
 
@@ -96,12 +106,12 @@ export function* createSteps(reg: Registry, def: ResourceDef, namespace: string,
   } else delete obj.metadata.namespace;
   if (def.virtualCreate) return def.virtualCreate(obj, ctx);
   if (def.subresources?.includes('status') && !def.keepStatusOnCreate) delete obj.status;
-  defaults(def, obj);
+  applyDefaults(def, obj);
   // Mutating admission sees the object as decoded; a plugin may replace it (a webhook's patch).
   const attrs = admissionAttributes(reg, def, 'CREATE', namespace, obj.metadata.name ?? '', obj, undefined, opts);
   if (yield* admit(reg.admission, 'mutate', attrs)) {
     obj = checkedReplacement(def, attrs.object, obj);
-    defaults(def, obj);
+    applyDefaults(def, obj);
   }
   const meta = (obj.metadata ??= {});
   if (def.namespaced) meta.namespace = namespace;
@@ -132,9 +142,10 @@ export function* createSteps(reg: Registry, def: ResourceDef, namespace: string,
   }
 }
 
-function defaults(def: ResourceDef, obj: KObject): void {
-  if (def.defaults) def.defaults(obj);
-  else applyDefaults(gvkOf(def), obj);
+/** The defaults the kind's def declares, on an object whose metadata is an object (as decoding leaves it). */
+export function applyDefaults(def: ResourceDef, obj: KObject): void {
+  if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
+  def.defaults?.(obj);
 }
 
 /** The object a mutating plugin left: still an object, within the depth limit (a webhook's patch may be anything). */
@@ -174,7 +185,8 @@ function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions
     result = { ...structuredClone(cur), status: next.status };
   } else if (opts.subresource) {
     const part = def.partialWrites?.[opts.subresource];
-    if (!part) throw new Error(`${def.plural} has no ${opts.subresource} subresource`);
+    // A subresource the kind does not write: what upstream answers for a path it does not serve.
+    if (!part) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
     result = part.merge(cur, next);
   } else {
     result = next;
@@ -219,14 +231,14 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   if (!matchesResourceVersion(sentVersion, cur.metadata.resourceVersion)) throw conflict({ group: def.group, resource: def.plural }, name);
   let result = merge(def, cur, next, opts);
   const ctx = reg.ctx(!!opts.dryRun);
-  defaults(def, result);
+  applyDefaults(def, result);
   const attrs = admissionAttributes(reg, def, 'UPDATE', namespace, name, result, cur, opts);
   const as = opts.admitAs;
   if (as) Object.assign(attrs, { subresource: as.subresource, kind: as.kind, object: as.view(result), oldObject: as.view(cur) });
   if ((yield* admit(reg.admission, 'mutate', attrs)) && !as) {
     const replaced = checkedReplacement(def, attrs.object, result);
     result = replaced === result ? result : merge(def, cur, replaced, opts);
-    defaults(def, result);
+    applyDefaults(def, result);
   }
   if (!opts.subresource) def.prepareUpdate?.(result, cur, ctx);
   fillEmptyStatus(def, result);

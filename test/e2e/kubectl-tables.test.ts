@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { useKubectlServer } from '../helpers/cluster.js';
 import { allResources } from '../../src/registry/resources/index.js';
-import { tablePrinterFor } from '../../src/registry/tables/index.js';
+import { tablePrinterOf } from '../../src/registry/tables/def-printer.js';
 import { servedVersions } from '../../src/registry/resource.js';
 
 describe('tables for every kind', () => {
@@ -17,7 +17,7 @@ describe('tables for every kind', () => {
     await env.k.ok(['create', 'priorityclass', 'p', '--value=5']);
     for (const d of listable) {
       const resource = `${d.plural}${d.group ? `.${servedVersions(d)[0]}.${d.group}` : ''}`;
-      const columns = tablePrinterFor(d.group, d.plural).columns;
+      const columns = tablePrinterOf(d).columns;
       for (const wide of [false, true]) {
         const args = ['get', resource, ...(d.namespaced ? ['-A'] : []), ...(wide ? ['-o', 'wide'] : [])];
         const r = await env.k.run(args);

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyDefaults, defaultJobSelector, defaultPullPolicy } from '../../src/registry/defaults/index.js';
+import { defaultJobSelector } from '../../src/registry/defaults/batch.js';
+import { defaultPullPolicy } from '../../src/registry/defaults/pod.js';
+import { defaultKind } from '../helpers/builtin-defs.js';
 import type { KObject } from '../../src/machinery/types.js';
 
 const apps = (kind: string) => ({ group: 'apps', version: 'v1', kind });
@@ -18,7 +20,7 @@ function deployment(): KObject {
 
 test('minimal Deployment gets every upstream default', () => {
   const d = deployment();
-  applyDefaults(apps('Deployment'), d);
+  defaultKind(apps('Deployment'), d);
   const spec = d.spec as Record<string, any>;
   assert.equal(spec.replicas, 1);
   assert.deepEqual(spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } });
@@ -40,7 +42,7 @@ test('minimal Deployment gets every upstream default', () => {
 test('explicit values are kept and Recreate gets no rollingUpdate', () => {
   const d = deployment();
   Object.assign(d.spec as object, { replicas: 0, strategy: { type: 'Recreate' }, revisionHistoryLimit: 2 });
-  applyDefaults(apps('Deployment'), d);
+  defaultKind(apps('Deployment'), d);
   const spec = d.spec as Record<string, any>;
   assert.equal(spec.replicas, 0);
   assert.deepEqual(spec.strategy, { type: 'Recreate' });
@@ -71,7 +73,7 @@ test('Pod: probes, ports, volumes, env, requests from limits, enableServiceLinks
       volumes: [{ name: 'a' }, { name: 'b', configMap: { name: 'cm' } }, { name: 'c', secret: { secretName: 's' } }],
     },
   };
-  applyDefaults(core('Pod'), pod);
+  defaultKind(core('Pod'), pod);
   const spec = pod.spec as Record<string, any>;
   const c = spec.containers[0];
   assert.equal(spec.enableServiceLinks, true);
@@ -90,18 +92,18 @@ test('Pod: probes, ports, volumes, env, requests from limits, enableServiceLinks
 
 test('Service defaults', () => {
   const svc: KObject = { metadata: { name: 's' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }, { port: 443, targetPort: 'https' }] } };
-  applyDefaults(core('Service'), svc);
+  defaultKind(core('Service'), svc);
   assert.deepEqual(svc.spec, {
     selector: { app: 'web' },
     ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }, { port: 443, targetPort: 'https', protocol: 'TCP' }],
     type: 'ClusterIP', sessionAffinity: 'None', internalTrafficPolicy: 'Cluster', ipFamilyPolicy: 'SingleStack', ipFamilies: ['IPv4'],
   });
   const np: KObject = { metadata: { name: 'n' }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } };
-  applyDefaults(core('Service'), np);
+  defaultKind(core('Service'), np);
   assert.equal((np.spec as any).externalTrafficPolicy, 'Cluster');
   assert.equal((np.spec as any).allocateLoadBalancerNodePorts, true);
   const ext: KObject = { metadata: { name: 'e' }, spec: { type: 'ExternalName', externalName: 'example.com' } };
-  applyDefaults(core('Service'), ext);
+  defaultKind(core('Service'), ext);
   assert.equal((ext.spec as any).ipFamilies, undefined);
   assert.equal((ext.spec as any).internalTrafficPolicy, undefined);
 });
@@ -111,7 +113,7 @@ test('Job defaults and generated selector', () => {
     metadata: { name: 'pi', uid: 'u-1' },
     spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'pi', image: 'perl:5.34' }] } } },
   };
-  applyDefaults({ group: 'batch', version: 'v1', kind: 'Job' }, job);
+  defaultKind({ group: 'batch', version: 'v1', kind: 'Job' }, job);
   const spec = job.spec as Record<string, any>;
   assert.equal(spec.parallelism, 1);
   assert.equal(spec.completions, 1);
@@ -131,7 +133,7 @@ test('Job defaults and generated selector', () => {
 
 test('Job with only parallelism keeps completions unset', () => {
   const job: KObject = { metadata: { name: 'j' }, spec: { parallelism: 3, template: { spec: { containers: [] } } } };
-  applyDefaults({ group: 'batch', version: 'v1', kind: 'Job' }, job);
+  defaultKind({ group: 'batch', version: 'v1', kind: 'Job' }, job);
   assert.equal((job.spec as any).completions, undefined);
   assert.equal((job.spec as any).parallelism, 3);
 });
@@ -139,9 +141,9 @@ test('Job with only parallelism keeps completions unset', () => {
 test('a pod-condition pattern of a pod failure policy defaults its status to True, in Jobs and CronJob templates', () => {
   const policy = () => ({ rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }, { type: 'ConfigIssue', status: 'False' }] }] });
   const job: KObject = { metadata: { name: 'j' }, spec: { podFailurePolicy: policy(), template: { spec: { containers: [], restartPolicy: 'Never' } } } };
-  applyDefaults({ group: 'batch', version: 'v1', kind: 'Job' }, job);
+  defaultKind({ group: 'batch', version: 'v1', kind: 'Job' }, job);
   const cj: KObject = { metadata: { name: 'c' }, spec: { schedule: '* * * * *', jobTemplate: { spec: { podFailurePolicy: policy(), template: { spec: { containers: [] } } } } } };
-  applyDefaults({ group: 'batch', version: 'v1', kind: 'CronJob' }, cj);
+  defaultKind({ group: 'batch', version: 'v1', kind: 'CronJob' }, cj);
   for (const spec of [(job.spec as any), (cj.spec as any).jobTemplate.spec]) {
     assert.deepEqual(spec.podFailurePolicy.rules[0].onPodConditions.map((p: any) => p.status), ['True', 'False']);
   }
@@ -149,14 +151,14 @@ test('a pod-condition pattern of a pod failure policy defaults its status to Tru
 
 test('CronJob, StatefulSet, DaemonSet, Namespace, Secret, PVC, StorageClass, PriorityClass', () => {
   const cj: KObject = { metadata: { name: 'c' }, spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { spec: { containers: [] } } } } } };
-  applyDefaults({ group: 'batch', version: 'v1', kind: 'CronJob' }, cj);
+  defaultKind({ group: 'batch', version: 'v1', kind: 'CronJob' }, cj);
   const cs = cj.spec as any;
   assert.deepEqual([cs.concurrencyPolicy, cs.suspend, cs.successfulJobsHistoryLimit, cs.failedJobsHistoryLimit], ['Allow', false, 3, 1]);
   assert.equal(cs.jobTemplate.spec.backoffLimit, undefined);
   assert.equal(cs.jobTemplate.spec.template.spec.dnsPolicy, 'ClusterFirst');
 
   const sts: KObject = { metadata: { name: 's' }, spec: { volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: {} }], template: { spec: { containers: [] } } } };
-  applyDefaults(apps('StatefulSet'), sts);
+  defaultKind(apps('StatefulSet'), sts);
   const ss = sts.spec as any;
   assert.equal(ss.replicas, 1);
   assert.equal(ss.podManagementPolicy, 'OrderedReady');
@@ -167,35 +169,35 @@ test('CronJob, StatefulSet, DaemonSet, Namespace, Secret, PVC, StorageClass, Pri
   assert.equal(ss.volumeClaimTemplates[0].status.phase, 'Pending');
 
   const ds: KObject = { metadata: { name: 'd' }, spec: { template: { spec: { containers: [] } } } };
-  applyDefaults(apps('DaemonSet'), ds);
+  defaultKind(apps('DaemonSet'), ds);
   assert.deepEqual((ds.spec as any).updateStrategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
 
   const ns: KObject = { metadata: { name: 'team' } };
-  applyDefaults(core('Namespace'), ns);
+  defaultKind(core('Namespace'), ns);
   assert.deepEqual(ns.spec, { finalizers: ['kubernetes'] });
   assert.deepEqual(ns.status, { phase: 'Active' });
   assert.equal(ns.metadata.labels?.['kubernetes.io/metadata.name'], 'team');
 
   const secret: KObject = { metadata: { name: 's' } };
-  applyDefaults(core('Secret'), secret);
+  defaultKind(core('Secret'), secret);
   assert.equal(secret.type, 'Opaque');
 
   const pvc: KObject = { metadata: { name: 'p' }, spec: {} };
-  applyDefaults(core('PersistentVolumeClaim'), pvc);
+  defaultKind(core('PersistentVolumeClaim'), pvc);
   assert.equal((pvc.spec as any).volumeMode, 'Filesystem');
 
   const sc: KObject = { metadata: { name: 'standard' }, provisioner: 'x' };
-  applyDefaults({ group: 'storage.k8s.io', version: 'v1', kind: 'StorageClass' }, sc);
+  defaultKind({ group: 'storage.k8s.io', version: 'v1', kind: 'StorageClass' }, sc);
   assert.deepEqual([sc.reclaimPolicy, sc.volumeBindingMode], ['Delete', 'Immediate']);
 
   const pc: KObject = { metadata: { name: 'high' }, value: 1000 };
-  applyDefaults({ group: 'scheduling.k8s.io', version: 'v1', kind: 'PriorityClass' }, pc);
+  defaultKind({ group: 'scheduling.k8s.io', version: 'v1', kind: 'PriorityClass' }, pc);
   assert.equal(pc.preemptionPolicy, 'PreemptLowerPriority');
 });
 
 test('HPA v2 minReplicas, default metric and behavior', () => {
   const hpa: KObject = { metadata: { name: 'h' }, spec: { maxReplicas: 5, scaleTargetRef: { kind: 'Deployment', name: 'web' }, behavior: { scaleDown: { stabilizationWindowSeconds: 60 } } } };
-  applyDefaults({ group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler' }, hpa);
+  defaultKind({ group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler' }, hpa);
   const spec = hpa.spec as any;
   assert.equal(spec.minReplicas, 1);
   assert.equal(spec.metrics[0].resource.target.averageUtilization, 80);

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { humanDuration, shortHumanDuration } from '../../src/util/duration.js';
-import { tablePrinterFor } from '../../src/registry/tables/index.js';
+import { tablePrinterOf } from '../../src/registry/tables/def-printer.js';
+import { builtinDefOf } from '../helpers/builtin-defs.js';
 import type { KObject } from '../../src/machinery/types.js';
 
 const S = 1000;
@@ -15,6 +16,11 @@ const created = ago(10 * M);
 
 function obj(fields: Record<string, unknown>, metadata: Record<string, unknown> = {}): KObject {
   return { metadata: { name: 'x', creationTimestamp: created, ...metadata }, ...fields } as KObject;
+}
+
+/** The printer of the def serving `group`/`resource` (the default for one not served). */
+function tablePrinterFor(group: string, resource: string) {
+  return tablePrinterOf(builtinDefOf(group, resource) ?? {});
 }
 
 function row(group: string, resource: string, o: KObject): unknown[] {

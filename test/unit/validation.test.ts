@@ -1,14 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyDefaults, defaultJobSelector } from '../../src/registry/defaults/index.js';
-import { validateObject } from '../../src/registry/validation/index.js';
+import { defaultJobSelector } from '../../src/registry/defaults/batch.js';
+import { defaultKind, validateKind } from '../helpers/builtin-defs.js';
 import { checkAgainstSchema } from '../../src/registry/validation/schema.js';
 import { cronError } from '../../src/registry/validation/cron.js';
 import { parseQuantity } from '../../src/registry/validation/quantity.js';
 import type { GroupVersionKind, KObject } from '../../src/machinery/types.js';
 
 const deploymentGvk: GroupVersionKind = { group: 'apps', version: 'v1', kind: 'Deployment' };
-const ns = { namespaced: true };
 const lines = (errs: { field: string; message: string }[]) => errs.map((e) => `${e.field}: ${e.message}`);
 
 function deployment(mut?: (d: any) => void): KObject {
@@ -20,33 +19,33 @@ function deployment(mut?: (d: any) => void): KObject {
     },
   };
   mut?.(d);
-  applyDefaults(deploymentGvk, d);
+  defaultKind(deploymentGvk, d);
   return d;
 }
 
 test('a valid defaulted Deployment has no errors', () => {
-  assert.deepEqual(validateObject(deploymentGvk, deployment(), undefined, ns), []);
+  assert.deepEqual(validateKind(deploymentGvk, deployment()), []);
 });
 
 test('bad names use the DNS-1123 subdomain message; namespaces and services their own', () => {
-  const errs = validateObject(deploymentGvk, deployment((d) => { d.metadata.name = 'Web_1'; }), undefined, ns);
+  const errs = validateKind(deploymentGvk, deployment((d) => { d.metadata.name = 'Web_1'; }));
   assert.deepEqual(lines(errs), [
     `metadata.name: Invalid value: "Web_1": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
   ]);
-  const nsErrs = validateObject({ group: '', version: 'v1', kind: 'Namespace' }, { metadata: { name: 'a.b' } }, undefined, { namespaced: false });
+  const nsErrs = validateKind({ group: '', version: 'v1', kind: 'Namespace' }, { metadata: { name: 'a.b' } });
   assert.deepEqual(lines(nsErrs), ['metadata.name: Invalid value: "a.b": must not contain dots']);
   const svc: KObject = { metadata: { name: '1svc', namespace: 'default' }, spec: { ports: [{ port: 80 }] } };
-  applyDefaults({ group: '', version: 'v1', kind: 'Service' }, svc);
-  const svcErrs = validateObject({ group: '', version: 'v1', kind: 'Service' }, svc, undefined, ns);
+  defaultKind({ group: '', version: 'v1', kind: 'Service' }, svc);
+  const svcErrs = validateKind({ group: '', version: 'v1', kind: 'Service' }, svc);
   assert.match(lines(svcErrs)[0], /^metadata\.name: Invalid value: "1svc": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character \(e\.g\. 'my-name',  or 'abc-123', regex used/);
-  const noName = validateObject(deploymentGvk, deployment((d) => { delete d.metadata.name; }), undefined, ns);
+  const noName = validateKind(deploymentGvk, deployment((d) => { delete d.metadata.name; }));
   assert.deepEqual(lines(noName), ['metadata.name: Required value: name or generateName is required']);
-  const noNs = validateObject(deploymentGvk, deployment((d) => { delete d.metadata.namespace; }), undefined, ns);
+  const noNs = validateKind(deploymentGvk, deployment((d) => { delete d.metadata.namespace; }));
   assert.deepEqual(lines(noNs), ['metadata.namespace: Required value']);
 });
 
 test('labels are validated with upstream messages', () => {
-  const errs = validateObject(deploymentGvk, deployment((d) => { d.metadata.labels = { 'bad key!': 'ok', app: 'bad value!' }; }), undefined, ns);
+  const errs = validateKind(deploymentGvk, deployment((d) => { d.metadata.labels = { 'bad key!': 'ok', app: 'bad value!' }; }));
   assert.equal(errs.length, 2);
   assert.equal(errs[0].field, 'metadata.labels');
   assert.match(errs[0].message, /^Invalid value: "bad key!": name part must consist of alphanumeric characters, '-', '_' or '\.', and must start and end with an alphanumeric character \(e\.g\. 'MyName',  or 'my\.name',  or '123-abc'/);
@@ -54,33 +53,33 @@ test('labels are validated with upstream messages', () => {
 });
 
 test('missing image, duplicate container names and bad ports', () => {
-  const errs = validateObject(deploymentGvk, deployment((d) => {
+  const errs = validateKind(deploymentGvk, deployment((d) => {
     d.spec.template.spec.containers = [{ name: 'a' }, { name: 'a', image: 'x', ports: [{ containerPort: 70000 }] }];
-  }), undefined, ns);
+  }));
   assert.deepEqual(lines(errs), [
     'spec.template.spec.containers[0].image: Required value',
     'spec.template.spec.containers[1].name: Duplicate value: "a"',
     'spec.template.spec.containers[1].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
   ]);
-  const none = validateObject(deploymentGvk, deployment((d) => { d.spec.template.spec.containers = []; }), undefined, ns);
+  const none = validateKind(deploymentGvk, deployment((d) => { d.spec.template.spec.containers = []; }));
   assert.deepEqual(lines(none), ['spec.template.spec.containers: Required value']);
 });
 
 test('selector must match template labels; empty and missing selectors', () => {
-  const errs = validateObject(deploymentGvk, deployment((d) => { d.spec.template.metadata.labels = { app: 'x' }; }), undefined, ns);
+  const errs = validateKind(deploymentGvk, deployment((d) => { d.spec.template.metadata.labels = { app: 'x' }; }));
   assert.deepEqual(lines(errs), ['spec.template.metadata.labels: Invalid value: {"app":"x"}: `selector` does not match template `labels`']);
-  const missing = validateObject(deploymentGvk, deployment((d) => { delete d.spec.selector; }), undefined, ns);
+  const missing = validateKind(deploymentGvk, deployment((d) => { delete d.spec.selector; }));
   assert.deepEqual(lines(missing), ['spec.selector: Required value']);
-  const empty = validateObject(deploymentGvk, deployment((d) => { d.spec.selector = {}; }), undefined, ns);
+  const empty = validateKind(deploymentGvk, deployment((d) => { d.spec.selector = {}; }));
   assert.deepEqual(lines(empty), ['spec.selector: Invalid value: {}: empty selector is invalid for deployment']);
 });
 
 test('replicas, strategy and restartPolicy', () => {
-  const errs = validateObject(deploymentGvk, deployment((d) => {
+  const errs = validateKind(deploymentGvk, deployment((d) => {
     d.spec.replicas = -1;
     d.spec.strategy = { type: 'BlueGreen' };
     d.spec.template.spec.restartPolicy = 'Never';
-  }), undefined, ns);
+  }));
   assert.deepEqual(lines(errs), [
     'spec.replicas: Invalid value: -1: must be greater than or equal to 0',
     'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"',
@@ -91,14 +90,14 @@ test('replicas, strategy and restartPolicy', () => {
 test('deployment selector is immutable', () => {
   const old = deployment();
   const next = deployment((d) => { d.spec.selector = { matchLabels: { app: 'web', tier: 'a' } }; d.spec.template.metadata.labels.tier = 'a'; });
-  const errs = validateObject(deploymentGvk, next, old, ns);
+  const errs = validateKind(deploymentGvk, next, old);
   assert.deepEqual(lines(errs), ['spec.selector: Invalid value: {"matchLabels":{"app":"web","tier":"a"}}: field is immutable']);
 });
 
 test('requests above limits and negative quantities', () => {
-  const errs = validateObject(deploymentGvk, deployment((d) => {
+  const errs = validateKind(deploymentGvk, deployment((d) => {
     d.spec.template.spec.containers[0].resources = { limits: { cpu: '500m' }, requests: { cpu: '1', memory: '-1Gi' } };
-  }), undefined, ns);
+  }));
   assert.deepEqual(lines(errs), [
     'spec.template.spec.containers[0].resources.requests[memory]: Invalid value: "-1Gi": must be greater than or equal to 0',
     'spec.template.spec.containers[0].resources.requests[cpu]: Invalid value: "1": must be less than or equal to cpu limit of 500m',
@@ -110,17 +109,17 @@ test('requests above limits and negative quantities', () => {
 test('Job: restartPolicy, generated selector, immutable template', () => {
   const gvk = { group: 'batch', version: 'v1', kind: 'Job' };
   const job: any = { metadata: { name: 'pi', namespace: 'default', uid: 'u1' }, spec: { template: { spec: { containers: [{ name: 'pi', image: 'perl' }] } } } };
-  applyDefaults(gvk, job);
+  defaultKind(gvk, job);
   defaultJobSelector(job);
-  assert.deepEqual(lines(validateObject(gvk, job, undefined, ns)), [
+  assert.deepEqual(lines(validateKind(gvk, job)), [
     'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"',
   ]);
   job.spec.template.spec.restartPolicy = 'Never';
-  assert.deepEqual(validateObject(gvk, job, undefined, ns), []);
+  assert.deepEqual(validateKind(gvk, job), []);
   const next = structuredClone(job);
   next.spec.template.spec.containers[0].image = 'perl:2';
-  assert.deepEqual(validateObject(gvk, next, job, ns).map((e) => e.field), ['spec.template']);
-  assert.match(validateObject(gvk, next, job, ns)[0].message, /: field is immutable$/);
+  assert.deepEqual(validateKind(gvk, next, job).map((e) => e.field), ['spec.template']);
+  assert.match(validateKind(gvk, next, job)[0].message, /: field is immutable$/);
 });
 
 test('CronJob schedule', () => {
@@ -129,37 +128,37 @@ test('CronJob schedule', () => {
     metadata: { name: 'c', namespace: 'default' },
     spec: { schedule: 'every minute', jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox' }] } } } } },
   };
-  applyDefaults(gvk, cj);
-  assert.deepEqual(lines(validateObject(gvk, cj, undefined, ns)), ['spec.schedule: Invalid value: "every minute": expected exactly 5 fields, found 2: [every minute]']);
+  defaultKind(gvk, cj);
+  assert.deepEqual(lines(validateKind(gvk, cj)), ['spec.schedule: Invalid value: "every minute": expected exactly 5 fields, found 2: [every minute]']);
   cj.spec.schedule = '*/5 * * * *';
-  assert.deepEqual(validateObject(gvk, cj, undefined, ns), []);
+  assert.deepEqual(validateKind(gvk, cj), []);
   assert.equal(cronError('61 * * * *'), 'end of range (61) above maximum (59): 61');
   assert.equal(cronError('@hourly'), undefined);
   delete cj.spec.schedule;
-  assert.deepEqual(lines(validateObject(gvk, cj, undefined, ns)), ['spec.schedule: Required value']);
+  assert.deepEqual(lines(validateKind(gvk, cj)), ['spec.schedule: Required value']);
 });
 
 test('Service: ports required, type enum, clusterIP may not change', () => {
   const gvk = { group: '', version: 'v1', kind: 'Service' };
   const svc: any = { metadata: { name: 'web', namespace: 'default' }, spec: { type: 'Foo' } };
-  applyDefaults(gvk, svc);
-  assert.deepEqual(lines(validateObject(gvk, svc, undefined, ns)), [
+  defaultKind(gvk, svc);
+  assert.deepEqual(lines(validateKind(gvk, svc)), [
     'spec.type: Unsupported value: "Foo": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"',
     'spec.ports: Required value',
   ]);
   const old: any = { metadata: { name: 'web', namespace: 'default' }, spec: { ports: [{ port: 80 }], clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10'] } };
-  applyDefaults(gvk, old);
+  defaultKind(gvk, old);
   const next = structuredClone(old);
   next.spec.clusterIP = 'None';
   next.spec.clusterIPs = ['None'];
-  assert.deepEqual(lines(validateObject(gvk, next, old, ns)), ['spec.clusterIPs[0]: Invalid value: ["None"]: may not change once set']);
+  assert.deepEqual(lines(validateKind(gvk, next, old)), ['spec.clusterIPs[0]: Invalid value: ["None"]: may not change once set']);
 });
 
 test('ConfigMap with immutable: true cannot change data', () => {
   const gvk = { group: '', version: 'v1', kind: 'ConfigMap' };
   const old: KObject = { metadata: { name: 'c', namespace: 'default' }, data: { a: '1' }, immutable: true };
   const next: KObject = { ...old, data: { a: '2' } };
-  assert.deepEqual(lines(validateObject(gvk, next, old, ns)), ['data: Forbidden: field is immutable when `immutable` is set']);
+  assert.deepEqual(lines(validateKind(gvk, next, old)), ['data: Forbidden: field is immutable when `immutable` is set']);
 });
 
 test('schema: unknown field paths', () => {

@@ -1,6 +1,5 @@
 // Defaulting for the smaller API groups: autoscaling, networking, storage, scheduling, discovery, rbac,
 // admissionregistration. Each function takes the object loosely typed through kubernetes-types.
-import type { HorizontalPodAutoscaler as HpaV1 } from 'kubernetes-types/autoscaling/v1.js';
 import type { HPAScalingRules, HorizontalPodAutoscaler as HpaV2 } from 'kubernetes-types/autoscaling/v2.js';
 import type { IngressClass, NetworkPolicy, NetworkPolicyPort } from 'kubernetes-types/networking/v1.js';
 import type { CSIDriver, StorageClass } from 'kubernetes-types/storage/v1.js';
@@ -14,10 +13,6 @@ import { present } from './pod.js';
 
 const unset = (v: unknown) => v === undefined || v === null;
 const list = <T>(v: T[] | undefined): T[] => (Array.isArray(v) ? v : []);
-
-export function defaultHpaV1(hpa: HpaV1): void {
-  if (present(hpa.spec) && unset(hpa.spec.minReplicas)) hpa.spec.minReplicas = 1;
-}
 
 function scalingRules(given: HPAScalingRules | undefined, defaults: HPAScalingRules): HPAScalingRules {
   if (!present(given)) return defaults;

@@ -8,7 +8,8 @@ import { rfc3339 } from '../../util/clock.js';
 import type { Registry } from '../registry.js';
 import { servedVersions, storageKey, type ResourceDef, type StrategyContext } from '../resource.js';
 import { ApiError } from '../../machinery/errors.js';
-import { isDns1035Label, isDns1123Subdomain } from '../validation/names.js';
+import { isDns1035Label, isDns1123Subdomain, nameIsPathSegment } from '../validation/names.js';
+import { apiServicePrinter } from '../tables/apiregistration.js';
 
 const apiRegistrationGroup = 'apiregistration.k8s.io';
 /** The label autoregister puts on the APIServices it manages (`onstart`: those of the server's own groups). */
@@ -147,6 +148,8 @@ export const apiServices: ResourceDef = {
     setAvailable(o, ctx);
   },
   validate: (o) => validateAPIService(o),
+  nameValidation: nameIsPathSegment,
+  table: apiServicePrinter,
 };
 
 /** The APIServices of the group versions this server serves, as kube-apiserver's autoregister controller makes them. */

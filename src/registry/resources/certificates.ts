@@ -9,6 +9,8 @@ import { rfc3339 } from '../../util/clock.js';
 import type { ResourceDef, StrategyContext } from '../resource.js';
 import { validateCertificateSigningRequest } from '../validation/certificates.js';
 import { arr, rec, str } from '../validation/common.js';
+import { nameIsPathSegment } from '../validation/names.js';
+import { certificateSigningRequestPrinter } from '../tables/certificates.js';
 
 /** Spec in Go's field order, with the requester's identity replacing whatever the client sent. */
 function prepareCreate(obj: KObject, ctx: StrategyContext): void {
@@ -60,7 +62,7 @@ export const certificateResources: ResourceDef[] = [
     group: 'certificates.k8s.io', version: 'v1', kind: 'CertificateSigningRequest', plural: 'certificatesigningrequests', singular: 'certificatesigningrequest',
     namespaced: false, shortNames: ['csr'], subresources: ['status', 'approval'],
     fieldSelectors: { 'spec.signerName': pathGetter('spec.signerName') },
-    load: loadX509, prepareCreate, prepareUpdate,
+    load: loadX509, prepareCreate, prepareUpdate, nameValidation: nameIsPathSegment, table: certificateSigningRequestPrinter,
     validate: (obj, old) => validateCertificateSigningRequest(obj, old, { approval: false, certificate: true }),
     partialWrites: {
       approval: { merge: approvalMerge, validate: (obj, old) => validateCertificateSigningRequest(obj, old, { approval: true, certificate: false }) },

@@ -1,31 +1,10 @@
-// Pod rules beyond defaults: partial writes (resize, ephemeral containers) and the initial status.
-import type { Pod, Container } from 'kubernetes-types/core/v1.js';
-import type { KObject } from '../../machinery/types.js';
-import type { ResourceDef, StrategyContext } from '../resource.js';
+// Pod rules beyond defaults and validation: partial writes (resize, ephemeral containers) and the initial status.
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { ResourceDef } from '../resource.js';
+import { qosClass } from '../pod-qos.js';
 import { rfc3339 } from '../../util/clock.js';
 import { resizedPod, validatePodResize, validatePodSpec } from '../validation/pod.js';
 import { validateEphemeralContainersUpdate, withEphemeralContainers } from '../validation/ephemeral-containers.js';
-
-type Quantities = Record<string, string> | undefined;
-
-/** Upstream's QoS classes: Guaranteed when every container's requests equal limits for cpu and memory. */
-export function qosClass(pod: Pod): 'Guaranteed' | 'Burstable' | 'BestEffort' {
-  const containers: Container[] = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])];
-  let any = false;
-  let guaranteed = true;
-  for (const c of containers) {
-    const req: Quantities = c.resources?.requests;
-    const lim: Quantities = c.resources?.limits;
-    for (const r of ['cpu', 'memory']) {
-      if (req?.[r] || lim?.[r]) any = true;
-      const l = lim?.[r];
-      const q = req?.[r] ?? l;
-      if (!l || q !== l) guaranteed = false;
-    }
-  }
-  if (!any) return 'BestEffort';
-  return guaranteed ? 'Guaranteed' : 'Burstable';
-}
 
 export const podStrategy: Partial<ResourceDef> = {
   partialWrites: {

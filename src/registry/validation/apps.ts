@@ -7,6 +7,7 @@ import {
 } from './common.js';
 import { isValidPercent } from './names.js';
 import { validatePodTemplate } from './pod.js';
+import { validatePvcSpec } from './core.js';
 
 /** Selector presence, non-emptiness and its match with the template's labels, then the template itself. */
 function validateSelectorAndTemplate(spec: Record<string, unknown>, what: string): Errs {
@@ -148,13 +149,13 @@ export function validateStatefulSet(obj: KObject, old: KObject | undefined): Err
     if (!deepEqual(strip(obj.spec), strip(old.spec))) {
       errs.push(fieldForbidden('spec', "updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"));
     }
+  } else {
+    errs.push(...claimTemplateErrors(spec.volumeClaimTemplates));
   }
   return errs;
 }
 
-export const appsValidators: Record<string, (obj: KObject, old: KObject | undefined) => Errs> = {
-  Deployment: validateDeployment,
-  ReplicaSet: validateReplicaSet,
-  DaemonSet: validateDaemonSet,
-  StatefulSet: validateStatefulSet,
-};
+/** On create, each volume claim template's spec follows the PVC spec rules (path `spec.volumeClaimTemplates[i].spec`). */
+function claimTemplateErrors(templates: unknown): Errs {
+  return Array.isArray(templates) ? templates.flatMap((t, i) => validatePvcSpec(rec(t).spec, `spec.volumeClaimTemplates[${i}].spec`)) : [];
+}

@@ -7,10 +7,13 @@ const fields: Bounds[] = [
 ];
 const descriptors = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'];
 
+/** A field the parser refuses; cronError turns it into its text (no other error is caught). */
+class CronSyntaxError extends Error {}
+
 function parseInt10(expr: string): number {
-  if (!/^[+-]?[0-9]+$/.test(expr)) throw new Error(`failed to parse int from ${expr}: strconv.Atoi: parsing ${JSON.stringify(expr)}: invalid syntax`);
+  if (!/^[+-]?[0-9]+$/.test(expr)) throw new CronSyntaxError(`failed to parse int from ${expr}: strconv.Atoi: parsing ${JSON.stringify(expr)}: invalid syntax`);
   const n = Number(expr);
-  if (n < 0) throw new Error(`negative number (${n}) not allowed: ${expr}`);
+  if (n < 0) throw new CronSyntaxError(`negative number (${n}) not allowed: ${expr}`);
   return n;
 }
 
@@ -32,18 +35,18 @@ function checkRange(expr: string, b: Bounds): void {
     start = parseValue(hyphen[0], b);
     if (hyphen.length === 1) end = start;
     else if (hyphen.length === 2) end = parseValue(hyphen[1], b);
-    else throw new Error(`too many hyphens: ${expr}`);
+    else throw new CronSyntaxError(`too many hyphens: ${expr}`);
   }
   if (slash.length === 2) {
     const step = parseInt10(slash[1]);
-    if (step <= 0) throw new Error(`step of range should be a positive number: ${expr}`);
+    if (step <= 0) throw new CronSyntaxError(`step of range should be a positive number: ${expr}`);
     if (!star && hyphen.length === 1) end = b.max;
   } else if (slash.length > 2) {
-    throw new Error(`too many slashes: ${expr}`);
+    throw new CronSyntaxError(`too many slashes: ${expr}`);
   }
-  if (start < b.min) throw new Error(`beginning of range (${start}) below minimum (${b.min}): ${expr}`);
-  if (end > b.max) throw new Error(`end of range (${end}) above maximum (${b.max}): ${expr}`);
-  if (start > end) throw new Error(`beginning of range (${start}) beyond end of range (${end}): ${expr}`);
+  if (start < b.min) throw new CronSyntaxError(`beginning of range (${start}) below minimum (${b.min}): ${expr}`);
+  if (end > b.max) throw new CronSyntaxError(`end of range (${end}) above maximum (${b.max}): ${expr}`);
+  if (start > end) throw new CronSyntaxError(`beginning of range (${start}) beyond end of range (${end}): ${expr}`);
 }
 
 const durationRe = /^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$/;
@@ -64,7 +67,8 @@ export function cronError(schedule: string): string | undefined {
   try {
     parts.forEach((p, i) => p.split(',').forEach((r) => checkRange(r, fields[i])));
   } catch (e) {
-    return (e as Error).message;
+    if (e instanceof CronSyntaxError) return e.message;
+    throw e;
   }
   return undefined;
 }

@@ -5,7 +5,7 @@ import {
 } from '../../machinery/errors.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
 import { hasOwn } from '../../util/own.js';
-import { qosClass } from '../resources/pods.js';
+import { qosClass } from '../pod-qos.js';
 import { arr, deepEqual, rec, str, validateAnnotations, validateLabels, validateNonNegative, type Errs } from './common.js';
 import { inclusiveRangeError, isDns1123Label, isRelaxedEnvVarName, isValidPortName, nameIsDnsSubdomain } from './names.js';
 import { validateEphemeralContainers } from './ephemeral-containers.js';
