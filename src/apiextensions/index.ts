@@ -26,13 +26,14 @@ export { customResourceDefinitions } from './crd-resource.js';
 
 export function startApiExtensions(reg: Registry, clock: Clock, log: Logger): { stop(): void } {
   let pending = false;
+  let stopped = false;
   // Several CRDs established in a row update the APIServices once.
   const stopSync = reg.onDefsChanged(() => {
-    if (pending) return;
+    if (pending || stopped) return;
     pending = true;
     setImmediate(() => {
       pending = false;
-      syncLocalAPIServices(reg);
+      if (!stopped) syncLocalAPIServices(reg);
     });
   });
   const controller = new CrdController(reg, clock, log, {
@@ -47,6 +48,7 @@ export function startApiExtensions(reg: Registry, clock: Clock, log: Logger): { 
   });
   return {
     stop() {
+      stopped = true;
       stopSync();
       controller.stop();
     },
