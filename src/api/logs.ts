@@ -1,4 +1,4 @@
-// pods/log: text from the pod's simulated containers (a provider is installed by the kubelet simulation), with
+// pods/log: text from the pod's simulated containers (the kubelet simulation installs the provider), with
 // follow, previous, tailLines, sinceSeconds/sinceTime, timestamps and limitBytes as the kubelet serves them.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest } from '../machinery/errors.js';
@@ -10,24 +10,7 @@ import { openWatches } from './watch-stream.js';
 /** Bytes a `--follow` stream may hold for a client that does not read them. */
 const maxFollowBuffered = 16 * 1024 * 1024;
 
-export interface PodLogLine {
-  /** Clock time the line was printed, in ms. */
-  atMs: number;
-  text: string;
-}
-
-export interface LogProvider {
-  /** The lines a container printed so far (current or previous run), or why there are none to show. */
-  read(pod: KObject, container: string, previous: boolean): { lines: PodLogLine[] } | { error: string };
-  /** Streams the current run's lines after the first `skip`, until it stops; returns a cancel function. */
-  follow(pod: KObject, container: string, skip: number, onLine: (l: PodLogLine) => void, onEnd: () => void): () => void;
-  nowMs(): number;
-}
-
-let provider: LogProvider | undefined;
-export function setLogProvider(p: LogProvider | undefined): void {
-  provider = p;
-}
+import { logProvider, type PodLogLine } from '../kubelet/log-provider.js';
 
 /** RFC3339 with nine fraction digits, as the kubelet prefixes lines with `timestamps=true`. */
 export function rfc3339NanoFixed(ms: number): string {
@@ -83,8 +66,8 @@ export function podLogs(reg: Registry, namespace: string, name: string, req: Fas
   const previous = bool(q, 'previous');
   const follow = bool(q, 'follow') && !previous;
   const timestamps = bool(q, 'timestamps');
-  if (!provider) throw badRequest(`container "${container}" in pod "${name}" is waiting to start: ContainerCreating`);
-  const p = provider;
+  const p = logProvider();
+  if (!p) throw badRequest(`container "${container}" in pod "${name}" is waiting to start: ContainerCreating`);
   const since = sinceMs(q, p.nowMs());
   const got = p.read(pod, container, previous);
   if ('error' in got) throw badRequest(got.error);

@@ -9,7 +9,7 @@ import { matchesSelector, parseLabelSelector } from '../machinery/labels.js';
 import type { KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceDef } from '../registry/resource.js';
-import { formatBytes, formatNanoCores, nodeMetrics, podMetrics, podUsageByNode, type NodeMetrics, type PodMetrics } from './metrics-data.js';
+import { formatBytes, formatNanoCores, nodeMetrics, podMetrics, podUsageByNode, type NodeMetrics, type PodMetrics } from '../kubelet/metrics-data.js';
 import { outputFormat, partialBody, partialListBody } from './output.js';
 import { bool, query, str } from './query.js';
 import { pathNotFound, type RequestInfo } from './request-info.js';

@@ -17,7 +17,7 @@ import { pathNotFound, type RequestInfo } from './request-info.js';
 import type { HandlerContext } from './handler-context.js';
 import { sendWarnings, withWarnings } from './replies.js';
 import { evictPod } from './eviction.js';
-import { bindPod } from './binding.js';
+import { bindPod } from '../registry/pod-binding.js';
 import { podLogs } from './logs.js';
 import { tokenRequest } from './token.js';
 import { parseBody, mediaType, unsupportedPatchType } from './body.js';

@@ -2,8 +2,8 @@
 // (the pods/binding subresource), the simulated metrics pipeline, the default StorageClass and the cluster's PKI.
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
-import { bindPod as bind } from '../api/binding.js';
-import { podUsageNow as usage, type Usage } from '../api/metrics-data.js';
+import { bindPod as bind } from '../registry/pod-binding.js';
+import { podUsageNow as usage, type Usage } from '../kubelet/metrics-data.js';
 import { securityOf as security, type Security } from '../auth/security.js';
 import type { KObject } from '../machinery/types.js';
 import { defaultStorageClass as defaultClass } from '../registry/resources/claims.js';

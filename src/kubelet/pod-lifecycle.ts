@@ -3,7 +3,7 @@
 // Level-triggered: one work queue of pod keys; each reconcile advances the pod's runtime record to the current
 // clock time, writes the resulting status and asks to be called again when the next stage is due.
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { setLogProvider, type LogProvider } from '../api/logs.js';
+import { setLogProvider, type LogProvider } from './log-provider.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import { WorkQueue } from '../controllers/runtime/work-queue.js';
 import type { KObject } from '../machinery/types.js';

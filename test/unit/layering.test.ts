@@ -29,6 +29,8 @@ function sources(dir: string, depth = 0): string[] {
 
 const storageImport = /(?:from\s+|import\s*\(\s*)['"](?:\.\.?\/)+(?:[\w-]+\/)*storage\/[^'"]*['"]/;
 const hubUse = /\.hub\b/;
+/** The HTTP surface's internals (handlers, decoding): components and the client reach objects through the registry. */
+const apiImport = /(?:from\s+|import\s*\(\s*)['"](?:\.\.?\/)+(?:[\w-]+\/)*api\/[^'"]*['"]/;
 
 test('controllers, scheduler, kubelet and cluster neither import storage/ nor use the watch hub', () => {
   const root = projectRoot();
@@ -44,6 +46,21 @@ test('controllers, scheduler, kubelet and cluster neither import storage/ nor us
   }
   assert.ok(files > 20, `found the sources (${files} files)`);
   assert.deepEqual(offences, []);
+});
+
+test('controllers, scheduler, kubelet, cluster and the client do not import api/ internals', () => {
+  const root = projectRoot();
+  const offences: string[] = [];
+  for (const folder of ['controllers', 'scheduler', 'kubelet', 'cluster', 'client']) {
+    for (const file of sources(join(root, 'src', folder))) {
+      readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
+        if (apiImport.test(line)) offences.push(`${relative(root, file)}:${i + 1}: ${line.trim()}`);
+      });
+    }
+  }
+  assert.deepEqual(offences, []);
+  assert.ok(apiImport.test(`import { bindPod } from '../api/binding.js';`));
+  assert.ok(!apiImport.test(`import type { Pod } from 'kubernetes-types/core/v1.js';`));
 });
 
 test('the check itself catches what it is meant to', () => {

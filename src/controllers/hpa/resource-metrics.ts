@@ -3,7 +3,7 @@
 // (not running, node not reporting) are simply absent, as they are from metrics-server.
 import { formatScaled } from '../../machinery/resources.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { scrapeIntervalMs } from '../../api/metrics-data.js';
+import { scrapeIntervalMs } from '../../kubelet/metrics-data.js';
 import { podUsageNow } from '../../client/services.js';
 import type { Client } from '../../client/client.js';
 import type { PodMetrics } from './replica-calculator.js';

@@ -3,8 +3,8 @@
 import type { Container, Node, Pod } from 'kubernetes-types/core/v1.js';
 import type { KObject } from '../machinery/types.js';
 import { formatScaled, quantityValue } from '../machinery/resources.js';
-import { simAnnotation } from '../kubelet/annotations.js';
-import { containerUsage } from '../kubelet/usage.js';
+import { simAnnotation } from './annotations.js';
+import { containerUsage } from './usage.js';
 import type { Registry } from '../registry/registry.js';
 import { rfc3339 } from '../util/clock.js';
 

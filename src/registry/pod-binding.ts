@@ -2,7 +2,7 @@
 import { badRequest, conflict } from '../machinery/errors.js';
 import { isRecord, type KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
-import type { Registry } from '../registry/registry.js';
+import type { Registry } from './registry.js';
 
 interface Condition {
   type: string;
