@@ -1,6 +1,7 @@
 // The parts of apiextensions.k8s.io/v1 CustomResourceDefinition the server reads, as loose views of stored JSON
 // (the object itself has been validated before anything reads it as these types).
 import type { KObject } from '../machinery/types.js';
+import type { PrinterColumn } from './printer-columns.js';
 
 export interface CrdNames {
   plural: string;
@@ -9,15 +10,6 @@ export interface CrdNames {
   listKind?: string;
   shortNames?: string[];
   categories?: string[];
-}
-
-export interface PrinterColumn {
-  name: string;
-  type: string;
-  format?: string;
-  description?: string;
-  priority?: number;
-  jsonPath: string;
 }
 
 export interface ScaleSubresource {

@@ -6,9 +6,11 @@ import type { ResourceDef, Subresource } from '../registry/resource.js';
 import { crdTablePrinter } from './printer-columns.js';
 import { crdFieldSelectors } from './selectable-fields.js';
 import { applyScale, scaleOf, scalePathsOf, validateScaleFields } from './scale.js';
-import { compileVersion, type CompiledVersion } from './engines.js';
-import { storageVersionOf, type Crd } from './crd-types.js';
+import { compileVersion, compileVersionSync, enginesLoaded, type CompiledVersion } from './engines.js';
+import { storageVersionOf, type Crd, type CrdVersion } from './crd-types.js';
 import { compareKubeVersions } from './version-priority.js';
+
+const schemaOf = (v: CrdVersion): Record<string, unknown> => v.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
 
 /** What a CRD's versions compile to; shared by the def's hooks, filled in by `load`. */
 class CompiledCrd {
@@ -21,15 +23,20 @@ class CompiledCrd {
     this.ready ??= (async () => {
       for (const v of this.crd.spec.versions) {
         if (!v.served && !v.storage) continue;
-        this.byVersion.set(v.name, await compileVersion(v.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }));
+        if (!this.byVersion.has(v.name)) this.byVersion.set(v.name, await compileVersion(schemaOf(v)));
       }
     })();
     return this.ready;
   }
 
+  /** The compiled version; compiled here when no one awaited `load` (an in-process write) and the engines are loaded. */
   version(name: string): CompiledVersion {
-    const c = this.byVersion.get(name);
-    if (!c) throw new ApiError(503, 'ServiceUnavailable', `the schema of ${this.crd.metadata.name ?? ''} is not loaded yet`);
+    let c = this.byVersion.get(name);
+    if (c) return c;
+    const v = this.crd.spec.versions.find((x) => x.name === name);
+    if (!v || !enginesLoaded()) throw new ApiError(503, 'ServiceUnavailable', `the schema of ${this.crd.metadata.name ?? ''} is not loaded yet`);
+    c = compileVersionSync(schemaOf(v));
+    this.byVersion.set(name, c);
     return c;
   }
 }

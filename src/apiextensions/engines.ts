@@ -50,7 +50,12 @@ export interface CompiledVersion {
 
 export async function compileVersion(schema: Record<string, unknown>): Promise<CompiledVersion> {
   await loadEngines();
-  const compiled = await schemas().compileStructural(schema as RawSchema);
+  return compileVersionSync(schema);
+}
+
+/** compileVersion for callers that cannot wait (in-process writers); the engines must be loaded. */
+export function compileVersionSync(schema: Record<string, unknown>): CompiledVersion {
+  const compiled = schemas().compileStructuralSync(schema as RawSchema);
   const compiledRules = rules().compileSchemaRules(schema).rules;
   const { validateRules } = rules();
   return {

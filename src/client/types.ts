@@ -8,26 +8,8 @@ import type { ResourceDef } from '../registry/resource.js';
  */
 export type ResourceRef = string | ResourceDef;
 
-export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
-
 /** One committed change, as watchers and informers see it (the store's own change record, never copied). */
-export interface Change {
-  type: ChangeType;
-  /** The storage key of the resource (`core/pods`, `apps/replicasets`). */
-  resource: string;
-  rv: number;
-  object: KObject;
-  /** For MODIFIED and DELETED: the state before the change, when known. */
-  previous?: KObject;
-}
+export type { Change, ChangeType, ChangeListener } from '../storage/watch-hub.js';
 
-export type ChangeListener = (change: Change) => void;
-
-/**
- * Narrows a watch to objects whose indexed field reads `value` (or read it before the change). `of` must be the same
- * function for every watch on that field (a module-level constant): the store keeps one index per function.
- */
-export interface WatchTrigger {
-  of: (obj: KObject) => string | undefined;
-  value: string;
-}
+/** Narrows a watch to objects whose indexed field reads a value (the store keeps one index per field function). */
+export type { Trigger as WatchTrigger } from '../storage/watch-hub.js';
