@@ -24,6 +24,7 @@ import { preparePrivateDatabase } from './util/private-files.js';
 import { startApiExtensions } from './apiextensions/index.js';
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from './admission/webhook/index.js';
 import { loadCel, validatingAdmissionPolicyPlugin } from './admission/policy/index.js';
+import { startPolicyStatus } from './admission/policy/status-controller.js';
 
 export interface BonsaiOptions {
   host?: string;
@@ -123,6 +124,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   registry.addAdmission(mutatingWebhookPlugin(), validatingAdmissionPolicyPlugin(), validatingWebhookPlugin());
   bootstrap(registry);
   const apiExtensions = startApiExtensions(registry, clock, log.child({ component: 'apiextensions' }));
+  const policyStatus = startPolicyStatus(registry, log.child({ component: 'admission' }));
   const authorization = (registry.authorization = new Authorization(modes, store));
   if (audit?.enabled) registry.componentAudit = componentAuditSink(audit, authorization);
   if (exposed) {
@@ -173,6 +175,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
       scheduler.stop();
       controllers.stop();
       apiExtensions.stop();
+      policyStatus.stop();
       await closeGracefully(app, () => {
         for (const w of [...openWatches]) w();
       }, opts.shutdownGraceMs ?? defaultShutdownGraceMs);

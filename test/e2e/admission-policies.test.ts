@@ -86,6 +86,8 @@ describe('ValidatingAdmissionPolicy with kubectl', () => {
     assert.match(bindings, /^NAME\s+POLICYNAME\s+PARAMREF\s+AGE\n/);
     assert.match(bindings, /^max-replicas-deny\s+max-replicas\s+<unset>\s+\d+s\n/m);
     assert.match(bindings, /^max-replicas-warn\s+max-replicas\s+<unset>\s+\d+s\n/m);
+    // The type checker records the generation it checked.
+    await eventually(async () => (await k().ok(['get', 'validatingadmissionpolicy', 'max-replicas', '-o', 'jsonpath={.status.observedGeneration}'])).trim() === '1', 10_000, 'status.observedGeneration');
   });
 
   it('refuses a create with 6 replicas in a namespace the Deny binding selects', async () => {
