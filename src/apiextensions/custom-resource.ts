@@ -57,6 +57,7 @@ export function customResourceDef(crd: Crd, opts: { terminating?: boolean } = {}
     categories: names.categories,
     subresources,
     generation: true,
+    noStrategicMerge: true,
     load: () => compiled.load(),
     defaults: (obj) => compiled.version(storageVersion).defaults(obj),
     validate: (obj: KObject, old: KObject | undefined): FieldError[] => {
