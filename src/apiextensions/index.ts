@@ -26,13 +26,14 @@ export { customResourceDefinitions } from './crd-resource.js';
 
 export function startApiExtensions(reg: Registry, clock: Clock, log: Logger): { stop(): void } {
   let pending = false;
-  // Several CRDs established in a row update the APIServices once.
+  let stopped = false;
+  // Several CRDs established in a row update the APIServices once (not after stop: the store may be closed by then).
   const stopSync = reg.onDefsChanged(() => {
     if (pending) return;
     pending = true;
     setImmediate(() => {
       pending = false;
-      syncLocalAPIServices(reg);
+      if (!stopped) syncLocalAPIServices(reg);
     });
   });
   const controller = new CrdController(reg, clock, log, {
@@ -44,6 +45,7 @@ export function startApiExtensions(reg: Registry, clock: Clock, log: Logger): { 
   });
   return {
     stop() {
+      stopped = true;
       stopSync();
       controller.stop();
     },
