@@ -20,6 +20,10 @@ export function mediaType(contentType: string | undefined): string {
  */
 export const unsupportedPatchType = () => new ApiError(415, 'UnsupportedMediaType', '415: Unsupported Media Type', {});
 
+/** A strategic merge patch of a custom resource: upstream lists the patch types custom resources take. */
+export const strategicMergeRefused = () => new ApiError(415, 'UnsupportedMediaType',
+  'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml');
+
 /**
  * Parses a body by content type: JSON (also for no Content-Type, as upstream defaults to its first serializer),
  * YAML (also apply-patch+yaml, patches are parsed as JSON by their handler) or protobuf. Anything else, among them

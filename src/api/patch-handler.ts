@@ -5,7 +5,7 @@ import { isRecord, type KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import { storageKey, type PartialWrite, type ResourceDef } from '../registry/resource.js';
 import { rfc3339 } from '../util/clock.js';
-import { mediaType, parseBody, unsupportedPatchType } from './body.js';
+import { mediaType, parseBody, strategicMergeRefused, unsupportedPatchType } from './body.js';
 import { checkApplyConfiguration, checkKind, checkPatchedJson, checkPatchedStrategic } from './patch-decode.js';
 import { served, toStorage } from './output.js';
 import { applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, patchTypeOf } from './patch/index.js';
@@ -29,6 +29,7 @@ export async function handlePatch(reg: Registry, def: ResourceDef, version: stri
   const ct = req.headers['content-type'];
   const type = patchTypeOf(mediaType(ct));
   if (!type) throw unsupportedPatchType();
+  if (type === 'strategic' && def.noStrategicMerge) throw strategicMergeRefused();
   checkWriteOptions(q, 'PatchOptions', type);
   const patch = parseBody(req.body as Buffer | undefined, type === 'apply' ? 'application/apply-patch+yaml' : 'application/json');
   if (patch === undefined) throw badRequest('the body of the request was empty');

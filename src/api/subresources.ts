@@ -20,7 +20,7 @@ import { evictPod } from './eviction.js';
 import { bindPod } from '../registry/pod-binding.js';
 import { podLogs } from './logs.js';
 import { tokenRequest } from './token.js';
-import { parseBody, mediaType, unsupportedPatchType } from './body.js';
+import { parseBody, mediaType, strategicMergeRefused, unsupportedPatchType } from './body.js';
 import { patchTypeOf } from './patch/index.js';
 
 interface Replicated {
@@ -54,6 +54,7 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
   const q = query(req);
   const type = req.method === 'PATCH' ? patchTypeOf(mediaType(req.headers['content-type'])) : undefined;
   if (req.method === 'PATCH' && (!type || type === 'apply')) throw unsupportedPatchType();
+  if (type === 'strategic' && def.noStrategicMerge) throw strategicMergeRefused();
   checkWriteOptions(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions', type);
   const warnings: string[] = [];
   return reg.guaranteedUpdateAsync(def, ns, name, (cur) => {

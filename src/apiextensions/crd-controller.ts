@@ -34,7 +34,10 @@ export class CrdController {
 
   constructor(private readonly reg: Registry, private readonly clock: Clock, log: Logger, private readonly hooks: ServingHooks = {}) {
     this.queue = new WorkQueue('customresourcedefinitions', (name) => this.reconcile(name), clock, log);
-    this.stops.push(reg.store.hub.subscribe(crdKey, (c) => this.queue.add(c.object.metadata.name ?? '')));
+    this.stops.push(reg.store.hub.subscribe(crdKey, (c) => {
+      this.queue.add(c.object.metadata.name ?? '');
+      this.requeueRefused(c.object as Crd);
+    }));
     for (const crd of reg.listStored(crdKey) as Crd[]) {
       // Established CRDs are served at once after a restart; their schemas compile on first use.
       if (conditionOf(crd, 'Established')?.status === 'True' && !crd.metadata.deletionTimestamp) this.serve(crd);
@@ -46,6 +49,18 @@ export class CrdController {
     this.queue.stop();
     for (const s of this.stops) s();
     for (const s of this.watchedKeys.values()) s();
+  }
+
+  /**
+   * A change of one CRD (its names, or its deletion) may free names another CRD of its group was refused: those are
+   * judged again at once, as upstream's naming controller requeues the group's other CRDs.
+   */
+  private requeueRefused(changed: Crd): void {
+    const group = changed.spec?.group;
+    for (const o of this.reg.listStored(crdKey) as Crd[]) {
+      if (o.metadata.name === changed.metadata.name || o.spec?.group !== group) continue;
+      if (conditionOf(o, 'NamesAccepted')?.status !== 'True') this.queue.add(o.metadata.name ?? '');
+    }
   }
 
   private crdDef() {

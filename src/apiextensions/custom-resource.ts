@@ -64,13 +64,20 @@ export function customResourceDef(crd: Crd, opts: { terminating?: boolean } = {}
     categories: names.categories,
     subresources,
     generation: true,
+    noStrategicMerge: true,
     load: () => compiled.load(),
     defaults: (obj) => compiled.version(storageVersion).defaults(obj),
     validate: (obj: KObject, old: KObject | undefined): FieldError[] => {
       const errs = compiled.version(storageVersion).validate(obj, old);
       return scalePaths ? [...errs, ...validateScaleFields(obj, scalePaths)] : errs;
     },
-    checkFields: (obj, version, prune) => ({ unknownFields: prune ? compiled.version(version).prune(obj) : [], typeErrors: [] }),
+    checkFields: (obj, version, prune) => {
+      if (prune) return { unknownFields: compiled.version(version).prune(obj), typeErrors: [] };
+      // Server-side apply: fields the schema does not declare make the apply configuration fail, as upstream's typed
+      // conversion does (apply bodies are YAML, at most a few hundred levels deep, so the copy is safe).
+      const unknown = compiled.version(version).prune(structuredClone(obj));
+      return { unknownFields: [], typeErrors: unknown.map((p) => `.${p}: field not declared in schema`) };
+    },
     table: crdTablePrinter(crd, storageVersion),
     fieldSelectors: crdFieldSelectors(crd, storageVersion, scope === 'Namespaced'),
   };

@@ -27,7 +27,7 @@ export { customResourceDefinitions } from './crd-resource.js';
 export function startApiExtensions(reg: Registry, clock: Clock, log: Logger): { stop(): void } {
   let pending = false;
   let stopped = false;
-  // Several CRDs established in a row update the APIServices once.
+  // Several CRDs established in a row update the APIServices once (not after stop: the store may be closed by then).
   const stopSync = reg.onDefsChanged(() => {
     if (pending || stopped) return;
     pending = true;

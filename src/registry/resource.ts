@@ -54,6 +54,8 @@ export interface ResourceDef {
   /** Default deletion propagation when the client sends none. */
   defaultPropagation?: 'Orphan' | 'Background';
   fieldSelectors?: Record<string, FieldGetter>;
+  /** Strategic merge patches are refused with 415, as for custom resources (they have no patch strategies). */
+  noStrategicMerge?: boolean;
   /** Converts a stored object to a served version (apiVersion set by the caller). */
   toVersion?: (obj: KObject, version: string) => KObject;
   /** Converts a request body of a served version to the storage version. */

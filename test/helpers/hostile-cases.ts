@@ -17,6 +17,8 @@ export interface HostileCase {
   expectMessage?: RegExp;
   /** Instead of expectCode: the status answered to this other request (sent first), e.g. null ≡ absent. */
   sameAs?: Pick<HostileCase, 'method' | 'path' | 'headers' | 'body'>;
+  /** The answer must come within this many milliseconds. */
+  maxMs?: number;
 }
 
 export const NS = 'hostile';

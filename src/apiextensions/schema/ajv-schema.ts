@@ -22,6 +22,9 @@ export interface NodeMeta {
 
 export const metaOf = new WeakMap<object, NodeMeta>();
 
+/** The patternProperties key standing for a property named __proto__ (see toAjvSchema). */
+export const protoPattern = '^__proto__$';
+
 const openapiTypes = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object']);
 
 const count = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined);
@@ -68,7 +71,11 @@ export function toAjvSchema(s: RawSchema, depth = 0): Record<string, unknown> {
   const props = getOwn(s, 'properties');
   if (isRecord(props)) {
     const p: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-    for (const [k, v] of schemaEntries(props)) p[k] = toAjvSchema(v, depth + 1);
+    for (const [k, v] of schemaEntries(props)) {
+      // ajv loses a property named __proto__ (it builds plain objects from schemas): it is matched by name instead.
+      if (k === '__proto__') out.patternProperties = { [protoPattern]: toAjvSchema(v, depth + 1) };
+      else p[k] = toAjvSchema(v, depth + 1);
+    }
     out.properties = p;
   }
   const ap = getOwn(s, 'additionalProperties');

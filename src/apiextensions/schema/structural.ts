@@ -2,11 +2,11 @@
 // invariants of a structural schema. Everything that constrains values must sit in the structural part (type,
 // properties, items, additionalProperties) and value validations (allOf/anyOf/oneOf/not) may only add checks on
 // fields the structural part specifies. Errors come sorted by their rendering, as upstream sorts them.
-import { fieldForbidden, fieldInvalid, fieldRequired, type FieldError } from '../../machinery/errors.js';
+import { fieldForbidden, fieldInvalid, fieldRequired, fieldTooLong, type FieldError } from '../../machinery/errors.js';
 import { isRecord } from '../../machinery/types.js';
 import { getOwn, hasOwn } from '../../util/own.js';
 import { maxSchemaDepth, schemaEntries, str, type RawSchema } from './node.js';
-import { regexpError } from './regexp.js';
+import { maxPatternLength, patternTooLong, regexpError } from './regexp.js';
 
 type Level = 'root' | 'item' | 'field';
 const key = (p: string, k: string) => `${p}[${k}]`;
@@ -61,7 +61,8 @@ function valueValidation(v: RawSchema, skipAnyOf: boolean, skipFirstAllOfAnyOf: 
   const pattern = getOwn(v, 'pattern');
   if (typeof pattern === 'string' && pattern) {
     const bad = regexpError(pattern);
-    if (bad) errs.push(fieldInvalid(`${path}.pattern`, pattern, `must be a valid regular expression, but isn't: ${bad}`));
+    if (bad === patternTooLong) errs.push(fieldTooLong(`${path}.pattern`, pattern, maxPatternLength));
+    else if (bad) errs.push(fieldInvalid(`${path}.pattern`, pattern, `must be a valid regular expression, but isn't: ${bad}`));
   }
 }
 

@@ -34,7 +34,7 @@ export function newAjv(): AjvInstance {
   if (!AjvCtor) throw new Error('ajv is not loaded: await loadSchemaMachinery() first');
   return new AjvCtor({
     allErrors: true, verbose: true, strict: true, strictTypes: false, allowUnionTypes: true, ownProperties: true,
-    logger: false, validateFormats: true, formats: formatCheckers, code: { regExp: makeRegExp },
+    logger: false, strictRequired: false, validateFormats: true, formats: formatCheckers, code: { regExp: makeRegExp },
   });
 }
 
