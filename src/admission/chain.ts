@@ -38,8 +38,22 @@ export function runSync<T>(steps: Steps<T>): T {
 }
 
 /** Drives the steps, awaiting what they yield; a rejection is thrown back into the pipeline at the step. */
-export async function runAsync<T>(steps: Steps<T>): Promise<T> {
-  let r = steps.next();
+export function runAsync<T>(steps: Steps<T>): Promise<T> {
+  try {
+    return Promise.resolve(drive(steps));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** Drives the steps synchronously as long as nothing has to wait (the common case: no webhook), then awaits the rest. */
+export function drive<T>(steps: Steps<T>): T | Promise<T> {
+  const r = steps.next();
+  return r.done ? r.value : resume(steps, r);
+}
+
+async function resume<T>(steps: Steps<T>, first: IteratorResult<Wait, T>): Promise<T> {
+  let r = first;
   while (!r.done) {
     let settled: unknown;
     try {

@@ -111,10 +111,18 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
         if (def.namespaced && ns === undefined) throw methodNotAllowed('the server does not allow this method on the requested resource');
         checkWriteOptions(q, 'CreateOptions');
         const obj = decodeObject(reg, def, version, req, fieldValidation(q), warnings);
-        return reg.createAsync(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), warnings, owned: true, version }).then((created) => {
+        const done = (created: KObject) => {
           sendWarnings(reply, warnings);
           respondObject(reg, req, reply, def, version, created, 201);
-        }, (e) => withWarnings(reply, warnings, e));
+        };
+        let created: KObject | Promise<KObject>;
+        try {
+          created = reg.createOrWait(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), warnings, owned: true, version });
+        } catch (e) {
+          return withWarnings(reply, warnings, e);
+        }
+        if (created instanceof Promise) return created.then(done, (e) => withWarnings(reply, warnings, e));
+        return done(created);
       }
       case 'DELETE': {
         if (!verbAllowed(def, 'deletecollection')) throw methodNotAllowed();

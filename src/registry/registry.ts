@@ -12,7 +12,7 @@ import type { ComponentAuditSink } from '../audit/component-audit.js';
 import { servedVersions, storageKey, type ResourceDef, type StrategyContext } from './resource.js';
 import { createSteps, RetryUpdate, updateSteps, type WriteOptions } from './write.js';
 import { deleteSteps, type DeleteOptions } from './delete.js';
-import { runAsync, runSync } from '../admission/chain.js';
+import { drive, runAsync, runSync } from '../admission/chain.js';
 import type { AdmissionPlugin } from '../admission/types.js';
 import { builtinAdmission } from '../admission/builtin/index.js';
 import { checkReadRevision, listObjects, watchObjects, type ListOptions, type ListResult, type WatchHandle, type WatchOptions, type WatchSink } from './read.js';
@@ -179,6 +179,11 @@ export class Registry {
   /** A create that waits for admission (webhooks): the API server's request path. */
   createAsync(def: ResourceDef, namespace: string, obj: KObject, opts: WriteOptions = {}): Promise<KObject> {
     return runAsync(createSteps(this, def, namespace, obj, { ...opts, canWait: true }));
+  }
+
+  /** createAsync that answers at once when no admission plugin had to wait (a Promise only when one did). */
+  createOrWait(def: ResourceDef, namespace: string, obj: KObject, opts: WriteOptions = {}): KObject | Promise<KObject> {
+    return drive(createSteps(this, def, namespace, obj, { ...opts, canWait: true }));
   }
 
   /** guaranteedUpdate that waits for admission; starts over when the object changed while admission waited. */
