@@ -11,6 +11,7 @@ import { deployment, deploymentTypeSweep, patchCases, podNullSweep, resourceName
 import { configMap, protobufCases } from '../helpers/hostile-protobuf.js';
 import { validationGapCases } from '../helpers/hostile-validation.js';
 import { credentialHeaderCases, securityBodyCases } from '../helpers/hostile-security.js';
+import { admissionConfigCases } from '../helpers/hostile-admission.js';
 import { THINGS, XGROUP, crdSchemaCases, crdUpdateCases, customObjectCases, customPatchCases, customScaleCases, extensionFixtures, extensionServed } from '../helpers/hostile-extensions.js';
 
 interface Answer {
@@ -152,6 +153,7 @@ describe('hostile input', () => {
     ['patches of custom objects', customPatchCases],
     ['scale subresource bodies of custom objects', customScaleCases],
     ['CRD updates: scope, group, names, storage versions', crdUpdateCases],
+    ['admission policies, bindings and webhook configurations', admissionConfigCases],
   ];
   let total = 0;
   for (const [title, make] of groups) {

@@ -43,6 +43,15 @@ function handler(req: IncomingMessage, res: ServerResponse): void {
     if (path === '/deny403') return reply({ allowed: false, status: { code: 403, reason: 'Forbidden', message: 'no way' } });
     if (path === '/warn') return reply({ allowed: true, warnings: ['careful now'] });
     if (path === '/baduid') return res.end(JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'other', allowed: true } }));
+    const patched = (patch: unknown) => reply({ allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') });
+    // Hostile answers: what a broken or malicious webhook may send back.
+    if (path === '/notjson') return res.end('<html>oops</html>');
+    if (path === '/huge') return res.end(`{"response":{"uid":"${uid}","allowed":true,"warnings":["${'w'.repeat(4 * 1024 * 1024)}"]}}`);
+    if (path === '/protopatch') return patched([{ op: 'add', path: '/metadata/__proto__/polluted', value: 'yes' }, { op: 'add', path: '/constructor/prototype/polluted', value: 'yes' }]);
+    if (path === '/toarray') return patched([{ op: 'replace', path: '', value: [1, 2, 3] }]);
+    if (path === '/deeppatch') return patched([{ op: 'add', path: '/data/deep', value: JSON.parse(`${'{"a":'.repeat(1200)}1${'}'.repeat(1200)}`) }]);
+    if (path === '/badpatch') return reply({ allowed: true, patchType: 'JSONPatch', patch: 'not base64 json!!' });
+    if (path === '/allowedstring') return reply({ allowed: 'yes' });
     if (path === '/label') {
       const patch = [{ op: 'add', path: '/metadata/labels/mutated', value: 'yes' }];
       return reply({ allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') });
@@ -259,6 +268,31 @@ describe('mutating webhooks', () => {
     const e = await rejection(mutatingWebhookPlugin().mutate!(attrs(reg, { operation: 'DELETE', object: undefined, oldObject: old })));
     assert.equal(e.code, 500);
     assert.equal(e.message, 'Internal error occurred: admission webhook "label.example.com" attempted to modify the object, which is not supported for this operation');
+  });
+});
+
+describe('hostile webhook answers', () => {
+  // A patch that cannot be applied fails the request whatever the failurePolicy, as upstream (an internal error, not a
+  // failure to call the webhook); the other answers are failures to call it.
+  for (const [path, named] of [['/notjson', true], ['/huge', true], ['/protopatch', false], ['/toarray', false], ['/deeppatch', false], ['/badpatch', false], ['/allowedstring', true]] as const) {
+    it(`fails the request on ${path} without touching prototypes or the process`, async () => {
+      const reg = cluster();
+      configure(reg, 'mutating', [hook('hostile.example.com', path)]);
+      const a = attrs(reg);
+      const e = await rejection(mutatingWebhookPlugin().mutate!(a));
+      assert.ok(e.code >= 400, `code ${e.code}`);
+      if (named) assert.match(e.message, /hostile\.example\.com/);
+      assert.equal(({} as Record<string, unknown>).polluted, undefined);
+      assert.equal((Object.prototype as Record<string, unknown>).polluted, undefined);
+    });
+  }
+
+  it('ignores the failures to call under failurePolicy Ignore', async () => {
+    const reg = cluster();
+    configure(reg, 'mutating', ['/notjson', '/huge', '/allowedstring'].map((p, i) => hook(`ignored${i}.example.com`, p, { failurePolicy: 'Ignore' })));
+    const a = attrs(reg);
+    await mutatingWebhookPlugin().mutate!(a);
+    assert.deepEqual(a.object?.data, { a: 'b' });
   });
 });
 

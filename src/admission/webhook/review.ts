@@ -71,6 +71,10 @@ export function verifyResponse(review: unknown, uid: string, mutating: boolean):
   if (!isRecord(review)) throw new Error('webhook response was absent');
   const response = review.response;
   if (!isRecord(response)) throw new Error('webhook response was absent');
+  // Go decodes the review into typed fields: a non-boolean `allowed` fails the decoding, as a failed call.
+  if (response.allowed !== undefined && response.allowed !== null && typeof response.allowed !== 'boolean') {
+    throw new Error(`json: cannot unmarshal ${typeof response.allowed} into Go struct field AdmissionResponse.response.allowed of type bool`);
+  }
   if (response.uid !== uid) throw new Error(`expected response.uid="${uid}", got "${typeof response.uid === 'string' ? response.uid : ''}"`);
   if (review.apiVersion !== 'admission.k8s.io/v1' || review.kind !== 'AdmissionReview') {
     const [group, version] = typeof review.apiVersion === 'string' && review.apiVersion.includes('/') ? review.apiVersion.split('/', 2) : ['', typeof review.apiVersion === 'string' ? review.apiVersion : ''];
