@@ -15,16 +15,23 @@ const isPromise = (v: unknown): v is Promise<unknown> => typeof (v as { then?: u
  */
 export function* admit(plugins: readonly AdmissionPlugin[], phase: 'mutate' | 'validate', attrs: AdmissionAttributes): Steps<boolean> {
   let waited = false;
-  for (const p of plugins) {
-    const run = p[phase];
-    if (!run || (p.handles && !p.handles(attrs))) continue;
-    const r = run.call(p, attrs);
+  for (const p of phaseOf(plugins, phase)) {
+    if (p.handles && !p.handles(attrs)) continue;
+    const r = phase === 'mutate' ? p.mutate!(attrs) : p.validate!(attrs);
     if (isPromise(r)) {
       waited = true;
       yield r;
     }
   }
   return waited;
+}
+
+/** The plugins of a list that take part in a phase (computed once per list). */
+const phases = new WeakMap<readonly AdmissionPlugin[], { mutate: AdmissionPlugin[]; validate: AdmissionPlugin[] }>();
+function phaseOf(plugins: readonly AdmissionPlugin[], phase: 'mutate' | 'validate'): AdmissionPlugin[] {
+  let split = phases.get(plugins);
+  if (!split) phases.set(plugins, (split = { mutate: plugins.filter((p) => p.mutate), validate: plugins.filter((p) => p.validate) }));
+  return split[phase];
 }
 
 /** Drives the steps without waiting (in-process writes): a step that returns a promise anyway is not waited for. */
