@@ -139,6 +139,14 @@ export class Client {
     return this.reg.create(this.resolver.def(res), namespace, obj as KObject, opts) as T;
   }
 
+  /**
+   * A create that admission webhooks see, as they see every create upstream: the object at once when no webhook had to
+   * be called, a Promise when one was (see `Steps` in admission/chain.ts for writing callers that can wait).
+   */
+  createOrWait<T = KObject>(res: ResourceRef, namespace: string, obj: T, opts?: WriteOptions): T | Promise<T> {
+    return this.reg.createOrWait(this.resolver.def(res), namespace, obj as KObject, opts) as T | Promise<T>;
+  }
+
   /** Replaces the object (its resourceVersion, when set, must be current). */
   update<T = KObject>(res: ResourceRef, namespace: string, name: string, obj: T, opts?: WriteOptions): T {
     return this.reg.update(this.resolver.def(res), namespace, name, obj as KObject, opts) as T;

@@ -181,9 +181,30 @@ export class Registry {
     return runAsync(createSteps(this, def, namespace, obj, { ...opts, canWait: true }));
   }
 
-  /** createAsync that answers at once when no admission plugin had to wait (a Promise only when one did). */
+  /**
+   * A create that lets admission wait (webhooks), answering at once when no plugin had to (a Promise only when one
+   * did): the API server's request path, and in-process writers that can wait (workload controllers creating pods).
+   */
   createOrWait(def: ResourceDef, namespace: string, obj: KObject, opts: WriteOptions = {}): KObject | Promise<KObject> {
-    return drive(createSteps(this, def, namespace, obj, { ...opts, canWait: true }));
+    const run = () => drive(createSteps(this, def, namespace, obj, { ...opts, canWait: true }));
+    if (!this.componentAudit || !this.component || !this.actor) return run();
+    const sink = this.componentAudit;
+    const base = { user: this.actor, component: this.component, verb: 'create', def, namespace: def.namespaced ? namespace : '', name: obj.metadata?.name ?? '', subresource: '', started: sink.now() };
+    const settle = (r: KObject) => {
+      sink.record({ ...base, code: 201, object: r });
+      return r;
+    };
+    const fail = (error: unknown): never => {
+      sink.record({ ...base, error });
+      throw error;
+    };
+    let r: KObject | Promise<KObject>;
+    try {
+      r = run();
+    } catch (error) {
+      return fail(error);
+    }
+    return r instanceof Promise ? r.then(settle, fail) : settle(r);
   }
 
   /** guaranteedUpdate that waits for admission; starts over when the object changed while admission waited. */

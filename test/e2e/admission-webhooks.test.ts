@@ -1,11 +1,9 @@
 // Admission webhooks through the real kubectl, served by an HTTPS server in this test process (127.0.0.1, a
 // self-signed CA in caBundle, url clientConfig): denials with and without a status code, a JSONPatch mutation,
 // timeouts under failurePolicy Ignore and Fail while the API server stays responsive, namespaceSelector and
-// objectSelector that keep a webhook from being called, server-side dry run, and the scale subresource's Scale.
-//
-// Known gap, asserted nothing about: objects the controllers write in process (a Deployment's ReplicaSets and pods)
-// go through the synchronous write path, which cannot wait for an HTTP call, so webhooks skip those writes. Upstream
-// calls webhooks for them too (the controllers are API clients there).
+// objectSelector that keep a webhook from being called, server-side dry run, the scale subresource's Scale, and the
+// pods workload controllers create (a sidecar injector and a denial reach a Deployment's and a Job's pods). Other
+// objects controllers write in process (ReplicaSets, Jobs of CronJobs, status) do not wait for webhooks.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:https';
@@ -50,6 +48,16 @@ function handle(path: string, review: Json, res: ServerResponse): void {
     case '/hang':
       hanging.push(res);
       return;
+    case '/inject': {
+      // A sidecar injector: a label and a second container.
+      const patch = [
+        { op: 'add', path: '/metadata/labels/injected', value: 'yes' },
+        { op: 'add', path: '/spec/containers/-', value: { name: 'sidecar', image: 'proxy:1' } },
+      ];
+      return respond(res, review, { allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(patch)).toString('base64') });
+    }
+    case '/deny-pods':
+      return respond(res, review, { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'no pods for you' } });
     default:
       return respond(res, review, { allowed: true });
   }
@@ -192,6 +200,35 @@ describe('admission webhooks with kubectl', () => {
     assert.equal(await k().ok(['get', 'configmap', 'untouched', '-n', 'plain', '-o', 'jsonpath={.metadata.labels}']), '');
     assert.equal(calls('/mutate', 'plain').length, 0);
     assert.equal(calls('/validate', 'plain').length, 0);
+  });
+
+  it('calls webhooks for the pods workload controllers create: an injector mutates them, a denial fails the create', async () => {
+    await k().ok(['create', 'namespace', 'inject']);
+    await k().ok(['label', 'namespace', 'inject', 'inject=yes']);
+    const podRules = `[{apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}]`;
+    await k().ok(['apply', '-f', '-'], { input: configuration('Mutating', 'pod-injector', base, caBundle, [{ name: 'inject.e2e.bonsai.dev', path: '/inject', rules: podRules, namespaceSelector: '{matchLabels: {inject: "yes"}}' }]) });
+    await k().ok(['apply', '-f', '-'], { input: configuration('Validating', 'pod-guard', base, caBundle, [{ name: 'deny-pods.e2e.bonsai.dev', path: '/deny-pods', rules: podRules, namespaceSelector: '{matchLabels: {inject: "yes"}}', objectSelector: '{matchLabels: {app: denied}}' }]) });
+    await k().ok(['create', 'deployment', 'web', '-n', 'inject', '--image=nginx', '--replicas=2']);
+    await k().ok(['create', 'job', 'once', '-n', 'inject', '--image=busybox']);
+    const pods = await eventually(async () => {
+      const list = JSON.parse(await k().ok(['get', 'pods', '-n', 'inject', '-o', 'json'])) as Json;
+      return list.items.length === 3 && list.items;
+    }, 20_000, 'the deployment\'s and the job\'s pods');
+    for (const pod of pods as Json[]) {
+      assert.equal(pod.metadata.labels.injected, 'yes', pod.metadata.name);
+      assert.deepEqual(pod.spec.containers.map((c: Json) => c.name).slice(-1), ['sidecar'], pod.metadata.name);
+    }
+    const reviews = calls('/inject', 'inject');
+    assert.ok(reviews.some((r) => r.request.userInfo.username === 'system:serviceaccount:kube-system:replicaset-controller'), 'the ReplicaSet controller is the user');
+    assert.ok(reviews.some((r) => r.request.userInfo.username === 'system:serviceaccount:kube-system:job-controller'), 'the Job controller is the user');
+    await k().ok(['create', 'deployment', 'denied', '-n', 'inject', '--image=nginx']);
+    const message = await eventually(async () => {
+      const events = await k().ok(['get', 'events', '-n', 'inject', '--field-selector', 'reason=FailedCreate', '-o', 'jsonpath={.items[*].message}']);
+      return events.includes('no pods for you') && events;
+    }, 20_000, 'a FailedCreate event');
+    assert.match(message, /Error creating: admission webhook "deny-pods\.e2e\.bonsai\.dev" denied the request: no pods for you/);
+    await k().ok(['delete', 'mutatingwebhookconfiguration', 'pod-injector']);
+    await k().ok(['delete', 'validatingwebhookconfiguration', 'pod-guard']);
   });
 
   it('does not call a webhook whose namespaceSelector or objectSelector does not match', async () => {

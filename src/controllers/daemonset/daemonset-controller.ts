@@ -15,6 +15,7 @@ import { canonicalJson } from '../workload/hash.js';
 import { History, revisionHashLabel } from '../workload/history.js';
 import { keyOf, splitKey } from '../workload/owner.js';
 import { ownerKeysFor } from '../workload/dependents.js';
+import { drive, type Steps } from '../../util/steps.js';
 import { PodControl, errorMessage } from '../workload/pod-control.js';
 import { msUntilAvailable } from '../workload/pod-state.js';
 import { pinToNode, placement, targetNodeName } from './eligibility.js';
@@ -35,7 +36,7 @@ export class DaemonSetController {
   private readonly backoff = new FailedPodBackoff();
 
   constructor(private readonly client: Client, clock: Clock, private readonly log: Logger) {
-    this.queue = new WorkQueue('daemonset', (key) => this.reconcile(key), clock, log);
+    this.queue = new WorkQueue('daemonset', (key) => drive(this.reconcile(key)), clock, log);
     this.events = new EventRecorder(client, { component: 'daemonset-controller' });
     this.pods = new PodControl(client, this.events);
     this.history = new History(client);
@@ -57,7 +58,8 @@ export class DaemonSetController {
     for (const ds of all()) this.queue.add(keyOf(ds as unknown as KObject));
   }
 
-  private reconcile(key: string): void | number {
+  /** Steps: waits only while an admission webhook is called for a pod it creates (see util/steps.ts). */
+  private *reconcile(key: string): Steps<void | number> {
     const { namespace, name } = splitKey(key);
     const ds = this.client.get('apps/v1/daemonsets', namespace, name) as unknown as DaemonSet | undefined;
     if (!ds) return;
@@ -72,8 +74,8 @@ export class DaemonSetController {
     const hash = cur.metadata?.labels?.[revisionHashLabel] ?? '';
     // One instant for the whole pass: a pod judged not yet available must also be the one the requeue waits for.
     const now = this.client.clock.nowMs();
-    let retry = this.manage(ds, nodes, hash, now);
-    if (ds.spec?.updateStrategy?.type !== 'OnDelete') this.rollingUpdate(ds, nodes, hash, now);
+    let retry = yield* this.manage(ds, nodes, hash, now);
+    if (ds.spec?.updateStrategy?.type !== 'OnDelete') yield* this.rollingUpdate(ds, nodes, hash, now);
     this.cleanupHistory(ds, old);
     retry = minOf(retry, this.updateStatus(ds, nodes, hash, now));
     // A ready pod turning available (minReadySeconds) may let the rollout move on: look again then.
@@ -98,7 +100,7 @@ export class DaemonSetController {
     return byNode;
   }
 
-  private manage(ds: DaemonSet, nodes: Node[], hash: string, now: number): number | undefined {
+  private *manage(ds: DaemonSet, nodes: Node[], hash: string, now: number): Steps<number | undefined> {
     const byNode = this.podsByNode(ds);
     const create: string[] = [];
     const remove: Pod[] = [];
@@ -115,11 +117,11 @@ export class DaemonSetController {
     for (const [node, pods] of byNode) {
       if (!existing.has(node)) remove.push(...pods.filter((p) => !p.spec?.nodeName && !p.metadata?.deletionTimestamp));
     }
-    this.sync(ds, remove, create, hash);
+    yield* this.sync(ds, remove, create, hash);
     return retry;
   }
 
-  private rollingUpdate(ds: DaemonSet, nodes: Node[], hash: string, now: number): void {
+  private *rollingUpdate(ds: DaemonSet, nodes: Node[], hash: string, now: number): Steps<void> {
     const byNode = this.podsByNode(ds);
     const wanted = new Set<string>();
     for (const node of nodes) {
@@ -132,11 +134,11 @@ export class DaemonSetController {
     if (plan.deletePods.length || plan.createOnNodes.length) {
       this.log.debug({ ds: keyOf(ds as unknown as KObject), delete: plan.deletePods.map((p) => p.metadata?.name), create: plan.createOnNodes }, 'rolling update step');
     }
-    this.sync(ds, plan.deletePods, plan.createOnNodes, hash);
+    yield* this.sync(ds, plan.deletePods, plan.createOnNodes, hash);
   }
 
   /** Deletes then creates; a failed create stops further creates this round (slow start) and fails the sync for a retry. */
-  private sync(ds: DaemonSet, remove: Pod[], createOn: string[], hash: string): void {
+  private *sync(ds: DaemonSet, remove: Pod[], createOn: string[], hash: string): Steps<void> {
     const owner = ds as unknown as KObject;
     let failure: unknown;
     for (const pod of remove) {
@@ -150,7 +152,7 @@ export class DaemonSetController {
       const template = daemonPodTemplate(ds, hash);
       for (const node of createOn) {
         try {
-          this.pods.create(owner, template, { mutate: (pod) => void (pod.spec!.affinity = pinToNode(pod.spec?.affinity, node)) });
+          yield* this.pods.create(owner, template, { mutate: (pod) => void (pod.spec!.affinity = pinToNode(pod.spec?.affinity, node)) });
         } catch (err) {
           const ns = this.client.get('v1/namespaces', '', ds.metadata?.namespace ?? '');
           if (!ns || ns.metadata.deletionTimestamp) return;

@@ -1,6 +1,7 @@
 // The Job controller (upstream pkg/controller/job): runs a Job's pods to completion, counting each finished pod once
 // through the batch.kubernetes.io/job-tracking finalizer. Level-triggered: Job and pod changes enqueue the Job;
 // a second queue strips the finalizer from pods whose Job is gone or finished.
+import { drive, type Steps } from '../../util/steps.js';
 import type { Job } from 'kubernetes-types/batch/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
@@ -43,7 +44,7 @@ export class JobController {
     this.events = new EventRecorder(client, { component: 'job-controller' });
     this.ops = new JobPodOps(client, new PodControl(client, this.events));
     this.jobsDef = client.resource('batch/v1/jobs')!;
-    this.queue = new WorkQueue('job', (k) => this.sync(k), clock, log);
+    this.queue = new WorkQueue('job', (k) => drive(this.sync(k)), clock, log);
     this.orphans = new WorkQueue('job-orphan-pod', (k) => this.syncOrphanPod(k), clock, log);
     this.stops.push(client.watch('batch/v1/jobs', (c) => {
       const job = c.object as unknown as Job;
@@ -112,7 +113,8 @@ export class JobController {
     return mine.map((p) => (orphans.has(p.metadata?.uid) && !hasTrackingFinalizer(p) ? this.ops.addFinalizer(p) : p));
   }
 
-  private sync(k: string): number | undefined {
+  /** Steps: waits only while an admission webhook is called for a pod it creates (see util/steps.ts). */
+  private *sync(k: string): Steps<number | undefined> {
     const { namespace, name } = splitKey(k);
     const shared = this.job(namespace, name);
     if (!shared) {
@@ -133,7 +135,7 @@ export class JobController {
       return undefined;
     }
     const uid = shared.metadata?.uid;
-    return syncJob(k, shared, this.podsFor(shared), {
+    return yield* syncJob(k, shared, this.podsFor(shared), {
       now: () => rfc3339(this.clock.now()),
       nowMs: () => this.clock.nowMs(),
       ops: this.ops,

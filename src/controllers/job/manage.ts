@@ -2,6 +2,7 @@
 // otherwise surplus pods (and, for Indexed Jobs, duplicate or out-of-range indexes) are deleted, and missing pods
 // are created once the failure backoff has passed. Pods being deleted are not replaced while they terminate when
 // podReplacementPolicy is Failed.
+import type { Steps } from '../../util/steps.js';
 import type { Job } from 'kubernetes-types/batch/v1.js';
 import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import { remainingBackoffMs, remainingIndexBackoffMs } from './backoff.js';
@@ -52,7 +53,7 @@ function baseTemplate(job: Job): PodTemplateSpec {
 }
 
 /** Runs manageJob; returns the number of active pods afterwards and the first API error, if any. */
-export function manageJob(ops: JobPodOps, ctx: SyncContext, nowMs: number): { active: number; error?: unknown } {
+export function* manageJob(ops: JobPodOps, ctx: SyncContext, nowMs: number): Steps<{ active: number; error?: unknown }> {
   const job = ctx.job;
   let active = ctx.active.length;
   if (isSuspended(job)) return removePods(ops, ctx, activePodsForRemoval(job, ctx.active, active), active);
@@ -107,7 +108,7 @@ export function manageJob(ops: JobPodOps, ctx: SyncContext, nowMs: number): { ac
         if (counts.ignored > 0) ann[indexIgnoredFailureCountKey] = String(counts.ignored);
       }
     }
-    const r = ops.create(job, template, generateName);
+    const r = yield* ops.create(job, template, generateName);
     if (r.error) {
       error = r.error;
       break; // slow start: stop at the first refusal, the next sync retries

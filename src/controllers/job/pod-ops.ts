@@ -1,5 +1,6 @@
 // The writes the Job controller makes to pods: create from the template (with the tracking finalizer and, for
 // Indexed Jobs, the index), delete, and remove the tracking finalizer.
+import type { Steps } from '../../util/steps.js';
 import type { Job } from 'kubernetes-types/batch/v1.js';
 import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import { isPodReady } from '../../machinery/conditions.js';
@@ -64,10 +65,10 @@ export class JobPodOps {
     return { deleted, deletedReady, error };
   }
 
-  /** Creates a pod from the (already prepared) template; undefined when the API refused it. */
-  create(job: Job, template: PodTemplateSpec, generateName?: string): { pod?: Pod; error?: unknown } {
+  /** Creates a pod from the (already prepared) template; undefined when the API refused it. Steps: see util/steps.ts. */
+  *create(job: Job, template: PodTemplateSpec, generateName?: string): Steps<{ pod?: Pod; error?: unknown }> {
     try {
-      return { pod: this.control.create(job as unknown as KObject, template, generateName ? { generateName } : {}) };
+      return { pod: yield* this.control.create(job as unknown as KObject, template, generateName ? { generateName } : {}) };
     } catch (error) {
       return { error };
     }

@@ -1,5 +1,6 @@
 // One sync of one Job (upstream syncJob): count pods, decide whether the Job has failed or succeeded, otherwise
 // manage its pods and its Suspended condition, then track status and finalizers.
+import type { Steps } from '../../util/steps.js';
 import type { Job } from 'kubernetes-types/batch/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { type BackoffRecord, nextBackoffRecord } from './backoff.js';
@@ -50,7 +51,7 @@ function failJobMatch(job: Job, pods: Pod[]): { reason: string; message: string 
   return undefined;
 }
 
-export function syncJob(key: string, shared: Job, pods: Pod[], deps: SyncDeps): number | undefined {
+export function* syncJob(key: string, shared: Job, pods: Pod[], deps: SyncDeps): Steps<number | undefined> {
   const job = structuredClone(shared);
   const now = deps.now();
   const nowMs = deps.nowMs();
@@ -126,7 +127,7 @@ export function syncJob(key: string, shared: Job, pods: Pod[], deps: SyncDeps): 
   } else {
     let managed = false;
     if (!job.metadata?.deletionTimestamp) {
-      const r = manageJob(deps.ops, ctx, nowMs);
+      const r = yield* manageJob(deps.ops, ctx, nowMs);
       activeCount = r.active;
       manageError = r.error;
       managed = true;

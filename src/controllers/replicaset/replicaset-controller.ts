@@ -16,6 +16,7 @@ import { WorkQueue } from '../runtime/work-queue.js';
 import { claim } from '../workload/claim.js';
 import { controllerRef, splitKey } from '../workload/owner.js';
 import { ownerKeysFor } from '../workload/dependents.js';
+import { drive, type Steps } from '../../util/steps.js';
 import { PodControl, errorMessage } from '../workload/pod-control.js';
 import { isPodActive, isPodTerminating } from '../workload/pod-state.js';
 import type { Informer } from '../../client/informer.js';
@@ -40,7 +41,7 @@ export class ReplicaSetController {
     this.rsDef = client.resource('apps/v1/replicasets')!;
     this.podControl = new PodControl(client, new EventRecorder(client, { component: 'replicaset-controller' }));
     this.pods = client.informer<Pod>('v1/pods', { indexes: { controller: podController } });
-    this.queue = new WorkQueue('replicaset', (key) => this.sync(key), clock, log);
+    this.queue = new WorkQueue('replicaset', (key) => drive(this.sync(key)), clock, log);
     this.stops.push(client.watch('apps/v1/replicasets', (c) => {
       if (c.type !== 'DELETED') this.queue.add(`${c.object.metadata.namespace}/${c.object.metadata.name}`);
     }));
@@ -67,7 +68,8 @@ export class ReplicaSetController {
     return claimed as unknown as Pod[];
   }
 
-  private sync(key: string): number | void {
+  /** Steps: waits only while an admission webhook is called for a pod it creates (see util/steps.ts). */
+  private *sync(key: string): Steps<number | void> {
     const { namespace, name } = splitKey(key);
     const rs = this.client.get('apps/v1/replicasets', namespace, name) as unknown as ReplicaSet | undefined;
     if (!rs) return;
@@ -76,7 +78,7 @@ export class ReplicaSetController {
     let manageErr: ManageError | undefined;
     if (!rs.metadata?.deletionTimestamp) {
       const before = this.client.revision();
-      manageErr = this.manageReplicas(rs, this.claimPods(rs, owned));
+      manageErr = yield* this.manageReplicas(rs, this.claimPods(rs, owned));
       // Reads are read-your-writes: after adoptions, creations or deletions, count what exists now.
       if (this.client.revision() !== before) owned = this.owned(uid);
     }
@@ -93,7 +95,7 @@ export class ReplicaSetController {
   }
 
   /** Creates or deletes pods toward spec.replicas; returns the first failure. */
-  private manageReplicas(rs: ReplicaSet, pods: Pod[]): ManageError | undefined {
+  private *manageReplicas(rs: ReplicaSet, pods: Pod[]): Steps<ManageError | undefined> {
     const want = rs.spec?.replicas ?? 1;
     const diff = pods.length - want;
     const owner = rs as unknown as KObject;
@@ -104,7 +106,7 @@ export class ReplicaSetController {
         const size = Math.min(remaining, batch);
         for (let i = 0; i < size; i++) {
           try {
-            const created = this.podControl.create(owner, rs.spec?.template);
+            const created = yield* this.podControl.create(owner, rs.spec?.template);
             this.pods.track(created);
           } catch (err) {
             this.log.debug({ err, rs: rs.metadata?.name }, 'pod creation failed');

@@ -1,6 +1,7 @@
 // The StatefulSet controller: watches sets, their pods and claims, and runs one control pass per set key
 // (upstream pkg/controller/statefulset/stateful_set.go): claim pods, resolve revisions, sync, write status,
 // trim the revision history.
+import { drive, type Steps } from '../../util/steps.js';
 import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
@@ -26,7 +27,7 @@ export class StatefulSetController {
   private readonly ops: StatefulPodOps;
 
   constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
-    this.queue = new WorkQueue('statefulset', (key) => this.reconcile(key), clock, log);
+    this.queue = new WorkQueue('statefulset', (key) => drive(this.reconcile(key)), clock, log);
     this.history = new History(client);
     this.ops = new StatefulPodOps(client, new EventRecorder(client, { component: 'statefulset-controller' }));
     const add = (ns: string | undefined, name: string | undefined) => name && this.queue.add(`${ns ?? ''}/${name}`);
@@ -43,7 +44,8 @@ export class StatefulSetController {
     for (const s of client.list('apps/v1/statefulsets')) add(s.metadata.namespace, s.metadata.name);
   }
 
-  private reconcile(key: string): number | void {
+  /** Steps: waits only while an admission webhook is called for a pod it creates (see util/steps.ts). */
+  private *reconcile(key: string): Steps<number | void> {
     const { namespace, name } = splitKey(key);
     const stored = this.client.get('apps/v1/statefulsets', namespace, name);
     if (!stored) return;
@@ -56,7 +58,7 @@ export class StatefulSetController {
     if (set.status?.collisionCount !== revs.collisionCount) set.status = { ...set.status, collisionCount: revs.collisionCount } as StatefulSet['status'];
     let result;
     try {
-      result = syncStatefulSet(set, pods, revs, this.ops, this.clock.nowMs());
+      result = yield* syncStatefulSet(set, pods, revs, this.ops, this.clock.nowMs());
     } finally {
       this.truncateHistory(set, revs.revisions, [revs.current.metadata?.name, revs.update.metadata?.name]);
     }

@@ -1,5 +1,6 @@
 // Creating, fixing and deleting StatefulSet pods, with the events upstream's StatefulPodControl records
 // ("create Pod web-0 in StatefulSet web successful", reason SuccessfulCreate, and so on).
+import type { Steps } from '../../util/steps.js';
 import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
@@ -30,8 +31,8 @@ export class StatefulPodOps {
     }
   }
 
-  /** Creates the pod's claims, then the pod, then sets the claims' owners for the retention policy. */
-  create(set: StatefulSet, pod: Pod): void {
+  /** Creates the pod's claims, then the pod, then sets the claims' owners for the retention policy. Steps: see util/steps.ts. */
+  *create(set: StatefulSet, pod: Pod): Steps<void> {
     try {
       this.claims.createMissing(set, pod);
     } catch (err) {
@@ -40,7 +41,8 @@ export class StatefulPodOps {
     }
     let created: Pod;
     try {
-      created = this.client.create(this.podsDef, set.metadata?.namespace ?? '', pod as unknown as KObject) as unknown as Pod;
+      const r = this.client.createOrWait(this.podsDef, set.metadata?.namespace ?? '', pod as unknown as KObject);
+      created = (r instanceof Promise ? yield r : r) as unknown as Pod;
     } catch (err) {
       if (statusCode(err) === 409) throw err;
       this.record('create', set, pod, err);

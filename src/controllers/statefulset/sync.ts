@@ -1,6 +1,7 @@
 // One pass of the StatefulSet control loop (upstream updateStatefulSet): replace failed pods, create missing
 // ordinals (in order and one at a time for OrderedReady, all at once for Parallel), fix identities and claim owners,
 // delete scaled-away ordinals highest first, then hand over to the update strategy.
+import type { Steps } from '../../util/steps.js';
 import type { StatefulSet, StatefulSetStatus } from 'kubernetes-types/apps/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { msUntilAvailable } from '../workload/pod-state.js';
@@ -28,7 +29,7 @@ function newPodFor(set: StatefulSet, revs: SetRevisions, currentSet: StatefulSet
     : newStatefulSetPod(updateSet, ordinal, revs.update.metadata?.name ?? '');
 }
 
-export function syncStatefulSet(set: StatefulSet, pods: Pod[], revs: SetRevisions, ops: StatefulPodOps, nowMs: number): SyncResult {
+export function* syncStatefulSet(set: StatefulSet, pods: Pod[], revs: SetRevisions, ops: StatefulPodOps, nowMs: number): Steps<SyncResult> {
   const currentSet = applyRevision(set, revs.current);
   const updateSet = applyRevision(set, revs.update);
   const minReady = set.spec?.minReadySeconds ?? 0;
@@ -67,7 +68,7 @@ export function syncStatefulSet(set: StatefulSet, pods: Pod[], revs: SetRevision
   const monotonic = set.spec?.podManagementPolicy !== 'Parallel';
 
   // Returns true when a monotonic pass must stop at this replica.
-  const processReplica = (i: number): boolean => {
+  function* processReplica(i: number): Steps<boolean> {
     const pod = replicas[i];
     const phase = pod.status?.phase;
     if (phase === 'Failed' || phase === 'Succeeded') {
@@ -76,7 +77,7 @@ export function syncStatefulSet(set: StatefulSet, pods: Pod[], revs: SetRevision
     }
     if (!isCreated(pod)) {
       if (ops.claims.isStale(set, pod)) return true;
-      ops.create(set, pod);
+      yield* ops.create(set, pod);
       replicas[i] = pod;
       if (monotonic) return true;
       return false;
@@ -85,7 +86,7 @@ export function syncStatefulSet(set: StatefulSet, pods: Pod[], revs: SetRevision
     if (monotonic && (isTerminating(pod) || !isRunningAndReady(pod) || !isRunningAndAvailable(pod, minReady, nowMs))) return true;
     ops.update(updateSet, pod);
     return false;
-  };
+  }
 
   const runAll = (count: number, fn: (i: number) => boolean): boolean => {
     for (let i = 0; i < count; i++) {
@@ -94,7 +95,9 @@ export function syncStatefulSet(set: StatefulSet, pods: Pod[], revs: SetRevision
     return false;
   };
 
-  if (runAll(replicas.length, processReplica)) return done();
+  for (let i = 0; i < replicas.length; i++) {
+    if ((yield* processReplica(i)) && monotonic) return done();
+  }
   // Scaled-away pods get claim owners matching the policy before they go (whenScaled=Delete hands claims to the pod).
   if (runAll(condemned.length, (i) => {
     if (!ops.claims.matchesPolicy(updateSet, condemned[i])) ops.claims.applyPolicy(updateSet, condemned[i]);

@@ -6,6 +6,7 @@ import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../registry/resource.js';
 import { controllerRefTo } from './owner.js';
+import type { Steps } from '../../util/steps.js';
 
 export interface PodCreateOptions {
   /** A fixed name (StatefulSet); otherwise the pod gets generateName `<owner>-`. */
@@ -41,11 +42,16 @@ export class PodControl {
     this.podsDef = client.resource('v1/pods')!;
   }
 
-  /** Creates a pod from the owner's template; records SuccessfulCreate or FailedCreate and rethrows failures. */
-  create(owner: KObject, template: PodTemplateSpec | undefined, opts: PodCreateOptions = {}): Pod {
+  /**
+   * Creates a pod from the owner's template; records SuccessfulCreate or FailedCreate and rethrows failures. Steps:
+   * the create waits (yields) only when an admission webhook is called for the pod, so a controller that drives its
+   * sync with `drive` stays synchronous otherwise.
+   */
+  *create(owner: KObject, template: PodTemplateSpec | undefined, opts: PodCreateOptions = {}): Steps<Pod> {
     const pod = podFromTemplate(template, owner, opts);
     try {
-      const created = this.client.create(this.podsDef, owner.metadata.namespace ?? '', pod as unknown as KObject) as unknown as Pod;
+      const r = this.client.createOrWait(this.podsDef, owner.metadata.namespace ?? '', pod as unknown as KObject);
+      const created = (r instanceof Promise ? yield r : r) as unknown as Pod;
       this.events.event(owner, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata?.name}`);
       return created;
     } catch (err) {

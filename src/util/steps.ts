@@ -1,0 +1,46 @@
+// Synchronous code that may have to wait now and then, written once: a generator yields a promise where it has to wait
+// (an admission webhook), and a driver either runs it straight through (nothing waits: no promise, no microtask) or
+// awaits what it yields. The write pipeline and the controllers that create pods are written this way.
+/** What a pipeline step yields: a promise the driver settles before resuming. */
+export type Wait = Promise<unknown>;
+export type Steps<T> = Generator<Wait, T, unknown>;
+
+/** Drives the steps without waiting (in-process writes): a step that returns a promise anyway is not waited for. */
+export function runSync<T>(steps: Steps<T>): T {
+  let r = steps.next();
+  while (!r.done) {
+    r.value.catch(() => undefined);
+    r = steps.next();
+  }
+  return r.value;
+}
+
+/** Drives the steps, awaiting what they yield; a rejection is thrown back into the pipeline at the step. */
+export function runAsync<T>(steps: Steps<T>): Promise<T> {
+  try {
+    return Promise.resolve(drive(steps));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** Drives the steps synchronously as long as nothing has to wait (the common case: no webhook), then awaits the rest. */
+export function drive<T>(steps: Steps<T>): T | Promise<T> {
+  const r = steps.next();
+  return r.done ? r.value : resume(steps, r);
+}
+
+async function resume<T>(steps: Steps<T>, first: IteratorResult<Wait, T>): Promise<T> {
+  let r = first;
+  while (!r.done) {
+    let settled: unknown;
+    try {
+      settled = await r.value;
+    } catch (error) {
+      r = steps.throw(error);
+      continue;
+    }
+    r = steps.next(settled);
+  }
+  return r.value;
+}
