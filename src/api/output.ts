@@ -17,7 +17,8 @@ export function outputFormat(accept: string | undefined): OutputFormat {
 }
 
 /** The stored object as served in `version` (shared objects are copied only when converted). */
-export function served(def: ResourceDef, version: string, obj: KObject): KObject {
+export function served(def: ResourceDef, version: string, stored: KObject): KObject {
+  const obj = def.onRead ? def.onRead(stored) : stored;
   const apiVersion = apiVersionOf(def.group, version);
   if (def.toVersion && (version !== def.version || def.sharedStorage)) {
     const c = def.toVersion(obj, version);

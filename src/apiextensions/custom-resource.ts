@@ -2,6 +2,7 @@
 // differ from built-in ones. Schemas compile on first use (the def's `load`), once per CRD generation.
 import { ApiError, type FieldError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
+import { storedJson } from '../storage/sqlite-store.js';
 import type { ResourceDef, Subresource } from '../registry/resource.js';
 import { crdTablePrinter } from './printer-columns.js';
 import { crdFieldSelectors } from './selectable-fields.js';
@@ -27,6 +28,25 @@ class CompiledCrd {
       }
     })();
     return this.ready;
+  }
+
+  private readonly readDefaults = new WeakMap<KObject, KObject>();
+
+  /**
+   * A stored object with the defaults the schema has now (an object written before a default was added lacks it), as
+   * upstream defaults what it decodes from storage. Each stored state is looked at once; unchanged ones are served as
+   * they are (and so keep their stored JSON text).
+   */
+  onRead(obj: KObject, version: string): KObject {
+    const hit = this.readDefaults.get(obj);
+    if (hit) return hit;
+    const compiled = this.byVersion.get(version);
+    if (!compiled) return obj; // not compiled yet (after a restart, before the first write): served as stored
+    const copy = structuredClone(obj);
+    compiled.defaults(copy);
+    const out = JSON.stringify(copy) === (storedJson(obj) ?? JSON.stringify(obj)) ? obj : copy;
+    this.readDefaults.set(obj, out);
+    return out;
   }
 
   /** The compiled version; compiled here when no one awaited `load` (an in-process write) and the engines are loaded. */
@@ -67,6 +87,7 @@ export function customResourceDef(crd: Crd, opts: { terminating?: boolean } = {}
     noStrategicMerge: true,
     load: () => compiled.load(),
     defaults: (obj) => compiled.version(storageVersion).defaults(obj),
+    onRead: (obj) => compiled.onRead(obj, storageVersion),
     validate: (obj: KObject, old: KObject | undefined): FieldError[] => {
       const errs = compiled.version(storageVersion).validate(obj, old);
       return scalePaths ? [...errs, ...validateScaleFields(obj, scalePaths)] : errs;

@@ -56,6 +56,11 @@ export interface ResourceDef {
   fieldSelectors?: Record<string, FieldGetter>;
   /** Strategic merge patches are refused with 415, as for custom resources (they have no patch strategies). */
   noStrategicMerge?: boolean;
+  /**
+   * What a read serves of a stored object before any conversion (custom resources: their schema's defaults, as
+   * upstream applies them when it decodes from storage); must return the object itself when nothing changes.
+   */
+  onRead?: (obj: KObject) => KObject;
   /** Converts a stored object to a served version (apiVersion set by the caller). */
   toVersion?: (obj: KObject, version: string) => KObject;
   /** Converts a request body of a served version to the storage version. */

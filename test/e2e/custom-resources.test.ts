@@ -164,6 +164,15 @@ describe('custom resources through kubectl', () => {
     assert.match((await env.k.ok(['get', 'wg'])).split('\n')[0], /^NAME\s+SIZE$/);
     assert.match(await env.k.ok(['get', 'all']), /widget\.example\.com\/w1/);
     assert.match(await env.k.ok(['get', 'wg', '--field-selector', 'metadata.name=w1']), /^w1\s/m);
+    // A default added to the schema later is served for objects stored before it, as upstream defaults on read.
+    const crd = readFileSync(objectFile('two-versions.yaml'), 'utf8').replace('              color: {type: string, default: blue}', '              color: {type: string, default: blue}\n              shape: {type: string, default: round}');
+    await env.k.ok(['apply', '-f', '-'], { input: crd });
+    const w3 = 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w3\nspec:\n  size: 1\n';
+    // The changed schema is served a moment after the CRD is written, as upstream's handler follows CRD changes.
+    await eventually(async () => (await env.k.ok(['create', '--dry-run=server', '-o', 'jsonpath={.spec.shape}', '-f', '-'], { input: w3 })).trim() === 'round', 10_000, 'the new schema');
+    await env.k.ok(['create', '-f', '-'], { input: w3 });
+    assert.equal((await env.k.ok(['get', 'wg', 'w3', '-o', 'jsonpath={.spec.shape}'])).trim(), 'round');
+    await eventually(async () => (await env.k.ok(['get', 'wg', 'w1', '-o', 'jsonpath={.spec.shape}'])).trim() === 'round', 10_000, 'the new default on the old object');
   });
 
   it('deleting a CRD deletes its objects, then its discovery entries', async () => {
