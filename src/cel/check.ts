@@ -2,6 +2,7 @@
 // schema objects, certain operator mismatches, the output type, the variables used, and an estimate of the
 // worst-case cost (cel-go's model, simplified: one unit a node, loops times the bound of what they iterate,
 // string work a tenth of the string's bound). Types are dyn wherever the schema or the library does not know.
+import { compileRegex } from './lib-regex.js';
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { globalFuncs, methodFuncs, numericKinds, primitiveKinds } from './check-funcs.js';
 import { BOOL, DYN, INT, NULL, STRING, UINT, DOUBLE, BYTES, listOf, optionalOf, typeName, type CelT } from './types.js';
@@ -171,6 +172,17 @@ export function checkExpr(root: Expr, vars: Map<string, CelT>): CheckResult {
     if (!rule) {
       issue(e, `undeclared reference to '${fn}' (in container '')`);
       return { t: DYN, cost };
+    }
+    // A constant pattern is compiled when the program is (as cel-go's regex optimisation does): a bad one fails here.
+    if (fn === 'matches' || fn === 'find' || fn === 'findAll') {
+      const lit = argExprs[tgt || fn !== 'matches' ? 0 : 1]?.exprKind;
+      if (lit?.case === 'constExpr' && lit.value.constantKind.case === 'stringValue') {
+        try {
+          compileRegex(lit.value.constantKind.value);
+        } catch (err) {
+          issue(e, err instanceof Error ? err.message : String(err));
+        }
+      }
     }
     if (types.length === 2 && ['_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_', '_+_', '_-_', '_*_', '_/_', '_%_'].includes(fn)) {
       const [l, r] = types;

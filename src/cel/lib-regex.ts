@@ -32,7 +32,8 @@ export function compileRegex(pattern: string): Compiled {
   try {
     c = { re2: RE2JS.compile(pattern), js: toJs(pattern) };
   } catch (e) {
-    throw new Error(`error parsing regexp: ${e instanceof Error ? e.message : String(e)}`);
+    const why = e instanceof Error ? e.message : String(e);
+    throw new Error(why.startsWith('error parsing regexp: ') ? why : `error parsing regexp: ${why}`);
   }
   cache.set(pattern, c);
   return c;

@@ -137,3 +137,14 @@ test('a pathological expression is stopped quickly', () => {
   // The error does not leak into the next evaluation.
   assert.equal(value('[1].all(x, x == 1)'), true);
 });
+
+test('a constant pattern that does not parse fails the compile (matches, find, findAll)', async () => {
+  const { loadCel } = await import('../../src/cel/index.js');
+  const e = await loadCel();
+  for (const expr of ["'abc'.matches('(')", "'abc'.find('[a-')", "'abc'.findAll('(?<x')", "matches('abc', '(')"]) {
+    const r = e.compile(expr, new Map(), 'regex-constants');
+    assert.ok(!r.ok, expr);
+    assert.match(r.error, /error parsing regexp: /, expr);
+  }
+  assert.ok(e.compile("'abc'.matches('^a+')", new Map(), 'regex-constants').ok);
+});
