@@ -44,6 +44,10 @@ const timeGetters = ['getFullYear', 'getMonth', 'getDate', 'getDayOfMonth', 'get
   'getMinutes', 'getSeconds', 'getMilliseconds'];
 
 export const methodFuncs = new Map<string, Rule>([
+  // authorizer (lib-authz.ts): the chain's values are dyn to the checker.
+  ['path', fixed(DYN)], ['group', fixed(DYN)], ['serviceAccount', fixed(DYN)], ['resource', fixed(DYN)], ['subresource', fixed(DYN)],
+  ['namespace', fixed(DYN)], ['name', fixed(DYN)], ['check', fixed(DYN)], ['allowed', fixed(BOOL)], ['reason', fixed(STRING)],
+  ['errored', fixed(BOOL)], ['error', fixed(STRING)],
   ['size', fixed(INT)], ['contains', fixed(BOOL)], ['startsWith', fixed(BOOL)], ['endsWith', fixed(BOOL)], ['matches', fixed(BOOL)],
   ['charAt', fixed(STRING)], ['indexOf', fixed(INT)], ['lastIndexOf', fixed(INT)], ['lowerAscii', fixed(STRING)],
   ['upperAscii', fixed(STRING)], ['replace', fixed(STRING)], ['split', fixed(listOf(STRING))], ['substring', fixed(STRING)],

@@ -9,6 +9,7 @@ export { toCelValue } from './values.js';
 export { toSchemaView, type SchemaView } from './schema-view.js';
 export { declType, escapeName } from './decl.js';
 export { typeName } from './types.js';
+export { authorizerValue, type AuthzCheck, type AuthzRequest } from './lib-authz.js';
 
 const maxDepth = 100;
 

@@ -15,6 +15,7 @@ import { quantityFuncs } from './lib-quantity.js';
 import { regexFuncs } from './lib-regex.js';
 import { semverFuncs } from './lib-semver.js';
 import { urlFuncs } from './lib-url.js';
+import { authzFuncs } from './lib-authz.js';
 import { Lru } from './lru.js';
 import { rewriteOptionalSyntax } from './rewrite.js';
 import { celFunc, CelScalar } from '@bufbuild/cel';
@@ -31,7 +32,7 @@ const tickFn = '@bonsai_tick';
 const env = celEnv({
   funcs: [
     ...strings, ...listFuncs, ...regexFuncs, ...quantityFuncs, ...netFuncs, ...urlFuncs, ...formatFuncs, ...optionalFuncs,
-    ...semverFuncs,
+    ...semverFuncs, ...authzFuncs,
     celFunc(tickFn, [CelScalar.DYN], CelScalar.DYN, (v) => { charge(1); return v; }),
   ],
 });

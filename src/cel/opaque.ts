@@ -9,6 +9,9 @@ import { objectType, type CelObjectType } from '@bufbuild/cel';
 const names = {
   quantity: 'kubernetes.Quantity', url: 'kubernetes.URL', ip: 'net.IP', cidr: 'net.CIDR',
   semver: 'kubernetes.Semver', format: 'kubernetes.NamedFormat', optional: 'optional_type',
+  authorizer: 'kubernetes.authorization.Authorizer', pathCheck: 'kubernetes.authorization.PathCheck',
+  groupCheck: 'kubernetes.authorization.GroupCheck', resourceCheck: 'kubernetes.authorization.ResourceCheck',
+  decision: 'kubernetes.authorization.Decision',
 } as const;
 export type OpaqueKind = keyof typeof names;
 

@@ -12,6 +12,7 @@ import { ApiError } from '../../src/machinery/errors.js';
 import type { KObject } from '../../src/machinery/types.js';
 import type { AdmissionAttributes } from '../../src/admission/types.js';
 import { loadCel, validatingAdmissionPolicyPlugin } from '../../src/admission/policy/index.js';
+import { Authorization } from '../../src/auth/authorization.js';
 
 const group = 'admissionregistration.k8s.io';
 
@@ -50,6 +51,10 @@ function deployment(reg: Registry, replicas: number, over: Partial<AdmissionAttr
   };
 }
 
+function authorizationStop(reg: Registry): void {
+  reg.authorization?.stop();
+}
+
 function rejection(fn: () => unknown): ApiError {
   try {
     fn();
@@ -61,6 +66,28 @@ function rejection(fn: () => unknown): ApiError {
 }
 
 describe('ValidatingAdmissionPolicy', () => {
+  it('checks permissions through the authorizer variable (RBAC answers as the request\'s user)', () => {
+    const reg = cluster();
+    reg.authorization = new Authorization(['RBAC'], reg.store);
+    policy(reg, {
+      matchConstraints: deploymentRules,
+      validations: [{ expression: "authorizer.group('apps').resource('deployments').namespace(object.metadata.namespace).check('delete').allowed()", message: 'only those who may delete deployments may create them' }],
+    });
+    binding(reg, { policyName: 'max-replicas', validationActions: ['Deny'] });
+    const plugin = validatingAdmissionPolicyPlugin();
+    const refused = rejection(() => plugin.validate!(deployment(reg, 1)));
+    assert.match(refused.message, /denied request: only those who may delete deployments may create them/);
+    plugin.validate!(deployment(reg, 1, { user: { username: 'root', groups: ['system:masters', 'system:authenticated'] } }));
+    // A service account's rights, and a decision's reason.
+    policy(reg, {
+      matchConstraints: deploymentRules,
+      validations: [{ expression: "!authorizer.serviceAccount('kube-system', 'replicaset-controller').group('').resource('pods').namespace('default').check('create').allowed() || authorizer.path('/healthz').check('get').allowed()" }],
+    }, 'sa-check');
+    binding(reg, { policyName: 'sa-check', validationActions: ['Deny'] }, 'sa-check-binding');
+    plugin.validate!(deployment(reg, 1, { user: { username: 'root', groups: ['system:masters', 'system:authenticated'] } }));
+    authorizationStop(reg);
+  });
+
   it('refuses a Deployment with more than 5 replicas (Deny), synchronously', () => {
     const reg = cluster();
     policy(reg, maxFive);

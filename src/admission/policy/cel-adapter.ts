@@ -4,6 +4,7 @@
 import { maxObjectDepth } from '../../machinery/depth-limits.js';
 import { loadCel as loadEngine, type CelEngine } from '../../cel/index.js';
 import { DYN, type CelT } from '../../cel/types.js';
+import type { AdmissionAttributes } from '../types.js';
 
 /** A compiled expression; `evaluate` never throws. */
 export interface CelProgram {
@@ -40,6 +41,29 @@ export function toCel(v: unknown, depth = 0): unknown {
   return new Json(v);
 }
 
+/**
+ * The `authorizer` variable of a request: checks (`authorizer.group(g).resource(r).check(verb).allowed()`) answered
+ * by the server's authorization as the request's user. Null while the engine is not loaded or there is no
+ * authorization (a bare registry in tests).
+ */
+export function authorizerFor(a: AdmissionAttributes): unknown {
+  const authz = a.registry.authorization;
+  if (!engine || !authz) return null;
+  return new Raw(engine.authorizerValue((r) => {
+    const res = authz.authorize({
+      user: { username: r.username, groups: r.groups, uid: r.uid, extra: r.extra }, verb: r.verb ?? '',
+      resourceRequest: r.path === undefined, path: r.path ?? '', apiGroup: r.group ?? '', apiVersion: '*',
+      namespace: r.namespace ?? '', resource: r.resource ?? '', subresource: r.subresource ?? '', name: r.name ?? '',
+    });
+    return { decision: res.decision, reason: res.reason };
+  }, a.user));
+}
+
+/** A CEL value made by the engine, bound as it is. */
+class Raw {
+  constructor(readonly value: unknown) {}
+}
+
 /** A JSON value bound to a variable; converted to a CEL value by the engine as the program runs. */
 class Json {
   constructor(readonly value: unknown) {}
@@ -69,7 +93,7 @@ function makeCompiler(cel: CelEngine): CelCompiler {
           evaluate(input) {
             try {
               const activation: Record<string, ReturnType<CelEngine['toCelValue']>> = Object.create(null) as Record<string, ReturnType<CelEngine['toCelValue']>>;
-              for (const [k, v] of Object.entries(input)) activation[k] = cel.toCelValue(v instanceof Json ? v.value : v instanceof Map ? fromResults(cel, v) : v, undefined);
+              for (const [k, v] of Object.entries(input)) activation[k] = v instanceof Raw ? (v.value as ReturnType<CelEngine['toCelValue']>) : cel.toCelValue(v instanceof Json ? v.value : v instanceof Map ? fromResults(cel, v) : v, undefined);
               const out = program.eval(activation);
               return out.ok ? { value: out.value } : { error: out.error };
             } catch (e) {

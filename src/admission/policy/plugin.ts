@@ -5,7 +5,7 @@ import type { AdmissionAttributes, AdmissionPlugin } from '../types.js';
 import { ApiError } from '../../machinery/errors.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
 import { setOwn } from '../../util/own.js';
-import { loadCel, loadedCel, toCel, type CelCompiler } from './cel-adapter.js';
+import { authorizerFor, loadCel, loadedCel, toCel, type CelCompiler } from './cel-adapter.js';
 import { compilePolicy, evaluatePolicy, policyKey, type CompiledPolicy } from './compile.js';
 import { bindingMatches, matchResources, rulesCover } from './matching.js';
 import { collectParams } from './params.js';
@@ -79,7 +79,7 @@ function evaluate(cel: CelCompiler | undefined, entries: PolicyEntry[], a: Admis
         oldObject: toCel(toMatchedVersion(match, a.oldObject) ?? null),
         request: toCel({ ...admissionRequest(a, match, ''), dryRun: a.dryRun, options: a.options ?? null }),
         namespaceObject: toCel(namespaceObject(a)),
-        authorizer: null,
+        authorizer: authorizerFor(a),
       };
       const actions = Array.isArray(bspec.validationActions) ? bspec.validationActions : [];
       for (const param of params) {

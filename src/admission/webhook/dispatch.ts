@@ -5,7 +5,7 @@ import type { AdmissionAttributes } from '../types.js';
 import { ApiError, forbidden, internalError } from '../../machinery/errors.js';
 import { setOwn } from '../../util/own.js';
 import type { KObject } from '../../machinery/types.js';
-import { loadCel, toCel } from '../policy/cel-adapter.js';
+import { authorizerFor, loadCel, toCel } from '../policy/cel-adapter.js';
 import type { Hook } from './config-source.js';
 import { matchRules, type RuleMatch } from './rules.js';
 import { matchesNamespaceSelector, matchesObjectSelector } from './selectors.js';
@@ -48,7 +48,7 @@ export async function conditionsMatch(hook: Hook, a: AdmissionAttributes, match:
     object: toCel(toMatchedVersion(match, a.object) ?? null),
     oldObject: toCel(toMatchedVersion(match, a.oldObject) ?? null),
     request: toCel({ ...admissionRequest(a, match, ''), dryRun: a.dryRun, options: a.options ?? null }),
-    authorizer: null,
+    authorizer: authorizerFor(a),
   };
   const r = evaluateConditions(hook.conditions, vars, hook.spec.failurePolicy);
   if ('error' in r) throw forbiddenFor(a, r.error);
