@@ -1,5 +1,6 @@
 // The Agent Sandbox add-on (kubernetes-sigs/agent-sandbox): Sandbox, SandboxTemplate, SandboxClaim and SandboxWarmPool.
 import type { Addon } from '../types.js';
+import { SandboxController } from './sandbox-controller.js';
 
 const dir = 'src/addons/sandbox/crds';
 
@@ -11,7 +12,8 @@ export const sandboxAddon: Addon = {
     `${dir}/extensions.agents.x-k8s.io_sandboxclaims.yaml`,
     `${dir}/extensions.agents.x-k8s.io_sandboxwarmpools.yaml`,
   ],
-  start() {
-    return { stop() {} };
+  start({ client, clock, log }) {
+    const sandboxes = new SandboxController(client, clock, log.child({ controller: 'sandbox' }));
+    return { stop: () => sandboxes.stop() };
   },
 };
