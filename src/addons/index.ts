@@ -8,7 +8,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { serviceAccountUser, type ComponentIdentity } from '../auth/identities.js';
 import type { Addon, AddonHandle, AddonRule } from './types.js';
-import { applyCrd, crdRef, readCrdManifests, waitEstablished } from './install.js';
+import { crdRef, installCrdFiles, waitEstablished } from './install.js';
 
 export type { Addon, AddonContext, AddonHandle, AddonRule } from './types.js';
 
@@ -97,9 +97,8 @@ export function startAddons(client: Client, clock: Clock, log: Logger, selected:
 }
 
 async function install(client: Client, addon: Addon, signal: AbortSignal): Promise<void> {
-  const manifests = await readCrdManifests(addon.crds);
+  const names = await installCrdFiles(client, addon.name, addon.crds, signal);
   if (signal.aborted) return;
-  const names = manifests.map(({ crd, hash }) => applyCrd(client, addon.name, crd, hash));
   await waitEstablished(client, names, signal);
 }
 

@@ -14,7 +14,7 @@ import { createLogger } from '../../src/util/logger.js';
 import { clientFor } from '../../src/client/client.js';
 import { startApiExtensions } from '../../src/apiextensions/index.js';
 import { addonIdentity, selectAddons } from '../../src/addons/index.js';
-import { applyCrd, crdRef, manifestHashAnnotation, readCrdManifests, waitEstablished } from '../../src/addons/install.js';
+import { applyCrd, crdRef, declaredNames, installCrdFiles, manifestHashAnnotation, readCrdManifests, waitEstablished } from '../../src/addons/install.js';
 
 test('selectAddons takes the --controllers syntax', () => {
   assert.deepEqual(selectAddons(), ['sandbox']);
@@ -89,6 +89,14 @@ test('CRDs are created, left alone when their manifest is unchanged, updated whe
     assert.equal(updated.metadata.annotations?.[manifestHashAnnotation], second.hash);
     await waitEstablished(client, [name]);
 
+    // installCrdFiles: nothing written (nor parsed) while the stored CRD carries the file's hash.
+    const rv = client.get(crdRef, '', name)!.metadata.resourceVersion;
+    assert.deepEqual(await installCrdFiles(client, 'demo', [file]), [name]);
+    assert.equal(client.get(crdRef, '', name)!.metadata.resourceVersion, rv);
+    writeFileSync(file, manifest('third'));
+    assert.deepEqual(await installCrdFiles(client, 'demo', [file]), [name]);
+    assert.equal(client.get(crdRef, '', name)!.metadata.generation, 3);
+
     const abort = new AbortController();
     const never = waitEstablished(client, ['missing.example.com'], abort.signal);
     abort.abort();
@@ -98,6 +106,11 @@ test('CRDs are created, left alone when their manifest is unchanged, updated whe
     await client.pendingCommit();
     store.close();
   }
+});
+
+test('the CRD names a file declares are found without parsing it', () => {
+  assert.deepEqual(declaredNames(manifest('x')), ['widgets.example.com']);
+  assert.deepEqual(declaredNames('---\nmetadata:\n  annotations:\n    a: b\n  name: one.example.com\nspec:\n  names:\n    name: no\n---\nmetadata:\n  name: two.example.com\n'), ['one.example.com', 'two.example.com']);
 });
 
 test('a file that is not a CRD is refused', async () => {
