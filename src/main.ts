@@ -13,6 +13,7 @@ import { closeGracefully, defaultShutdownGraceMs } from './api/graceful-close.js
 import { ScaledClock, type Clock } from './util/clock.js';
 import { createLogger, type Logger } from './util/logger.js';
 import { selectControllers } from './controllers/selection.js';
+import { selectAddons } from './addons/index.js';
 import type { ClusterOptions } from './cluster/index.js';
 import { Authorization, parseAuthorizationModes } from './auth/authorization.js';
 import { AuditLog, parseAuditLevel, type AuditLevel } from './audit/audit-log.js';
@@ -41,6 +42,11 @@ export interface BonsaiOptions {
   cluster?: ClusterOptions;
   /** Which controllers run, kube-controller-manager style: `['*']` (default), `['*', '-deployment']`, `['job']`. */
   controllers?: string[];
+  /**
+   * Which add-ons run (their CRDs installed, their controllers started, after the server listens), in the
+   * `--controllers` syntax: `['*']` (default), `['*', '-sandbox']`, `['sandbox']`; `[]` runs none.
+   */
+  addons?: string[];
   /** `--authorization-mode`: `AlwaysAllow` (default), `RBAC`, or a comma list such as `RBAC,AlwaysAllow`. */
   authorizationMode?: string | string[];
   /** `--audit-log`: a file to append audit.k8s.io/v1 Event lines to (`-` for stdout); no audit log when unset. */
@@ -89,6 +95,8 @@ export interface Bonsai {
   log: Logger;
   security: Security;
   credentials: AdminCredentials;
+  /** Settles once the selected add-ons have installed their CRDs and started (failures are logged). */
+  addonsReady: Promise<void>;
   /** Stops or starts a simulated node's kubelet. */
   setNodeStopped(name: string, stopped: boolean): void;
   close(): Promise<void>;
@@ -106,6 +114,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   if (exposed && !opts.insecure) throw new Error(exposed);
   const log = createLogger(opts.logLevel ?? 'warn');
   const which = selectControllers(opts.controllers);
+  const addonNames = selectAddons(opts.addons);
   const audit = opts.auditLog ? new AuditLog(opts.auditLog, parseAuditLevel(opts.auditLevel), log.child({ component: 'audit' })) : undefined;
   const clock = new ScaledClock(opts.clockSpeed ?? 1);
   if (data !== ':memory:') preparePrivateDatabase(databasePath(data));
@@ -154,23 +163,27 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   if (store.list('admissionregistration.k8s.io/validatingadmissionpolicies').length) void loadCel().catch((err: unknown) => log.warn({ err }, 'the CEL engine did not load'));
   // The API answers from here on; controllers, scheduler and kubelets load meanwhile (as kube-apiserver serves
   // before the controller manager is up) and, being level-triggered, pick up whatever was written in between.
-  const [{ startControllers }, { startScheduler }, { startCluster }, { clientFor }] = await Promise.all([
-    import('./controllers/index.js'), import('./scheduler/index.js'), import('./cluster/index.js'), import('./client/client.js'),
+  const [{ startControllers }, { startScheduler }, { startCluster }, { clientFor }, { startAddons }] = await Promise.all([
+    import('./controllers/index.js'), import('./scheduler/index.js'), import('./cluster/index.js'), import('./client/client.js'), import('./addons/index.js'),
   ]);
   const controllers = startControllers(clientFor(registry), clock, log, which);
   const scheduler = startScheduler(clientFor(registry), clock, log.child({ component: 'scheduler' }));
   const cluster = startCluster(clientFor(registry), clock, log.child({ component: 'cluster' }), opts.cluster ?? {});
+  // Add-ons install their CRDs and start in the background (CRD validation loads the schema engines).
+  const addons = startAddons(clientFor(registry), clock, log.child({ component: 'addons' }), addonNames);
   const compactEvery = opts.compactEveryMs ?? 60_000;
   const compactTimer = compactEvery > 0 ? setInterval(() => store.compact(), compactEvery) : undefined;
   compactTimer?.unref();
   let closed = false;
   return {
     url, port, registry, store, app, hosts, clock, log, security, credentials,
+    addonsReady: addons.ready,
     setNodeStopped: (name, stopped) => cluster.setNodeStopped(name, stopped),
     async close() {
       if (closed) return;
       closed = true;
       if (compactTimer) clearInterval(compactTimer);
+      addons.stop();
       cluster.stop();
       scheduler.stop();
       controllers.stop();

@@ -20,6 +20,19 @@ export interface Addon {
   name: string;
   /** CRD manifests (YAML files, paths relative to the project root), installed before the controllers start. */
   crds: string[];
+  /**
+   * What the add-on's identity may do under `--authorization-mode RBAC` (a ClusterRole bound to its ServiceAccount
+   * kube-system/<name>-controller). When absent: every verb on the core, apps, batch, scheduling.k8s.io and
+   * events.k8s.io groups and on the API groups of its own CRDs.
+   */
+  rules?: AddonRule[];
   /** Starts the add-on's controllers once its CRDs are established. */
   start(ctx: AddonContext): AddonHandle;
+}
+
+/** An RBAC PolicyRule (`''` is the core group). */
+export interface AddonRule {
+  verbs: string[];
+  apiGroups: string[];
+  resources: string[];
 }

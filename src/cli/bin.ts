@@ -48,6 +48,7 @@ program
   .option('--nodes <n>', 'number of default worker nodes (0: an empty cluster, no GPU node either)', count)
   .option('--cluster <file>', 'YAML cluster file: node pools and kubelet timings')
   .option('--controllers <list>', 'controllers to run, as kube-controller-manager takes them: * for all, -name to disable (e.g. *,-deployment)', '*')
+  .option('--addons <list>', 'add-ons to run (their CRDs installed at start), in the --controllers syntax: * for all, -name to disable (e.g. *,-sandbox); empty for none', '*')
   .option('--authorization-mode <modes>', 'AlwaysAllow, RBAC or AlwaysDeny, or a comma list tried in order (e.g. RBAC,AlwaysAllow)', 'AlwaysAllow')
   .option('--audit-log <path>', 'append audit.k8s.io/v1 Event lines to this file (- for stdout)')
   .addOption(new Option('--audit-level <level>', 'what audit events record').choices(['None', 'Metadata', 'Request', 'RequestResponse']).default('Metadata'))
@@ -59,7 +60,7 @@ program
   .option('--allowed-host <name>', 'a host name clients use to reach the server (repeatable); IP addresses and localhost always work', collect, [] as string[])
   .action(async (o: {
     host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clockSpeed: number; kubernetesVersion: string;
-    nodes?: number; cluster?: string; controllers: string; authorizationMode: string; auditLog?: string; auditLevel: 'None' | 'Metadata' | 'Request' | 'RequestResponse';
+    nodes?: number; cluster?: string; controllers: string; addons: string; authorizationMode: string; auditLog?: string; auditLevel: 'None' | 'Metadata' | 'Request' | 'RequestResponse';
     tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[];
   }) => {
     if (o.data !== ':memory:') ensurePrivateDir(o.data);
@@ -78,7 +79,7 @@ program
     if (process.env.npm_lifecycle_event) stopWithParent(stop);
     bonsai = await startBonsai({
       host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
-      cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], allowedHosts: o.allowedHost,
+      cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], addons: [o.addons], allowedHosts: o.allowedHost,
       authorizationMode: o.authorizationMode, auditLog: o.auditLog, auditLevel: o.auditLevel,
       tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure,
       // The banner goes out as soon as requests are served; controllers, scheduler and kubelets start meanwhile.

@@ -81,10 +81,16 @@ export function workerPool(count: number): NodePoolConfig {
   };
 }
 
+/**
+ * The taint managed clusters (GKE, AKS, EKS GPU node groups) put on GPU nodes: only pods that tolerate it land there,
+ * which pods requesting nvidia.com/gpu do through the ExtendedResourceToleration admission plugin.
+ */
+export const gpuTaint: TaintConfig = { key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' };
+
 export function gpuPool(count = 1): NodePoolConfig {
   return {
     name: 'gpu', count, cpu: '64', memory: '512Gi', pods: 110, ephemeralStorage: '1Ti', resources: { 'nvidia.com/gpu': '8' },
-    instanceType: 'bonsai-h100-8', zones: ['zone-a'], labels: { ...h100Labels }, taints: [],
+    instanceType: 'bonsai-h100-8', zones: ['zone-a'], labels: { ...h100Labels }, taints: [{ ...gpuTaint }],
   };
 }
 

@@ -10,13 +10,16 @@ import { runBonsai } from '../helpers/server.js';
 type Json = Record<string, any>;
 
 const defaultNodes = ['bonsai-gpu-1', 'bonsai-worker-1', 'bonsai-worker-2', 'bonsai-worker-3'];
+/** Node agents tolerate the taint of the GPU node (nvidia.com/gpu=present:NoSchedule), as they do on managed clusters. */
+const gpuToleration = { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' };
 
 function daemonSet(name: string, spec: Json = {}, podSpec: Json = {}, annotations: Record<string, string> = {}): string {
+  const tolerations = [gpuToleration, ...(podSpec.tolerations ?? [])];
   return JSON.stringify({
     apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name },
     spec: {
       selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name }, annotations }, spec: { containers: [{ name: 'agent', image: 'agent:1' }], ...podSpec } },
+      template: { metadata: { labels: { app: name }, annotations }, spec: { containers: [{ name: 'agent', image: 'agent:1' }], ...podSpec, tolerations } },
       ...spec,
     },
   });
@@ -54,7 +57,7 @@ describe('daemonsets', () => {
     assert.deepEqual(pod.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms,
       [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [pod.spec.nodeName] }] }]);
     assert.deepEqual(pod.spec.tolerations.map((t: Json) => `${t.key}:${t.operator}:${t.effect}:${t.tolerationSeconds ?? ''}`), [
-      'node.kubernetes.io/not-ready:Exists:NoExecute:', 'node.kubernetes.io/unreachable:Exists:NoExecute:',
+      'nvidia.com/gpu:Exists:NoSchedule:', 'node.kubernetes.io/not-ready:Exists:NoExecute:', 'node.kubernetes.io/unreachable:Exists:NoExecute:',
       'node.kubernetes.io/disk-pressure:Exists:NoSchedule:', 'node.kubernetes.io/memory-pressure:Exists:NoSchedule:',
       'node.kubernetes.io/pid-pressure:Exists:NoSchedule:', 'node.kubernetes.io/unschedulable:Exists:NoSchedule:',
     ]);

@@ -30,7 +30,7 @@ test('default cluster: three workers over three zones and an H100 node', () => {
   assert.equal(gpu.status?.allocatable?.['nvidia.com/gpu'], '8');
   assert.equal(gpu.status?.capacity?.cpu, '64');
   assert.equal(gpu.metadata?.labels?.['nvidia.com/gpu.product'], 'NVIDIA-H100-80GB-HBM3');
-  assert.equal(gpu.spec?.taints, undefined, 'the GPU node is not tainted by default');
+  assert.deepEqual(gpu.spec?.taints, [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }], 'the GPU node is tainted as on managed clusters');
   const w = nodes[0];
   assert.equal(w.status?.capacity?.memory, '32Gi');
   assert.equal(w.status?.allocatable?.memory, '33452032Ki', 'allocatable keeps back the 100Mi eviction threshold');

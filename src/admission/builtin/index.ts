@@ -3,11 +3,13 @@ import type { AdmissionPlugin } from '../types.js';
 import { namespaceLifecycle } from './namespace-lifecycle.js';
 import { defaultTolerationSeconds, priorityAdmission, serviceAccountAdmission } from './pod-admission.js';
 import { defaultStorageClassAdmission } from './default-storage-class.js';
+import { extendedResourceToleration } from './extended-resource-toleration.js';
 
 export const builtinAdmission: readonly AdmissionPlugin[] = [
   namespaceLifecycle,
   serviceAccountAdmission,
   priorityAdmission,
   defaultTolerationSeconds,
+  extendedResourceToleration,
   defaultStorageClassAdmission,
 ];
