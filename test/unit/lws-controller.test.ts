@@ -1,17 +1,12 @@
-// The LeaderWorkerSet add-on in process (no add-on framework needed): the CRD installed through the client, the
-// add-on started on a client, and a real simulated cluster. Groups come up leader first (LeaderReady) with upstream's
+// The LeaderWorkerSet add-on in process: started by the add-on framework (`startBonsai({ addons: ['lws'] })`) on a
+// real simulated cluster, read and driven through the client. Groups come up leader first (LeaderReady) with upstream's
 // names, labels, annotations and environment; a crashing worker recreates only its group; scaling adds a group;
 // a template change rolls the groups one at a time.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import { startBonsai } from '../../src/main.js';
 import { clientFor, type Client } from '../../src/client/client.js';
-import { controllerIdentity } from '../../src/auth/identities.js';
 import type { KObject } from '../../src/machinery/types.js';
-import { lwsAddon } from '../../src/addons/lws/index.js';
-import { loadEngines } from '../../src/apiextensions/engines.js';
 
 type Json = Record<string, any>;
 const lwsRes = 'leaderworkerset.x-k8s.io/v1/leaderworkersets';
@@ -55,17 +50,11 @@ const allReady = (c: Client, set: string, n: number) => {
 };
 
 test('LeaderWorkerSet groups, restart, scale and rolling update in process', { timeout: 120_000 }, async () => {
-  const bonsai = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent' });
+  const bonsai = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', addons: ['lws'] });
   const admin = clientFor(bonsai.registry);
-  const id = controllerIdentity('leaderworkerset');
-  const client = admin.as(id.user, id.component);
-  let handle: { stop(): void } | undefined;
   try {
-    await loadEngines();
-    const crd = parse(readFileSync(lwsAddon.crds[0], 'utf8'), { maxAliasCount: 100 }) as KObject;
-    admin.create('apiextensions.k8s.io/v1/customresourcedefinitions', '', crd);
-    await until('the CRD to be served', () => admin.resource(lwsRes));
-    handle = lwsAddon.start({ client, clock: bonsai.clock, log: bonsai.log });
+    await bonsai.addonsReady;
+    assert.ok(admin.resource(lwsRes), 'the add-on framework installed the CRD');
 
     // Two groups of four, leaders first.
     admin.create(lwsRes, 'default', lws('x', { startupPolicy: 'LeaderReady' }) as KObject);
@@ -139,7 +128,6 @@ test('LeaderWorkerSet groups, restart, scale and rolling update in process', { t
     const events = admin.list<Json>('v1/events', 'default').filter((e) => e.reason === 'RecreateGroup');
     assert.ok(events.some((e) => e.message === 'Worker pod c-1-2 failed, deleted leader pod c-1 to recreate group 1'), JSON.stringify(events.map((e) => e.message)));
   } finally {
-    handle?.stop();
     await bonsai.close();
   }
 });
