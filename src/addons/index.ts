@@ -15,6 +15,7 @@ export type { Addon, AddonContext, AddonHandle, AddonRule } from './types.js';
 /** Every add-on by name, in start order, with how to load it. Adding one is one entry here. */
 const loaders = {
   sandbox: async () => (await import('./sandbox/index.js')).sandboxAddon,
+  lws: async () => (await import('./lws/index.js')).lwsAddon,
 } satisfies Record<string, () => Promise<Addon>>;
 
 export type AddonName = keyof typeof loaders;

@@ -7,6 +7,7 @@ import { podUsageNow as usage, type Usage } from '../kubelet/metrics-data.js';
 import { securityOf as security, type Security } from '../auth/security.js';
 import type { KObject } from '../machinery/types.js';
 import { defaultStorageClass as defaultClass } from '../registry/resources/claims.js';
+import type { AdmissionPlugin } from '../admission/types.js';
 import { registryOf, type Client } from './client.js';
 
 /** Creates the pod's binding to `nodeName` (pods/binding), as the scheduler does; returns the bound pod. */
@@ -27,4 +28,18 @@ export function defaultStorageClass(client: Client): StorageClass | undefined {
 /** The cluster's keys and CA (service account token signing, CSR signing). */
 export function securityOf(client: Client): Security {
   return security(registryOf(client));
+}
+
+/**
+ * Adds an in-process admission plugin after those already registered (an add-on's stand-in for the webhook its
+ * project ships); returns the function that removes it again.
+ */
+export function addAdmission(client: Client, plugin: AdmissionPlugin): () => void {
+  // Client views are registry views made with Object.create: register on the root, which every view reads through.
+  let root = registryOf(client);
+  for (let i = 0; i < 16 && !Object.hasOwn(root, 'admission'); i++) root = Object.getPrototypeOf(root) as typeof root;
+  root.addAdmission(plugin);
+  return () => {
+    root.admission = root.admission.filter((p) => p !== plugin);
+  };
 }

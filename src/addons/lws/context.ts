@@ -1,0 +1,53 @@
+// What the LeaderWorkerSet reconcilers share: the client, the event recorder and the informers with their indexes.
+import type { Pod, Service } from 'kubernetes-types/core/v1.js';
+import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { Client } from '../../client/client.js';
+import type { EventRecorder } from '../../client/event-recorder.js';
+import type { Informer } from '../../client/informer.js';
+import type { KObject } from '../../machinery/types.js';
+import { rfc3339 } from '../../util/clock.js';
+import { labels as L, type LeaderWorkerSet } from './types.js';
+
+export interface LwsContext {
+  client: Client;
+  recorder: EventRecorder;
+  /** Pods with the set-name label, indexed by `set` (`ns/name`) and `group` (`ns/name/groupIndex`). */
+  pods: Informer<Pod>;
+  /** StatefulSets with the set-name label, indexed by `set`. */
+  statefulSets: Informer<StatefulSet>;
+}
+
+export const stsRes = 'apps/v1/statefulsets';
+export const podRes = 'v1/pods';
+export const svcRes = 'v1/services';
+
+export const nowString = (client: Client): string => rfc3339(client.clock.now());
+
+export function setKey(o: { metadata?: { namespace?: string; labels?: Record<string, string> } }): string | undefined {
+  const name = o.metadata?.labels?.[L.setName];
+  return name === undefined ? undefined : `${o.metadata?.namespace ?? ''}/${name}`;
+}
+
+export function groupKey(o: { metadata?: { namespace?: string; labels?: Record<string, string> } }): string | undefined {
+  const l = o.metadata?.labels;
+  const name = l?.[L.setName];
+  const group = l?.[L.groupIndex];
+  return name === undefined || group === undefined ? undefined : `${o.metadata?.namespace ?? ''}/${name}/${group}`;
+}
+
+export const asObject = <T>(o: T): KObject => o as unknown as KObject;
+
+/** The headless Service named `name`, created when missing (never updated, as upstream). */
+export function ensureHeadlessService(ctx: LwsContext, lws: LeaderWorkerSet, name: string, selector: Record<string, string>, owner: KObject): void {
+  const ns = lws.metadata.namespace ?? '';
+  if (ctx.client.get(svcRes, ns, name)) return;
+  const svc: Service = {
+    apiVersion: 'v1', kind: 'Service',
+    metadata: {
+      name, namespace: ns, labels: { [L.setName]: lws.metadata.name ?? '' },
+      ownerReferences: [{ apiVersion: owner.apiVersion ?? '', kind: owner.kind ?? '', name: owner.metadata.name ?? '', uid: owner.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
+    },
+    spec: { clusterIP: 'None', selector, publishNotReadyAddresses: true },
+  };
+  ctx.client.create(svcRes, ns, asObject(svc));
+}
