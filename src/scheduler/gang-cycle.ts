@@ -84,6 +84,8 @@ export class GangCycle {
       const cur = loop.current(e);
       if (cur) members.push({ e, pod: cur });
     }
+    // Queue order (priority, then age): the same pods get places on every attempt of a group that does not fit.
+    members.sort((a, b) => b.e.pi.priority - a.e.pi.priority || a.e.createdMs - b.e.createdMs || a.e.seq - b.e.seq);
     let w = this.waiting.get(group);
     const rejected: Array<{ e: QueuedPod; pod: Pod; p: Placement }> = [];
     for (const m of members) {
