@@ -113,7 +113,13 @@ export class GangCycle {
   private wait(group: string, w: WaitingGroup): void {
     for (const r of w.reserved.values()) if (r.e.where === 'inflight') this.d.queue.hold(r.e);
     if (!w.cancelTimer && w.reserved.size) {
-      w.cancelTimer = this.d.clock.setTimeout(() => this.timeout(group), w.timeoutMs);
+      w.cancelTimer = this.d.clock.setTimeout(() => {
+        try {
+          this.timeout(group);
+        } catch (err) {
+          this.d.log.debug({ err, group }, 'gang Permit timeout handling failed');
+        }
+      }, w.timeoutMs);
     }
     this.d.log.debug({ group, reserved: w.reserved.size }, 'gang waiting at Permit');
   }
@@ -126,8 +132,12 @@ export class GangCycle {
     for (const r of [...w.reserved.values()]) {
       if (r.e.where === 'waiting') this.d.queue.release(r.e);
       const pod = r.e.where === 'inflight' ? loop.current(r.e) : undefined;
-      if (pod) ready.push({ r, pod });
-      else this.unreserve(group, r.e.key);
+      // The reserved node must still exist (a node deleted meanwhile keeps its NodeInfo while pods count on it).
+      if (pod && this.d.cache.nodes.get(r.node)?.node) ready.push({ r, pod });
+      else {
+        this.unreserve(group, r.e.key);
+        if (pod) this.d.queue.done(r.e, 'error');
+      }
     }
     if (this.d.tracker.boundCount(group) + ready.length < minCount) {
       // A member left between the attempt and now: keep waiting with what is left.
