@@ -106,7 +106,6 @@ describe('gang scheduling (Workload API)', () => {
       watch.stop();
       await watch.exited;
     }
-    if (process.env.GANG_DEBUG) console.log(watch.out());
     const { boundPerNs } = checkNoPartialGang(watch.out().split('\n').filter(Boolean), { gang8: 8, gang9: 9 });
     assert.deepEqual(boundPerNs, { gang8: 8, gang9: 9 });
   });
