@@ -10,6 +10,7 @@ import { nodesReady, podsOnNodes } from './cluster.js';
 import { fanoutCreates, slowWatchersFigure } from './fanout.js';
 import { workloadRows } from './workloads.js';
 import { crdApplyFigure, customResourceCreates } from './extensions.js';
+import { gangsOnNodes } from './gangs.js';
 import { median } from './load.js';
 import { join, mb, ms, rate, ratio, render, target, type Row } from './table.js';
 
@@ -30,6 +31,9 @@ const cfg = {
   memPods: quick ? 10_000 : 100_000,
   schedNodes: quick ? 100 : 1000,
   schedPods: quick ? 1000 : 10_000,
+  gangNodes: quick ? 20 : 200,
+  gangs: quick ? 10 : 100,
+  gangSize: 16,
   readyNodes: quick ? 500 : 5000,
 };
 
@@ -145,6 +149,14 @@ async function main(): Promise<void> {
   const crShare = cr.custom.perSec / cr.configMaps.perSec;
   log(`   ConfigMaps ${rate(cr.configMaps.perSec)} (${cr.configMaps.errors} errors), custom ${rate(cr.custom.perSec)} (${cr.custom.errors} errors${cr.custom.firstError ? `, first: ${cr.custom.firstError}` : ''})`);
   rows.push({ figure: `16. custom resource (CEL rule) creates/s, ${concurrency} clients`, value: rate(cr.custom.perSec), baseline: rate(cr.configMaps.perSec), verdict: join(`${(crShare * 100).toFixed(0)}% of ConfigMap creates`, target(crShare >= 0.7, 'target >= 70%')) });
+
+  log(`17. gang scheduling: ${cfg.gangs} Workloads with a gang of ${cfg.gangSize} pods each on ${cfg.gangNodes} nodes (16 clients create; first create to last bind)`);
+  const gs = await gangsOnNodes(cfg.gangNodes, cfg.gangs, cfg.gangSize);
+  log(`   created in ${ms(gs.createMs)}, all bound after ${ms(gs.boundMs)}; ${gs.partial} gangs not whole; RSS ${mb(gs.rssMB)}`);
+  rows.push({
+    figure: `17. gangs placed/s, ${nN(cfg.gangs)} gangs of ${cfg.gangSize} (${nN(cfg.gangs * cfg.gangSize)} pods) on ${nN(cfg.gangNodes)} nodes`, value: `${gs.groupsPerSec.toFixed(1)}/s`, baseline: '-',
+    verdict: join(target(gs.groupsPerSec >= 20 && gs.partial === 0, 'target >= 20 gangs/s, every gang whole'), `${gs.partial} partial`),
+  });
 
   process.stdout.write(`\nBonsai benchmark — ${cpus().length} CPUs, node ${process.version}; servers are child processes, the undici load generator runs in the bench process.\n`);
   process.stdout.write('Baseline: bare Fastify + one better-sqlite3 insert per create (WAL, synchronous=NORMAL, temp file); its GET/list routes read SQLite directly.\n\n');

@@ -6,6 +6,9 @@ import { PodIndex } from './pod-index.js';
 
 export type PodChange = 'added' | 'removed' | 'updated' | 'none';
 
+/** The resourceVersion recorded for an assumed pod (reserved on a node, not bound yet). */
+const assumedRv = '';
+
 export class SchedulerCache {
   readonly nodes = new Map<string, NodeInfo>();
   readonly index = new PodIndex();
@@ -50,6 +53,10 @@ export class SchedulerCache {
     const counts = pod && pod.spec?.nodeName && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed';
     if (!counts) {
       if (!cur) return { change: 'none' };
+      // A reservation stays while its pod is still pending (the gang code forgets it when the pod goes).
+      if (cur.rv === assumedRv && pod && !pod.spec?.nodeName && !pod.metadata?.deletionTimestamp && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed') {
+        return { change: 'none' };
+      }
       this.drop(key, cur.pi, cur.node);
       return { change: 'removed', old: cur.pi };
     }
@@ -63,6 +70,24 @@ export class SchedulerCache {
     this.index.add(pi, n);
     this.assigned.set(key, { pi, node, rv });
     return { change: cur ? 'updated' : 'added', pi, old: cur?.pi };
+  }
+
+  /** Counts a pending pod on `node` before it is bound (a place reserved at Permit); its binding replaces it. */
+  assume(pi: PodInfo, node: string): void {
+    const cur = this.assigned.get(pi.key);
+    if (cur) this.drop(pi.key, cur.pi, cur.node);
+    const n = this.info(node);
+    n.addPod(pi);
+    this.index.add(pi, n);
+    this.assigned.set(pi.key, { pi, node, rv: assumedRv });
+  }
+
+  /** Drops a reservation made by `assume` (a bound pod's entry is left alone); returns whether one was dropped. */
+  forget(key: string): boolean {
+    const cur = this.assigned.get(key);
+    if (!cur || cur.rv !== assumedRv) return false;
+    this.drop(key, cur.pi, cur.node);
+    return true;
   }
 
   private drop(key: string, pi: PodInfo, node: string): void {

@@ -15,6 +15,8 @@ import { defaultFilters, defaultScores } from './plugins/index.js';
 import { SchedulingQueue, type QueuedPod } from './queue.js';
 import { SchedulingLoop } from './scheduler.js';
 import { schedulerIdentity } from '../auth/identities.js';
+import { GangTracker, workloadsKey } from './gangs.js';
+import { GangCycle } from './gang-cycle.js';
 
 const noPods: PodInfo[] = [];
 
@@ -67,12 +69,16 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
     },
   };
   let loop: SchedulingLoop | undefined;
-  const queue = new SchedulingQueue(clock, () => loop?.kick());
+  const tracker = new GangTracker((ns, name) => client.get(workloadsKey, ns, name));
+  const queue = new SchedulingQueue(clock, () => loop?.kick(), (pod, key) => tracker.preEnqueue(pod, key));
+  const cycle = new GangCycle({ queue, cache, tracker, clock, log, released: () => queue.moveParked(podRemovedHelps) });
   loop = new SchedulingLoop({
     client, cache, queue, binder, lookups, filters: defaultFilters, scores: defaultScores, log,
     nominatedOn: (node) => nominated.get(node)?.values() ?? noPods,
     nominate: (pi, node) => setNominated(pi.key, node, pi),
+    gangs: { tracker, cycle },
   });
+  cycle.attach(loop);
 
   const setNominated = (key: string, node: string | undefined, pi?: PodInfo) => {
     const old = nominatedNode.get(key);
@@ -95,6 +101,8 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
   const syncPod = (ns: string, name: string) => {
     const key = podKey(ns, name);
     const pod = client.get('v1/pods', ns, name) as unknown as Pod | undefined;
+    // Group membership first: PreEnqueue of this pod (and of its group's pods) counts it.
+    const group = tracker.sync(key, pod);
     const r = cache.syncAssigned(key, pod);
     if (r.change === 'added' && r.pi) queue.moveParked(podAddedHelps(r.pi));
     else if (r.change === 'removed') queue.moveParked(podRemovedHelps);
@@ -106,9 +114,11 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
       const e = queue.upsert(pod, key);
       setNominated(key, pod.status?.nominatedNodeName, e.pi);
     } else {
+      cycle.forget(key);
       queue.delete(key);
       setNominated(key, undefined);
     }
+    if (group !== undefined) queue.recheckGated(tracker.membersOf(group));
   };
 
   const syncNode = (name: string) => {
@@ -133,6 +143,8 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
     // Pods waiting on their claims move when a claim, a volume or a class changes.
     ...['v1/persistentvolumeclaims', 'v1/persistentvolumes', 'storage.k8s.io/v1/storageclasses'].map((key) =>
       client.watch(key, () => guard('volume', () => queue.moveParked((e) => e.rejectors.has('VolumeBinding'))))),
+    // A Workload appearing (or changing) may let its pods pass PreEnqueue.
+    client.watch(workloadsKey, (c) => guard('workload', () => queue.recheckGated(tracker.podsOfWorkload(c.object.metadata.namespace ?? '', c.object.metadata.name ?? '')))),
     clock.setInterval(() => guard('timer', () => queue.flushLongParked()), 30_000),
   ];
   for (const n of client.list('v1/nodes')) guard('node', () => syncNode(n.metadata.name ?? ''));
@@ -143,6 +155,7 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
     stop() {
       for (const s of stops) s();
       queue.stop();
+      cycle.stop();
       loop?.stop();
     },
   };

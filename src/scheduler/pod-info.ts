@@ -41,6 +41,8 @@ export interface PodInfo {
   hostPorts: string[];
   terminating: boolean;
   startMs: number;
+  /** A pending pod counted on a node because a place is reserved for it (a gang waiting at Permit). */
+  assumed?: boolean;
 }
 
 export function podKey(ns: string | undefined, name: string | undefined): string {

@@ -63,7 +63,8 @@ function remove(filters: FilterPlugin[], s: CycleState, p: PodInfo, n: NodeInfo)
 
 /** The fewest lower-priority pods to evict from `n` so the pod fits (the node is left as it was). */
 export function selectVictims(filters: FilterPlugin[], s: CycleState, n: NodeInfo, pdbs: PodDisruptionBudget[]): Candidate | Failure {
-  const lower = [...n.pods.values()].filter((p) => p.priority < s.pi.priority);
+  // Reserved (unbound) gang pods are no victims: they hold nothing a deletion would free.
+  const lower = [...n.pods.values()].filter((p) => p.priority < s.pi.priority && !p.assumed);
   if (!lower.length) return noVictims;
   for (const p of lower) remove(filters, s, p, n);
   const f = runFilters(filters, s, n);

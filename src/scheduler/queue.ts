@@ -7,7 +7,11 @@ export const initialBackoffMs = 1000;
 export const maxBackoffMs = 10_000;
 export const maxUnschedulableMs = 5 * 60_000;
 
-export type Where = 'active' | 'backoff' | 'unschedulable' | 'gated' | 'inflight';
+/** `waiting`: placed and reserved, held at Permit until the rest of its gang has places (see gang-cycle.ts). */
+export type Where = 'active' | 'backoff' | 'unschedulable' | 'gated' | 'inflight' | 'waiting';
+
+/** A PreEnqueue check: undefined lets the pod into the active queue, a message keeps it gated. */
+export type PreEnqueue = (pod: Pod, key: string) => string | undefined;
 
 export interface QueuedPod {
   key: string;
@@ -20,6 +24,8 @@ export interface QueuedPod {
   parkedMs: number;
   /** Plugins that rejected it on its last attempt. */
   rejectors: Set<string>;
+  /** Why PreEnqueue holds it back (while `gated` by a plugin rather than by scheduling gates). */
+  gatedBy?: string;
   createdMs: number;
   seq: number;
   heapVersion: number;
@@ -47,7 +53,7 @@ export class SchedulingQueue {
   private seq = 0;
   private backoffTimer: { at: number; cancel: () => void } | undefined;
 
-  constructor(private readonly clock: Clock, private readonly onReady: () => void) {}
+  constructor(private readonly clock: Clock, private readonly onReady: () => void, private readonly preEnqueue?: PreEnqueue) {}
 
   /** Adds a new pending pod or takes in an update of a known one. */
   upsert(pod: Pod, key: string): QueuedPod {
@@ -64,7 +70,7 @@ export class SchedulingQueue {
     if (!changed) return e;
     e.pi = buildPodInfo(pod);
     if (isGated(pod)) {
-      if (e.where !== 'inflight') e.where = 'gated';
+      if (e.where !== 'inflight' && e.where !== 'waiting') e.where = 'gated';
     } else if (e.where === 'gated') this.activate(e);
     else if (e.where === 'unschedulable') this.requeue(e);
     return e;
@@ -121,6 +127,46 @@ export class SchedulingQueue {
     e.parkedMs = this.clock.nowMs();
   }
 
+  /**
+   * Takes pods (by key) out of the queue for an attempt together with one already popped (a gang's members):
+   * only pods waiting in the active, backoff or unschedulable sets are taken.
+   */
+  take(key: string): QueuedPod | undefined {
+    const e = this.entries.get(key);
+    if (!e || (e.where !== 'active' && e.where !== 'backoff' && e.where !== 'unschedulable')) return undefined;
+    e.where = 'inflight';
+    e.heapVersion++;
+    e.attempts++;
+    return e;
+  }
+
+  /** An attempted pod is held at Permit (it has a reserved place) until `release` or its binding. */
+  hold(e: QueuedPod): void {
+    if (this.entries.get(e.key) === e && e.where === 'inflight') e.where = 'waiting';
+  }
+
+  /** A pod held at Permit goes back to being attempted (to be bound or rejected with `done`); false if it left. */
+  release(e: QueuedPod): boolean {
+    if (this.entries.get(e.key) !== e || e.where !== 'waiting') return false;
+    e.where = 'inflight';
+    return true;
+  }
+
+  /** An attempted pod goes back behind PreEnqueue (its Workload went away while it was queued). */
+  regate(e: QueuedPod): void {
+    if (this.entries.get(e.key) !== e || e.where !== 'inflight') return;
+    e.where = 'gated';
+    e.lastFailureMs = this.clock.nowMs();
+  }
+
+  /** Runs PreEnqueue again for the given pods still held back by it (their Workload or group changed). */
+  recheckGated(keys: Iterable<string>): void {
+    for (const key of keys) {
+      const e = this.entries.get(key);
+      if (e && e.where === 'gated' && !isGated(e.pod)) this.activate(e);
+    }
+  }
+
   /** Moves parked pods that `helps` says may now fit back to active (or backoff while it lasts). */
   moveParked(helps: (e: QueuedPod) => boolean): void {
     for (const e of this.entries.values()) if (e.where === 'unschedulable' && helps(e)) this.requeue(e);
@@ -164,6 +210,13 @@ export class SchedulingQueue {
   }
 
   private activate(e: QueuedPod): void {
+    const why = this.preEnqueue?.(e.pod, e.key);
+    e.gatedBy = why;
+    if (why !== undefined) {
+      e.where = 'gated';
+      e.heapVersion++;
+      return;
+    }
     e.where = 'active';
     e.heapVersion++;
     this.heapPush({ e, v: e.heapVersion });

@@ -13,6 +13,8 @@ import type { NodeInfo } from './node-info.js';
 import { buildPodInfo, type PodInfo } from './pod-info.js';
 import { preempt } from './preemption.js';
 import type { QueuedPod, SchedulingQueue } from './queue.js';
+import type { GangTracker } from './gangs.js';
+import type { GangCycle } from './gang-cycle.js';
 
 /** How long one batch may run before yielding to the event loop. */
 const batchMs = 20;
@@ -32,6 +34,17 @@ export interface SchedulerDeps {
   /** Records a nomination at once, before its status write comes back through the change feed. */
   nominate: (pi: PodInfo, node: string) => void;
   random?: () => number;
+  /** Gang scheduling (KEP-4671): the Workload view and the group attempt; without it workloadRefs are ignored. */
+  gangs?: { tracker: GangTracker; cycle: GangCycle };
+}
+
+/** The outcome of filtering and scoring for one pod: a host, or the per-node failures (or no nodes at all). */
+export interface Placement {
+  s: CycleState;
+  host?: NodeInfo;
+  failures?: Map<string, Failure>;
+  preFilterMsg?: string;
+  noNodes?: boolean;
 }
 
 export class SchedulingLoop {
@@ -75,63 +88,92 @@ export class SchedulingLoop {
     this.kick();
   }
 
-  /** One attempt for one pod. */
+  /** One attempt for one pod (for a gang's pod: for every pending pod of its group, see gang-cycle.ts). */
   scheduleOne(e: QueuedPod): void {
-    const { client, cache, queue, binder } = this.d;
-    const [ns, name] = [e.pi.ns, e.pi.name];
-    const pod = client.get('v1/pods', ns, name) as unknown as Pod | undefined;
+    const pod = this.current(e);
+    if (!pod) return;
+    const gang = this.d.gangs;
+    if (gang) {
+      const policy = gang.tracker.policy(pod);
+      if (policy.kind === 'missing') {
+        // The Workload (or its group) went away after the pod passed PreEnqueue: back behind it.
+        this.d.queue.regate(e);
+        return;
+      }
+      if (policy.kind === 'gang') {
+        gang.cycle.run(e, pod, policy);
+        return;
+      }
+    }
+    const p = this.place(e, pod);
+    if (p.host) this.bind(e, pod, p.host);
+    else this.reject(e, pod, p);
+  }
+
+  /** The pod as stored now, if it still waits for this scheduler (otherwise it leaves the queue). */
+  current(e: QueuedPod): Pod | undefined {
+    const pod = this.d.client.get('v1/pods', e.pi.ns, e.pi.name) as unknown as Pod | undefined;
     if (!pod || pod.metadata?.uid !== e.pi.uid || pod.spec?.nodeName || pod.metadata?.deletionTimestamp) {
-      queue.delete(e.key);
-      return;
+      this.d.queue.delete(e.key);
+      return undefined;
     }
     if (pod !== e.pod) {
       e.pod = pod;
       e.pi = buildPodInfo(pod);
     }
+    return pod;
+  }
+
+  /** Filters and scores the nodes for one pod: the chosen node, or why none fits. */
+  place(e: QueuedPod, pod: Pod): Placement {
+    const { cache } = this.d;
     const pi = e.pi;
     const nodes = cache.nodeList();
-    if (!nodes.length) {
-      this.fail(e, pod, noNodesAvailable, new Set(['NoNodes']), '');
-      return;
-    }
     const s = new CycleState(pi, nodes, this.d.lookups, (node) => {
       let out: PodInfo[] | undefined;
       for (const p of this.d.nominatedOn(node)) if (p.key !== pi.key && p.priority >= pi.priority) (out ??= []).push(p);
       return out ?? noPods;
     });
+    if (!nodes.length) return { s, noNodes: true };
     const rejected = runPreFilters(this.d.filters, s);
-    if (rejected) {
-      this.unschedulable(e, pod, s, new Map(nodes.map((n) => [n.name, rejected])), rejected.reasons.join(', '));
-      return;
-    }
-    let host: NodeInfo | undefined;
+    if (rejected) return { s, failures: new Map(nodes.map((n) => [n.name, rejected])), preFilterMsg: rejected.reasons.join(', ') };
     const nominated = pod.status?.nominatedNodeName ? cache.nodes.get(pod.status.nominatedNodeName) : undefined;
-    if (nominated?.node && !runFilters(this.d.filters, s, nominated)) host = nominated;
-    let failures: Map<string, Failure> | undefined;
-    if (!host) {
-      const r = findFeasible(this.d.filters, s, nodes, this.nextStart);
-      this.nextStart = (this.nextStart + r.processed) % nodes.length;
-      if (r.feasible.length === 1) host = r.feasible[0];
-      else if (r.feasible.length > 1) host = selectHost(r.feasible, prioritize(this.d.scores, s, r.feasible), this.d.random);
-      failures = r.failures;
-    }
-    if (!host) {
-      this.unschedulable(e, pod, s, failures!);
-      return;
-    }
+    if (nominated?.node && !runFilters(this.d.filters, s, nominated)) return { s, host: nominated };
+    const r = findFeasible(this.d.filters, s, nodes, this.nextStart);
+    this.nextStart = (this.nextStart + r.processed) % nodes.length;
+    if (r.feasible.length === 1) return { s, host: r.feasible[0] };
+    if (r.feasible.length > 1) return { s, host: selectHost(r.feasible, prioritize(this.d.scores, s, r.feasible), this.d.random) };
+    return { s, failures: r.failures };
+  }
+
+  /** Binds the pod to `host`; returns false when the binding was refused (the pod is gone or bound already). */
+  bind(e: QueuedPod, pod: Pod, host: NodeInfo): boolean {
+    const { cache, queue, binder } = this.d;
     try {
       const bound = binder.bind(pod, host.name);
       cache.syncAssigned(e.key, bound);
       queue.done(e, 'bound');
       this.d.log.debug({ pod: e.key, node: host.name }, 'bound');
+      return true;
     } catch (err) {
       if (err instanceof ApiError && (err.code === 404 || err.code === 409)) {
         this.d.log.debug({ pod: e.key, err: err.message }, 'binding rejected; forgetting the pod');
         queue.delete(e.key);
-        return;
+        return false;
       }
       throw err;
     }
+  }
+
+  /** A pod that fits nowhere: preemption, the FailedScheduling event and condition, parked until a change. */
+  reject(e: QueuedPod, pod: Pod, p: Placement): void {
+    if (p.noNodes) this.fail(e, pod, noNodesAvailable, new Set(['NoNodes']), '');
+    else this.unschedulable(e, pod, p.s, p.failures ?? new Map(), p.preFilterMsg ?? '');
+  }
+
+  /** A rejection that is not a filter verdict (a gang's Permit timeout): the event and condition, then parked. */
+  rejectWith(e: QueuedPod, pod: Pod, message: string, rejectors: Set<string>): void {
+    this.fail(e, pod, message, rejectors);
   }
 
   private unschedulable(e: QueuedPod, pod: Pod, s: CycleState, failures: Map<string, Failure>, preFilterMsg = ''): void {

@@ -7,9 +7,10 @@ import { otherResources } from './others.js';
 import { certificateResources } from './certificates.js';
 import { apiServices } from './apiservices.js';
 import { admissionRegistrationResources } from './admissionregistration.js';
+import { workloads } from './workloads.js';
 import { customResourceDefinitions } from '../../apiextensions/crd-resource.js';
 
 export const allResources: ResourceDef[] = [
   ...coreResources, ...appsResources, ...batchResources, ...otherResources, ...certificateResources, ...admissionRegistrationResources,
-  apiServices, customResourceDefinitions,
+  workloads, apiServices, customResourceDefinitions,
 ];

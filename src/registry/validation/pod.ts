@@ -12,6 +12,7 @@ import { validateEphemeralContainers } from './ephemeral-containers.js';
 import { validateContainerResourceNames, validateResources } from './resource-requirements.js';
 import { validateAffinity } from './affinity.js';
 import { validateContainerLists, validatePodLists, validateTolerationKeys } from './pod-lists.js';
+import { validateWorkloadRef } from './workload.js';
 
 const validPort = (p: number) => Number.isInteger(p) && p >= 1 && p <= 65535;
 const protocols = ['SCTP', 'TCP', 'UDP'];
@@ -178,6 +179,7 @@ export function validatePodSpec(specIn: unknown, path: string): Errs {
   errs.push(...validateTolerationKeys(spec.tolerations, `${path}.tolerations`), ...validatePodLists(spec, path));
   const ads = spec.activeDeadlineSeconds;
   if (typeof ads === 'number' && (ads < 1 || ads > 2147483647)) errs.push(fieldInvalid(`${path}.activeDeadlineSeconds`, ads, inclusiveRangeError(1, 2147483647)));
+  errs.push(...validateWorkloadRef(spec.workloadRef, `${path}.workloadRef`));
   const sa = str(spec.serviceAccountName);
   if (sa) for (const m of nameIsDnsSubdomain(sa, false)) errs.push(fieldInvalid(`${path}.serviceAccountName`, sa, m));
   arr(spec.tolerations).forEach((t, i) => {
