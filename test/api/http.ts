@@ -159,7 +159,8 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export function useBonsai(opts: BonsaiOptions = {}): { env: { b: Bonsai }; req: ReturnType<typeof client> } {
   const env = {} as { b: Bonsai };
   before(async () => {
-    env.b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', cluster: { nodes: 0 }, ...opts });
+    // No add-ons unless a suite asks: they install CRDs and watch in the background, which API tests do not want.
+    env.b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', cluster: { nodes: 0 }, addons: [], ...opts });
   });
   after(async () => {
     await env.b?.close();

@@ -26,9 +26,10 @@ const deployment = JSON.stringify({
   },
 });
 
+// A node agent tolerates every taint (the GPU node's too), as real node agents do.
 const daemonSet = JSON.stringify({
   apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'node-agent' },
-  spec: { selector: { matchLabels: { app: 'node-agent' } }, template: { metadata: { labels: { app: 'node-agent' } }, spec: { containers: [{ name: 'agent', image: 'agent' }] } } },
+  spec: { selector: { matchLabels: { app: 'node-agent' } }, template: { metadata: { labels: { app: 'node-agent' } }, spec: { tolerations: [{ operator: 'Exists' }], containers: [{ name: 'agent', image: 'agent' }] } } },
 });
 
 describe('drain with workloads', () => {

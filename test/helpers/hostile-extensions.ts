@@ -68,7 +68,7 @@ export function crdSchemaCases(): HostileCase[] {
   const manyProps: Record<string, Json> = {};
   for (let i = 0; i < 5000; i++) manyProps[`f${i}`] = { type: 'string', pattern: `^f${i}-[a-z]+$` };
   const manyPatterns: Record<string, Json> = {};
-  for (let i = 0; i < 1200; i++) manyPatterns[`p${i}`] = { type: 'string', pattern: `^${i}(${'ab'.repeat(490)})+$` };
+  for (let i = 0; i < 800; i++) manyPatterns[`p${i}`] = { type: 'string', pattern: `^${i}(${'ab'.repeat(490)})+$` };
   const props = (text: string) => `{"type":"object","properties":{"spec":{"type":"object","properties":${text}}}}`;
   return [
     crdCase('properties named like Object members', props('{"__proto__":{"type":"string","default":"x"},"constructor":{"type":"object","x-kubernetes-preserve-unknown-fields":true},"prototype":{"type":"integer"},"hasOwnProperty":{"type":"string"},"toString":{"type":"boolean"}}'), 201),
@@ -82,7 +82,7 @@ export function crdSchemaCases(): HostileCase[] {
     crdCase('a repeat over 1000', specSchema({ a: { type: 'string', pattern: '((a{1000}){1000}){1000}' } }), 422, /error parsing regexp: invalid repeat count/),
     crdCase('a Go-only pattern ((?i), \\z)', specSchema({ a: { type: 'string', pattern: '(?i)^abc\\z' } }), 201),
     crdCase('a 100,000-character pattern', specSchema({ a: { type: 'string', pattern: 'a'.repeat(100_000) } }), 422, /properties\[a\]\.pattern: Too long: may not be more than 1024 bytes/),
-    crdCase('1,200 patterns of 1,000 characters', specSchema(manyPatterns), 201),
+    crdCase('800 patterns of 1,000 characters', specSchema(manyPatterns), 201),
     crdCase('a 100,000-value enum', specSchema({ a: { type: 'string', enum: Array.from({ length: 100_000 }, (_, i) => `v${i}`) } }), 201),
     crdCase('5,000 properties with patterns', specSchema(manyProps), 201),
     crdCase('a default of the wrong type', specSchema({ a: { type: 'integer', default: 'str' } }), 422, /properties\[a\]\.default: Invalid value: "string": .*must be of type integer/),
@@ -93,7 +93,7 @@ export function crdSchemaCases(): HostileCase[] {
     crdCase('CEL over its cost budget', specSchema({ a: { type: 'array', items: { type: 'string' }, 'x-kubernetes-validations': [{ rule: 'self.all(x, self.all(y, self.all(z, x == y && y == z)))' }] } }), 422, /estimated rule cost exceeds budget/),
     crdCase('CEL with a backtracking regex', specSchema({ a: { type: 'string', maxLength: 10000, 'x-kubernetes-validations': [{ rule: "self.matches('^(a+)+$')" }] } }), 201),
     // matches() reads its pattern when it runs (upstream: "invalid matches argument" on objects).
-    crdCase('CEL matches with an invalid regex', specSchema({ a: { type: 'string', maxLength: 10, 'x-kubernetes-validations': [{ rule: "self.matches('(a')" }] } }), 201),
+    crdCase('CEL matches with an invalid regex', specSchema({ a: { type: 'string', maxLength: 10, 'x-kubernetes-validations': [{ rule: "self.matches('(a')" }] } }), 422, /error parsing regexp: missing closing \)/),
     crdCase('CEL naming __proto__', props('{"__proto__":{"type":"string","maxLength":10,"x-kubernetes-validations":[{"rule":"self.__proto__ == 1"}]}}'), 422),
     crdCase('properties 250 deep', `{"type":"object","properties":{"spec":${nested(250, '{"type":"object","properties":{"a":', '}}', '{"type":"string"}')}}}`, 201),
     crdCase('properties 400 deep', `{"type":"object","properties":{"spec":${nested(400, '{"type":"object","properties":{"a":', '}}', '{"type":"string"}')}}}`, 422, /must not be nested more than 300 levels deep/),
