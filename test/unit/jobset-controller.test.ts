@@ -154,4 +154,26 @@ describe('JobSet controller (in process)', () => {
     const job = jobsOf('bad').find((j) => j.status?.conditions?.some((x) => x.type === 'Failed'))!;
     assert.equal(job.status?.conditions?.find((x) => x.type === 'Failed')?.reason, 'PodFailurePolicy_bad-config');
   });
+  it('a stopped node fails its worker: the JobSet restarts and every pod runs again on other nodes', async () => {
+    const tolerations = ['unreachable', 'not-ready'].map((t) => ({ key: `node.kubernetes.io/${t}`, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 5 }));
+    const workers = rjob('workers', 4, 'sleep 3600');
+    (workers.template.spec.template.spec as Json).tolerations = tolerations;
+    env.client.create(JS, 'default', {
+      apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', metadata: { name: 'ha' },
+      spec: { failurePolicy: { maxRestarts: 3 }, replicatedJobs: [workers] },
+    } as KObject);
+    const pods = () => env.client.list<Pod>('v1/pods', 'default', { labelSelector: 'jobset.sigs.k8s.io/jobset-name=ha' });
+    const running = (attempt: string) => pods().filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp && p.metadata?.labels?.['jobset.sigs.k8s.io/restart-attempt'] === attempt);
+    await until(() => running('0').length === 4, 20_000, '4 workers Running');
+    const node = running('0')[0].spec!.nodeName!;
+    env.b.setNodeStopped(node, true);
+    try {
+      const again = await until(() => (js('ha')?.status?.restarts === 1 && running('1').length === 4) && running('1'), 30_000, 'restart 1 Running');
+      assert.ok(again.every((p) => p.spec?.nodeName !== node), again.map((p) => p.spec?.nodeName).join());
+      await until(() => cond('ha', 'RestartingJobSet')?.reason === 'JobsReady', 5_000, 'RestartingJobSet False/JobsReady');
+      assert.equal(js('ha')?.status?.restartsCountTowardsMax, 1);
+    } finally {
+      env.b.setNodeStopped(node, false);
+    }
+  });
 });
