@@ -10,6 +10,7 @@ import { nodesReady, podsOnNodes } from './cluster.js';
 import { fanoutCreates, slowWatchersFigure } from './fanout.js';
 import { workloadRows } from './workloads.js';
 import { crdApplyFigure, customResourceCreates } from './extensions.js';
+import { jobSetRows } from './jobset.js';
 import { median } from './load.js';
 import { join, mb, ms, rate, ratio, render, target, type Row } from './table.js';
 
@@ -145,6 +146,8 @@ async function main(): Promise<void> {
   const crShare = cr.custom.perSec / cr.configMaps.perSec;
   log(`   ConfigMaps ${rate(cr.configMaps.perSec)} (${cr.configMaps.errors} errors), custom ${rate(cr.custom.perSec)} (${cr.custom.errors} errors${cr.custom.firstError ? `, first: ${cr.custom.firstError}` : ''})`);
   rows.push({ figure: `16. custom resource (CEL rule) creates/s, ${concurrency} clients`, value: rate(cr.custom.perSec), baseline: rate(cr.configMaps.perSec), verdict: join(`${(crShare * 100).toFixed(0)}% of ConfigMap creates`, target(crShare >= 0.7, 'target >= 70%')) });
+
+  rows.push(...(await jobSetRows(quick, log)));
 
   process.stdout.write(`\nBonsai benchmark — ${cpus().length} CPUs, node ${process.version}; servers are child processes, the undici load generator runs in the bench process.\n`);
   process.stdout.write('Baseline: bare Fastify + one better-sqlite3 insert per create (WAL, synchronous=NORMAL, temp file); its GET/list routes read SQLite directly.\n\n');
