@@ -176,4 +176,30 @@ describe('JobSet controller (in process)', () => {
       env.b.setNodeStopped(node, false);
     }
   });
+  it('managedBy another controller: left alone; suspend then resume; dependsOn Complete; ttlSecondsAfterFinished', async () => {
+    env.client.create(JS, 'default', {
+      apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', metadata: { name: 'elsewhere' },
+      spec: { managedBy: 'example.com/other', replicatedJobs: [rjob('w', 1, 'sleep 1')] },
+    } as KObject);
+    env.client.create(JS, 'default', {
+      apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', metadata: { name: 'staged' },
+      spec: {
+        suspend: true, ttlSecondsAfterFinished: 5,
+        replicatedJobs: [rjob('prep', 1, 'sleep 2'), { ...rjob('main', 2, 'sleep 1'), dependsOn: [{ name: 'prep', status: 'Complete' }] }],
+      },
+    } as KObject);
+    await until(() => cond('staged', 'Suspended')?.status === 'True', 10_000, 'staged Suspended');
+    assert.deepEqual(jobsOf('staged').map((j) => [j.metadata?.name, j.spec?.suspend]), [['staged-prep-0', true]]);
+    env.client.guaranteedUpdate(JS, 'default', 'staged', (cur) => ({ ...cur, spec: { ...(cur.spec as Json), suspend: false } }));
+    await until(() => cond('staged', 'Suspended')?.reason === 'ResumeJobs', 10_000, 'staged resumed');
+    // main waits for prep to complete.
+    const mainCreated = await until(() => env.client.get<Job>('batch/v1/jobs', 'default', 'staged-main-0'), 20_000, 'main created');
+    const prep = env.client.get<Job>('batch/v1/jobs', 'default', 'staged-prep-0')!;
+    const prepDone = prep.status?.conditions?.find((c) => c.type === 'Complete')?.lastTransitionTime;
+    assert.ok(prepDone && Date.parse(mainCreated.metadata!.creationTimestamp!) >= Date.parse(prepDone), `main ${mainCreated.metadata?.creationTimestamp} prep ${prepDone}`);
+    await until(() => cond('staged', 'Completed')?.status === 'True', 20_000, 'staged Completed');
+    await until(() => !js('staged'), 20_000, 'staged deleted after its TTL');
+    assert.deepEqual(jobsOf('elsewhere'), []);
+    assert.equal(js('elsewhere')?.status, undefined);
+  });
 });
