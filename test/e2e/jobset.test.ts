@@ -52,7 +52,7 @@ describe('JobSet add-on', () => {
     await apply(jobSet('train', {
       startupPolicy: { startupPolicyOrder: 'InOrder' },
       replicatedJobs: [
-        worker('driver', 1, 'sleep 20', {}, { metadata: { annotations: { 'bonsai.dev/ready-seconds': '5' } } }),
+        worker('driver', 1, 'sleep 40', {}, { metadata: { annotations: { 'bonsai.dev/ready-seconds': '30' } } }),
         worker('workers', 4, 'sleep 2'),
       ],
     }));
@@ -64,10 +64,11 @@ describe('JobSet add-on', () => {
     assert.match(await env.k.ok(['get', 'jobset', 'train']), /^train\s+Completed\s+0\s+True\s/m);
     const jobs = (await getJson('jobs', '-l', 'jobset.sigs.k8s.io/jobset-name=train')).items as Json[];
     assert.deepEqual(jobs.map((j) => j.metadata.name).sort(), ['train-driver-0', 'train-workers-0', 'train-workers-1', 'train-workers-2', 'train-workers-3']);
+    // The driver turns Ready 30 s after its container starts (timestamps have whole seconds): no worker Job before.
     const driverPod = ((await getJson('pods', '-l', 'jobset.sigs.k8s.io/replicatedjob-name=driver')).items as Json[])[0];
-    const driverReady = Date.parse(driverPod.status.conditions.find((c: Json) => c.type === 'ContainersReady' || c.type === 'Ready').lastTransitionTime);
+    const driverStarted = Date.parse(driverPod.status.containerStatuses[0].state.terminated.startedAt);
     for (const j of jobs.filter((x) => x.metadata.name.startsWith('train-workers-'))) {
-      assert.ok(Date.parse(j.metadata.creationTimestamp) >= driverReady, `${j.metadata.name} created ${j.metadata.creationTimestamp}, driver Ready ${driverPod.status.conditions.map((c: Json) => `${c.type}@${c.lastTransitionTime}`)}`);
+      assert.ok(Date.parse(j.metadata.creationTimestamp) - driverStarted >= 29_000, `${j.metadata.name} created ${j.metadata.creationTimestamp}, driver started ${new Date(driverStarted).toISOString()}`);
       assert.equal(j.metadata.labels['jobset.sigs.k8s.io/restart-attempt'], '0');
     }
     assert.equal(cond(done, 'StartupPolicyCompleted')?.status, 'True');
