@@ -11,6 +11,7 @@ import { fanoutCreates, slowWatchersFigure } from './fanout.js';
 import { workloadRows } from './workloads.js';
 import { crdApplyFigure, customResourceCreates } from './extensions.js';
 import { gangsOnNodes } from './gangs.js';
+import { jobSetRows } from './jobset.js';
 import { median } from './load.js';
 import { join, mb, ms, rate, ratio, render, target, type Row } from './table.js';
 
@@ -157,6 +158,7 @@ async function main(): Promise<void> {
     figure: `17. gangs placed/s, ${nN(cfg.gangs)} gangs of ${cfg.gangSize} (${nN(cfg.gangs * cfg.gangSize)} pods) on ${nN(cfg.gangNodes)} nodes`, value: `${gs.groupsPerSec.toFixed(1)}/s`, baseline: '-',
     verdict: join(target(gs.groupsPerSec >= 20 && gs.partial === 0, 'target >= 20 gangs/s, every gang whole'), `${gs.partial} partial`),
   });
+  rows.push(...(await jobSetRows(quick, log)));
 
   process.stdout.write(`\nBonsai benchmark — ${cpus().length} CPUs, node ${process.version}; servers are child processes, the undici load generator runs in the bench process.\n`);
   process.stdout.write('Baseline: bare Fastify + one better-sqlite3 insert per create (WAL, synchronous=NORMAL, temp file); its GET/list routes read SQLite directly.\n\n');

@@ -21,7 +21,7 @@ function clusterFile(nodes: number): string {
   return file;
 }
 
-async function call(p: Pool, method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown, contentType = 'application/json'): Promise<Json> {
+export async function call(p: Pool, method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown, contentType = 'application/json'): Promise<Json> {
   const res = await p.request({ method, path, headers: { ...jsonHeaders, 'content-type': contentType }, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.body.text();
   if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`);
@@ -29,7 +29,7 @@ async function call(p: Pool, method: 'GET' | 'POST' | 'PATCH', path: string, bod
 }
 
 /** Polls until `done` holds; returns ms since `t0`. */
-async function until(t0: number, timeoutMs: number, what: string, done: () => Promise<boolean>): Promise<number> {
+export async function until(t0: number, timeoutMs: number, what: string, done: () => Promise<boolean>): Promise<number> {
   for (;;) {
     if (await done()) return performance.now() - t0;
     if (performance.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
@@ -38,8 +38,8 @@ async function until(t0: number, timeoutMs: number, what: string, done: () => Pr
 }
 
 /** A server with `nodes` Ready nodes, a pool of `connections`, run `fn`, stop. */
-async function withCluster<T>(nodes: number, connections: number, fn: (p: Pool, proc: ServerProc) => Promise<T>): Promise<T> {
-  const proc = spawnServer('bonsai', ':memory:', ['--cluster', clusterFile(nodes)]);
+export async function withCluster<T>(nodes: number, connections: number, fn: (p: Pool, proc: ServerProc) => Promise<T>, extraArgs: string[] = []): Promise<T> {
+  const proc = spawnServer('bonsai', ':memory:', ['--cluster', clusterFile(nodes), ...extraArgs]);
   try {
     const p = pool(await proc.ready, connections);
     try {

@@ -1,0 +1,116 @@
+// Creating a JobSet's Jobs in order: a replicated job waits for its dependsOn (Ready or Complete); with startup
+// policy InOrder each replicated job's Jobs are created only once the one before has all its Jobs ready; with
+// BlockingRecreate nothing is created while Jobs of an earlier attempt remain. Suspending and resuming the Jobs.
+import type { Job } from 'kubernetes-types/batch/v1.js';
+import type { KObject } from '../../machinery/types.js';
+import { ApiError } from '../../machinery/errors.js';
+import { allReplicasStarted, dependenciesReached, jobRestartsOf } from './child-jobs.js';
+import { setCondition } from './conditions.js';
+import type { JobSetController, Work } from './controller.js';
+import { buildJob, jobName } from './jobs.js';
+import { cond, jobCreationFailedReason, jobsRef, labels as L, reasons, restartingJobSetSuspended, type ReplicatedJob } from './types.js';
+
+const inOrder = (w: Work) => w.spec.startupPolicy.startupPolicyOrder === 'InOrder';
+
+/** The Jobs of `rj` that do not exist yet (under any attempt), built for the current one. */
+function missingJobs(w: Work, rj: ReplicatedJob): Job[] {
+  const blocking = w.spec.failurePolicy?.restartStrategy === 'BlockingRecreate';
+  if (blocking && w.jobs.previous.length) return [];
+  const existing = new Set<string>();
+  for (const list of [w.jobs.active, w.jobs.successful, w.jobs.failed, w.jobs.previous]) for (const j of list) existing.add(j.metadata?.name ?? '');
+  const restarts = jobRestartsOf(w.js, w.spec, rj.name);
+  const out: Job[] = [];
+  const name = w.js.metadata.name ?? '';
+  for (let i = 0; i < (rj.replicas ?? 1); i++) {
+    if (!existing.has(jobName(name, rj.name, i))) out.push(buildJob(w.js, w.spec, rj, i, restarts[i] ?? 0));
+  }
+  return out;
+}
+
+async function createJobs(c: JobSetController, w: Work, jobs: Job[]): Promise<void> {
+  const ns = w.js.metadata.namespace ?? '';
+  const errors: string[] = [];
+  const waits: Array<Promise<unknown>> = [];
+  for (const job of jobs) {
+    try {
+      const r = c.client.createOrWait(jobsRef, ns, job as unknown as KObject);
+      if (r instanceof Promise) waits.push(r.then((created) => c.jobs.track(created as unknown as Job), (err: unknown) => errors.push(failure(job, err))));
+      else c.jobs.track(r as unknown as Job);
+    } catch (err) {
+      errors.push(failure(job, err));
+    }
+  }
+  await Promise.all(waits);
+  if (errors.length) {
+    const message = errors.join('\n');
+    c.events.event(w.js as KObject, 'Warning', jobCreationFailedReason, message);
+    throw new ApiError(500, 'InternalError', message);
+  }
+}
+
+const failure = (job: Job, err: unknown) => `job "${job.metadata?.name}" creation failed with error: ${err instanceof Error ? err.message : String(err)}`;
+
+export async function reconcileReplicatedJobs(c: JobSetController, w: Work): Promise<void> {
+  const replicas = new Map<string, number>();
+  const suspended = !!w.spec.suspend;
+  for (const rj of w.spec.replicatedJobs) {
+    replicas.set(rj.name, rj.replicas ?? 1);
+    if (!dependenciesReached(rj.dependsOn, replicas, w.statuses)) continue;
+    const status = w.statuses.find((s) => s.name === rj.name);
+    if (!suspended && inOrder(w) && allReplicasStarted(rj.replicas ?? 1, status)) continue;
+    await createJobs(c, w, missingJobs(w, rj));
+    if (!suspended && inOrder(w)) {
+      setCondition(w.js, w.update, cond.startupInProgress, 'True', reasons.inOrderInProgress[0], reasons.inOrderInProgress[1], 'Normal', w.now);
+      return;
+    }
+  }
+  if (!suspended && inOrder(w)) {
+    setCondition(w.js, w.update, cond.startupCompleted, 'True', reasons.inOrderCompleted[0], reasons.inOrderCompleted[1], 'Normal', w.now);
+  }
+}
+
+export function suspendJobs(c: JobSetController, w: Work): void {
+  for (const job of w.jobs.active) {
+    if (job.spec?.suspend) continue;
+    c.client.guaranteedUpdate(jobsRef, job.metadata?.namespace ?? '', job.metadata?.name ?? '', (cur) => ({ ...cur, spec: { ...(cur.spec as object), suspend: true } }));
+  }
+  setCondition(w.js, w.update, cond.suspended, 'True', reasons.suspended[0], reasons.suspended[1], 'Normal', w.now);
+  setCondition(w.js, w.update, cond.restarting, 'False', restartingJobSetSuspended, reasons.suspended[1], 'Normal', w.now);
+}
+
+/** Unsuspends the Jobs, replicated job by replicated job (InOrder: one at a time, each waiting for the one before). */
+export function resumeJobs(c: JobSetController, w: Work): void {
+  const replicas = new Map<string, number>();
+  for (const rj of w.spec.replicatedJobs) {
+    replicas.set(rj.name, rj.replicas ?? 1);
+    if (!dependenciesReached(rj.dependsOn, replicas, w.statuses)) continue;
+    if (inOrder(w) && allReplicasStarted(rj.replicas ?? 1, w.statuses.find((s) => s.name === rj.name))) continue;
+    for (const job of w.jobs.active) {
+      if (!job.spec?.suspend || job.metadata?.labels?.[L.replicatedJobName] !== rj.name) continue;
+      resumeJob(c, job, rj);
+    }
+    if (inOrder(w)) {
+      setCondition(w.js, w.update, cond.startupInProgress, 'True', reasons.inOrderInProgress[0], reasons.inOrderInProgress[1], 'Normal', w.now);
+      return;
+    }
+  }
+  setCondition(w.js, w.update, cond.suspended, 'False', reasons.resumed[0], reasons.resumed[1], 'Normal', w.now);
+}
+
+/** Unsuspends one Job, first clearing its start time and merging what Kueue may have changed in the template. */
+function resumeJob(c: JobSetController, job: Job, rj: ReplicatedJob): void {
+  const ns = job.metadata?.namespace ?? '';
+  const name = job.metadata?.name ?? '';
+  if (job.status?.startTime) {
+    c.client.guaranteedUpdate(jobsRef, ns, name, (cur) => ({ ...cur, status: { ...(cur.status as object), startTime: undefined } }), { subresource: 'status' });
+  }
+  const want = rj.template.spec?.template;
+  c.client.guaranteedUpdate(jobsRef, ns, name, (cur) => {
+    const spec = structuredClone(cur.spec ?? {}) as NonNullable<Job['spec']>;
+    const t = spec.template ?? (spec.template = {});
+    t.metadata = { ...t.metadata, labels: { ...t.metadata?.labels, ...want?.metadata?.labels }, annotations: { ...t.metadata?.annotations, ...want?.metadata?.annotations } };
+    if (want?.spec?.nodeSelector) t.spec = { ...t.spec!, nodeSelector: { ...t.spec?.nodeSelector, ...want.spec.nodeSelector } };
+    spec.suspend = false;
+    return { ...cur, spec };
+  });
+}
