@@ -18,7 +18,8 @@ const objectFile = (name: string) => join(fixtures, 'crd-objects', name);
 const crdFile = (name: string) => join(fixtures, 'crds', name);
 
 describe('custom resources through kubectl', () => {
-  const env = useKubectlServer();
+  // Without add-ons: these CRDs are applied by hand here, with no controller reconciling their objects.
+  const env = useKubectlServer({ args: ['--addons', ''] });
   const dir = mkdtempSync(join(tmpdir(), 'bonsai-crds-'));
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
 
@@ -195,13 +196,13 @@ describe('custom resources across a restart', () => {
   });
 
   it('keeps CRDs and custom objects', async () => {
-    server = await startServer();
+    server = await startServer({ args: ['--addons', ''] });
     let k = new Kubectl(server.kubeconfig);
     await k.ok(['apply', '--server-side', '-f', crdFile('leaderworkerset.x-k8s.io_leaderworkersets.yaml')]);
     await k.ok(['wait', '--for', 'condition=established', 'crd/leaderworkersets.leaderworkerset.x-k8s.io', '--timeout=20s']);
     await k.ok(['create', '-f', objectFile('lws.yaml')]);
     await server.stop();
-    server = await startServer({ dataDir: server.dataDir });
+    server = await startServer({ dataDir: server.dataDir, args: ['--addons', ''] });
     k = new Kubectl(server.kubeconfig);
     assert.match(await k.ok(['get', 'lws']), /^serve\s/m);
     await k.ok(['scale', 'lws', 'serve', '--replicas', '2']);
