@@ -2,6 +2,7 @@
 // listens, each selected add-on is loaded, its CRDs installed and awaited until Established, and its controllers
 // started with a client acting as its own identity, the ServiceAccount kube-system/<name>-controller.
 // This module is cheap to import: an add-on's code is loaded (dynamic import) only when it starts.
+import { selectNames } from '../util/name-selection.js';
 import type { Client } from '../client/client.js';
 import type { KObject } from '../machinery/types.js';
 import type { Clock } from '../util/clock.js';
@@ -23,27 +24,12 @@ export type AddonName = keyof typeof loaders;
 
 export const addonNames = Object.keys(loaders) as AddonName[];
 
-const isName = (n: string): n is AddonName => (addonNames as string[]).includes(n);
-
 /**
  * Which add-ons run, from an `--addons` list: `*` is all (the default), `name` enables, `-name` disables; names not
  * enabled are off without `*` (so `-sandbox` alone, or an empty list, selects none). Unknown names are an error.
  */
 export function selectAddons(spec: readonly string[] = ['*']): AddonName[] {
-  const enabled = new Set<AddonName>();
-  const disabled = new Set<AddonName>();
-  let all = false;
-  for (const raw of spec.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean)) {
-    if (raw === '*') {
-      all = true;
-      continue;
-    }
-    const off = raw.startsWith('-');
-    const name = off ? raw.slice(1) : raw;
-    if (!isName(name)) throw new Error(`unknown add-on "${raw}"; known: ${addonNames.join(', ')}`);
-    (off ? disabled : enabled).add(name);
-  }
-  return addonNames.filter((n) => !disabled.has(n) && (all || enabled.has(n)));
+  return selectNames(spec, addonNames, 'add-on');
 }
 
 /** The identity an add-on's controllers act as. */
