@@ -73,6 +73,17 @@ describe('leaderworkerset', () => {
     assert.ok(fewest >= 2, `groups replaced one at a time (saw ${fewest} ready leaders of 3)`);
   });
 
+  it('gang-schedules each group of a LeaderCreated set through a Workload', async () => {
+    await create(lws('gang', { name: 'w', image: 'busybox', command: ['sleep', '3600'] }, { replicas: 2, startupPolicy: 'LeaderCreated' }));
+    await eventually(async () => allReady('gang', 8), 30_000, 'both groups Running');
+    const wl = JSON.parse(await env.k.ok(['get', 'workloads.scheduling.k8s.io', 'gang', '-o', 'json'])) as Json;
+    assert.deepEqual(wl.spec.podGroups, [{ name: 'group', policy: { gang: { minCount: 4 } } }]);
+    assert.equal(wl.metadata.ownerReferences[0].kind, 'LeaderWorkerSet');
+    for (const p of await live('gang')) {
+      assert.deepEqual(p.spec.workloadRef, { name: 'gang', podGroup: 'group', podGroupReplicaKey: p.metadata.labels['leaderworkerset.sigs.k8s.io/group-index'] }, p.metadata.name);
+    }
+  });
+
   it('recreates exactly the group whose worker container fails', async () => {
     // Only worker 2 of group 1 exits (its environment names a variable the others do not have).
     const worker = {

@@ -26,7 +26,7 @@ function start(actx: AddonContext): AddonHandle {
   const ctx: LwsContext = { client, recorder, pods, statefulSets };
   const lwsQueue = new WorkQueue('leaderworkerset', (key) => reconcileLws(ctx, ...split(key)), actx.clock, log);
   const podQueue = new WorkQueue('leaderworkerset-pod', (key) => reconcilePod(ctx, ...split(key)), actx.clock, log);
-  const removeAdmission = addAdmission(client, lwsPodAdmission());
+  const removeAdmission = addAdmission(client, lwsPodAdmission(client));
   const unsubs: Array<() => void> = [];
   const objKey = (c: Change) => `${c.object.metadata.namespace ?? ''}/${c.object.metadata.name ?? ''}`;
   unsubs.push(client.watch(lwsResource, (c) => lwsQueue.add(objKey(c))));

@@ -6,6 +6,7 @@ import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
 import { canonicalJson } from '../../controllers/workload/hash.js';
 import { annotations as A, labels as L, lwsResource, replicasOf, scaled, uniquePerReplica, type LeaderWorkerSet } from './types.js';
+import { ensureWorkload } from './workload.js';
 import { ensureRevision, revisionKeyOf, truncateRevisions } from './revisions.js';
 import { leaderStatefulSet } from './statefulsets.js';
 import { rollout } from './rolling-update.js';
@@ -85,6 +86,7 @@ export function reconcileLws(ctx: LwsContext, namespace: string, name: string): 
       : `deleting surge replicas from ${name}-${decision.replicas} to ${name}-${stsReplicas - 1}`;
     ctx.recorder.event(lwsObj, 'Normal', 'GroupsProgressing', msg);
   }
+  ensureWorkload(ctx.client, lws);
   const want = leaderStatefulSet(lws, decision.partition, decision.replicas, key);
   try {
     writeLeader(ctx, lws, leaderSts, want);

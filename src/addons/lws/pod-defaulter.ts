@@ -2,6 +2,8 @@
 // template cannot carry (the leader's group index and group key, a worker's index, sub-group index and key), the
 // exclusive-topology affinities, the leader's own subdomain under UniquePerReplica, and the LWS_* environment.
 // In Bonsai it is an in-process mutating admission plugin instead of a webhook.
+import type { Client } from '../../client/client.js';
+import { joinGang } from './workload.js';
 import { createHash } from 'node:crypto';
 import type { Container, EnvVar, Pod, PodAffinityTerm } from 'kubernetes-types/core/v1.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../admission/types.js';
@@ -93,13 +95,14 @@ function isLwsPodCreate(a: AdmissionAttributes): boolean {
 }
 
 /** The mutating admission plugin that stands in for upstream's pod webhook. */
-export function lwsPodAdmission(): AdmissionPlugin {
+export function lwsPodAdmission(client: Client): AdmissionPlugin {
   return {
     name: 'LeaderWorkerSetPod',
     handles: isLwsPodCreate,
     mutate(a) {
       if (!isLwsPodCreate(a)) return;
-      defaultLwsPod(a.object as unknown as Pod, a.namespace);
+      const pod = a.object as unknown as Pod;
+      if (defaultLwsPod(pod, a.namespace)) joinGang(client, pod, a.namespace);
     },
   };
 }
