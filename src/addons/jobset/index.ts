@@ -4,7 +4,7 @@ import { JobSetController } from './controller.js';
 
 export const jobSetCrd = 'src/addons/jobset/crds/jobset.x-k8s.io_jobsets.yaml';
 
-export const addon: Addon = {
+export const jobSetAddon: Addon = {
   name: 'jobset',
   crds: [jobSetCrd],
   start(ctx) {
@@ -13,4 +13,5 @@ export const addon: Addon = {
   },
 };
 
+export const addon = jobSetAddon;
 export { JobSetController };
