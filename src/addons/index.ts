@@ -17,7 +17,7 @@ export type { Addon, AddonContext, AddonHandle, AddonRule } from './types.js';
 const loaders = {
   sandbox: async () => (await import('./sandbox/index.js')).sandboxAddon,
   lws: async () => (await import('./lws/index.js')).lwsAddon,
-  jobset: async () => (await import('./jobset/index.js')).addon,
+  jobset: async () => (await import('./jobset/index.js')).jobSetAddon,
 } satisfies Record<string, () => Promise<Addon>>;
 
 export type AddonName = keyof typeof loaders;
