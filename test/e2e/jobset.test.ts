@@ -1,7 +1,7 @@
 // JobSet (jobset.x-k8s.io/v1alpha2) with real kubectl on the default cluster, the clock at 10x: a driver and 4
 // workers complete, InOrder starts the workers after the driver is Ready; KEP-4443 named pod-failure-policy rules
 // paired with JobSet failure-policy rules restart the set (maxRestarts honoured) or fail it at once; a stopped node
-// restarts the set onto the other nodes.
+// restarts the set onto the other nodes (each attempt gang-scheduled as one group).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
@@ -118,6 +118,10 @@ describe('JobSet add-on', () => {
       const r = await running(0);
       return r.length === 4 && r;
     }, 20_000, '4 workers Running');
+    // An AnyOrder set whose pods all start together is one gang per attempt (Bonsai's default), through a Workload.
+    const wl = await getJson('workloads.scheduling.k8s.io', 'ha');
+    assert.deepEqual(wl.spec.podGroups, [{ name: 'jobset', policy: { gang: { minCount: 4 } } }]);
+    for (const p of before) assert.deepEqual(p.spec.workloadRef, { name: 'ha', podGroup: 'jobset', podGroupReplicaKey: '0' });
     const node = before[0].spec.nodeName as string;
     const stop = await runBonsai(['node', 'stop', node, '--kubeconfig', env.server.kubeconfig]);
     assert.equal(stop.code, 0, stop.stderr);
@@ -127,6 +131,7 @@ describe('JobSet add-on', () => {
         return r.length === 4 && r;
       }, 40_000, 'restart attempt 1 Running');
       assert.ok(after.every((p) => p.spec.nodeName !== node), after.map((p) => p.spec.nodeName).join());
+      for (const p of after) assert.equal(p.spec.workloadRef?.podGroupReplicaKey, '1', 'the new attempt is a new gang');
       const js = await getJson('jobset', 'ha');
       assert.equal(js.status.restarts, 1);
     } finally {

@@ -1,5 +1,6 @@
 // The Jobs a JobSet owns: their names (`<jobset>-<replicatedJob>-<index>`), the labels and annotations stamped on each
 // Job and its pod template, and the Job built from a replicated job's template for one index.
+import { gangRef, gangSize } from './gang.js';
 import { createHash } from 'node:crypto';
 import type { Job, JobSpec } from 'kubernetes-types/batch/v1.js';
 import type { EffectiveSpec } from './defaults.js';
@@ -100,6 +101,7 @@ export function buildJob(js: JobSet, spec: EffectiveSpec, rj: ReplicatedJob, ind
     annotations: { ...template.metadata?.annotations, ...annotations },
   };
   if (spec.network.enableDNSHostnames) podSpec.subdomain = subdomainOf(js, spec);
+  if (gangSize(spec) !== undefined) (podSpec as typeof podSpec & { workloadRef?: unknown }).workloadRef = gangRef(js);
   if (annotations[L.exclusiveTopology] !== undefined && annotations[L.nodeSelectorStrategy] !== undefined) {
     podSpec.nodeSelector = { ...podSpec.nodeSelector, [L.namespacedJob]: `${js.metadata.namespace}_${name}` };
     podSpec.tolerations = [...(podSpec.tolerations ?? []), { key: L.noScheduleTaint, operator: 'Exists', effect: 'NoSchedule' }];

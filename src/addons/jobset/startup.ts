@@ -1,6 +1,7 @@
 // Creating a JobSet's Jobs in order: a replicated job waits for its dependsOn (Ready or Complete); with startup
 // policy InOrder each replicated job's Jobs are created only once the one before has all its Jobs ready; with
 // BlockingRecreate nothing is created while Jobs of an earlier attempt remain. Suspending and resuming the Jobs.
+import { ensureWorkload, gangSize } from './gang.js';
 import type { Job } from 'kubernetes-types/batch/v1.js';
 import type { KObject } from '../../machinery/types.js';
 import { ApiError } from '../../machinery/errors.js';
@@ -51,6 +52,8 @@ async function createJobs(c: JobSetController, w: Work, jobs: Job[]): Promise<vo
 const failure = (job: Job, err: unknown) => `job "${job.metadata?.name}" creation failed with error: ${err instanceof Error ? err.message : String(err)}`;
 
 export async function reconcileReplicatedJobs(c: JobSetController, w: Work): Promise<void> {
+  const gang = gangSize(w.spec);
+  if (gang !== undefined) ensureWorkload(c.client, w.js, gang);
   const replicas = new Map<string, number>();
   const suspended = !!w.spec.suspend;
   for (const rj of w.spec.replicatedJobs) {
