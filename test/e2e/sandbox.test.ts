@@ -90,6 +90,51 @@ describe('agent sandbox', () => {
     assert.equal(sb.status.service, undefined, 'no service unless asked for');
   });
 
+  it('a warm pool of 2 becomes ready, a claim takes one over and the pool refills to 2', async () => {
+    const tmpl = JSON.parse(sandbox('py-tmpl'));
+    await env.k.ok(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxTemplate', metadata: { name: 'py' }, spec: { podTemplate: tmpl.spec.podTemplate, volumeClaimTemplates: tmpl.spec.volumeClaimTemplates } }) });
+    await env.k.ok(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxWarmPool', metadata: { name: 'pool' }, spec: { replicas: 2, sandboxTemplateRef: { name: 'py' } } }) });
+    await eventually(async () => (await getJson('sandboxwarmpool', 'pool')).status?.readyReplicas === 2, 20_000, 'pool ready');
+    const pool = await getJson('sandboxwarmpool', 'pool');
+    assert.match(pool.status.selector, /^agents\.x-k8s\.io\/warm-pool-sandbox=[0-9a-f]{8}$/);
+    const warm = (await getJson('sandbox', '-l', pool.status.selector)).items as Json[];
+    assert.equal(warm.length, 2);
+    const warmNames = warm.map((s) => s.metadata.name).sort();
+    for (const s of warm) {
+      assert.match(s.metadata.name, /^pool-[a-z0-9]{5}$/);
+      assert.deepEqual(s.metadata.ownerReferences.map((r: Json) => [r.kind, r.name]), [['SandboxWarmPool', 'pool']]);
+    }
+
+    const claim = { apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxClaim', metadata: { name: 'mine' }, spec: { warmPoolRef: { name: 'pool' } } };
+    await env.k.ok(['apply', '-f', '-'], { input: JSON.stringify(claim) });
+    await eventually(async () => cond(await getJson('sandboxclaim', 'mine'), 'Ready')?.status === 'True', 20_000, 'claim Ready');
+    const c = await getJson('sandboxclaim', 'mine');
+    assert.ok(warmNames.includes(c.status.sandbox.name), `claimed ${c.status.sandbox.name}, one of ${warmNames}`);
+    assert.equal(cond(c, 'Ready').reason, 'DependenciesReady');
+    const taken = await getJson('sandbox', c.status.sandbox.name);
+    assert.deepEqual(taken.metadata.ownerReferences.map((r: Json) => [r.kind, r.name, r.controller]), [['SandboxClaim', 'mine', true]]);
+    assert.equal(taken.metadata.labels['agents.x-k8s.io/warm-pool-sandbox'], undefined);
+    const pod = await getJson('pod', c.status.sandbox.name);
+    assert.equal(pod.metadata.name, c.status.sandbox.name, 'the pool sandbox pod is the claimed one');
+    assert.deepEqual(pod.metadata.ownerReferences.map((r: Json) => [r.kind, r.name]), [['Sandbox', c.status.sandbox.name]]);
+
+    // The pool refills to 2 with a new sandbox.
+    await eventually(async () => {
+      const p = await getJson('sandboxwarmpool', 'pool');
+      return p.status?.readyReplicas === 2 && p.status?.replicas === 2;
+    }, 20_000, 'pool refilled');
+    const now = ((await getJson('sandbox', '-l', pool.status.selector)).items as Json[]).map((s) => s.metadata.name);
+    assert.equal(now.length, 2);
+    assert.ok(!now.includes(c.status.sandbox.name), 'the claimed sandbox left the pool');
+
+    // A claim on an empty pool gets a Sandbox named after it, made from the pool's template.
+    await env.k.ok(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'extensions.agents.x-k8s.io/v1beta1', kind: 'SandboxWarmPool', metadata: { name: 'empty' }, spec: { replicas: 0, sandboxTemplateRef: { name: 'py' } } }) });
+    await env.k.ok(['apply', '-f', '-'], { input: JSON.stringify({ ...claim, metadata: { name: 'cold' }, spec: { warmPoolRef: { name: 'empty' } } }) });
+    await eventually(async () => cond(await getJson('sandboxclaim', 'cold'), 'Ready')?.status === 'True', 20_000, 'cold claim Ready');
+    assert.equal((await getJson('sandboxclaim', 'cold')).status.sandbox.name, 'cold');
+    assert.deepEqual((await getJson('sandbox', 'cold')).metadata.ownerReferences.map((r: Json) => [r.kind, r.name]), [['SandboxClaim', 'cold']]);
+  });
+
   it('deleting a Sandbox deletes its pod, service and claims', async () => {
     await env.k.ok(['delete', 'sandbox', 'dev']);
     await eventually(async () => !(await tryJson('pod', 'dev')) && !(await tryJson('service', 'dev')) && !(await tryJson('pvc', 'workspace-dev')), 20_000, 'dependents collected');

@@ -1,6 +1,8 @@
 // The Agent Sandbox add-on (kubernetes-sigs/agent-sandbox): Sandbox, SandboxTemplate, SandboxClaim and SandboxWarmPool.
 import type { Addon } from '../types.js';
 import { SandboxController } from './sandbox-controller.js';
+import { ClaimController } from './claim-controller.js';
+import { WarmPoolController } from './warm-pool-controller.js';
 
 const dir = 'src/addons/sandbox/crds';
 
@@ -14,6 +16,8 @@ export const sandboxAddon: Addon = {
   ],
   start({ client, clock, log }) {
     const sandboxes = new SandboxController(client, clock, log.child({ controller: 'sandbox' }));
-    return { stop: () => sandboxes.stop() };
+    const claims = new ClaimController(client, clock, log.child({ controller: 'sandboxclaim' }));
+    const pools = new WarmPoolController(client, clock, log.child({ controller: 'sandboxwarmpool' }));
+    return { stop: () => { pools.stop(); claims.stop(); sandboxes.stop(); } };
   },
 };
