@@ -72,6 +72,7 @@ export function customResourceDef(crd: Crd, opts: { terminating?: boolean } = {}
   const scalePaths = storage.subresources?.scale ? scalePathsOf(storage.subresources.scale) : undefined;
   if (scalePaths) subresources.push('scale');
   const storageVersion = storage.name;
+  const schemaVersion = (v: string | undefined) => (v && crd.spec.versions.some((x) => x.name === v) ? v : storageVersion);
   const def: ResourceDef = {
     group,
     version: storageVersion,
@@ -86,10 +87,11 @@ export function customResourceDef(crd: Crd, opts: { terminating?: boolean } = {}
     generation: true,
     noStrategicMerge: true,
     load: () => compiled.load(),
-    defaults: (obj) => compiled.version(storageVersion).defaults(obj),
+    // Defaults and validation follow the schema of the version the request was made in (conversion None: one stored form).
+    defaults: (obj, version) => compiled.version(schemaVersion(version)).defaults(obj),
     onRead: (obj) => compiled.onRead(obj, storageVersion),
-    validate: (obj: KObject, old: KObject | undefined): FieldError[] => {
-      const errs = compiled.version(storageVersion).validate(obj, old);
+    validate: (obj: KObject, old: KObject | undefined, version?: string): FieldError[] => {
+      const errs = compiled.version(schemaVersion(version)).validate(obj, old);
       return scalePaths ? [...errs, ...validateScaleFields(obj, scalePaths)] : errs;
     },
     checkFields: (obj, version, prune) => {

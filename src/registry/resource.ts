@@ -69,10 +69,13 @@ export interface ResourceDef {
   prepareCreate?: (obj: KObject, ctx: StrategyContext) => void;
   /** Runs on update of the main resource, before validation. */
   prepareUpdate?: (obj: KObject, old: KObject, ctx: StrategyContext) => void;
-  /** The defaults kube-apiserver fills in when it decodes an object of the kind (in place; storage version). */
-  defaults?: (obj: KObject) => void;
-  /** The kind's semantic validation (after the generic ObjectMeta rules); `old` is set on updates. */
-  validate?: (obj: KObject, old: KObject | undefined) => FieldError[];
+  /**
+   * The defaults kube-apiserver fills in when it decodes an object of the kind (in place, on the storage form);
+   * `version` is the one the request was made in, when known (custom resources default with that version's schema).
+   */
+  defaults?: (obj: KObject, version?: string) => void;
+  /** The kind's semantic validation (after the generic ObjectMeta rules); `old` is set on updates; `version` as above. */
+  validate?: (obj: KObject, old: KObject | undefined, version?: string) => FieldError[];
   /** The rule metadata.name (and generateName) must follow on create; the default is a DNS-1123 subdomain. */
   nameValidation?: NameFn;
   /** A limit on metadata.name shorter than the name rule's own (CronJob: 52, its Jobs' names get a suffix). */

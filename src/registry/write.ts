@@ -59,7 +59,7 @@ export function generateName(prefix: string): string {
  * The field errors of `obj` as `def` declares them: the ObjectMeta rules every kind shares (on create with the def's
  * name rule), then the kind's own rules. `old` is set on updates.
  */
-export function objectErrors(def: ResourceDef, obj: KObject, old: KObject | undefined): FieldError[] {
+export function objectErrors(def: ResourceDef, obj: KObject, old: KObject | undefined, version?: string): FieldError[] {
   const errs: FieldError[] = [];
   if (!old) {
     errs.push(...validateObjectMeta(obj, { namespaced: def.namespaced, nameFn: def.nameValidation ?? nameIsDnsSubdomain, maxNameLength: def.maxNameLength }));
@@ -68,13 +68,13 @@ export function objectErrors(def: ResourceDef, obj: KObject, old: KObject | unde
     // The name is immutable (checked above); the other ObjectMeta rules apply to the new object as on create.
     errs.push(...validateObjectMeta(obj, { namespaced: def.namespaced, nameFn: () => [] }).filter((e) => !e.field.startsWith('metadata.name')));
   }
-  if (def.validate) errs.push(...def.validate(obj, old));
+  if (def.validate) errs.push(...def.validate(obj, old, version));
   return errs;
 }
 
-function validate(reg: Registry, def: ResourceDef, obj: KObject, old: KObject | undefined, subresource?: WriteOptions['subresource']): void {
+function validate(reg: Registry, def: ResourceDef, obj: KObject, old: KObject | undefined, subresource?: WriteOptions['subresource'], version?: string): void {
   const part = subresource && subresource !== 'status' ? def.partialWrites?.[subresource] : undefined;
-  const errors: FieldError[] = part && old ? part.validate(obj, old) : objectErrors(def, obj, old);
+  const errors: FieldError[] = part && old ? part.validate(obj, old) : objectErrors(def, obj, old, version);
   if (errors.length) throw invalid(def.kind, def.group, obj.metadata.name ?? '', errors);
 }
 
@@ -106,12 +106,12 @@ export function* createSteps(reg: Registry, def: ResourceDef, namespace: string,
   } else delete obj.metadata.namespace;
   if (def.virtualCreate) return def.virtualCreate(obj, ctx);
   if (def.subresources?.includes('status') && !def.keepStatusOnCreate) delete obj.status;
-  applyDefaults(def, obj);
+  applyDefaults(def, obj, opts.version);
   // Mutating admission sees the object as decoded; a plugin may replace it (a webhook's patch).
   const attrs = admissionAttributes(reg, def, 'CREATE', namespace, obj.metadata.name ?? '', obj, undefined, opts);
   if (yield* admit(reg.admission, 'mutate', attrs)) {
     obj = checkedReplacement(def, attrs.object, obj);
-    applyDefaults(def, obj);
+    applyDefaults(def, obj, opts.version);
   }
   const meta = (obj.metadata ??= {});
   if (def.namespaced) meta.namespace = namespace;
@@ -127,7 +127,7 @@ export function* createSteps(reg: Registry, def: ResourceDef, namespace: string,
   if (meta.managedFields !== undefined && !managedFieldsDecodable(meta.managedFields)) delete meta.managedFields;
   def.prepareCreate?.(obj, ctx);
   fillEmptyStatus(def, obj);
-  validate(reg, def, obj, undefined);
+  validate(reg, def, obj, undefined, undefined, opts.version);
   attrs.object = obj;
   attrs.name = meta.name ?? '';
   yield* admit(reg.admission, 'validate', attrs);
@@ -143,9 +143,9 @@ export function* createSteps(reg: Registry, def: ResourceDef, namespace: string,
 }
 
 /** The defaults the kind's def declares, on an object whose metadata is an object (as decoding leaves it). */
-export function applyDefaults(def: ResourceDef, obj: KObject): void {
+export function applyDefaults(def: ResourceDef, obj: KObject, version?: string): void {
   if (!obj.metadata || typeof obj.metadata !== 'object') obj.metadata = {};
-  def.defaults?.(obj);
+  def.defaults?.(obj, version);
 }
 
 /** The object a mutating plugin left: still an object, within the depth limit (a webhook's patch may be anything). */
@@ -231,14 +231,14 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   if (!matchesResourceVersion(sentVersion, cur.metadata.resourceVersion)) throw conflict({ group: def.group, resource: def.plural }, name);
   let result = merge(def, cur, next, opts);
   const ctx = reg.ctx(!!opts.dryRun);
-  applyDefaults(def, result);
+  applyDefaults(def, result, opts.version);
   const attrs = admissionAttributes(reg, def, 'UPDATE', namespace, name, result, cur, opts);
   const as = opts.admitAs;
   if (as) Object.assign(attrs, { subresource: as.subresource, kind: as.kind, object: as.view(result), oldObject: as.view(cur) });
   if ((yield* admit(reg.admission, 'mutate', attrs)) && !as) {
     const replaced = checkedReplacement(def, attrs.object, result);
     result = replaced === result ? result : merge(def, cur, replaced, opts);
-    applyDefaults(def, result);
+    applyDefaults(def, result, opts.version);
   }
   if (!opts.subresource) def.prepareUpdate?.(result, cur, ctx);
   fillEmptyStatus(def, result);
@@ -247,7 +247,7 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   }
   result.metadata.resourceVersion = cur.metadata.resourceVersion;
   if (JSON.stringify(result) === JSON.stringify(cur)) return cur;
-  validate(reg, def, result, cur, opts.subresource);
+  validate(reg, def, result, cur, opts.subresource, opts.version);
   attrs.object = as ? as.view(result) : result;
   yield* admit(reg.admission, 'validate', attrs);
   if (opts.dryRun) return result;
