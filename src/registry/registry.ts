@@ -63,7 +63,7 @@ export class Registry {
    * declaration in place of the one with the same storage key.
    */
   add(def: ResourceDef): void {
-    const root = Object.getPrototypeOf(this) instanceof Registry ? (Object.getPrototypeOf(this) as Registry) : this;
+    const root = this.root();
     if (root !== this) return root.add(def);
     const old = this.byKey.get(storageKey(def));
     if (old) this.unindex(old);
@@ -73,12 +73,18 @@ export class Registry {
 
   /** Stops serving the resource stored under `key` (its objects stay in storage until deleted). */
   remove(key: string): void {
-    const root = Object.getPrototypeOf(this) instanceof Registry ? (Object.getPrototypeOf(this) as Registry) : this;
+    const root = this.root();
     if (root !== this) return root.remove(key);
     const old = this.byKey.get(key);
     if (!old) return;
     this.unindex(old);
     this.notifyDefs();
+  }
+
+  /** The registry a view (see `as`) was made from: served resources are indexed there, once for every view. */
+  private root(): Registry {
+    const proto: unknown = Object.getPrototypeOf(this);
+    return proto instanceof Registry ? proto.root() : this;
   }
 
   private unindex(d: ResourceDef): void {
@@ -127,18 +133,25 @@ export class Registry {
   }
 
   /** Runs a write of a component view and records it in the audit log (when there is one). */
-  private audited<T>(verb: string, def: ResourceDef, namespace: string, name: string, subresource: string | undefined, okCode: number, write: () => T, objectOf: (r: T) => KObject): T {
+  private audited<T>(verb: string, def: ResourceDef, namespace: string, name: string, subresource: string | undefined, okCode: number, write: () => T, objectOf: (r: Awaited<T>) => KObject): T {
     const sink = this.componentAudit;
     if (!sink || !this.component || !this.actor) return write();
     const started = sink.now();
     const base = { user: this.actor, component: this.component, verb, def, namespace: def.namespaced ? namespace : '', name, subresource: subresource ?? '', started };
-    try {
-      const r = write();
+    const done = (r: Awaited<T>) => {
       sink.record({ ...base, code: okCode, object: objectOf(r) });
       return r;
-    } catch (error) {
+    };
+    const fail = (error: unknown): never => {
       sink.record({ ...base, error });
       throw error;
+    };
+    try {
+      const r = write();
+      // A write that waited for admission (createOrWait) is recorded when it settles.
+      return (r instanceof Promise ? r.then(done, fail) : done(r as Awaited<T>)) as T;
+    } catch (error) {
+      return fail(error);
     }
   }
 
@@ -186,26 +199,10 @@ export class Registry {
    * did): the API server's request path, and in-process writers that can wait (workload controllers creating pods).
    */
   createOrWait(def: ResourceDef, namespace: string, obj: KObject, opts: WriteOptions = {}): KObject | Promise<KObject> {
-    const run = () => drive(createSteps(this, def, namespace, obj, { ...opts, canWait: true }));
-    if (!this.componentAudit || !this.component || !this.actor) return run();
-    const sink = this.componentAudit;
-    const base = { user: this.actor, component: this.component, verb: 'create', def, namespace: def.namespaced ? namespace : '', name: obj.metadata?.name ?? '', subresource: '', started: sink.now() };
-    const settle = (r: KObject) => {
-      sink.record({ ...base, code: 201, object: r });
-      return r;
-    };
-    const fail = (error: unknown): never => {
-      sink.record({ ...base, error });
-      throw error;
-    };
-    let r: KObject | Promise<KObject>;
-    try {
-      r = run();
-    } catch (error) {
-      return fail(error);
-    }
-    return r instanceof Promise ? r.then(settle, fail) : settle(r);
+    return this.audited('create', def, namespace, obj.metadata?.name ?? '', undefined, 201,
+      () => drive(createSteps(this, def, namespace, obj, { ...opts, canWait: true })), (r) => r);
   }
+
 
   /** guaranteedUpdate that waits for admission; starts over when the object changed while admission waited. */
   async guaranteedUpdateAsync(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: WriteOptions = {}): Promise<KObject> {
