@@ -170,7 +170,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const scheduler = startScheduler(clientFor(registry), clock, log.child({ component: 'scheduler' }));
   const cluster = startCluster(clientFor(registry), clock, log.child({ component: 'cluster' }), opts.cluster ?? {});
   // Add-ons install their CRDs and start in the background (CRD validation loads the schema engines).
-  const addons = startAddons(clientFor(registry), clock, log.child({ component: 'addons' }), addonNames);
+  const addons = startAddons(clientFor(registry), clock, log.child({ component: 'addons' }), addonNames, cluster.config.addons);
   const compactEvery = opts.compactEveryMs ?? 60_000;
   const compactTimer = compactEvery > 0 ? setInterval(() => store.compact(), compactEvery) : undefined;
   compactTimer?.unref();

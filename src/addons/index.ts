@@ -48,7 +48,7 @@ export interface AddonsHandle {
  * Installs the selected add-ons' CRDs and starts their controllers, one add-on after another, off the caller's path:
  * returns at once. `client` installs the CRDs (as a platform admin would); the controllers get `client.as(identity)`.
  */
-export function startAddons(client: Client, clock: Clock, log: Logger, selected: readonly AddonName[] = selectAddons()): AddonsHandle {
+export function startAddons(client: Client, clock: Clock, log: Logger, selected: readonly AddonName[] = selectAddons(), settings: ReadonlyMap<string, unknown> = new Map()): AddonsHandle {
   const abort = new AbortController();
   const running: AddonHandle[] = [];
   const ready = (async () => {
@@ -68,7 +68,7 @@ export function startAddons(client: Client, clock: Clock, log: Logger, selected:
         if (abort.signal.aborted) return;
         const id = addonIdentity(addon.name);
         ensureIdentity(client, addon, alog);
-        running.push(addon.start({ client: client.as(id.user, id.component), clock, log: alog }));
+        running.push(addon.start({ client: client.as(id.user, id.component), clock, log: alog, settings: settings.get(addon.name) }));
         alog.debug('add-on started');
       } catch (err) {
         if (!abort.signal.aborted) alog.error({ err }, 'the add-on did not start');

@@ -9,6 +9,8 @@ export interface AddonContext {
   client: Client;
   clock: Clock;
   log: Logger;
+  /** The add-on's section of the cluster file's `addons` mapping (unvalidated: the add-on checks it), if any. */
+  settings?: unknown;
 }
 
 export interface AddonHandle {

@@ -16,7 +16,8 @@ import { checkWriteOptions, dryRun, fieldValidation, query, str } from './query.
 import { pathNotFound, type RequestInfo } from './request-info.js';
 import type { HandlerContext } from './handler-context.js';
 import { sendWarnings, withWarnings } from './replies.js';
-import { evictPod } from './eviction.js';
+import { evictPod } from '../registry/pod-eviction.js';
+import { deleteOptions } from './delete-options.js';
 import { bindPod } from '../registry/pod-binding.js';
 import { podLogs } from './logs.js';
 import { tokenRequest } from './token.js';
@@ -149,7 +150,7 @@ export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: R
     case 'eviction': {
       if (req.method !== 'POST') throw methodNotAllowed();
       const body = parseBody(req.body as Buffer | undefined, req.headers['content-type']);
-      evictPod(reg, info.namespace ?? '', info.name ?? '', isRecord(body) ? body : {}, dryRun(query(req)));
+      evictPod(reg, info.namespace ?? '', info.name ?? '', deleteOptions({}, isRecord(body) && isRecord(body.deleteOptions) ? body.deleteOptions : undefined), dryRun(query(req)));
       return void reply.code(201).send({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
     }
     case 'token': {

@@ -1,5 +1,6 @@
 // Server services in-process components use besides reads and writes, adapted to take a Client: pod binding
-// (the pods/binding subresource), the simulated metrics pipeline, the default StorageClass and the cluster's PKI.
+// (the pods/binding subresource), eviction, the simulated and external metrics pipelines, the default StorageClass
+// and the cluster's PKI.
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
 import { bindPod as bind } from '../registry/pod-binding.js';
@@ -8,6 +9,9 @@ import { securityOf as security, type Security } from '../auth/security.js';
 import type { KObject } from '../machinery/types.js';
 import { defaultStorageClass as defaultClass } from '../registry/resources/claims.js';
 import type { AdmissionPlugin } from '../admission/types.js';
+import type { ExternalMetricsSource, ExternalMetricValue } from '../metrics-apis/sources.js';
+import { evictPod as evict } from '../registry/pod-eviction.js';
+import type { DeleteOptions } from '../registry/registry.js';
 import { registryOf, type Client } from './client.js';
 
 /** Creates the pod's binding to `nodeName` (pods/binding), as the scheduler does; returns the bound pod. */
@@ -42,4 +46,26 @@ export function addAdmission(client: Client, plugin: AdmissionPlugin): () => voi
   return () => {
     root.admission = root.admission.filter((p) => p !== plugin);
   };
+}
+
+/**
+ * Evicts a pod through the eviction subresource's rules, as `kubectl drain` and node autoscalers do: throws an
+ * ApiError 429 when a PodDisruptionBudget does not allow it now, 404 when the pod is gone.
+ */
+export function evictPod(client: Client, namespace: string, name: string, opts: DeleteOptions = {}, dryRun = false): void {
+  evict(registryOf(client), namespace, name, opts, dryRun);
+}
+
+/** Registers a source of external.metrics.k8s.io values; returns the function that removes it. */
+export function addExternalMetrics(client: Client, source: ExternalMetricsSource): () => void {
+  return registryOf(client).addExternalMetrics(source);
+}
+
+/** The values of an external metric from the first source that serves it, or undefined when none does. */
+export function externalMetricValues(client: Client, namespace: string, metricName: string, labelSelector = ''): ExternalMetricValue[] | undefined {
+  for (const s of registryOf(client).externalMetrics) {
+    const v = s.values(namespace, metricName, labelSelector);
+    if (v !== undefined) return v;
+  }
+  return undefined;
 }

@@ -14,6 +14,8 @@
 //       zones: [zone-a, zone-b, zone-c]   # spread round robin
 //       labels: { team: ml }
 //       taints: [{ key: nvidia.com/gpu, value: present, effect: NoSchedule }]
+//   addons:                               # settings of add-ons, by add-on name; each add-on reads its own
+//     karpenter: { instanceTypes: [...] } # (see the add-on's documentation)
 //   kubelet:                              # simulated pod lifecycle delays, in seconds
 //     sandboxSeconds: 0.05
 //     pullSeconds: 0.2
@@ -50,6 +52,8 @@ export interface ClusterConfig {
   region: string;
   nodePools: NodePoolConfig[];
   kubelet: KubeletTimings;
+  /** Each add-on's raw settings (the `addons` mapping, by add-on name), validated by the add-on that reads them. */
+  addons: Map<string, unknown>;
 }
 
 export class ClusterConfigError extends Error {}
@@ -96,7 +100,7 @@ export function gpuPool(count = 1): NodePoolConfig {
 
 /** 3 workers and a GPU node; `nodes` sets the worker count (0: no nodes at all). */
 export function defaultClusterConfig(nodes = 3): ClusterConfig {
-  return { region: defaultRegion, nodePools: nodes === 0 ? [] : [workerPool(nodes), gpuPool()], kubelet: { ...defaultTimings } };
+  return { region: defaultRegion, nodePools: nodes === 0 ? [] : [workerPool(nodes), gpuPool()], kubelet: { ...defaultTimings }, addons: new Map() };
 }
 
 export function loadClusterConfig(opts: { clusterFile?: string; nodes?: number }): ClusterConfig {
@@ -127,7 +131,7 @@ export function parseClusterConfig(text: string, source = 'cluster file'): Clust
 const labelValueRe = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const labelKeyRe = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const poolNameRe = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const knownTop = ['apiVersion', 'kind', 'region', 'nodePools', 'kubelet'];
+const knownTop = ['apiVersion', 'kind', 'region', 'nodePools', 'kubelet', 'addons'];
 const knownPool = ['name', 'count', 'cpu', 'memory', 'pods', 'ephemeralStorage', 'resources', 'instanceType', 'zones', 'labels', 'taints'];
 const kubeletKeys: Record<string, keyof KubeletTimings> = {
   sandboxSeconds: 'sandboxMs', pullSeconds: 'pullMs', startSeconds: 'startMs', defaultRunSeconds: 'defaultRunMs',
@@ -138,7 +142,7 @@ function unknownKeys(obj: Record<string, unknown>, known: string[], path: string
 }
 
 function readConfig(doc: unknown, errors: string[]): ClusterConfig {
-  const config: ClusterConfig = { region: defaultRegion, nodePools: [], kubelet: { ...defaultTimings } };
+  const config: ClusterConfig = { region: defaultRegion, nodePools: [], kubelet: { ...defaultTimings }, addons: new Map() };
   if (!isRecord(doc)) {
     errors.push('the document must be a mapping with nodePools (and optional region, kubelet)');
     return config;
@@ -158,6 +162,10 @@ function readConfig(doc: unknown, errors: string[]): ClusterConfig {
     names.add(pool.name);
     config.nodePools.push(pool);
   });
+  if (doc.addons !== undefined) {
+    if (!isRecord(doc.addons)) errors.push('addons: must be a mapping of add-on names to their settings');
+    else for (const [name, settings] of Object.entries(doc.addons)) config.addons.set(name, settings);
+  }
   if (doc.kubelet !== undefined) {
     if (!isRecord(doc.kubelet)) errors.push('kubelet: must be a mapping');
     else {

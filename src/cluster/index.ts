@@ -17,6 +17,8 @@ export interface ClusterOptions {
 }
 
 export interface ClusterHandle {
+  /** The cluster's shape as configured (pools, timings, add-on settings). */
+  config: ClusterConfig;
   /** Stops or starts a node's simulated kubelet (as the bonsai.dev/stopped annotation does). */
   setNodeStopped(name: string, stopped: boolean): void;
   stop(): void;
@@ -43,6 +45,7 @@ export function startCluster(client: Client, clock: Clock, log: Logger, opts: Cl
   kubelets.start(new Map(created.map((n) => [n.metadata.name ?? '', { registered: true }])));
   log.debug({ nodes: client.count('v1/nodes'), registered: created.length }, 'cluster started');
   return {
+    config,
     setNodeStopped: (name, stopped) => kubelets.setStopped(name, stopped),
     stop() {
       pods.stop();

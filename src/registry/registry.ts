@@ -14,6 +14,7 @@ import { createSteps, RetryUpdate, updateSteps, type WriteOptions } from './writ
 import { deleteSteps, type DeleteOptions } from './delete.js';
 import { drive, runAsync, runSync } from '../admission/chain.js';
 import type { AdmissionPlugin } from '../admission/types.js';
+import type { ExternalMetricsSource } from '../metrics-apis/sources.js';
 import { builtinAdmission } from '../admission/builtin/index.js';
 import { checkReadRevision, listObjects, watchObjects, type ListOptions, type ListResult, type WatchHandle, type WatchOptions, type WatchSink } from './read.js';
 
@@ -33,6 +34,8 @@ export class Registry {
   componentAudit: ComponentAuditSink | undefined;
   /** Admission plugins in the order they run: the built-ins, then policies and webhooks (see `addAdmission`). */
   admission: readonly AdmissionPlugin[] = builtinAdmission;
+  /** External metrics sources (see metrics-apis/sources.ts), asked in order; register with `addExternalMetrics`. */
+  externalMetrics: readonly ExternalMetricsSource[] = [];
   /** The served resources, in declaration order; resources added at run time (custom resources) come last. */
   private served: readonly ResourceDef[] = [];
   private readonly defsChanged = new Set<() => void>();
@@ -102,6 +105,15 @@ export class Registry {
 
   private notifyDefs(): void {
     for (const l of this.defsChanged) l();
+  }
+
+  /** Registers an external metrics source (on the root registry, which every view reads through); returns its removal. */
+  addExternalMetrics(source: ExternalMetricsSource): () => void {
+    const root = this.root();
+    root.externalMetrics = [...root.externalMetrics, source];
+    return () => {
+      root.externalMetrics = root.externalMetrics.filter((s) => s !== source);
+    };
   }
 
   /** Appends admission plugins (policies, webhooks) after those already in the list. */

@@ -6,11 +6,10 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import { ApiError, tooManyRequests } from '../machinery/errors.js';
 import { isPodReady } from '../machinery/conditions.js';
 import { labelSelectorMatches } from '../machinery/labels.js';
-import { isRecord, type KObject } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
-import type { ResourceDef } from '../registry/resource.js';
+import type { KObject } from '../machinery/types.js';
+import type { DeleteOptions, Registry } from './registry.js';
+import type { ResourceDef } from './resource.js';
 import { rfc3339 } from '../util/clock.js';
-import { deleteOptions } from './delete-options.js';
 
 const maxDisruptedPods = 2000;
 
@@ -40,7 +39,8 @@ function spendDisruption(reg: Registry, pdb: PodDisruptionBudget, pod: Pod, dryR
   }, { subresource: 'status' });
 }
 
-export function evictPod(reg: Registry, namespace: string, name: string, eviction: Record<string, unknown>, dryRun: boolean): void {
+/** Evicts a pod (`opts`: the Eviction's deleteOptions, decoded); throws 429 when a disruption budget forbids it. */
+export function evictPod(reg: Registry, namespace: string, name: string, opts: DeleteOptions, dryRun: boolean): void {
   const podDef = reg.find('', 'v1', 'pods')!;
   const pod = reg.get(podDef, namespace, name) as unknown as Pod;
   const phase = pod.status?.phase;
@@ -53,7 +53,6 @@ export function evictPod(reg: Registry, namespace: string, name: string, evictio
     }
     if (matching[0]) spendDisruption(reg, matching[0], pod, dryRun);
   }
-  const opts = deleteOptions({}, isRecord(eviction.deleteOptions) ? eviction.deleteOptions : undefined);
   if (!dryRun && !opts.dryRun) markDisruptionTarget(reg, podDef, namespace, name, opts.preconditions?.uid);
   reg.delete(podDef, namespace, name, { ...opts, dryRun: dryRun || opts.dryRun });
 }
