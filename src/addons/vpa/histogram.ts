@@ -88,8 +88,9 @@ export class DecayingHistogram {
     this.total = Math.max(0, this.total + w);
     this.weights[b] = next < this.opts.epsilon ? 0 : next;
     if (this.weights[b] >= this.opts.epsilon) return;
-    if (b === this.minBucket) while (this.minBucket < this.maxBucket && this.weights[this.minBucket] < this.opts.epsilon) this.minBucket++;
-    if (b === this.maxBucket) while (this.maxBucket > this.minBucket && this.weights[this.maxBucket] < this.opts.epsilon) this.maxBucket--;
+    // Emptied a bucket: move the ends inwards (an empty histogram ends with min at the last bucket, max at 0).
+    while (this.minBucket < this.buckets - 1 && this.weights[this.minBucket] < this.opts.epsilon) this.minBucket++;
+    while (this.maxBucket > 0 && this.weights[this.maxBucket] < this.opts.epsilon) this.maxBucket--;
   }
 
   private decayFactor(atMs: number): number {
