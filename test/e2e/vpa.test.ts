@@ -128,4 +128,21 @@ describe('VerticalPodAutoscaler add-on', () => {
     assert.deepEqual([cond(v, 'RecommendationProvided').status, cond(v, 'RecommendationProvided').reason], ['False', 'NoPodsMatched']);
     assert.equal(v.status.recommendation, undefined);
   });
+
+  it('hostile targetRef and policy shapes give ConfigUnsupported, never a crash', async () => {
+    await apply(JSON.stringify({
+      apiVersion: 'autoscaling.k8s.io/v1', kind: 'VerticalPodAutoscaler', metadata: { name: 'odd-vpa' },
+      spec: {
+        targetRef: { apiVersion: 'x/y/z', kind: 'constructor', name: '__proto__' },
+        resourcePolicy: { containerPolicies: [{ containerName: '__proto__', minAllowed: { __proto__: '1', constructor: '2' }, controlledResources: ['constructor'] }] },
+      },
+    }));
+    const v = await eventually(async () => {
+      const o = await getJson('vpa', 'odd-vpa');
+      return cond(o, 'ConfigUnsupported') && o;
+    }, 20_000, 'ConfigUnsupported');
+    assert.equal(cond(v, 'ConfigUnsupported').message, 'Cannot read targetRef. Reason: unhandled targetRef x/y/z / constructor / __proto__, last error unexpected GroupVersion string: x/y/z');
+    // The add-on still works for the others: the InPlaceOrRecreate VPA keeps its recommendation.
+    assert.equal(cond(await getJson('vpa', 'inplace-vpa'), 'RecommendationProvided')?.status, 'True');
+  });
 });
