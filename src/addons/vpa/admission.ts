@@ -63,8 +63,13 @@ export function vpaPodAdmission(client: Client): AdmissionPlugin {
     mutate(a) {
       if (!isPodCreate(a)) return;
       const pod = a.object as unknown as Pod;
-      const vpa = controllingVpa(client, pod, a.namespace);
-      if (vpa) applyRecommendation(vpa, pod);
+      // Upstream's webhook is registered with failurePolicy Ignore: a failure here never refuses the pod.
+      try {
+        const vpa = controllingVpa(client, pod, a.namespace);
+        if (vpa) applyRecommendation(vpa, pod);
+      } catch (err) {
+        client.log.warn({ err }, 'the VPA admission step failed; the pod is admitted unchanged');
+      }
     },
   };
 }
