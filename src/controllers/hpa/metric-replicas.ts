@@ -1,6 +1,6 @@
 // One sync's metric step: the pods the target's selector picks, a replica proposal and a status entry per metric
 // spec, and the ScalingActive verdict. Resource and ContainerResource metrics are computed from the simulated
-// usage, External metrics from the external metrics sources; Pods and Object metrics need a custom metrics API.
+// usage, Pods and Object metrics from the custom metrics adapter, External metrics from the external metrics sources.
 import type { MetricSpec, MetricStatus, MetricTarget, MetricValueStatus } from 'kubernetes-types/autoscaling/v2.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { matchesSelector, parseLabelSelector, type Selector } from '../../machinery/labels.js';
@@ -10,6 +10,7 @@ import { formatMilli, resourceMetrics } from './resource-metrics.js';
 import { milliValue, podRequests, replicasForAverageValue, replicasForUtilization, type CalcOptions } from './replica-calculator.js';
 import type { Scale } from './scale-target.js';
 import { ExternalMetricError, externalProposal } from './external-metric.js';
+import { CustomMetricError, objectProposal, podsProposal } from './custom-metric.js';
 
 export type Warn = (reason: string, message: string) => void;
 
@@ -74,9 +75,8 @@ function resourceProposal(client: Client, current: number, target: MetricTarget,
   }
 }
 
-const noCustomApi = 'unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered';
 
-function proposalFor(client: Client, spec: MetricSpec, current: number, statusReplicas: number, ns: string, pods: Pod[], o: CalcOptions): Proposal {
+function proposalFor(client: Client, spec: MetricSpec, current: number, statusReplicas: number, ns: string, podSelector: Selector, pods: Pod[], o: CalcOptions): Proposal {
   const attempt = <T>(reason: string, outer: string, fn: () => T): T => {
     try {
       return fn();
@@ -96,9 +96,19 @@ function proposalFor(client: Client, spec: MetricSpec, current: number, statusRe
       return { replicas: p.replicas, metric: p.metric, status: { type: 'ContainerResource', containerResource: { name: r.name, container: r.container, current: p.current } } };
     }
     case 'Pods':
-      throw new MetricError('FailedGetPodsMetric', `unable to get metric ${spec.pods?.metric.name ?? ''}: ${noCustomApi}`, 'failed to get pods metric value');
+      try {
+        return podsProposal(client, ns, spec.pods!, current, podSelector, pods, o);
+      } catch (e) {
+        const inner = e instanceof CustomMetricError ? e.inner : (e as Error).message;
+        throw new MetricError('FailedGetPodsMetric', inner, '', (e as Error).message);
+      }
     case 'Object':
-      throw new MetricError('FailedGetObjectMetric', `unable to get metric ${spec.object?.metric.name ?? ''}: ${spec.object?.describedObject.kind ?? ''} on ${ns} ${spec.object?.describedObject.name ?? ''}/${noCustomApi}`, 'failed to get object metric value');
+      try {
+        return objectProposal(client, ns, spec.object!, current, statusReplicas, pods, o.tolerance);
+      } catch (e) {
+        const inner = e instanceof CustomMetricError ? e.inner : (e as Error).message;
+        throw new MetricError('FailedGetObjectMetric', inner, '', (e as Error).message);
+      }
     case 'External': {
       const name = spec.external?.metric.name ?? '';
       try {
@@ -125,7 +135,7 @@ export function replicasForMetrics(client: Client, ns: string, specs: MetricSpec
   let firstError: MetricError | undefined;
   for (const spec of specs) {
     try {
-      const p = proposalFor(client, spec, scale.specReplicas, scale.statusReplicas, ns, pods, o);
+      const p = proposalFor(client, spec, scale.specReplicas, scale.statusReplicas, ns, sel, pods, o);
       statuses.push(p.status);
       if (replicas === 0 || p.replicas > replicas) {
         replicas = p.replicas;
