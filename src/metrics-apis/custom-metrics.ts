@@ -46,6 +46,7 @@ export function annotatedValue(obj: KObject, metric: string): string | undefined
 export function resolveResource(reg: Registry, gr: string): ResourceDef | undefined {
   const dot = gr.indexOf('.');
   const [plural, group] = dot < 0 ? [gr, ''] : [gr.slice(0, dot), gr.slice(dot + 1)];
+  if (dot >= 0 && group === '') return undefined;
   return reg.defs.find((d) => !d.computed && d.group === group && d.plural === plural);
 }
 
