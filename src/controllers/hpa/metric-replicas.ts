@@ -75,7 +75,6 @@ function resourceProposal(client: Client, current: number, target: MetricTarget,
   }
 }
 
-
 function proposalFor(client: Client, spec: MetricSpec, current: number, statusReplicas: number, ns: string, podSelector: Selector, pods: Pod[], o: CalcOptions): Proposal {
   const attempt = <T>(reason: string, outer: string, fn: () => T): T => {
     try {
