@@ -12,6 +12,7 @@ import { configMap, protobufCases } from '../helpers/hostile-protobuf.js';
 import { validationGapCases } from '../helpers/hostile-validation.js';
 import { credentialHeaderCases, securityBodyCases } from '../helpers/hostile-security.js';
 import { admissionConfigCases } from '../helpers/hostile-admission.js';
+import { metricsAdapterCases } from '../helpers/hostile-metrics.js';
 import { THINGS, XGROUP, crdSchemaCases, crdUpdateCases, customObjectCases, customPatchCases, customScaleCases, extensionFixtures, extensionServed } from '../helpers/hostile-extensions.js';
 
 interface Answer {
@@ -154,6 +155,7 @@ describe('hostile input', () => {
     ['scale subresource bodies of custom objects', customScaleCases],
     ['CRD updates: scope, group, names, storage versions', crdUpdateCases],
     ['admission policies, bindings and webhook configurations', admissionConfigCases],
+    ['custom and external metrics APIs', metricsAdapterCases],
   ];
   let total = 0;
   for (const [title, make] of groups) {
