@@ -78,11 +78,23 @@ export function metricBySelector(reg: Registry, gr: string, namespace: string, s
   return out;
 }
 
+/** Discovery asks on every `/apis`: the scan over every object is reused for a few seconds, as an adapter's cache is. */
+const listCacheMs = 5_000;
+const listCache = new WeakMap<object, { at: number; metrics: CustomMetricInfo[] }>();
+
 /**
  * The metrics that exist now, as `ListAllMetrics` reports them: one entry per group-resource and metric name
  * found in annotations (namespaces' own metrics are root-scoped), at most `maxListedMetrics`.
  */
 export function listCustomMetrics(reg: Registry): CustomMetricInfo[] {
+  const hit = listCache.get(reg.store);
+  if (hit && Date.now() - hit.at < listCacheMs) return hit.metrics;
+  const metrics = scanCustomMetrics(reg);
+  listCache.set(reg.store, { at: Date.now(), metrics });
+  return metrics;
+}
+
+function scanCustomMetrics(reg: Registry): CustomMetricInfo[] {
   const seen = new Map<string, CustomMetricInfo>();
   const keys = new Set<string>();
   for (const def of reg.defs) {

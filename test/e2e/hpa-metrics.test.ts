@@ -116,9 +116,12 @@ describe('HPA on Pods, Object and External metrics', () => {
   });
 
   it('serves both APIs in discovery, api-resources and as available APIServices', async () => {
-    const custom = JSON.parse(await env.k.ok(['get', '--raw', '/apis/custom.metrics.k8s.io/v1beta2'])) as Json;
-    const names = (custom.resources as Json[]).map((r) => r.name);
-    assert.ok(names.includes('pods/rps') && names.includes('services/requests-per-second'), names.join(' '));
+    // The adapter's list of metrics is a scan it reuses for a few seconds: poll until it names both.
+    const custom = await eventually(async () => {
+      const list = JSON.parse(await env.k.ok(['get', '--raw', '/apis/custom.metrics.k8s.io/v1beta2'])) as Json;
+      const names = (list.resources as Json[]).map((r) => r.name);
+      return names.includes('pods/rps') && names.includes('services/requests-per-second') && list;
+    }, 15_000, 'discovery lists pods/rps and services/requests-per-second');
     assert.deepEqual((custom.resources as Json[]).find((r) => r.name === 'pods/rps'), { name: 'pods/rps', singularName: '', namespaced: true, kind: 'MetricValueList', verbs: ['get'] });
     const external = JSON.parse(await env.k.ok(['get', '--raw', '/apis/external.metrics.k8s.io/v1beta1'])) as Json;
     assert.deepEqual(external.resources, [{ name: 'queue_length', singularName: '', namespaced: true, kind: 'ExternalMetricValueList', verbs: ['get'] }]);
