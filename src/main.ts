@@ -6,6 +6,7 @@ import { SqliteStore } from './storage/sqlite-store.js';
 import { Registry } from './registry/registry.js';
 import { allResources } from './registry/resources/index.js';
 import { bootstrap } from './registry/bootstrap.js';
+import { configMapMetricsSource } from './metrics-apis/configmap-source.js';
 import { buildServer } from './api/server.js';
 import { openWatches } from './api/watch-stream.js';
 import { HostAllowList } from './api/host-check.js';
@@ -132,6 +133,8 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   // Admission after the built-ins, in kube-apiserver's order: mutating webhooks, then validating policies and webhooks.
   registry.addAdmission(mutatingWebhookPlugin(), validatingAdmissionPolicyPlugin(), validatingWebhookPlugin());
   bootstrap(registry);
+  // The simulated external metrics source (ConfigMap bonsai-external-metrics), first of the sources.
+  registry.addExternalMetrics(configMapMetricsSource(registry));
   const apiExtensions = startApiExtensions(registry, clock, log.child({ component: 'apiextensions' }));
   const policyStatus = startPolicyStatus(registry, log.child({ component: 'admission' }));
   const authorization = (registry.authorization = new Authorization(modes, store));

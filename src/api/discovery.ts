@@ -4,6 +4,7 @@ import { notFoundFor } from './not-found.js';
 import type { Registry } from '../registry/registry.js';
 import { allVerbs, servedVersions, type ResourceDef } from '../registry/resource.js';
 import { metricsResources } from './metrics.js';
+import { adapterAggregatedResources, adapterGroups, adapterResources, isAdapterGroupVersion } from '../metrics-apis/discovery.js';
 
 const aggregatedType = (v: string) => `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList`;
 
@@ -23,8 +24,8 @@ function groups(reg: Registry): GroupInfo[] {
     for (const v of servedVersions(d)) if (!vs.includes(v)) vs.push(v);
     out.set(d.group, vs);
   }
-  // A group's preferred version is the first one served.
-  return [...out.entries()].map(([name, versions]) => ({ name, versions }));
+  // A group's preferred version is the first one served; the metrics adapter's groups come last (lowest priority).
+  return [...out.entries()].map(([name, versions]) => ({ name, versions })).concat(adapterGroups.map((g) => ({ name: g.name, versions: [...g.versions] })));
 }
 
 function defsOf(reg: Registry, group: string, version: string): ResourceDef[] {
@@ -56,6 +57,7 @@ function subKind(def: ResourceDef, sub: string, version: string) {
 }
 
 export function apiResourceList(reg: Registry, group: string, version: string): Record<string, unknown> {
+  if (isAdapterGroupVersion(group, version)) return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${version}`, resources: adapterResources(reg, group, version) };
   const defs = defsOf(reg, group, version);
   if (!defs.length) throw notFoundFor(reg, group, version);
   const resources: Record<string, unknown>[] = [];
@@ -89,7 +91,7 @@ function aggregated(reg: Registry, legacy: boolean, v: string): Record<string, u
     ? [{ metadata: { name: '', creationTimestamp: null }, versions: [{ version: 'v1', resources: defsOf(reg, '', 'v1').map((d) => aggregatedResource(d, 'v1')), freshness: 'Current' }] }]
     : groups(reg).map((g) => ({
       metadata: { name: g.name, creationTimestamp: null },
-      versions: g.versions.map((ver) => ({ version: ver, resources: defsOf(reg, g.name, ver).map((d) => aggregatedResource(d, ver)), freshness: 'Current' })),
+      versions: g.versions.map((ver) => ({ version: ver, resources: isAdapterGroupVersion(g.name, ver) ? adapterAggregatedResources(reg, g.name, ver) : defsOf(reg, g.name, ver).map((d) => aggregatedResource(d, ver)), freshness: 'Current' })),
     }));
   return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${v}`, metadata: {}, items };
 }

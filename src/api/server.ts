@@ -5,6 +5,8 @@ import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/logger.js';
 import { apiResourceList, serveGroup, serveRootDiscovery } from './discovery.js';
 import { handleMetrics, metricsGroup, metricsVersion } from './metrics.js';
+import { handleMetricsAdapter } from '../metrics-apis/http.js';
+import { isAdapterGroup } from '../metrics-apis/discovery.js';
 import { registerOpenApi } from './openapi-routes.js';
 import { parseRequestPath } from './request-info.js';
 import { groupVersionOf, notFoundFor, PageNotFound, sendPageNotFound } from './not-found.js';
@@ -130,6 +132,12 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
       if (req.method !== 'GET') throw methodNotAllowed();
       if (!info.version) serveGroup(reg, info.group, reply);
       else reply.send(apiResourceList(reg, info.group, info.version));
+      return reply;
+    }
+    // custom.metrics.k8s.io and external.metrics.k8s.io: the simulated metrics adapter parses its own paths.
+    if (isAdapterGroup(info.group)) {
+      if (req.method === 'GET' && reg.store.hasPending()) await reg.store.committed();
+      handleMetricsAdapter(reg.as(req.user), info.group, info.version, req, reply);
       return reply;
     }
     if (info.group === metricsGroup ? info.version !== metricsVersion : !reg.find(info.group, info.version, info.resource ?? '')) throw notFoundFor(reg, info.group, info.version);

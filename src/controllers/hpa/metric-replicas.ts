@@ -1,6 +1,6 @@
 // One sync's metric step: the pods the target's selector picks, a replica proposal and a status entry per metric
 // spec, and the ScalingActive verdict. Resource and ContainerResource metrics are computed from the simulated
-// usage; Pods, Object and External metrics need a custom or external metrics API, which Bonsai does not serve.
+// usage, Pods and Object metrics from the custom metrics adapter, External metrics from the external metrics sources.
 import type { MetricSpec, MetricStatus, MetricTarget, MetricValueStatus } from 'kubernetes-types/autoscaling/v2.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { matchesSelector, parseLabelSelector, type Selector } from '../../machinery/labels.js';
@@ -9,6 +9,8 @@ import type { ConditionUpdate } from './conditions.js';
 import { formatMilli, resourceMetrics } from './resource-metrics.js';
 import { milliValue, podRequests, replicasForAverageValue, replicasForUtilization, type CalcOptions } from './replica-calculator.js';
 import type { Scale } from './scale-target.js';
+import { ExternalMetricError, externalProposal } from './external-metric.js';
+import { CustomMetricError, objectProposal, podsProposal } from './custom-metric.js';
 
 export type Warn = (reason: string, message: string) => void;
 
@@ -31,8 +33,9 @@ interface Proposal {
 }
 
 class MetricError extends Error {
-  constructor(readonly reason: string, readonly inner: string, outer: string) {
-    super(`${outer}: ${inner}`);
+  /** `inner` goes to the event and the condition; the message (outer wrapping) to the sync's error. */
+  constructor(readonly reason: string, readonly inner: string, outer: string, whole = `${outer}: ${inner}`) {
+    super(whole);
   }
 }
 
@@ -72,10 +75,8 @@ function resourceProposal(client: Client, current: number, target: MetricTarget,
   }
 }
 
-const noCustomApi = 'unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered';
-const noExternalApi = 'unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered';
 
-function proposalFor(client: Client, spec: MetricSpec, current: number, ns: string, pods: Pod[], o: CalcOptions): Proposal {
+function proposalFor(client: Client, spec: MetricSpec, current: number, statusReplicas: number, ns: string, podSelector: Selector, pods: Pod[], o: CalcOptions): Proposal {
   const attempt = <T>(reason: string, outer: string, fn: () => T): T => {
     try {
       return fn();
@@ -95,11 +96,28 @@ function proposalFor(client: Client, spec: MetricSpec, current: number, ns: stri
       return { replicas: p.replicas, metric: p.metric, status: { type: 'ContainerResource', containerResource: { name: r.name, container: r.container, current: p.current } } };
     }
     case 'Pods':
-      throw new MetricError('FailedGetPodsMetric', `unable to get metric ${spec.pods?.metric.name ?? ''}: ${noCustomApi}`, 'failed to get pods metric value');
+      try {
+        return podsProposal(client, ns, spec.pods!, current, podSelector, pods, o);
+      } catch (e) {
+        const inner = e instanceof CustomMetricError ? e.inner : (e as Error).message;
+        throw new MetricError('FailedGetPodsMetric', inner, '', (e as Error).message);
+      }
     case 'Object':
-      throw new MetricError('FailedGetObjectMetric', `unable to get metric ${spec.object?.metric.name ?? ''}: ${spec.object?.describedObject.kind ?? ''} on ${ns} ${spec.object?.describedObject.name ?? ''}/${noCustomApi}`, 'failed to get object metric value');
-    case 'External':
-      throw new MetricError('FailedGetExternalMetric', `unable to get external metric ${ns}/${spec.external?.metric.name ?? ''}: ${noExternalApi}`, `failed to get ${spec.external?.metric.name ?? ''} external metric value`);
+      try {
+        return objectProposal(client, ns, spec.object!, current, statusReplicas, pods, o.tolerance);
+      } catch (e) {
+        const inner = e instanceof CustomMetricError ? e.inner : (e as Error).message;
+        throw new MetricError('FailedGetObjectMetric', inner, '', (e as Error).message);
+      }
+    case 'External': {
+      const name = spec.external?.metric.name ?? '';
+      try {
+        return externalProposal(client, ns, spec.external!, current, statusReplicas, pods, o.tolerance);
+      } catch (e) {
+        const inner = e instanceof ExternalMetricError ? e.inner : (e as Error).message;
+        throw new MetricError('FailedGetExternalMetric', inner, '', `failed to get ${name} external metric value: ${(e as Error).message}`);
+      }
+    }
     default:
       throw new MetricError('InvalidMetricSourceType', `unknown metric source type "${String(spec.type)}"`, 'invalid metric');
   }
@@ -117,7 +135,7 @@ export function replicasForMetrics(client: Client, ns: string, specs: MetricSpec
   let firstError: MetricError | undefined;
   for (const spec of specs) {
     try {
-      const p = proposalFor(client, spec, scale.specReplicas, ns, pods, o);
+      const p = proposalFor(client, spec, scale.specReplicas, scale.statusReplicas, ns, sel, pods, o);
       statuses.push(p.status);
       if (replicas === 0 || p.replicas > replicas) {
         replicas = p.replicas;

@@ -48,7 +48,13 @@ const service = (o: KObject): Record<string, unknown> | undefined => (isRecord(s
  * APIs a built-in handler serves in place of an aggregated API server: Bonsai's metrics.k8s.io stands for
  * metrics-server, and is registered as metrics-server's manifest registers it.
  */
-const builtInAggregated = [{ group: 'metrics.k8s.io', version: 'v1beta1', service: { namespace: 'kube-system', name: 'metrics-server', port: 443 }, labels: { 'k8s-app': 'metrics-server' } }];
+const builtInAggregated = [
+  { group: 'metrics.k8s.io', version: 'v1beta1', service: { namespace: 'kube-system', name: 'metrics-server', port: 443 }, labels: { 'k8s-app': 'metrics-server' }, versionPriority: 100 },
+  // The simulated metrics adapter (src/metrics-apis/), registered as custom-metrics-apiserver's deployment does.
+  ...[['custom.metrics.k8s.io', 'v1beta2', 200], ['custom.metrics.k8s.io', 'v1beta1', 100], ['external.metrics.k8s.io', 'v1beta1', 100]].map(([group, version, versionPriority]) => ({
+    group: group as string, version: version as string, service: { namespace: 'custom-metrics', name: 'custom-metrics-apiserver', port: 443 }, labels: { app: 'custom-metrics-apiserver' }, versionPriority: versionPriority as number,
+  })),
+];
 
 type GroupVersion = Readonly<{ group: string; version: string }>;
 
@@ -159,7 +165,7 @@ function localAPIServices(reg: Registry): KObject[] {
     const [groupPriorityMinimum, versionPriority] = priorities[gv] ?? customPriority;
     const builtIn = builtInAggregated.find((b) => b.group === group && b.version === version);
     const s: Record<string, unknown> = builtIn
-      ? { group, version, groupPriorityMinimum: 100, versionPriority: 100, insecureSkipTLSVerify: true, service: { ...builtIn.service } }
+      ? { group, version, groupPriorityMinimum: 100, versionPriority: builtIn.versionPriority, insecureSkipTLSVerify: true, service: { ...builtIn.service } }
       : { group, version, groupPriorityMinimum, versionPriority };
     const labels: Record<string, string> = builtIn ? { ...builtIn.labels } : { [autoManagedLabel]: 'onstart' };
     return { apiVersion: `${apiRegistrationGroup}/v1`, kind: 'APIService', metadata: { name: `${version}.${group}`, labels }, spec: s };
