@@ -101,16 +101,16 @@ describe('KEDA add-on', () => {
     assert.equal(cond(active, 'Active').message, 'Scaling is performed because triggers are active');
 
     // The metrics adapter answers as KEDA's does for the HPA's selector.
-    const raw = await env.k.run(['get', '--raw', '/apis/external.metrics.k8s.io/v1beta1/namespaces/default/s0-metric-api-queue-depth?labelSelector=scaledobject.keda.sh%2Fname%3Dweb']);
-    if (raw.code === 0) {
-      const list = JSON.parse(raw.stdout) as Json;
-      assert.equal(list.kind, 'ExternalMetricValueList');
-      assert.equal(list.items[0].metricName, 's0-metric-api-queue-depth');
-      assert.equal(list.items[0].value, '1');
-      // 1 -> N: the HPA reads 8 / target 2 = 4 replicas through external.metrics.k8s.io.
-      q.set(8);
-      await eventually(async () => (await replicas('web')) === 4, 30_000, 'the HPA scaled out to 4');
-    }
+    const list = JSON.parse(await env.k.ok(['get', '--raw', '/apis/external.metrics.k8s.io/v1beta1/namespaces/default/s0-metric-api-queue-depth?labelSelector=scaledobject.keda.sh%2Fname%3Dweb'])) as Json;
+    assert.equal(list.kind, 'ExternalMetricValueList');
+    assert.equal(list.items[0].metricName, 's0-metric-api-queue-depth');
+    assert.equal(list.items[0].value, '1');
+
+    // 1 -> N: the HPA reads 8 / target 2 = 4 replicas through external.metrics.k8s.io.
+    q.set(8);
+    await eventually(async () => (await replicas('web')) === 4, 30_000, 'the HPA scaled out to 4');
+    // At 4 replicas the next sync reads 8 / 4 = 2 per pod: on target.
+    await eventually(async () => (await getJson('hpa', 'keda-hpa-web')).status.currentMetrics?.[0]?.external?.current?.averageValue === '2', 10_000, 'HPA at target');
 
     q.set(0);
     await eventually(async () => (await replicas('web')) === 0, 30_000, 'deactivated to 0 after the cooldown');
