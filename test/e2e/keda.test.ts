@@ -181,7 +181,8 @@ describe('KEDA cron trigger at --clock-speed 60', () => {
         triggers: [{ type: 'cron', metadata: { timezone: 'UTC', start: '*/4 * * * *', end: '2-59/4 * * * *', desiredReplicas: '3' } }],
       }),
     });
-    await eventually(async () => (await getJson('deployment', 'batch')).spec.replicas >= 1, 20_000, 'scaled up in the window');
+    // KEDA activates 0 -> 1, the HPA takes it to desiredReplicas (3 against a target of 1 per pod).
+    await eventually(async () => (await getJson('deployment', 'batch')).spec.replicas === 3, 20_000, 'scaled up to 3 in the window');
     const so = await getJson('scaledobject', 'batch');
     assert.deepEqual(so.status.externalMetricNames, ['s0-cron-UTC-xSl4xxxx-2-59Sl4xxxx']);
     await eventually(async () => (await getJson('deployment', 'batch')).spec.replicas === 0, 20_000, 'scaled down after the window');
