@@ -88,7 +88,8 @@ export function floatParam(cfg: ScalerConfig, name: string, opts: ParamOpts = {}
   if (v === undefined) return undefined;
   const t = v.trim();
   const n = Number(t);
-  if (!jsonNumber.test(t) || !Number.isFinite(n)) throw new Error(`unable to set param "${name}" value ${quoted(v)}: ${goNumberError(v, 'float64')}`);
+  if (!jsonNumber.test(t)) throw new Error(`unable to set param "${name}" value ${quoted(v)}: ${goNumberError(v, 'float64')}`);
+  if (!Number.isFinite(n)) throw new Error(`unable to set param "${name}" value ${quoted(v)}: unable to unmarshal to field type float64: json: cannot unmarshal number ${t} into Go value of type float64`);
   return n;
 }
 
