@@ -66,13 +66,23 @@ export class ScaleLoop {
   /** Runs a check now (after a spec change, say) instead of waiting for the timer. */
   poke(): void {
     if (this.stopped) return;
+    // One check at a time: a poke during a check (whose scalers may be waiting on the network) runs one after it.
+    if (this.checking) {
+      this.again = true;
+      return;
+    }
     this.cancel?.();
     void this.tick();
   }
 
+  private checking = false;
+  private again = false;
+
   private async tick(): Promise<void> {
     if (this.stopped) return;
     this.cancel = undefined;
+    this.checking = true;
+    this.again = false;
     try {
       const now = this.host.clock.nowMs();
       const results = await Promise.all(this.scalers.map((b) => readScaler(this.host.env, b, now)));
@@ -88,6 +98,8 @@ export class ScaleLoop {
     } catch (err) {
       this.host.log.debug({ err, key: this.key }, 'scale loop check failed');
     }
+    this.checking = false;
+    if (this.again && !this.stopped) return void this.tick();
     if (!this.stopped && !this.cancel) this.cancel = this.host.clock.setTimeout(() => void this.tick(), Math.max(minPollMs, this.pollMs));
   }
 }

@@ -22,6 +22,8 @@ import { patchStatus } from './status.js';
 import { apiVersion, defaults, jobsRef, kedaVersion, msg, podsRef, scaledJobNameLabel, scaledJobsRef, type KedaCondition, type ScaledJob, type ScaledJobStatus } from './types.js';
 import { parseQuantityString } from './value-location.js';
 
+const maxJobsPerPoll = 500;
+
 interface JobSpecView {
   pollingIntervalS: number;
   minReplicaCount: number;
@@ -190,7 +192,8 @@ export class ScaledJobController {
     const unfinished = jobs.filter((j) => !finishedType(j));
     const running = unfinished.length;
     const pending = unfinished.filter((j) => this.isPending(j, spec.strategy.pendingPodConditions)).length;
-    const n = jobsToCreate(spec.strategy, spec.minReplicaCount, spec.maxReplicaCount, running, pending, queueLength, maxValue, isActive);
+    // At most maxJobsPerPoll Jobs a round (the rest follow on later polls), so a huge maxReplicaCount cannot stall the process.
+    const n = Math.min(maxJobsPerPoll, jobsToCreate(spec.strategy, spec.minReplicaCount, spec.maxReplicaCount, running, pending, queueLength, maxValue, isActive));
     if (n > 0 && spec.jobTargetRef) {
       let created = 0;
       for (let k = 0; k < n; k++) {
