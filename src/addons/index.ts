@@ -18,6 +18,7 @@ const loaders = {
   sandbox: async () => (await import('./sandbox/index.js')).sandboxAddon,
   lws: async () => (await import('./lws/index.js')).lwsAddon,
   jobset: async () => (await import('./jobset/index.js')).jobSetAddon,
+  karpenter: async () => (await import('./karpenter/index.js')).karpenterAddon,
 } satisfies Record<string, () => Promise<Addon>>;
 
 export type AddonName = keyof typeof loaders;
