@@ -18,4 +18,6 @@ export interface KarpenterDeps {
   pods: Informer<Pod>;
   /** Requests a provisioning pass soon (after a disruption frees or needs capacity). */
   trigger(): void;
+  /** Tells the scheduler where the pods nominated to this claim should go (status.nominatedNodeName). */
+  expectPlacements(claim: string): void;
 }

@@ -113,6 +113,8 @@ export class NodeClaimController {
 
   private register(claim: NodeClaim, node: Node, now: Date): void {
     const name = claim.metadata.name ?? '';
+    // The node takes pods once the unregistered taint goes, unless startup taints still hold them off.
+    if (!claim.spec.startupTaints?.length) this.deps.expectPlacements(name);
     this.client.guaranteedUpdate(nodesRef, '', name, (cur) => registeredNode(cur as unknown as Node, claim));
     const status = { ...(claim.status ?? {}), nodeName: node.metadata?.name };
     setCondition(status, ct.registered, 'True', 'Registered', '', now, claim.metadata.generation);
@@ -122,6 +124,7 @@ export class NodeClaimController {
 
   private removeStartupTaints(claim: NodeClaim, node: Node): void {
     const keys = new Set((claim.spec.startupTaints ?? []).map((t) => `${t.key}:${t.effect}`));
+    this.deps.expectPlacements(claim.metadata.name ?? '');
     this.client.guaranteedUpdate(nodesRef, '', node.metadata?.name ?? '', (cur) => {
       const spec = (cur.spec ?? {}) as Node['spec'] & object;
       return { ...cur, spec: { ...spec, taints: (spec.taints ?? []).filter((t) => !keys.has(`${t.key}:${t.effect}`)) } };

@@ -12,7 +12,7 @@ import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { chooseLaunch } from './cloud.js';
 import type { KarpenterDeps } from './deps.js';
-import { isTrue } from './lifecycle.js';
+import { condition, isTrue } from './lifecycle.js';
 import { nodeClaimFor } from './nodeclaims.js';
 import { podKey, sum } from './scheduling/fit.js';
 import { fromNodeSelector, singleValueLabels } from './scheduling/requirements.js';
@@ -21,8 +21,12 @@ import type { SimNode } from './scheduling/types.js';
 import { conditionTypes as ct, disruptedTaint, kwokNodeClassesRef, labels as wk, nodeClaimsRef, unregisteredTaint, type NodeClaim, type NodePool } from './types.js';
 
 const maxNominations = 100_000;
-/** How long a nomination to an initialized claim holds before the pod counts as pending again. */
-const nominationTtlMs = 60_000;
+/**
+ * How long (clock) a nomination holds once its claim is Initialized: the scheduler's chance to bind the pod there.
+ * Then the pod counts as pending again (the next simulation sees the node as it is, so it only adds capacity when
+ * the node is truly full).
+ */
+const nominationGraceMs = 5_000;
 
 interface Nomination {
   claim: string;
@@ -58,6 +62,7 @@ export class Provisioner {
     this.stopped = true;
     this.cancelIdle?.();
     this.cancelMax?.();
+    this.recheck?.();
     for (const s of this.stops) s();
   }
 
@@ -100,9 +105,18 @@ export class Provisioner {
     const n = this.nominations.get(podKey(p));
     if (!n) return undefined;
     const c = claims.get(n.claim);
-    if (!c || c.metadata.deletionTimestamp || (isTrue(c, ct.initialized) && now - n.at > nominationTtlMs)) {
+    if (!c || c.metadata.deletionTimestamp) {
       this.nominations.delete(podKey(p));
       return undefined;
+    }
+    if (isTrue(c, ct.initialized)) {
+      const since = Math.max(n.at, Date.parse(condition(c, ct.initialized)?.lastTransitionTime ?? '') || 0);
+      const left = since + nominationGraceMs - now;
+      if (left <= 0) {
+        this.nominations.delete(podKey(p));
+        return undefined;
+      }
+      this.recheckIn(left);
     }
     return n.claim;
   }
@@ -127,6 +141,7 @@ export class Provisioner {
     if (!pending.length) return [];
     const classes = new Set(this.client.list(kwokNodeClassesRef).map((c) => c.metadata.name));
     const pools = this.deps.nodePools.list().filter((p) => !p.metadata.deletionTimestamp && classes.has(p.spec?.template?.spec?.nodeClassRef?.name));
+    if (!pools.length) return []; // no NodePool (or none with its node class): Karpenter has nothing to say
     const nodes = this.simNodes(claims, nominatedTo);
     const daemonSets = this.client.list<DaemonSet>('apps/v1/daemonsets').map((d) => ({ metadata: { namespace: d.metadata?.namespace, labels: d.spec?.template?.metadata?.labels }, spec: d.spec?.template?.spec }) as Pod);
     const result = simulate({ pods: pending, nodes, pools, catalog: this.deps.catalog, daemonSets, poolUsage: this.poolUsage(claims.values()) });
@@ -150,6 +165,22 @@ export class Provisioner {
     return created;
   }
 
+  private recheck: (() => void) | undefined;
+  private recheckAt = Infinity;
+
+  /** A provisioning pass once held nominations run out (a timer, not a blind retry). */
+  private recheckIn(ms: number): void {
+    const at = this.clock.now().getTime() + ms;
+    if (at >= this.recheckAt && this.recheck) return;
+    this.recheck?.();
+    this.recheckAt = at;
+    this.recheck = this.clock.setTimeout(() => {
+      this.recheck = undefined;
+      this.recheckAt = Infinity;
+      this.trigger();
+    }, ms + 10);
+  }
+
   private nominate(p: Pod, claim: string | undefined, node: string | undefined, now: number): void {
     const info = [claim && `nodeclaim/${claim}`, node && `node/${node}`].filter(Boolean).join(', ');
     if (!info) return;
@@ -157,6 +188,43 @@ export class Provisioner {
     if (claim) {
       if (this.nominations.size >= maxNominations) this.nominations.delete(this.nominations.keys().next().value as string);
       this.nominations.set(podKey(p), { claim, at: now });
+    }
+    // Pods going to an existing, schedulable node can say so now; those going to a launching claim say so when its
+    // node is about to take pods (expectPlacements, from the lifecycle), as a failed attempt clears the field.
+    if (node && !claim) this.expectPlacement(p, node);
+  }
+
+  /** Writes the expected placement of every pod nominated to `claim` (its node is about to accept pods). */
+  expectPlacements(claim: string): void {
+    let n = 0;
+    for (const [key, nom] of this.nominations) {
+      if (nom.claim !== claim) continue;
+      const i = key.indexOf('/');
+      const p = this.deps.pods.get(key.slice(0, i), key.slice(i + 1));
+      if (p && !p.spec?.nodeName) {
+        this.expectPlacement(p, claim);
+        n++;
+      }
+    }
+    this.log.debug({ nodeClaim: claim, pods: n }, 'expected placements written');
+  }
+
+  /**
+   * Writes the expected placement into the pod's status.nominatedNodeName (KEP-5278: components that know where a
+   * pod will go may say so). The scheduler tries that node first and keeps its room for the pod, so pods land where
+   * the simulation packed them instead of being spread over the new nodes (which would leave some without room).
+   */
+  private expectPlacement(p: Pod, nodeName: string): void {
+    const ns = p.metadata?.namespace ?? '';
+    const name = p.metadata?.name ?? '';
+    try {
+      this.client.guaranteedUpdate('v1/pods', ns, name, (cur) => {
+        const status = (cur.status ?? {}) as NonNullable<Pod['status']>;
+        if ((cur.spec as Pod['spec'])?.nodeName || status.nominatedNodeName === nodeName) return cur;
+        return { ...cur, status: { ...status, nominatedNodeName: nodeName } };
+      }, { subresource: 'status' });
+    } catch (err) {
+      this.log.debug({ err, pod: `${ns}/${name}` }, 'writing the expected placement failed');
     }
   }
 
