@@ -122,3 +122,48 @@ test('1,000 pods simulate quickly', () => {
   assert.equal(r.newClaims.reduce((n, c) => n + c.pods.length, 0), 1000);
   assert.ok(ms < 1500, `took ${ms} ms`);
 });
+
+test('hostile NodePools and pods neither crash the simulation nor reach Object.prototype', () => {
+  const p = pool('evil', {}, [
+    { key: '__proto__', operator: 'In', values: ['x'] },
+    { key: 'constructor', operator: 'Gt', values: ['not-a-number'] },
+    { key: 'karpenter.kwok.sh/instance-cpu', operator: 'Gt', values: ['1e400'] },
+    { key: 'kubernetes.io/arch', operator: 'In', values: Array.from({ length: 5000 }, (_, i) => `a${i}`) },
+  ]);
+  p.spec.template.metadata = { labels: JSON.parse('{"__proto__":"y","toString":"z"}') as Record<string, string> };
+  p.spec.limits = JSON.parse('{"__proto__":"1","cpu":"lots"}') as Record<string, string>;
+  const terms = Array.from({ length: 10_000 }, () => ({ matchExpressions: [{ key: 'hasOwnProperty', operator: 'Exists' }] }));
+  const hostile = pod('h', { cpu: '1', 'valueOf': '1' }, { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } }, nodeSelector: JSON.parse('{"__proto__":"x"}') as Record<string, string> });
+  const r = simulate({ pods: [hostile, pod('ok', { cpu: '1' })], nodes: [{ name: '__proto__', labels: JSON.parse('{"__proto__":"x"}') as Record<string, string>, taints: [], allocatable: {}, pods: [] }], pools: [p, pool('default')], catalog });
+  assert.equal(({} as Record<string, unknown>).x, undefined);
+  assert.equal(({} as Record<string, unknown>).y, undefined);
+  assert.ok(r.failures.has('default/h'));
+  assert.deepEqual(r.newClaims.map((c) => c.pool.metadata.name), ['default']);
+});
+
+test('nodeClaimFor: name, labels, owner, hash, requirements and requests from the plan', async () => {
+  const { nodeClaimFor, nodePoolHash, priceOf } = await import('../../src/addons/karpenter/nodeclaims.js');
+  const p = pool('web', {}, [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] }]);
+  p.spec.template.metadata = { labels: { team: 'web' }, annotations: { note: 'x' } };
+  p.spec.template.spec.startupTaints = [{ key: 'agent', effect: 'NoSchedule' }];
+  const r = simulate({ pods: [pod('a', { cpu: '2', memory: '1Gi' })], nodes: [], pools: [p], catalog });
+  const claim = nodeClaimFor(r.newClaims[0]!, new Date('2026-01-01T00:00:00Z'));
+  assert.match(claim.metadata.name!, /^web-[a-z0-9]{5}$/);
+  assert.equal(claim.metadata.labels!['karpenter.sh/nodepool'], 'web');
+  assert.equal(claim.metadata.labels!['karpenter.sh/capacity-type'], 'on-demand');
+  assert.equal(claim.metadata.labels!.team, 'web');
+  assert.equal(claim.metadata.annotations!['karpenter.sh/nodepool-hash'], nodePoolHash(p));
+  assert.equal(claim.metadata.annotations!['karpenter.sh/nodepool-hash-version'], 'v3');
+  assert.deepEqual(claim.metadata.ownerReferences!.map((o) => [o.kind, o.name, o.uid]), [['NodePool', 'web', 'uid-web']]);
+  assert.deepEqual(claim.spec.startupTaints, [{ key: 'agent', effect: 'NoSchedule' }]);
+  assert.deepEqual(claim.spec.resources!.requests, { cpu: '2', memory: '1Gi', pods: '1' });
+  const types = claim.spec.requirements.find((q) => q.key === 'node.kubernetes.io/instance-type')!;
+  assert.equal(types.operator, 'In');
+  assert.equal(types.values![0], r.newClaims[0]!.instanceTypes[0]!.name);
+  const changed = structuredClone(p);
+  changed.spec.template.metadata!.labels!.team = 'api';
+  assert.notEqual(nodePoolHash(changed), nodePoolHash(p));
+  const labelled = { metadata: { labels: { 'node.kubernetes.io/instance-type': 'c-4x-amd64-linux', 'karpenter.sh/capacity-type': 'spot', 'topology.kubernetes.io/zone': 'zone-b' } } };
+  assert.equal(priceOf(labelled as never, catalog), catalog.get('c-4x-amd64-linux')!.offerings.find((o) => o.zone === 'zone-b' && o.capacityType === 'spot')!.price);
+  assert.equal(priceOf({ metadata: {} } as never, catalog), undefined);
+});

@@ -2,7 +2,7 @@
 // requirement alternatives and tolerations; an instance type's labels and allocatable as numbers.
 import type { Pod, Taint, Toleration } from 'kubernetes-types/core/v1.js';
 import { amounts, podRequests, type ResourceAmounts } from '../../../machinery/resources.js';
-import { getOwn } from '../../../util/own.js';
+import { getOwn, setOwn } from '../../../util/own.js';
 import { untoleratedTaint } from '../../../scheduler/plugins/taint-toleration.js';
 import { instanceTypeLabels, type InstanceType, type Offering } from '../catalog.js';
 import { labels as wk } from '../types.js';
@@ -42,7 +42,7 @@ export function fits(alloc: ResourceAmounts, used: ResourceAmounts, add: Resourc
 
 export function sum(a: ResourceAmounts, b: ResourceAmounts): ResourceAmounts {
   const out: ResourceAmounts = { ...a };
-  for (const [k, v] of Object.entries(b)) out[k] = amt(out, k) + v;
+  for (const [k, v] of Object.entries(b)) setOwn(out, k, amt(out, k) + v);
   return out;
 }
 

@@ -6,7 +6,7 @@
 // asks whether a node's pods fit elsewhere (with maxNewClaims 0 or 1).
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { amounts, type ResourceAmounts } from '../../../machinery/resources.js';
-import { getOwn } from '../../../util/own.js';
+import { getOwn, setOwn } from '../../../util/own.js';
 import type { InstanceType } from '../catalog.js';
 import { labels as wk, type NodePool } from '../types.js';
 import { cheapestOffering, fits, minValuesMet, podData, sum, tolerated, typeCompatible, typeData, type PodData } from './fit.js';
@@ -29,7 +29,7 @@ interface Draft {
 
 function maxAllocOf(types: readonly InstanceType[]): ResourceAmounts {
   const out: ResourceAmounts = {};
-  for (const t of types) for (const [k, v] of Object.entries(typeData(t).allocatable)) out[k] = Math.max(amt(out, k), v);
+  for (const t of types) for (const [k, v] of Object.entries(typeData(t).allocatable)) setOwn(out, k, Math.max(amt(out, k), v));
   return out;
 }
 
@@ -161,7 +161,7 @@ export function simulate(input: SimInput): SimResult {
     for (const [k, v] of Object.entries(info.limits)) {
       let left = v - amt(usage, k);
       for (const dr of drafts) if (dr.pool === info.pool) left -= Math.max(0, ...dr.types.map((t) => amt(typeData(t).capacity, k)));
-      out[k] = left;
+      setOwn(out, k, left);
     }
     return out;
   };
