@@ -12,7 +12,7 @@ export interface KarpenterDeps {
   events: EventRecorder;
   nodePools: Informer<NodePool>;
   nodeClaims: Informer<NodeClaim>;
-  /** Nodes, indexed `claim` by the NodeClaim that owns them (their name equals the claim's). */
+  /** Nodes (a Karpenter node is named as its NodeClaim). */
   nodes: Informer<Node>;
   /** Pods, indexed `node` by spec.nodeName. */
   pods: Informer<Pod>;

@@ -14,9 +14,9 @@ import { chooseLaunch } from './cloud.js';
 import type { KarpenterDeps } from './deps.js';
 import { condition, isTrue } from './lifecycle.js';
 import { nodeClaimFor } from './nodeclaims.js';
-import { podKey, sum } from './scheduling/fit.js';
+import { podKey, sum, typeCompatible } from './scheduling/fit.js';
 import { fromNodeSelector, singleValueLabels } from './scheduling/requirements.js';
-import { simulate } from './scheduling/simulate.js';
+import { poolRequirements, simulate } from './scheduling/simulate.js';
 import type { SimNode } from './scheduling/types.js';
 import { conditionTypes as ct, disruptedTaint, kwokNodeClassesRef, labels as wk, nodeClaimsRef, unregisteredTaint, type NodeClaim, type NodePool } from './types.js';
 
@@ -142,6 +142,12 @@ export class Provisioner {
     const classes = new Set(this.client.list(kwokNodeClassesRef).map((c) => c.metadata.name));
     const pools = this.deps.nodePools.list().filter((p) => !p.metadata.deletionTimestamp && classes.has(p.spec?.template?.spec?.nodeClassRef?.name));
     if (!pools.length) return []; // no NodePool (or none with its node class): Karpenter has nothing to say
+    for (const pool of pools) {
+      const reqs = poolRequirements(pool);
+      if (!this.deps.catalog.all().some((t) => typeCompatible(t, reqs))) {
+        this.deps.events.event(pool as unknown as KObject, 'Warning', 'NoCompatibleInstanceTypes', 'NodePool requirements filtered out all compatible available instance types');
+      }
+    }
     const nodes = this.simNodes(claims, nominatedTo);
     const daemonSets = this.client.list<DaemonSet>('apps/v1/daemonsets').map((d) => ({ metadata: { namespace: d.metadata?.namespace, labels: d.spec?.template?.metadata?.labels }, spec: d.spec?.template?.spec }) as Pod);
     const result = simulate({ pods: pending, nodes, pools, catalog: this.deps.catalog, daemonSets, poolUsage: this.poolUsage(claims.values()) });
