@@ -18,6 +18,7 @@ const loaders = {
   sandbox: async () => (await import('./sandbox/index.js')).sandboxAddon,
   lws: async () => (await import('./lws/index.js')).lwsAddon,
   jobset: async () => (await import('./jobset/index.js')).jobSetAddon,
+  karpenter: async () => (await import('./karpenter/index.js')).karpenterAddon,
   keda: async () => (await import('./keda/index.js')).kedaAddon,
   vpa: async () => (await import('./vpa/index.js')).vpaAddon,
 } satisfies Record<string, () => Promise<Addon>>;

@@ -152,6 +152,9 @@ export class SchedulingLoop {
     try {
       const bound = binder.bind(pod, host.name);
       cache.syncAssigned(e.key, bound);
+      // A bound pod is no longer nominated anywhere (as upstream's assume step drops it from the nominator); left
+      // there until its watch event, it would count twice on its node for the rest of this pass.
+      this.d.nominate(e.pi, '');
       queue.done(e, 'bound');
       this.d.log.debug({ pod: e.key, node: host.name }, 'bound');
       return true;
