@@ -1,0 +1,204 @@
+// The disruption methods in upstream's order (Drift, Emptiness, multi-node then single-node consolidation), as pure
+// functions from candidates, budgets and a scheduling simulation to at most one command.
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { InstanceType } from '../catalog.js';
+import { allows } from '../scheduling/requirements.js';
+import type { ClaimPlan, SimResult } from '../scheduling/types.js';
+import { conditionTypes } from '../types.js';
+import type { Allowed, DisruptionReason } from './budgets.js';
+import { condTrue, type Candidate } from './candidates.js';
+import { durationMs, getCondition } from './claim-conditions.js';
+
+export type MethodName = 'Drift' | 'Emptiness' | 'MultiNodeConsolidation' | 'SingleNodeConsolidation';
+export const methodOrder: readonly MethodName[] = ['Drift', 'Emptiness', 'MultiNodeConsolidation', 'SingleNodeConsolidation'];
+export const reasonOf: Record<MethodName, DisruptionReason> = {
+  Drift: 'Drifted', Emptiness: 'Empty', MultiNodeConsolidation: 'Underutilized', SingleNodeConsolidation: 'Underutilized',
+};
+
+export interface Command {
+  method: MethodName;
+  reason: DisruptionReason;
+  candidates: Candidate[];
+  /** NodeClaims to launch first (instance types narrowed to the cheaper ones for consolidation). */
+  replacements: ClaimPlan[];
+  /** $/h saved: the candidates' prices minus the replacements'. */
+  savings: number;
+}
+
+export type Decision = 'Delete' | 'Replace';
+export const decisionOf = (c: Command): Decision => (c.replacements.length ? 'Replace' : 'Delete');
+
+/** Runs the scheduling simulation for the candidates' pods on every node but theirs (max new claims as given). */
+export type Simulate = (candidates: readonly Candidate[], maxNewClaims: number | undefined) => SimResult;
+
+/** Reports why a single candidate could not be consolidated (upstream's Unconsolidatable / DisruptionBlocked). */
+export interface MethodReporter {
+  unconsolidatable(c: Candidate, message: string): void;
+  blocked(c: Candidate, message: string): void;
+}
+
+/** Budgets per NodePool (mutable: methods take from them as they choose candidates). */
+export type BudgetMap = Map<string, Allowed>;
+
+const budgetLeft = (b: BudgetMap, c: Candidate, r: DisruptionReason): number => b.get(c.pool.metadata.name ?? '')?.[r] ?? 0;
+const take = (b: BudgetMap, c: Candidate, r: DisruptionReason): void => {
+  const a = b.get(c.pool.metadata.name ?? '');
+  if (a) a[r] -= 1;
+};
+
+const consolidationEnabled = (c: Candidate): boolean => durationMs(c.pool.spec?.disruption?.consolidateAfter ?? '0s') !== undefined;
+const underutilizedPolicy = (c: Candidate): boolean => (c.pool.spec?.disruption?.consolidationPolicy ?? 'WhenEmptyOrUnderutilized') !== 'WhenEmpty';
+
+/** Whether the method considers the candidate at all (upstream's ShouldDisrupt). */
+export function shouldDisrupt(m: MethodName, c: Candidate, report?: MethodReporter): boolean {
+  if (m === 'Drift') return condTrue(c.claim, conditionTypes.drifted);
+  if (!consolidationEnabled(c)) {
+    report?.unconsolidatable(c, `NodePool "${c.pool.metadata.name}" has consolidation disabled`);
+    return false;
+  }
+  if (m === 'Emptiness') return c.reschedulable.length === 0 && condTrue(c.claim, conditionTypes.consolidatable);
+  if (!underutilizedPolicy(c)) {
+    report?.unconsolidatable(c, `NodePool "${c.pool.metadata.name}" has non-empty consolidation disabled`);
+    return false;
+  }
+  return condTrue(c.claim, conditionTypes.consolidatable);
+}
+
+const byCost = (a: Candidate, b: Candidate): number => a.disruptionCost - b.disruptionCost || (a.claim.metadata.name ?? '').localeCompare(b.claim.metadata.name ?? '');
+const priceSum = (cs: readonly Candidate[]): number => cs.reduce((s, c) => s + c.price, 0);
+const podKey = (p: Pod): string => `${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`;
+
+/** The cheapest offering of `t` the plan's requirements allow (Infinity when none). */
+export function compatiblePrice(t: InstanceType, plan: ClaimPlan): number {
+  const ct = plan.requirements.get('karpenter.sh/capacity-type');
+  const zone = plan.requirements.get('topology.kubernetes.io/zone');
+  let p = Infinity;
+  for (const o of t.offerings) {
+    if (!o.available || (ct && !allows(ct, o.capacityType)) || (zone && !allows(zone, o.zone))) continue;
+    if (o.price < p) p = o.price;
+  }
+  return p;
+}
+
+/** Failures among the candidates' pods in a simulation result (the first one's text), or undefined. */
+function failureOf(cands: readonly Candidate[], res: SimResult): string | undefined {
+  if (!res.failures.size) return undefined;
+  for (const c of cands) for (const p of c.reschedulable) {
+    const f = res.failures.get(podKey(p));
+    if (f !== undefined) return `pod "${podKey(p)}" cannot be rescheduled: ${f}`;
+  }
+  return undefined;
+}
+
+/**
+ * Upstream's computeConsolidation: the candidates' pods fit on the other nodes (Delete), or on them plus one
+ * NodeClaim cheaper than the candidates together (Replace); otherwise no command.
+ */
+export function computeConsolidation(cands: readonly Candidate[], simulate: Simulate, report?: MethodReporter): Command | undefined {
+  const one = cands.length === 1 ? cands[0] : undefined;
+  const res = simulate(cands, 1);
+  const failure = failureOf(cands, res);
+  if (failure !== undefined) {
+    if (one) report?.unconsolidatable(one, failure);
+    return undefined;
+  }
+  const base = { method: (cands.length > 1 ? 'MultiNodeConsolidation' : 'SingleNodeConsolidation') as MethodName, reason: 'Underutilized' as const, candidates: [...cands] };
+  if (!res.newClaims.length) return { ...base, replacements: [], savings: priceSum(cands) };
+  if (res.newClaims.length !== 1) {
+    if (one) report?.unconsolidatable(one, `Can't remove without creating ${res.newClaims.length} candidates`);
+    return undefined;
+  }
+  const current = priceSum(cands);
+  const plan = res.newClaims[0];
+  // Keep only the instance types cheaper than what goes away; a type the candidates already run is no saving.
+  const own = new Set(cands.map((c) => c.node.metadata?.labels?.['node.kubernetes.io/instance-type']));
+  const cheaper = plan.instanceTypes.filter((t) => compatiblePrice(t, plan) < current && (cands.length === 1 || !own.has(t.name)));
+  if (!cheaper.length) {
+    if (one) report?.unconsolidatable(one, "Can't replace with a cheaper node");
+    return undefined;
+  }
+  const price = Math.min(...cheaper.map((t) => compatiblePrice(t, plan)));
+  return { ...base, replacements: [{ ...plan, instanceTypes: cheaper, price }], savings: current - price };
+}
+
+/** Drift: empty drifted nodes all at once (within budget), else the oldest drifted node with its replacements. */
+function drift(cands: Candidate[], budgets: BudgetMap, simulate: Simulate, report?: MethodReporter): Command | undefined {
+  const since = (c: Candidate) => Date.parse(getCondition(c.claim, conditionTypes.drifted)?.lastTransitionTime ?? '') || 0;
+  cands.sort((a, b) => since(a) - since(b));
+  const empty: Candidate[] = [];
+  for (const c of cands) {
+    if (c.reschedulable.length || budgetLeft(budgets, c, 'Drifted') <= 0) continue;
+    empty.push(c);
+    take(budgets, c, 'Drifted');
+  }
+  if (empty.length) return { method: 'Drift', reason: 'Drifted', candidates: empty, replacements: [], savings: priceSum(empty) };
+  for (const c of cands) {
+    if (budgetLeft(budgets, c, 'Drifted') <= 0) continue;
+    const res = simulate([c], undefined);
+    const failure = failureOf([c], res);
+    if (failure !== undefined) {
+      report?.blocked(c, failure);
+      continue;
+    }
+    const cost = res.newClaims.reduce((s, p) => s + p.price, 0);
+    return { method: 'Drift', reason: 'Drifted', candidates: [c], replacements: res.newClaims, savings: c.price - cost };
+  }
+  return undefined;
+}
+
+/** Emptiness: every empty, consolidatable candidate the budgets allow, in one command. */
+function emptiness(cands: Candidate[], budgets: BudgetMap): Command | undefined {
+  const empty: Candidate[] = [];
+  for (const c of cands.sort(byCost)) {
+    if (c.reschedulable.length || budgetLeft(budgets, c, 'Empty') <= 0) continue;
+    empty.push(c);
+    take(budgets, c, 'Empty');
+  }
+  return empty.length ? { method: 'Emptiness', reason: 'Empty', candidates: empty, replacements: [], savings: priceSum(empty) } : undefined;
+}
+
+/** Multi-node: the longest prefix (by disruption cost, at most 100) that consolidates, by binary search. */
+function multiNode(cands: Candidate[], budgets: BudgetMap, simulate: Simulate): Command | undefined {
+  const pick: Candidate[] = [];
+  for (const c of cands.sort(byCost)) {
+    if (budgetLeft(budgets, c, 'Underutilized') <= 0 || !c.reschedulable.length) continue;
+    pick.push(c);
+    take(budgets, c, 'Underutilized');
+    if (pick.length >= 100) break;
+  }
+  if (pick.length < 2) return undefined;
+  let lo = 1;
+  let hi = pick.length - 1;
+  let best: Command | undefined;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const cmd = computeConsolidation(pick.slice(0, mid + 1), simulate);
+    if (cmd) {
+      best = cmd;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return best;
+}
+
+/** Single-node: the first candidate (by disruption cost) that can be deleted or replaced by a cheaper node. */
+function singleNode(cands: Candidate[], budgets: BudgetMap, simulate: Simulate, report?: MethodReporter): Command | undefined {
+  for (const c of cands.sort(byCost)) {
+    if (budgetLeft(budgets, c, 'Underutilized') <= 0 || !c.reschedulable.length) continue;
+    const cmd = computeConsolidation([c], simulate, report);
+    if (cmd) return cmd;
+  }
+  return undefined;
+}
+
+/** The method's command over the candidates it should disrupt, or undefined. `budgets` is consumed. */
+export function computeCommand(m: MethodName, all: readonly Candidate[], budgets: BudgetMap, simulate: Simulate, report?: MethodReporter): Command | undefined {
+  const cands = all.filter((c) => shouldDisrupt(m, c, report));
+  if (!cands.length) return undefined;
+  switch (m) {
+    case 'Drift': return drift(cands, budgets, simulate, report);
+    case 'Emptiness': return emptiness(cands, budgets);
+    case 'MultiNodeConsolidation': return multiNode(cands, budgets, simulate);
+    case 'SingleNodeConsolidation': return singleNode(cands, budgets, simulate, report);
+  }
+}
