@@ -110,9 +110,18 @@ export function computeConsolidation(cands: readonly Candidate[], simulate: Simu
   }
   const current = priceSum(cands);
   const plan = res.newClaims[0];
-  // Keep only the instance types cheaper than what goes away; a type the candidates already run is no saving.
-  const own = new Set(cands.map((c) => c.node.metadata?.labels?.['node.kubernetes.io/instance-type']));
-  const cheaper = plan.instanceTypes.filter((t) => compatiblePrice(t, plan) < current && (cands.length === 1 || !own.has(t.name)));
+  // Keep only the instance types cheaper than what goes away; for several candidates, also cheaper than any type
+  // they already run (upstream's filterOutSameType: replacing N nodes by one of their own kind churns for little).
+  let ceiling = current;
+  if (cands.length > 1) {
+    const own = new Map<string, number>();
+    for (const c of cands) {
+      const t = c.node.metadata?.labels?.['node.kubernetes.io/instance-type'];
+      if (t !== undefined && c.price > 0) own.set(t, Math.min(own.get(t) ?? Infinity, c.price));
+    }
+    for (const t of plan.instanceTypes) if (own.has(t.name)) ceiling = Math.min(ceiling, own.get(t.name)!);
+  }
+  const cheaper = plan.instanceTypes.filter((t) => compatiblePrice(t, plan) < ceiling);
   if (!cheaper.length) {
     if (one) report?.unconsolidatable(one, "Can't replace with a cheaper node");
     return undefined;
