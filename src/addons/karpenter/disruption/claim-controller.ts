@@ -13,6 +13,7 @@ import type { KarpenterDeps } from '../deps.js';
 import { conditionTypes, labels as wk, nodeClaimsRef, podsRef, type NodeClaim } from '../types.js';
 import { condTrue, isTerminal } from './candidates.js';
 import { clearCondition, consolidatableAt, driftReason, expiresAt, setTrue } from './claim-conditions.js';
+import { syncPoolHash } from './pool-hash.js';
 
 /** Pod events closer together than this are not written again (upstream's dedupe timeout). */
 const podEventDedupeMs = 10_000;
@@ -29,6 +30,7 @@ export class ClaimDisruptionController {
     this.stops.push(deps.nodePools.onChange((c) => this.poolChanged(c)));
     this.stops.push(deps.pods.onChange((c) => this.podChanged(c)));
     for (const nc of deps.nodeClaims.list()) this.queue.add(`claim/${nc.metadata.name}`);
+    for (const np of deps.nodePools.list()) this.queue.add(`pool/${np.metadata.name}`);
   }
 
   stop(): void {
@@ -38,6 +40,7 @@ export class ClaimDisruptionController {
 
   private poolChanged(c: Change): void {
     const name = c.object.metadata.name;
+    if (c.type !== 'DELETED') this.queue.add(`pool/${name}`);
     for (const nc of this.deps.nodeClaims.list()) if (nc.metadata.labels?.[wk.nodePool] === name) this.queue.add(`claim/${nc.metadata.name}`);
   }
 
@@ -58,6 +61,11 @@ export class ClaimDisruptionController {
     const kind = key.slice(0, slash);
     const name = key.slice(slash + 1);
     if (kind === 'pod') return this.stampPodEvent(name);
+    if (kind === 'pool') {
+      const pool = this.deps.nodePools.get('', name);
+      if (pool) syncPoolHash(this.client, this.deps, pool, this.log);
+      return undefined;
+    }
     return this.reconcileClaim(name);
   }
 
