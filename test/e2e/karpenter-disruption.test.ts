@@ -12,13 +12,14 @@ type Json = Record<string, any>;
 
 const nodeClass = { apiVersion: 'karpenter.kwok.sh/v1alpha1', kind: 'KWOKNodeClass', metadata: { name: 'default' } };
 // One instance type (4 CPU, 3.9 allocatable) so the layout is predictable: three 1-CPU pods per node.
-const nodePool = (name: string, disruption: Json) => ({
+const nodePool = (name: string, disruption: Json, labels: Json = {}, spec: Json = {}) => ({
   apiVersion: 'karpenter.sh/v1', kind: 'NodePool', metadata: { name },
   spec: {
     disruption,
     template: {
-      metadata: { labels: { pool: name } },
+      metadata: { labels: { pool: name, ...labels } },
       spec: {
+        ...spec,
         nodeClassRef: { group: 'karpenter.kwok.sh', kind: 'KWOKNodeClass', name: 'default' },
         requirements: [
           { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['c-4x-amd64-linux'] },
@@ -113,5 +114,38 @@ describe('Karpenter disruption', () => {
     }
     assert.equal(most, 1, watch.out());
     assert.equal((await events('DisruptionTerminating')).filter((e) => e.involvedObject.kind === 'NodeClaim' && /^batch-/.test(e.involvedObject.name)).length, 3);
+  });
+
+  it('a NodePool template change drifts its node: a replacement launches first, then the old NodeClaim goes', async () => {
+    await apply(nodePool('drift', { consolidateAfter: 'Never' }));
+    await apply(deployment('d', 'drift', 2));
+    await eventually(async () => (await running('d')).length === 2, 30_000, '2 pods Running');
+    const [old] = (await poolNodes('drift')).map((n) => n.metadata.name as string);
+    await apply(nodePool('drift', { consolidateAfter: 'Never' }, { version: 'two' }));
+    const claim = await eventually(async () => {
+      const nc = (await getJson('nodeclaims', '-l', 'karpenter.sh/nodepool=drift')).items.find((c: Json) => c.metadata.name === old);
+      return nc?.status.conditions.find((c: Json) => c.type === 'Drifted' && c.status === 'True') && nc;
+    }, 20_000, 'the NodeClaim Drifted');
+    assert.equal(claim.status.conditions.find((c: Json) => c.type === 'Drifted').reason, 'NodePoolDrifted');
+    await eventually(async () => {
+      const nodes = await poolNodes('drift');
+      const pods = await running('d');
+      return nodes.length === 1 && nodes[0].metadata.labels.version === 'two' && pods.length === 2 && pods.every((p) => p.spec.nodeName === nodes[0].metadata.name);
+    }, 30_000, 'one replacement node labelled version=two running both pods');
+    assert.match(await messages('DisruptionTerminating'), new RegExp(`NodeClaim/${old}: Disrupting NodeClaim: Drifted/Replace`));
+    assert.match(await messages('DisruptionLaunching'), /NodeClaim\/drift-\w{5}: Launching NodeClaim: Drifted/);
+    await env.k.ok(['delete', 'deployment', 'd']);
+  });
+
+  it('expireAfter deletes the NodeClaim when it runs out; its pod comes back on a new one', async () => {
+    await apply(nodePool('exp', { consolidateAfter: 'Never' }, {}, { expireAfter: '3m' }));
+    await apply(deployment('e', 'exp', 1));
+    await eventually(async () => (await running('e')).length === 1, 30_000, 'the pod Running');
+    const [first] = (await poolNodes('exp')).map((n) => n.metadata.name as string);
+    await eventually(async () => {
+      const names = (await poolNodes('exp')).map((n) => n.metadata.name as string);
+      const pods = await running('e');
+      return !names.includes(first) && pods.length === 1 && names.includes(pods[0].spec.nodeName);
+    }, 40_000, 'the expired node replaced and the pod Running again');
   });
 });

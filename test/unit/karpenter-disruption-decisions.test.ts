@@ -120,3 +120,25 @@ test('a budget of one node disrupts one node per command; in-flight commands cou
   const busy = takeSnapshot({ nowMs: T0, pools: [pool('p', budgets({ nodes: '1' }))], claims: nodes.map((n) => n.claim), nodes: nodes.map((n) => n.node), podsOn: (n) => podsBy.get(n) ?? [], pdbs: [], pending: [], inFlight: new Set(['d']), catalog });
   assert.equal(first(busy), undefined);
 });
+
+test('spot-to-spot consolidation is disabled (upstream feature gate off); unplaceable pods are named', () => {
+  const reasons: string[] = [];
+  const report = { unconsolidatable: (_c: unknown, m: string) => reasons.push(m), blocked: (_c: unknown, m: string) => reasons.push(m) };
+  const spotSim = (input: SimInput): SimResult => {
+    const r = fakeSimulate(input);
+    for (const p of r.newClaims) p.requirements = new Map([['karpenter.sh/capacity-type', requirement({ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] })]]);
+    return r;
+  };
+  const spot = cluster([pool('p')], [withPods('s', 'p', ['500m'], { type: 'c-16x-amd64-linux', cpu: '15900m', capacityType: 'spot' })]);
+  assert.equal(computeCommand('SingleNodeConsolidation', spot.candidates, budgetMap(spot), simulatorFor(spot, spotSim), report), undefined);
+  assert.deepEqual(reasons, ["SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node"]);
+  // An on-demand node may be replaced by spot: the replacement is narrowed to spot.
+  const od = cluster([pool('p')], [withPods('o', 'p', ['500m'], { type: 'c-16x-amd64-linux', cpu: '15900m' })]);
+  const cmd = computeCommand('SingleNodeConsolidation', od.candidates, budgetMap(od), simulatorFor(od, spotSim))!;
+  assert.equal(decisionOf(cmd), 'Replace');
+  assert.deepEqual([...cmd.replacements[0].requirements.get('karpenter.sh/capacity-type')!.values], ['spot']);
+  reasons.length = 0;
+  const huge = cluster([pool('p')], [withPods('h', 'p', ['100'], { type: 'c-16x-amd64-linux', cpu: '15900m' })]);
+  assert.equal(computeCommand('SingleNodeConsolidation', huge.candidates, budgetMap(huge), simulatorFor(huge, (i) => fakeSimulate({ ...i, maxNewClaims: 0 })), report), undefined);
+  assert.deepEqual(reasons, ['not all pods would schedule, default/h-p0 => no instance type fits']);
+});

@@ -13,7 +13,7 @@ import { nodeClaimsRef, type NodeClaim } from '../types.js';
 import type { Candidate } from './candidates.js';
 import { computeConsolidation, computeCommand, decisionOf, methodOrder, shouldDisrupt, type Command, type MethodReporter } from './methods.js';
 import { DisruptionEvents } from './events.js';
-import { DisruptionQueue, setDisruptedTaint } from './orchestration.js';
+import { DisruptionQueue, setDisruptedTaint, setDisruptionReason } from './orchestration.js';
 import { budgetMap, simulatorFor, takeSnapshot, type Snapshot } from './snapshot.js';
 import { consolidationMessage } from './messages.js';
 
@@ -133,7 +133,10 @@ export class DisruptionController {
     const decision = decisionOf(cmd);
     this.log.info({ reason: cmd.reason, decision, candidates: cmd.candidates.map((c) => c.claim.metadata.name), replacements: cmd.replacements.length, savings: cmd.savings },
       `disrupting nodeclaim(s) via ${decision.toLowerCase()}`);
-    for (const c of cmd.candidates) setDisruptedTaint(this.client, c.node.metadata?.name ?? '', true, this.log);
+    for (const c of cmd.candidates) {
+      setDisruptedTaint(this.client, c.node.metadata?.name ?? '', true, this.log);
+      setDisruptionReason(this.client, c.claim.metadata.name ?? '', cmd.reason, this.clock, this.log);
+    }
     const names: string[] = [];
     for (const plan of cmd.replacements) {
       try {
@@ -143,7 +146,10 @@ export class DisruptionController {
         this.events.launching(created as unknown as KObject, cmd.reason);
       } catch (err) {
         this.log.warn({ err }, 'launching a replacement nodeclaim failed');
-        for (const c of cmd.candidates) setDisruptedTaint(this.client, c.node.metadata?.name ?? '', false, this.log);
+        for (const c of cmd.candidates) {
+          setDisruptedTaint(this.client, c.node.metadata?.name ?? '', false, this.log);
+          setDisruptionReason(this.client, c.claim.metadata.name ?? '', undefined, this.clock, this.log);
+        }
         return;
       }
     }
@@ -163,6 +169,7 @@ export class DisruptionController {
       const claim = this.deps.nodeClaims.get('', n.metadata?.name ?? '') ?? this.deps.nodeClaims.list().find((c) => c.status?.nodeName === n.metadata?.name);
       if (!claim || claim.metadata.deletionTimestamp || queued.has(claim.metadata.name ?? '')) continue;
       setDisruptedTaint(this.client, n.metadata?.name ?? '', false, this.log);
+      setDisruptionReason(this.client, claim.metadata.name ?? '', undefined, this.clock, this.log);
     }
   }
 }

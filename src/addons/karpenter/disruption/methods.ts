@@ -2,9 +2,9 @@
 // functions from candidates, budgets and a scheduling simulation to at most one command.
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { InstanceType } from '../catalog.js';
-import { allows } from '../scheduling/requirements.js';
+import { allows, requirement } from '../scheduling/requirements.js';
 import type { ClaimPlan, SimResult } from '../scheduling/types.js';
-import { conditionTypes } from '../types.js';
+import { conditionTypes, labels as wk } from '../types.js';
 import type { Allowed, DisruptionReason } from './budgets.js';
 import { condTrue, type Candidate } from './candidates.js';
 import { durationMs, getCondition } from './claim-conditions.js';
@@ -70,8 +70,8 @@ const podKey = (p: Pod): string => `${p.metadata?.namespace ?? ''}/${p.metadata?
 
 /** The cheapest offering of `t` the plan's requirements allow (Infinity when none). */
 export function compatiblePrice(t: InstanceType, plan: ClaimPlan): number {
-  const ct = plan.requirements.get('karpenter.sh/capacity-type');
-  const zone = plan.requirements.get('topology.kubernetes.io/zone');
+  const ct = plan.requirements.get(wk.capacityType);
+  const zone = plan.requirements.get(wk.zone);
   let p = Infinity;
   for (const o of t.offerings) {
     if (!o.available || (ct && !allows(ct, o.capacityType)) || (zone && !allows(zone, o.zone))) continue;
@@ -80,14 +80,17 @@ export function compatiblePrice(t: InstanceType, plan: ClaimPlan): number {
   return p;
 }
 
-/** Failures among the candidates' pods in a simulation result (the first one's text), or undefined. */
+/** Why the candidates' pods would not all schedule (upstream's NonPendingPodSchedulingErrors), or undefined. */
 function failureOf(cands: readonly Candidate[], res: SimResult): string | undefined {
   if (!res.failures.size) return undefined;
+  const errs: string[] = [];
   for (const c of cands) for (const p of c.reschedulable) {
     const f = res.failures.get(podKey(p));
-    if (f !== undefined) return `pod "${podKey(p)}" cannot be rescheduled: ${f}`;
+    if (f !== undefined) errs.push(`${podKey(p)} => ${f}`);
   }
-  return undefined;
+  if (!errs.length) return undefined;
+  const shown = errs.slice(0, 5).join(' ');
+  return `not all pods would schedule, ${shown} ${errs.length > 5 ? ` and ${errs.length - 5} other(s)` : ''}`.trimEnd();
 }
 
 /**
@@ -109,14 +112,27 @@ export function computeConsolidation(cands: readonly Candidate[], simulate: Simu
     return undefined;
   }
   const current = priceSum(cands);
-  const plan = res.newClaims[0];
+  let plan = res.newClaims[0];
+  const ct = plan.requirements.get(wk.capacityType);
+  const spotAllowed = !ct || allows(ct, 'spot');
+  // Spot-to-spot consolidation is behind a feature gate upstream, off by default.
+  if (spotAllowed && cands.every((c) => c.claim.metadata.labels?.[wk.capacityType] === 'spot')) {
+    if (one) report?.unconsolidatable(one, "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node");
+    return undefined;
+  }
+  // A replacement that may be spot or on-demand is launched as spot (the cheaper), as upstream narrows it.
+  if (spotAllowed && (!ct || allows(ct, 'on-demand'))) {
+    const reqs = new Map(plan.requirements);
+    reqs.set(wk.capacityType, requirement({ key: wk.capacityType, operator: 'In', values: ['spot'] }));
+    plan = { ...plan, requirements: reqs };
+  }
   // Keep only the instance types cheaper than what goes away; for several candidates, also cheaper than any type
   // they already run (upstream's filterOutSameType: replacing N nodes by one of their own kind churns for little).
   let ceiling = current;
   if (cands.length > 1) {
     const own = new Map<string, number>();
     for (const c of cands) {
-      const t = c.node.metadata?.labels?.['node.kubernetes.io/instance-type'];
+      const t = c.node.metadata?.labels?.[wk.instanceType];
       if (t !== undefined && c.price > 0) own.set(t, Math.min(own.get(t) ?? Infinity, c.price));
     }
     for (const t of plan.instanceTypes) if (own.has(t.name)) ceiling = Math.min(ceiling, own.get(t.name)!);

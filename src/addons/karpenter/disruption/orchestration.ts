@@ -7,6 +7,7 @@ import type { Client } from '../../../client/client.js';
 import type { KObject } from '../../../machinery/types.js';
 import type { Clock } from '../../../util/clock.js';
 import type { Logger } from '../../../util/logger.js';
+import { rfc3339 } from '../../../util/clock.js';
 import type { KarpenterDeps } from '../deps.js';
 import { conditionTypes, disruptedTaint, nodeClaimsRef, nodesRef, type NodeClaim } from '../types.js';
 import type { DisruptionReason } from './budgets.js';
@@ -41,6 +42,28 @@ export function setDisruptedTaint(client: Client, name: string, on: boolean, log
     });
   } catch (err) {
     log.debug({ err, node: name }, 'updating the disrupted taint failed');
+  }
+}
+
+/**
+ * Sets (or clears) the NodeClaim's DisruptionReason condition (True, reason DisruptionReason, message the method's
+ * reason), as upstream marks the candidates of a command.
+ */
+export function setDisruptionReason(client: Client, claim: string, reason: DisruptionReason | undefined, clock: Clock, log: Logger): void {
+  const nc = client.get<NodeClaim>(nodeClaimsRef, '', claim);
+  const has = nc?.status?.conditions?.some((c) => c.type === conditionTypes.disruptionReason);
+  if (!nc || (!reason && !has)) return;
+  try {
+    client.guaranteedUpdate(nodeClaimsRef, '', claim, (cur) => {
+      const c = cur as unknown as NodeClaim;
+      const rest = (c.status?.conditions ?? []).filter((x) => x.type !== conditionTypes.disruptionReason);
+      const conditions = reason
+        ? [...rest, { type: conditionTypes.disruptionReason, status: 'True' as const, reason: 'DisruptionReason', message: reason, lastTransitionTime: rfc3339(clock.now()) }]
+        : rest;
+      return { ...cur, status: { ...(c.status ?? {}), conditions } } as KObject;
+    }, { subresource: 'status' });
+  } catch (err) {
+    log.debug({ err, nodeClaim: claim }, 'updating the DisruptionReason condition failed');
   }
 }
 
@@ -82,6 +105,7 @@ export class DisruptionQueue {
       if (untaint) {
         const nc = this.deps.nodeClaims.get('', c);
         setDisruptedTaint(this.client, nc?.status?.nodeName ?? c, false, this.log);
+        setDisruptionReason(this.client, c, undefined, this.clock, this.log);
       }
     }
   }
