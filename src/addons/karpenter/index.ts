@@ -2,6 +2,7 @@
 // NodeClaim CRDs, the karpenter.kwok.sh KWOKNodeClass, and the controllers: provisioning, the NodeClaim lifecycle on
 // a simulated cloud, NodePool/NodeClass status, termination, and (from ./disruption) consolidation and friends.
 import type { Addon } from '../types.js';
+import { startKarpenter } from './start.js';
 
 export const karpenterCrds = [
   'src/addons/karpenter/crds/karpenter.sh_nodepools.yaml',
@@ -13,9 +14,8 @@ export const karpenterAddon: Addon = {
   name: 'karpenter',
   crds: karpenterCrds,
   start(ctx) {
-    // Controllers are wired in ./start.ts (kept out of this module so it stays small).
-    void ctx;
-    return { stop() {} };
+    // The controllers, and the place the disruption controller is started, are in ./start.ts.
+    return startKarpenter(ctx);
   },
 };
 

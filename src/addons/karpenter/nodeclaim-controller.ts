@@ -1,0 +1,150 @@
+// One level-triggered reconcile per NodeClaim: the lifecycle stages (lifecycle.ts) while it lives, termination once
+// it is deleted (termination.ts). A Node deleted by a user takes its NodeClaim with it (the node carries the
+// termination finalizer, so the claim's termination drains it first).
+import type { Node } from 'kubernetes-types/core/v1.js';
+import type { Client } from '../../client/client.js';
+import { ApiError } from '../../machinery/errors.js';
+import type { KObject } from '../../machinery/types.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import type { KarpenterDeps } from './deps.js';
+import { condition, dueIn, initialConditions, isTrue, launched, nextStage, nodeFor, readyCondition, registeredNode, setCondition, type StageContext } from './lifecycle.js';
+import { terminate } from './termination.js';
+import { conditionTypes as ct, labels as wk, nodeClaimsRef, nodesRef, terminationFinalizer, type NodeClaim } from './types.js';
+
+export class NodeClaimController {
+  private readonly queue: WorkQueue;
+  private readonly stops: Array<() => void> = [];
+
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger, private readonly deps: KarpenterDeps) {
+    this.queue = new WorkQueue('karpenter-nodeclaim', (k) => this.reconcile(k), clock, log);
+    this.stops.push(deps.nodeClaims.onChange((c) => this.queue.add(c.object.metadata.name ?? '')));
+    this.stops.push(deps.nodes.onChange((c) => {
+      const name = c.object.metadata.name ?? '';
+      if (deps.nodeClaims.get('', name)) this.queue.add(name);
+    }));
+    this.stops.push(deps.pods.onChange((c) => {
+      const nodeName = (c.object.spec as { nodeName?: string } | undefined)?.nodeName;
+      if (nodeName && deps.nodeClaims.get('', nodeName)?.metadata.deletionTimestamp) this.queue.add(nodeName);
+    }));
+    for (const c of deps.nodeClaims.list()) this.queue.add(c.metadata.name ?? '');
+  }
+
+  stop(): void {
+    this.queue.stop();
+    for (const s of this.stops) s();
+  }
+
+  /** Enqueues a claim (the disruption half calls this after deleting one). */
+  enqueue(name: string): void {
+    this.queue.add(name);
+  }
+
+  async reconcile(name: string): Promise<void | number> {
+    const claim = this.client.get<NodeClaim>(nodeClaimsRef, '', name);
+    const node = this.client.get<Node>(nodesRef, '', name);
+    if (!claim) {
+      // A node whose claim is gone: finish what termination would have done.
+      if (node?.metadata?.deletionTimestamp && node.metadata.finalizers?.includes(terminationFinalizer)) this.dropNodeFinalizer(node);
+      return;
+    }
+    if (claim.metadata.deletionTimestamp) return terminate(this.client, this.clock, this.deps, claim, node);
+    if (node?.metadata?.deletionTimestamp) {
+      this.client.delete(nodeClaimsRef, '', name);
+      return;
+    }
+    const now = this.clock.now();
+    if (!claim.metadata.finalizers?.includes(terminationFinalizer)) {
+      this.client.guaranteedUpdate(nodeClaimsRef, '', name, (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: [...(cur.metadata.finalizers ?? []), terminationFinalizer] } }));
+      return;
+    }
+    if (!claim.status?.conditions?.length) {
+      const next = { ...claim, status: { ...(claim.status ?? {}) } };
+      initialConditions(next, now);
+      this.client.updateStatus(nodeClaimsRef, '', name, next);
+      return;
+    }
+    const ctx: StageContext = { claim, node, now, settings: this.deps.settings, catalog: this.deps.catalog };
+    const stage = nextStage(ctx);
+    const ttl = this.deps.settings.registrationTTLSeconds * 1000;
+    const age = now.getTime() - Date.parse(claim.metadata.creationTimestamp ?? now.toISOString());
+    if (!isTrue(claim, ct.registered) && age >= ttl) {
+      this.log.info({ nodeClaim: name }, 'deleting the NodeClaim: its node did not register within the registration TTL');
+      this.client.delete(nodeClaimsRef, '', name);
+      return;
+    }
+    if (!stage) return isTrue(claim, ct.registered) ? undefined : ttl - age;
+    const wait = dueIn(stage, ctx);
+    if (wait > 0) return Math.min(wait, isTrue(claim, ct.registered) ? wait : ttl - age);
+    switch (stage.name) {
+      case 'launch': return this.launch(claim, now);
+      case 'create-node': return this.createNode(claim);
+      case 'register': return this.register(claim, node!, now);
+      case 'remove-startup-taints': return this.removeStartupTaints(claim, node!);
+      case 'initialize': return this.initialize(claim, node!, now);
+    }
+  }
+
+  private launch(claim: NodeClaim, now: Date): void {
+    const name = claim.metadata.name ?? '';
+    const next = launched(claim, this.deps.catalog, now);
+    if (!next) {
+      this.deps.events.event(claim as unknown as KObject, 'Warning', 'InsufficientCapacityError', `NodeClaim ${name} event: all requested instance types were unavailable during launch`);
+      this.client.delete(nodeClaimsRef, '', name);
+      return;
+    }
+    const updated = this.client.update<NodeClaim>(nodeClaimsRef, '', name, { ...claim, metadata: next.metadata, status: claim.status });
+    this.client.updateStatus(nodeClaimsRef, '', name, { ...updated, status: next.status });
+  }
+
+  private createNode(claim: NodeClaim): void {
+    const node = nodeFor(claim);
+    try {
+      const created = this.client.create<Node>(nodesRef, '', node);
+      const alloc = created.status?.allocatable ?? {};
+      if (JSON.stringify(alloc) !== JSON.stringify(node.status?.allocatable ?? {})) {
+        this.client.updateStatus(nodesRef, '', node.metadata!.name!, { ...created, status: { ...(created.status ?? {}), capacity: node.status!.capacity, allocatable: node.status!.allocatable } });
+      }
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 409)) throw err;
+    }
+  }
+
+  private register(claim: NodeClaim, node: Node, now: Date): void {
+    const name = claim.metadata.name ?? '';
+    this.client.guaranteedUpdate(nodesRef, '', name, (cur) => registeredNode(cur as unknown as Node, claim));
+    const status = { ...(claim.status ?? {}), nodeName: node.metadata?.name };
+    setCondition(status, ct.registered, 'True', 'Registered', '', now, claim.metadata.generation);
+    readyCondition(status, now, claim.metadata.generation);
+    this.client.updateStatus(nodeClaimsRef, '', name, { ...claim, status });
+  }
+
+  private removeStartupTaints(claim: NodeClaim, node: Node): void {
+    const keys = new Set((claim.spec.startupTaints ?? []).map((t) => `${t.key}:${t.effect}`));
+    this.client.guaranteedUpdate(nodesRef, '', node.metadata?.name ?? '', (cur) => {
+      const spec = (cur.spec ?? {}) as Node['spec'] & object;
+      return { ...cur, spec: { ...spec, taints: (spec.taints ?? []).filter((t) => !keys.has(`${t.key}:${t.effect}`)) } };
+    });
+  }
+
+  private initialize(claim: NodeClaim, node: Node, now: Date): void {
+    const name = claim.metadata.name ?? '';
+    if (node.metadata?.labels?.[wk.initialized] !== 'true') {
+      this.client.guaranteedUpdate(nodesRef, '', name, (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { ...(cur.metadata.labels ?? {}), [wk.initialized]: 'true' } } }));
+    }
+    const status = { ...(claim.status ?? {}) };
+    setCondition(status, ct.initialized, 'True', 'Initialized', '', now, claim.metadata.generation);
+    readyCondition(status, now, claim.metadata.generation);
+    if (condition(claim, ct.initialized)?.status !== 'True') this.client.updateStatus(nodeClaimsRef, '', name, { ...claim, status });
+  }
+
+  private dropNodeFinalizer(node: Node): void {
+    const name = node.metadata?.name ?? '';
+    try {
+      this.client.guaranteedUpdate(nodesRef, '', name, (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: (cur.metadata.finalizers ?? []).filter((f) => f !== terminationFinalizer) } }));
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 404)) throw err;
+    }
+  }
+}

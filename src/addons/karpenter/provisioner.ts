@@ -1,0 +1,211 @@
+// The provisioner (kubernetes-sigs/karpenter pkg/controllers/provisioning): pods the scheduler marked Unschedulable
+// are batched (the batch closes after `batchIdleSeconds` without a new pod, or `batchMaxSeconds` after it opened,
+// on the clock), simulated against the nodes and in-flight NodeClaims, and the NodeClaims the simulation plans are
+// created. Pods are nominated to where they should go (event `Nominated`), pods that fit nowhere get
+// `FailedScheduling` from karpenter with the reason.
+import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
+import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Client } from '../../client/client.js';
+import type { KObject } from '../../machinery/types.js';
+import { amounts, type ResourceAmounts } from '../../machinery/resources.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import { chooseLaunch } from './cloud.js';
+import type { KarpenterDeps } from './deps.js';
+import { isTrue } from './lifecycle.js';
+import { nodeClaimFor } from './nodeclaims.js';
+import { podKey, sum } from './scheduling/fit.js';
+import { fromNodeSelector, singleValueLabels } from './scheduling/requirements.js';
+import { simulate } from './scheduling/simulate.js';
+import type { SimNode } from './scheduling/types.js';
+import { conditionTypes as ct, disruptedTaint, kwokNodeClassesRef, labels as wk, nodeClaimsRef, unregisteredTaint, type NodeClaim, type NodePool } from './types.js';
+
+const maxNominations = 100_000;
+/** How long a nomination to an initialized claim holds before the pod counts as pending again. */
+const nominationTtlMs = 60_000;
+
+interface Nomination {
+  claim: string;
+  at: number;
+}
+
+export function isProvisionable(p: Pod): boolean {
+  if (p.spec?.nodeName || p.metadata?.deletionTimestamp || (p.status?.phase && p.status.phase !== 'Pending')) return false;
+  if (p.metadata?.ownerReferences?.some((o) => o.controller && o.kind === 'DaemonSet')) return false;
+  return p.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable') ?? false;
+}
+
+export class Provisioner {
+  private readonly nominations = new Map<string, Nomination>();
+  private readonly stops: Array<() => void> = [];
+  private batchStart: number | undefined;
+  private cancelIdle: (() => void) | undefined;
+  private cancelMax: (() => void) | undefined;
+  private running = false;
+  private again = false;
+  private stopped = false;
+
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger, private readonly deps: KarpenterDeps) {
+    this.stops.push(deps.pods.onChange((c) => {
+      if (c.type !== 'DELETED' && isProvisionable(c.object as unknown as Pod)) this.trigger();
+      if (c.type === 'DELETED' || (c.object.spec as { nodeName?: string } | undefined)?.nodeName) this.nominations.delete(podKey(c.object as unknown as Pod));
+    }));
+    this.stops.push(deps.nodePools.onChange(() => this.trigger()));
+    if (deps.pods.list().some(isProvisionable)) this.trigger();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.cancelIdle?.();
+    this.cancelMax?.();
+    for (const s of this.stops) s();
+  }
+
+  /** Opens (or extends) a batch. */
+  trigger(): void {
+    if (this.stopped) return;
+    const s = this.deps.settings;
+    if (this.batchStart === undefined) {
+      this.batchStart = this.clock.now().getTime();
+      this.cancelMax = this.clock.setTimeout(() => this.fire(), s.batchMaxSeconds * 1000);
+    }
+    this.cancelIdle?.();
+    this.cancelIdle = this.clock.setTimeout(() => this.fire(), s.batchIdleSeconds * 1000);
+  }
+
+  private fire(): void {
+    this.cancelIdle?.();
+    this.cancelMax?.();
+    this.cancelIdle = this.cancelMax = undefined;
+    this.batchStart = undefined;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    try {
+      this.provision();
+    } catch (err) {
+      this.log.warn({ err }, 'provisioning failed');
+    } finally {
+      this.running = false;
+      if (this.again) {
+        this.again = false;
+        this.trigger();
+      }
+    }
+  }
+
+  private nominatedClaim(p: Pod, claims: Map<string, NodeClaim>, now: number): string | undefined {
+    const n = this.nominations.get(podKey(p));
+    if (!n) return undefined;
+    const c = claims.get(n.claim);
+    if (!c || c.metadata.deletionTimestamp || (isTrue(c, ct.initialized) && now - n.at > nominationTtlMs)) {
+      this.nominations.delete(podKey(p));
+      return undefined;
+    }
+    return n.claim;
+  }
+
+  /** One provisioning pass; returns the names of the NodeClaims created. */
+  provision(): string[] {
+    const now = this.clock.now().getTime();
+    const claims = new Map(this.deps.nodeClaims.list().map((c) => [c.metadata.name ?? '', c]));
+    const nominatedTo = new Map<string, Pod[]>();
+    const pending: Pod[] = [];
+    for (const p of this.deps.pods.list()) {
+      if (p.spec?.nodeName) continue;
+      const claim = this.nominatedClaim(p, claims, now);
+      if (claim) {
+        const list = nominatedTo.get(claim) ?? [];
+        list.push(p);
+        nominatedTo.set(claim, list);
+      } else if (isProvisionable(p)) {
+        pending.push(p);
+      }
+    }
+    if (!pending.length) return [];
+    const classes = new Set(this.client.list(kwokNodeClassesRef).map((c) => c.metadata.name));
+    const pools = this.deps.nodePools.list().filter((p) => !p.metadata.deletionTimestamp && classes.has(p.spec?.template?.spec?.nodeClassRef?.name));
+    const nodes = this.simNodes(claims, nominatedTo);
+    const daemonSets = this.client.list<DaemonSet>('apps/v1/daemonsets').map((d) => ({ metadata: { namespace: d.metadata?.namespace, labels: d.spec?.template?.metadata?.labels }, spec: d.spec?.template?.spec }) as Pod);
+    const result = simulate({ pods: pending, nodes, pools, catalog: this.deps.catalog, daemonSets, poolUsage: this.poolUsage(claims.values()) });
+    const created: string[] = [];
+    const date = this.clock.now();
+    for (const plan of result.newClaims) {
+      const claim = this.client.create<NodeClaim>(nodeClaimsRef, '', nodeClaimFor(plan, date));
+      const name = claim.metadata.name ?? '';
+      created.push(name);
+      for (const p of plan.pods) this.nominate(p, name, undefined, now);
+    }
+    for (const [nodeName, pods] of result.existing) {
+      const claim = claims.get(nodeName);
+      for (const p of pods) this.nominate(p, claim ? nodeName : undefined, this.deps.nodes.get('', nodeName) ? nodeName : undefined, now);
+    }
+    for (const [key, reason] of result.failures) {
+      const p = pending.find((x) => podKey(x) === key);
+      if (p) this.deps.events.event(p as unknown as KObject, 'Warning', 'FailedScheduling', `Failed to schedule pod, ${reason}`);
+    }
+    if (created.length) this.log.info({ nodeClaims: created.length, pods: pending.length }, 'created nodeclaims');
+    return created;
+  }
+
+  private nominate(p: Pod, claim: string | undefined, node: string | undefined, now: number): void {
+    const info = [claim && `nodeclaim/${claim}`, node && `node/${node}`].filter(Boolean).join(', ');
+    if (!info) return;
+    this.deps.events.event(p as unknown as KObject, 'Normal', 'Nominated', `Pod should schedule on: ${info}`);
+    if (claim) {
+      if (this.nominations.size >= maxNominations) this.nominations.delete(this.nominations.keys().next().value as string);
+      this.nominations.set(podKey(p), { claim, at: now });
+    }
+  }
+
+  /** Nodes and in-flight claims as the simulation sees them. */
+  private simNodes(claims: Map<string, NodeClaim>, nominatedTo: Map<string, Pod[]>): SimNode[] {
+    const out: SimNode[] = [];
+    const seen = new Set<string>();
+    for (const n of this.deps.nodes.list()) {
+      const name = n.metadata?.name ?? '';
+      seen.add(name);
+      const claim = claims.get(name);
+      const startup = new Set((claim?.spec.startupTaints ?? []).map((t) => t.key));
+      const taints = (n.spec?.taints ?? []).filter((t) => t.key !== unregisteredTaint.key && !startup.has(t.key) && !(claim && t.key.startsWith('node.kubernetes.io/not-ready')));
+      out.push({
+        name, nodeClaim: claim ? name : undefined, pool: n.metadata?.labels?.[wk.nodePool], labels: n.metadata?.labels ?? {}, taints,
+        allocatable: amounts(n.status?.allocatable as Record<string, unknown> | undefined),
+        pods: [...this.deps.pods.byIndex('node', name).filter((p) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed'), ...(nominatedTo.get(name) ?? [])],
+        unschedulable: !!n.metadata?.deletionTimestamp || !!n.spec?.unschedulable || !!claim?.metadata.deletionTimestamp || taints.some((t) => t.key === disruptedTaint.key),
+      });
+    }
+    for (const [name, c] of claims) {
+      if (seen.has(name) || c.metadata.deletionTimestamp) continue;
+      let allocatable: ResourceAmounts | undefined = c.status?.allocatable ? amounts(c.status.allocatable) : undefined;
+      let labels = c.metadata.labels ?? {};
+      if (!allocatable) {
+        const l = chooseLaunch(c, this.deps.catalog);
+        if (!l) continue;
+        allocatable = amounts(l.type.allocatable);
+        labels = { ...singleValueLabels(fromNodeSelector(c.spec.requirements)), ...labels };
+      }
+      out.push({ name, nodeClaim: name, pool: labels[wk.nodePool], labels, taints: c.spec.taints ?? [], allocatable, pods: nominatedTo.get(name) ?? [] });
+    }
+    return out;
+  }
+
+  private poolUsage(claims: Iterable<NodeClaim>): Map<string, ResourceAmounts> {
+    const out = new Map<string, ResourceAmounts>();
+    for (const c of claims) {
+      const pool = c.metadata.labels?.[wk.nodePool];
+      if (!pool) continue;
+      let cap: ResourceAmounts | undefined = c.status?.capacity ? amounts(c.status.capacity) : undefined;
+      if (!cap) {
+        const l = chooseLaunch(c, this.deps.catalog);
+        cap = l ? amounts(l.type.capacity) : {};
+      }
+      out.set(pool, sum(out.get(pool) ?? {}, { ...cap, nodes: 1 }));
+    }
+    return out;
+  }
+}
+
+export type { Node, NodePool };

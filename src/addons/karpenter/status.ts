@@ -1,0 +1,82 @@
+// NodePool and KWOKNodeClass status, as upstream's status controllers write it: a NodePool counts its nodes and the
+// resources (capacity) of its NodeClaims, and is Ready when its spec validated and its node class is Ready; a
+// KWOKNodeClass is Ready (the kwok provider has nothing to resolve).
+import type { Client } from '../../client/client.js';
+import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { amounts, type ResourceAmounts } from '../../machinery/resources.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import type { KarpenterDeps } from './deps.js';
+import { condition, setCondition } from './lifecycle.js';
+import { formatAmounts } from './nodeclaims.js';
+import { sum } from './scheduling/fit.js';
+import { conditionTypes as ct, kwokNodeClassesRef, labels as wk, nodePoolsRef, type KWOKNodeClass, type NodePool } from './types.js';
+
+const classKey = (name: string) => `class/${name}`;
+const poolKey = (name: string) => `pool/${name}`;
+
+export class StatusController {
+  private readonly queue: WorkQueue;
+  private readonly stops: Array<() => void> = [];
+
+  constructor(private readonly client: Client, private readonly clock: Clock, log: Logger, private readonly deps: KarpenterDeps) {
+    this.queue = new WorkQueue('karpenter-status', (k) => this.reconcile(k), clock, log);
+    this.stops.push(deps.nodePools.onChange((c) => this.queue.add(poolKey(c.object.metadata.name ?? ''))));
+    this.stops.push(deps.nodeClaims.onChange((c) => {
+      const pool = c.object.metadata.labels?.[wk.nodePool];
+      if (pool) this.queue.add(poolKey(pool));
+    }));
+    this.stops.push(client.watch(kwokNodeClassesRef, (c) => {
+      this.queue.add(classKey(c.object.metadata.name ?? ''));
+      for (const p of deps.nodePools.list()) if (p.spec?.template?.spec?.nodeClassRef?.name === c.object.metadata.name) this.queue.add(poolKey(p.metadata.name ?? ''));
+    }));
+    for (const c of client.list(kwokNodeClassesRef)) this.queue.add(classKey(c.metadata.name ?? ''));
+    for (const p of deps.nodePools.list()) this.queue.add(poolKey(p.metadata.name ?? ''));
+  }
+
+  stop(): void {
+    this.queue.stop();
+    for (const s of this.stops) s();
+  }
+
+  reconcile(key: string): void {
+    const name = key.slice(key.indexOf('/') + 1);
+    if (key.startsWith('class/')) this.nodeClass(name);
+    else this.nodePool(name);
+  }
+
+  private nodeClass(name: string): void {
+    const nc = this.client.get<KWOKNodeClass>(kwokNodeClassesRef, '', name);
+    if (!nc || nc.metadata.deletionTimestamp) return;
+    const status = { ...(nc.status ?? {}), conditions: [...(nc.status?.conditions ?? [])] };
+    setCondition(status, ct.ready, 'True', 'Ready', '', this.clock.now(), nc.metadata.generation);
+    if (JSON.stringify(status) !== JSON.stringify(nc.status ?? {})) this.client.updateStatus(kwokNodeClassesRef, '', name, { ...nc, status });
+  }
+
+  private nodePool(name: string): void {
+    const pool = this.client.get<NodePool>(nodePoolsRef, '', name);
+    if (!pool) return;
+    const now = this.clock.now();
+    let res: ResourceAmounts = {};
+    let nodes = 0;
+    for (const c of this.deps.nodeClaims.list()) {
+      if (c.metadata.labels?.[wk.nodePool] !== name) continue;
+      nodes++;
+      res = sum(res, amounts(c.status?.capacity));
+    }
+    const resources = { cpu: '0', memory: '0', pods: '0', 'ephemeral-storage': '0', ...formatAmounts(res), nodes: String(nodes) };
+    const status: NonNullable<NodePool['status']> = { ...(pool.status ?? {}), nodes, resources, conditions: [...(pool.status?.conditions ?? [])] };
+    const ref = pool.spec?.template?.spec?.nodeClassRef;
+    const nc = ref?.name ? this.client.get<KWOKNodeClass>(kwokNodeClassesRef, '', ref.name) : undefined;
+    const gen = pool.metadata.generation;
+    setCondition(status, ct.validationSucceeded, 'True', 'ValidationSucceeded', '', now, gen);
+    if (!nc) setCondition(status, ct.nodeClassReady, 'False', 'NodeClassNotFound', 'NodeClass not found on cluster', now, gen);
+    else if (condition(nc, ct.ready)?.status !== 'True') setCondition(status, ct.nodeClassReady, 'False', 'NodeClassNotReady', 'NodeClass is not ready', now, gen);
+    else setCondition(status, ct.nodeClassReady, 'True', 'NodeClassReady', '', now, gen);
+    const bad = [ct.validationSucceeded, ct.nodeClassReady].filter((t) => condition({ status }, t)?.status !== 'True');
+    if (!bad.length) setCondition(status, ct.ready, 'True', 'Ready', '', now, gen);
+    else setCondition(status, ct.ready, 'False', 'UnhealthyDependents', bad.map((t) => `${t}=False`).join(', '), now, gen);
+    if (nc?.metadata.generation !== undefined) status.nodeClassObservedGeneration = nc.metadata.generation;
+    if (JSON.stringify(status) !== JSON.stringify(pool.status ?? {})) this.client.updateStatus(nodePoolsRef, '', name, { ...pool, status });
+  }
+}
