@@ -92,13 +92,13 @@ export function consolidationFigure(nodes = 100): ConsolidationFigure {
 
 export function karpenterConsolidationRows(quick: boolean, log: (msg: string) => void): Row[] {
   const n = quick ? 30 : 100;
-  log(`21. Karpenter consolidation: ${n} underutilised 4-CPU NodeClaims (two 500m pods each), decisions until none is left`);
+  log(`20. Karpenter consolidation: ${n} underutilised 4-CPU NodeClaims (two 500m pods each), decisions until none is left`);
   const r = consolidationFigure(n);
   const perSec = r.decisions / (r.computeMs / 1000);
   log(`   ${r.decisions} decisions in ${r.computeMs.toFixed(0)} ms of computation; ${r.nodesBefore} -> ${r.nodesAfter} nodes, $${r.costBefore.toFixed(2)}/h -> $${r.costAfter.toFixed(2)}/h`);
   return [
-    { figure: `21. consolidation of ${n} underutilised nodes: decisions per second`, value: `${perSec.toFixed(1)}/s`, baseline: '-', verdict: `${r.decisions} decisions, ${(r.computeMs / 1000).toFixed(2)} s computing` },
-    { figure: `21. consolidation of ${n} underutilised nodes: nodes and $/h after`, value: `${r.nodesAfter} nodes, $${r.costAfter.toFixed(2)}/h`, baseline: `${r.nodesBefore} nodes, $${r.costBefore.toFixed(2)}/h`, verdict: target(r.nodesAfter <= Math.ceil(n / 3), `target <= ${Math.ceil(n / 3)} nodes`) },
+    { figure: `20. consolidation of ${n} underutilised nodes: decisions per second`, value: `${perSec.toFixed(1)}/s`, baseline: '-', verdict: `${r.decisions} decisions, ${(r.computeMs / 1000).toFixed(2)} s computing` },
+    { figure: `20. consolidation of ${n} underutilised nodes: nodes and $/h after`, value: `${r.nodesAfter} nodes, $${r.costAfter.toFixed(2)}/h`, baseline: `${r.nodesBefore} nodes, $${r.costBefore.toFixed(2)}/h`, verdict: target(r.nodesAfter <= Math.ceil(n / 3), `target <= ${Math.ceil(n / 3)} nodes`) },
   ];
 }
 
