@@ -142,3 +142,12 @@ test('spot-to-spot consolidation is disabled (upstream feature gate off); unplac
   assert.equal(computeCommand('SingleNodeConsolidation', huge.candidates, budgetMap(huge), simulatorFor(huge, (i) => fakeSimulate({ ...i, maxNewClaims: 0 })), report), undefined);
   assert.deepEqual(reasons, ['not all pods would schedule, default/h-p0 => no instance type fits']);
 });
+
+test('a NodeClaim the provisioner nominated pending pods to is not a candidate (DisruptionBlocked text)', () => {
+  const nodes = [withPods('a', 'p', []), withPods('b', 'p', [])];
+  const podsBy = new Map(nodes.map((n) => [n.node.metadata!.name!, n.pods]));
+  const snap = takeSnapshot({ nowMs: T0, pools: [pool('p')], claims: nodes.map((n) => n.claim), nodes: nodes.map((n) => n.node), podsOn: (n) => podsBy.get(n) ?? [], pdbs: [], pending: [], inFlight: new Set(), nominatedClaims: new Set(['a']), catalog });
+  assert.deepEqual(snap.candidates.map((c) => c.claim.metadata.name), ['b']);
+  assert.deepEqual(snap.blocked.map((b) => [b.claim.metadata.name, b.message]), [['a', 'Node is nominated for a pending pod']]);
+  assert.deepEqual(names(first(snap)), ['b']);
+});

@@ -18,4 +18,6 @@ export interface KarpenterDeps {
   pods: Informer<Pod>;
   /** Requests a provisioning pass soon (after a disruption frees or needs capacity). */
   trigger(): void;
+  /** The NodeClaims pending pods are nominated to (the provisioner's nominations). */
+  nominated?(): ReadonlySet<string>;
 }

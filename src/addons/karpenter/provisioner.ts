@@ -54,6 +54,14 @@ export class Provisioner {
     if (deps.pods.list().some(isProvisionable)) this.trigger();
   }
 
+  /** The NodeClaims pending pods are nominated to now (disruption leaves them alone, as upstream). */
+  nominatedClaims(): Set<string> {
+    const now = this.clock.nowMs();
+    const out = new Set<string>();
+    for (const n of this.nominations.values()) if (now - n.at <= nominationTtlMs) out.add(n.claim);
+    return out;
+  }
+
   stop(): void {
     this.stopped = true;
     this.cancelIdle?.();

@@ -23,6 +23,7 @@ export function startKarpenter(ctx: AddonContext): AddonHandle & { deps: Karpent
   const deps: KarpenterDeps = {
     catalog, settings, events: new EventRecorder(client, { component: 'karpenter' }), nodePools, nodeClaims, nodes, pods,
     trigger: () => provisioner?.trigger(),
+    nominated: () => provisioner?.nominatedClaims() ?? new Set(),
   };
   const status = new StatusController(client, clock, log.child({ component: 'karpenter-status' }), deps);
   const claimsCtl = new NodeClaimController(client, clock, log.child({ component: 'karpenter-nodeclaim' }), deps);

@@ -70,7 +70,7 @@ export class DisruptionController {
     return takeSnapshot({
       nowMs: this.clock.nowMs(), pools: d.nodePools.list(), claims: d.nodeClaims.list(), nodes: d.nodes.list(),
       podsOn: (n) => d.pods.byIndex('node', n), pdbs: this.client.list<PodDisruptionBudget>('policy/v1/poddisruptionbudgets'),
-      pending, inFlight: this.queue.candidates(), catalog: d.catalog,
+      pending, inFlight: this.queue.candidates(), nominatedClaims: d.nominated?.(), catalog: d.catalog,
     });
   }
 

@@ -25,6 +25,8 @@ export interface ClusterView {
   pending: readonly Pod[];
   /** NodeClaims queued commands disrupt. */
   inFlight: ReadonlySet<string>;
+  /** NodeClaims the provisioner nominated pending pods to. */
+  nominatedClaims?: ReadonlySet<string>;
   catalog: Catalog;
 }
 
@@ -43,6 +45,7 @@ export function takeSnapshot(view: ClusterView): Snapshot {
   for (const p of view.pools) pools.set(p.metadata.name ?? '', p);
   const nominated = new Set<string>();
   for (const p of view.pending) if (p.status?.nominatedNodeName) nominated.add(p.status.nominatedNodeName);
+  for (const c of view.claims) if (view.nominatedClaims?.has(c.metadata.name ?? '') && c.status?.nodeName) nominated.add(c.status.nodeName);
   const nodeByName = new Map<string, Node>();
   for (const n of view.nodes) nodeByName.set(n.metadata?.name ?? '', n);
   const claimByNode = new Map<string, NodeClaim>();
