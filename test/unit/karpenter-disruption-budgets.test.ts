@@ -57,3 +57,13 @@ test('an invalid schedule or duration blocks (upstream treats it as an invariant
   const p = pool('p', budgets({ nodes: '100%' }, { nodes: '5', schedule: 'nope', duration: '1h' }));
   assert.deepEqual(allowedByBudgets(p, 10, 0), { Underutilized: 0, Empty: 0, Drifted: 0 });
 });
+
+test('hostile budgets never throw or reach Object.prototype', () => {
+  const weird = pool('p', { budgets: JSON.parse('[null, 7, {"nodes": "1", "reasons": ["__proto__", "constructor", "Empty"]}, {"nodes": {"x": 1}}, {"nodes": "2", "schedule": "' + '* '.repeat(5000) + '", "duration": "1h"}, {"nodes": "3", "schedule": "@daily", "duration": 5}]') });
+  const a = allowedByBudgets(weird, 10, at('2026-01-01T12:00:00Z'));
+  assert.deepEqual(a, { Underutilized: 0, Empty: 0, Drifted: 0 });
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  assert.equal(Object.getPrototypeOf(a), Object.prototype);
+  const notAList = pool('p', JSON.parse('{"budgets": {"nodes": "1"}}'));
+  assert.deepEqual(allowedByBudgets(notAList, 10, 0), { Underutilized: 1, Empty: 1, Drifted: 1 }, 'not a list: the default 10%');
+});

@@ -38,8 +38,9 @@ function scheduleOf(expr: string): Schedule | undefined {
  */
 export function budgetActive(b: Budget, nowMs: number): boolean | 'invalid' {
   if (b.schedule === undefined && b.duration === undefined) return true;
-  const sched = b.schedule === undefined ? undefined : scheduleOf(b.schedule);
-  const dur = b.duration === undefined ? undefined : parseGoDuration(b.duration);
+  // Client data: only short strings reach the cron parser (the CRD's pattern bounds neither).
+  const sched = typeof b.schedule !== 'string' || b.schedule.length > 256 ? undefined : scheduleOf(b.schedule);
+  const dur = typeof b.duration !== 'string' || b.duration.length > 64 ? undefined : parseGoDuration(b.duration);
   if (!sched || dur === undefined) return 'invalid';
   const next = sched.next(nowMs - dur);
   return next !== undefined && next <= nowMs;
@@ -57,13 +58,14 @@ export function allowedByBudgets(pool: NodePool, numNodes: number, nowMs: number
   const out: Allowed = { Underutilized: Infinity, Empty: Infinity, Drifted: Infinity };
   const budgets = Array.isArray(pool.spec?.disruption?.budgets) ? pool.spec.disruption.budgets : defaultBudgets;
   for (const b of budgets.slice(0, 50)) {
+    if (typeof b !== 'object' || b === null) continue;
     const active = budgetActive(b, nowMs);
     let value: number;
     if (active === 'invalid') value = 0;
     else if (!active) continue;
     else value = budgetNodes(String(b.nodes ?? '10%'), numNodes) ?? 0;
-    const reasons = Array.isArray(b.reasons) ? b.reasons : disruptionReasons;
-    for (const r of reasons) if ((disruptionReasons as readonly string[]).includes(r)) out[r] = Math.min(out[r], value);
+    const reasons = Array.isArray(b.reasons) ? b.reasons.slice(0, 50) : disruptionReasons;
+    for (const r of reasons) if ((disruptionReasons as readonly unknown[]).includes(r)) out[r as DisruptionReason] = Math.min(out[r as DisruptionReason], value);
   }
   return out;
 }
