@@ -86,10 +86,11 @@ export class DisruptionController {
     this.untaintStale();
     const snap = this.snapshot();
     for (const b of snap.blocked) this.events.blocked(b.node as unknown as KObject | undefined, b.claim as unknown as KObject, b.message);
+    // Nothing the methods do writes objects (events aside): one snapshot serves them all, budgets are per method.
+    const simulate = simulatorFor(snap);
     for (const m of methodOrder) {
-      const s = this.snapshot();
-      const budgets = budgetMap(s, (pool, reason) => this.events.poolBlocked(pool as unknown as KObject, reason));
-      const cmd = computeCommand(m, s.candidates, budgets, simulatorFor(s), this.reporter());
+      const budgets = budgetMap(snap, (pool, reason) => this.events.poolBlocked(pool as unknown as KObject, reason));
+      const cmd = computeCommand(m, snap.candidates, budgets, simulate, this.reporter());
       if (!cmd) continue;
       if (m !== 'Drift') {
         await new Promise<void>((resolve) => this.clock.setTimeout(resolve, consolidationTtlMs));
