@@ -13,6 +13,7 @@ import { crdApplyFigure, customResourceCreates } from './extensions.js';
 import { gangsOnNodes } from './gangs.js';
 import { jobSetRows } from './jobset.js';
 import { karpenterRows } from './karpenter.js';
+import { karpenterConsolidationRows } from './karpenter-consolidation.js';
 import { median } from './load.js';
 import { join, mb, ms, rate, ratio, render, target, type Row } from './table.js';
 
@@ -161,6 +162,7 @@ async function main(): Promise<void> {
   });
   rows.push(...(await jobSetRows(quick, log)));
   rows.push(...(await karpenterRows(log)));
+  rows.push(...karpenterConsolidationRows(quick, log));
 
   process.stdout.write(`\nBonsai benchmark — ${cpus().length} CPUs, node ${process.version}; servers are child processes, the undici load generator runs in the bench process.\n`);
   process.stdout.write('Baseline: bare Fastify + one better-sqlite3 insert per create (WAL, synchronous=NORMAL, temp file); its GET/list routes read SQLite directly.\n\n');

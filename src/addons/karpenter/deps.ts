@@ -20,4 +20,6 @@ export interface KarpenterDeps {
   trigger(): void;
   /** Tells the scheduler where the pods nominated to this claim should go (status.nominatedNodeName). */
   expectPlacements(claim: string): void;
+  /** The NodeClaims pending pods are nominated to (the provisioner's nominations). */
+  nominated?(): ReadonlySet<string>;
 }

@@ -58,6 +58,12 @@ export class Provisioner {
     if (deps.pods.list().some(isProvisionable)) this.trigger();
   }
 
+  /** The NodeClaims pending pods are nominated to now (disruption leaves them alone, as upstream). */
+  nominatedClaims(): Set<string> {
+    // Held nominations only: a bound or deleted pod, or one whose nomination ran out, has left the map.
+    return new Set([...this.nominations.values()].map((n) => n.claim));
+  }
+
   stop(): void {
     this.stopped = true;
     this.cancelIdle?.();

@@ -24,6 +24,7 @@ export function startKarpenter(ctx: AddonContext): AddonHandle & { deps: Karpent
     catalog, settings, events: new EventRecorder(client, { component: 'karpenter' }), nodePools, nodeClaims, nodes, pods,
     trigger: () => provisioner?.trigger(),
     expectPlacements: (claim) => provisioner?.expectPlacements(claim),
+    nominated: () => provisioner?.nominatedClaims() ?? new Set(),
   };
   const status = new StatusController(client, clock, log.child({ component: 'karpenter-status' }), deps);
   const claimsCtl = new NodeClaimController(client, clock, log.child({ component: 'karpenter-nodeclaim' }), deps);

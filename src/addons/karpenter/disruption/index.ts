@@ -1,8 +1,24 @@
-// STUB: the disruption controller (consolidation, expiration, drift, budgets) is built on branch `kdis`, which
-// replaces this file. It starts after the provisioner, with the same context and the shared dependencies.
+// Karpenter's disruption half: NodeClaim disruption conditions, expiration, and the disruption loop with budgets.
 import type { AddonContext } from '../../types.js';
 import type { KarpenterDeps } from '../deps.js';
+import { ClaimDisruptionController } from './claim-controller.js';
+import { DisruptionController } from './controller.js';
 
-export function startDisruption(_ctx: AddonContext, _deps: KarpenterDeps): { stop(): void } {
-  return { stop() {} };
+export { DisruptionController } from './controller.js';
+export { ClaimDisruptionController } from './claim-controller.js';
+
+/**
+ * Starts the disruption controllers on the add-on's shared state (`deps`: the catalog, the event recorder, the
+ * NodePool/NodeClaim/Node/Pod informers — pods indexed `node` by spec.nodeName — and the provisioning trigger).
+ */
+export function startDisruption(ctx: AddonContext, deps: KarpenterDeps): { stop(): void } {
+  const log = ctx.log.child({ component: 'karpenter-disruption' });
+  const claims = new ClaimDisruptionController(ctx.client, ctx.clock, log, deps);
+  const loop = new DisruptionController(ctx.client, ctx.clock, log, deps);
+  return {
+    stop() {
+      loop.stop();
+      claims.stop();
+    },
+  };
 }
