@@ -3,38 +3,13 @@
 // 0.5 s, a 20 s cooldown 2 s); a ScaledJob creates one Job per queued item up to its max; an unknown trigger type
 // shows upstream's error in Ready; the printer columns and the external metrics API answer. A cron trigger scales
 // up inside its window on a second server at --clock-speed 60.
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { eventually } from '../helpers/kubectl.js';
 import { useKubectlServer } from '../helpers/cluster.js';
+import { useQueueEndpoint } from '../helpers/queue-endpoint.js';
 
 type Json = Record<string, any>;
-
-/** The test's "queue": a JSON endpoint whose value the test sets. */
-function useQueueEndpoint(): { url: (path?: string) => string; set: (n: number) => void; hits: () => number } {
-  let value = 0;
-  let hits = 0;
-  let server: Server;
-  before(async () => {
-    server = createServer((req, res) => {
-      hits++;
-      if (req.url?.startsWith('/auth') && req.headers.authorization !== 'Bearer s3cret') {
-        res.writeHead(401).end();
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ queue: { depth: value }, items: [{ n: value }] }));
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  });
-  after(() => new Promise<void>((r) => server.close(() => r())));
-  return {
-    url: (path = '/queue') => `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
-    set: (n) => void (value = n),
-    hits: () => hits,
-  };
-}
 
 const deployment = (name: string) => JSON.stringify({
   apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },

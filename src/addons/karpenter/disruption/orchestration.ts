@@ -46,7 +46,7 @@ export function setDisruptedTaint(client: Client, name: string, on: boolean, log
 }
 
 /**
- * Sets (or clears) the NodeClaim's DisruptionReason condition (True, reason DisruptionReason, message the method's
+ * Sets (or clears) the NodeClaim's DisruptionReason condition (True, reason and message the method's
  * reason), as upstream marks the candidates of a command.
  */
 export function setDisruptionReason(client: Client, claim: string, reason: DisruptionReason | undefined, clock: Clock, log: Logger): void {
@@ -58,7 +58,7 @@ export function setDisruptionReason(client: Client, claim: string, reason: Disru
       const c = cur as unknown as NodeClaim;
       const rest = (c.status?.conditions ?? []).filter((x) => x.type !== conditionTypes.disruptionReason);
       const conditions = reason
-        ? [...rest, { type: conditionTypes.disruptionReason, status: 'True' as const, reason: 'DisruptionReason', message: reason, lastTransitionTime: rfc3339(clock.now()) }]
+        ? [...rest, { type: conditionTypes.disruptionReason, status: 'True' as const, reason, message: reason, lastTransitionTime: rfc3339(clock.now()) }]
         : rest;
       return { ...cur, status: { ...(c.status ?? {}), conditions } } as KObject;
     }, { subresource: 'status' });
