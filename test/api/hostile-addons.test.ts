@@ -50,7 +50,7 @@ function hostileEndpoint(): Promise<{ url: string; close(): void }> {
 }
 
 describe('hostile objects for the add-ons', () => {
-  const { env, req } = useBonsai({ addons: ['keda', 'vpa'], cluster: { nodes: 1 }, clockSpeed: 60 });
+  const { env, req } = useBonsai({ addons: ['karpenter', 'keda', 'vpa'], cluster: { nodes: 1 }, clockSpeed: 60 });
   let endpoint: { url: string; close(): void };
   let before0 = '';
 
@@ -132,6 +132,38 @@ describe('hostile objects for the add-ons', () => {
       const r = await req('GET', `${vpas}/vpa-sentinel`);
       return (r.body?.status?.conditions ?? []).some((c: { type: string }) => c.type === 'ConfigUnsupported');
     }, 20_000, 'the sentinel VPA reports ConfigUnsupported');
+  });
+
+  it('Karpenter: NodePools, NodeClaims and node classes with hostile requirements, limits and budgets', async () => {
+    const pools = '/apis/karpenter.sh/v1/nodepools';
+    const claims = '/apis/karpenter.sh/v1/nodeclaims';
+    const classes = '/apis/karpenter.kwok.sh/v1alpha1/kwoknodeclasses';
+    const ref = '"nodeClassRef":{"group":"karpenter.kwok.sh","kind":"KWOKNodeClass","name":"default"}';
+    const pool = (name: string, spec: string) => `{"apiVersion":"karpenter.sh/v1","kind":"NodePool",${evil},"metadata":{"name":"${name}",${evil}},"spec":${spec}}`;
+    const tmpl = (extra: string) => `{"template":{"metadata":{"labels":{${evilMap}}},"spec":{${ref},${extra}}}`;
+    const many = JSON.stringify(Array.from({ length: 2000 }, (_, i) => `v${i}`));
+    const bodies: Array<[string, string]> = [
+      [classes, `{"apiVersion":"karpenter.kwok.sh/v1alpha1","kind":"KWOKNodeClass",${evil},"metadata":{"name":"default",${evil}}}`],
+      [pools, pool('np-evil', `${tmpl(`"requirements":[{"key":"node.kubernetes.io/instance-type","operator":"In","values":${many}},{"key":"karpenter.kwok.sh/instance-cpu","operator":"Gt","values":["99999999999999999999999"]},{"key":"kubernetes.io/arch","operator":"Exists","minValues":50}]`)},${evil.replace('"prototype":{"x":1}', '"limits":{"cpu":"1e400","memory":"-1","nvidia.com/gpu":"0"}')}}`)],
+      [pools, pool('np-budgets', `${tmpl('"requirements":[]')},"disruption":{"consolidationPolicy":"WhenEmptyOrUnderutilized","consolidateAfter":"0s","budgets":[{"nodes":"100%","schedule":"* * * * * * *","duration":"1000000h"},{"nodes":"0","reasons":["Drifted"]},{"nodes":"2147483647"}]},"weight":100}`)],
+      [pools, pool('np-expire', `${tmpl('"requirements":[],"expireAfter":"1s","terminationGracePeriod":"0s","taints":[{"key":"example.com/__proto__","effect":"NoSchedule"}],"startupTaints":[{"key":"example.com/constructor","effect":"NoExecute"}]')}}`)],
+      [claims, `{"apiVersion":"karpenter.sh/v1","kind":"NodeClaim",${evil},"metadata":{"name":"nc-evil","labels":{"karpenter.sh/nodepool":"np-budgets"},${evil}},"spec":{${ref},"requirements":[{"key":"node.kubernetes.io/instance-type","operator":"In","values":["constructor"]}],"resources":{"requests":{${evilMap}}}}}`],
+    ];
+    const problems: string[] = [];
+    for (const [path, raw] of bodies) {
+      const p = await post(path, raw);
+      if (p) problems.push(p);
+    }
+    assert.deepEqual(problems, []);
+    // Pending pods make the provisioner simulate against those pools.
+    const pod = (name: string, requests: string) => `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"${name}"},"spec":{"nodeSelector":{"karpenter.sh/nodepool":"np-evil"},"containers":[{"name":"c","image":"x","resources":{"requests":${requests}}}]}}`;
+    assert.equal(await post(`/api/v1/namespaces/${NS}/pods`, pod('wants-evil', '{"cpu":"1"}')), undefined);
+    assert.equal(await post(`/api/v1/namespaces/${NS}/pods`, pod('wants-much', '{"cpu":"100000","memory":"1000Ti","example.com/__proto__":"1"}')), undefined);
+    assert.equal(await post(pools, pool('np-sentinel', `${tmpl('"requirements":[]')}}`)), undefined);
+    await eventually(async () => {
+      const r = await req('GET', `${pools}/np-sentinel`);
+      return (r.body?.status?.conditions ?? []).some((c: { type: string }) => c.type === 'Ready');
+    }, 20_000, `the sentinel NodePool has a Ready condition: ${JSON.stringify((await req('GET', pools)).body?.items?.map((p: { metadata: { name: string }; status?: unknown }) => [p.metadata.name, p.status]))}`);
   });
 
   it('leaves the prototypes clean and the API answering', async () => {
