@@ -22,10 +22,14 @@ describe('simulated nodes', () => {
   const podReady = (p: Json) => p.status?.conditions?.find((c: Json) => c.type === 'Ready')?.status;
 
   it('registers three workers and a GPU node, Ready, with versions and zones', async () => {
-    const out = await env.k.ok(['get', 'nodes']);
-    for (const name of ['bonsai-worker-1', 'bonsai-worker-2', 'bonsai-worker-3', 'bonsai-gpu-1']) {
-      assert.match(out, new RegExp(`^${name}\\s+Ready\\s+worker\\s+\\S+\\s+v1\\.35\\.0$`, 'm'));
-    }
+    // The simulated cluster registers its nodes just after the API starts answering, as kubelets do.
+    const names = ['bonsai-worker-1', 'bonsai-worker-2', 'bonsai-worker-3', 'bonsai-gpu-1'];
+    const row = (name: string) => new RegExp(`^${name}\\s+Ready\\s+worker\\s+\\S+\\s+v1\\.35\\.0$`, 'm');
+    const out = await eventually(async () => {
+      const o = await env.k.ok(['get', 'nodes']);
+      return names.every((n) => row(n).test(o)) && o;
+    }, 10_000, 'four Ready nodes');
+    for (const name of names) assert.match(out, row(name));
     const zones = await env.k.ok(['get', 'nodes', '-L', 'topology.kubernetes.io/zone']);
     assert.match(zones, /^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\s+ZONE$/m);
     assert.match(zones, /^bonsai-worker-2\s+Ready\s+worker\s+\S+\s+v1\.35\.0\s+zone-b$/m);
