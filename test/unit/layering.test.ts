@@ -71,3 +71,34 @@ test('the check itself catches what it is meant to', () => {
   assert.ok(hubUse.test('reg.store.hub.subscribe(')); 
   assert.ok(!hubUse.test('const hubs = 1;'));
 });
+
+/** Every relative import of a file, resolved to a path under src/. */
+function importsOf(file: string): Array<{ line: number; text: string; target: string }> {
+  const out: Array<{ line: number; text: string; target: string }> = [];
+  readFileSync(file, 'utf8').split('\n').forEach((text, i) => {
+    for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*)['"](\.\.?\/[^'"]*)['"]/g)) out.push({ line: i + 1, text: text.trim(), target: join(dirname(file), m[1]) });
+  });
+  return out;
+}
+
+test('an add-on is one folder: it imports neither registry/, storage/, api/ nor another add-on', () => {
+  const root = projectRoot();
+  const addons = join(root, 'src', 'addons');
+  const offences: string[] = [];
+  let folders = 0;
+  for (const name of readdirSync(addons)) {
+    const folder = join(addons, name);
+    if (!statSync(folder).isDirectory()) continue;
+    folders++;
+    for (const file of sources(folder)) {
+      for (const imp of importsOf(file)) {
+        const rel = relative(join(root, 'src'), imp.target);
+        const top = rel.split('/')[0];
+        const otherAddon = rel.startsWith('addons/') && !rel.startsWith(`addons/${name}/`) && rel.split('/').length > 2;
+        if (top === 'registry' || top === 'storage' || top === 'api' || otherAddon) offences.push(`${relative(root, file)}:${imp.line}: ${imp.text}`);
+      }
+    }
+  }
+  assert.ok(folders >= 6, `found the add-on folders (${folders})`);
+  assert.deepEqual(offences, []);
+});
