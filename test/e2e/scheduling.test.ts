@@ -179,8 +179,9 @@ describe('default scheduler', () => {
     const n = await ns('preempt');
     await nodes({ small: { capacity: { cpu: '2' } } });
     await env.k.ok(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'urgent' }, value: 1000 }) });
-    // A finalizer holds the victim while terminating, so its DisruptionTarget condition can be read.
-    const low = pod('low', { terminationGracePeriodSeconds: 1 }, {}, { cpu: '1500m' });
+    // A finalizer holds the victim while terminating, so its DisruptionTarget condition can be read; its grace period
+    // keeps it running (and counted on the node, as it is not yet Failed) while the preemptor's nomination is read.
+    const low = pod('low', { terminationGracePeriodSeconds: 8 }, {}, { cpu: '1500m' });
     low.metadata.finalizers = ['example.com/hold'];
     await apply(n, low);
     await eventually(async () => (await placement(n)).low === 'small', 20_000, 'low-priority pod placed');

