@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `bonsai serve`: starts the API server, writes a kubeconfig, prints the URL once requests are served.
+// `bonsai serve`: starts the API server, writes (merges) a kubeconfig, prints the URL once requests are served, or with
+// `--output json` one machine-readable line once everything has started.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { startBonsai, type Bonsai } from '../main.js';
 import { defaultShutdownGraceMs } from '../api/graceful-close.js';
