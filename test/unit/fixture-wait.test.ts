@@ -2,8 +2,9 @@
 // and the waits (resolved by the change feed, rejected on timeout, abort and close).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, isAbsolute } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
 import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { startBonsai, WaitError, type Bonsai } from '../../src/index.js';
 import { findResource } from '../../src/fixture/wait.js';
@@ -127,5 +128,21 @@ describe('fixture helpers', () => {
     await assert.rejects(w, (e: unknown) => e instanceof WaitError && /closed/.test(e.message));
     await assert.rejects(other.waitFor('configmaps', 'default', 'x', () => true), WaitError);
     assert.equal(existsSync(dir), false, 'temp folder removed');
+  });
+
+  it('over TLS, kubeConfig() carries the CA and the admin client certificate; kubeconfigPath is <data>/kubeconfig', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'bonsai-fx-tls-'));
+    const secure = await startBonsai({ port: 0, data, addons: [], controllers: [], tls: true });
+    try {
+      assert.match(secure.url, /^https:/);
+      const ns = await (await secure.kubeConfig()).makeApiClient(CoreV1Api).listNamespace();
+      assert.ok(ns.items.some((n) => n.metadata?.name === 'kube-system'));
+      assert.equal(secure.kubeconfigPath, join(data, 'kubeconfig'));
+      assert.match(readFileSync(secure.kubeconfigPath, 'utf8'), /client-certificate-data/);
+    } finally {
+      await secure.close();
+      assert.ok(existsSync(join(data, 'kubeconfig')), 'a data folder\'s kubeconfig stays');
+      rmSync(data, { recursive: true, force: true });
+    }
   });
 });
