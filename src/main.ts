@@ -27,6 +27,7 @@ import { startApiExtensions } from './apiextensions/index.js';
 import { mutatingWebhookPlugin, validatingWebhookPlugin } from './admission/webhook/index.js';
 import { loadCel, validatingAdmissionPolicyPlugin } from './admission/policy/index.js';
 import { startPolicyStatus } from './admission/policy/status-controller.js';
+import { createFixture, withFixture, type FixtureHelpers } from './fixture/handle.js';
 
 export interface BonsaiOptions {
   host?: string;
@@ -70,7 +71,9 @@ export interface BonsaiOptions {
    * Called once requests are served, before the controllers, scheduler and simulated kubelets are loaded and started
    * (`startBonsai` resolves after that): the CLI prints its banner here.
    */
-  onListening?: (at: { url: string; port: number; credentials: AdminCredentials }) => void;
+  onListening?: (at: { url: string; port: number; credentials: AdminCredentials; readonly kubeconfigPath: string }) => void;
+  /** Where `kubeconfigPath` writes the kubeconfig (default `<data>/kubeconfig`; a temp folder for ':memory:'). */
+  kubeconfig?: string;
   /** On close, how long requests in flight may take to finish (default 5 s). */
   shutdownGraceMs?: number;
 }
@@ -84,7 +87,7 @@ export interface AdminCredentials {
   clientKey?: string;
 }
 
-export interface Bonsai {
+export interface Bonsai extends FixtureHelpers {
   url: string;
   port: number;
   registry: Registry;
@@ -161,7 +164,8 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const credentials: AdminCredentials = tls
     ? { token: security.adminToken, ca: tls.ca.certPem, clientCert: tls.adminCert, clientKey: tls.adminKey }
     : { token: security.adminToken };
-  opts.onListening?.({ url, port, credentials });
+  const fixture = createFixture(registry, { url, data, kubeconfig: opts.kubeconfig, credentials });
+  opts.onListening?.({ url, port, credentials, get kubeconfigPath() { return fixture.file.path; } });
   // Stored policies need CEL from the start (a new policy loads it when it is written: its def's `load`).
   if (store.list('admissionregistration.k8s.io/validatingadmissionpolicies').length) void loadCel().catch((err: unknown) => log.warn({ err }, 'the CEL engine did not load'));
   // The API answers from here on; controllers, scheduler and kubelets load meanwhile (as kube-apiserver serves
@@ -178,13 +182,14 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const compactTimer = compactEvery > 0 ? setInterval(() => store.compact(), compactEvery) : undefined;
   compactTimer?.unref();
   let closed = false;
-  return {
+  return withFixture<Omit<Bonsai, keyof FixtureHelpers>>({
     url, port, registry, store, app, hosts, clock, log, security, credentials,
     addonsReady: addons.ready,
     setNodeStopped: (name, stopped) => cluster.setNodeStopped(name, stopped),
     async close() {
       if (closed) return;
       closed = true;
+      fixture.stop();
       if (compactTimer) clearInterval(compactTimer);
       addons.stop();
       cluster.stop();
@@ -199,5 +204,5 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
       await audit?.close();
       store.close();
     },
-  };
+  }, fixture);
 }

@@ -1,11 +1,10 @@
 #!/usr/bin/env node
-// `bonsai serve`: starts the API server, writes a kubeconfig, prints the URL once requests are served.
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
+// `bonsai serve`: starts the API server, writes (merges) a kubeconfig, prints the URL once requests are served, or with
+// `--output json` one machine-readable line once everything has started.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { startBonsai, type Bonsai } from '../main.js';
 import { defaultShutdownGraceMs } from '../api/graceful-close.js';
-import { writeKubeconfig } from './kubeconfig.js';
+import { readyLine } from './ready-line.js';
 import { resolveTarget, setNodeStopped } from './node-command.js';
 import { ensurePrivateDir } from '../util/private-files.js';
 
@@ -58,11 +57,13 @@ program
   .option('--anonymous-auth [bool]', 'requests without credentials are system:anonymous (true) or refused with 401 (false)', bool, true)
   .option('--insecure', 'allow a non-loopback --host without TLS and authentication')
   .option('--allowed-host <name>', 'a host name clients use to reach the server (repeatable); IP addresses and localhost always work', collect, [] as string[])
+  .addOption(new Option('--output <format>', 'text: a banner once requests are served; json: one JSON line (url, port, kubeconfig, token, pid...) once everything has started').choices(['text', 'json']).default('text'))
   .action(async (o: {
     host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clockSpeed: number; kubernetesVersion: string;
     nodes?: number; cluster?: string; controllers: string; addons: string; authorizationMode: string; auditLog?: string; auditLevel: 'None' | 'Metadata' | 'Request' | 'RequestResponse';
-    tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[];
+    tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[]; output: 'text' | 'json';
   }) => {
+    if (o.output === 'json' && o.auditLog === '-') throw new InvalidArgumentError('--audit-log - writes to stdout, which --output json keeps for its line: give a file');
     if (o.data !== ':memory:') ensurePrivateDir(o.data);
     // A signal may come while the rest starts: it stops the server once there is one.
     let bonsai: Bonsai | undefined;
@@ -81,15 +82,15 @@ program
       host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
       cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], addons: [o.addons], allowedHosts: o.allowedHost,
       authorizationMode: o.authorizationMode, auditLog: o.auditLog, auditLevel: o.auditLevel,
-      tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure,
+      tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure, kubeconfig: o.kubeconfig,
       // The banner goes out as soon as requests are served; controllers, scheduler and kubelets start meanwhile.
-      onListening({ url, port, credentials }) {
-        // With no data dir, the kubeconfig goes to a per-port temp folder (its path is in the banner line).
-        const kubeconfig = o.kubeconfig ?? (o.data === ':memory:' ? join(tmpdir(), `bonsai-${port}`, 'kubeconfig') : join(o.data, 'kubeconfig'));
-        writeKubeconfig(kubeconfig, url, credentials);
-        process.stdout.write(`Bonsai is serving the Kubernetes API at ${url} (kubeconfig: ${kubeconfig})\n`);
+      // The kubeconfig (<data>/kubeconfig, or a temp folder removed on exit for :memory:) is merged into what is there.
+      onListening(at) {
+        const kubeconfig = at.kubeconfigPath;
+        if (o.output === 'text') process.stdout.write(`Bonsai is serving the Kubernetes API at ${at.url} (kubeconfig: ${kubeconfig})\n`);
       },
     });
+    if (o.output === 'json' && !stopping) process.stdout.write(`${readyLine(bonsai, o.data)}\n`);
     if (stopping) void bonsai.close().then(() => process.exit(0), () => process.exit(1));
   });
 
