@@ -305,9 +305,9 @@ export class SqliteStore {
       // change at or before the target unless it deleted the key (as etcd keeps it): the state at the compacted
       // revision, and any after it, can still be rebuilt from the log (time travel).
       this.db.prepare(
-        `DELETE FROM changes WHERE rv <= ?1 AND rv NOT IN (SELECT rv FROM objects) AND rv NOT IN
-           (SELECT rv FROM (SELECT MAX(rv) AS rv, type FROM changes WHERE rv <= ?1 GROUP BY resource, namespace, name) WHERE type <> 'DELETED')`,
-      ).run(target);
+        `DELETE FROM changes WHERE rv <= @target AND rv NOT IN (SELECT rv FROM objects) AND rv NOT IN
+           (SELECT rv FROM (SELECT MAX(rv) AS rv, type FROM changes WHERE rv <= @target GROUP BY resource, namespace, name) WHERE type <> 'DELETED')`,
+      ).run({ target });
       this.db.prepare('DELETE FROM revision_times WHERE rv < ?').run(target);
       this.stmts.setMeta.run('compacted', String(target));
       this.stmts.setMeta.run('revision', String(this.rev));
