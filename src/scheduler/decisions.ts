@@ -8,7 +8,7 @@ import { rfc3339 } from '../util/clock.js';
 export interface PluginScores {
   name: string;
   weight: number;
-  scores: Float64Array;
+  scores: readonly number[];
 }
 
 /** What filtering and scoring said on one attempt. */
@@ -17,8 +17,8 @@ export interface DecisionTrace {
   numAllNodes: number;
   /** Nodes a filter rejected (only the nodes evaluated: filtering stops once enough feasible nodes are found). */
   failures?: ReadonlyMap<string, Failure>;
-  /** Feasible nodes, in the order of the score arrays. */
-  feasible: readonly string[];
+  /** Feasible nodes, in the order of the score arrays (the attempt's own array: kept, not copied). */
+  feasible: ReadonlyArray<{ readonly name: string }>;
   /** Plugins that scored (a plugin whose PreScore skipped the pod is absent); none when one node was feasible. */
   plugins?: PluginScores[];
   /** Weighted sums, indexed like `feasible`. */
@@ -66,7 +66,7 @@ export interface Explanation {
 
 export const defaultMaxPods = 10_000;
 /** Node entries (filter verdicts plus feasible nodes) kept over all decisions. */
-export const defaultMaxEntries = 1_000_000;
+export const defaultMaxEntries = 500_000;
 
 const costOf = (d: Decision) => 1 + (d.trace.failures?.size ?? 0) + d.trace.feasible.length;
 
@@ -124,7 +124,7 @@ export function explain(d: Decision): Explanation {
   const t = d.trace;
   const nodes: NodeVerdict[] = [];
   for (const [node, f] of t.failures ?? []) nodes.push({ node, feasible: false, filter: { plugin: f.plugin, reasons: [...f.reasons] } });
-  t.feasible.forEach((node, i) => {
+  t.feasible.forEach(({ name: node }, i) => {
     const v: NodeVerdict = { node, feasible: true };
     if (t.plugins?.length) {
       const scores: Record<string, number> = {};

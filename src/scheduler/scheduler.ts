@@ -50,10 +50,10 @@ export interface Placement {
   noNodes?: boolean;
 }
 
-const noFeasible: string[] = [];
+const noFeasible: NodeInfo[] = [];
 
 /** The trace of an attempt whose filters never ran on single nodes (no nodes, the nominated node, a PreFilter). */
-function traceOf(numAllNodes: number, failures?: Map<string, Failure>, feasible: string[] = noFeasible): DecisionTrace {
+function traceOf(numAllNodes: number, failures?: Map<string, Failure>, feasible: NodeInfo[] = noFeasible): DecisionTrace {
   return { numAllNodes, failures, feasible };
 }
 
@@ -157,19 +157,19 @@ export class SchedulingLoop {
     }
     const nominated = pod.status?.nominatedNodeName ? cache.nodes.get(pod.status.nominatedNodeName) : undefined;
     if (nominated?.node && !runFilters(this.d.filters, s, nominated)) {
-      if (rec) e.trace = traceOf(nodes.length, undefined, [nominated.name]);
+      if (rec) e.trace = traceOf(nodes.length, undefined, [nominated]);
       return { s, host: nominated };
     }
     const r = findFeasible(this.d.filters, s, nodes, this.nextStart);
     this.nextStart = (this.nextStart + r.processed) % nodes.length;
     if (r.feasible.length > 1) {
       const plugins: PluginScores[] | undefined = rec ? [] : undefined;
-      const seen = plugins && ((p: ScorePlugin, scores: readonly number[]) => plugins.push({ name: p.name, weight: p.weight, scores: Float64Array.from(scores) }));
+      const seen = plugins && ((p: ScorePlugin, scores: readonly number[]) => plugins.push({ name: p.name, weight: p.weight, scores: scores.slice() }));
       const totals = prioritize(this.d.scores, s, r.feasible, seen);
-      if (rec) e.trace = { numAllNodes: nodes.length, failures: r.failures, feasible: r.feasible.map((n) => n.name), plugins, totals };
+      if (rec) e.trace = { numAllNodes: nodes.length, failures: r.failures, feasible: r.feasible, plugins, totals };
       return { s, host: selectHost(r.feasible, totals, this.d.random) };
     }
-    if (rec) e.trace = traceOf(nodes.length, r.failures, r.feasible.map((n) => n.name));
+    if (rec) e.trace = traceOf(nodes.length, r.failures, r.feasible);
     if (r.feasible.length === 1) return { s, host: r.feasible[0] };
     return { s, failures: r.failures };
   }

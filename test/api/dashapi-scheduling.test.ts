@@ -102,7 +102,7 @@ describe('scheduling explanations', () => {
 describe('DecisionLog bounds', () => {
   const decision = (name: string, nodes: number): Decision => ({
     namespace: 'ns', name, uid: name, attempts: 1, result: 'Unschedulable', timeMs: 0, message: '',
-    trace: { numAllNodes: nodes, feasible: Array.from({ length: nodes }, (_, i) => `n${i}`) },
+    trace: { numAllNodes: nodes, feasible: Array.from({ length: nodes }, (_, i) => ({ name: `n${i}` })) },
   });
 
   it('keeps the last decision per pod, at most maxPods, oldest out first', () => {
