@@ -24,6 +24,7 @@ import '../auth/fastify-request.js';
 import { authorizationOf } from '../auth/authorization.js';
 import { installRequestChain } from '../auth/request-chain.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import { registerBonsaiRoutes } from './bonsai-routes/index.js';
 
 export { maxBodyBytes } from './body-reader.js';
 
@@ -108,6 +109,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     app.get(p, async (_req, reply) => reply.header('Content-Type', 'text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send('ok'));
   }
   registerOpenApi(app, reg);
+  registerBonsaiRoutes(app, reg);
 
   const address = () => {
     const a = app.server.address();
