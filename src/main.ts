@@ -70,7 +70,9 @@ export interface BonsaiOptions {
    * Called once requests are served, before the controllers, scheduler and simulated kubelets are loaded and started
    * (`startBonsai` resolves after that): the CLI prints its banner here.
    */
-  onListening?: (at: { url: string; port: number; credentials: AdminCredentials }) => void;
+  onListening?: (at: { url: string; port: number; credentials: AdminCredentials; uiUrl?: string }) => void;
+  /** Serve the web dashboard under /ui/ (default true; `--no-ui` turns it off). */
+  ui?: boolean;
   /** On close, how long requests in flight may take to finish (default 5 s). */
   shutdownGraceMs?: number;
 }
@@ -86,6 +88,8 @@ export interface AdminCredentials {
 
 export interface Bonsai {
   url: string;
+  /** The web dashboard's address (absent with `ui: false`). */
+  uiUrl?: string;
   port: number;
   registry: Registry;
   store: SqliteStore;
@@ -150,7 +154,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const hosts = new HostAllowList([...(opts.allowedHosts ?? []), host, ...(opts.tlsSans ?? [])]);
   const app = buildServer({
     reg: registry, log: log.child({ component: 'api' }), kubernetesVersion: opts.kubernetesVersion, authenticator: security.authenticator, audit, hosts,
-    tls: tls && { key: tls.servingKey, cert: tls.servingCert, ca: tls.ca.certPem },
+    tls: tls && { key: tls.servingKey, cert: tls.servingCert, ca: tls.ca.certPem }, ui: opts.ui,
   });
   await app.listen({ host, port: opts.port ?? 6443 });
   const addr = app.server.address();
@@ -161,7 +165,8 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const credentials: AdminCredentials = tls
     ? { token: security.adminToken, ca: tls.ca.certPem, clientCert: tls.adminCert, clientKey: tls.adminKey }
     : { token: security.adminToken };
-  opts.onListening?.({ url, port, credentials });
+  const uiUrl = opts.ui === false ? undefined : `${url}/ui/`;
+  opts.onListening?.({ url, port, credentials, uiUrl });
   // Stored policies need CEL from the start (a new policy loads it when it is written: its def's `load`).
   if (store.list('admissionregistration.k8s.io/validatingadmissionpolicies').length) void loadCel().catch((err: unknown) => log.warn({ err }, 'the CEL engine did not load'));
   // The API answers from here on; controllers, scheduler and kubelets load meanwhile (as kube-apiserver serves
@@ -179,7 +184,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   compactTimer?.unref();
   let closed = false;
   return {
-    url, port, registry, store, app, hosts, clock, log, security, credentials,
+    url, uiUrl, port, registry, store, app, hosts, clock, log, security, credentials,
     addonsReady: addons.ready,
     setNodeStopped: (name, stopped) => cluster.setNodeStopped(name, stopped),
     async close() {

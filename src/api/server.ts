@@ -17,6 +17,7 @@ import { installGracefulClose } from './graceful-close.js';
 import { installRequestMetrics } from './request-metrics.js';
 import { handleResource } from './resource-handler.js';
 import { versionInfo } from './version.js';
+import { isUiPath, registerUiRoutes } from './ui-routes.js';
 import type { UserInfo } from '../auth/types.js';
 import type { Authenticator } from '../auth/authn/authenticator.js';
 import { securityOf } from '../auth/security.js';
@@ -40,6 +41,8 @@ export interface ServerOptions {
   tls?: { key: string; cert: string; ca: string };
   /** Host header names served besides IP literals and localhost (DNS rebinding defence). */
   hosts?: HostAllowList;
+  /** Serve the web dashboard under /ui/ (default true; `--no-ui` turns it off). */
+  ui?: boolean;
 }
 
 function statusFor(err: unknown, log: Logger): ApiError {
@@ -82,6 +85,8 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   installRequestChain(app, {
     authenticator: opts.authenticator ?? securityOf(reg).authenticator,
     authorization: authorizationOf(reg), audit: opts.audit,
+    // The dashboard's bundle is public code holding no data; what it shows, it asks the API for as the user.
+    isPublic: opts.ui === false ? undefined : isUiPath,
   });
 
   // Group commit: writes are committed together after the current turn; no answer leaves before its data is saved.
@@ -108,6 +113,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     app.get(p, async (_req, reply) => reply.header('Content-Type', 'text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send('ok'));
   }
   registerOpenApi(app, reg);
+  if (opts.ui !== false) registerUiRoutes(app);
 
   const address = () => {
     const a = app.server.address();

@@ -57,11 +57,12 @@ program
   .option('--token-auth-file <file>', 'static tokens: a CSV of token,user,uid,"group1,group2"')
   .option('--anonymous-auth [bool]', 'requests without credentials are system:anonymous (true) or refused with 401 (false)', bool, true)
   .option('--insecure', 'allow a non-loopback --host without TLS and authentication')
+  .option('--no-ui', 'do not serve the web dashboard under /ui/')
   .option('--allowed-host <name>', 'a host name clients use to reach the server (repeatable); IP addresses and localhost always work', collect, [] as string[])
   .action(async (o: {
     host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clockSpeed: number; kubernetesVersion: string;
     nodes?: number; cluster?: string; controllers: string; addons: string; authorizationMode: string; auditLog?: string; auditLevel: 'None' | 'Metadata' | 'Request' | 'RequestResponse';
-    tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[];
+    tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[]; ui: boolean;
   }) => {
     if (o.data !== ':memory:') ensurePrivateDir(o.data);
     // A signal may come while the rest starts: it stops the server once there is one.
@@ -81,13 +82,13 @@ program
       host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
       cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], addons: [o.addons], allowedHosts: o.allowedHost,
       authorizationMode: o.authorizationMode, auditLog: o.auditLog, auditLevel: o.auditLevel,
-      tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure,
+      tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure, ui: o.ui,
       // The banner goes out as soon as requests are served; controllers, scheduler and kubelets start meanwhile.
-      onListening({ url, port, credentials }) {
+      onListening({ url, port, credentials, uiUrl }) {
         // With no data dir, the kubeconfig goes to a per-port temp folder (its path is in the banner line).
         const kubeconfig = o.kubeconfig ?? (o.data === ':memory:' ? join(tmpdir(), `bonsai-${port}`, 'kubeconfig') : join(o.data, 'kubeconfig'));
         writeKubeconfig(kubeconfig, url, credentials);
-        process.stdout.write(`Bonsai is serving the Kubernetes API at ${url} (kubeconfig: ${kubeconfig})\n`);
+        process.stdout.write(`Bonsai is serving the Kubernetes API at ${url} (kubeconfig: ${kubeconfig})${uiUrl ? `; dashboard at ${uiUrl}` : ''}\n`);
       },
     });
     if (stopping) void bonsai.close().then(() => process.exit(0), () => process.exit(1));
