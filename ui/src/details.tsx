@@ -54,7 +54,7 @@ export function PodDetails(props: { state: ClusterState; podKey: string; live: b
       <p>{p.ns} · {p.phase}{p.ready ? ' · Ready' : ''}{p.reason ? ` · ${p.reason}` : ''}{p.deleting ? ' · terminating' : ''}</p>
       <p>Node: {p.node || <i>not scheduled</i>}{p.owner ? ` · owner ${p.owner}` : ''}</p>
       <p>Requests: {fmtCpu(p.req.cpu)} CPU, {fmtBytes(p.req.mem)}{p.req.gpu ? `, ${p.req.gpu} GPU` : ''}</p>
-      {props.live ? <SchedulingExplained ns={p.ns} name={p.name} refresh={p.node ? 1 : 0} /> : null}
+      {props.live ? <SchedulingExplained ns={p.ns} name={p.name} refresh={`${p.node}|${p.reason}`} /> : null}
     </div>
   );
 }

@@ -1,15 +1,16 @@
 // The events timeline, newest first, filterable by the object it is about (kind/name or any text).
 import { useState } from 'preact/hooks';
 import { rec, str, type Obj } from './model.js';
-import type { Collection } from './collections.js';
+import { useWatched } from './collections.js';
 
 function when(e: Obj): string {
   return str(e.lastTimestamp) || str(e.eventTime) || str(rec(e.metadata).creationTimestamp);
 }
 
-export function Events(props: { events: Collection | undefined; version: number }) {
+export function Events() {
   const [filter, setFilter] = useState('');
-  const all = props.events ? [...props.events.items.values()] : [];
+  const events = useWatched('/api/v1/events', 2000);
+  const all = [...events.items.values()];
   const rows = all
     .map((e) => ({ e, obj: `${str(rec(e.involvedObject).kind)}/${str(rec(e.involvedObject).name)}`, t: when(e) }))
     .filter((r) => !filter || r.obj.toLowerCase().includes(filter.toLowerCase()) || str(r.e.message).toLowerCase().includes(filter.toLowerCase()))

@@ -6,7 +6,6 @@ import './app.css';
 import { getJson, onAuthProblem, setToken, type ApiFailure } from './api.js';
 import { ClusterState, arr, rec, str } from './model.js';
 import { ListWatch } from './watch.js';
-import { Collection } from './collections.js';
 import { ClusterMap } from './cluster-map.js';
 import { NodeDetails, PodDetails } from './details.js';
 import { addonKinds, builtinKinds, Workloads, type WorkloadKind } from './workloads.js';
@@ -18,7 +17,6 @@ interface Live {
   state: ClusterState;
   nodes: ListWatch;
   pods: ListWatch;
-  collections: Map<string, Collection>;
   kinds: WorkloadKind[];
 }
 
@@ -41,15 +39,7 @@ function useLive(bump: () => void, onError: (e: ApiFailure | Error | undefined) 
       batch: (evs) => { state.applyPods(evs); bump(); },
       error: onError,
     }).start();
-    const collections = new Map<string, Collection>();
     const kinds = [...builtinKinds];
-    const add = (path: string, max?: number) => {
-      const c = new Collection(path, bump, () => undefined, max);
-      collections.set(path, c);
-      c.watch.start();
-    };
-    for (const k of builtinKinds) add(k.path);
-    add('/api/v1/events', 2000);
     // Add-on kinds, when the server serves their groups.
     void getJson('/apis').then((d) => {
       const groups = new Map(arr(rec(d).groups).map(rec).map((g) => [str(g.name), arr(g.versions).map((v) => str(rec(v).version))]));
@@ -59,12 +49,11 @@ function useLive(bump: () => void, onError: (e: ApiFailure | Error | undefined) 
         const version = versions.includes(a.version) ? a.version : versions[0]!;
         const k = { ...a, path: `/apis/${a.group}/${version}/${a.resource}` };
         kinds.push(k);
-        add(k.path);
       }
       bump();
     }, () => undefined);
     window.__bonsai = { state, nodesRv: () => nodes.applied, podsRv: () => pods.applied, renders: 0 };
-    return { state, nodes, pods, collections, kinds };
+    return { state, nodes, pods, kinds };
   }, []);
 }
 
@@ -112,7 +101,6 @@ function App() {
   const restart = () => {
     live.nodes.restart();
     live.pods.restart();
-    for (const c of live.collections.values()) c.watch.restart();
   };
   const selectPod = (k: string) => { setSelPod(k); setSelNode(''); };
   const selectNode = (n: string) => { setSelNode(n); setSelPod(''); };
@@ -130,8 +118,8 @@ function App() {
       <main>
         <div class="content">
           {tab === 'map' ? <ClusterMap state={state} version={travel ? travel.revision : version} selectedNode={selNode} selectedPod={selPod} onNode={selectNode} onPod={selectPod} /> : null}
-          {tab === 'workloads' ? <Workloads kinds={live.kinds} collections={live.collections} state={live.state} version={version} /> : null}
-          {tab === 'events' ? <Events events={live.collections.get('/api/v1/events')} version={version} /> : null}
+          {tab === 'workloads' ? <Workloads kinds={live.kinds} state={live.state} version={version} /> : null}
+          {tab === 'events' ? <Events /> : null}
         </div>
         {selNode || selPod ? (
           <aside>

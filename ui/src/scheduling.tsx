@@ -1,7 +1,7 @@
 // Scheduling explained for one pod: the decision the scheduler kept (GET /bonsai/v1/scheduling/...): for each node
 // the filter that rejected it and why, or the score each plugin gave it.
 import { useEffect, useState } from 'preact/hooks';
-import { getJson } from './api.js';
+import { ApiFailure, getJson } from './api.js';
 import { arr, rec, str, type Obj } from './model.js';
 
 interface NodeVerdict {
@@ -24,20 +24,27 @@ function verdicts(body: Obj): NodeVerdict[] {
   });
 }
 
-export function SchedulingExplained(props: { ns: string; name: string; refresh: number }) {
+export function SchedulingExplained(props: { ns: string; name: string; refresh: string }) {
   const [body, setBody] = useState<Obj | undefined>();
   const [error, setError] = useState('');
   useEffect(() => {
     let live = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     setError('');
-    getJson<Obj>(`/bonsai/v1/scheduling/namespaces/${encodeURIComponent(props.ns)}/pods/${encodeURIComponent(props.name)}`)
-      .then((b) => live && setBody(rec(b)), (e: unknown) => {
-        if (!live) return;
-        setBody(undefined);
-        setError(e instanceof Error ? e.message : String(e));
-      });
+    // The scheduler may not have tried the pod yet: a missing decision is asked for again a few times.
+    const load = (tries: number) => {
+      getJson<Obj>(`/bonsai/v1/scheduling/namespaces/${encodeURIComponent(props.ns)}/pods/${encodeURIComponent(props.name)}`)
+        .then((b) => live && setBody(rec(b)), (e: unknown) => {
+          if (!live) return;
+          setBody(undefined);
+          setError(e instanceof Error ? e.message : String(e));
+          if (tries > 0 && e instanceof ApiFailure && e.status === 404) timer = setTimeout(() => load(tries - 1), 1000);
+        });
+    };
+    load(5);
     return () => {
       live = false;
+      if (timer) clearTimeout(timer);
     };
   }, [props.ns, props.name, props.refresh]);
   if (error) return <div class="explain muted" data-explain="none">Scheduling: {error}</div>;

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { mergePatch } from './api.js';
 import { podClass } from './cluster-map.js';
 import { arr, rec, str, type ClusterState, type Obj, type PodView } from './model.js';
-import type { Collection } from './collections.js';
+import { usePolled } from './collections.js';
 
 export interface WorkloadKind {
   kind: string;
@@ -113,10 +113,11 @@ function Workload(props: { kind: WorkloadKind; o: Obj; state: ClusterState; read
   );
 }
 
-export function Workloads(props: { kinds: WorkloadKind[]; collections: Map<string, Collection>; state: ClusterState; version: number }) {
+export function Workloads(props: { kinds: WorkloadKind[]; state: ClusterState; version: number }) {
   const [filter, setFilter] = useState('');
+  const collections = usePolled(props.kinds.map((k) => k.path));
   const sections = props.kinds.map((k) => {
-    const c = props.collections.get(k.path);
+    const c = collections.get(k.path);
     const items = c ? [...c.items.values()].filter((o) => !filter || `${keyOf2(o)}`.includes(filter)) : [];
     return { k, items };
   });
