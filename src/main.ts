@@ -123,7 +123,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const audit = opts.auditLog ? new AuditLog(opts.auditLog, parseAuditLevel(opts.auditLevel), log.child({ component: 'audit' })) : undefined;
   const clock = new ScaledClock(opts.clockSpeed ?? 1);
   if (data !== ':memory:') preparePrivateDatabase(databasePath(data));
-  const store = new SqliteStore({ path: databasePath(data), synchronous: opts.synchronous });
+  const store = new SqliteStore({ path: databasePath(data), synchronous: opts.synchronous, now: () => clock.nowMs() });
   const registry = new Registry(store, allResources, clock, log.child({ component: 'registry' }));
   let security: Security;
   try {

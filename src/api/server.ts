@@ -25,6 +25,7 @@ import '../auth/fastify-request.js';
 import { authorizationOf } from '../auth/authorization.js';
 import { installRequestChain } from '../auth/request-chain.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import { registerBonsaiRoutes } from './bonsai-routes/index.js';
 
 export { maxBodyBytes } from './body-reader.js';
 
@@ -114,6 +115,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   }
   registerOpenApi(app, reg);
   if (opts.ui !== false) registerUiRoutes(app);
+  registerBonsaiRoutes(app, reg);
 
   const address = () => {
     const a = app.server.address();

@@ -113,14 +113,15 @@ export function findFeasible(plugins: FilterPlugin[], s: CycleState, nodes: Node
   return { feasible, failures, processed };
 }
 
-/** Weighted sum of the normalized plugin scores for each feasible node. */
-export function prioritize(plugins: ScorePlugin[], s: CycleState, feasible: NodeInfo[]): number[] {
+/** Weighted sum of the normalized plugin scores for each feasible node; `seen` is shown each plugin's normalized scores. */
+export function prioritize(plugins: ScorePlugin[], s: CycleState, feasible: NodeInfo[], seen?: (p: ScorePlugin, scores: readonly number[]) => void): number[] {
   const totals = new Array<number>(feasible.length).fill(0);
   const scores = new Array<number>(feasible.length);
   for (const p of plugins) {
     if (p.preScore && !p.preScore(s, feasible)) continue;
     for (let i = 0; i < feasible.length; i++) scores[i] = p.score(s, feasible[i]);
     p.normalize?.(s, feasible, scores);
+    seen?.(p, scores);
     for (let i = 0; i < feasible.length; i++) totals[i] += scores[i] * p.weight;
   }
   return totals;

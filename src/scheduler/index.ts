@@ -17,6 +17,7 @@ import { SchedulingLoop } from './scheduler.js';
 import { schedulerIdentity } from '../auth/identities.js';
 import { GangTracker, workloadsKey } from './gangs.js';
 import { GangCycle } from './gang-cycle.js';
+import { decisionLogFor } from './decisions.js';
 
 const noPods: PodInfo[] = [];
 
@@ -77,6 +78,8 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
     nominatedOn: (node) => nominated.get(node)?.values() ?? noPods,
     nominate: (pi, node) => setNominated(pi.key, node, pi),
     gangs: { tracker, cycle },
+    // Shared with the API (GET /bonsai/v1/scheduling/...): one log per instance, found by the instance's clock.
+    decisions: decisionLogFor(root.clock),
   });
   cycle.attach(loop);
 

@@ -2,6 +2,7 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Clock } from '../util/clock.js';
 import { buildPodInfo, type PodInfo } from './pod-info.js';
+import type { DecisionTrace } from './decisions.js';
 
 export const initialBackoffMs = 1000;
 export const maxBackoffMs = 10_000;
@@ -27,6 +28,8 @@ export interface QueuedPod {
   /** Why PreEnqueue holds it back (while `gated` by a plugin rather than by scheduling gates). */
   gatedBy?: string;
   createdMs: number;
+  /** What filtering and scoring said on the attempt under way, until its outcome is recorded (decisions.ts). */
+  trace?: DecisionTrace;
   seq: number;
   heapVersion: number;
 }
@@ -60,7 +63,7 @@ export class SchedulingQueue {
     const e = this.entries.get(key);
     if (!e) {
       const created = pod.metadata?.creationTimestamp ? Date.parse(pod.metadata.creationTimestamp) : this.clock.nowMs();
-      const n: QueuedPod = { key, pod, pi: buildPodInfo(pod), where: 'gated', attempts: 0, lastFailureMs: 0, parkedMs: 0, rejectors: new Set(), createdMs: created, seq: this.seq++, heapVersion: 0 };
+      const n: QueuedPod = { key, pod, pi: buildPodInfo(pod), where: 'gated', attempts: 0, lastFailureMs: 0, parkedMs: 0, rejectors: new Set(), createdMs: created, trace: undefined, seq: this.seq++, heapVersion: 0 };
       this.entries.set(key, n);
       if (!isGated(pod)) this.activate(n);
       return n;

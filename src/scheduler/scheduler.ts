@@ -15,6 +15,7 @@ import { preempt } from './preemption.js';
 import type { QueuedPod, SchedulingQueue } from './queue.js';
 import type { GangTracker } from './gangs.js';
 import type { GangCycle } from './gang-cycle.js';
+import type { DecisionLog, DecisionTrace, PluginScores } from './decisions.js';
 
 /** How long one batch may run before yielding to the event loop. */
 const batchMs = 20;
@@ -36,6 +37,8 @@ export interface SchedulerDeps {
   random?: () => number;
   /** Gang scheduling (KEP-4671): the Workload view and the group attempt; without it workloadRefs are ignored. */
   gangs?: { tracker: GangTracker; cycle: GangCycle };
+  /** Where each attempt's outcome is kept, with what every filter and score plugin said (none: not recorded). */
+  decisions?: DecisionLog;
 }
 
 /** The outcome of filtering and scoring for one pod: a host, or the per-node failures (or no nodes at all). */
@@ -45,6 +48,13 @@ export interface Placement {
   failures?: Map<string, Failure>;
   preFilterMsg?: string;
   noNodes?: boolean;
+}
+
+const noFeasible: string[] = [];
+
+/** The trace of an attempt whose filters never ran on single nodes (no nodes, the nominated node, a PreFilter). */
+function traceOf(numAllNodes: number, failures?: Map<string, Failure>, feasible: string[] = noFeasible): DecisionTrace {
+  return { numAllNodes, failures, feasible };
 }
 
 export class SchedulingLoop {
@@ -134,16 +144,46 @@ export class SchedulingLoop {
       for (const p of this.d.nominatedOn(node)) if (p.key !== pi.key && p.priority >= pi.priority) (out ??= []).push(p);
       return out ?? noPods;
     });
-    if (!nodes.length) return { s, noNodes: true };
+    const rec = !!this.d.decisions;
+    if (!nodes.length) {
+      if (rec) e.trace = traceOf(0);
+      return { s, noNodes: true };
+    }
     const rejected = runPreFilters(this.d.filters, s);
-    if (rejected) return { s, failures: new Map(nodes.map((n) => [n.name, rejected])), preFilterMsg: rejected.reasons.join(', ') };
+    if (rejected) {
+      const failures = new Map(nodes.map((n) => [n.name, rejected]));
+      if (rec) e.trace = traceOf(nodes.length, failures);
+      return { s, failures, preFilterMsg: rejected.reasons.join(', ') };
+    }
     const nominated = pod.status?.nominatedNodeName ? cache.nodes.get(pod.status.nominatedNodeName) : undefined;
-    if (nominated?.node && !runFilters(this.d.filters, s, nominated)) return { s, host: nominated };
+    if (nominated?.node && !runFilters(this.d.filters, s, nominated)) {
+      if (rec) e.trace = traceOf(nodes.length, undefined, [nominated.name]);
+      return { s, host: nominated };
+    }
     const r = findFeasible(this.d.filters, s, nodes, this.nextStart);
     this.nextStart = (this.nextStart + r.processed) % nodes.length;
+    if (r.feasible.length > 1) {
+      const plugins: PluginScores[] | undefined = rec ? [] : undefined;
+      const seen = plugins && ((p: ScorePlugin, scores: readonly number[]) => plugins.push({ name: p.name, weight: p.weight, scores: Float64Array.from(scores) }));
+      const totals = prioritize(this.d.scores, s, r.feasible, seen);
+      if (rec) e.trace = { numAllNodes: nodes.length, failures: r.failures, feasible: r.feasible.map((n) => n.name), plugins, totals };
+      return { s, host: selectHost(r.feasible, totals, this.d.random) };
+    }
+    if (rec) e.trace = traceOf(nodes.length, r.failures, r.feasible.map((n) => n.name));
     if (r.feasible.length === 1) return { s, host: r.feasible[0] };
-    if (r.feasible.length > 1) return { s, host: selectHost(r.feasible, prioritize(this.d.scores, s, r.feasible), this.d.random) };
     return { s, failures: r.failures };
+  }
+
+  /** Keeps the outcome of the pod's last attempt with the trace its placement left (see decisions.ts). */
+  private decided(e: QueuedPod, pod: Pod, result: 'Scheduled' | 'Unschedulable', message: string, node?: string): void {
+    const log = this.d.decisions;
+    const trace = e.trace;
+    if (!log || !trace) return;
+    e.trace = undefined;
+    log.record({
+      namespace: e.pi.ns, name: e.pi.name, uid: pod.metadata?.uid ?? '', attempts: e.attempts, result,
+      timeMs: this.d.client.clock.nowMs(), node, message, trace,
+    });
   }
 
   /** Binds the pod to `host`; returns false when the binding was refused (the pod is gone or bound already). */
@@ -156,6 +196,7 @@ export class SchedulingLoop {
       // there until its watch event, it would count twice on its node for the rest of this pass.
       this.d.nominate(e.pi, '');
       queue.done(e, 'bound');
+      this.decided(e, pod, 'Scheduled', `Successfully assigned ${e.pi.ns}/${e.pi.name} to ${host.name}`, host.name);
       this.d.log.debug({ pod: e.key, node: host.name }, 'bound');
       return true;
     } catch (err) {
@@ -199,6 +240,7 @@ export class SchedulingLoop {
 
   private fail(e: QueuedPod, pod: Pod, message: string, rejectors: Set<string>, nominate?: string): void {
     this.d.log.debug({ pod: e.key, message }, 'unschedulable');
+    this.decided(e, pod, 'Unschedulable', message);
     this.d.binder.recorder.event(pod as unknown as KObject, 'Warning', 'FailedScheduling', message);
     try {
       this.d.binder.unschedulable(pod, message, nominate);

@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import type { KObject } from '../machinery/types.js';
 import { migrate } from './migrate.js';
 import { StorageError } from './errors.js';
+import { ChangeHistory } from './history.js';
 import { WatchHub, type Change, type ChangeListener, type ChangeType, type Trigger } from './watch-hub.js';
 
 export interface StoreOptions {
@@ -13,6 +14,8 @@ export interface StoreOptions {
   synchronous?: 'NORMAL' | 'FULL';
   /** How many change-log entries survive a compaction. */
   retainChanges?: number;
+  /** The clock change times are recorded by (ms; default the wall clock): the cluster's simulated clock. */
+  now?: () => number;
 }
 
 /** A watch on the store: live changes go to its listener; earlier ones are read with `replay(max)` ([] when none is left). */
@@ -66,6 +69,9 @@ export class SqliteStore {
   private published = 0;
   private compacted = 0;
   private readonly retain: number;
+  /** When a batch is committed, by the cluster's clock (the time of its revisions for time travel). */
+  now: () => number;
+  private historyReader: ChangeHistory | undefined;
   /** Writes applied in memory but not yet committed; they are committed together (group commit). */
   private pending: Array<{ change: Change; namespace: string; name: string; json: string }> = [];
   private flushScheduled = false;
@@ -77,6 +83,7 @@ export class SqliteStore {
     del: Statement;
     setMeta: Statement;
     changesPage: Statement;
+    batchTime: Statement;
   };
 
   constructor(opts: StoreOptions) {
@@ -87,11 +94,13 @@ export class SqliteStore {
     this.db.pragma('cache_size = -65536');
     this.db.pragma('wal_autocheckpoint = 8192');
     this.retain = opts.retainChanges ?? 100_000;
+    this.now = opts.now ?? Date.now;
     migrate(this.db);
     this.stmts = {
       del: this.db.prepare('DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?'),
       setMeta: this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
       changesPage: this.db.prepare('SELECT rv, resource, namespace, name, type, value FROM changes WHERE resource = ? AND rv > ? AND rv <= ? ORDER BY rv LIMIT ?'),
+      batchTime: this.db.prepare('INSERT OR REPLACE INTO revision_times (rv, ms) VALUES (?, ?)'),
     };
     // Rows go in several to a statement (each statement run has a fixed cost): the change log in any order, the
     // object pointers in batch order (a later write of the same key wins; a delete runs alone, in its place).
@@ -107,6 +116,7 @@ export class SqliteStore {
         start = i + 1;
       });
       runRows(upsertRows, start ? batch.slice(start) : batch, upsertParams);
+      this.stmts.batchTime.run(batch[batch.length - 1].change.rv, Math.trunc(this.now()));
     });
     this.load();
   }
@@ -140,6 +150,11 @@ export class SqliteStore {
   }
   compactedRevision(): number {
     return this.compacted;
+  }
+
+  /** Reads of the change log for time travel (state at a revision, changes between two). */
+  history(): ChangeHistory {
+    return (this.historyReader ??= new ChangeHistory(this.db, this));
   }
 
   get(resource: string, namespace: string, name: string): KObject | undefined {
@@ -286,8 +301,14 @@ export class SqliteStore {
     const target = this.rev - retain;
     if (target <= this.compacted) return this.compacted;
     this.db.transaction(() => {
-      // Entries that are still some object's current state stay: start-up reads them.
-      this.db.prepare('DELETE FROM changes WHERE rv <= ? AND rv NOT IN (SELECT rv FROM objects)').run(target);
+      // Entries that are still some object's current state stay: start-up reads them. So does each key's latest
+      // change at or before the target unless it deleted the key (as etcd keeps it): the state at the compacted
+      // revision, and any after it, can still be rebuilt from the log (time travel).
+      this.db.prepare(
+        `DELETE FROM changes WHERE rv <= ?1 AND rv NOT IN (SELECT rv FROM objects) AND rv NOT IN
+           (SELECT rv FROM (SELECT MAX(rv) AS rv, type FROM changes WHERE rv <= ?1 GROUP BY resource, namespace, name) WHERE type <> 'DELETED')`,
+      ).run(target);
+      this.db.prepare('DELETE FROM revision_times WHERE rv < ?').run(target);
       this.stmts.setMeta.run('compacted', String(target));
       this.stmts.setMeta.run('revision', String(this.rev));
     })();
