@@ -24,6 +24,7 @@ import '../auth/fastify-request.js';
 import { authorizationOf } from '../auth/authorization.js';
 import { installRequestChain } from '../auth/request-chain.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import { registerClockRoutes, trackRequestsForClock } from './clock-routes.js';
 
 export { maxBodyBytes } from './body-reader.js';
 
@@ -75,6 +76,8 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
 
   installHostCheck(app, opts.hosts ?? new HostAllowList());
   installRequestMetrics(app, reg);
+  // Requests being answered hold the virtual clock (counted before authentication, so refused ones count too).
+  trackRequestsForClock(app, reg);
   // The request chain, in upstream's order: authentication, then authorization, before the body is read.
   // `authenticateRequest` throws the 401 Status for an invalid credential (or none, with anonymous requests off).
   // Then audit, impersonation and authorization (AlwaysAllow unless the registry was given another).
@@ -108,6 +111,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     app.get(p, async (_req, reply) => reply.header('Content-Type', 'text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send('ok'));
   }
   registerOpenApi(app, reg);
+  registerClockRoutes(app, reg);
 
   const address = () => {
     const a = app.server.address();
