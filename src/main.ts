@@ -11,7 +11,7 @@ import { buildServer } from './api/server.js';
 import { openWatches } from './api/watch-stream.js';
 import { HostAllowList } from './api/host-check.js';
 import { closeGracefully, defaultShutdownGraceMs } from './api/graceful-close.js';
-import { ScaledClock, type Clock } from './util/clock.js';
+import { maxClockSpeed, ScaledClock, VirtualClock, type ControllableClock } from './util/clock.js';
 import { createLogger, type Logger } from './util/logger.js';
 import { selectControllers } from './controllers/selection.js';
 import { selectAddons } from './addons/index.js';
@@ -35,6 +35,13 @@ export interface BonsaiOptions {
   data?: string;
   logLevel?: string;
   synchronous?: 'NORMAL' | 'FULL';
+  /**
+   * `--clock`: `scaled` (default) runs simulated time at `clockSpeed` times real time; `virtual` stands still while
+   * anything is runnable and jumps to the next due timer when the process is idle. Both pause, resume and step
+   * (`bonsai.clock`, or `POST /bonsai/v1/clock`).
+   */
+  clock?: 'scaled' | 'virtual';
+  /** `--clock-speed`: the scaled clock's speed (default 1); 0 starts it paused. */
   clockSpeed?: number;
   kubernetesVersion?: string;
   /** Compaction interval in ms (0 disables). */
@@ -96,7 +103,8 @@ export interface Bonsai {
   app: FastifyInstance;
   /** Host names the server answers for; add names clients use (e.g. TLS SANs) with `hosts.allow(name)`. */
   hosts: HostAllowList;
-  clock: Clock;
+  /** Simulated time: read it, and pause, resume, step or advance it (`await bonsai.clock.advance(ms)`). */
+  clock: ControllableClock;
   log: Logger;
   security: Security;
   credentials: AdminCredentials;
@@ -121,7 +129,9 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const which = selectControllers(opts.controllers);
   const addonNames = selectAddons(opts.addons);
   const audit = opts.auditLog ? new AuditLog(opts.auditLog, parseAuditLevel(opts.auditLevel), log.child({ component: 'audit' })) : undefined;
-  const clock = new ScaledClock(opts.clockSpeed ?? 1);
+  if (opts.clock !== undefined && opts.clock !== 'scaled' && opts.clock !== 'virtual') throw new Error(`clock must be scaled or virtual, not ${String(opts.clock)}`);
+  if (opts.clockSpeed !== undefined && !(opts.clockSpeed >= 0 && opts.clockSpeed <= maxClockSpeed)) throw new Error(`clock speed must be a number from 0 to ${maxClockSpeed}`);
+  const clock: ControllableClock = opts.clock === 'virtual' ? new VirtualClock({ paused: opts.clockSpeed === 0 }) : new ScaledClock(opts.clockSpeed ?? 1);
   if (data !== ':memory:') preparePrivateDatabase(databasePath(data));
   const store = new SqliteStore({ path: databasePath(data), synchronous: opts.synchronous, now: () => clock.nowMs() });
   const registry = new Registry(store, allResources, clock, log.child({ component: 'registry' }));
@@ -197,6 +207,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
       controllers.stop();
       apiExtensions.stop();
       policyStatus.stop();
+      clock.stop();
       await closeGracefully(app, () => {
         for (const w of [...openWatches]) w();
       }, opts.shutdownGraceMs ?? defaultShutdownGraceMs);

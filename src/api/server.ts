@@ -26,6 +26,7 @@ import { authorizationOf } from '../auth/authorization.js';
 import { installRequestChain } from '../auth/request-chain.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { registerBonsaiRoutes } from './bonsai-routes/index.js';
+import { registerClockRoutes, trackRequestsForClock } from './clock-routes.js';
 
 export { maxBodyBytes } from './body-reader.js';
 
@@ -79,6 +80,8 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
 
   installHostCheck(app, opts.hosts ?? new HostAllowList());
   installRequestMetrics(app, reg);
+  // Requests being answered hold the virtual clock (counted before authentication, so refused ones count too).
+  trackRequestsForClock(app, reg);
   // The request chain, in upstream's order: authentication, then authorization, before the body is read.
   // `authenticateRequest` throws the 401 Status for an invalid credential (or none, with anonymous requests off).
   // Then audit, impersonation and authorization (AlwaysAllow unless the registry was given another).
@@ -116,6 +119,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   registerOpenApi(app, reg);
   if (opts.ui !== false) registerUiRoutes(app);
   registerBonsaiRoutes(app, reg);
+  registerClockRoutes(app, reg);
 
   const address = () => {
     const a = app.server.address();

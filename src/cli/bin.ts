@@ -8,6 +8,7 @@ import { defaultShutdownGraceMs } from '../api/graceful-close.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { resolveTarget, setNodeStopped } from './node-command.js';
 import { ensurePrivateDir } from '../util/private-files.js';
+import { maxClockSpeed } from '../util/clock-scaled.js';
 
 function port(v: string): number {
   const n = Number(v);
@@ -27,9 +28,9 @@ function bool(v: string | undefined): boolean {
 function collect(v: string, prev: string[]): string[] {
   return [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 }
-function positive(v: string): number {
+function speed(v: string): number {
   const n = Number(v);
-  if (!(n > 0)) throw new InvalidArgumentError('must be a positive number');
+  if (!(n >= 0 && n <= maxClockSpeed)) throw new InvalidArgumentError(`must be a number from 0 (paused) to ${maxClockSpeed}`);
   return n;
 }
 
@@ -43,7 +44,8 @@ program
   .option('--kubeconfig <path>', 'where to write the kubeconfig (default <data>/kubeconfig)')
   .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', 'warn')
   .addOption(new Option('--sync <mode>', 'SQLite synchronous mode').choices(['NORMAL', 'FULL']).default('NORMAL'))
-  .option('--clock-speed <factor>', 'run controller and kubelet time this many times faster', positive, 1)
+  .addOption(new Option('--clock <mode>', 'simulated time: scaled (a multiple of real time) or virtual (jumps to the next timer whenever the server is idle)').choices(['scaled', 'virtual']).default('scaled'))
+  .option('--clock-speed <factor>', 'run controller and kubelet time this many times faster (0: start with the clock paused)', speed, 1)
   .option('--kubernetes-version <v>', 'version reported by /version', 'v1.35.0')
   .option('--nodes <n>', 'number of default worker nodes (0: an empty cluster, no GPU node either)', count)
   .option('--cluster <file>', 'YAML cluster file: node pools and kubelet timings')
@@ -60,7 +62,7 @@ program
   .option('--no-ui', 'do not serve the web dashboard under /ui/')
   .option('--allowed-host <name>', 'a host name clients use to reach the server (repeatable); IP addresses and localhost always work', collect, [] as string[])
   .action(async (o: {
-    host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clockSpeed: number; kubernetesVersion: string;
+    host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clock: 'scaled' | 'virtual'; clockSpeed: number; kubernetesVersion: string;
     nodes?: number; cluster?: string; controllers: string; addons: string; authorizationMode: string; auditLog?: string; auditLevel: 'None' | 'Metadata' | 'Request' | 'RequestResponse';
     tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[]; ui: boolean;
   }) => {
@@ -79,7 +81,7 @@ program
     process.on('SIGTERM', stop);
     if (process.env.npm_lifecycle_event) stopWithParent(stop);
     bonsai = await startBonsai({
-      host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
+      host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clock: o.clock, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
       cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], addons: [o.addons], allowedHosts: o.allowedHost,
       authorizationMode: o.authorizationMode, auditLog: o.auditLog, auditLevel: o.auditLevel,
       tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure, ui: o.ui,
