@@ -23,7 +23,7 @@ export function ClockBar() {
   const paused = clock?.paused === true;
   return (
     <div class="clock">
-      <span title="simulated time">⏱ {str(clock?.now ?? clock?.time) || '—'}</span>
+      <span title="simulated time">Clock {str(clock?.now ?? clock?.time) || '—'}</span>
       {clock ? <span> ×{String(clock.speed ?? '?')}{paused ? ' (paused)' : ''}</span> : null}
       <button data-action="clock-pause" onClick={() => post({ action: paused ? 'resume' : 'pause' })}>{paused ? 'Resume' : 'Pause'}</button>
       <input size={3} value={step} onInput={(e) => setStep((e.target as HTMLInputElement).value)} />
