@@ -3,6 +3,7 @@
 // NodeView and pod list, which the state replaces only when they change; clicks are delegated through data-*
 // attributes so ten thousand pods need no handler each.
 import { memo } from 'preact/compat';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { fmtBytes, fmtCpu } from './quantity.js';
 import { usage, type ClusterState, type NodeView, type PodView } from './model.js';
 
@@ -13,7 +14,12 @@ export function podClass(p: PodView): string {
   return `pod ${p.phase.toLowerCase()}`;
 }
 
-const maxPodsShown = 300;
+/** Pods drawn in a box (its height is fixed so that only the boxes in view need rendering); more show as +N. */
+const maxPodsShown = 80;
+/** Box size and gap, as app.css sets them. */
+const boxMinWidth = 190;
+const rowHeight = 156;
+const gap = 6;
 
 function Bar(props: { label: string; used: number; total: number; fmt: (n: number) => string }) {
   const { used, total } = props;
@@ -70,6 +76,7 @@ export function ClusterMap(props: { state: ClusterState; version: number; select
     if (node) props.onNode(node);
   };
   const nodes = [...state.nodes.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const win = useWindow(props.selectedNode, nodes.length);
   const pending = state.pending;
   const selPodNode = state.pods.get(props.selectedPod)?.node ?? "";
   return (
@@ -81,9 +88,50 @@ export function ClusterMap(props: { state: ClusterState; version: number; select
           {pending.length > 500 ? <span class="more">+{pending.length - 500}</span> : null}
         </div>
       </div>
-      <div class="nodes" data-nodes={nodes.length} data-pods={state.pods.size}>
-        {nodes.map((n) => <NodeBox key={n.name} node={n} pods={state.podsOn(n.name)} selected={n.name === props.selectedNode} selectedPod={n.name === selPodNode ? props.selectedPod : ""} />)}
+      <div class="nodes" ref={win.ref} data-nodes={nodes.length} data-pods={state.pods.size} style={{ paddingTop: `${win.top}px`, paddingBottom: `${win.bottom(nodes.length)}px` }}>
+        {nodes.slice(win.from, win.to).map((n) => <NodeBox key={n.name} node={n} pods={state.podsOn(n.name)} selected={n.name === props.selectedNode} selectedPod={n.name === selPodNode ? props.selectedPod : ""} />)}
       </div>
     </div>
   );
+}
+
+/**
+ * Which node boxes are in (or near) the viewport: boxes have a fixed height in a grid of equal columns, so the map
+ * renders only those rows and pads the rest, whatever the number of nodes.
+ */
+function useWindow(_sel: string, count: number) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    let queued = false;
+    const on = () => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => {
+        queued = false;
+        setTick((t) => t + 1);
+      });
+    };
+    window.addEventListener('scroll', on, { passive: true });
+    window.addEventListener('resize', on);
+    on();
+    return () => {
+      window.removeEventListener('scroll', on);
+      window.removeEventListener('resize', on);
+    };
+  }, []);
+  const el = ref.current;
+  const width = el?.clientWidth || window.innerWidth - 460;
+  const cols = Math.max(1, Math.floor((width + gap) / (boxMinWidth + gap)));
+  const rows = Math.ceil(count / cols);
+  const offset = el ? el.getBoundingClientRect().top + window.scrollY : 0;
+  const firstRow = Math.max(0, Math.floor((window.scrollY - offset) / (rowHeight + gap)) - 2);
+  const lastRow = Math.min(rows, firstRow + Math.ceil(window.innerHeight / (rowHeight + gap)) + 4);
+  return {
+    ref,
+    from: firstRow * cols,
+    to: Math.min(count, lastRow * cols),
+    top: firstRow * (rowHeight + gap),
+    bottom: (n: number) => Math.max(0, Math.ceil(n / cols) - lastRow) * (rowHeight + gap),
+  };
 }

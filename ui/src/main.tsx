@@ -87,16 +87,17 @@ function App() {
   });
   useEffect(() => onAuthProblem(setAuth), []);
   const state = travel ? travel.state : live.state;
-  const painted = state.nodes.size > 0;
+  const painted = state.listed.nodes && state.listed.pods;
   useEffect(() => {
     if (window.__bonsai) window.__bonsai.renders++;
   });
   useEffect(() => {
     if (!painted || document.body.dataset.painted) return;
-    requestAnimationFrame(() => {
+    // After the frame that draws the listed nodes and pods: the first meaningful paint.
+    requestAnimationFrame(() => setTimeout(() => {
       performance.mark('bonsai-map-painted');
       document.body.dataset.painted = '1';
-    });
+    }, 0));
   }, [painted]);
   const restart = () => {
     live.nodes.restart();

@@ -22,7 +22,8 @@ export interface PodView {
   deleting: boolean;
   /** Why it is not running yet (a waiting container's reason, or the scheduling condition's). */
   reason: string;
-  labels: Record<string, string>;
+  /** As the object has them: read with `label()`. */
+  labels: Obj;
   owner: string;
   req: Resources;
 }
@@ -48,10 +49,11 @@ export function keyOf(o: Obj): string {
   return m.namespace ? `${str(m.namespace)}/${str(m.name)}` : str(m.name);
 }
 
-function strMap(v: unknown): Record<string, string> {
-  const out: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const [k, x] of Object.entries(rec(v))) if (typeof x === 'string') out[k] = x;
-  return out;
+/** A label's value: own string properties only (labels come from JSON, which may hold any key). */
+export function label(labels: Obj, key: string): string | undefined {
+  if (!Object.prototype.hasOwnProperty.call(labels, key)) return undefined;
+  const v = labels[key];
+  return typeof v === 'string' ? v : undefined;
 }
 
 function podRequests(spec: Obj): Resources {
@@ -90,7 +92,7 @@ export function podView(o: Obj): PodView {
   const owner = rec(arr(m.ownerReferences)[0]);
   return {
     key: keyOf(o), ns: str(m.namespace), name: str(m.name), node: str(spec.nodeName), phase: str(st.phase) || 'Pending', ready,
-    deleting: !!m.deletionTimestamp, reason, labels: strMap(m.labels), owner: owner.kind ? `${str(owner.kind)}/${str(owner.name)}` : '',
+    deleting: !!m.deletionTimestamp, reason, labels: rec(m.labels), owner: owner.kind ? `${str(owner.kind)}/${str(owner.name)}` : '',
     req: podRequests(spec),
   };
 }
@@ -111,7 +113,7 @@ export function nodeView(o: Obj): NodeView {
     taints: arr(spec.taints).map(rec).map((t) => `${str(t.key)}${t.value ? `=${str(t.value)}` : ''}:${str(t.effect)}`),
     problems: conds.filter((c) => str(c.type) in healthy && healthy[str(c.type)] !== c.status).map((c) => `${str(c.type)}=${str(c.status)}`),
     alloc: { cpu: quantity(alloc.cpu), mem: quantity(alloc.memory), gpu: quantity(alloc['nvidia.com/gpu']), pods: quantity(alloc.pods) },
-    zone: strMap(m.labels)['topology.kubernetes.io/zone'] ?? '',
+    zone: label(rec(m.labels), 'topology.kubernetes.io/zone') ?? '',
   };
 }
 
@@ -142,6 +144,8 @@ export class ClusterState {
   private byNode = new Map<string, PodView[]>();
   pending: PodView[] = [];
   version = 0;
+  /** Whether the first lists of nodes and pods arrived (the map is then meaningful). */
+  listed = { nodes: false, pods: false };
   private dirty = new Set<string>();
   private pendingDirty = false;
 
@@ -151,12 +155,14 @@ export class ClusterState {
 
   resetNodes(items: Obj[]): void {
     this.nodes = new Map(items.map((o) => [keyOf(o), nodeView(o)]));
+    this.listed.nodes = true;
     this.version++;
   }
 
   resetPods(items: Obj[]): void {
     this.pods = new Map();
     for (const o of items) this.pods.set(keyOf(o), podView(o));
+    this.listed.pods = true;
     this.rebuildAll();
   }
 

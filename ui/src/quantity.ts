@@ -5,9 +5,22 @@ const suffixes: Record<string, number> = {
 };
 const re = /^([+-]?[0-9.]+)(?:([eE][+-]?[0-9]+)|(n|u|m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?)$/;
 
+/** Parsed quantities (the same few strings recur across thousands of pods), bounded. */
+const cache = new Map<string, number>();
+
 export function quantity(v: unknown): number {
   if (typeof v === 'number') return v;
   if (typeof v !== 'string') return 0;
+  let n = cache.get(v);
+  if (n === undefined) {
+    n = parse(v);
+    if (cache.size >= 2000) cache.clear();
+    cache.set(v, n);
+  }
+  return n;
+}
+
+function parse(v: string): number {
   const m = re.exec(v.trim());
   if (!m) return 0;
   const n = Number(m[1]);

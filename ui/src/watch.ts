@@ -75,10 +75,12 @@ export class ListWatch {
     const res = await fetch(apiUrl(this.path), { headers: headers(), signal: this.abort.signal });
     if (!res.ok) throw await failureOf(res);
     const body = rec(await res.json());
+    performance.mark(`bonsai-listed ${this.path}`);
     this.queue = [];
     this.rv = str(rec(body.metadata).resourceVersion);
     this.applied = this.rv;
     this.h.reset(Array.isArray(body.items) ? (body.items as Obj[]) : []);
+    performance.mark(`bonsai-reset ${this.path}`);
     this.h.error?.(undefined);
   }
 

@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { mergePatch } from './api.js';
 import { podClass } from './cluster-map.js';
-import { arr, rec, str, type ClusterState, type Obj, type PodView } from './model.js';
+import { arr, label, rec, str, type ClusterState, type Obj, type PodView } from './model.js';
 import { usePolled } from './collections.js';
 
 export interface WorkloadKind {
@@ -29,14 +29,14 @@ export const addonKinds: (WorkloadKind & { group: string; version: string; resou
   { kind: 'NodePool', group: 'karpenter.sh', version: 'v1', resource: 'nodepools', path: '', scalable: false },
 ];
 
-function selects(sel: Obj, labels: Record<string, string>): boolean {
+function selects(sel: Obj, labels: Obj): boolean {
   const ml = rec(sel.matchLabels);
   const keys = Object.keys(ml);
   const exprs = arr(sel.matchExpressions).map(rec);
   if (!keys.length && !exprs.length) return false;
-  for (const k of keys) if (labels[k] !== ml[k]) return false;
+  for (const k of keys) if (label(labels, k) !== ml[k]) return false;
   for (const e of exprs) {
-    const v = labels[str(e.key)];
+    const v = label(labels, str(e.key));
     const vals = arr(e.values).map(str);
     switch (e.operator) {
       case 'In': if (v === undefined || !vals.includes(v)) return false; break;
@@ -56,13 +56,13 @@ function podsOf(kind: WorkloadKind, o: Obj, state: ClusterState): PodView[] {
   const out: PodView[] = [];
   if (kind.kind === 'CronJob') {
     const jobs = new Set(arr(rec(o.status).active).map((r) => str(rec(r).name)));
-    for (const p of state.pods.values()) if (p.ns === ns && jobs.has(p.labels['job-name'] ?? '')) out.push(p);
+    for (const p of state.pods.values()) if (p.ns === ns && jobs.has(label(p.labels, 'job-name') ?? '')) out.push(p);
     return out;
   }
   const sel = rec(rec(o.spec).selector);
   for (const p of state.pods.values()) {
     if (p.ns !== ns) continue;
-    if (kind.podLabel ? p.labels[kind.podLabel] === name : selects(sel, p.labels)) out.push(p);
+    if (kind.podLabel ? label(p.labels, kind.podLabel) === name : selects(sel, p.labels)) out.push(p);
   }
   return out;
 }
