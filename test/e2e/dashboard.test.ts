@@ -4,12 +4,13 @@
 // explanation names `Insufficient nvidia.com/gpu` for every node. Screenshots go to docs/screenshots.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { eventually } from '../helpers/kubectl.js';
 import { useKubectlServer } from '../helpers/cluster.js';
 import { projectRoot } from '../helpers/server.js';
+import { parse } from 'yaml';
 
 const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const shots = join(projectRoot, 'docs', 'screenshots');
@@ -123,5 +124,29 @@ describe('web dashboard', () => {
     assert.match(await env.k.ok(['get', 'pods']), /web-/);
     await page.locator('[data-action="leave-travel"]').click();
     await page.waitForFunction((sel) => document.querySelectorAll(sel).length >= 3, webPods, { timeout: 5_000 });
+  });
+});
+
+describe('web dashboard under RBAC', () => {
+  const env = useKubectlServer({ args: ['--authorization-mode', 'RBAC'] });
+  let browser: Browser;
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('shows the 403 and a token field; with the pasted admin token the nodes appear', async () => {
+    await eventually(() => existsSync(chromiumPath), 120_000, `${chromiumPath} installed`);
+    browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // Anonymous by default: the UI asks as system:anonymous, whom RBAC lets list no nodes.
+    await page.goto(`${env.server.url}/ui/`);
+    await page.waitForSelector('[data-auth-status="403"]', { timeout: 10_000 });
+    assert.match(await page.locator('.auth').textContent() ?? '', /forbidden: User "system:anonymous" cannot (list resource "nodes"|get path "\/bonsai\/v1\/clock")/);
+    assert.equal(await page.locator('[data-node]').count(), 0);
+    const kubeconfig = parse(readFileSync(env.server.kubeconfig, 'utf8')) as { users: { user: { token: string } }[] };
+    await page.locator('.auth input[type="password"]').fill(kubeconfig.users[0]!.user.token);
+    await page.locator('[data-action="set-token"]').click();
+    await page.waitForFunction((n) => document.querySelectorAll('[data-node]').length === n, nodeNames.length, { timeout: 10_000 });
+    assert.equal(await page.locator('.auth').count(), 0);
   });
 });
