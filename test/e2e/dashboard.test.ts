@@ -125,6 +125,26 @@ describe('web dashboard', () => {
     await page.locator('[data-action="leave-travel"]').click();
     await page.waitForFunction((sel) => document.querySelectorAll(sel).length >= 3, webPods, { timeout: 5_000 });
   });
+
+  it('lists the Deployment with its pods in Workloads and scales it; the events timeline filters by object', async () => {
+    await page.locator('[data-tab="workloads"]').click();
+    const web = page.locator('[data-workload="Deployment/default/web"]');
+    await web.waitFor({ timeout: 5_000 });
+    await page.waitForFunction(() => document.querySelectorAll('[data-workload="Deployment/default/web"] [data-pod]').length === 3, undefined, { timeout: 5_000 });
+    assert.match(await web.textContent() ?? "", /\d\/3 ready · 3 up-to-date/); // worker-1 is stopped: its pod is not ready
+    await web.locator('input.replicas').fill('4');
+    await web.locator('[data-action="scale"]').click();
+    await eventually(async () => (JSON.parse(await env.k.ok(['get', 'deployment', 'web', '-o', 'json'])) as { spec: { replicas: number } }).spec.replicas === 4, 5_000, 'scaled to 4');
+    await page.waitForFunction(() => document.querySelectorAll('[data-workload="Deployment/default/web"] [data-pod]').length === 4, undefined, { timeout: 10_000 });
+    await shot('workloads');
+    await page.locator('[data-tab="events"]').click();
+    await page.locator('.events input').fill('Deployment/web');
+    await page.waitForSelector('[data-event-object="Deployment/web"]', { timeout: 5_000 });
+    const objects = await page.locator('[data-event-object]').evaluateAll((els) => els.map((e) => e.getAttribute('data-event-object')));
+    assert.ok(objects.length > 0 && objects.every((o) => o === 'Deployment/web'), objects.join(','));
+    assert.match(await page.locator('.events').textContent() ?? '', /ScalingReplicaSet/);
+    await shot('events');
+  });
 });
 
 describe('web dashboard under RBAC', () => {

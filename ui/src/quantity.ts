@@ -34,5 +34,6 @@ export function fmtCpu(cores: number): string {
 export function fmtBytes(b: number): string {
   if (b >= 2 ** 30) return `${+(b / 2 ** 30).toFixed(1)}Gi`;
   if (b >= 2 ** 20) return `${Math.round(b / 2 ** 20)}Mi`;
+  if (!b) return '0';
   return `${Math.round(b / 1024)}Ki`;
 }
