@@ -15,6 +15,7 @@ import { jobSetRows } from './jobset.js';
 import { karpenterRows } from './karpenter.js';
 import { karpenterConsolidationRows } from './karpenter-consolidation.js';
 import { timeTravelRows } from './time-travel.js';
+import { dashboardRows } from './dashboard.js';
 import { median } from './load.js';
 import { join, mb, ms, rate, ratio, render, target, type Row } from './table.js';
 
@@ -165,6 +166,7 @@ async function main(): Promise<void> {
   rows.push(...(await karpenterRows(log)));
   rows.push(...karpenterConsolidationRows(quick, log));
   rows.push(...(await timeTravelRows(quick, log)));
+  rows.push(...(await dashboardRows(quick, log)));
 
   process.stdout.write(`\nBonsai benchmark — ${cpus().length} CPUs, node ${process.version}; servers are child processes, the undici load generator runs in the bench process.\n`);
   process.stdout.write('Baseline: bare Fastify + one better-sqlite3 insert per create (WAL, synchronous=NORMAL, temp file); its GET/list routes read SQLite directly.\n\n');

@@ -11,7 +11,7 @@ import { buildServer } from './api/server.js';
 import { openWatches } from './api/watch-stream.js';
 import { HostAllowList } from './api/host-check.js';
 import { closeGracefully, defaultShutdownGraceMs } from './api/graceful-close.js';
-import { ScaledClock, type Clock } from './util/clock.js';
+import { maxClockSpeed, ScaledClock, VirtualClock, type ControllableClock } from './util/clock.js';
 import { createLogger, type Logger } from './util/logger.js';
 import { selectControllers } from './controllers/selection.js';
 import { selectAddons } from './addons/index.js';
@@ -36,6 +36,13 @@ export interface BonsaiOptions {
   data?: string;
   logLevel?: string;
   synchronous?: 'NORMAL' | 'FULL';
+  /**
+   * `--clock`: `scaled` (default) runs simulated time at `clockSpeed` times real time; `virtual` stands still while
+   * anything is runnable and jumps to the next due timer when the process is idle. Both pause, resume and step
+   * (`bonsai.clock`, or `POST /bonsai/v1/clock`).
+   */
+  clock?: 'scaled' | 'virtual';
+  /** `--clock-speed`: the scaled clock's speed (default 1); 0 starts it paused. */
   clockSpeed?: number;
   kubernetesVersion?: string;
   /** Compaction interval in ms (0 disables). */
@@ -71,9 +78,11 @@ export interface BonsaiOptions {
    * Called once requests are served, before the controllers, scheduler and simulated kubelets are loaded and started
    * (`startBonsai` resolves after that): the CLI prints its banner here.
    */
-  onListening?: (at: { url: string; port: number; credentials: AdminCredentials; readonly kubeconfigPath: string }) => void;
+  onListening?: (at: { url: string; port: number; credentials: AdminCredentials; readonly kubeconfigPath: string; uiUrl?: string }) => void;
   /** Where `kubeconfigPath` writes the kubeconfig (default `<data>/kubeconfig`; a temp folder for ':memory:'). */
   kubeconfig?: string;
+  /** Serve the web dashboard under /ui/ (default true; `--no-ui` turns it off). */
+  ui?: boolean;
   /** On close, how long requests in flight may take to finish (default 5 s). */
   shutdownGraceMs?: number;
 }
@@ -89,13 +98,16 @@ export interface AdminCredentials {
 
 export interface Bonsai extends FixtureHelpers {
   url: string;
+  /** The web dashboard's address (absent with `ui: false`). */
+  uiUrl?: string;
   port: number;
   registry: Registry;
   store: SqliteStore;
   app: FastifyInstance;
   /** Host names the server answers for; add names clients use (e.g. TLS SANs) with `hosts.allow(name)`. */
   hosts: HostAllowList;
-  clock: Clock;
+  /** Simulated time: read it, and pause, resume, step or advance it (`await bonsai.clock.advance(ms)`). */
+  clock: ControllableClock;
   log: Logger;
   security: Security;
   credentials: AdminCredentials;
@@ -120,7 +132,9 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const which = selectControllers(opts.controllers);
   const addonNames = selectAddons(opts.addons);
   const audit = opts.auditLog ? new AuditLog(opts.auditLog, parseAuditLevel(opts.auditLevel), log.child({ component: 'audit' })) : undefined;
-  const clock = new ScaledClock(opts.clockSpeed ?? 1);
+  if (opts.clock !== undefined && opts.clock !== 'scaled' && opts.clock !== 'virtual') throw new Error(`clock must be scaled or virtual, not ${String(opts.clock)}`);
+  if (opts.clockSpeed !== undefined && !(opts.clockSpeed >= 0 && opts.clockSpeed <= maxClockSpeed)) throw new Error(`clock speed must be a number from 0 to ${maxClockSpeed}`);
+  const clock: ControllableClock = opts.clock === 'virtual' ? new VirtualClock({ paused: opts.clockSpeed === 0 }) : new ScaledClock(opts.clockSpeed ?? 1);
   if (data !== ':memory:') preparePrivateDatabase(databasePath(data));
   const store = new SqliteStore({ path: databasePath(data), synchronous: opts.synchronous, now: () => clock.nowMs() });
   const registry = new Registry(store, allResources, clock, log.child({ component: 'registry' }));
@@ -153,7 +167,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const hosts = new HostAllowList([...(opts.allowedHosts ?? []), host, ...(opts.tlsSans ?? [])]);
   const app = buildServer({
     reg: registry, log: log.child({ component: 'api' }), kubernetesVersion: opts.kubernetesVersion, authenticator: security.authenticator, audit, hosts,
-    tls: tls && { key: tls.servingKey, cert: tls.servingCert, ca: tls.ca.certPem },
+    tls: tls && { key: tls.servingKey, cert: tls.servingCert, ca: tls.ca.certPem }, ui: opts.ui,
   });
   await app.listen({ host, port: opts.port ?? 6443 });
   const addr = app.server.address();
@@ -165,7 +179,8 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
     ? { token: security.adminToken, ca: tls.ca.certPem, clientCert: tls.adminCert, clientKey: tls.adminKey }
     : { token: security.adminToken };
   const fixture = createFixture(registry, { url, data, kubeconfig: opts.kubeconfig, credentials });
-  opts.onListening?.({ url, port, credentials, get kubeconfigPath() { return fixture.file.path; } });
+  const uiUrl = opts.ui === false ? undefined : `${url}/ui/`;
+  opts.onListening?.({ url, port, credentials, uiUrl, get kubeconfigPath() { return fixture.file.path; } });
   // Stored policies need CEL from the start (a new policy loads it when it is written: its def's `load`).
   if (store.list('admissionregistration.k8s.io/validatingadmissionpolicies').length) void loadCel().catch((err: unknown) => log.warn({ err }, 'the CEL engine did not load'));
   // The API answers from here on; controllers, scheduler and kubelets load meanwhile (as kube-apiserver serves
@@ -183,7 +198,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   compactTimer?.unref();
   let closed = false;
   return withFixture<Omit<Bonsai, keyof FixtureHelpers>>({
-    url, port, registry, store, app, hosts, clock, log, security, credentials,
+    url, uiUrl, port, registry, store, app, hosts, clock, log, security, credentials,
     addonsReady: addons.ready,
     setNodeStopped: (name, stopped) => cluster.setNodeStopped(name, stopped),
     async close() {
@@ -197,6 +212,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
       controllers.stop();
       apiExtensions.stop();
       policyStatus.stop();
+      clock.stop();
       await closeGracefully(app, () => {
         for (const w of [...openWatches]) w();
       }, opts.shutdownGraceMs ?? defaultShutdownGraceMs);

@@ -17,6 +17,7 @@ import { installGracefulClose } from './graceful-close.js';
 import { installRequestMetrics } from './request-metrics.js';
 import { handleResource } from './resource-handler.js';
 import { versionInfo } from './version.js';
+import { isUiPath, registerUiRoutes } from './ui-routes.js';
 import type { UserInfo } from '../auth/types.js';
 import type { Authenticator } from '../auth/authn/authenticator.js';
 import { securityOf } from '../auth/security.js';
@@ -25,6 +26,7 @@ import { authorizationOf } from '../auth/authorization.js';
 import { installRequestChain } from '../auth/request-chain.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { registerBonsaiRoutes } from './bonsai-routes/index.js';
+import { registerClockRoutes, trackRequestsForClock } from './clock-routes.js';
 
 export { maxBodyBytes } from './body-reader.js';
 
@@ -41,6 +43,8 @@ export interface ServerOptions {
   tls?: { key: string; cert: string; ca: string };
   /** Host header names served besides IP literals and localhost (DNS rebinding defence). */
   hosts?: HostAllowList;
+  /** Serve the web dashboard under /ui/ (default true; `--no-ui` turns it off). */
+  ui?: boolean;
 }
 
 function statusFor(err: unknown, log: Logger): ApiError {
@@ -76,6 +80,8 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
 
   installHostCheck(app, opts.hosts ?? new HostAllowList());
   installRequestMetrics(app, reg);
+  // Requests being answered hold the virtual clock (counted before authentication, so refused ones count too).
+  trackRequestsForClock(app, reg);
   // The request chain, in upstream's order: authentication, then authorization, before the body is read.
   // `authenticateRequest` throws the 401 Status for an invalid credential (or none, with anonymous requests off).
   // Then audit, impersonation and authorization (AlwaysAllow unless the registry was given another).
@@ -83,6 +89,8 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   installRequestChain(app, {
     authenticator: opts.authenticator ?? securityOf(reg).authenticator,
     authorization: authorizationOf(reg), audit: opts.audit,
+    // The dashboard's bundle is public code holding no data; what it shows, it asks the API for as the user.
+    isPublic: opts.ui === false ? undefined : isUiPath,
   });
 
   // Group commit: writes are committed together after the current turn; no answer leaves before its data is saved.
@@ -109,7 +117,9 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     app.get(p, async (_req, reply) => reply.header('Content-Type', 'text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send('ok'));
   }
   registerOpenApi(app, reg);
+  if (opts.ui !== false) registerUiRoutes(app);
   registerBonsaiRoutes(app, reg);
+  registerClockRoutes(app, reg);
 
   const address = () => {
     const a = app.server.address();

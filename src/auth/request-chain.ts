@@ -10,12 +10,15 @@ import { forbiddenError, type Authorization } from './authorization.js';
 import { impersonate, impersonationHeaders } from './impersonation.js';
 import { authorizesItself } from '../api/bonsai-routes/paths.js';
 import '../auth/fastify-request.js';
+import { anonymousUser } from './types.js';
 
 export interface RequestChainOptions {
   /** Who requests come from; throws the 401 Status for an invalid credential (or none, with anonymous requests off). */
   authenticator: Authenticator;
   authorization: Authorization;
   audit?: AuditLog;
+  /** Paths served to anyone without authentication or authorization (the dashboard's static bundle). */
+  isPublic?: (url: string) => boolean;
 }
 
 const validAuditId = /^[\x21-\x7e]{1,128}$/;
@@ -47,6 +50,11 @@ function authorizeRequest(req: FastifyRequest, reply: FastifyReply, opts: Reques
 /** Adds the chain to the server: authentication, then audit, impersonation and authorization, before the body is read. */
 export function installRequestChain(app: FastifyInstance, opts: RequestChainOptions): void {
   app.addHook('onRequest', (req, reply, done) => {
+    if (opts.isPublic?.(req.url) && (req.method === 'GET' || req.method === 'HEAD')) {
+      req.user = anonymousUser;
+      done();
+      return;
+    }
     try {
       req.user = opts.authenticator.authenticateRequest(req.raw);
       authorizeRequest(req, reply, opts);

@@ -7,6 +7,7 @@ import { defaultShutdownGraceMs } from '../api/graceful-close.js';
 import { readyLine } from './ready-line.js';
 import { resolveTarget, setNodeStopped } from './node-command.js';
 import { ensurePrivateDir } from '../util/private-files.js';
+import { maxClockSpeed } from '../util/clock-scaled.js';
 
 function port(v: string): number {
   const n = Number(v);
@@ -26,9 +27,9 @@ function bool(v: string | undefined): boolean {
 function collect(v: string, prev: string[]): string[] {
   return [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 }
-function positive(v: string): number {
+function speed(v: string): number {
   const n = Number(v);
-  if (!(n > 0)) throw new InvalidArgumentError('must be a positive number');
+  if (!(n >= 0 && n <= maxClockSpeed)) throw new InvalidArgumentError(`must be a number from 0 (paused) to ${maxClockSpeed}`);
   return n;
 }
 
@@ -42,7 +43,8 @@ program
   .option('--kubeconfig <path>', 'where to write the kubeconfig (default <data>/kubeconfig)')
   .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', 'warn')
   .addOption(new Option('--sync <mode>', 'SQLite synchronous mode').choices(['NORMAL', 'FULL']).default('NORMAL'))
-  .option('--clock-speed <factor>', 'run controller and kubelet time this many times faster', positive, 1)
+  .addOption(new Option('--clock <mode>', 'simulated time: scaled (a multiple of real time) or virtual (jumps to the next timer whenever the server is idle)').choices(['scaled', 'virtual']).default('scaled'))
+  .option('--clock-speed <factor>', 'run controller and kubelet time this many times faster (0: start with the clock paused)', speed, 1)
   .option('--kubernetes-version <v>', 'version reported by /version', 'v1.35.0')
   .option('--nodes <n>', 'number of default worker nodes (0: an empty cluster, no GPU node either)', count)
   .option('--cluster <file>', 'YAML cluster file: node pools and kubelet timings')
@@ -56,12 +58,13 @@ program
   .option('--token-auth-file <file>', 'static tokens: a CSV of token,user,uid,"group1,group2"')
   .option('--anonymous-auth [bool]', 'requests without credentials are system:anonymous (true) or refused with 401 (false)', bool, true)
   .option('--insecure', 'allow a non-loopback --host without TLS and authentication')
+  .option('--no-ui', 'do not serve the web dashboard under /ui/')
   .option('--allowed-host <name>', 'a host name clients use to reach the server (repeatable); IP addresses and localhost always work', collect, [] as string[])
   .addOption(new Option('--output <format>', 'text: a banner once requests are served; json: one JSON line (url, port, kubeconfig, token, pid...) once everything has started').choices(['text', 'json']).default('text'))
   .action(async (o: {
-    host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clockSpeed: number; kubernetesVersion: string;
+    host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clock: 'scaled' | 'virtual'; clockSpeed: number; kubernetesVersion: string;
     nodes?: number; cluster?: string; controllers: string; addons: string; authorizationMode: string; auditLog?: string; auditLevel: 'None' | 'Metadata' | 'Request' | 'RequestResponse';
-    tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[]; output: 'text' | 'json';
+    tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[]; output: 'text' | 'json'; ui: boolean;
   }) => {
     if (o.output === 'json' && o.auditLog === '-') throw new InvalidArgumentError('--audit-log - writes to stdout, which --output json keeps for its line: give a file');
     if (o.data !== ':memory:') ensurePrivateDir(o.data);
@@ -79,15 +82,15 @@ program
     process.on('SIGTERM', stop);
     if (process.env.npm_lifecycle_event) stopWithParent(stop);
     bonsai = await startBonsai({
-      host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
+      host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clock: o.clock, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
       cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], addons: [o.addons], allowedHosts: o.allowedHost,
       authorizationMode: o.authorizationMode, auditLog: o.auditLog, auditLevel: o.auditLevel,
-      tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure, kubeconfig: o.kubeconfig,
+      tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure, kubeconfig: o.kubeconfig, ui: o.ui,
       // The banner goes out as soon as requests are served; controllers, scheduler and kubelets start meanwhile.
       // The kubeconfig (<data>/kubeconfig, or a temp folder removed on exit for :memory:) is merged into what is there.
       onListening(at) {
         const kubeconfig = at.kubeconfigPath;
-        if (o.output === 'text') process.stdout.write(`Bonsai is serving the Kubernetes API at ${at.url} (kubeconfig: ${kubeconfig})\n`);
+        if (o.output === 'text') process.stdout.write(`Bonsai is serving the Kubernetes API at ${at.url} (kubeconfig: ${kubeconfig})${at.uiUrl ? `; dashboard at ${at.uiUrl}` : ''}\n`);
       },
     });
     if (o.output === 'json' && !stopping) process.stdout.write(`${readyLine(bonsai, o.data)}\n`);

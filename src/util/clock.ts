@@ -1,4 +1,7 @@
-// The one clock that controllers, the scheduler and kubelets read. It can run faster than real time.
+// The one clock that controllers, the scheduler and kubelets read: scaled (a multiple of real time, pausable and
+// steppable: clock-scaled.ts) or virtual (jumps to the next timer whenever the process is idle: clock-virtual.ts).
+// Whatever simulates behaviour (timestamps, delays, periods) reads it; only genuinely real-time matters (HTTP and
+// watch timeouts, audit, certificates, caches) read Date.now().
 export interface Clock {
   now(): Date;
   nowMs(): number;
@@ -7,37 +10,9 @@ export interface Clock {
   setInterval(fn: () => void, ms: number): () => void;
 }
 
-export class ScaledClock implements Clock {
-  private readonly startReal = Date.now();
-  constructor(private readonly speed = 1, private readonly origin = Date.now()) {}
-  nowMs(): number {
-    return this.origin + (Date.now() - this.startReal) * this.speed;
-  }
-  now(): Date {
-    return new Date(this.nowMs());
-  }
-  setTimeout(fn: () => void, ms: number): () => void {
-    // Node fires a timer longer than 2^31-1 ms at once (with a TimeoutOverflowWarning on stderr): long waits,
-    // such as a client's grace period of weeks, are chained; an infinite one never fires.
-    const delay = Number.isNaN(ms) ? 0 : Math.max(0, ms / this.speed);
-    if (delay === Infinity) return () => undefined;
-    let t: NodeJS.Timeout;
-    const arm = (remaining: number) => {
-      t = setTimeout(() => (remaining > maxTimerMs ? arm(remaining - maxTimerMs) : fn()), Math.min(remaining, maxTimerMs));
-      t.unref();
-    };
-    arm(delay);
-    return () => clearTimeout(t);
-  }
-  setInterval(fn: () => void, ms: number): () => void {
-    const t = setInterval(fn, Math.min(maxTimerMs, Math.max(1, Number.isNaN(ms) ? 1 : ms / this.speed)));
-    t.unref();
-    return () => clearInterval(t);
-  }
-}
-
-/** The longest delay Node's timers take. */
-const maxTimerMs = 2 ** 31 - 1;
+export { ScaledClock, maxClockSpeed } from './clock-scaled.js';
+export { VirtualClock, type VirtualClockOptions } from './clock-virtual.js';
+export { isControllable, type ClockControl, type ClockMode, type ClockStatus, type ControllableClock } from './clock-base.js';
 
 let renderedSecond = NaN;
 let rendered = '';

@@ -1,0 +1,80 @@
+// Requests to the ordinary Kubernetes API from the browser, same origin. Anonymous by default; a bearer token only
+// when the user pastes one (kept for the tab's session). 401 and 403 answers are reported to the auth banner.
+export class ApiFailure extends Error {
+  constructor(readonly status: number, message: string, readonly reason = '') {
+    super(message);
+  }
+}
+
+type Listener = (failure: ApiFailure | undefined) => void;
+const authListeners = new Set<Listener>();
+let token = safeSession('get') ?? '';
+
+function safeSession(op: 'get' | 'set', value?: string): string | undefined {
+  try {
+    if (op === 'get') return sessionStorage.getItem('bonsai-token') ?? undefined;
+    if (value) sessionStorage.setItem('bonsai-token', value);
+    else sessionStorage.removeItem('bonsai-token');
+  } catch {
+    // storage may be off: the token then lives in memory only
+  }
+  return undefined;
+}
+
+export function currentToken(): string {
+  return token;
+}
+export function setToken(t: string): void {
+  token = t.trim();
+  safeSession('set', token);
+  reportAuth(undefined);
+}
+export function onAuthProblem(fn: Listener): () => void {
+  authListeners.add(fn);
+  return () => authListeners.delete(fn);
+}
+function reportAuth(f: ApiFailure | undefined): void {
+  for (const fn of authListeners) fn(f);
+}
+
+export function headers(extra: Record<string, string> = {}): Record<string, string> {
+  const h: Record<string, string> = { Accept: 'application/json', ...extra };
+  if (token) h.Authorization = `Bearer ${token}`;
+  return h;
+}
+
+/** Adds pretty=false: the server indents JSON for browser user agents otherwise. */
+export function apiUrl(path: string): string {
+  return `${path}${path.includes('?') ? '&' : '?'}pretty=false`;
+}
+
+export async function failureOf(res: Response): Promise<ApiFailure> {
+  let message = `${res.status} ${res.statusText}`;
+  let reason = '';
+  try {
+    const body: unknown = await res.json();
+    if (body && typeof body === 'object') {
+      const b = body as { message?: unknown; reason?: unknown };
+      if (typeof b.message === 'string') message = b.message;
+      if (typeof b.reason === 'string') reason = b.reason;
+    }
+  } catch {
+    // not a Status
+  }
+  const f = new ApiFailure(res.status, message, reason);
+  if (res.status === 401 || res.status === 403) reportAuth(f);
+  return f;
+}
+
+export async function request<T = unknown>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
+  const res = await fetch(apiUrl(path), {
+    method,
+    headers: headers(body === undefined ? {} : { 'Content-Type': contentType }),
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw await failureOf(res);
+  return (await res.json()) as T;
+}
+
+export const getJson = <T = unknown>(path: string): Promise<T> => request<T>('GET', path);
+export const mergePatch = <T = unknown>(path: string, body: unknown): Promise<T> => request<T>('PATCH', path, body, 'application/merge-patch+json');

@@ -1,0 +1,137 @@
+// The cluster map: a box per node with request bars (CPU, memory, pods, GPU against allocatable), its pods as
+// small squares coloured by phase and readiness, and the pending pods' queue. Node boxes are memoized on their
+// NodeView and pod list, which the state replaces only when they change; clicks are delegated through data-*
+// attributes so ten thousand pods need no handler each.
+import { memo } from 'preact/compat';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { fmtBytes, fmtCpu } from './quantity.js';
+import { usage, type ClusterState, type NodeView, type PodView } from './model.js';
+
+export function podClass(p: PodView): string {
+  if (p.deleting) return 'pod terminating';
+  if (p.phase === 'Running') return p.ready ? 'pod running' : 'pod unready';
+  if (p.phase === 'Pending') return p.reason && /BackOff|Err|Invalid/.test(p.reason) ? 'pod failing' : 'pod pending';
+  return `pod ${p.phase.toLowerCase()}`;
+}
+
+/** Pods drawn in a box (its height is fixed so that only the boxes in view need rendering); more show as +N. */
+const maxPodsShown = 80;
+/** Box size and gap, as app.css sets them. */
+const boxMinWidth = 190;
+const rowHeight = 156;
+const gap = 6;
+
+function Bar(props: { label: string; used: number; total: number; fmt: (n: number) => string }) {
+  const { used, total } = props;
+  if (!total && !used) return null;
+  const pct = total ? Math.min(100, (used / total) * 100) : 100;
+  return (
+    <div class="bar" title={`${props.label}: ${props.fmt(used)} requested of ${props.fmt(total)} allocatable`}>
+      <span class="bar-label">{props.label}</span>
+      <span class="bar-track"><span class={pct >= 90 ? 'bar-fill hot' : 'bar-fill'} style={{ width: `${pct}%` }} /></span>
+      <span class="bar-text">{props.fmt(used)}/{props.fmt(total)}</span>
+    </div>
+  );
+}
+
+const count = (n: number) => `${Math.round(n)}`;
+
+export const NodeBox = memo(function NodeBox(props: { node: NodeView; pods: PodView[]; selected: boolean; selectedPod: string }) {
+  const { node, pods } = props;
+  const u = usage(pods);
+  const flags = [];
+  if (node.stopped) flags.push(<span class="flag stopped">stopped</span>);
+  if (node.cordoned) flags.push(<span class="flag cordoned">cordoned</span>);
+  if (node.ready !== 'True') flags.push(<span class="flag notready">NotReady</span>);
+  const shown = pods.length > maxPodsShown ? pods.slice(0, maxPodsShown) : pods;
+  return (
+    <div class={`node${node.ready === 'True' ? '' : ' down'}${node.cordoned ? ' cordoned' : ''}${props.selected ? ' selected' : ''}`}
+      data-node={node.name} data-ready={node.ready} data-stopped={String(node.stopped)} data-cordoned={String(node.cordoned)}>
+      <div class="node-head"><b class="node-name">{node.name}</b> <span class="zone">{node.zone}</span> {flags}</div>
+      <Bar label="CPU" used={u.cpu} total={node.alloc.cpu} fmt={fmtCpu} />
+      <Bar label="Mem" used={u.mem} total={node.alloc.mem} fmt={fmtBytes} />
+      <Bar label="Pods" used={u.pods} total={node.alloc.pods} fmt={count} />
+      {node.alloc.gpu || u.gpu ? <Bar label="GPU" used={u.gpu} total={node.alloc.gpu} fmt={count} /> : null}
+      {node.problems.length || node.taints.length ? (
+        <div class="node-notes">
+          {node.problems.map((c) => <span class="cond">{c}</span>)}
+          {node.taints.map((t) => <span class="taint">{t}</span>)}
+        </div>
+      ) : null}
+      <div class="pods">
+        {shown.map((p) => <i key={p.key} class={p.key === props.selectedPod ? `${podClass(p)} sel` : podClass(p)} data-pod={p.key} title={`${p.key} ${p.phase}${p.reason ? ` (${p.reason})` : ''}`} />)}
+        {pods.length > shown.length ? <span class="more">+{pods.length - shown.length}</span> : null}
+      </div>
+    </div>
+  );
+});
+
+export function ClusterMap(props: { state: ClusterState; version: number; selectedNode: string; selectedPod: string; onNode(name: string): void; onPod(key: string): void }) {
+  const { state } = props;
+  const onClick = (e: MouseEvent) => {
+    const el = e.target instanceof Element ? e.target : null;
+    const pod = el?.closest('[data-pod]')?.getAttribute('data-pod');
+    if (pod) return props.onPod(pod);
+    const node = el?.closest('[data-node]')?.getAttribute('data-node');
+    if (node) props.onNode(node);
+  };
+  const nodes = [...state.nodes.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const win = useWindow(props.selectedNode, nodes.length);
+  const pending = state.pending;
+  const selPodNode = state.pods.get(props.selectedPod)?.node ?? "";
+  return (
+    <div class="map" onClick={onClick} data-version={props.version}>
+      <div class="pending" data-pending={pending.length}>
+        <b>Pending ({pending.length})</b>
+        <div class="pods">
+          {pending.slice(0, 500).map((p) => <span key={p.key} class={p.key === props.selectedPod ? 'pending-pod sel' : 'pending-pod'} data-pod={p.key} title={p.reason}>{p.name}</span>)}
+          {pending.length > 500 ? <span class="more">+{pending.length - 500}</span> : null}
+        </div>
+      </div>
+      <div class="nodes" ref={win.ref} data-nodes={nodes.length} data-pods={state.pods.size} style={{ paddingTop: `${win.top}px`, paddingBottom: `${win.bottom(nodes.length)}px` }}>
+        {nodes.slice(win.from, win.to).map((n) => <NodeBox key={n.name} node={n} pods={state.podsOn(n.name)} selected={n.name === props.selectedNode} selectedPod={n.name === selPodNode ? props.selectedPod : ""} />)}
+      </div>
+    </div>
+  );
+}
+
+/**
+ * Which node boxes are in (or near) the viewport: boxes have a fixed height in a grid of equal columns, so the map
+ * renders only those rows and pads the rest, whatever the number of nodes.
+ */
+function useWindow(_sel: string, count: number) {
+  const ref = useRef<HTMLDivElement>(null);
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    let queued = false;
+    const on = () => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => {
+        queued = false;
+        setTick((t) => t + 1);
+      });
+    };
+    window.addEventListener('scroll', on, { passive: true });
+    window.addEventListener('resize', on);
+    on();
+    return () => {
+      window.removeEventListener('scroll', on);
+      window.removeEventListener('resize', on);
+    };
+  }, []);
+  const el = ref.current;
+  const width = el?.clientWidth || window.innerWidth - 460;
+  const cols = Math.max(1, Math.floor((width + gap) / (boxMinWidth + gap)));
+  const rows = Math.ceil(count / cols);
+  const offset = el ? el.getBoundingClientRect().top + window.scrollY : 0;
+  const firstRow = Math.max(0, Math.floor((window.scrollY - offset) / (rowHeight + gap)) - 2);
+  const lastRow = Math.min(rows, firstRow + Math.ceil(window.innerHeight / (rowHeight + gap)) + 4);
+  return {
+    ref,
+    from: firstRow * cols,
+    to: Math.min(count, lastRow * cols),
+    top: firstRow * (rowHeight + gap),
+    bottom: (n: number) => Math.max(0, Math.ceil(n / cols) - lastRow) * (rowHeight + gap),
+  };
+}

@@ -1,0 +1,137 @@
+// The Bonsai dashboard: live cluster map, workloads, events, scheduling explanations, time travel and controls,
+// all over the ordinary API from the browser.
+import { render } from 'preact';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import './app.css';
+import { getJson, onAuthProblem, setToken, type ApiFailure } from './api.js';
+import { ClusterState, arr, rec, str } from './model.js';
+import { ListWatch } from './watch.js';
+import { ClusterMap } from './cluster-map.js';
+import { NodeDetails, PodDetails } from './details.js';
+import { addonKinds, builtinKinds, Workloads, type WorkloadKind } from './workloads.js';
+import { Events } from './events.js';
+import { TimeTravelBar, type Travel } from './time-travel.js';
+import { ClockBar } from './clock.js';
+
+interface Live {
+  state: ClusterState;
+  nodes: ListWatch;
+  pods: ListWatch;
+  kinds: WorkloadKind[];
+}
+
+declare global {
+  interface Window {
+    __bonsai?: { state: ClusterState; nodesRv(): string; podsRv(): string; renders: number };
+  }
+}
+
+function useLive(bump: () => void, onError: (e: ApiFailure | Error | undefined) => void): Live {
+  return useMemo(() => {
+    const state = new ClusterState();
+    const nodes = new ListWatch('/api/v1/nodes', {
+      reset: (items) => { state.resetNodes(items); bump(); },
+      batch: (evs) => { state.applyNodes(evs); bump(); },
+      error: onError,
+    }).start();
+    const pods = new ListWatch('/api/v1/pods', {
+      reset: (items) => { state.resetPods(items); bump(); },
+      batch: (evs) => { state.applyPods(evs); bump(); },
+      error: onError,
+    }).start();
+    const kinds = [...builtinKinds];
+    // Add-on kinds, when the server serves their groups.
+    void getJson('/apis').then((d) => {
+      const groups = new Map(arr(rec(d).groups).map(rec).map((g) => [str(g.name), arr(g.versions).map((v) => str(rec(v).version))]));
+      for (const a of addonKinds) {
+        const versions = groups.get(a.group);
+        if (!versions) continue;
+        const version = versions.includes(a.version) ? a.version : versions[0]!;
+        const k = { ...a, path: `/apis/${a.group}/${version}/${a.resource}` };
+        kinds.push(k);
+      }
+      bump();
+    }, () => undefined);
+    window.__bonsai = { state, nodesRv: () => nodes.applied, podsRv: () => pods.applied, renders: 0 };
+    return { state, nodes, pods, kinds };
+  }, []);
+}
+
+function AuthBanner(props: { failure: ApiFailure | undefined; onToken(): void }) {
+  const [value, setValue] = useState('');
+  if (!props.failure) return null;
+  return (
+    <div class="auth" data-auth-status={props.failure.status}>
+      <b>{props.failure.status === 401 ? '401 Unauthorized' : '403 Forbidden'}</b>: {props.failure.message}
+      <div>
+        The dashboard asks the API as you: paste a bearer token to act as its user (kept for this tab only).
+        <input type="password" placeholder="bearer token" value={value} onInput={(e) => setValue((e.target as HTMLInputElement).value)} />
+        <button data-action="set-token" onClick={() => { setToken(value); props.onToken(); }}>Use token</button>
+      </div>
+    </div>
+  );
+}
+
+type Tab = 'map' | 'workloads' | 'events';
+
+function App() {
+  const [version, setVersion] = useState(0);
+  const [auth, setAuth] = useState<ApiFailure | undefined>();
+  const [tab, setTab] = useState<Tab>('map');
+  const [selNode, setSelNode] = useState('');
+  const [selPod, setSelPod] = useState('');
+  const [travel, setTravel] = useState<Travel | undefined>();
+  const bump = () => setVersion((v) => v + 1);
+  const live = useLive(bump, (e) => {
+    if (e && 'status' in e && (e.status === 401 || e.status === 403)) setAuth(e);
+  });
+  useEffect(() => onAuthProblem(setAuth), []);
+  const state = travel ? travel.state : live.state;
+  const painted = state.listed.nodes && state.listed.pods;
+  useEffect(() => {
+    if (window.__bonsai) window.__bonsai.renders++;
+  });
+  useEffect(() => {
+    if (!painted || document.body.dataset.painted) return;
+    // After the frame that draws the listed nodes and pods: the first meaningful paint.
+    requestAnimationFrame(() => setTimeout(() => {
+      performance.mark('bonsai-map-painted');
+      document.body.dataset.painted = '1';
+    }, 0));
+  }, [painted]);
+  const restart = () => {
+    live.nodes.restart();
+    live.pods.restart();
+  };
+  const selectPod = (k: string) => { setSelPod(k); setSelNode(''); };
+  const selectNode = (n: string) => { setSelNode(n); setSelPod(''); };
+  return (
+    <div class={travel ? 'app travelling' : 'app'}>
+      <header>
+        <h1>Bonsai</h1>
+        <nav>
+          {(['map', 'workloads', 'events'] as Tab[]).map((t) => <button class={tab === t ? 'tab on' : 'tab'} data-tab={t} onClick={() => setTab(t)}>{t === 'map' ? 'Cluster map' : t === 'workloads' ? 'Workloads' : 'Events'}</button>)}
+        </nav>
+        <ClockBar />
+      </header>
+      <AuthBanner failure={auth} onToken={() => { setAuth(undefined); restart(); }} />
+      <TimeTravelBar travel={travel} onTravel={setTravel} />
+      <main>
+        <div class="content">
+          {tab === 'map' ? <ClusterMap state={state} version={travel ? travel.revision : version} selectedNode={selNode} selectedPod={selPod} onNode={selectNode} onPod={selectPod} /> : null}
+          {tab === 'workloads' ? <Workloads kinds={live.kinds} state={live.state} version={version} /> : null}
+          {tab === 'events' ? <Events /> : null}
+        </div>
+        {selNode || selPod ? (
+          <aside>
+            <button class="close" onClick={() => { setSelNode(''); setSelPod(''); }}>×</button>
+            {selNode ? <NodeDetails state={state} name={selNode} readOnly={!!travel} /> : null}
+            {selPod ? <PodDetails state={state} podKey={selPod} live={!travel} /> : null}
+          </aside>
+        ) : null}
+      </main>
+    </div>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

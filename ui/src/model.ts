@@ -1,0 +1,233 @@
+// What the cluster map shows, reduced from API objects: nodes, pods, and per-node pod lists. The state applies
+// batches of watch events and replaces only the lists of the nodes they touched, so memoized node boxes of the
+// others do not render again.
+import { quantity } from './quantity.js';
+
+export type Obj = Record<string, unknown>;
+
+export interface Resources {
+  cpu: number;
+  mem: number;
+  gpu: number;
+  pods: number;
+}
+
+export interface PodView {
+  key: string;
+  ns: string;
+  name: string;
+  node: string;
+  phase: string;
+  ready: boolean;
+  deleting: boolean;
+  /** Why it is not running yet (a waiting container's reason, or the scheduling condition's). */
+  reason: string;
+  /** As the object has them: read with `label()`. */
+  labels: Obj;
+  owner: string;
+  req: Resources;
+}
+
+export interface NodeView {
+  name: string;
+  ready: string;
+  stopped: boolean;
+  cordoned: boolean;
+  taints: string[];
+  /** Conditions not in their healthy state. */
+  problems: string[];
+  alloc: Resources;
+  zone: string;
+}
+
+export const rec = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+export const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+export function keyOf(o: Obj): string {
+  const m = rec(o.metadata);
+  return m.namespace ? `${str(m.namespace)}/${str(m.name)}` : str(m.name);
+}
+
+/** A label's value: own string properties only (labels come from JSON, which may hold any key). */
+export function label(labels: Obj, key: string): string | undefined {
+  if (!Object.prototype.hasOwnProperty.call(labels, key)) return undefined;
+  const v = labels[key];
+  return typeof v === 'string' ? v : undefined;
+}
+
+function podRequests(spec: Obj): Resources {
+  const sum = { cpu: 0, mem: 0, gpu: 0, pods: 1 };
+  const add = (c: unknown, into: Resources) => {
+    const r = rec(rec(rec(c).resources).requests);
+    const l = rec(rec(rec(c).resources).limits);
+    into.cpu += quantity(r.cpu ?? l.cpu);
+    into.mem += quantity(r.memory ?? l.memory);
+    into.gpu += quantity(r['nvidia.com/gpu'] ?? l['nvidia.com/gpu']);
+  };
+  for (const c of arr(spec.containers)) add(c, sum);
+  for (const c of arr(spec.initContainers)) {
+    const one = { cpu: 0, mem: 0, gpu: 0, pods: 1 };
+    add(c, one);
+    sum.cpu = Math.max(sum.cpu, one.cpu);
+    sum.mem = Math.max(sum.mem, one.mem);
+    sum.gpu = Math.max(sum.gpu, one.gpu);
+  }
+  return sum;
+}
+
+export function podView(o: Obj): PodView {
+  const m = rec(o.metadata);
+  const spec = rec(o.spec);
+  const st = rec(o.status);
+  const conds = arr(st.conditions).map(rec);
+  const ready = conds.some((c) => c.type === 'Ready' && c.status === 'True');
+  let reason = '';
+  for (const cs of arr(st.containerStatuses)) {
+    const w = rec(rec(rec(cs).state).waiting);
+    if (w.reason) reason = str(w.reason);
+  }
+  const sched = conds.find((c) => c.type === 'PodScheduled' && c.status === 'False');
+  if (!reason && sched) reason = str(sched.reason);
+  const owner = rec(arr(m.ownerReferences)[0]);
+  return {
+    key: keyOf(o), ns: str(m.namespace), name: str(m.name), node: str(spec.nodeName), phase: str(st.phase) || 'Pending', ready,
+    deleting: !!m.deletionTimestamp, reason, labels: rec(m.labels), owner: owner.kind ? `${str(owner.kind)}/${str(owner.name)}` : '',
+    req: podRequests(spec),
+  };
+}
+
+const healthy: Record<string, string> = { Ready: 'True', MemoryPressure: 'False', DiskPressure: 'False', PIDPressure: 'False', NetworkUnavailable: 'False' };
+
+export function nodeView(o: Obj): NodeView {
+  const m = rec(o.metadata);
+  const spec = rec(o.spec);
+  const st = rec(o.status);
+  const alloc = rec(st.allocatable);
+  const conds = arr(st.conditions).map(rec);
+  return {
+    name: str(m.name),
+    ready: str(conds.find((c) => c.type === 'Ready')?.status) || 'Unknown',
+    stopped: rec(m.annotations)['bonsai.dev/stopped'] === 'true',
+    cordoned: spec.unschedulable === true,
+    taints: arr(spec.taints).map(rec).map((t) => `${str(t.key)}${t.value ? `=${str(t.value)}` : ''}:${str(t.effect)}`),
+    problems: conds.filter((c) => str(c.type) in healthy && healthy[str(c.type)] !== c.status).map((c) => `${str(c.type)}=${str(c.status)}`),
+    alloc: { cpu: quantity(alloc.cpu), mem: quantity(alloc.memory), gpu: quantity(alloc['nvidia.com/gpu']), pods: quantity(alloc.pods) },
+    zone: label(rec(m.labels), 'topology.kubernetes.io/zone') ?? '',
+  };
+}
+
+export interface WatchEvent {
+  type: string;
+  object: Obj;
+}
+
+const noPods: PodView[] = [];
+const terminal = (p: PodView) => p.phase === 'Succeeded' || p.phase === 'Failed';
+
+export function usage(pods: PodView[]): Resources {
+  const u = { cpu: 0, mem: 0, gpu: 0, pods: 0 };
+  for (const p of pods) {
+    if (terminal(p)) continue;
+    u.cpu += p.req.cpu;
+    u.mem += p.req.mem;
+    u.gpu += p.req.gpu;
+    u.pods += 1;
+  }
+  return u;
+}
+
+/** Nodes and pods as the map draws them; `version` changes whenever anything did. */
+export class ClusterState {
+  nodes = new Map<string, NodeView>();
+  pods = new Map<string, PodView>();
+  private byNode = new Map<string, PodView[]>();
+  pending: PodView[] = [];
+  version = 0;
+  /** Whether the first lists of nodes and pods arrived (the map is then meaningful). */
+  listed = { nodes: false, pods: false };
+  private dirty = new Set<string>();
+  private pendingDirty = false;
+
+  podsOn(node: string): PodView[] {
+    return this.byNode.get(node) ?? noPods;
+  }
+
+  resetNodes(items: Obj[]): void {
+    this.nodes = new Map(items.map((o) => [keyOf(o), nodeView(o)]));
+    this.listed.nodes = true;
+    this.version++;
+  }
+
+  resetPods(items: Obj[]): void {
+    this.pods = new Map();
+    for (const o of items) this.pods.set(keyOf(o), podView(o));
+    this.listed.pods = true;
+    this.rebuildAll();
+  }
+
+  applyNodes(events: WatchEvent[]): void {
+    for (const e of events) {
+      const k = keyOf(e.object);
+      if (e.type === 'DELETED') this.nodes.delete(k);
+      else if (e.type === 'ADDED' || e.type === 'MODIFIED') this.nodes.set(k, nodeView(e.object));
+    }
+    this.version++;
+  }
+
+  applyPods(events: WatchEvent[]): void {
+    for (const e of events) {
+      if (e.type !== 'ADDED' && e.type !== 'MODIFIED' && e.type !== 'DELETED') continue;
+      const k = keyOf(e.object);
+      const before = this.pods.get(k);
+      if (before) this.touch(before.node);
+      if (e.type === 'DELETED') this.pods.delete(k);
+      else {
+        const p = podView(e.object);
+        this.pods.set(k, p);
+        this.touch(p.node);
+      }
+    }
+    this.flush();
+  }
+
+  private touch(node: string): void {
+    if (node) this.dirty.add(node);
+    else this.pendingDirty = true;
+  }
+
+  private flush(): void {
+    if (!this.dirty.size && !this.pendingDirty) return;
+    const lists = new Map<string, PodView[]>();
+    for (const n of this.dirty) lists.set(n, []);
+    const pending: PodView[] = [];
+    for (const p of this.pods.values()) {
+      if (!p.node) {
+        if (this.pendingDirty && !terminal(p)) pending.push(p);
+      } else lists.get(p.node)?.push(p);
+    }
+    for (const [n, l] of lists) this.byNode.set(n, l);
+    if (this.pendingDirty) this.pending = pending;
+    this.dirty.clear();
+    this.pendingDirty = false;
+    this.version++;
+  }
+
+  private rebuildAll(): void {
+    this.byNode = new Map();
+    const pending: PodView[] = [];
+    for (const p of this.pods.values()) {
+      if (!p.node) {
+        if (!terminal(p)) pending.push(p);
+        continue;
+      }
+      let l = this.byNode.get(p.node);
+      if (!l) this.byNode.set(p.node, (l = []));
+      l.push(p);
+    }
+    this.pending = pending;
+    this.dirty.clear();
+    this.pendingDirty = false;
+    this.version++;
+  }
+}

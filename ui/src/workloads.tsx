@@ -1,0 +1,137 @@
+// Workloads: Deployments, StatefulSets, DaemonSets, Jobs, CronJobs and the add-on kinds the server serves (JobSets,
+// LeaderWorkerSets, Karpenter NodePools), each with rollout progress, conditions and its pods; scale from here.
+import { useState } from 'preact/hooks';
+import { mergePatch } from './api.js';
+import { podClass } from './cluster-map.js';
+import { arr, label, rec, str, type ClusterState, type Obj, type PodView } from './model.js';
+import { usePolled } from './collections.js';
+
+export interface WorkloadKind {
+  kind: string;
+  /** List path, e.g. /apis/apps/v1/deployments. */
+  path: string;
+  scalable: boolean;
+  /** A label its pods carry naming it, when pods are not found through a selector. */
+  podLabel?: string;
+}
+
+export const builtinKinds: WorkloadKind[] = [
+  { kind: 'Deployment', path: '/apis/apps/v1/deployments', scalable: true },
+  { kind: 'StatefulSet', path: '/apis/apps/v1/statefulsets', scalable: true },
+  { kind: 'DaemonSet', path: '/apis/apps/v1/daemonsets', scalable: false },
+  { kind: 'Job', path: '/apis/batch/v1/jobs', scalable: false },
+  { kind: 'CronJob', path: '/apis/batch/v1/cronjobs', scalable: false },
+];
+
+export const addonKinds: (WorkloadKind & { group: string; version: string; resource: string })[] = [
+  { kind: 'JobSet', group: 'jobset.x-k8s.io', version: 'v1alpha2', resource: 'jobsets', path: '', scalable: false, podLabel: 'jobset.sigs.k8s.io/jobset-name' },
+  { kind: 'LeaderWorkerSet', group: 'leaderworkerset.x-k8s.io', version: 'v1', resource: 'leaderworkersets', path: '', scalable: true, podLabel: 'leaderworkerset.sigs.k8s.io/name' },
+  { kind: 'NodePool', group: 'karpenter.sh', version: 'v1', resource: 'nodepools', path: '', scalable: false },
+];
+
+function selects(sel: Obj, labels: Obj): boolean {
+  const ml = rec(sel.matchLabels);
+  const keys = Object.keys(ml);
+  const exprs = arr(sel.matchExpressions).map(rec);
+  if (!keys.length && !exprs.length) return false;
+  for (const k of keys) if (label(labels, k) !== ml[k]) return false;
+  for (const e of exprs) {
+    const v = label(labels, str(e.key));
+    const vals = arr(e.values).map(str);
+    switch (e.operator) {
+      case 'In': if (v === undefined || !vals.includes(v)) return false; break;
+      case 'NotIn': if (v !== undefined && vals.includes(v)) return false; break;
+      case 'Exists': if (v === undefined) return false; break;
+      case 'DoesNotExist': if (v !== undefined) return false; break;
+      default: return false;
+    }
+  }
+  return true;
+}
+
+function podsOf(kind: WorkloadKind, o: Obj, state: ClusterState): PodView[] {
+  const m = rec(o.metadata);
+  const ns = str(m.namespace);
+  const name = str(m.name);
+  const out: PodView[] = [];
+  if (kind.kind === 'CronJob') {
+    const jobs = new Set(arr(rec(o.status).active).map((r) => str(rec(r).name)));
+    for (const p of state.pods.values()) if (p.ns === ns && jobs.has(label(p.labels, 'job-name') ?? '')) out.push(p);
+    return out;
+  }
+  const sel = rec(rec(o.spec).selector);
+  for (const p of state.pods.values()) {
+    if (p.ns !== ns) continue;
+    if (kind.podLabel ? label(p.labels, kind.podLabel) === name : selects(sel, p.labels)) out.push(p);
+  }
+  return out;
+}
+
+function progress(kind: string, o: Obj): string {
+  const spec = rec(o.spec);
+  const st = rec(o.status);
+  const n = (v: unknown) => (typeof v === 'number' ? v : 0);
+  switch (kind) {
+    case 'Deployment': return `${n(st.readyReplicas)}/${n(spec.replicas ?? 1)} ready · ${n(st.updatedReplicas)} up-to-date · ${n(st.availableReplicas)} available`;
+    case 'StatefulSet': return `${n(st.readyReplicas)}/${n(spec.replicas ?? 1)} ready · ${n(st.updatedReplicas)} updated`;
+    case 'DaemonSet': return `${n(st.numberReady)}/${n(st.desiredNumberScheduled)} ready · ${n(st.updatedNumberScheduled)} updated`;
+    case 'Job': return `${n(st.succeeded)}/${n(spec.completions ?? 1)} succeeded · ${n(st.active)} active · ${n(st.failed)} failed`;
+    case 'CronJob': return `${str(spec.schedule)} · ${arr(st.active).length} active · last ${str(st.lastScheduleTime) || 'never'}`;
+    case 'LeaderWorkerSet': return `${n(st.readyReplicas)}/${n(spec.replicas ?? 1)} groups ready`;
+    case 'NodePool': return `${Object.entries(rec(st.resources)).map(([k, v]) => `${k} ${str(v)}`).join(', ') || 'no nodes'}`;
+    default: return Object.entries(rec(st)).filter(([, v]) => typeof v === 'number').map(([k, v]) => `${k} ${String(v)}`).join(' · ');
+  }
+}
+
+function Workload(props: { kind: WorkloadKind; o: Obj; state: ClusterState; readOnly: boolean }) {
+  const { kind, o } = props;
+  const m = rec(o.metadata);
+  const [msg, setMsg] = useState('');
+  const [replicas, setReplicas] = useState(String(rec(o.spec).replicas ?? ''));
+  const pods = podsOf(kind, o, props.state);
+  const conds = arr(rec(o.status).conditions).map(rec);
+  const scale = () => {
+    const n = Number(replicas);
+    if (!Number.isInteger(n) || n < 0) return setMsg('replicas must be a whole number');
+    const base = kind.path.replace(/\/[^/]+$/, '');
+    setMsg('scaling…');
+    mergePatch(`${base}/namespaces/${encodeURIComponent(str(m.namespace))}/${kind.path.split('/').pop()!}/${encodeURIComponent(str(m.name))}/scale`, { spec: { replicas: n } })
+      .then(() => setMsg(`scaled to ${n}`), (e: unknown) => setMsg(e instanceof Error ? e.message : String(e)));
+  };
+  return (
+    <div class="workload" data-workload={`${kind.kind}/${str(m.namespace)}/${str(m.name)}`}>
+      <div><b>{kind.kind}</b> {str(m.namespace)}/{str(m.name)} <span class="muted">{progress(kind.kind, o)}</span></div>
+      <div class="conds">{conds.map((c) => <span class={c.status === 'True' ? 'cond ok' : 'cond'} title={str(c.message)}>{str(c.type)}={str(c.status)}{c.reason ? ` (${str(c.reason)})` : ''}</span>)}</div>
+      <div class="pods">{pods.slice(0, 200).map((p) => <i class={podClass(p)} data-pod={p.key} title={`${p.key} ${p.phase} ${p.node}`} />)}{pods.length > 200 ? <span class="more">+{pods.length - 200}</span> : null}</div>
+      {kind.scalable && !props.readOnly ? (
+        <div class="actions">
+          <input class="replicas" size={4} value={replicas} onInput={(e) => setReplicas((e.target as HTMLInputElement).value)} />
+          <button data-action="scale" onClick={scale}>Scale</button> {msg}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+export function Workloads(props: { kinds: WorkloadKind[]; state: ClusterState; version: number }) {
+  const [filter, setFilter] = useState('');
+  const collections = usePolled(props.kinds.map((k) => k.path));
+  const sections = props.kinds.map((k) => {
+    const c = collections.get(k.path);
+    const items = c ? [...c.items.values()].filter((o) => !filter || `${keyOf2(o)}`.includes(filter)) : [];
+    return { k, items };
+  });
+  return (
+    <div class="workloads">
+      <input placeholder="filter by name" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} />
+      {sections.map(({ k, items }) => (
+        <section>
+          <h3>{k.kind}s ({items.length})</h3>
+          {items.slice(0, 300).map((o) => <Workload key={keyOf2(o)} kind={k} o={o} state={props.state} readOnly={false} />)}
+        </section>
+      ))}
+    </div>
+  );
+}
+
+const keyOf2 = (o: Obj) => `${str(rec(o.metadata).namespace)}/${str(rec(o.metadata).name)}`;
