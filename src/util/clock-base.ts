@@ -2,7 +2,7 @@
 // pause/resume, and stepping: moving simulated time forward instant by instant, letting the work each instant's
 // timers start settle before the next instant fires.
 import type { Clock } from './clock.js';
-import { IdleProbe } from './clock-idle.js';
+import { IdleProbe, probeNextTurn } from './clock-idle.js';
 import { delayOf, maxClockMs, TimerHeap } from './clock-timers.js';
 
 export type ClockMode = 'scaled' | 'virtual';
@@ -160,9 +160,9 @@ export abstract class OwnTimeClock implements Clock {
         if (s === 'idle' && ++quiet >= 2) return resolve();
         if (s !== 'idle') quiet = 0;
         if (s === 'waiting') setTimeout(look, 1);
-        else setImmediate(look);
+        else probeNextTurn(look);
       };
-      setImmediate(look);
+      probeNextTurn(look);
     });
   }
 }
