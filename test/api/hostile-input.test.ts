@@ -13,6 +13,7 @@ import { validationGapCases } from '../helpers/hostile-validation.js';
 import { credentialHeaderCases, securityBodyCases } from '../helpers/hostile-security.js';
 import { admissionConfigCases } from '../helpers/hostile-admission.js';
 import { metricsAdapterCases } from '../helpers/hostile-metrics.js';
+import { clockCases } from '../helpers/hostile-clock.js';
 import { THINGS, XGROUP, crdSchemaCases, crdUpdateCases, customObjectCases, customPatchCases, customScaleCases, extensionFixtures, extensionServed } from '../helpers/hostile-extensions.js';
 
 interface Answer {
@@ -156,6 +157,7 @@ describe('hostile input', () => {
     ['CRD updates: scope, group, names, storage versions', crdUpdateCases],
     ['admission policies, bindings and webhook configurations', admissionConfigCases],
     ['custom and external metrics APIs', metricsAdapterCases],
+    ['the clock endpoint', clockCases],
   ];
   let total = 0;
   for (const [title, make] of groups) {
