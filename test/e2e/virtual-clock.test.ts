@@ -3,6 +3,9 @@
 // run; the clock is read and changed over HTTP (kubectl get --raw, a plain POST) and from code.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startServer, type ServerHandle } from '../helpers/server.js';
 import { eventually, Kubectl } from '../helpers/kubectl.js';
 import { startBonsai } from '../../src/main.js';
@@ -15,6 +18,10 @@ interface EventItem {
   involvedObject: { kind: string; name: string };
 }
 interface JobItem { metadata: { name: string }; status?: { succeeded?: number; conditions?: Array<{ type: string; status: string }> } }
+
+// One worker node: every node's kubelet renews its lease and reports, so fewer nodes mean fewer writes per simulated hour.
+const clusterFile = join(mkdtempSync(join(tmpdir(), 'bonsai-vclock-')), 'cluster.yaml');
+writeFileSync(clusterFile, 'nodePools:\n  - name: worker\n    count: 1\n');
 
 const uuid = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
@@ -110,7 +117,7 @@ describe('virtual clock (--clock virtual)', () => {
 
   for (const run of [1, 2]) {
     it(`run ${run}: an hourly CronJob completes three Jobs and a crashing pod reaches its 5-minute back-off, each under 2 s`, async () => {
-      server = await startServer({ args: ['--clock', 'virtual', '--nodes', '1', '--addons', ''] });
+      server = await startServer({ args: ['--clock', 'virtual', '--cluster', clusterFile, '--addons', ''] });
       const k = new Kubectl(server.kubeconfig);
       const raw = await k.run(['get', '--raw', '/bonsai/v1/clock']);
       assert.equal(raw.code, 0, raw.stderr);
