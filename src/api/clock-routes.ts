@@ -18,7 +18,7 @@ export const clockPath = '/bonsai/v1/clock';
 /** The longest step or advance one request may ask for: a day of simulated time. */
 export const maxStepSeconds = 86_400;
 /** After an answer, how long the clock still waits for the same client's next request (kubectl sends several). */
-const requestGraceMs = 25;
+const requestGraceMs = 10;
 /** A request answered for longer than this no longer holds the clock (a stalled client must not stop time). */
 const maxHoldMs = 5_000;
 /** Requests tracked at once; past this many, further ones are not tracked. */

@@ -99,7 +99,7 @@ export interface ResourceDef {
    * Subresources other than status that write one part of the object (pods/resize, pods/ephemeralcontainers): what
    * the write takes from the request, and the validation that replaces the object's own.
    */
-  partialWrites?: Partial<Record<PartialWrite, { merge: (current: KObject, request: KObject) => KObject; validate: (obj: KObject, old: KObject) => FieldError[] }>>;
+  partialWrites?: Partial<Record<PartialWrite, { merge: (current: KObject, request: KObject, now: Date) => KObject; validate: (obj: KObject, old: KObject) => FieldError[] }>>;
   /** Create-only virtual resources (e.g. SelfSubjectAccessReview): compute the response, store nothing. */
   virtualCreate?: (obj: KObject, ctx: StrategyContext) => KObject;
   /**

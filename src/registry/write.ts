@@ -178,7 +178,7 @@ const specOf = (o: KObject) => {
   return JSON.stringify(rest);
 };
 
-function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions): KObject {
+function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions, now: Date): KObject {
   const cm = cur.metadata;
   let result: KObject;
   if (opts.subresource === 'status') {
@@ -187,7 +187,7 @@ function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions
     const part = def.partialWrites?.[opts.subresource];
     // A subresource the kind does not write: what upstream answers for a path it does not serve.
     if (!part) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
-    result = part.merge(cur, next);
+    result = part.merge(cur, next, now);
   } else {
     result = next;
     if (def.subresources?.includes('status')) {
@@ -229,7 +229,7 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   }
   const sentVersion = next.metadata.resourceVersion;
   if (!matchesResourceVersion(sentVersion, cur.metadata.resourceVersion)) throw conflict({ group: def.group, resource: def.plural }, name);
-  let result = merge(def, cur, next, opts);
+  let result = merge(def, cur, next, opts, reg.clock.now());
   const ctx = reg.ctx(!!opts.dryRun);
   applyDefaults(def, result, opts.version);
   const attrs = admissionAttributes(reg, def, 'UPDATE', namespace, name, result, cur, opts);
@@ -237,7 +237,7 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   if (as) Object.assign(attrs, { subresource: as.subresource, kind: as.kind, object: as.view(result), oldObject: as.view(cur) });
   if ((yield* admit(reg.admission, 'mutate', attrs)) && !as) {
     const replaced = checkedReplacement(def, attrs.object, result);
-    result = replaced === result ? result : merge(def, cur, replaced, opts);
+    result = replaced === result ? result : merge(def, cur, replaced, opts, reg.clock.now());
     applyDefaults(def, result, opts.version);
   }
   if (!opts.subresource) def.prepareUpdate?.(result, cur, ctx);

@@ -2,7 +2,7 @@
 // pause/resume, and stepping: moving simulated time forward instant by instant, letting the work each instant's
 // timers start settle before the next instant fires.
 import type { Clock } from './clock.js';
-import { IdleProbe } from './clock-idle.js';
+import { IdleProbe, probeNextTurn } from './clock-idle.js';
 import { delayOf, maxClockMs, TimerHeap } from './clock-timers.js';
 
 export type ClockMode = 'scaled' | 'virtual';
@@ -149,20 +149,28 @@ export abstract class OwnTimeClock implements Clock {
     }
   }
 
-  /** Resolves once two looks in a row, a turn apart, found no work (or the clock stopped, or it stayed busy too long). */
+  /**
+   * Resolves once the process is idle (or the clock stopped, or it stayed busy too long): at the first look, a turn
+   * later, when that look finds no work at all (the last instant started none: a periodic check with nothing to
+   * do); after work was seen, only when two looks in a row, a turn apart, find none.
+   */
   protected settle(): Promise<void> {
     return new Promise((resolve) => {
       const giveUpAt = Date.now() + maxSettleMs;
       let quiet = 0;
+      let sawWork = false;
       const look = () => {
         if (this.stopped || Date.now() > giveUpAt) return resolve();
         const s = this.idle.state();
-        if (s === 'idle' && ++quiet >= 2) return resolve();
-        if (s !== 'idle') quiet = 0;
+        if (s === 'idle' && (++quiet >= 2 || !sawWork)) return resolve();
+        if (s !== 'idle') {
+          quiet = 0;
+          sawWork = true;
+        }
         if (s === 'waiting') setTimeout(look, 1);
-        else setImmediate(look);
+        else probeNextTurn(look);
       };
-      setImmediate(look);
+      probeNextTurn(look);
     });
   }
 }

@@ -11,6 +11,18 @@ const workKinds = new Set([
 
 export type BusySource = () => boolean;
 
+/** Immediates the clocks' own probes have queued: not work (two clocks in one process must not wait for each other). */
+let probesQueued = 0;
+
+/** Runs `fn` on the next turn, as a probe of idleness (not counted as work). */
+export function probeNextTurn(fn: () => void): void {
+  probesQueued++;
+  setImmediate(() => {
+    probesQueued--;
+    fn();
+  });
+}
+
 export class IdleProbe {
   private readonly sources = new Set<BusySource>();
 
@@ -26,10 +38,12 @@ export class IdleProbe {
    */
   state(): 'idle' | 'queued' | 'waiting' {
     let waiting = false;
+    let immediates = 0;
     for (const kind of process.getActiveResourcesInfo()) {
-      if (kind === 'Immediate') return 'queued';
-      if (workKinds.has(kind)) waiting = true;
+      if (kind === 'Immediate') immediates++;
+      else if (workKinds.has(kind)) waiting = true;
     }
+    if (immediates > probesQueued) return 'queued';
     if (waiting) return 'waiting';
     for (const s of this.sources) {
       try {

@@ -14,6 +14,7 @@ import { credentialHeaderCases, securityBodyCases } from '../helpers/hostile-sec
 import { admissionConfigCases } from '../helpers/hostile-admission.js';
 import { metricsAdapterCases } from '../helpers/hostile-metrics.js';
 import { dashboardApiCases } from '../helpers/hostile-dashapi.js';
+import { clockCases } from '../helpers/hostile-clock.js';
 import { THINGS, XGROUP, crdSchemaCases, crdUpdateCases, customObjectCases, customPatchCases, customScaleCases, extensionFixtures, extensionServed } from '../helpers/hostile-extensions.js';
 
 interface Answer {
@@ -158,6 +159,7 @@ describe('hostile input', () => {
     ['admission policies, bindings and webhook configurations', admissionConfigCases],
     ['custom and external metrics APIs', metricsAdapterCases],
     ['dashboard scheduling explanations and time travel', dashboardApiCases],
+    ['the clock endpoint', clockCases],
   ];
   let total = 0;
   for (const [title, make] of groups) {

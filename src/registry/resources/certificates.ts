@@ -45,10 +45,10 @@ function condition(c: Record<string, unknown>, old: Record<string, unknown>[], n
 }
 
 /** The approval subresource writes the conditions and nothing else. */
-function approvalMerge(cur: KObject, req: KObject): KObject {
+function approvalMerge(cur: KObject, req: KObject, at: Date): KObject {
   const out = structuredClone(cur);
   const old = arr(rec(cur.status).conditions).map(rec);
-  const now = rfc3339(new Date());
+  const now = rfc3339(at);
   const conditions = arr(rec(req.status).conditions).map((c) => condition(rec(c), old, now));
   const status = { ...rec(out.status) };
   if (conditions.length) status.conditions = conditions;
