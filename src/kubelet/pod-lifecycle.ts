@@ -16,6 +16,7 @@ import { addEphemeralRuns, allRuns, restorePodRun, type ContainerRun, type PodRu
 import { buildStatus, podPhase } from './pod-status.js';
 import type { KubeletContext, NodeAgentView, NodeDirectory } from './types.js';
 import { nodeClient } from './node-client.js';
+import { pullImage } from './registry/pull.js';
 
 /** The event fieldPath of a container: `spec.containers{web}`, `spec.initContainers{setup}`, `spec.ephemeralContainers{debugger-x}`. */
 const fieldPathOf = (c: { kind: string; name: string }) =>
@@ -119,6 +120,7 @@ export class PodLifecycle {
       event: (type, reason, message, c?: ContainerRun) => rec.event(obj, type, reason, message, c ? fieldPathOf(c) : undefined),
       imagePresent: (image) => cache.has(image),
       markPulled: (image) => void cache.add(image),
+      pull: (image, container) => pullImage(this.ctx.registry, obj, image, container),
       allocateIP: () => (pod.spec?.hostNetwork ? agent.hostIP : agent.allocatePodIP(run.uid)),
     });
   }
