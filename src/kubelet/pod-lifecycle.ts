@@ -17,6 +17,7 @@ import { buildStatus, podPhase } from './pod-status.js';
 import type { KubeletContext, NodeAgentView, NodeDirectory } from './types.js';
 import { nodeClient } from './node-client.js';
 import { pullImage } from './registry/pull.js';
+import { setContainerLogSink } from './container-log-append.js';
 
 /** The event fieldPath of a container: `spec.containers{web}`, `spec.initContainers{setup}`, `spec.ephemeralContainers{debugger-x}`. */
 const fieldPathOf = (c: { kind: string; name: string }) =>
@@ -44,12 +45,14 @@ export class PodLifecycle {
     }));
     for (const p of ctx.client.list('v1/pods')) this.queue.add(keyOf(p));
     setLogProvider(this.logProvider());
+    setContainerLogSink((uid, container, line) => this.logs.append(uid, container, line));
   }
 
   stop(): void {
     this.stops.forEach((s) => s());
     this.queue.stop();
     setLogProvider(undefined);
+    setContainerLogSink(undefined);
   }
 
   private recorder(node: string): EventRecorder {
