@@ -121,12 +121,19 @@ const banners: Record<string, Banner> = {
     '[INFO] plugin/reload: Running configuration SHA512 = 591cf328cccc12bc490481273e738df59329c62c0b729d94e8b61db9961c2fa5f046dd37f1cf888b953814040d180f52594972691cd6ff41be96639138a43908',
     `CoreDNS-${tag.replace(/^v/, '')}`, 'linux/amd64, go1.23.3, 51e11f1',
   ],
-  'registry.k8s.io/kube-proxy': ({ startMs }) => {
-    const t = new Date(startMs).toISOString();
-    return [`I${t.slice(5, 7)}${t.slice(8, 10)} ${t.slice(11, 23)}000       1 server_linux.go:66] "Using iptables proxy"`,
-      `I${t.slice(5, 7)}${t.slice(8, 10)} ${t.slice(11, 23)}000       1 shared_informer.go:320] Caches are synced for service config`];
-  },
+  'registry.k8s.io/kube-proxy': ({ startMs }) => [klog(startMs, 'server_linux.go:66', '"Using iptables proxy"'), klog(startMs, 'shared_informer.go:320', 'Caches are synced for service config')],
+  'registry.k8s.io/etcd': ({ startMs }) => [`{"level":"info","ts":"${new Date(startMs).toISOString()}","caller":"embed/etcd.go:140","msg":"configuring peer listeners","listen-peer-urls":["https://172.18.0.2:2380"]}`,
+    `{"level":"info","ts":"${new Date(startMs).toISOString()}","caller":"etcdserver/server.go:2091","msg":"published local member to cluster through raft"}`],
+  'registry.k8s.io/kube-apiserver': ({ startMs }) => [klog(startMs, 'options.go:238', 'external host was not specified, using 172.18.0.2'), klog(startMs, 'secure_serving.go:213', 'Serving securely on [::]:6443')],
+  'registry.k8s.io/kube-controller-manager': ({ startMs }) => [klog(startMs, 'serving.go:386', 'Generated self-signed cert in-memory'), klog(startMs, 'leaderelection.go:271', 'successfully acquired lease kube-system/kube-controller-manager')],
+  'registry.k8s.io/kube-scheduler': ({ startMs }) => [klog(startMs, 'serving.go:386', 'Generated self-signed cert in-memory'), klog(startMs, 'leaderelection.go:271', 'successfully acquired lease kube-system/kube-scheduler')],
 };
+
+/** A klog line: `I0101 12:00:00.000000       1 file.go:12] message`. */
+function klog(ms: number, where: string, msg: string): string {
+  const t = new Date(ms).toISOString();
+  return `I${t.slice(5, 7)}${t.slice(8, 10)} ${t.slice(11, 23)}000       1 ${where}] ${msg}`;
+}
 for (const repo of bootcampRepos) {
   banners[repo] = ({ startMs, hostname }) => [`Kubernetes Bootcamp App Started At: ${new Date(startMs).toISOString()} | Running On:  ${hostname} `, ''];
 }
@@ -139,7 +146,9 @@ export function wellKnownOutput(image: string, command: string[] | undefined, ar
   const argv = command?.length ? [...command, ...(args ?? [])] : [...(args ?? [])];
   const digits = perlBpiDigits(argv);
   if (digits !== undefined) return [piDigits(digits)];
-  if (command?.length) return undefined;
-  const banner = banners[repositoryOf(image)];
+  const repo = repositoryOf(image);
+  // A command naming the image's own program (kube-proxy, etcd) still prints its banner; any other replaces it.
+  if (command?.length && command[0].slice(command[0].lastIndexOf('/') + 1) !== repo.slice(repo.lastIndexOf('/') + 1)) return undefined;
+  const banner = banners[repo];
   return banner ? banner(ctx, tagOf(image)) : undefined;
 }
