@@ -20,9 +20,13 @@ const maxLineLength = 16 * 1024;
  */
 export function appendContainerLog(client: Client, namespace: string, pod: string, container: string, line: string): boolean {
   if (!sink) return false;
-  const obj = client.get('v1/pods', namespace, pod);
-  const uid = obj?.metadata.uid;
-  if (!uid) return false;
+  const uid = client.get('v1/pods', namespace, pod)?.metadata.uid;
+  return uid ? appendContainerLogByUid(uid, container, line) : false;
+}
+
+/** As appendContainerLog, for a pod known by its uid. */
+export function appendContainerLogByUid(uid: string, container: string, line: string): boolean {
+  if (!sink) return false;
   let ok = true;
   for (const part of line.replace(/\r?\n$/, '').split(/\r?\n/).slice(0, 100)) ok = sink(uid, container, part.slice(0, maxLineLength)) && ok;
   return ok;
