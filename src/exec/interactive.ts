@@ -34,12 +34,9 @@ export async function interactive(o: InteractiveOptions): Promise<number> {
     try {
       for await (const chunk of o.stdin ?? []) {
         if (o.signal.aborted) break;
-        let text = decoder.decode(chunk, { stream: true });
-        if (running && o.tty && text.includes('\x03')) {
-          running.abort();
-          o.out.write('^C\r\n');
-          text = text.replace(/\x03/g, '');
-        }
+        const text = decoder.decode(chunk, { stream: true });
+        // Ctrl-C while a command runs interrupts it; the editor then sees the ^C too (and prints it, and a prompt).
+        if (running && o.tty && text.includes('\x03')) running.abort();
         if (pendingBytes + text.length > maxPendingBytes) continue;
         pending.push(text);
         pendingBytes += text.length;
@@ -64,7 +61,10 @@ export async function interactive(o: InteractiveOptions): Promise<number> {
   let plainLine = '';
   let exitCode: number | undefined;
 
+  /** Whether the last command was interrupted (its prompt comes with the ^C the editor handles next). */
+  let interrupted = false;
   const runLine = async (line: string): Promise<void> => {
+    interrupted = false;
     program += `${line}\n`;
     if (program.length > maxProgramChars) {
       o.err.write('sh: input too long\n');
@@ -84,8 +84,10 @@ export async function interactive(o: InteractiveOptions): Promise<number> {
       await o.shell.runSource(src, { stdin: { readAll: async () => Buffer.alloc(0) }, stdout: o.out, stderr: o.err });
     } catch (e) {
       if (e instanceof ExitSignal) {
-        if (running.signal.aborted && !o.signal.aborted) o.shell.status = 130;
-        else exitCode = e.code;
+        if (running.signal.aborted && !o.signal.aborted) {
+          o.shell.status = 130;
+          interrupted = true;
+        } else exitCode = e.code;
       } else if (e instanceof LimitError) {
         o.err.write(`${e.message}\n`);
         o.shell.status = 2;
@@ -129,7 +131,8 @@ export async function interactive(o: InteractiveOptions): Promise<number> {
           program = '';
           o.shell.status = 130;
         } else if (ev.t === 'line') await runLine(ev.line);
-        if (exitCode === undefined) o.out.write(promptNow());
+        if (exitCode === undefined && !interrupted) o.out.write(promptNow());
+        interrupted = false;
       }
       // Characters after an `exit` are dropped, as the shell is gone.
       if (exitCode !== undefined) break;
