@@ -8,12 +8,18 @@ import { ApiError, badRequest, methodNotAllowed } from '../machinery/errors.js';
 import type { ResourceDef } from '../registry/resource.js';
 import type { Registry } from '../registry/registry.js';
 import type { RequestInfo } from './request-info.js';
-import { simulatedHttp } from '../kubelet/well-known-http.js';
+import { listeningContainer, logRequest } from '../kubelet/well-known-http.js';
+import { clientFor } from '../client/client.js';
 
 const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const maxPathLength = 8192;
 const roundRobin = new Map<string, number>();
 const maxServicesTracked = 10_000;
+const maxBodyBytes = 1 << 20;
+const maxResponseBytes = 4 << 20;
+const proxyTimeoutMs = 10_000;
+/** Headers of the container's answer passed on to the client (framing headers are the API server's own). */
+const passHeaders = new Set(['content-type', 'server', 'date', 'location', 'cache-control', 'etag', 'last-modified']);
 
 const unavailable = (message: string) => new ApiError(503, 'ServiceUnavailable', message);
 
@@ -44,14 +50,66 @@ function proxyPath(url: string, name: string): string {
   return out;
 }
 
-function answer(reg: Registry, pod: Pod, port: number, req: FastifyRequest, reply: FastifyReply, path: string): void {
+/** One HTTP/1.1 request as the container's server reads it from a connection. */
+function requestBytes(req: FastifyRequest, path: string, host: string): Buffer {
+  const body = Buffer.isBuffer(req.body) ? req.body.subarray(0, maxBodyBytes) : Buffer.alloc(0);
+  const lines = [`${req.method} ${path} HTTP/1.1`, `Host: ${host}`];
+  for (const name of ['user-agent', 'accept', 'content-type']) {
+    const v = req.headers[name];
+    if (typeof v === 'string' && /^[\x20-\x7e\t]{0,1024}$/.test(v)) lines.push(`${name}: ${v}`);
+  }
+  lines.push('Connection: close', `Content-Length: ${body.length}`);
+  return Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n\r\n`), body]);
+}
+
+/** The status, headers and body of the one response the server wrote. */
+function parseResponse(raw: Buffer): { status: number; headers: Array<[string, string]>; body: Buffer } | undefined {
+  const end = raw.indexOf('\r\n\r\n');
+  if (end < 0) return undefined;
+  const [statusLine, ...headerLines] = raw.subarray(0, end).toString('latin1').split('\r\n');
+  const m = /^HTTP\/1\.[01] (\d{3})/.exec(statusLine);
+  if (!m) return undefined;
+  const headers = headerLines.map((l) => [l.slice(0, l.indexOf(':')).trim(), l.slice(l.indexOf(':') + 1).trim()] as [string, string]);
+  const length = Number(headers.find(([k]) => k.toLowerCase() === 'content-length')?.[1] ?? NaN);
+  const body = raw.subarray(end + 4);
+  return { status: Number(m[1]), headers, body: Number.isFinite(length) ? body.subarray(0, length) : body };
+}
+
+/** Sends the request to the pod's simulated server over a port-forward connection of the container runtime. */
+async function answer(reg: Registry, pod: Pod, port: number, req: FastifyRequest, reply: FastifyReply, path: string): Promise<void> {
   const ip = pod.status?.podIP;
   if (!ip) throw badRequest('address not allowed');
+  const refused = () => unavailable(`error trying to reach service: dial tcp ${ip}:${port}: connect: connection refused`);
+  if (!listeningContainer(pod, port)) throw refused();
+  const { loadRuntime } = await import('../exec/index.js');
+  const runtime = await loadRuntime();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const output = { write(data: Buffer | string) {
+    const b = typeof data === 'string' ? Buffer.from(data) : data;
+    if (size + b.length > maxResponseBytes) throw new Error('response too large');
+    size += b.length;
+    chunks.push(b);
+  } };
+  const request = requestBytes(req, path, `${ip}:${port}`);
+  async function* input(): AsyncGenerator<Buffer> {
+    yield request;
+  }
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), proxyTimeoutMs);
+  try {
+    await runtime.portForward({ client: clientFor(reg), namespace: pod.metadata?.namespace ?? '', pod: pod.metadata?.name ?? '', port, input: input(), output, signal: ac.signal });
+  } catch {
+    throw refused();
+  } finally {
+    clearTimeout(timer);
+  }
+  const res = parseResponse(Buffer.concat(chunks));
+  if (!res) throw refused();
   const ua = req.headers['user-agent'];
-  const res = simulatedHttp(pod, port, { method: req.method, path, userAgent: typeof ua === 'string' ? ua.slice(0, 512) : undefined, remoteAddr: '10.244.0.1' }, reg.clock.nowMs());
-  if ('refused' in res) throw unavailable(`error trying to reach service: dial tcp ${ip}:${port}: connect: connection refused`);
-  reply.code(res.status).header('Content-Type', res.contentType);
-  if (res.server) reply.header('Server', res.server);
+  logRequest(pod, port, { method: req.method, path, userAgent: typeof ua === 'string' ? ua.slice(0, 512) : undefined, remoteAddr: '10.244.0.1' }, res.status, res.body.length, reg.clock.nowMs());
+  reply.code(res.status);
+  for (const [k, v] of res.headers) if (passHeaders.has(k.toLowerCase())) reply.header(k, v);
   reply.send(req.method === 'HEAD' ? '' : res.body);
 }
 
@@ -90,7 +148,7 @@ function servicePod(reg: Registry, namespace: string, svc: Service, portId: stri
   return { pod, port: t.port };
 }
 
-export function handleProxy(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void {
+export function handleProxy(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void | Promise<void> {
   if (!methods.includes(req.method)) throw methodNotAllowed();
   const namespace = info.namespace ?? '';
   const id = splitSchemeNamePort(info.name ?? '');
