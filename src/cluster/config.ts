@@ -57,7 +57,7 @@ export interface ClusterConfig {
   addons: Map<string, unknown>;
   /** The simulated image registry (the `registry` section): extra images, failing references, unknown repositories. */
   registry: RegistrySettings;
-  /** Whether kube-system gets CoreDNS, kube-proxy and the control-plane mirror pods (`kubeSystem`; default: with 1 to 100 nodes). */
+  /** Whether kube-system gets CoreDNS, kube-proxy and the control-plane mirror pods (`kubeSystem`; default: with 1 to 20 nodes). */
   kubeSystem?: boolean;
 }
 

@@ -13,10 +13,10 @@ import { plannedNodes } from './node-object.js';
 import { addonObjects, mirrorPods } from './kube-system-objects.js';
 
 /** Above this many configured nodes kube-system stays empty unless the cluster file asks (kube-proxy is per node). */
-const maxNodesByDefault = 100;
+const maxNodesByDefault = 20;
 const recreateAfterMs = 1000;
 
-/** Whether the cluster gets its kube-system workloads: the cluster file's `kubeSystem`, else 1 to 100 nodes. */
+/** Whether the cluster gets its kube-system workloads: the cluster file's `kubeSystem`, else 1 to 20 nodes. */
 export function kubeSystemEnabled(config: ClusterConfig): boolean {
   if (config.kubeSystem !== undefined) return config.kubeSystem;
   const n = plannedNodes(config).length;

@@ -6,10 +6,11 @@ import { defaultClusterConfig, parseClusterConfig } from '../../src/cluster/conf
 import { controlPlaneNode, kubeSystemEnabled } from '../../src/cluster/kube-system.js';
 import { addonObjects, mirrorPods, systemPodAnnotation } from '../../src/cluster/kube-system-objects.js';
 
-test('kube-system workloads come with 1 to 100 nodes, or as the cluster file says', () => {
+test('kube-system workloads come with 1 to 20 nodes, or as the cluster file says', () => {
   assert.equal(kubeSystemEnabled(defaultClusterConfig(3)), true);
   assert.equal(kubeSystemEnabled(defaultClusterConfig(0)), false, '--nodes 0: no nodes, no kube-system pods');
-  assert.equal(kubeSystemEnabled(defaultClusterConfig(100)), false, '100 workers and the GPU node');
+  assert.equal(kubeSystemEnabled(defaultClusterConfig(19)), true, '19 workers and the GPU node');
+  assert.equal(kubeSystemEnabled(defaultClusterConfig(20)), false, '20 workers and the GPU node');
   assert.equal(kubeSystemEnabled(parseClusterConfig('nodePools: [{ name: big, count: 500 }]\nkubeSystem: true\n')), true);
   assert.equal(kubeSystemEnabled(parseClusterConfig('nodePools: [{ name: a, count: 2 }]\nkubeSystem: false\n')), false);
 });
