@@ -21,6 +21,11 @@
 //     pullSeconds: 0.2
 //     startSeconds: 0.1
 //     defaultRunSeconds: 1
+//   registry:                             # the simulated image registry (src/kubelet/registry)
+//     unknownRepositories: pull           # pull | fail
+//     images: { example.com/team/app: [v1, v2] }
+//     failing: [nginx:1.25.3]
+//   kubeSystem: true                      # CoreDNS, kube-proxy, mirror pods (default: with 1 to 20 nodes)
 import { readFileSync } from 'node:fs';
 import { yaml } from '../util/yaml.js';
 import { isRecord } from '../machinery/types.js';
