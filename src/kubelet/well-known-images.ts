@@ -82,8 +82,6 @@ const banners: Record<string, Banner> = {
       `${t} [notice] 1#1: OS: Linux 6.8.0-bonsai`,
       `${t} [notice] 1#1: getrlimit(RLIMIT_NOFILE): 1048576:1048576`,
       `${t} [notice] 1#1: start worker processes`,
-      `${t} [notice] 1#1: start worker process 29`,
-      `${t} [notice] 1#1: start worker process 30`,
     ];
   },
   'docker.io/library/redis': ({ startMs }) => {
