@@ -9,7 +9,6 @@ import type { ResourceDef } from '../registry/resource.js';
 import type { Registry } from '../registry/registry.js';
 import type { RequestInfo } from './request-info.js';
 import { listeningContainer, logRequest } from '../kubelet/well-known-http.js';
-import { clientFor } from '../client/client.js';
 
 const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const maxPathLength = 8192;
@@ -81,7 +80,8 @@ async function answer(reg: Registry, pod: Pod, port: number, req: FastifyRequest
   if (!ip) throw badRequest('address not allowed');
   const refused = () => unavailable(`error trying to reach service: dial tcp ${ip}:${port}: connect: connection refused`);
   if (!listeningContainer(pod, port)) throw refused();
-  const { loadRuntime } = await import('../exec/index.js');
+  // Loaded on first use: the runtime (and the in-process client it reads through) is not part of start-up.
+  const [{ loadRuntime }, { clientFor }] = await Promise.all([import('../exec/index.js'), import('../client/client.js')]);
   const runtime = await loadRuntime();
   const chunks: Buffer[] = [];
   let size = 0;

@@ -13,7 +13,7 @@ import { probeFailure, probeTimes } from './probes.js';
 import type { KObject } from '../machinery/types.js';
 import type { KubeletTimings } from './types.js';
 import type { PullResult } from './registry/image-registry.js';
-import { errImagePullShowMs, nextPullBackoff } from './registry/pull.js';
+import { pullStageEnd } from './registry/pull-stage.js';
 
 export interface AdvanceContext {
   now: number;
@@ -139,7 +139,7 @@ export class PodAdvancer {
     switch (c.stage) {
       case 'pulling':
         if (c.dueMs === undefined || !this.due(c.dueMs)) return;
-        if (this.pullFailed(c, spec.image ?? '', c.dueMs)) {
+        if (pullStageEnd(c, spec.image ?? '', c.dueMs, { event: this.ctx.event, pull: this.ctx.pull, pullMs: () => this.pullMs(c) })) {
           this.changed = true;
           return this.step(c);
         }
@@ -167,37 +167,6 @@ export class PodAdvancer {
         return this.step(c);
       default:
     }
-  }
-
-  /**
-   * The end of a pull attempt or of a pull back-off step at `at`: true when the container keeps waiting (the pull
-   * failed, ErrImagePull turned into ImagePullBackOff, or a retry began), false when the image is now there.
-   */
-  private pullFailed(c: ContainerRun, image: string, at: number): boolean {
-    const failure = c.pullFailure;
-    if (failure?.reason === 'ErrImagePull') {
-      c.pullFailure = { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}": ErrImagePull: ${failure.message}`, retryAtMs: failure.retryAtMs };
-      this.ctx.event('Normal', 'BackOff', `Back-off pulling image "${image}"`, c);
-      this.ctx.event('Warning', 'Failed', 'Error: ImagePullBackOff', c);
-      c.dueMs = Math.max(at, failure.retryAtMs);
-      return true;
-    }
-    if (failure) {
-      c.pullFailure = undefined;
-      c.pullStartMs = at;
-      c.dueMs = at + this.pullMs(c);
-      this.ctx.event('Normal', 'Pulling', `Pulling image "${image}"`, c);
-      return true;
-    }
-    const result = this.ctx.pull(image, c.name);
-    if (result.ok) return false;
-    const delay = nextPullBackoff(c.pullBackoffMs ?? 0);
-    c.pullBackoffMs = delay;
-    c.pullFailure = { reason: 'ErrImagePull', message: result.message, retryAtMs: at + delay };
-    this.ctx.event('Warning', 'Failed', `Failed to pull image "${image}": ${result.message}`, c);
-    this.ctx.event('Warning', 'Failed', 'Error: ErrImagePull', c);
-    c.dueMs = at + Math.min(errImagePullShowMs, delay);
-    return true;
   }
 
   private pullMs(c: ContainerRun): number {
