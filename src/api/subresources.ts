@@ -19,6 +19,7 @@ import { sendWarnings, withWarnings } from './replies.js';
 import { evictPod } from '../registry/pod-eviction.js';
 import { deleteOptions } from './delete-options.js';
 import { bindPod } from '../registry/pod-binding.js';
+import { handleProxy } from './proxy.js';
 import { podLogs } from './logs.js';
 import { tokenRequest } from './token.js';
 import { parseBody, mediaType, strategicMergeRefused, unsupportedPatchType } from './body.js';
@@ -166,8 +167,9 @@ export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: R
     case 'exec':
     case 'attach':
     case 'portforward':
-    case 'proxy':
       return noContainers(reg, def, info, req.method, sub);
+    case 'proxy':
+      return handleProxy(reg, def, info, req, reply);
     default:
       throw methodNotAllowed();
   }

@@ -12,6 +12,8 @@ import { allRuns, containerSpecs, ephemeralSpecs } from './pod-runtime.js';
 import { probeFailure, probeTimes } from './probes.js';
 import type { KObject } from '../machinery/types.js';
 import type { KubeletTimings } from './types.js';
+import type { PullResult } from './registry/image-registry.js';
+import { pullStageEnd } from './registry/pull-stage.js';
 
 export interface AdvanceContext {
   now: number;
@@ -21,6 +23,8 @@ export interface AdvanceContext {
   event(type: 'Normal' | 'Warning', reason: string, message: string, container?: ContainerRun): void;
   imagePresent(image: string): boolean;
   markPulled(image: string): void;
+  /** Asks the simulated registry (and the pod's override) whether pulling a container's image works. */
+  pull(image: string, container: string): PullResult;
   allocateIP(): string;
 }
 
@@ -114,8 +118,8 @@ export class PodAdvancer {
     if (spec.imagePullPolicy === 'Always' || (spec.imagePullPolicy !== 'Never' && !this.ctx.imagePresent(image))) {
       c.stage = 'pulling';
       c.pullStartMs = at;
-      const pullAnn = Number(simAnnotation(this.ctx.pod as unknown as KObject, 'pullSeconds', c.name));
-      c.dueMs = at + (Number.isFinite(pullAnn) && pullAnn >= 0 ? pullAnn * 1000 : this.ctx.timings.pullMs);
+      c.pullFailure = undefined;
+      c.dueMs = at + this.pullMs(c);
       this.ctx.event('Normal', 'Pulling', `Pulling image "${image}"`, c);
       return;
     }
@@ -135,6 +139,11 @@ export class PodAdvancer {
     switch (c.stage) {
       case 'pulling':
         if (c.dueMs === undefined || !this.due(c.dueMs)) return;
+        if (pullStageEnd(c, spec.image ?? '', c.dueMs, { event: this.ctx.event, pull: this.ctx.pull, pullMs: () => this.pullMs(c) })) {
+          this.changed = true;
+          return this.step(c);
+        }
+        c.pullBackoffMs = 0;
         this.ctx.markPulled(spec.image ?? '');
         {
           const took = formatGoDurationMs(c.dueMs - (c.pullStartMs ?? c.dueMs));
@@ -158,6 +167,11 @@ export class PodAdvancer {
         return this.step(c);
       default:
     }
+  }
+
+  private pullMs(c: ContainerRun): number {
+    const pullAnn = Number(simAnnotation(this.ctx.pod as unknown as KObject, 'pullSeconds', c.name));
+    return Number.isFinite(pullAnn) && pullAnn >= 0 ? pullAnn * 1000 : this.ctx.timings.pullMs;
   }
 
   private start(c: ContainerRun, spec: Container, at: number): void {

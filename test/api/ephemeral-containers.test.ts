@@ -94,16 +94,13 @@ describe('ephemeral containers', () => {
     assertStatus(await req('GET', `${PODS}/nope/ephemeralcontainers`), 404, 'NotFound', 'pods "nope" not found');
   });
 
-  it('answers every advertised exec, attach, portforward and proxy subresource with one 400 naming it', async () => {
+  it('answers every advertised exec, attach, portforward and nodes/proxy subresource with one 400 naming it, and pod and service proxies as upstream does without a server', async () => {
     await req('POST', '/api/v1/namespaces/default/services', { metadata: { name: 'web' }, spec: { ports: [{ port: 80 }] } });
     const node = (await req('GET', '/api/v1/nodes')).body.items[0].metadata.name;
     const cases: Array<[string, string]> = [
       [`${PODS}/target/exec?command=ls&stdout=true`, 'pods/exec'],
       [`${PODS}/target/attach?stdout=true`, 'pods/attach'],
       [`${PODS}/target/portforward?ports=80`, 'pods/portforward'],
-      [`${PODS}/target/proxy`, 'pods/proxy'],
-      [`${PODS}/target/proxy/some/path`, 'pods/proxy'],
-      ['/api/v1/namespaces/default/services/web/proxy/', 'services/proxy'],
       [`/api/v1/nodes/${node}/proxy/metrics`, 'nodes/proxy'],
     ];
     for (const [path, name] of cases) {
@@ -111,7 +108,17 @@ describe('ephemeral containers', () => {
         assertStatus(await req(method, path), 400, 'BadRequest', `${name} is not supported: bonsai simulates pods and runs no containers`);
       }
     }
-    assertStatus(await req('DELETE', `${PODS}/target/proxy`), 400, 'BadRequest', 'pods/proxy is not supported: bonsai simulates pods and runs no containers');
+    // pods/proxy and services/proxy answer from the simulated HTTP server (nginx here; more in test/e2e/kubernetes-basics).
+    for (const method of ['GET', 'POST', 'DELETE']) {
+      const home = await req(method, `${PODS}/target/proxy/`);
+      assert.equal(home.status, 200);
+      assert.match(home.text, /Welcome to nginx!/);
+      assert.equal((await req(method, `${PODS}/target:80/proxy/some/path`)).status, 404);
+      assertStatus(await req(method, `${PODS}/target:8080/proxy/`), 503, 'ServiceUnavailable', /^error trying to reach service: dial tcp [\d.]+:8080: connect: connection refused$/);
+      assertStatus(await req(method, '/api/v1/namespaces/default/services/web/proxy/'), 503, 'ServiceUnavailable', 'no endpoints available for service "web"');
+    }
+    assertStatus(await req('GET', `${PODS}/a:b:c:d/proxy/`), 400, 'BadRequest', 'invalid pod request "a:b:c:d"');
+    assertStatus(await req('GET', `${PODS}/missing:8080/proxy/`), 404, 'NotFound', 'pods "missing" not found');
     assertStatus(await req('PUT', `${PODS}/target/exec`), 405, 'MethodNotAllowed');
     assertStatus(await req('POST', `${PODS}/missing/exec`), 404, 'NotFound', 'pods "missing" not found');
     const discovery = (await req('GET', '/api/v1')).body.resources.map((r: { name: string }) => r.name);
