@@ -2,7 +2,7 @@
 // spec.workloadRef) that needs more GPUs than the cluster has; it stays Pending whole until the learner adds a GPU
 // node, then is placed whole.
 import type { Json, LessonApi } from './lesson-api.js';
-import { arr, condition, heredoc, isDeleting, nameOf, podNode, rec, removeAndWait, str } from './lesson-objects.js';
+import { condition, isDeleting, nameOf, podNode, rec, removeAndWait, str } from './lesson-objects.js';
 import type { Lesson, LessonFactory, StepOutcome } from './lesson-types.js';
 import { quantityValue } from '../machinery/resources.js';
 import { getOwn } from '../util/own.js';
@@ -58,14 +58,19 @@ export function gangPod(i: number): Json {
   };
 }
 
-export function gpuNodeYaml(name: string): string {
-  return [
-    'apiVersion: v1',
-    'kind: Node',
-    `metadata: {name: ${name}, labels: {kubernetes.io/hostname: ${name}, nvidia.com/gpu.present: "true"}}`,
-    'spec: {taints: [{key: nvidia.com/gpu, value: present, effect: NoSchedule}]}',
-    'status: {capacity: {cpu: "64", memory: 512Gi, pods: "110", nvidia.com/gpu: "8"}}',
-  ].join('\n');
+/** A Node with 8 GPUs, tainted as the default GPU node; the simulated kubelet serves it once it exists. */
+export function gpuNode(name: string): Json {
+  return {
+    apiVersion: 'v1', kind: 'Node',
+    metadata: { name, labels: { 'kubernetes.io/hostname': name, 'nvidia.com/gpu.present': 'true' } },
+    spec: { taints: [{ key: gpu, value: 'present', effect: 'NoSchedule' }] },
+    status: { capacity: { cpu: '64', memory: '512Gi', pods: '110', [gpu]: '8' } },
+  };
+}
+
+/** One line a learner can paste into a shell (the JSON holds no single quote). */
+export function applyCommand(manifest: Json): string {
+  return `echo '${JSON.stringify(manifest)}' | kubectl apply -f -`;
 }
 
 function unschedulableMessage(pod: Json): string | undefined {
@@ -153,7 +158,7 @@ const create: LessonFactory = (): Lesson => {
         heading: 'Add GPU capacity',
         instructions: () => [
           'Add a GPU node; the simulated kubelet serves every Node object you create:',
-          ...heredoc('kubectl apply -f -', gpuNodeYaml(newNode)),
+          applyCommand(gpuNode(newNode)),
           'kubectl get nodes -w',
           '(With the Karpenter add-on, a NodePool allowing GPU instance types would launch such a node for you.)',
         ],
@@ -164,7 +169,7 @@ const create: LessonFactory = (): Lesson => {
           return { done: false, progress: `room for ${places} of the gang's ${size} pods` };
         },
         ok: 'there is room for the gang',
-        hint: 'copy the kubectl apply command above into your terminal (the node must be Ready and offer nvidia.com/gpu)',
+        hint: 'paste the echo … | kubectl apply -f - line above into your terminal (the node must be Ready and offer nvidia.com/gpu)',
       },
       {
         instructions: () => ['kubectl get pods -l app=train -o wide -w     # bound together, across the GPU nodes'],

@@ -70,8 +70,3 @@ export async function removeAndWait(api: LessonApi, path: string, timeoutMs = 60
     await new Promise((r) => setTimeout(r, 250));
   }
 }
-
-/** Lines of a manifest to print as a `kubectl apply -f - <<'YAML'` command. */
-export function heredoc(command: string, yaml: string): string[] {
-  return [`${command} <<'YAML'`, ...yaml.trimEnd().split('\n'), 'YAML'];
-}
