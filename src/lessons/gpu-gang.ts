@@ -81,8 +81,9 @@ function unschedulableMessage(pod: Json): string | undefined {
 /** None of the gang is bound and at least one pod says it lacks GPUs. */
 export function pendingForGpus(pods: Json[], size: number): StepOutcome {
   const bound = pods.filter((p) => podNode(p)).length;
-  const message = pods.map(unschedulableMessage).find((m) => m !== undefined && m.includes(`Insufficient ${gpu}`));
-  if (pods.length === size && bound === 0 && message) return { done: true, detail: message };
+  const saying = pods.find((p) => unschedulableMessage(p)?.includes(`Insufficient ${gpu}`));
+  const message = saying && unschedulableMessage(saying);
+  if (pods.length === size && bound === 0 && saying) return { done: true, detail: `${nameOf(saying)} says "${message}"` };
   return { done: false, progress: `${pods.length}/${size} pods, ${bound} bound${message ? '' : ', no FailedScheduling yet'}` };
 }
 
@@ -133,14 +134,14 @@ const create: LessonFactory = (): Lesson => {
         heading: 'A gang that does not fit',
         instructions: () => [
           'kubectl get pods -l app=train -o wide      # all Pending, none on a node',
-          'kubectl describe pod train-0               # Events: FailedScheduling and why',
+          'kubectl describe pods -l app=train         # Events: FailedScheduling and why (for the pod without a place first)',
           `kubectl describe nodes | grep -A9 'Allocated resources'   # ${gpu} requested against allocatable`,
         ],
         async check({ api }) {
           return pendingForGpus(await pods(api), size);
         },
         ok: 'the gang is Pending',
-        hint: 'kubectl describe pod train-0 shows the scheduler\'s FailedScheduling event',
+        hint: 'kubectl describe pods -l app=train shows the scheduler\'s FailedScheduling events',
       },
       {
         instructions: () => [

@@ -142,7 +142,7 @@ describe('gpu-gang checks', () => {
   it('pendingForGpus: every pod there, none bound, one saying Insufficient nvidia.com/gpu', () => {
     const msg = '0/4 nodes are available: 4 Insufficient nvidia.com/gpu.';
     const pending = [pod('train-0', { scheduled: msg }), pod('train-1'), pod('train-2')];
-    assert.deepEqual(pendingForGpus(pending, 3), { done: true, detail: msg });
+    assert.deepEqual(pendingForGpus(pending, 3), { done: true, detail: `train-0 says "${msg}"` });
     assert.equal(pendingForGpus(pending.slice(0, 2), 3).done, false, 'a pod missing');
     assert.equal(pendingForGpus([pod('train-0', { scheduled: 'waiting' }), pod('train-1'), pod('train-2')], 3).done, false, 'no GPU message');
     assert.equal(pendingForGpus([...pending.slice(0, 2), pod('train-2', { node: 'gpu-1' })], 3).done, false, 'one bound');
