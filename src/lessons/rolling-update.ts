@@ -21,7 +21,7 @@ export function deployment(): Json {
       replicas,
       // A new pod counts only once it has stayed ready this long, so a pod that crashes soon after starting never does.
       minReadySeconds: 5,
-      progressDeadlineSeconds: 30,
+      progressDeadlineSeconds: 60,
       selector: { matchLabels: { app: 'web' } },
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
       template: {
@@ -112,7 +112,7 @@ const create: LessonFactory = (): Lesson => {
           'kubectl rollout status deployment/web    # it does not finish: Ctrl-C it once you have seen enough',
           'kubectl get pods -l app=web              # one new pod that never becomes Ready; the old ones keep serving',
           'kubectl describe pod <the new pod>       # its Events say why',
-          'kubectl get deployment web -o yaml       # after 30 s the Progressing condition says ProgressDeadlineExceeded',
+          'kubectl get deployment web -o yaml       # after 60 s the Progressing condition says ProgressDeadlineExceeded',
         ],
         async check({ api }) {
           const d = await api.get(deployPath);
