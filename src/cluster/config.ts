@@ -26,6 +26,7 @@ import { yaml } from '../util/yaml.js';
 import { isRecord } from '../machinery/types.js';
 import { parseQuantity } from '../registry/validation/quantity.js';
 import { defaultTimings, type KubeletTimings } from '../kubelet/types.js';
+import { defaultRegistrySettings, readRegistrySettings, type RegistrySettings } from '../kubelet/registry/image-registry.js';
 
 export interface TaintConfig {
   key: string;
@@ -54,6 +55,10 @@ export interface ClusterConfig {
   kubelet: KubeletTimings;
   /** Each add-on's raw settings (the `addons` mapping, by add-on name), validated by the add-on that reads them. */
   addons: Map<string, unknown>;
+  /** The simulated image registry (the `registry` section): extra images, failing references, unknown repositories. */
+  registry: RegistrySettings;
+  /** Whether kube-system gets CoreDNS, kube-proxy and the control-plane mirror pods (`kubeSystem`; default: with 1 to 100 nodes). */
+  kubeSystem?: boolean;
 }
 
 export class ClusterConfigError extends Error {}
@@ -100,7 +105,7 @@ export function gpuPool(count = 1): NodePoolConfig {
 
 /** 3 workers and a GPU node; `nodes` sets the worker count (0: no nodes at all). */
 export function defaultClusterConfig(nodes = 3): ClusterConfig {
-  return { region: defaultRegion, nodePools: nodes === 0 ? [] : [workerPool(nodes), gpuPool()], kubelet: { ...defaultTimings }, addons: new Map() };
+  return { region: defaultRegion, nodePools: nodes === 0 ? [] : [workerPool(nodes), gpuPool()], kubelet: { ...defaultTimings }, addons: new Map(), registry: defaultRegistrySettings() };
 }
 
 export function loadClusterConfig(opts: { clusterFile?: string; nodes?: number }): ClusterConfig {
@@ -131,7 +136,7 @@ export function parseClusterConfig(text: string, source = 'cluster file'): Clust
 const labelValueRe = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const labelKeyRe = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const poolNameRe = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const knownTop = ['apiVersion', 'kind', 'region', 'nodePools', 'kubelet', 'addons'];
+const knownTop = ['apiVersion', 'kind', 'region', 'nodePools', 'kubelet', 'addons', 'registry', 'kubeSystem'];
 const knownPool = ['name', 'count', 'cpu', 'memory', 'pods', 'ephemeralStorage', 'resources', 'instanceType', 'zones', 'labels', 'taints'];
 const kubeletKeys: Record<string, keyof KubeletTimings> = {
   sandboxSeconds: 'sandboxMs', pullSeconds: 'pullMs', startSeconds: 'startMs', defaultRunSeconds: 'defaultRunMs',
@@ -142,7 +147,7 @@ function unknownKeys(obj: Record<string, unknown>, known: string[], path: string
 }
 
 function readConfig(doc: unknown, errors: string[]): ClusterConfig {
-  const config: ClusterConfig = { region: defaultRegion, nodePools: [], kubelet: { ...defaultTimings }, addons: new Map() };
+  const config: ClusterConfig = { region: defaultRegion, nodePools: [], kubelet: { ...defaultTimings }, addons: new Map(), registry: defaultRegistrySettings() };
   if (!isRecord(doc)) {
     errors.push('the document must be a mapping with nodePools (and optional region, kubelet)');
     return config;
@@ -165,6 +170,11 @@ function readConfig(doc: unknown, errors: string[]): ClusterConfig {
   if (doc.addons !== undefined) {
     if (!isRecord(doc.addons)) errors.push('addons: must be a mapping of add-on names to their settings');
     else for (const [name, settings] of Object.entries(doc.addons)) config.addons.set(name, settings);
+  }
+  config.registry = readRegistrySettings(doc.registry, errors);
+  if (doc.kubeSystem !== undefined) {
+    if (typeof doc.kubeSystem === 'boolean') config.kubeSystem = doc.kubeSystem;
+    else errors.push('kubeSystem: must be true or false');
   }
   if (doc.kubelet !== undefined) {
     if (!isRecord(doc.kubelet)) errors.push('kubelet: must be a mapping');

@@ -6,8 +6,10 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { KubeletManager } from '../kubelet/kubelet-manager.js';
 import { PodLifecycle } from '../kubelet/pod-lifecycle.js';
+import { ImageRegistry } from '../kubelet/registry/image-registry.js';
 import { loadClusterConfig, type ClusterConfig } from './config.js';
 import { buildNode, plannedNodes } from './node-object.js';
+import { startKubeSystem } from './kube-system.js';
 
 export interface ClusterOptions {
   /** Path of a YAML cluster file (node pools, kubelet timings). */
@@ -40,14 +42,16 @@ function registerNodes(client: Client, clock: Clock, kubelets: KubeletManager, c
 export function startCluster(client: Client, clock: Clock, log: Logger, opts: ClusterOptions): ClusterHandle {
   const config = loadClusterConfig(opts);
   const kubelets = new KubeletManager(client, clock, log.child({ component: 'kubelet' }));
-  const pods = new PodLifecycle({ client, clock, log: log.child({ component: 'pod-lifecycle' }), timings: config.kubelet }, kubelets);
+  const pods = new PodLifecycle({ client, clock, log: log.child({ component: 'pod-lifecycle' }), timings: config.kubelet, registry: new ImageRegistry(config.registry) }, kubelets);
   const created = registerNodes(client, clock, kubelets, config);
   kubelets.start(new Map(created.map((n) => [n.metadata.name ?? '', { registered: true }])));
+  const stopKubeSystem = startKubeSystem(client, clock, log.child({ component: 'kube-system' }), config);
   log.debug({ nodes: client.count('v1/nodes'), registered: created.length }, 'cluster started');
   return {
     config,
     setNodeStopped: (name, stopped) => kubelets.setStopped(name, stopped),
     stop() {
+      stopKubeSystem();
       pods.stop();
       kubelets.stop();
     },

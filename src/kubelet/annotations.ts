@@ -25,6 +25,8 @@ export const simAnnotations = {
   startSeconds: 'bonsai.dev/start-seconds',
   /** Seconds after start before the container passes its readiness probe (on top of the probe's own delays). */
   readySeconds: 'bonsai.dev/ready-seconds',
+  /** "fail": image pulls fail (ErrImagePull, then ImagePullBackOff); "ok": they succeed whatever the registry knows. */
+  imagePull: 'bonsai.dev/image-pull',
   /** Node annotation: "true" stops the node's simulated kubelet (no lease renewals, no pod updates). */
   nodeStopped: 'bonsai.dev/stopped',
 } as const;

@@ -5,7 +5,7 @@ import type { KObject } from '../machinery/types.js';
 import { quantityValue } from '../machinery/resources.js';
 import { simAnnotation } from './annotations.js';
 import { interpret, type ScriptLine } from './container-command.js';
-import { normalizeImage } from './container-ids.js';
+import { wellKnownOutput } from './well-known-images.js';
 import type { KubeletTimings } from './types.js';
 
 /** `ephemeral`: added by `kubectl debug` (pods/ephemeralcontainers); runs until stopped unless its command ends, never restarts. */
@@ -65,28 +65,6 @@ export function containerEnv(pod: Pod, c: Container): Record<string, string> {
   return env;
 }
 
-/** Start-up output of a few well-known images run with their own entrypoint. */
-function imageBanner(image: string, startMs: number): string[] {
-  const repo = normalizeImage(image).replace(/[:@].*$/, '');
-  if (repo === 'docker.io/library/nginx') {
-    const t = new Date(startMs).toISOString().replace('T', ' ').replace(/-/g, '/').replace(/\.\d+Z$/, '');
-    return [
-      '/docker-entrypoint.sh: /docker-entrypoint.d/ is not empty, will attempt to perform configuration',
-      '/docker-entrypoint.sh: Looking for shell scripts in /docker-entrypoint.d/',
-      '/docker-entrypoint.sh: Launching /docker-entrypoint.d/10-listen-on-ipv6-by-default.sh',
-      '10-listen-on-ipv6-by-default.sh: info: Enabled listen on IPv6 in /etc/nginx/conf.d/default.conf',
-      '/docker-entrypoint.sh: Configuration complete; ready for start up',
-      `${t} [notice] 1#1: using the "epoll" event method`,
-      `${t} [notice] 1#1: nginx/1.29.3`,
-      `${t} [notice] 1#1: start worker processes`,
-    ];
-  }
-  if (repo === 'docker.io/library/redis') {
-    return ['1:C 01 Jan 2026 00:00:00.000 * oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo', '1:M 01 Jan 2026 00:00:00.001 * Ready to accept connections tcp'];
-  }
-  return [];
-}
-
 export function containerPlan(pod: Pod, c: Container, kind: ContainerKind, timings: KubeletTimings, startMs: number): ContainerPlan {
   const obj = pod as unknown as KObject;
   const ann = (k: Parameters<typeof simAnnotation>[1]) => simAnnotation(obj, k, c.name);
@@ -112,7 +90,8 @@ export function containerPlan(pod: Pod, c: Container, kind: ContainerKind, timin
     exitCode = 137;
     reason = 'OOMKilled';
   }
-  const lines: ScriptLine[] = script ? [...script.lines] : imageBanner(c.image ?? '', startMs).map((text) => ({ atMs: 0, text }));
+  const known = wellKnownOutput(c.image ?? '', c.command, c.args, { hostname: pod.spec?.hostname ?? pod.metadata?.name ?? '', startMs, podIP: pod.status?.podIP });
+  const lines: ScriptLine[] = known ? known.map((text) => ({ atMs: 0, text })) : script ? [...script.lines] : [];
   for (const text of (ann('logLines') ?? '').split('\n').filter((l) => l !== '')) lines.push({ atMs: 0, text });
   if (runMs !== undefined) for (const l of lines) l.atMs = Math.min(l.atMs, runMs);
   return {

@@ -11,6 +11,8 @@ interface Run {
   startMs: number;
   lines: LogLine[];
   endMs?: number;
+  /** Lines appended while running that pushed the oldest ones out (followers count lines from the start). */
+  dropped: number;
 }
 
 const maxLinesPerRun = 5000;
@@ -36,7 +38,7 @@ export class LogStore {
     if (cur && cur.endMs === undefined) cur.endMs = startMs;
     const abs = lines.map((l, i) => ({ atMs: startMs + l.atMs, text: l.text, i }));
     abs.sort((a, b) => a.atMs - b.atMs || a.i - b.i);
-    list.push({ startMs, lines: abs.slice(0, maxLinesPerRun).map(({ atMs, text }) => ({ atMs, text })) });
+    list.push({ startMs, lines: abs.slice(0, maxLinesPerRun).map(({ atMs, text }) => ({ atMs, text })), dropped: 0 });
     while (list.length > 2) list.shift();
     this.runs.set(key, list);
     this.notify(key);
@@ -50,6 +52,27 @@ export class LogStore {
     cur.endMs = atMs;
     cur.lines = cur.lines.filter((l) => l.atMs <= atMs);
     this.notify(key);
+  }
+
+  /**
+   * A line the running container prints now (a simulated server answering a request). False when the container
+   * has no running run. The oldest lines make room once a run holds the maximum.
+   */
+  append(uid: string, container: string, text: string): boolean {
+    const key = this.key(uid, container);
+    const cur = this.runs.get(key)?.at(-1);
+    if (!cur || cur.endMs !== undefined) return false;
+    const now = this.clock.nowMs();
+    let at = cur.lines.length;
+    while (at > 0 && cur.lines[at - 1].atMs > now) at--;
+    cur.lines.splice(at, 0, { atMs: now, text });
+    if (cur.lines.length > maxLinesPerRun) {
+      const extra = cur.lines.length - maxLinesPerRun;
+      cur.lines.splice(0, extra);
+      cur.dropped += extra;
+    }
+    this.notify(key);
+    return true;
   }
 
   /** Forgets a pod's output (the pod is gone). */
@@ -83,7 +106,8 @@ export class LogStore {
   follow(uid: string, container: string, skip: number, onLine: (l: LogLine) => void, onEnd: () => void): () => void {
     const key = this.key(uid, container);
     const run = this.runs.get(key)?.at(-1);
-    let sent = skip;
+    // `skip` counts the lines a read just returned; `sent` counts from the run's first line ever printed.
+    let sent = skip + (run?.dropped ?? 0);
     let cancelTimer: (() => void) | undefined;
     let done = false;
     const listeners = this.listeners.get(key) ?? new Set<() => void>();
@@ -104,13 +128,14 @@ export class LogStore {
         onEnd();
         return;
       }
-      while (sent < run.lines.length && run.lines[sent].atMs <= now) onLine(run.lines[sent++]);
-      if (run.endMs !== undefined && sent >= run.lines.length) {
+      sent = Math.max(sent, run.dropped);
+      while (sent - run.dropped < run.lines.length && run.lines[sent - run.dropped].atMs <= now) onLine(run.lines[sent++ - run.dropped]);
+      if (run.endMs !== undefined && sent - run.dropped >= run.lines.length) {
         stop();
         onEnd();
         return;
       }
-      const next = run.lines[sent];
+      const next = run.lines[sent - run.dropped];
       if (next) cancelTimer = setTimer(pump, Math.max(1, next.atMs - now));
     }
     const clockNow = () => this.clock.nowMs();

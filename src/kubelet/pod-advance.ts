@@ -12,6 +12,8 @@ import { allRuns, containerSpecs, ephemeralSpecs } from './pod-runtime.js';
 import { probeFailure, probeTimes } from './probes.js';
 import type { KObject } from '../machinery/types.js';
 import type { KubeletTimings } from './types.js';
+import type { PullResult } from './registry/image-registry.js';
+import { errImagePullShowMs, nextPullBackoff } from './registry/pull.js';
 
 export interface AdvanceContext {
   now: number;
@@ -21,6 +23,8 @@ export interface AdvanceContext {
   event(type: 'Normal' | 'Warning', reason: string, message: string, container?: ContainerRun): void;
   imagePresent(image: string): boolean;
   markPulled(image: string): void;
+  /** Asks the simulated registry (and the pod's override) whether pulling a container's image works. */
+  pull(image: string, container: string): PullResult;
   allocateIP(): string;
 }
 
@@ -114,8 +118,8 @@ export class PodAdvancer {
     if (spec.imagePullPolicy === 'Always' || (spec.imagePullPolicy !== 'Never' && !this.ctx.imagePresent(image))) {
       c.stage = 'pulling';
       c.pullStartMs = at;
-      const pullAnn = Number(simAnnotation(this.ctx.pod as unknown as KObject, 'pullSeconds', c.name));
-      c.dueMs = at + (Number.isFinite(pullAnn) && pullAnn >= 0 ? pullAnn * 1000 : this.ctx.timings.pullMs);
+      c.pullFailure = undefined;
+      c.dueMs = at + this.pullMs(c);
       this.ctx.event('Normal', 'Pulling', `Pulling image "${image}"`, c);
       return;
     }
@@ -135,6 +139,11 @@ export class PodAdvancer {
     switch (c.stage) {
       case 'pulling':
         if (c.dueMs === undefined || !this.due(c.dueMs)) return;
+        if (this.pullFailed(c, spec.image ?? '', c.dueMs)) {
+          this.changed = true;
+          return this.step(c);
+        }
+        c.pullBackoffMs = 0;
         this.ctx.markPulled(spec.image ?? '');
         {
           const took = formatGoDurationMs(c.dueMs - (c.pullStartMs ?? c.dueMs));
@@ -158,6 +167,42 @@ export class PodAdvancer {
         return this.step(c);
       default:
     }
+  }
+
+  /**
+   * The end of a pull attempt or of a pull back-off step at `at`: true when the container keeps waiting (the pull
+   * failed, ErrImagePull turned into ImagePullBackOff, or a retry began), false when the image is now there.
+   */
+  private pullFailed(c: ContainerRun, image: string, at: number): boolean {
+    const failure = c.pullFailure;
+    if (failure?.reason === 'ErrImagePull') {
+      c.pullFailure = { reason: 'ImagePullBackOff', message: `Back-off pulling image "${image}": ErrImagePull: ${failure.message}`, retryAtMs: failure.retryAtMs };
+      this.ctx.event('Normal', 'BackOff', `Back-off pulling image "${image}"`, c);
+      this.ctx.event('Warning', 'Failed', 'Error: ImagePullBackOff', c);
+      c.dueMs = Math.max(at, failure.retryAtMs);
+      return true;
+    }
+    if (failure) {
+      c.pullFailure = undefined;
+      c.pullStartMs = at;
+      c.dueMs = at + this.pullMs(c);
+      this.ctx.event('Normal', 'Pulling', `Pulling image "${image}"`, c);
+      return true;
+    }
+    const result = this.ctx.pull(image, c.name);
+    if (result.ok) return false;
+    const delay = nextPullBackoff(c.pullBackoffMs ?? 0);
+    c.pullBackoffMs = delay;
+    c.pullFailure = { reason: 'ErrImagePull', message: result.message, retryAtMs: at + delay };
+    this.ctx.event('Warning', 'Failed', `Failed to pull image "${image}": ${result.message}`, c);
+    this.ctx.event('Warning', 'Failed', 'Error: ErrImagePull', c);
+    c.dueMs = at + Math.min(errImagePullShowMs, delay);
+    return true;
+  }
+
+  private pullMs(c: ContainerRun): number {
+    const pullAnn = Number(simAnnotation(this.ctx.pod as unknown as KObject, 'pullSeconds', c.name));
+    return Number.isFinite(pullAnn) && pullAnn >= 0 ? pullAnn * 1000 : this.ctx.timings.pullMs;
   }
 
   private start(c: ContainerRun, spec: Container, at: number): void {

@@ -16,6 +16,8 @@ import { addEphemeralRuns, allRuns, restorePodRun, type ContainerRun, type PodRu
 import { buildStatus, podPhase } from './pod-status.js';
 import type { KubeletContext, NodeAgentView, NodeDirectory } from './types.js';
 import { nodeClient } from './node-client.js';
+import { pullImage } from './registry/pull.js';
+import { setContainerLogSink } from './container-log-append.js';
 
 /** The event fieldPath of a container: `spec.containers{web}`, `spec.initContainers{setup}`, `spec.ephemeralContainers{debugger-x}`. */
 const fieldPathOf = (c: { kind: string; name: string }) =>
@@ -43,12 +45,14 @@ export class PodLifecycle {
     }));
     for (const p of ctx.client.list('v1/pods')) this.queue.add(keyOf(p));
     setLogProvider(this.logProvider());
+    setContainerLogSink((uid, container, line) => this.logs.append(uid, container, line));
   }
 
   stop(): void {
     this.stops.forEach((s) => s());
     this.queue.stop();
     setLogProvider(undefined);
+    setContainerLogSink(undefined);
   }
 
   private recorder(node: string): EventRecorder {
@@ -119,6 +123,7 @@ export class PodLifecycle {
       event: (type, reason, message, c?: ContainerRun) => rec.event(obj, type, reason, message, c ? fieldPathOf(c) : undefined),
       imagePresent: (image) => cache.has(image),
       markPulled: (image) => void cache.add(image),
+      pull: (image, container) => pullImage(this.ctx.registry, obj, image, container),
       allocateIP: () => (pod.spec?.hostNetwork ? agent.hostIP : agent.allocatePodIP(run.uid)),
     });
   }

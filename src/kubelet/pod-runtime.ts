@@ -46,6 +46,10 @@ export interface ContainerRun {
   /** How the current run ends when the pod is being deleted. */
   stopAtMs?: number;
   stopExitCode?: number;
+  /** A failed image pull being waited out: ErrImagePull, then ImagePullBackOff until the retry. */
+  pullFailure?: { reason: 'ErrImagePull' | 'ImagePullBackOff'; message: string; retryAtMs: number };
+  /** The current image pull back-off (0 or undefined: no failure yet). */
+  pullBackoffMs?: number;
   /** An ephemeral container: when the kubelet first saw it in the pod spec (it starts from then on). */
   addedAtMs?: number;
 }

@@ -69,6 +69,7 @@ function containerState(pod: Pod, c: ContainerRun, initializing: boolean): Conta
     case 'backoff':
       return backoffWaiting();
     default:
+      if (c.stage === 'pulling' && c.pullFailure) return { waiting: { reason: c.pullFailure.reason, message: c.pullFailure.message } };
       if (restarting) return c.waitingBackoffMs !== undefined ? backoffWaiting() : terminatedState(c);
       return { waiting: { reason: c.kind === 'ephemeral' || (c.kind === 'main' && !initializing) ? 'ContainerCreating' : 'PodInitializing' } };
   }

@@ -2,6 +2,7 @@
 import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import type { ImageRegistry } from './registry/image-registry.js';
 
 /** Delays of the simulated pod lifecycle stages, in clock milliseconds. */
 export interface KubeletTimings {
@@ -40,4 +41,6 @@ export interface KubeletContext {
   clock: Clock;
   log: Logger;
   timings: KubeletTimings;
+  /** The simulated registry image pulls ask (default: the well-known images, unknown repositories pull). */
+  registry?: ImageRegistry;
 }

@@ -50,7 +50,7 @@ export class SchedulerCache {
   /** Brings one assigned pod up to date from its current object (undefined: gone or not counted any more). */
   syncAssigned(key: string, pod: Pod | undefined): { change: PodChange; pi?: PodInfo; old?: PodInfo } {
     const cur = this.assigned.get(key);
-    const counts = pod && pod.spec?.nodeName && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed';
+    const counts = pod && pod.spec?.nodeName && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed' && !isSimulatedSystemPod(pod);
     if (!counts) {
       if (!cur) return { change: 'none' };
       // A reservation stays while its pod is still pending (the gang code forgets it when the pod goes).
@@ -105,3 +105,11 @@ export class SchedulerCache {
 }
 
 export { podKey };
+
+/**
+ * The simulated kube-system pods (CoreDNS, kube-proxy, control-plane mirror pods, marked by src/cluster/kube-system)
+ * take no place on their node: user pods schedule as if they were not there.
+ */
+function isSimulatedSystemPod(pod: Pod): boolean {
+  return pod.metadata?.namespace === 'kube-system' && pod.metadata.annotations?.['bonsai.dev/system-pod'] === 'true';
+}

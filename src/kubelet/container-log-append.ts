@@ -1,0 +1,29 @@
+// Lets a simulated runtime print into a running container's log: the HTTP responder writes nginx's access lines
+// when it answers a request. The pod lifecycle installs the sink (the LogStore of the running kubelets).
+import type { Client } from '../client/client.js';
+
+type Sink = (podUid: string, container: string, line: string) => boolean;
+
+let sink: Sink | undefined;
+
+export function setContainerLogSink(s: Sink | undefined): void {
+  sink = s;
+}
+
+/** Longest line kept; a longer one is cut. */
+const maxLineLength = 16 * 1024;
+
+/**
+ * Appends `line` to the log of `container` in pod `namespace/pod`, stamped with the clock's now. Returns false when
+ * the pod or a running container of that name is not there (or no kubelet simulation runs). Embedded newlines
+ * split the text into several lines.
+ */
+export function appendContainerLog(client: Client, namespace: string, pod: string, container: string, line: string): boolean {
+  if (!sink) return false;
+  const obj = client.get('v1/pods', namespace, pod);
+  const uid = obj?.metadata.uid;
+  if (!uid) return false;
+  let ok = true;
+  for (const part of line.replace(/\r?\n$/, '').split(/\r?\n/).slice(0, 100)) ok = sink(uid, container, part.slice(0, maxLineLength)) && ok;
+  return ok;
+}
