@@ -1,6 +1,5 @@
 // Lesson `rolling-update`: a Deployment is rolled to an image tag that does not exist; the rollout stalls (the old
 // pods keep serving), the learner inspects the failing pod and runs `kubectl rollout undo`.
-import { simAnnotations } from '../kubelet/annotations.js';
 import type { Json } from './lesson-api.js';
 import { annotationsOf, arr, conditionTrue, containerTrouble, isDeleting, nameOf, num, ownerNames, rec, removeAndWait, str } from './lesson-objects.js';
 import type { Lesson, LessonFactory, StepOutcome } from './lesson-types.js';
@@ -19,7 +18,7 @@ export function deployment(): Json {
     metadata: { name: 'web', namespace: 'default', labels: { app: 'web', 'bonsai.dev/lesson': 'rolling-update' } },
     spec: {
       replicas,
-      // A new pod counts only once it has stayed ready this long, so a pod that crashes soon after starting never does.
+      // A new pod counts only once it has stayed ready this long.
       minReadySeconds: 5,
       progressDeadlineSeconds: 60,
       selector: { matchLabels: { app: 'web' } },
@@ -33,12 +32,11 @@ export function deployment(): Json {
 }
 
 /**
- * The broken release: an unknown tag of a known image (the simulated registry refuses it with ErrImagePull, then
- * ImagePullBackOff). Should the image pull anyway (a server without the registry simulation), the container crashes
- * two seconds after each start, so the rollout stalls the same way.
+ * The broken release: an unknown tag of a known image, which the simulated registry refuses (ErrImagePull, then
+ * ImagePullBackOff with the kubelet's back-off), as a real registry would.
  */
 export function brokenRelease(): Json {
-  return { spec: { template: { metadata: { annotations: { [simAnnotations.crashAfterSeconds]: '2' } }, spec: { containers: [{ name: 'web', image: badImage }] } } } };
+  return { spec: { template: { spec: { containers: [{ name: 'web', image: badImage }] } } } };
 }
 
 function template(d: Json): Json {
@@ -70,9 +68,9 @@ export function failingPod(pods: Json[], rs: string): StepOutcome {
   return { done: false, progress: mine.length ? `new pod ${nameOf(mine[0])}: ${str(rec(mine[0].status).phase) ?? 'Pending'}` : 'waiting for the new ReplicaSet\'s pod' };
 }
 
-/** The Deployment's template is the good one again (no broken image, no crash annotation). */
+/** The Deployment's template is the good one again. */
 export function backOnGoodTemplate(d: Json): boolean {
-  return templateImage(d) === goodImage && annotationsOf(template(d))[simAnnotations.crashAfterSeconds] === undefined;
+  return templateImage(d) === goodImage;
 }
 
 const create: LessonFactory = (): Lesson => {
@@ -111,7 +109,7 @@ const create: LessonFactory = (): Lesson => {
         instructions: () => [
           'kubectl rollout status deployment/web    # it does not finish: Ctrl-C it once you have seen enough',
           'kubectl get pods -l app=web              # one new pod that never becomes Ready; the old ones keep serving',
-          'kubectl describe pod <the new pod>       # its Events say why',
+          'kubectl describe pod <the new pod>       # its Events say why (Failed to pull image …, then Back-off pulling image)',
           'kubectl get deployment web -o yaml       # after 60 s the Progressing condition says ProgressDeadlineExceeded',
         ],
         async check({ api }) {
