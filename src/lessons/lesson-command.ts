@@ -12,6 +12,14 @@ export interface LessonCommandOptions {
   hintAfter?: number;
 }
 
+/**
+ * A line for the terminal: names and messages come from the server, so control characters (escape sequences that
+ * could rewrite the screen) are shown as `?`.
+ */
+export function terminalSafe(line: string): string {
+  return line.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '?');
+}
+
 export function listLessons(): string {
   const width = Math.max(...lessonCatalog.map((l) => l.name.length));
   return ['Lessons (run one with: bonsai lesson NAME):', ...lessonCatalog.map((l) => `  ${l.name.padEnd(width)}  ${l.summary}`)].join('\n');
@@ -32,7 +40,7 @@ export async function lessonCommand(name: string | undefined, o: LessonCommandOp
   const onSigint = () => (abort.signal.aborted ? process.exit(130) : abort.abort());
   process.on('SIGINT', onSigint);
   try {
-    const result = await runLesson(lesson, { api, say: (line) => write(`${line}\n`) }, { signal: abort.signal, hintAfterMs: (o.hintAfter ?? 30) * 1000 });
+    const result = await runLesson(lesson, { api, say: (line) => write(`${terminalSafe(line)}\n`) }, { signal: abort.signal, hintAfterMs: (o.hintAfter ?? 30) * 1000 });
     if (result === 'aborted') {
       write(`\nLesson ${lesson.name} stopped; what it created stays in the cluster. Run it again to start over.\n`);
       return 130;

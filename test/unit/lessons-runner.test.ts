@@ -5,7 +5,7 @@ import { runLesson } from '../../src/lessons/lesson-runner.js';
 import type { LessonApi } from '../../src/lessons/lesson-api.js';
 import type { Lesson, LessonContext, Step, StepOutcome } from '../../src/lessons/lesson-types.js';
 import { lessonCatalog, findLesson } from '../../src/lessons/lesson-catalog.js';
-import { listLessons } from '../../src/lessons/lesson-command.js';
+import { listLessons, terminalSafe } from '../../src/lessons/lesson-command.js';
 
 const noApi = {} as LessonApi;
 
@@ -105,5 +105,10 @@ describe('lesson runner', () => {
     assert.equal(findLesson('constructor'), undefined);
     assert.equal(findLesson('__proto__'), undefined);
     assert.match(listLessons(), /rolling-update .*\n.*node-failure .*\n.*gpu-gang /);
+  });
+
+  it('terminalSafe shows control characters from the server as ?', () => {
+    assert.equal(terminalSafe('pod \u001b[2Jx\u009b1m\r ✓ ok\ttab'), 'pod ?[2Jx?1m? ✓ ok\ttab');
+    assert.equal(terminalSafe('✓ web is Available: 3/3'), '✓ web is Available: 3/3');
   });
 });
