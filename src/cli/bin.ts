@@ -124,6 +124,17 @@ for (const [verb, stopped, what] of [['stop', true, "stop a node's kubelet (no l
     });
 }
 
+program
+  .command('lesson [name]')
+  .description('run a guided lesson against a running server (without a name: list the lessons)')
+  .option('--kubeconfig <path>', 'kubeconfig of the server (default $KUBECONFIG or .bonsai/kubeconfig)')
+  .option('--server <url>', 'server URL (instead of a kubeconfig)')
+  .option('--hint-after <seconds>', 'print a hint after this many seconds without progress', positive, 30)
+  .action(async (name: string | undefined, o: { kubeconfig?: string; server?: string; hintAfter: number }) => {
+    const { lessonCommand } = await import('../lessons/lesson-command.js');
+    process.exitCode = await lessonCommand(name, o);
+  });
+
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.stderr.write(`bonsai: ${e instanceof Error ? e.message : String(e)}\n`);
   process.exit(1);

@@ -1,0 +1,18 @@
+// The lessons shipped with Bonsai, each loaded on first use.
+import type { LessonFactory } from './lesson-types.js';
+
+export interface CatalogEntry {
+  name: string;
+  summary: string;
+  load(): Promise<LessonFactory>;
+}
+
+export const lessonCatalog: readonly CatalogEntry[] = [
+  { name: 'rolling-update', summary: 'a Deployment rolled to a broken image: watch the rollout stall, inspect the failing pod, roll back', load: async () => (await import('./rolling-update.js')).default },
+  { name: 'node-failure', summary: 'a node fails and its pods move; drain another node while a PodDisruptionBudget keeps the service up', load: async () => (await import('./node-failure.js')).default },
+  { name: 'gpu-gang', summary: 'a gang of GPU pods that does not fit stays Pending whole, until you add a GPU node', load: async () => (await import('./gpu-gang.js')).default },
+];
+
+export function findLesson(name: string): CatalogEntry | undefined {
+  return lessonCatalog.find((l) => l.name === name);
+}
