@@ -27,6 +27,11 @@ function bool(v: string | undefined): boolean {
 function collect(v: string, prev: string[]): string[] {
   return [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 }
+function positive(v: string): number {
+  const n = Number(v);
+  if (!(n > 0)) throw new InvalidArgumentError('must be a positive number');
+  return n;
+}
 function speed(v: string): number {
   const n = Number(v);
   if (!(n >= 0 && n <= maxClockSpeed)) throw new InvalidArgumentError(`must be a number from 0 (paused) to ${maxClockSpeed}`);
