@@ -10,7 +10,7 @@ import { defaultProcess, isBusyboxLike, type ContainerInfo } from './container-i
 import { Network } from './network.js';
 import { findTarget } from './target.js';
 import { Shell, ExitSignal, LimitError, maxSteps, type CommandFn, type ShellHost } from './shell/interp.js';
-import { readBounded, type In, type Out } from './shell/io.js';
+import { LimitedOut, readBounded, type In, type Out } from './shell/io.js';
 import { coreCommands } from './commands/core.js';
 import { fileCommands } from './commands/files.js';
 import { netCommands } from './commands/net.js';
@@ -96,8 +96,9 @@ export class SimRuntime implements ContainerRuntime {
     if ('error' in t) return { exitCode: 1, error: t.error.message };
     const argv = s.command;
     if (!argv.length) return { exitCode: 1, error: 'you must specify at least one command for the container' };
-    const out = terminal(s.stdout, s.tty);
-    const err = s.tty ? out : s.stderr;
+    // One exec is one command: its output is bounded as a command's is.
+    const out = new LimitedOut(terminal(s.stdout, s.tty));
+    const err = s.tty ? out : new LimitedOut(s.stderr);
     if (argv.reduce((n, a) => n + a.length + 1, 0) > maxCommandBytes) {
       err.write('exec: argument list too long\n');
       return { exitCode: 126 };

@@ -36,7 +36,7 @@ export interface Budget {
   steps: number;
 }
 
-export const maxSteps = 200_000;
+export const maxSteps = 50_000;
 export const maxShellDepth = 16;
 export const maxWordBytes = 256 * 1024;
 export const maxVarCount = 10_000;
@@ -75,10 +75,11 @@ export class Shell {
     return env;
   }
 
-  private async step(): Promise<void> {
+  /** Counts one step of the budget; every few hundred steps, yields to the event loop (a Promise to await then). */
+  private step(): Promise<void> | undefined {
     if (--this.budget.steps < 0) throw new LimitError('sh: command limit reached');
     if (this.host.signal.aborted) throw new ExitSignal(130);
-    if (this.budget.steps % 500 === 0) await new Promise((r) => setImmediate(r));
+    return this.budget.steps % 500 === 0 ? new Promise((r) => setImmediate(r)) : undefined;
   }
 
   /** Parses and runs `src`; syntax errors print as sh prints them and give status 2. */
@@ -129,7 +130,8 @@ export class Shell {
   }
 
   async runCommand(c: Command, io: Io): Promise<void> {
-    await this.step();
+    const yielded = this.step();
+    if (yielded) await yielded;
     let redirected: Io & { finish(): void };
     try {
       redirected = await this.redirect(c.redirs, io);
@@ -186,7 +188,8 @@ export class Shell {
         const items = c.items ? await this.expandWords(c.items, io) : this.args.slice(1);
         this.status = 0;
         for (const v of items) {
-          await this.step();
+          const yielded = this.step();
+          if (yielded) await yielded;
           this.setVar(c.name, v);
           await this.runList(c.body, io);
         }
@@ -195,7 +198,8 @@ export class Shell {
       case 'while': {
         let last = 0;
         for (;;) {
-          await this.step();
+          const yielded = this.step();
+          if (yielded) await yielded;
           await this.runList(c.cond, io);
           if ((this.status === 0) === c.until) break;
           await this.runList(c.body, io);
@@ -282,6 +286,7 @@ export class Shell {
           } catch (e) {
             if (!(e instanceof FsError)) throw e;
             io.stderr.write(`sh: write error: ${e.reason}\n`);
+            this.status = 1;
           }
         }
       },
