@@ -30,6 +30,8 @@ export interface ShellHost {
   nowMs(): number;
   commands: ReadonlyMap<string, CommandFn>;
   signal: AbortSignal;
+  /** Output goes to a terminal. */
+  tty?: boolean;
 }
 
 export interface Budget {
