@@ -104,3 +104,13 @@ test('a container that is not running cannot exec; unknown containers are reject
   assert.equal((await exec(h, 'web', ['env'], { container: 'zz' })).error, 'container zz is not valid for pod web');
   assert.equal((await exec(h, 'nope', ['env'])).error, 'pods "nope" not found');
 });
+
+test('kubectl debug: an ephemeral container gets the same shell', async () => {
+  const def = h.reg.find('', 'v1', 'pods')!;
+  const cur = h.pod('web')!;
+  h.reg.update(def, 'default', 'web', { ...cur, spec: { ...cur.spec, ephemeralContainers: [{ name: 'debugger', image: 'busybox', targetContainerName: 'c', terminationMessagePolicy: 'File', imagePullPolicy: 'IfNotPresent' }] } } as never, { subresource: 'ephemeralcontainers' });
+  await h.run(5000);
+  // Its own volume mounts only (none here): the target container's ConfigMap is not mounted in it.
+  const r = await exec(h, 'web', ['sh', '-c', 'hostname; test -e /etc/config/key || echo no-mounts'], { container: 'debugger' });
+  assert.deepEqual([r.exitCode, r.error, r.out], [0, undefined, 'web\nno-mounts\n']);
+});
