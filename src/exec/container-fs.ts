@@ -92,7 +92,7 @@ function downwardFiles(into: DirNode, client: Client, pod: Pod, items: DownwardA
     if (it.fieldRef) v = fieldValue(pod, it.fieldRef.fieldPath);
     else if (it.resourceFieldRef) {
       const c = (pod.spec?.containers ?? []).find((x) => x.name === it.resourceFieldRef!.containerName);
-      v = resourceValue(pod, c, it.resourceFieldRef.resource, it.resourceFieldRef.divisor, alloc);
+      v = resourceValue(c, it.resourceFieldRef.resource, it.resourceFieldRef.divisor, alloc);
     }
     if (v !== undefined) fs.put(`/${it.path}`, file(v, it.mode ?? mode, mtimeMs));
   }

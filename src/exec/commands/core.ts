@@ -43,7 +43,7 @@ const printf: CommandFn = async ({ argv, stdout, stderr }) => {
   let out = '';
   let k = 0;
   for (let round = 0; round < 1000; round++) {
-    out += fmt.replace(/%([-0 +#]*\d*(?:\.\d+)?)([sdixXocb%])|\\(0[0-7]{0,3}|[abefnrtv\\])/g, (m, flags: string | undefined, conv: string | undefined, esc: string | undefined) => {
+    out += fmt.replace(/%([-0 +#]*\d*(?:\.\d+)?)([sdixXocb%])|\\(0[0-7]{0,3}|[abefnrtv\\])/g, (_m, flags: string | undefined, conv: string | undefined, esc: string | undefined) => {
       if (esc !== undefined) return echoEscapes(`\\${esc}`).text;
       if (conv === '%') return '%';
       const a = args[k++] ?? '';
