@@ -87,6 +87,7 @@ test('quoting, variables, pipes, and-or lists, loops, command substitution', asy
   assert.equal(await sh('cat /etc/config/key | tail -n 1; echo'), 'value-from-configmap\n');
   assert.equal(await sh('if [ -f /etc/config/key ]; then echo file; else echo none; fi'), 'file\n');
   assert.equal(await sh('sh -c "sh -c \'echo nested; exit 4\'"; echo $?'), 'nested\n4\n');
+  assert.equal(await sh('sh -c \'echo $0-$1\' zero one; (exec false); echo $?; exec echo last; echo never'), 'zero-one\n1\nlast\n');
 });
 
 test('writes go to writable directories only', async () => {
