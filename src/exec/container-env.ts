@@ -56,7 +56,7 @@ export function fieldValue(pod: Pod, path: string): string | undefined {
 }
 
 /** A resourceFieldRef's value: the container's limit (the node's allocatable when unset) or request, over the divisor. */
-export function resourceValue(pod: Pod, c: Container | undefined, resource: string, divisor: unknown, nodeAllocatable: Record<string, unknown> | undefined): string | undefined {
+export function resourceValue(c: Container | undefined, resource: string, divisor: unknown, nodeAllocatable: Record<string, unknown> | undefined): string | undefined {
   const m = /^(limits|requests)\.(cpu|memory|ephemeral-storage)$/.exec(resource);
   if (!m || !c) return undefined;
   const side = (c.resources?.[m[1] as 'limits' | 'requests'] ?? {}) as Record<string, unknown>;
@@ -118,7 +118,7 @@ export function containerEnv(client: Client, pod: Pod, c: Container): [string, s
     else if (from.fieldRef) v = fieldValue(pod, from.fieldRef.fieldPath);
     else if (from.resourceFieldRef) {
       const target = from.resourceFieldRef.containerName ? (pod.spec?.containers ?? []).find((x) => x.name === from.resourceFieldRef!.containerName) : c;
-      v = resourceValue(pod, target, from.resourceFieldRef.resource, from.resourceFieldRef.divisor, alloc);
+      v = resourceValue(target, from.resourceFieldRef.resource, from.resourceFieldRef.divisor, alloc);
     }
     if (v !== undefined) set(e.name, v);
   }

@@ -5,7 +5,7 @@ import type { Container, DownwardAPIVolumeFile, KeyToPath, Pod, Volume } from 'k
 import type { Client } from '../client/client.js';
 import type { KObject } from '../machinery/types.js';
 import { fieldValue, resourceValue, secretsOf } from './container-env.js';
-import { Vfs, dir, newQuota, type DirNode } from './vfs.js';
+import { Vfs, dir, newQuota, resolvePath, type DirNode } from './vfs.js';
 
 export const clusterDomain = 'cluster.local';
 export const clusterDnsIP = '10.96.0.10';
@@ -92,7 +92,7 @@ function downwardFiles(into: DirNode, client: Client, pod: Pod, items: DownwardA
     if (it.fieldRef) v = fieldValue(pod, it.fieldRef.fieldPath);
     else if (it.resourceFieldRef) {
       const c = (pod.spec?.containers ?? []).find((x) => x.name === it.resourceFieldRef!.containerName);
-      v = resourceValue(pod, c, it.resourceFieldRef.resource, it.resourceFieldRef.divisor, alloc);
+      v = resourceValue(c, it.resourceFieldRef.resource, it.resourceFieldRef.divisor, alloc);
     }
     if (v !== undefined) fs.put(`/${it.path}`, file(v, it.mode ?? mode, mtimeMs));
   }
@@ -163,8 +163,8 @@ export function containerFs(client: Client, pod: Pod, c: Container, writable: Wr
       const inner = new Vfs(node as DirNode).lookup(`/${m.subPath}`);
       node = inner ?? dir(0o755, started);
     }
-    const path = m.mountPath.replace(/\/+$/, '');
-    if (path) fs.put(path, m.readOnly && node.type === 'dir' && node.quota ? { ...node, quota: undefined } : node);
+    const path = resolvePath('/', m.mountPath);
+    if (path !== '/') fs.put(path, m.readOnly && node.type === 'dir' && node.quota ? { ...node, quota: undefined } : node);
   }
   return fs;
 }

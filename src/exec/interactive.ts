@@ -3,7 +3,7 @@
 import { ShellSyntaxError } from './shell/lexer.js';
 import { parse } from './shell/parser.js';
 import { ExitSignal, LimitError, maxSteps, type Shell } from './shell/interp.js';
-import type { Out } from './shell/io.js';
+import { LimitedOut, type Out } from './shell/io.js';
 import { LineEditor, maxLineChars } from './line-editor.js';
 
 /** How much typed-ahead input is kept while a command runs, and the longest program gathered over lines. */
@@ -81,7 +81,9 @@ export async function interactive(o: InteractiveOptions): Promise<number> {
     running = o.newCommand();
     o.shell.budget.steps = maxSteps;
     try {
-      await o.shell.runSource(src, { stdin: { readAll: async () => Buffer.alloc(0) }, stdout: o.out, stderr: o.err });
+      const stdout = new LimitedOut(o.out);
+      const stderr = o.err === o.out ? stdout : new LimitedOut(o.err);
+      await o.shell.runSource(src, { stdin: { readAll: async () => Buffer.alloc(0) }, stdout, stderr });
     } catch (e) {
       if (e instanceof ExitSignal) {
         if (running.signal.aborted && !o.signal.aborted) {

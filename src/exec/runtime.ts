@@ -1,5 +1,6 @@
 // The simulated container runtime behind exec, attach and port-forward: each session gets the container's view
 // (environment, filesystem, network) computed from the live objects, and a shell or the HTTP responder.
+import { randomBytes } from 'node:crypto';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { ContainerRuntime, Outcome, Session, Sink } from './types.js';
 import type { Client } from '../client/client.js';
@@ -10,7 +11,7 @@ import { defaultProcess, isBusyboxLike, type ContainerInfo } from './container-i
 import { Network } from './network.js';
 import { findTarget } from './target.js';
 import { Shell, ExitSignal, LimitError, maxSteps, type CommandFn, type ShellHost } from './shell/interp.js';
-import { readBounded, type In, type Out } from './shell/io.js';
+import { LimitedOut, readBounded, type In, type Out } from './shell/io.js';
 import { coreCommands } from './commands/core.js';
 import { fileCommands } from './commands/files.js';
 import { netCommands } from './commands/net.js';
@@ -74,7 +75,7 @@ export class SimRuntime implements ContainerRuntime {
     };
     const commands = new Map<string, CommandFn>([...coreCommands(info), ...fileCommands(), ...netCommands(info)]);
     const fs = containerFs(client, pod, container, this.writable, commands.keys(), nowMs());
-    const host: ShellHost = { fs, nowMs, commands, get signal() { return command.signal; } };
+    const host: ShellHost = { fs, nowMs, commands, tty: s.tty, get signal() { return command.signal; } };
     const vars = new Map<string, string>(containerEnv(client, pod, container));
     let cwd = container.workingDir && container.workingDir.startsWith('/') ? container.workingDir : '/';
     if (fs.lookup(cwd)?.type !== 'dir') fs.mkdirp(cwd);
@@ -96,8 +97,9 @@ export class SimRuntime implements ContainerRuntime {
     if ('error' in t) return { exitCode: 1, error: t.error.message };
     const argv = s.command;
     if (!argv.length) return { exitCode: 1, error: 'you must specify at least one command for the container' };
-    const out = terminal(s.stdout, s.tty);
-    const err = s.tty ? out : s.stderr;
+    // One exec is one command: its output is bounded as a command's is.
+    const out = new LimitedOut(terminal(s.stdout, s.tty));
+    const err = s.tty ? out : new LimitedOut(s.stderr);
     if (argv.reduce((n, a) => n + a.length + 1, 0) > maxCommandBytes) {
       err.write('exec: argument list too long\n');
       return { exitCode: 126 };
@@ -118,8 +120,9 @@ export class SimRuntime implements ContainerRuntime {
     }
     const fn = p.commands.get(base);
     if (!fn || (argv[0].includes('/') && !/^\/(usr\/)?(local\/)?s?bin\//.test(argv[0]))) {
-      err.write(`OCI runtime exec failed: exec failed: unable to start container process: exec: "${argv[0]}": executable file not found in $PATH: unknown\n`);
-      return { exitCode: 127 };
+      // As containerd reports it: the exec never started, kubectl prints `error: ` and this message.
+      const id = randomBytes(32).toString('hex');
+      return { exitCode: 127, error: `Internal error occurred: error executing command in container: failed to exec in container: failed to start exec "${id}": OCI runtime exec failed: exec failed: unable to start container process: exec: "${argv[0].slice(0, 1000)}": executable file not found in $PATH: unknown` };
     }
     let stdinData: Promise<Buffer> | undefined;
     const stdin: In = { readAll: () => (stdinData ??= readBounded(s.stdin, undefined, s.signal)) };
@@ -173,7 +176,10 @@ export class SimRuntime implements ContainerRuntime {
     const t = findTarget(conn.client, conn.namespace, conn.pod, '', 'portforward');
     if ('error' in t) throw new Error(t.error.message);
     if (!listens(t.pod, conn.port)) {
-      throw new Error(`error forwarding port ${conn.port} to pod ${t.pod.metadata?.uid ?? ''}, uid : failed to connect to localhost:${conn.port} inside namespace: connection refused`);
+      // The tail of containerd's message; the protocol layer prefixes `error forwarding port N to pod P: `.
+      const uid = t.pod.metadata?.uid ?? '';
+      const p = conn.port;
+      throw new Error(`failed to execute portforward in network namespace "/var/run/netns/cni-${uid}": failed to connect to localhost:${p} inside namespace "${uid}", IPv4: dial tcp4 127.0.0.1:${p}: connect: connection refused IPv6 dial tcp6 [::1]:${p}: connect: connection refused`);
     }
     await serveHttp(conn.input, conn.output, (req) => {
       const pod = conn.client.get<Pod>('v1/pods', conn.namespace, conn.pod) ?? t.pod;

@@ -13,6 +13,8 @@ export type FsNode = FileNode | DirNode;
 export interface FileNode {
   type: 'file';
   data: Buffer;
+  /** Room to grow into (appends amortised: `data` is a view of its start). */
+  spare?: Buffer;
   mode: number;
   mtimeMs: number;
 }
@@ -103,13 +105,21 @@ export class Vfs {
     if (!q || !name) throw new FsError(path, 'Read-only file system');
     const existing = parent.children.get(name);
     if (existing?.type === 'dir') throw new FsError(path, 'Is a directory');
-    const next = append && existing ? Buffer.concat([existing.data, data]) : data;
-    if (next.length > maxFileBytes) throw new FsError(path, 'File too large');
-    const delta = next.length - (existing?.data.length ?? 0);
+    const oldLen = append && existing ? existing.data.length : 0;
+    const len = oldLen + data.length;
+    if (len > maxFileBytes) throw new FsError(path, 'File too large');
+    const delta = len - (existing?.data.length ?? 0);
     if (q.used + delta > q.maxBytes || (!existing && q.files >= q.maxFiles)) throw new FsError(path, 'No space left on device');
     q.used += delta;
     if (!existing) q.files++;
-    parent.children.set(name, { type: 'file', data: next, mode: existing?.mode ?? 0o644, mtimeMs: nowMs });
+    let spare = append && existing?.spare && existing.spare.length >= len ? existing.spare : undefined;
+    if (!spare && oldLen) {
+      spare = Buffer.alloc(Math.min(maxFileBytes, Math.max(len, oldLen * 2)));
+      existing!.data.copy(spare);
+    }
+    if (spare) data.copy(spare, oldLen);
+    const next: FileNode = { type: 'file', data: spare ? spare.subarray(0, len) : Buffer.from(data), spare, mode: existing?.mode ?? 0o644, mtimeMs: nowMs };
+    parent.children.set(name, next);
   }
 
   mkdir(path: string, nowMs: number): void {

@@ -69,8 +69,7 @@ test('exit codes come back as a real sh gives them', async () => {
   assert.equal(nf.exitCode, 127);
   assert.equal(nf.err, 'sh: nosuchcmd: not found\n');
   const top = await exec(h, 'web', ['nosuchcmd']);
-  assert.equal(top.exitCode, 127);
-  assert.match(top.err, /executable file not found in \$PATH/);
+  assert.match(top.error ?? '', /^Internal error occurred: error executing command in container: failed to exec in container: failed to start exec "[0-9a-f]{64}": OCI runtime exec failed: exec failed: unable to start container process: exec: "nosuchcmd": executable file not found in \$PATH: unknown$/);
   assert.equal((await exec(h, 'web', ['sh', '-c', 'false; echo $?'])).out, '1\n');
   assert.equal((await exec(h, 'web', ['sh', '-c', 'if then'])).exitCode, 2);
 });
@@ -88,6 +87,7 @@ test('quoting, variables, pipes, and-or lists, loops, command substitution', asy
   assert.equal(await sh('cat /etc/config/key | tail -n 1; echo'), 'value-from-configmap\n');
   assert.equal(await sh('if [ -f /etc/config/key ]; then echo file; else echo none; fi'), 'file\n');
   assert.equal(await sh('sh -c "sh -c \'echo nested; exit 4\'"; echo $?'), 'nested\n4\n');
+  assert.equal(await sh('sh -c \'echo $0-$1\' zero one; (exec false); echo $?; exec echo last; echo never'), 'zero-one\n1\nlast\n');
 });
 
 test('writes go to writable directories only', async () => {
@@ -104,4 +104,14 @@ test('a container that is not running cannot exec; unknown containers are reject
   assert.equal(r.error, 'container not found ("c")');
   assert.equal((await exec(h, 'web', ['env'], { container: 'zz' })).error, 'container zz is not valid for pod web');
   assert.equal((await exec(h, 'nope', ['env'])).error, 'pods "nope" not found');
+});
+
+test('kubectl debug: an ephemeral container gets the same shell', async () => {
+  const def = h.reg.find('', 'v1', 'pods')!;
+  const cur = h.pod('web')!;
+  h.reg.update(def, 'default', 'web', { ...cur, spec: { ...cur.spec, ephemeralContainers: [{ name: 'debugger', image: 'busybox', targetContainerName: 'c', terminationMessagePolicy: 'File', imagePullPolicy: 'IfNotPresent' }] } } as never, { subresource: 'ephemeralcontainers' });
+  await h.run(5000);
+  // Its own volume mounts only (none here): the target container's ConfigMap is not mounted in it.
+  const r = await exec(h, 'web', ['sh', '-c', 'hostname; test -e /etc/config/key || echo no-mounts'], { container: 'debugger' });
+  assert.deepEqual([r.exitCode, r.error, r.out], [0, undefined, 'web\nno-mounts\n']);
 });

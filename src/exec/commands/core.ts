@@ -43,7 +43,7 @@ const printf: CommandFn = async ({ argv, stdout, stderr }) => {
   let out = '';
   let k = 0;
   for (let round = 0; round < 1000; round++) {
-    out += fmt.replace(/%([-0 +#]*\d*(?:\.\d+)?)([sdixXocb%])|\\(0[0-7]{0,3}|[abefnrtv\\])/g, (m, flags: string | undefined, conv: string | undefined, esc: string | undefined) => {
+    out += fmt.replace(/%([-0 +#]*\d*(?:\.\d+)?)([sdixXocb%])|\\(0[0-7]{0,3}|[abefnrtv\\])/g, (_m, flags: string | undefined, conv: string | undefined, esc: string | undefined) => {
       if (esc !== undefined) return echoEscapes(`\\${esc}`).text;
       if (conv === '%') return '%';
       const a = args[k++] ?? '';
@@ -236,5 +236,15 @@ export function coreCommands(info: ContainerInfo): Map<string, CommandFn> {
     return runProgram(child, src, c);
   };
   m.set('sh', sh).set('bash', sh).set('ash', sh).set('dash', sh);
+  // `exec CMD`: the shell becomes CMD, so the shell ends with CMD's status.
+  m.set('exec', async (c) => {
+    if (c.argv.length < 2) return 0;
+    const fn = c.shell.host.commands.get(c.argv[1]);
+    if (!fn) {
+      c.stderr.write(`sh: exec: ${c.argv[1]}: not found\n`);
+      throw new ExitSignal(127);
+    }
+    throw new ExitSignal(await fn({ ...c, argv: c.argv.slice(1) }));
+  });
   return m;
 }

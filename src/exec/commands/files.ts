@@ -106,7 +106,10 @@ const ls: CommandFn = async (c) => {
     if (all) out.push(fmt('.', n), fmt('..', n));
     for (const k of names) out.push(fmt(k, n.children.get(k)!));
   }
-  if (out.length) c.stdout.write(`${out.join('\n')}\n`);
+  if (!out.length) return code;
+  // On a terminal, short listings go across (as ls does there); one name a line otherwise.
+  const across = c.shell.host.tty && !long && !flags.has('1') && dirs.length <= 1 && !out.some((l) => l.endsWith(':'));
+  c.stdout.write(across ? `${out.join('  ')}\n` : `${out.join('\n')}\n`);
   return code;
 };
 

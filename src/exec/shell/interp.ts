@@ -1,11 +1,12 @@
 // Runs parsed shell programs: expansion, pipelines (stages run in turn, each one's output buffered into the next's
 // input), and-or lists, compound commands, redirections. Every session has a step budget shared by nested shells.
-import type { AndOr, Command, List, Pipeline, Redir, Word } from './ast.js';
+import type { AndOr, Command, List, Pipeline, Redir } from './ast.js';
 import { parse } from './parser.js';
 import { ShellSyntaxError } from './lexer.js';
 import { Collector, LimitedOut, bufferIn, maxOutputBytes, nullOut, type In, type Out } from './io.js';
 import { FsError, resolvePath, type Vfs } from '../vfs.js';
-import { ArithError, evalArith } from './arith.js';
+import { ArithError } from './arith.js';
+import { Expander } from './expand.js';
 
 export class ExitSignal {
   constructor(readonly code: number) {}
@@ -30,13 +31,15 @@ export interface ShellHost {
   nowMs(): number;
   commands: ReadonlyMap<string, CommandFn>;
   signal: AbortSignal;
+  /** Output goes to a terminal. */
+  tty?: boolean;
 }
 
 export interface Budget {
   steps: number;
 }
 
-export const maxSteps = 200_000;
+export const maxSteps = 50_000;
 export const maxShellDepth = 16;
 export const maxWordBytes = 256 * 1024;
 export const maxVarCount = 10_000;
@@ -47,6 +50,8 @@ export class Shell {
   cwd: string;
   status = 0;
   args: string[];
+  /** Expands words in this shell's state. */
+  readonly ex: Expander = new Expander(this);
 
   constructor(readonly host: ShellHost, readonly budget: Budget, readonly depth: number, init: { vars: Map<string, string>; exported: Set<string>; cwd: string; args: string[] }) {
     this.vars = init.vars;
@@ -75,10 +80,11 @@ export class Shell {
     return env;
   }
 
-  private async step(): Promise<void> {
+  /** Counts one step of the budget; every few hundred steps, yields to the event loop (a Promise to await then). */
+  private step(): Promise<void> | undefined {
     if (--this.budget.steps < 0) throw new LimitError('sh: command limit reached');
     if (this.host.signal.aborted) throw new ExitSignal(130);
-    if (this.budget.steps % 500 === 0) await new Promise((r) => setImmediate(r));
+    return this.budget.steps % 500 === 0 ? new Promise((r) => setImmediate(r)) : undefined;
   }
 
   /** Parses and runs `src`; syntax errors print as sh prints them and give status 2. */
@@ -129,7 +135,8 @@ export class Shell {
   }
 
   async runCommand(c: Command, io: Io): Promise<void> {
-    await this.step();
+    const yielded = this.step();
+    if (yielded) await yielded;
     let redirected: Io & { finish(): void };
     try {
       redirected = await this.redirect(c.redirs, io);
@@ -183,10 +190,11 @@ export class Shell {
         if (c.otherwise) await this.runList(c.otherwise, io);
         return;
       case 'for': {
-        const items = c.items ? await this.expandWords(c.items, io) : this.args.slice(1);
+        const items = c.items ? await this.ex.words(c.items, io) : this.args.slice(1);
         this.status = 0;
         for (const v of items) {
-          await this.step();
+          const yielded = this.step();
+          if (yielded) await yielded;
           this.setVar(c.name, v);
           await this.runList(c.body, io);
         }
@@ -195,7 +203,8 @@ export class Shell {
       case 'while': {
         let last = 0;
         for (;;) {
-          await this.step();
+          const yielded = this.step();
+          if (yielded) await yielded;
           await this.runList(c.cond, io);
           if ((this.status === 0) === c.until) break;
           await this.runList(c.body, io);
@@ -208,16 +217,16 @@ export class Shell {
   }
 
   private async runSimple(c: Extract<Command, { t: 'simple' }>, io: Io): Promise<void> {
-    const argv = await this.expandWords(c.words, io);
+    const argv = await this.ex.words(c.words, io);
     const assigns: [string, string][] = [];
-    for (const a of c.assigns) assigns.push([a.name, await this.expandString(a.value, io)]);
+    for (const a of c.assigns) assigns.push([a.name, await this.ex.string(a.value, io)]);
     if (!argv.length) {
       for (const [n, v] of assigns) this.setVar(n, v);
-      if (!c.redirs.length || this.status !== 0) this.status = this.lastSubStatus ?? 0;
-      this.lastSubStatus = undefined;
+      this.status = this.ex.lastSubStatus ?? 0;
+      this.ex.lastSubStatus = undefined;
       return;
     }
-    this.lastSubStatus = undefined;
+    this.ex.lastSubStatus = undefined;
     const env = this.envMap();
     for (const [n, v] of assigns) env.set(n, v);
     const name = argv[0];
@@ -239,14 +248,12 @@ export class Shell {
     }
   }
 
-  private lastSubStatus: number | undefined;
-
   /** Sets up a command's redirections; `finish` writes collected file output once the command is done. */
   private async redirect(redirs: Redir[], io: Io): Promise<Io & { finish(): void }> {
     const out: Io = { ...io };
     const files: { fd: number; path: string; append: boolean; c: Collector }[] = [];
     for (const r of redirs) {
-      const target = await this.expandString(r.target, io);
+      const target = await this.ex.string(r.target, io);
       if (r.op === '>&') {
         const src = target === '1' ? out.stdout : target === '2' ? out.stderr : undefined;
         if (!src) throw new FsError(target, 'No such file or directory');
@@ -282,123 +289,13 @@ export class Shell {
           } catch (e) {
             if (!(e instanceof FsError)) throw e;
             io.stderr.write(`sh: write error: ${e.reason}\n`);
+            this.status = 1;
           }
         }
       },
     };
   }
 
-  // ---- expansion ----
-
-  private async value(part: Extract<Word[number], { t: 'var' }>, io: Io): Promise<string> {
-    const get = (n: string): string | undefined => {
-      if (n === '?') return String(this.status);
-      if (n === '$') return '1';
-      if (n === '!') return '';
-      if (n === '-') return '';
-      if (n === '#') return String(Math.max(0, this.args.length - 1));
-      if (n === '@' || n === '*') return this.args.slice(1).join(' ');
-      if (/^\d$/.test(n)) return this.args[Number(n)];
-      return this.vars.get(n);
-    };
-    const v = get(part.name);
-    switch (part.op) {
-      case undefined:
-        return v ?? '';
-      case '#':
-        return String((v ?? '').length);
-      case ':-':
-        return v ? v : this.expandString(part.arg ?? [], io);
-      case '-':
-        return v !== undefined ? v : this.expandString(part.arg ?? [], io);
-      case ':=':
-      case '=': {
-        if (part.op === ':=' ? v : v !== undefined) return v!;
-        const d = await this.expandString(part.arg ?? [], io);
-        this.setVar(part.name, d);
-        return d;
-      }
-      case ':+':
-        return v ? this.expandString(part.arg ?? [], io) : '';
-      case '+':
-        return v !== undefined ? this.expandString(part.arg ?? [], io) : '';
-    }
-  }
-
-  private async substitute(src: string, io: Io): Promise<string> {
-    const sub = this.child();
-    const out = new Collector();
-    try {
-      await sub.runSource(src, { stdin: io.stdin, stdout: out, stderr: io.stderr });
-    } catch (e) {
-      if (!(e instanceof ExitSignal)) throw e;
-      sub.status = e.code;
-    }
-    this.lastSubStatus = sub.status;
-    return out.text().replace(/\n+$/, '');
-  }
-
-  private async partValue(part: Exclude<Word[number], { t: 'lit' }>, io: Io): Promise<string> {
-    if (part.t === 'var') return this.value(part, io);
-    if (part.t === 'sub') return this.substitute(part.src, io);
-    const src = part.src.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*|[?#$])\}?/g, (_, n: string) => (n === '?' ? String(this.status) : this.vars.get(n) ?? '0'));
-    return String(evalArith(src, (n) => this.vars.get(n)));
-  }
-
-  /** A word's fields after expansion and field splitting (unquoted expansions split on blanks). */
-  private async expandWord(w: Word, io: Io): Promise<string[]> {
-    const fields: string[] = [];
-    let cur = '';
-    let started = false;
-    for (const part of w) {
-      if (part.t === 'lit') {
-        cur += part.v;
-        started = true;
-        continue;
-      }
-      const v = await this.partValue(part, io);
-      if (part.quoted) {
-        cur += v;
-        started = true;
-        continue;
-      }
-      const pieces = v.split(/[ \t\n]+/);
-      pieces.forEach((piece, i) => {
-        if (i > 0) {
-          if (started) fields.push(cur);
-          cur = '';
-          started = false;
-        }
-        cur += piece;
-        if (piece) started = true;
-      });
-      if (cur.length > maxWordBytes) throw new LimitError('sh: word too long');
-    }
-    if (started) fields.push(cur);
-    return fields;
-  }
-
-  async expandWords(words: Word[], io: Io): Promise<string[]> {
-    const out: string[] = [];
-    let bytes = 0;
-    for (const w of words) {
-      for (const f of await this.expandWord(w, io)) {
-        bytes += f.length;
-        if (bytes > maxWordBytes || out.length >= 10_000) throw new LimitError('sh: argument list too long');
-        out.push(f);
-      }
-    }
-    return out;
-  }
-
-  async expandString(w: Word, io: Io): Promise<string> {
-    let s = '';
-    for (const part of w) {
-      s += part.t === 'lit' ? part.v : await this.partValue(part, io);
-      if (s.length > maxWordBytes) throw new LimitError('sh: word too long');
-    }
-    return s;
-  }
 }
 
 export interface Io {

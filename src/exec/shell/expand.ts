@@ -1,0 +1,123 @@
+// Word expansion for the shell: parameters (with the `:-`, `:=`, `:+`, `#` forms), command substitution,
+// arithmetic, and field splitting of unquoted results. Bounded by the word and argument-list limits.
+import type { Word } from './ast.js';
+import { Collector } from './io.js';
+import { evalArith } from './arith.js';
+import { ExitSignal, LimitError, maxWordBytes, type Io, type Shell } from './interp.js';
+
+export class Expander {
+  /** The status of the last command substitution (an assignment-only command's status). */
+  lastSubStatus: number | undefined;
+  constructor(private readonly sh: Shell) {}
+
+
+  private async value(part: Extract<Word[number], { t: 'var' }>, io: Io): Promise<string> {
+    const get = (n: string): string | undefined => {
+      if (n === '?') return String(this.sh.status);
+      if (n === '$') return '1';
+      if (n === '!') return '';
+      if (n === '-') return '';
+      if (n === '#') return String(Math.max(0, this.sh.args.length - 1));
+      if (n === '@' || n === '*') return this.sh.args.slice(1).join(' ');
+      if (/^\d$/.test(n)) return this.sh.args[Number(n)];
+      return this.sh.vars.get(n);
+    };
+    const v = get(part.name);
+    switch (part.op) {
+      case undefined:
+        return v ?? '';
+      case '#':
+        return String((v ?? '').length);
+      case ':-':
+        return v ? v : this.string(part.arg ?? [], io);
+      case '-':
+        return v !== undefined ? v : this.string(part.arg ?? [], io);
+      case ':=':
+      case '=': {
+        if (part.op === ':=' ? v : v !== undefined) return v!;
+        const d = await this.string(part.arg ?? [], io);
+        this.sh.setVar(part.name, d);
+        return d;
+      }
+      case ':+':
+        return v ? this.string(part.arg ?? [], io) : '';
+      case '+':
+        return v !== undefined ? this.string(part.arg ?? [], io) : '';
+    }
+  }
+
+  private async substitute(src: string, io: Io): Promise<string> {
+    const sub = this.sh.child();
+    const out = new Collector();
+    try {
+      await sub.runSource(src, { stdin: io.stdin, stdout: out, stderr: io.stderr });
+    } catch (e) {
+      if (!(e instanceof ExitSignal)) throw e;
+      sub.status = e.code;
+    }
+    this.lastSubStatus = sub.status;
+    return out.text().replace(/\n+$/, '');
+  }
+
+  private async partValue(part: Exclude<Word[number], { t: 'lit' }>, io: Io): Promise<string> {
+    if (part.t === 'var') return this.value(part, io);
+    if (part.t === 'sub') return this.substitute(part.src, io);
+    const src = part.src.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*|[?#$])\}?/g, (_, n: string) => (n === '?' ? String(this.sh.status) : this.sh.vars.get(n) ?? '0'));
+    return String(evalArith(src, (n) => this.sh.vars.get(n)));
+  }
+
+  /** A word's fields after expansion and field splitting (unquoted expansions split on blanks). */
+  private async word(w: Word, io: Io): Promise<string[]> {
+    const fields: string[] = [];
+    let cur = '';
+    let started = false;
+    for (const part of w) {
+      if (part.t === 'lit') {
+        cur += part.v;
+        started = true;
+        continue;
+      }
+      const v = await this.partValue(part, io);
+      if (part.quoted) {
+        cur += v;
+        started = true;
+        continue;
+      }
+      const pieces = v.split(/[ \t\n]+/);
+      pieces.forEach((piece, i) => {
+        if (i > 0) {
+          if (started) fields.push(cur);
+          cur = '';
+          started = false;
+        }
+        cur += piece;
+        if (piece) started = true;
+      });
+      if (cur.length > maxWordBytes) throw new LimitError('sh: word too long');
+    }
+    if (started) fields.push(cur);
+    return fields;
+  }
+
+  async words(words: Word[], io: Io): Promise<string[]> {
+    const out: string[] = [];
+    let bytes = 0;
+    for (const w of words) {
+      for (const f of await this.word(w, io)) {
+        bytes += f.length;
+        if (bytes > maxWordBytes || out.length >= 10_000) throw new LimitError('sh: argument list too long');
+        out.push(f);
+      }
+    }
+    return out;
+  }
+
+  async string(w: Word, io: Io): Promise<string> {
+    let s = '';
+    for (const part of w) {
+      s += part.t === 'lit' ? part.v : await this.partValue(part, io);
+      if (s.length > maxWordBytes) throw new LimitError('sh: word too long');
+    }
+    return s;
+  }
+}
