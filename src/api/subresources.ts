@@ -1,5 +1,5 @@
-// Subresources: status, scale, resize, ephemeralcontainers, binding, eviction, log, finalize, token; exec, attach,
-// portforward and proxy answer 400.
+// Subresources: status, scale, resize, ephemeralcontainers, binding, eviction, log, finalize, token; exec, attach and
+// portforward upgrade to the streaming protocols (src/api/streaming, loaded on first use); proxy answers 400.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Scale } from 'kubernetes-types/autoscaling/v1.js';
 import { badRequest, conflict, methodNotAllowed } from '../machinery/errors.js';
@@ -166,6 +166,7 @@ export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: R
     case 'exec':
     case 'attach':
     case 'portforward':
+      return import('./streaming/index.js').then((m) => m.serveStreaming(ctx, def, info, req, reply, sub));
     case 'proxy':
       return noContainers(reg, def, info, req.method, sub);
     default:

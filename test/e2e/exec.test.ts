@@ -1,0 +1,120 @@
+// exec, attach and port-forward through real kubectl: 1.32 speaks WebSocket (port-forward tunnelled SPDY), 1.29
+// speaks SPDY/3.1. The runtime is the stand-in of test/helpers/stand-in-runtime.ts.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBonsai, type Bonsai } from '../../src/main.js';
+import { writeKubeconfig } from '../../src/cli/kubeconfig.js';
+import { installContainerRuntime } from '../../src/api/streaming/runtime.js';
+import { Kubectl, eventually, type Background } from '../helpers/kubectl.js';
+import { standInRuntime } from '../helpers/stand-in-runtime.js';
+
+const binaries = process.env.KUBECTL ? [process.env.KUBECTL] : ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/lib/google-cloud-sdk/bin/kubectl.1.29'];
+
+function httpGet(port: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const r = request({ host: '127.0.0.1', port, path: '/', agent: false, headers: { connection: 'close' } }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    r.on('error', reject);
+    r.setTimeout(10_000, () => r.destroy(new Error('timeout')));
+    r.end();
+  });
+}
+
+async function forwardedPort(bg: Background): Promise<number> {
+  const m = await eventually(() => /Forwarding from 127\.0\.0\.1:(\d+)/.exec(bg.out()), 15_000, `port-forward to start (${bg.err()})`);
+  return Number((m as RegExpExecArray)[1]);
+}
+
+describe('exec, attach and port-forward', () => {
+  let b: Bonsai;
+  let dir: string;
+  let kubeconfig: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'bonsai-exec-'));
+    b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'warn', addons: [] });
+    installContainerRuntime(b.registry, standInRuntime);
+    kubeconfig = join(dir, 'kubeconfig');
+    writeKubeconfig(kubeconfig, b.url, { token: b.credentials.token });
+    const k = new Kubectl(kubeconfig);
+    await k.ok(['run', 'web', '--image=nginx']);
+    await k.ok(['create', 'deployment', 'app', '--image=nginx']);
+    await k.ok(['expose', 'deployment', 'app', '--port=8080', '--target-port=80']);
+    await k.ok(['wait', '--for=condition=Ready', 'pod/web', '--timeout=30s']);
+    await k.ok(['wait', '--for=condition=Available', 'deployment/app', '--timeout=30s']);
+  });
+  after(async () => {
+    await b?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const binary of binaries) {
+    const version = /kubectl\.?(1\.\d+)?$/.exec(binary)?.[1] ?? binary;
+    describe(`kubectl ${version}`, () => {
+      let k: Kubectl;
+      before(() => {
+        k = new Kubectl(kubeconfig, binary);
+      });
+
+      it('exec runs a command and prints its output', async () => {
+        const r = await k.run(['exec', 'web', '--', 'echo', 'hi']);
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(r.stdout, 'hi\n');
+      });
+
+      it('exec passes the exit code back', async () => {
+        const r = await k.run(['exec', 'web', '--', 'sh', '-c', 'exit 3']);
+        assert.equal(r.code, 3, r.stderr);
+        const f = await k.run(['exec', 'web', '--', 'fail']);
+        assert.equal(f.code, 2);
+        assert.equal(f.stderr.includes('oops'), true, f.stderr);
+      });
+
+      it('exec -i reads stdin to its end', async () => {
+        const r = await k.run(['exec', '-i', 'web', '--', 'cat'], { input: 'line one\nline two\n' });
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(r.stdout, 'line one\nline two\n');
+      });
+
+      it('exec carries large output whole', async () => {
+        const r = await k.run(['exec', 'web', '--', 'big', '300000']);
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(r.stdout.length, 300000);
+      });
+
+      it('exec into a missing container or pod fails as upstream', async () => {
+        const c = await k.run(['exec', 'web', '-c', 'nope', '--', 'echo']);
+        assert.notEqual(c.code, 0);
+        assert.match(c.stderr, /container nope is not valid for pod web/);
+        const p = await k.run(['exec', 'ghost', '--', 'echo']);
+        assert.notEqual(p.code, 0);
+        assert.match(p.stderr, /pods "ghost" not found/);
+      });
+
+      for (const target of ['pod/web', 'svc/app', 'deploy/app']) {
+        it(`port-forward ${target} answers HTTP on the local port`, async () => {
+          const remote = target === 'svc/app' ? '8080' : '80';
+          const bg = k.start(['port-forward', target, `0:${remote}`]);
+          try {
+            const port = await forwardedPort(bg);
+            const first = await httpGet(port);
+            assert.equal(first.status, 200);
+            assert.match(first.body, target === 'pod/web' ? /^pod web port 80\n$/ : /^pod app-[a-z0-9]+-[a-z0-9]+ port 80\n$/);
+            // A second connection over the same forward.
+            const second = await httpGet(port);
+            assert.equal(second.status, 200);
+          } finally {
+            bg.stop();
+            await bg.exited;
+          }
+        });
+      }
+    });
+  }
+});
