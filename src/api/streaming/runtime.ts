@@ -18,7 +18,10 @@ export function runtimeFor(reg: Registry): Promise<ContainerRuntime> {
     const rt = installed.get(r);
     if (rt) return Promise.resolve(rt);
   }
-  simulated ??= loadSimulated();
+  simulated ??= loadSimulated().catch((e: unknown) => {
+    simulated = undefined;
+    throw e;
+  });
   return simulated;
 }
 

@@ -97,6 +97,8 @@ export class HeaderCompressor {
       parts.push(head, piece);
       at += 0xffff;
     } while (at < block.length);
+    // An empty stored block, as a sync flush ends with: inflaters (Go's among them) hand out what they hold on it.
+    parts.push(Buffer.from([0, 0, 0, 0xff, 0xff]));
     return Buffer.concat(parts);
   }
 }
