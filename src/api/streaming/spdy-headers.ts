@@ -109,6 +109,7 @@ export class HeaderDecompressor {
   private out: Buffer[] = [];
   private size = 0;
   private failure: Error | undefined;
+  private waiting: ((err: Error) => void) | undefined;
 
   constructor(private readonly limits: HeaderLimits = defaultHeaderLimits) {}
 
@@ -120,7 +121,11 @@ export class HeaderDecompressor {
       if (this.size > this.limits.maxBlockBytes) this.failure ??= new SpdyProtocolError(`header block exceeds ${this.limits.maxBlockBytes} bytes`);
       else this.out.push(d);
     });
-    z.on('error', (err) => (this.failure ??= new SpdyProtocolError(`header decompression failed: ${err.message}`)));
+    z.on('error', (err) => {
+      this.failure ??= new SpdyProtocolError(`header decompression failed: ${err.message}`);
+      // A failed stream calls no flush callback: the waiting block fails here.
+      this.waiting?.(this.failure);
+    });
     this.inflate = z;
     return z;
   }
@@ -129,14 +134,15 @@ export class HeaderDecompressor {
     const z = this.stream();
     this.out = [];
     this.size = 0;
-    return new Promise((resolve, reject) => {
+    return new Promise<Buffer>((resolve, reject) => {
       if (this.failure) return reject(this.failure);
+      this.waiting = reject;
       z.write(compressed);
       z.flush(constants.Z_SYNC_FLUSH, () => {
         if (this.failure) return reject(this.failure);
         resolve(Buffer.concat(this.out));
       });
-    });
+    }).finally(() => (this.waiting = undefined));
   }
 
   close(): void {
