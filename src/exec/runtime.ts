@@ -1,0 +1,183 @@
+// The simulated container runtime behind exec, attach and port-forward: each session gets the container's view
+// (environment, filesystem, network) computed from the live objects, and a shell or the HTTP responder.
+import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { ContainerRuntime, Outcome, Session, Sink } from './types.js';
+import type { Client } from '../client/client.js';
+import { logProvider } from '../kubelet/log-provider.js';
+import { containerEnv } from './container-env.js';
+import { WritableDirs, containerFs } from './container-fs.js';
+import { defaultProcess, isBusyboxLike, type ContainerInfo } from './container-info.js';
+import { Network } from './network.js';
+import { findTarget } from './target.js';
+import { Shell, ExitSignal, LimitError, maxSteps, type CommandFn, type ShellHost } from './shell/interp.js';
+import { readBounded, type In, type Out } from './shell/io.js';
+import { coreCommands } from './commands/core.js';
+import { fileCommands } from './commands/files.js';
+import { netCommands } from './commands/net.js';
+import { interactive } from './interactive.js';
+import { serveHttp } from './http-server.js';
+import { respond } from './responder.js';
+import { listens } from './network.js';
+import { FsError } from './vfs.js';
+
+/** The longest command line (all arguments together) an exec accepts. */
+export const maxCommandBytes = 256 * 1024;
+const shells = new Set(['sh', 'bash', 'ash', 'dash']);
+
+/** Terminal output: a TTY turns `\n` into `\r\n`. */
+function terminal(sink: Sink, tty: boolean): Out {
+  if (!tty) return sink;
+  return { write: (d) => sink.write((typeof d === 'string' ? d : d.toString('utf8')).replace(/\r?\n/g, '\r\n')) };
+}
+
+interface Prepared {
+  shell: Shell;
+  info: ContainerInfo;
+  commands: Map<string, CommandFn>;
+  /** Starts a new command's abort scope (interactive sessions: Ctrl-C aborts it). */
+  newCommand(): AbortController;
+}
+
+export class SimRuntime implements ContainerRuntime {
+  private readonly writable = new WritableDirs();
+  private readonly networks = new WeakMap<Client, Network>();
+
+  private network(client: Client): Network {
+    let n = this.networks.get(client);
+    if (!n) this.networks.set(client, (n = new Network(client)));
+    return n;
+  }
+
+  private prepare(s: Session, pod: Pod, containerName: string): Prepared {
+    const client = s.client;
+    const container = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? []), ...((pod.spec?.ephemeralContainers ?? []) as [])].find((c) => c.name === containerName)!;
+    let command = new AbortController();
+    const onAbort = () => command.abort();
+    s.signal.addEventListener('abort', onAbort, { once: true });
+    const nowMs = () => client.clock.nowMs();
+    const info: ContainerInfo = {
+      client, pod, container, hostname: pod.spec?.hostname ?? pod.metadata?.name ?? '', busybox: isBusyboxLike(container.image ?? ''),
+      network: this.network(client), mainProcess: defaultProcess(container), tty: s.tty, nowMs,
+      sleep: (ms) => new Promise<void>((resolve, reject) => {
+        const signal = command.signal;
+        if (signal.aborted) return reject(new ExitSignal(130));
+        const cancel = client.clock.setTimeout(() => {
+          signal.removeEventListener('abort', stop);
+          resolve();
+        }, ms);
+        const stop = () => {
+          cancel();
+          reject(new ExitSignal(130));
+        };
+        signal.addEventListener('abort', stop, { once: true });
+      }),
+    };
+    const commands = new Map<string, CommandFn>([...coreCommands(info), ...fileCommands(), ...netCommands(info)]);
+    const fs = containerFs(client, pod, container, this.writable, commands.keys(), nowMs());
+    const host: ShellHost = { fs, nowMs, commands, get signal() { return command.signal; } };
+    const vars = new Map<string, string>(containerEnv(client, pod, container));
+    let cwd = container.workingDir && container.workingDir.startsWith('/') ? container.workingDir : '/';
+    if (fs.lookup(cwd)?.type !== 'dir') fs.mkdirp(cwd);
+    cwd = cwd.replace(/\/+$/, '') || '/';
+    vars.set('PWD', cwd);
+    const shell = new Shell(host, { steps: maxSteps }, 0, { vars, exported: new Set(vars.keys()), cwd, args: ['sh'] });
+    return {
+      shell, info, commands,
+      newCommand: () => {
+        command = new AbortController();
+        if (s.signal.aborted) command.abort();
+        return command;
+      },
+    };
+  }
+
+  async exec(s: Session): Promise<Outcome> {
+    const t = findTarget(s.client, s.namespace, s.pod, s.container, 'exec');
+    if ('error' in t) return { exitCode: 1, error: t.error.message };
+    const argv = s.command;
+    if (!argv.length) return { exitCode: 1, error: 'you must specify at least one command for the container' };
+    const out = terminal(s.stdout, s.tty);
+    const err = s.tty ? out : s.stderr;
+    if (argv.reduce((n, a) => n + a.length + 1, 0) > maxCommandBytes) {
+      err.write('exec: argument list too long\n');
+      return { exitCode: 126 };
+    }
+    const p = this.prepare(s, t.pod, t.container.name);
+    const base = argv[0].slice(argv[0].lastIndexOf('/') + 1);
+    if (shells.has(base) && (argv.length === 1 || (argv.length === 2 && /^-[il]+$/.test(argv[1]))) && (s.tty || s.stdin)) {
+      const prompt = () => {
+        const cwd = p.shell.cwd;
+        if (p.info.busybox) return `${cwd} # `;
+        const home = p.shell.vars.get('HOME') ?? '/root';
+        const shown = cwd === home ? '~' : cwd.startsWith(`${home}/`) ? `~${cwd.slice(home.length)}` : cwd;
+        return `root@${p.info.hostname}:${shown}# `;
+      };
+      s.onResize(() => undefined);
+      const code = await interactive({ shell: p.shell, tty: s.tty, stdin: s.stdin, out, err, prompt, signal: s.signal, newCommand: p.newCommand });
+      return { exitCode: code & 255 };
+    }
+    const fn = p.commands.get(base);
+    if (!fn || (argv[0].includes('/') && !/^\/(usr\/)?(local\/)?s?bin\//.test(argv[0]))) {
+      err.write(`OCI runtime exec failed: exec failed: unable to start container process: exec: "${argv[0]}": executable file not found in $PATH: unknown\n`);
+      return { exitCode: 127 };
+    }
+    let stdinData: Promise<Buffer> | undefined;
+    const stdin: In = { readAll: () => (stdinData ??= readBounded(s.stdin, undefined, s.signal)) };
+    try {
+      const code = await fn({ argv, env: p.shell.envMap(), stdin, stdout: out, stderr: err, shell: p.shell });
+      return { exitCode: code & 255 };
+    } catch (e) {
+      if (e instanceof ExitSignal) return { exitCode: e.code & 255 };
+      if (e instanceof LimitError || e instanceof FsError) {
+        err.write(`${e.message}\n`);
+        return { exitCode: e instanceof LimitError ? 2 : 1 };
+      }
+      throw e;
+    }
+  }
+
+  async attach(s: Session): Promise<Outcome> {
+    const t = findTarget(s.client, s.namespace, s.pod, s.container, 'attach');
+    if ('error' in t) return { exitCode: 1, error: t.error.message };
+    const c = t.container;
+    const argv = [...(c.command ?? []), ...(c.args ?? [])];
+    const shellMain = argv.length ? shells.has(argv[0].slice(argv[0].lastIndexOf('/') + 1)) && argv.length === 1 : isBusyboxLike(c.image ?? '');
+    if (c.stdin && shellMain && s.stdin) {
+      // `kubectl run -it --image=busybox -- sh`: the container's own process is an interactive shell.
+      const p = this.prepare(s, t.pod, c.name);
+      const out = terminal(s.stdout, s.tty);
+      const code = await interactive({ shell: p.shell, tty: s.tty, stdin: s.stdin, out, err: s.tty ? out : s.stderr, prompt: () => (p.info.busybox ? `${p.shell.cwd} # ` : `root@${p.info.hostname}:${p.shell.cwd}# `), signal: s.signal, newCommand: p.newCommand });
+      return { exitCode: code & 255 };
+    }
+    const logs = logProvider();
+    if (!logs) return { exitCode: 0 };
+    const out = terminal(s.stdout, s.tty);
+    const pod = t.pod as unknown as Parameters<typeof logs.read>[0];
+    const now = logs.read(pod, c.name, false);
+    const skip = 'lines' in now ? now.lines.length : 0;
+    await new Promise<void>((resolve) => {
+      let cancel: () => void = () => undefined;
+      const done = () => {
+        s.signal.removeEventListener('abort', done);
+        cancel();
+        resolve();
+      };
+      if (s.signal.aborted) return resolve();
+      s.signal.addEventListener('abort', done, { once: true });
+      cancel = logs.follow(pod, c.name, skip, (l) => out.write(`${l.text}\n`), done);
+    });
+    return { exitCode: 0 };
+  }
+
+  async portForward(conn: { client: Client; namespace: string; pod: string; port: number; input: AsyncIterable<Buffer>; output: Sink; signal: AbortSignal }): Promise<void> {
+    const t = findTarget(conn.client, conn.namespace, conn.pod, '', 'portforward');
+    if ('error' in t) throw new Error(t.error.message);
+    if (!listens(t.pod, conn.port)) {
+      throw new Error(`error forwarding port ${conn.port} to pod ${t.pod.metadata?.uid ?? ''}, uid : failed to connect to localhost:${conn.port} inside namespace: connection refused`);
+    }
+    await serveHttp(conn.input, conn.output, (req) => {
+      const pod = conn.client.get<Pod>('v1/pods', conn.namespace, conn.pod) ?? t.pod;
+      return respond(pod, req, conn.client.clock.nowMs());
+    }, conn.signal);
+  }
+}
