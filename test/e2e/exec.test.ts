@@ -118,3 +118,47 @@ describe('exec, attach and port-forward', () => {
     });
   }
 });
+
+describe('exec and port-forward into the simulated runtime', () => {
+  let b: Bonsai;
+  let dir: string;
+  let kubeconfig: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'bonsai-exec-'));
+    b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'warn', addons: [] });
+    kubeconfig = join(dir, 'kubeconfig');
+    writeKubeconfig(kubeconfig, b.url, { token: b.credentials.token });
+    const k = new Kubectl(kubeconfig);
+    await k.ok(['run', 'web', '--image=nginx', '--env=GREETING=hello']);
+    await k.ok(['wait', '--for=condition=Ready', 'pod/web', '--timeout=30s']);
+  });
+  after(async () => {
+    await b?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const binary of binaries) {
+    const version = /kubectl\.?(1\.\d+)?$/.exec(binary)?.[1] ?? binary;
+    it(`kubectl ${version}: env, exit codes, stdin and the pod's page`, async () => {
+      const k = new Kubectl(kubeconfig, binary);
+      const env = await k.run(['exec', 'web', '--', 'env']);
+      assert.equal(env.code, 0, env.stderr);
+      assert.match(env.stdout, /^GREETING=hello$/m);
+      assert.match(env.stdout, /^HOSTNAME=web$/m);
+      const exit3 = await k.run(['exec', 'web', '--', 'sh', '-c', 'exit 3']);
+      assert.equal(exit3.code, 3, exit3.stderr);
+      const hostname = await k.run(['exec', '-i', 'web', '--', 'sh'], { input: 'hostname\nexit 0\n' });
+      assert.equal(hostname.code, 0, hostname.stderr);
+      assert.match(hostname.stdout, /^web$/m);
+      const bg = k.start(['port-forward', 'pod/web', '0:80']);
+      try {
+        const page = await httpGet(await forwardedPort(bg));
+        assert.equal(page.status, 200);
+        assert.match(page.body, /web/);
+      } finally {
+        bg.stop();
+        await bg.exited;
+      }
+    });
+  }
+});

@@ -26,9 +26,6 @@ export function runtimeFor(reg: Registry): Promise<ContainerRuntime> {
 }
 
 async function loadSimulated(): Promise<ContainerRuntime> {
-  // A variable specifier: src/exec/index.ts comes with the runtime's branch.
-  const specifier = '../../exec/index.js';
-  const mod = (await import(specifier)) as { loadRuntime?: () => Promise<ContainerRuntime> };
-  if (typeof mod.loadRuntime !== 'function') throw new Error('no container runtime');
-  return mod.loadRuntime();
+  const { loadRuntime } = await import('../../exec/index.js');
+  return loadRuntime();
 }
