@@ -3,6 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -158,6 +159,40 @@ describe('exec and port-forward into the simulated runtime', () => {
       } finally {
         bg.stop();
         await bg.exited;
+      }
+    });
+  }
+
+  for (const binary of binaries) {
+    const version = /kubectl\.?(1\.\d+)?$/.exec(binary)?.[1] ?? binary;
+    it(`kubectl ${version}: debug -i adds an ephemeral container and attaches to its shell`, async () => {
+      const k = new Kubectl(kubeconfig, binary);
+      const name = `dbg${version.replace('.', '')}`;
+      const r = await k.run(['debug', 'web', '-i', '--image=busybox', `--container=${name}`, '--', 'sh'], { input: 'hostname\nexit 0\n' });
+      assert.match(r.stdout, /^web$/m, `${r.stdout}\n${r.stderr}`);
+      const pod = JSON.parse(await k.ok(['get', 'pod', 'web', '-o', 'json'])) as { spec: { ephemeralContainers?: Array<{ name: string }> } };
+      assert.ok(pod.spec.ephemeralContainers?.some((c) => c.name === name));
+    });
+
+    it(`kubectl ${version}: exec -it through a real terminal gets a prompt and runs hostname`, async () => {
+      const k = new Kubectl(kubeconfig, binary);
+      const sock = `bonsai-exec-${process.pid}-${version}`;
+      const tmux = (...args: string[]) => execFileSync('tmux', ['-L', sock, ...args], { encoding: 'utf8' });
+      const cmd = `env KUBECONFIG=${kubeconfig} KUBECACHEDIR=${k.cacheDir} HOME=${k.cacheDir} ${binary} exec -it web -- sh; echo "kubectl exited $?"; sleep 30`;
+      tmux('new-session', '-d', '-s', 'exec', '-x', '100', '-y', '20', cmd);
+      try {
+        const screen = () => tmux('capture-pane', '-p', '-t', 'exec');
+        await eventually(() => /root@web:\/#\s*$/m.test(screen()), 15_000, `a prompt (${JSON.stringify(screen())})`);
+        tmux('send-keys', '-t', 'exec', 'hostname', 'Enter');
+        await eventually(() => /^web\s*$/m.test(screen()), 10_000, `hostname's output (${screen()})`);
+        tmux('send-keys', '-t', 'exec', 'exit 4', 'Enter');
+        await eventually(() => /kubectl exited 4/.test(screen()), 10_000, `kubectl to exit (${screen()})`);
+      } finally {
+        try {
+          tmux('kill-server');
+        } catch {
+          // already gone
+        }
       }
     });
   }
