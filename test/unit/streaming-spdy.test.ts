@@ -151,6 +151,10 @@ class FakeTransport implements Transport {
   end() {
     this.ended = true;
   }
+  destroyed = false;
+  destroy() {
+    this.destroyed = true;
+  }
   frames(): SpdyFrame[] {
     return new FrameReader().push(Buffer.concat(this.written));
   }
@@ -216,6 +220,7 @@ describe('SPDY connection', () => {
     t.backlogBytes = 1000;
     streams[0].write('x');
     assert.equal(conn.isClosed, true);
+    assert.equal(t.destroyed, true, 'cut, not ended gracefully');
   });
 
   it('ends after the idle timeout', async () => {

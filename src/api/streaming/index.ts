@@ -63,6 +63,7 @@ function socketTransport(socket: Duplex): Transport {
     pause: () => void socket.pause(),
     resume: () => void socket.resume(),
     end: () => void socket.end(),
+    destroy: () => void socket.destroy(),
   };
 }
 

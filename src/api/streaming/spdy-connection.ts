@@ -16,6 +16,8 @@ export interface Transport {
   resume(): void;
   /** Ends the transport gracefully (what was written is sent first). */
   end(): void;
+  /** Cuts the transport at once (the client stopped reading). */
+  destroy(): void;
 }
 
 export interface ConnectionLimits {
@@ -170,7 +172,9 @@ export class SpdyConnection {
   private send(frame: Buffer): void {
     if (this.closed) return;
     if (this.transport.backlog() > this.limits.maxBacklog) {
-      this.shutdown(2);
+      // A graceful end would wait for the client to read what is queued: cut the connection instead.
+      this.lost();
+      this.transport.destroy();
       return;
     }
     this.touch();

@@ -45,5 +45,6 @@ export function tunnelTransport(ws: WebSocket): Transport {
     end: () => {
       if (ws.readyState === ws.OPEN) ws.close(1000);
     },
+    destroy: () => ws.terminate(),
   };
 }
