@@ -98,6 +98,12 @@ describe('exec, attach and port-forward', () => {
         assert.match(p.stderr, /pods "ghost" not found/);
       });
 
+      it('attach -i reaches the container and ends with stdin', async () => {
+        const r = await k.run(['attach', '-i', 'web'], { input: 'bye\n' });
+        assert.equal(r.code, 0, r.stderr);
+        assert.match(r.stdout, /attached to web\/web/);
+      });
+
       for (const target of ['pod/web', 'svc/app', 'deploy/app']) {
         it(`port-forward ${target} answers HTTP on the local port`, async () => {
           const remote = target === 'svc/app' ? '8080' : '80';

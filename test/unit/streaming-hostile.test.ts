@@ -4,6 +4,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createDeflate, constants } from 'node:zlib';
 import { startBonsai, type Bonsai } from '../../src/main.js';
 import { clientFor } from '../../src/client/client.js';
@@ -22,7 +25,7 @@ interface Raw {
   received(): number;
 }
 
-function open(b: Bonsai, path: string, headers: Record<string, string>, read = true): Promise<Raw> {
+function open(b: Bonsai, path: string, headers: Record<string, string>, read = true, token = b.credentials.token): Promise<Raw> {
   const url = new URL(b.url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(url.port), url.hostname);
@@ -31,8 +34,9 @@ function open(b: Bonsai, path: string, headers: Record<string, string>, read = t
     let done = false;
     const closed = new Promise<void>((r) => socket.on('close', () => r()));
     socket.on('error', () => undefined);
-    const lines = Object.entries({ host: url.host, authorization: `Bearer ${b.credentials.token}`, connection: 'Upgrade', ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-    socket.write(`POST ${path} HTTP/1.1\r\n${lines}content-length: 0\r\n\r\n`);
+    const lines = Object.entries({ host: url.host, authorization: `Bearer ${token}`, connection: 'Upgrade', ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const method = headers.upgrade === 'websocket' ? 'GET' : 'POST';
+    socket.write(`${method} ${path} HTTP/1.1\r\n${lines}content-length: 0\r\n\r\n`);
     socket.on('data', (d: Buffer) => {
       got += d.length;
       if (done) return;
@@ -61,6 +65,18 @@ function compressor() {
 }
 
 const spdy = { upgrade: 'SPDY/3.1', 'x-stream-protocol-version': 'v4.channel.k8s.io' };
+const websocket = { upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-protocol': 'v5.channel.k8s.io' };
+
+async function runningPod(b: Bonsai): Promise<void> {
+  const c = clientFor(b.registry);
+  c.create('v1/pods', 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } as never);
+  for (let i = 0; i < 200; i++) {
+    const p = c.get('v1/pods', 'default', 'web') as unknown as { status?: { containerStatuses?: Array<{ state?: { running?: unknown } }> } } | undefined;
+    if (p?.status?.containerStatuses?.[0]?.state?.running) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('pod web did not start');
+}
 
 describe('streaming endpoints under hostile clients', () => {
   let b: Bonsai;
@@ -141,5 +157,43 @@ describe('streaming endpoints under hostile clients', () => {
     assert.match(all, /hi\n/);
     assert.match(all, /"status":"Success"/);
     raw.socket.destroy();
+  });
+});
+
+describe('streaming authorization', () => {
+  let b: Bonsai;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'bonsai-stream-rbac-'));
+    const tokens = join(dir, 'tokens.csv');
+    writeFileSync(tokens, 't-getter,getter,u1\nt-creator,creator,u2\n');
+    b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', addons: [], authorizationMode: 'RBAC', tokenAuthFile: tokens });
+    installContainerRuntime(b.registry, standInRuntime);
+    await runningPod(b);
+    const c = clientFor(b.registry);
+    const role = (name: string, verbs: string[]) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace: 'default' }, rules: [{ apiGroups: [''], resources: ['pods/exec'], verbs }] });
+    const binding = (name: string, user: string) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name, namespace: 'default' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }] });
+    c.create('rbac.authorization.k8s.io/v1/roles', 'default', role('getter', ['get']) as never);
+    c.create('rbac.authorization.k8s.io/v1/rolebindings', 'default', binding('getter', 'getter') as never);
+    c.create('rbac.authorization.k8s.io/v1/roles', 'default', role('creator', ['get', 'create']) as never);
+    c.create('rbac.authorization.k8s.io/v1/rolebindings', 'default', binding('creator', 'creator') as never);
+    await b.store.committed();
+  });
+  after(async () => {
+    await b?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a WebSocket upgrade (a GET) needs create on pods/exec, as a POST does', async () => {
+    const path = `${EXEC}?command=echo&stdout=true`;
+    const denied = await open(b, path, websocket, true, 't-getter');
+    assert.match(denied.head, /^HTTP\/1.1 403/);
+    denied.socket.destroy();
+    const post = await open(b, path, spdy, true, 't-getter');
+    assert.match(post.head, /^HTTP\/1.1 403/);
+    post.socket.destroy();
+    const allowed = await open(b, path, websocket, true, 't-creator');
+    assert.match(allowed.head, /^HTTP\/1.1 101/);
+    allowed.socket.destroy();
   });
 });
