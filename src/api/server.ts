@@ -14,6 +14,7 @@ import { installJsonFraming } from './json-framing.js';
 import { HostAllowList, installHostCheck } from './host-check.js';
 import { installBodyReader, keepsConnection, maxBodyBytes } from './body-reader.js';
 import { installGracefulClose } from './graceful-close.js';
+import { installUpgrade } from './streaming/upgrade.js';
 import { installRequestMetrics } from './request-metrics.js';
 import { handleResource } from './resource-handler.js';
 import { versionInfo } from './version.js';
@@ -162,5 +163,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   };
   app.all('/api/*', dispatch);
   app.all('/apis/*', dispatch);
+  // exec, attach and port-forward arrive as HTTP Upgrade requests: routed like any other (see streaming/upgrade.ts).
+  installUpgrade(app);
   return app;
 }

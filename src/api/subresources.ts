@@ -1,5 +1,5 @@
-// Subresources: status, scale, resize, ephemeralcontainers, binding, eviction, log, finalize, token; exec, attach,
-// portforward and proxy answer 400.
+// Subresources: status, scale, resize, ephemeralcontainers, binding, eviction, log, finalize, token; exec, attach and
+// portforward upgrade to the streaming protocols (src/api/streaming, loaded on first use); proxy answers 400.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Scale } from 'kubernetes-types/autoscaling/v1.js';
 import { badRequest, conflict, methodNotAllowed } from '../machinery/errors.js';
@@ -119,17 +119,6 @@ function handleFinalize(reg: Registry, def: ResourceDef, info: RequestInfo, req:
   reply.send(served(def, info.version, { ...out, spec: next.spec }));
 }
 
-/**
- * Subresources that would reach into a running container, node or service (exec, attach, portforward, proxy): they
- * answer for an object that exists, with the methods upstream accepts, one 400 naming the subresource.
- */
-function noContainers(reg: Registry, def: ResourceDef, info: RequestInfo, method: string, sub: string): never {
-  const methods = sub === 'proxy' ? ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] : ['GET', 'POST'];
-  if (!methods.includes(method)) throw methodNotAllowed();
-  reg.get(def, info.namespace ?? '', info.name ?? '');
-  throw badRequest(`${def.plural}/${sub} is not supported: bonsai simulates pods and runs no containers`);
-}
-
 export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void | Promise<void> {
   const sub = info.subresource ?? '';
   const { reg } = ctx;
@@ -167,7 +156,7 @@ export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: R
     case 'exec':
     case 'attach':
     case 'portforward':
-      return noContainers(reg, def, info, req.method, sub);
+      return import('./streaming/index.js').then((m) => m.serveStreaming(ctx, def, info, req, reply, sub));
     case 'proxy':
       return handleProxy(reg, def, info, req, reply);
     default:

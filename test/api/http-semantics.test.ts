@@ -140,12 +140,12 @@ describe('HTTP semantics: errors, dryRun, fieldValidation, finalizers', () => {
       assertStatus(await req('DELETE', '/api/v1/namespaces'), 405, 'MethodNotAllowed');
     });
 
-    it('answers exec, attach and portforward with a 400 Status explaining why', async () => {
+    it('answers exec, attach and portforward without an upgrade with a 400 Status explaining why', async () => {
       await req('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
       for (const sub of ['exec?command=ls&stdout=true', 'attach?stdout=true', 'portforward?ports=80']) {
         for (const method of ['GET', 'POST']) {
           const r = await req(method, `/api/v1/namespaces/default/pods/p/${sub}`);
-          assertStatus(r, 400, 'BadRequest', /is not supported: bonsai simulates pods and runs no containers/);
+          assertStatus(r, 400, 'BadRequest', /does not have a host assigned|Upgrade request required/);
         }
       }
     });

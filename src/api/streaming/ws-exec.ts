@@ -1,0 +1,62 @@
+// exec and attach over WebSocket (kubectl >= 1.30): channel-prefixed messages both ways; the outcome goes on the
+// error channel, then a normal close.
+import type { WebSocket } from 'ws';
+import type { ContainerRuntime } from '../../exec/types.js';
+import { ByteQueue } from './byte-queue.js';
+import { runExec, type ExecRequest } from './exec-session.js';
+import { execStatus } from './exec-status.js';
+import { channel, decodeChannelMessage, encodeChannelMessage, type ChannelProtocol } from './ws-channels.js';
+import { wsLimits } from './ws-transport.js';
+
+export function serveWsExec(ws: WebSocket, runtime: ContainerRuntime, req: ExecRequest, protocol: ChannelProtocol): void {
+  const stdin = req.stdin ? new ByteQueue(wsLimits.streamBuffer) : undefined;
+  const resize = req.tty ? new ByteQueue(4096) : undefined;
+  const aborted = new AbortController();
+  let done = false;
+  const send = (ch: number, data: Buffer) => {
+    if (done || ws.readyState !== ws.OPEN) return;
+    if (ws.bufferedAmount > wsLimits.maxBacklog) {
+      ws.terminate();
+      return;
+    }
+    const m = encodeChannelMessage(protocol, ch, data);
+    ws.send(m.data, { binary: m.binary });
+  };
+  const sink = (ch: number) => ({ write: (d: Buffer | string) => send(ch, typeof d === 'string' ? Buffer.from(d) : d) });
+  const idle = setTimeout(() => ws.terminate(), wsLimits.idleMs);
+  idle.unref();
+  ws.on('message', (data: Buffer, isBinary: boolean) => {
+    idle.refresh();
+    const m = decodeChannelMessage(protocol, data, isBinary);
+    if (m.kind === 'close') {
+      if (m.channel === channel.stdin) stdin?.end();
+      if (m.channel === channel.resize) resize?.end();
+      return;
+    }
+    if (m.kind !== 'data') return;
+    const q = m.channel === channel.stdin ? stdin : m.channel === channel.resize ? resize : undefined;
+    if (!q) return;
+    const room = q.push(m.data);
+    if (q.buffered > q.limit) {
+      ws.pause();
+      void room.then(() => ws.resume());
+    }
+  });
+  ws.on('close', () => {
+    done = true;
+    clearTimeout(idle);
+    stdin?.discard();
+    resize?.discard();
+    aborted.abort();
+  });
+  ws.on('error', () => ws.terminate());
+  void runExec(runtime, req, {
+    stdin, resize, stdout: req.stdout ? sink(channel.stdout) : undefined, stderr: req.stderr ? sink(channel.stderr) : undefined, signal: aborted.signal,
+  }).then((outcome) => {
+    const status = execStatus(outcome, req.command, protocol.structured);
+    if (status) send(channel.error, status);
+    done = true;
+    clearTimeout(idle);
+    if (ws.readyState === ws.OPEN) ws.close(1000);
+  });
+}

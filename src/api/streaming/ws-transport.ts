@@ -1,0 +1,50 @@
+// The WebSocket side: the `ws` package, loaded on first use, accepting upgrades on sockets Fastify routed to us;
+// and a byte transport over binary messages for the SPDY tunnel of port-forward (kubectl >= 1.31).
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { WebSocket, WebSocketServer } from 'ws';
+import type { Transport } from './spdy-connection.js';
+
+export const wsLimits = { maxPayload: 1 << 20, streamBuffer: 256 * 1024, maxBacklog: 4 << 20, idleMs: 30 * 60_000 };
+
+let server: Promise<WebSocketServer> | undefined;
+
+function wsServer(): Promise<WebSocketServer> {
+  server ??= import('ws').then(({ WebSocketServer: Server }) => new Server({
+    noServer: true, maxPayload: wsLimits.maxPayload, perMessageDeflate: false, clientTracking: false,
+    // The protocol was chosen (and refused when none fits) before the upgrade: see `acceptWebSocket`.
+    handleProtocols: (_offered, req) => chosen.get(req) ?? false,
+  }));
+  return server;
+}
+
+const chosen = new WeakMap<IncomingMessage, string>();
+
+/** Completes the WebSocket handshake with `protocol`. */
+export async function acceptWebSocket(req: IncomingMessage, socket: Duplex, head: Buffer, protocol: string): Promise<WebSocket> {
+  const wss = await wsServer();
+  chosen.set(req, protocol);
+  return new Promise((resolve) => wss.handleUpgrade(req, socket, head, (ws) => resolve(ws)));
+}
+
+/** The subprotocols a WebSocket client offers, in its order. */
+export function offeredProtocols(req: IncomingMessage): string[] {
+  const h = req.headers['sec-websocket-protocol'];
+  return (typeof h === 'string' ? h : '').split(',').map((s) => s.trim()).filter(Boolean).slice(0, 32);
+}
+
+/** SPDY frames carried in binary WebSocket messages, as client-go's tunnelling connection sends them. */
+export function tunnelTransport(ws: WebSocket): Transport {
+  return {
+    write: (data) => {
+      if (ws.readyState === ws.OPEN) ws.send(data, { binary: true });
+    },
+    backlog: () => ws.bufferedAmount,
+    pause: () => ws.pause(),
+    resume: () => ws.resume(),
+    end: () => {
+      if (ws.readyState === ws.OPEN) ws.close(1000);
+    },
+    destroy: () => ws.terminate(),
+  };
+}
