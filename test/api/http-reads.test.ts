@@ -22,7 +22,7 @@ describe('HTTP semantics: lists, watches and tables', () => {
   const names = (evs: { type: string; object: { metadata: { name: string } } }[]) => evs.map((e) => `${e.type} ${e.object.metadata.name}`);
 
   before(async () => {
-    b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', compactEveryMs: 0 });
+    b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', compactEveryMs: 0, cluster: { nodes: 0 }, addons: [] });
     const r = await req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     assert.equal(r.status, 201);
   });

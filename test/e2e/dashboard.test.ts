@@ -24,7 +24,7 @@ describe('web dashboard', () => {
   let beforeDeployment = 0;
 
   before(async () => {
-    await eventually(() => existsSync(chromiumPath), 120_000, `${chromiumPath} installed`);
+    assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: .ci/run installs Debian's chromium`);
     browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     mkdirSync(shots, { recursive: true });
@@ -156,7 +156,7 @@ describe('web dashboard under RBAC', () => {
   });
 
   it('shows the 403 and a token field; with the pasted admin token the nodes appear', async () => {
-    await eventually(() => existsSync(chromiumPath), 120_000, `${chromiumPath} installed`);
+    assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: .ci/run installs Debian's chromium`);
     browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     // Anonymous by default: the UI asks as system:anonymous, whom RBAC lets list no nodes.
