@@ -137,7 +137,16 @@ describe('exec and port-forward into the simulated runtime', () => {
     writeKubeconfig(kubeconfig, b.url, { token: b.credentials.token });
     const k = new Kubectl(kubeconfig);
     await k.ok(['run', 'web', '--image=nginx', '--env=GREETING=hello']);
-    await k.ok(['wait', '--for=condition=Ready', 'pod/web', '--timeout=30s']);
+    // A pod with a mounted ConfigMap, and a Service over three replicas whose page names each pod.
+    await k.ok(['create', 'configmap', 'config', '--from-literal=key=from-the-configmap']);
+    await k.ok(['apply', '-f', '-'], { input: JSON.stringify({
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'cfg' },
+      spec: { containers: [{ name: 'main', image: 'busybox', command: ['sleep', '3600'], volumeMounts: [{ name: 'config', mountPath: '/etc/config' }] }], volumes: [{ name: 'config', configMap: { name: 'config' } }] },
+    }) });
+    await k.ok(['create', 'deployment', 'hello', '--image=example.com/hello:1', '--replicas=3', '--port=80']);
+    await k.ok(['expose', 'deployment', 'hello', '--port=80']);
+    await k.ok(['wait', '--for=condition=Ready', 'pod/web', 'pod/cfg', '--timeout=30s']);
+    await k.ok(['rollout', 'status', 'deployment/hello', '--timeout=30s']);
   });
   after(async () => {
     await b?.close();
@@ -166,6 +175,18 @@ describe('exec and port-forward into the simulated runtime', () => {
         bg.stop();
         await bg.exited;
       }
+    });
+  }
+
+  for (const binary of binaries) {
+    const version = /kubectl\.?(1\.\d+)?$/.exec(binary)?.[1] ?? binary;
+    it(`kubectl ${version}: a mounted ConfigMap, and wget to a Service name reaching every ready replica`, async () => {
+      const k = new Kubectl(kubeconfig, binary);
+      assert.equal(await k.ok(['exec', 'cfg', '--', 'cat', '/etc/config/key']), 'from-the-configmap');
+      const pods = (JSON.parse(await k.ok(['get', 'pods', '-l', 'app=hello', '-o', 'json'])) as { items: Array<{ metadata: { name: string } }> }).items.map((p) => p.metadata.name);
+      assert.equal(pods.length, 3);
+      const out = await k.ok(['exec', 'cfg', '--', 'sh', '-c', 'for i in 1 2 3 4 5 6; do wget -qO- http://hello; done']);
+      for (const name of pods) assert.ok(out.includes(name), `${name} answered: ${out}`);
     });
   }
 

@@ -66,8 +66,8 @@ describe('kubectl: object fidelity', () => {
     const describe = await env.k.ok(['describe', 'pod', 'app']);
     assert.match(describe, /Ephemeral Containers:\n\s+debugger-\w+:\n\s+Container ID:\s+containerd:\/\//);
     assert.match(describe, /Normal\s+Started\s+\S+\s+kubelet\s+Container started/);
-    const exec = await env.k.fails(['exec', 'app', '--', 'ls']);
-    assert.match(exec, /pods\/exec is not supported: bonsai simulates pods and runs no containers/);
+    // The pod's container runs the simulated shell (test/e2e/exec.test.ts has the rest).
+    assert.match(await env.k.ok(['exec', 'app', '--', 'ls', '/']), /^etc$/m);
   });
 
   it('words decoding errors as kube-apiserver', async () => {
