@@ -3,6 +3,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Clock } from '../util/clock.js';
 import { buildPodInfo, type PodInfo } from './pod-info.js';
 import type { DecisionTrace } from './decisions.js';
+import { BinaryHeap } from '../util/binary-heap.js';
 
 export const initialBackoffMs = 1000;
 export const maxBackoffMs = 10_000;
@@ -52,7 +53,8 @@ const schedulingShape = (p: Pod) => JSON.stringify([p.spec, p.metadata?.labels, 
 
 export class SchedulingQueue {
   readonly entries = new Map<string, QueuedPod>();
-  private heap: Array<{ e: QueuedPod; v: number }> = [];
+  /** Active pods: higher priority first, then older pods, then arrival order (stale versions are skipped on pop). */
+  private readonly heap = new BinaryHeap<{ e: QueuedPod; v: number }>((a, b) => less(a.e, b.e));
   private seq = 0;
   private backoffTimer: { at: number; cancel: () => void } | undefined;
 
@@ -92,13 +94,13 @@ export class SchedulingQueue {
   }
 
   activeCount(): number {
-    return this.heap.length;
+    return this.heap.size;
   }
 
   /** The next pod to attempt, taken out of the queue until `done`. */
   pop(): QueuedPod | undefined {
-    while (this.heap.length) {
-      const top = this.heapPop();
+    while (this.heap.size) {
+      const top = this.heap.pop()!;
       const e = top.e;
       if (top.v !== e.heapVersion || e.where !== 'active' || this.entries.get(e.key) !== e) continue;
       e.where = 'inflight';
@@ -222,7 +224,7 @@ export class SchedulingQueue {
     }
     e.where = 'active';
     e.heapVersion++;
-    this.heapPush({ e, v: e.heapVersion });
+    this.heap.push({ e, v: e.heapVersion });
     this.onReady();
   }
 
@@ -230,44 +232,10 @@ export class SchedulingQueue {
     this.backoffTimer?.cancel();
     this.backoffTimer = undefined;
   }
+}
 
-  // A binary heap: higher priority first, then older pods, then arrival order.
-  private less(a: QueuedPod, b: QueuedPod): boolean {
-    if (a.pi.priority !== b.pi.priority) return a.pi.priority > b.pi.priority;
-    if (a.createdMs !== b.createdMs) return a.createdMs < b.createdMs;
-    return a.seq < b.seq;
-  }
-
-  private heapPush(x: { e: QueuedPod; v: number }): void {
-    const h = this.heap;
-    h.push(x);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.less(h[i].e, h[p].e)) break;
-      [h[i], h[p]] = [h[p], h[i]];
-      i = p;
-    }
-  }
-
-  private heapPop(): { e: QueuedPod; v: number } {
-    const h = this.heap;
-    const top = h[0];
-    const last = h.pop()!;
-    if (h.length) {
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && this.less(h[l].e, h[m].e)) m = l;
-        if (r < h.length && this.less(h[r].e, h[m].e)) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m], h[i]];
-        i = m;
-      }
-    }
-    return top;
-  }
+function less(a: QueuedPod, b: QueuedPod): boolean {
+  if (a.pi.priority !== b.pi.priority) return a.pi.priority > b.pi.priority;
+  if (a.createdMs !== b.createdMs) return a.createdMs < b.createdMs;
+  return a.seq < b.seq;
 }

@@ -1,5 +1,6 @@
 // The timers of a clock that keeps its own time (scaled or virtual): a binary heap ordered by due time, then by
 // creation order, so timers due at the same instant always fire in the order they were set.
+import { BinaryHeap } from './binary-heap.js';
 
 export interface ClockTimer {
   at: number;
@@ -24,13 +25,13 @@ export function delayOf(ms: number): number {
 const before = (a: ClockTimer, b: ClockTimer) => a.at < b.at || (a.at === b.at && a.seq < b.seq);
 
 export class TimerHeap {
-  private heap: ClockTimer[] = [];
+  private readonly heap = new BinaryHeap<ClockTimer>(before);
   private seq = 0;
   private cancelled = 0;
 
   /** Timers still waiting (cancelled ones not counted). */
   get size(): number {
-    return this.heap.length - this.cancelled;
+    return this.heap.size - this.cancelled;
   }
 
   /** Adds a timer due at `at`; returns its cancel function. An infinite `at` is never due: nothing is kept. */
@@ -44,17 +45,17 @@ export class TimerHeap {
       if (!t.queued) return;
       this.cancelled++;
       // Cancelled timers are dropped lazily; many of them (work queues re-arm often) are swept at once.
-      if (this.cancelled > 64 && this.cancelled * 2 > this.heap.length) this.sweep();
+      if (this.cancelled > 64 && this.cancelled * 2 > this.heap.size) this.sweep();
     };
   }
 
   /** The earliest live timer, if any. */
   peek(): ClockTimer | undefined {
-    while (this.heap.length && this.heap[0].cancelled) {
+    while (this.heap.peek()?.cancelled) {
       this.pop();
       this.cancelled--;
     }
-    return this.heap[0];
+    return this.heap.peek();
   }
 
   /** When the earliest live timer is due. */
@@ -93,51 +94,27 @@ export class TimerHeap {
   }
 
   clear(): void {
-    for (const t of this.heap) t.queued = false;
-    this.heap = [];
+    for (const t of this.heap.values()) t.queued = false;
+    this.heap.clear();
     this.cancelled = 0;
   }
 
   private sweep(): void {
-    const live = this.heap.filter((t) => !t.cancelled);
-    for (const t of this.heap) t.queued = false;
-    this.heap = [];
+    const live = this.heap.values().filter((t) => !t.cancelled);
+    for (const t of this.heap.values()) t.queued = false;
+    this.heap.clear();
     this.cancelled = 0;
     for (const t of live) this.push(t);
   }
 
   private push(t: ClockTimer): void {
-    const h = this.heap;
     t.queued = true;
-    h.push(t);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!before(h[i], h[p])) break;
-      [h[i], h[p]] = [h[p], h[i]];
-      i = p;
-    }
+    this.heap.push(t);
   }
 
   private pop(): ClockTimer | undefined {
-    const h = this.heap;
-    const top = h[0];
+    const top = this.heap.pop();
     if (top) top.queued = false;
-    const last = h.pop();
-    if (h.length && last) {
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && before(h[l], h[m])) m = l;
-        if (r < h.length && before(h[r], h[m])) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m], h[i]];
-        i = m;
-      }
-    }
     return top;
   }
 }
