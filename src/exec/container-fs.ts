@@ -6,6 +6,7 @@ import type { Client } from '../client/client.js';
 import type { KObject } from '../machinery/types.js';
 import { fieldValue, resourceValue, secretsOf } from './container-env.js';
 import { Vfs, dir, newQuota, resolvePath, type DirNode } from './vfs.js';
+import { imageFiles } from './image-files.js';
 
 export const clusterDomain = 'cluster.local';
 export const clusterDnsIP = '10.96.0.10';
@@ -144,6 +145,7 @@ export function containerFs(client: Client, pod: Pod, c: Container, writable: Wr
   fs.put('/etc/resolv.conf', file(resolvConf(ns), 0o644, started));
   fs.put('/etc/passwd', file('root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/home:/bin/false\n', 0o644, started));
   fs.put('/etc/group', file('root:x:0:\nnobody:x:65534:\n', 0o644, started));
+  for (const [path, text] of imageFiles(c.image ?? '')) fs.put(path, file(text, 0o644, started));
   const automount = pod.spec?.automountServiceAccountToken !== false;
   const mounts = c.volumeMounts ?? [];
   const saPath = '/var/run/secrets/kubernetes.io/serviceaccount';

@@ -35,6 +35,11 @@ describe('the Kubernetes Basics tutorial', () => {
       assert.match(logs, new RegExp(`^Kubernetes Bootcamp App Started At: \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z \\| Running On:  ${pod} \\n\\n`));
       assert.match(logs, new RegExp(`^Running On: ${pod} \\| Total Requests: 1 \\| App Uptime: [\\d.]+ seconds \\| Log Time: `, 'm'));
       assert.match(await env.k.ok(['describe', 'pods']), /Image:\s+gcr\.io\/google-samples\/kubernetes-bootcamp:v1/);
+      // Inside the container: its environment, the app's source, and the app answering on localhost.
+      assert.match(await env.k.ok(['exec', pod, '--', 'env']), new RegExp(`^HOSTNAME=${pod}$`, 'm'));
+      const shell = await env.k.ok(['exec', '-i', pod, '--', 'bash'], { input: 'cat server.js\ncurl -s http://localhost:8080\nexit\n' });
+      assert.match(shell, /http\.createServer/);
+      assert.match(shell, new RegExp(`Hello Kubernetes bootcamp! \\| Running on: ${pod} \\| v=1`));
 
       // Module 4: expose it with a Service.
       await env.k.ok(['expose', 'deployment/kubernetes-bootcamp', '--type=NodePort', '--port', '8080']);
