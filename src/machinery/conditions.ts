@@ -18,3 +18,13 @@ export function tolerates(t: Toleration, taint: Pick<Taint, 'key' | 'value' | 'e
   if (!t.operator || t.operator === 'Equal') return (t.value ?? '') === (taint.value ?? '');
   return false;
 }
+
+/** metav1.Condition, as the status of custom resources (JobSet, LeaderWorkerSet, NodePool, ...) carries it. */
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+  observedGeneration?: number;
+}

@@ -13,6 +13,8 @@ import { installContainerRuntime } from '../../src/api/streaming/runtime.js';
 import { Kubectl, eventually, type Background } from '../helpers/kubectl.js';
 import { standInRuntime } from '../helpers/stand-in-runtime.js';
 
+/** `1.32` for /usr/lib/google-cloud-sdk/bin/kubectl.1.32 (the path itself for other names). */
+const versionOf = (binary: string) => /kubectl\.?(1\.\d+)?$/.exec(binary)?.[1] ?? binary;
 const binaries = process.env.KUBECTL ? [process.env.KUBECTL] : ['/usr/lib/google-cloud-sdk/bin/kubectl.1.32', '/usr/lib/google-cloud-sdk/bin/kubectl.1.29'];
 
 function httpGet(port: number): Promise<{ status: number; body: string }> {
@@ -56,7 +58,7 @@ describe('exec, attach and port-forward', () => {
   });
 
   for (const binary of binaries) {
-    const version = /kubectl\.?(1\.\d+)?$/.exec(binary)?.[1] ?? binary;
+    const version = versionOf(binary);
     describe(`kubectl ${version}`, () => {
       let k: Kubectl;
       before(() => {
@@ -154,7 +156,7 @@ describe('exec and port-forward into the simulated runtime', () => {
   });
 
   for (const binary of binaries) {
-    const version = /kubectl\.?(1\.\d+)?$/.exec(binary)?.[1] ?? binary;
+    const version = versionOf(binary);
     it(`kubectl ${version}: env, exit codes, stdin and the pod's page`, async () => {
       const k = new Kubectl(kubeconfig, binary);
       const env = await k.run(['exec', 'web', '--', 'env']);
@@ -179,7 +181,7 @@ describe('exec and port-forward into the simulated runtime', () => {
   }
 
   for (const binary of binaries) {
-    const version = /kubectl\.?(1\.\d+)?$/.exec(binary)?.[1] ?? binary;
+    const version = versionOf(binary);
     it(`kubectl ${version}: a mounted ConfigMap, and wget to a Service name reaching every ready replica`, async () => {
       const k = new Kubectl(kubeconfig, binary);
       assert.equal(await k.ok(['exec', 'cfg', '--', 'cat', '/etc/config/key']), 'from-the-configmap');
@@ -191,7 +193,7 @@ describe('exec and port-forward into the simulated runtime', () => {
   }
 
   for (const binary of binaries) {
-    const version = /kubectl\.?(1\.\d+)?$/.exec(binary)?.[1] ?? binary;
+    const version = versionOf(binary);
     it(`kubectl ${version}: debug -i adds an ephemeral container and attaches to its shell`, async () => {
       const k = new Kubectl(kubeconfig, binary);
       const name = `dbg${version.replace('.', '')}`;

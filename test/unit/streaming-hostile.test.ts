@@ -7,14 +7,13 @@ import { connect, type Socket } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDeflate, constants } from 'node:zlib';
 import { startBonsai, type Bonsai } from '../../src/main.js';
 import { clientFor } from '../../src/client/client.js';
 import { installContainerRuntime } from '../../src/api/streaming/runtime.js';
-import { spdyDictionary } from '../../src/api/streaming/spdy-dictionary.js';
 import { dataFrame, synStreamFrame } from '../../src/api/streaming/spdy-frames.js';
 import { encodeHeaderBlock } from '../../src/api/streaming/spdy-headers.js';
 import { standInRuntime } from '../helpers/stand-in-runtime.js';
+import { goLikeCompressor } from '../helpers/spdy-compressor.js';
 
 const EXEC = '/api/v1/namespaces/default/pods/web/exec';
 
@@ -48,19 +47,6 @@ function open(b: Bonsai, path: string, headers: Record<string, string>, read = t
       resolve({ socket, head: buf.subarray(0, end).toString('latin1'), closed, received: () => got });
     });
     socket.on('close', () => done || reject(new Error('closed before an answer')));
-  });
-}
-
-function compressor() {
-  const z = createDeflate({ dictionary: spdyDictionary });
-  let out: Buffer[] = [];
-  z.on('data', (d: Buffer) => out.push(d));
-  return (block: Buffer) => new Promise<Buffer>((resolve) => {
-    z.write(block);
-    z.flush(constants.Z_SYNC_FLUSH, () => {
-      resolve(Buffer.concat(out));
-      out = [];
-    });
   });
 }
 
@@ -108,7 +94,7 @@ describe('streaming endpoints under hostile clients', () => {
     raw.socket.write(Buffer.from('GET / HTTP/1.1\r\n\r\n'.repeat(10)));
     await raw.closed;
     const bomb = await open(b, `${EXEC}?command=echo&stdout=true`, spdy);
-    const compress = compressor();
+    const compress = goLikeCompressor();
     bomb.socket.write(synStreamFrame(1, await compress(encodeHeaderBlock([['streamtype', 'x'.repeat(1 << 20)]]))));
     await bomb.closed;
     await stillServes();
@@ -130,7 +116,7 @@ describe('streaming endpoints under hostile clients', () => {
 
   it('drops a client that never reads instead of buffering for it', async () => {
     const raw = await open(b, `${EXEC}?command=big&command=60000000&stdout=true`, spdy, false);
-    const compress = compressor();
+    const compress = goLikeCompressor();
     raw.socket.write(synStreamFrame(1, await compress(encodeHeaderBlock([['streamtype', 'error']]))));
     raw.socket.write(synStreamFrame(3, await compress(encodeHeaderBlock([['streamtype', 'stdout']]))));
     // The server cuts the connection once its backlog passes the bound; a paused client notices when it reads again.
@@ -145,7 +131,7 @@ describe('streaming endpoints under hostile clients', () => {
 
   it('ignores streams it did not ask for and data for unknown streams', async () => {
     const raw = await open(b, `${EXEC}?command=echo&command=hi&stdout=true`, spdy);
-    const compress = compressor();
+    const compress = goLikeCompressor();
     raw.socket.write(dataFrame(99, Buffer.from('stray')));
     raw.socket.write(synStreamFrame(1, await compress(encodeHeaderBlock([['streamtype', 'bogus']]))));
     raw.socket.write(synStreamFrame(3, await compress(encodeHeaderBlock([['streamtype', 'error']]))));

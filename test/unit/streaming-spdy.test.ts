@@ -1,26 +1,13 @@
 // SPDY/3.1 framing, header blocks and the server connection, with split and random input.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createDeflate, createInflate, constants } from 'node:zlib';
+import { createInflate, constants } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { dataFrame, FrameReader, goAwayFrame, pingFrame, rstStreamFrame, settingsFrame, SpdyProtocolError, synReplyFrame, synStreamFrame, windowUpdateFrame, type SpdyFrame } from '../../src/api/streaming/spdy-frames.js';
 import { encodeHeaderBlock, HeaderCompressor, HeaderDecompressor, parseHeaderBlock } from '../../src/api/streaming/spdy-headers.js';
 import { spdyDictionary } from '../../src/api/streaming/spdy-dictionary.js';
+import { goLikeCompressor } from '../helpers/spdy-compressor.js';
 import { SpdyConnection, type SpdyStream, type Transport } from '../../src/api/streaming/spdy-connection.js';
-
-/** A zlib stream as a Go client compresses header blocks: real deflate, primed, sync-flushed per block. */
-function goLikeCompressor() {
-  const z = createDeflate({ dictionary: spdyDictionary });
-  let out: Buffer[] = [];
-  z.on('data', (d: Buffer) => out.push(d));
-  return (block: Buffer) => new Promise<Buffer>((resolve) => {
-    z.write(block);
-    z.flush(constants.Z_SYNC_FLUSH, () => {
-      resolve(Buffer.concat(out));
-      out = [];
-    });
-  });
-}
 
 function inflateAll(blocks: Buffer[]): Promise<Buffer[]> {
   const z = createInflate({ dictionary: spdyDictionary });

@@ -1,6 +1,7 @@
 // The JobSet API (jobset.x-k8s.io/v1alpha2) as the controller reads it, and the keys it stamps on Jobs and pods.
 import type { Job, JobSpec } from 'kubernetes-types/batch/v1.js';
 import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
+import type { Condition } from '../../machinery/conditions.js';
 
 export const group = 'jobset.x-k8s.io';
 export const version = 'v1alpha2';
@@ -62,14 +63,7 @@ export interface JobSetSpec {
   ttlSecondsAfterFinished?: number;
 }
 
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
+export type { Condition };
 
 export interface ReplicatedJobStatus {
   name: string;

@@ -2,6 +2,7 @@
 // controllers read them, and the well-known labels, annotations, taints and finalizer they stamp on objects.
 import type { Taint } from 'kubernetes-types/core/v1.js';
 import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
+import type { Condition } from '../../machinery/conditions.js';
 
 export const group = 'karpenter.sh';
 export const version = 'v1';
@@ -67,14 +68,7 @@ export interface NodeClassReference {
   name: string;
 }
 
-export interface Condition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
+export type { Condition };
 
 export interface NodeClaimTemplateSpec {
   nodeClassRef: NodeClassReference;

@@ -4,6 +4,7 @@
 import type { PodTemplateSpec, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
 import type { StatefulSetPersistentVolumeClaimRetentionPolicy } from 'kubernetes-types/apps/v1.js';
 import type { KObject } from '../../machinery/types.js';
+import type { Condition as LwsCondition } from '../../machinery/conditions.js';
 
 export const group = 'leaderworkerset.x-k8s.io';
 export const apiVersion = `${group}/v1`;
@@ -54,14 +55,7 @@ export interface LeaderWorkerSetSpec {
   networkConfig?: { subdomainPolicy?: 'Shared' | 'UniquePerReplica' };
 }
 
-export interface LwsCondition {
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
+export type { LwsCondition };
 
 export interface LeaderWorkerSetStatus {
   conditions?: LwsCondition[];
