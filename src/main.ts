@@ -15,7 +15,7 @@ import { maxClockSpeed, ScaledClock, VirtualClock, type ControllableClock } from
 import { createLogger, type Logger } from './util/logger.js';
 import { selectControllers } from './controllers/selection.js';
 import { selectAddons } from './addons/index.js';
-import type { ClusterOptions } from './cluster/index.js';
+import type { ClusterHandle, ClusterOptions } from './cluster/index.js';
 import { Authorization, parseAuthorizationModes } from './auth/authorization.js';
 import { AuditLog, parseAuditLevel, type AuditLevel } from './audit/audit-log.js';
 import { componentAuditSink } from './audit/component-audit.js';
@@ -28,6 +28,8 @@ import { mutatingWebhookPlugin, validatingWebhookPlugin } from './admission/webh
 import { loadCel, validatingAdmissionPolicyPlugin } from './admission/policy/index.js';
 import { startPolicyStatus } from './admission/policy/status-controller.js';
 import { createFixture, withFixture, type FixtureHelpers } from './fixture/handle.js';
+import { parseKubeletSelection, nodeFilterOf, type KubeletSelection } from './leader/kubelet-selection.js';
+import type { LeaderElector } from './leader/elector.js';
 
 export interface BonsaiOptions {
   host?: string;
@@ -85,6 +87,13 @@ export interface BonsaiOptions {
   ui?: boolean;
   /** On close, how long requests in flight may take to finish (default 5 s). */
   shutdownGraceMs?: number;
+  /**
+   * `--kubelets`: which simulated nodes this process runs: `leader` (default: all, while it leads), `none`, a shard
+   * `I/N` or a label selector (those two whether it leads or not). See src/leader/kubelet-selection.ts.
+   */
+  kubelets?: string;
+  /** This process's leader election identity (default `<hostname>_<uuid>`, as upstream's components). */
+  identity?: string;
 }
 
 /** How the generated kubeconfig authenticates: a client certificate over TLS, the admin token otherwise. */
@@ -115,6 +124,8 @@ export interface Bonsai extends FixtureHelpers {
   addonsReady: Promise<void>;
   /** Stops or starts a simulated node's kubelet. */
   setNodeStopped(name: string, stopped: boolean): void;
+  /** Leader election: this process's identity and the Leases (kube-system) it holds right now. */
+  election: { identity: string; leading(): string[]; electors: readonly LeaderElector[] };
   close(): Promise<void>;
 }
 
@@ -131,6 +142,12 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const log = createLogger(opts.logLevel ?? 'warn');
   const which = selectControllers(opts.controllers);
   const addonNames = selectAddons(opts.addons);
+  let kubeletSelection: KubeletSelection;
+  try {
+    kubeletSelection = parseKubeletSelection(opts.kubelets);
+  } catch (e) {
+    throw new Error(`kubelets: ${e instanceof Error ? e.message : String(e)}`);
+  }
   const audit = opts.auditLog ? new AuditLog(opts.auditLog, parseAuditLevel(opts.auditLevel), log.child({ component: 'audit' })) : undefined;
   if (opts.clock !== undefined && opts.clock !== 'scaled' && opts.clock !== 'virtual') throw new Error(`clock must be scaled or virtual, not ${String(opts.clock)}`);
   if (opts.clockSpeed !== undefined && !(opts.clockSpeed >= 0 && opts.clockSpeed <= maxClockSpeed)) throw new Error(`clock speed must be a number from 0 to ${maxClockSpeed}`);
@@ -185,31 +202,54 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   if (store.list('admissionregistration.k8s.io/validatingadmissionpolicies').length) void loadCel().catch((err: unknown) => log.warn({ err }, 'the CEL engine did not load'));
   // The API answers from here on; controllers, scheduler and kubelets load meanwhile (as kube-apiserver serves
   // before the controller manager is up) and, being level-triggered, pick up whatever was written in between.
-  const [{ startControllers }, { startScheduler }, { startCluster }, { clientFor }, { startAddons }] = await Promise.all([
+  const [{ startControllers }, { startScheduler }, { startCluster, markNodeStopped }, { clientFor }, { startAddons }, { loadClusterConfig }, leader, ids] = await Promise.all([
     import('./controllers/index.js'), import('./scheduler/index.js'), import('./cluster/index.js'), import('./client/client.js'), import('./addons/index.js'),
+    import('./cluster/config.js'), import('./leader/index.js'), import('./auth/identities.js'),
   ]);
-  const controllers = startControllers(clientFor(registry), clock, log, which);
-  const scheduler = startScheduler(clientFor(registry), clock, log.child({ component: 'scheduler' }));
-  const cluster = startCluster(clientFor(registry), clock, log.child({ component: 'cluster' }), opts.cluster ?? {});
-  // Add-ons install their CRDs and start in the background (CRD validation loads the schema engines).
-  const addons = startAddons(clientFor(registry), clock, log.child({ component: 'addons' }), addonNames, cluster.config.addons);
+  // Controllers, scheduler, add-ons (and by default the simulated kubelets) run only while this process holds their
+  // Lease. A local SQLite store is this process's alone: the Leases are taken at once, before start() returns.
+  const root = clientFor(registry);
+  const identity = opts.identity ?? leader.leaderIdentity();
+  const electionLog = log.child({ component: 'leader-election' });
+  const elect = <T extends { stop(): void }>(name: string, client: typeof root, run: () => T, onRunning?: (r: T | undefined) => void) =>
+    leader.whileLeading(client, { name, identity, exclusive: store instanceof SqliteStore, log: electionLog }, run, onRunning);
+  const clusterConfig = loadClusterConfig(opts.cluster ?? {});
+  const nodeFilter = nodeFilterOf(kubeletSelection);
+  let cluster: ClusterHandle | undefined;
+  const startSimulation = () => startCluster(root, clock, log.child({ component: 'cluster' }), { ...opts.cluster, config: clusterConfig, nodeFilter });
+  let addonsReady: Promise<void> = Promise.resolve();
+  const electors = [
+    elect(leader.leaseNames.controllerManager, root.as(ids.controllerManagerIdentity.user, ids.controllerManagerIdentity.component), () => startControllers(root, clock, log, which)),
+    elect(leader.leaseNames.scheduler, root.as(ids.schedulerIdentity.user, ids.schedulerIdentity.component), () => startScheduler(root, clock, log.child({ component: 'scheduler' }))),
+    ...(kubeletSelection.kind === 'leader' ? [elect(leader.leaseNames.kubelets, root, startSimulation, (c) => (cluster = c))] : []),
+    // Add-ons install their CRDs and start in the background (CRD validation loads the schema engines).
+    elect(leader.leaseNames.addons, root, () => startAddons(root, clock, log.child({ component: 'addons' }), addonNames, clusterConfig.addons), (a) => {
+      if (a) addonsReady = a.ready;
+    }),
+  ];
+  // Sharded kubelets (a shard or a selector) run whoever leads: the processes split the nodes between them.
+  if (kubeletSelection.kind === 'shard' || kubeletSelection.kind === 'selector') cluster = startSimulation();
+  for (const e of electors) e.start();
   const compactEvery = opts.compactEveryMs ?? 60_000;
   const compactTimer = compactEvery > 0 ? setInterval(() => store.compact(), compactEvery) : undefined;
   compactTimer?.unref();
   let closed = false;
   return withFixture<Omit<Bonsai, keyof FixtureHelpers>>({
     url, uiUrl, port, registry, store, app, hosts, clock, log, security, credentials,
-    addonsReady: addons.ready,
-    setNodeStopped: (name, stopped) => cluster.setNodeStopped(name, stopped),
+    get addonsReady() {
+      return addonsReady;
+    },
+    // A node this process does not simulate: its annotation tells the process that does.
+    setNodeStopped: (name, stopped) => (cluster ? cluster.setNodeStopped(name, stopped) : markNodeStopped(root, name, stopped)),
+    election: { identity, electors, leading: () => electors.filter((e) => e.isLeader()).map((e) => e.name) },
     async close() {
       if (closed) return;
       closed = true;
       fixture.stop();
       if (compactTimer) clearInterval(compactTimer);
-      addons.stop();
-      cluster.stop();
-      scheduler.stop();
-      controllers.stop();
+      // Stopping an elector stops its component, then releases its Lease (a survivor takes it over at once).
+      for (const e of [...electors].reverse()) e.stop();
+      if (kubeletSelection.kind !== 'leader') cluster?.stop();
       apiExtensions.stop();
       policyStatus.stop();
       clock.stop();

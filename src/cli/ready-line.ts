@@ -16,11 +16,14 @@ export interface ReadyLine {
   pid: number;
   /** The data folder, or ':memory:'. */
   data: string;
+  /** The leader election identity (`<hostname>_<uuid>`) and the kube-system Leases it held when the line was written. */
+  identity: string;
+  leading: string[];
 }
 
 export function readyLine(b: Bonsai, data: string): string {
   const kubeconfig = b.kubeconfigPath;
-  const line: ReadyLine = { url: b.url, port: b.port, kubeconfig, token: b.credentials.token, pid: process.pid, data };
+  const line: ReadyLine = { url: b.url, port: b.port, kubeconfig, token: b.credentials.token, pid: process.pid, data, identity: b.election.identity, leading: b.election.leading() };
   if (b.credentials.ca) line.ca = b.credentials.ca;
   return JSON.stringify(line);
 }

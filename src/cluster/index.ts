@@ -4,7 +4,8 @@ import type { KObject } from '../machinery/types.js';
 import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { KubeletManager } from '../kubelet/kubelet-manager.js';
+import { KubeletManager, isStopped } from '../kubelet/kubelet-manager.js';
+import { simAnnotations } from '../kubelet/annotations.js';
 import { PodLifecycle } from '../kubelet/pod-lifecycle.js';
 import { ImageRegistry } from '../kubelet/registry/image-registry.js';
 import { loadClusterConfig, type ClusterConfig } from './config.js';
@@ -16,6 +17,13 @@ export interface ClusterOptions {
   clusterFile?: string;
   /** Number of default worker nodes (0: no nodes at all, not even the GPU node). */
   nodes?: number;
+  /**
+   * The nodes this process simulates (`--kubelets` with a shard or a selector: src/leader/kubelet-selection.ts);
+   * all when unset. Other processes serve the rest: only served nodes are registered, get agents and kube-system.
+   */
+  nodeFilter?: (node: KObject) => boolean;
+  /** The configuration, when the caller has loaded it already (else read from `clusterFile` / `nodes`). */
+  config?: ClusterConfig;
 }
 
 export interface ClusterHandle {
@@ -27,25 +35,40 @@ export interface ClusterHandle {
 }
 
 /** Creates the configured nodes that do not exist yet (a data directory keeps nodes across restarts). */
-function registerNodes(client: Client, clock: Clock, kubelets: KubeletManager, config: ClusterConfig): KObject[] {
+function registerNodes(client: Client, clock: Clock, kubelets: KubeletManager, config: ClusterConfig, filter?: (node: KObject) => boolean): KObject[] {
   const created: KObject[] = [];
   const now = clock.now();
-  for (const planned of plannedNodes(config)) {
-    if (client.get('v1/nodes', '', planned.name)) continue;
-    const node = buildNode(planned, config.region, kubelets.allocateIndex(), now);
+  const planned = plannedNodes(config);
+  for (let i = 0; i < planned.length; i++) {
+    if (client.get('v1/nodes', '', planned[i].name)) continue;
+    // Processes sharing the nodes each register their own: the planned position keeps their pod CIDRs apart.
+    const node = buildNode(planned[i], config.region, filter ? kubelets.claimIndex(i) : kubelets.allocateIndex(), now);
+    if (filter && !filter(node as unknown as KObject)) continue;
     // A kubelet registers its own Node (as system:node:NAME).
-    created.push(kubelets.nodeClient(planned.name).create('v1/nodes', '', node as unknown as KObject));
+    created.push(kubelets.nodeClient(planned[i].name).create('v1/nodes', '', node as unknown as KObject));
   }
   return created;
 }
 
+/** Stops or starts a node's kubelet through its bonsai.dev/stopped annotation, for whichever process simulates it. */
+export function markNodeStopped(client: Client, name: string, stopped: boolean): void {
+  const node = client.get('v1/nodes', '', name);
+  if (!node || isStopped(node) === stopped) return;
+  client.guaranteedUpdate('v1/nodes', '', name, (cur) => {
+    const annotations = { ...(cur.metadata.annotations ?? {}) };
+    if (stopped) annotations[simAnnotations.nodeStopped] = 'true';
+    else delete annotations[simAnnotations.nodeStopped];
+    return { ...cur, metadata: { ...cur.metadata, annotations } };
+  });
+}
+
 export function startCluster(client: Client, clock: Clock, log: Logger, opts: ClusterOptions): ClusterHandle {
-  const config = loadClusterConfig(opts);
-  const kubelets = new KubeletManager(client, clock, log.child({ component: 'kubelet' }));
+  const config = opts.config ?? loadClusterConfig(opts);
+  const kubelets = new KubeletManager(client, clock, log.child({ component: 'kubelet' }), opts.nodeFilter);
   const pods = new PodLifecycle({ client, clock, log: log.child({ component: 'pod-lifecycle' }), timings: config.kubelet, registry: new ImageRegistry(config.registry) }, kubelets);
-  const created = registerNodes(client, clock, kubelets, config);
+  const created = registerNodes(client, clock, kubelets, config, opts.nodeFilter);
   kubelets.start(new Map(created.map((n) => [n.metadata.name ?? '', { registered: true }])));
-  const stopKubeSystem = startKubeSystem(client, clock, log.child({ component: 'kube-system' }), config);
+  const stopKubeSystem = startKubeSystem(client, clock, log.child({ component: 'kube-system' }), config, opts.nodeFilter);
   log.debug({ nodes: client.count('v1/nodes'), registered: created.length }, 'cluster started');
   return {
     config,

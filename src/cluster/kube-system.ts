@@ -9,7 +9,7 @@ import type { KObject } from '../machinery/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { ClusterConfig } from './config.js';
-import { plannedNodes } from './node-object.js';
+import { buildNode, plannedNodes } from './node-object.js';
 import { addonObjects, mirrorPods } from './kube-system-objects.js';
 
 /** Above this many configured nodes kube-system stays empty unless the cluster file asks (kube-proxy is per node). */
@@ -39,10 +39,20 @@ export function controlPlaneNode(nodes: Node[]): Node | undefined {
   return sorted.find((n) => !(n.spec?.taints ?? []).some((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute')) ?? sorted[0];
 }
 
-export function startKubeSystem(client: Client, clock: Clock, log: Logger, config: ClusterConfig): () => void {
+/**
+ * The control-plane node when the nodes are split between processes (`serves`): picked from the configured nodes,
+ * so that every process picks the same one, and returned only to the process serving it.
+ */
+function servedControlPlane(client: Client, clock: Clock, config: ClusterConfig, serves: (node: KObject) => boolean): Node | undefined {
+  const planned = controlPlaneNode(plannedNodes(config).map((p) => buildNode(p, config.region, 0, clock.now())));
+  const node = planned?.metadata?.name ? client.get('v1/nodes', '', planned.metadata.name) : undefined;
+  return node && serves(node) ? (node as unknown as Node) : undefined;
+}
+
+export function startKubeSystem(client: Client, clock: Clock, log: Logger, config: ClusterConfig, serves?: (node: KObject) => boolean): () => void {
   if (!kubeSystemEnabled(config)) return () => {};
   for (const { resource, object } of addonObjects()) ensure(client, log, resource, object);
-  const node = controlPlaneNode(client.list('v1/nodes') as unknown as Node[]);
+  const node = serves ? servedControlPlane(client, clock, config, serves) : controlPlaneNode(client.list('v1/nodes') as unknown as Node[]);
   if (!node?.metadata?.name || !node.metadata.uid) return () => {};
   const target = { name: node.metadata.name, uid: node.metadata.uid };
   const seen = clock.now().toISOString();

@@ -32,7 +32,8 @@ export class KubeletManager implements NodeDirectory {
   /** Pod IPs found in pod status at start-up, by node, so restarted agents keep handing out fresh ones. */
   private podIPsAtStart: Map<string, Array<[string, string]>> | undefined;
 
-  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
+  /** `serves`: the nodes this process simulates (all when unset; others belong to other processes). */
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger, private readonly serves?: (node: KObject) => boolean) {
     for (const n of client.list('v1/nodes')) this.claimIndexOf(n);
   }
 
@@ -46,6 +47,13 @@ export class KubeletManager implements NodeDirectory {
     while (this.usedIndexes.has(this.nextIndex)) this.nextIndex++;
     this.usedIndexes.add(this.nextIndex);
     return this.nextIndex;
+  }
+
+  /** `preferred` when nobody uses it yet, else a free index. */
+  claimIndex(preferred: number): number {
+    if (this.usedIndexes.has(preferred)) return this.allocateIndex();
+    this.usedIndexes.add(preferred);
+    return preferred;
   }
 
   private claimIndexOf(node: KObject): void {
@@ -120,6 +128,14 @@ export class KubeletManager implements NodeDirectory {
   ensureAgent(node: KObject, opts: StartOptions = {}): void {
     const name = node.metadata.name ?? '';
     let a = this.agents.get(name);
+    if (this.serves && !this.serves(node)) {
+      // Another process's node (or one that no longer matches this process's selector).
+      if (a) {
+        a.stop();
+        this.agents.delete(name);
+      }
+      return;
+    }
     if (a && a.uid !== node.metadata.uid) {
       a.stop();
       this.agents.delete(name);
