@@ -222,7 +222,11 @@ export class LeaderElector {
     this.observe(old, now);
     const mine = old.holderIdentity === this.identity;
     const durationMs = (old.leaseDurationSeconds || fresh.leaseDurationSeconds) * 1000;
-    if (old.holderIdentity && !mine && !this.config.exclusive && this.observedAt + durationMs > now) return false;
+    if (old.holderIdentity && !mine) {
+      // A leader that finds another holder stops (renew() sees it); on an exclusive store a candidate need not wait.
+      if (this.current === 'leading') return false;
+      if (!this.config.exclusive && this.observedAt + durationMs > now) return false;
+    }
     // Renewing keeps the acquire time and the transition count; taking the Lease over counts one transition more.
     const next: LeaderRecord = mine
       ? { ...fresh, acquireTime: old.acquireTime ?? fresh.acquireTime, leaseTransitions: old.leaseTransitions }
