@@ -10,7 +10,8 @@ import { bootstrap } from '../../src/registry/bootstrap.js';
 import { clientFor, type Client } from '../../src/client/client.js';
 import { ManualClock, type Clock } from '../../src/util/clock.js';
 import { createLogger } from '../../src/util/logger.js';
-import { LeaderElector, leaseResource, type LeaderElectionConfig } from '../../src/leader/index.js';
+import { LeaderElector, leaseResource, recordOf, type LeaderElectionConfig } from '../../src/leader/index.js';
+import type { KObject } from '../../src/machinery/types.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
@@ -222,6 +223,29 @@ describe('leader election', () => {
     assert.throws(() => new LeaderElector(env.client, { ...base, leaseDurationMs: 10_000, renewDeadlineMs: 10_000 }), /leaseDuration must be greater than renewDeadline/);
     assert.throws(() => new LeaderElector(env.client, { ...base, renewDeadlineMs: 2_000, retryPeriodMs: 2_000 }), /renewDeadline must be greater than retryPeriod\*JitterFactor/);
     assert.throws(() => new LeaderElector(env.client, { ...base, identity: '' }), /requires an identity/);
+    env.close();
+  });
+
+  it('reads a Lease anybody may have written defensively', () => {
+    const lease = (spec: unknown) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'x' }, spec }) as unknown as KObject;
+    assert.deepEqual(recordOf(lease(undefined)), { holderIdentity: '', leaseDurationSeconds: 0, acquireTime: undefined, renewTime: undefined, leaseTransitions: 0 });
+    const odd = recordOf(lease({ holderIdentity: 7, leaseDurationSeconds: -3, leaseTransitions: 1.5, renewTime: {}, __proto__: { holderIdentity: 'polluted' } }));
+    assert.equal(odd.holderIdentity, '');
+    assert.equal(odd.leaseDurationSeconds, 0);
+    assert.equal(odd.leaseTransitions, 0);
+    assert.equal(odd.renewTime, undefined);
+  });
+
+  it('takes a Lease without a usable duration as the default duration', () => {
+    const env = setup();
+    const cb = new ManualClock();
+    env.client.create(leaseResource, 'kube-system', { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'kube-controller-manager' }, spec: { holderIdentity: 'ghost' } } as unknown as KObject);
+    const b = candidate(env.client, 'host-b_2', cb);
+    b.elector.start();
+    assert.equal(b.elector.isLeader(), false);
+    const took = advanceUntil(cb, () => b.elector.isLeader(), 30_000);
+    assert.ok(took >= 15_000 && took < 25_000, `${took} ms`);
+    b.elector.stop();
     env.close();
   });
 });
