@@ -37,18 +37,22 @@ describe('leader election in one process', () => {
     }
   });
 
-  it('stops a component when its Lease is taken, and releases every Lease on close', async () => {
+  it('stops components when their Lease is taken, starts them again on taking it back, and releases every Lease on close', async () => {
     const data = mkdtempSync(join(tmpdir(), 'bonsai-leader-'));
     try {
       const b = await startBonsai({ port: 0, data, logLevel: 'silent', cluster: { nodes: 1 }, addons: [] });
       const client = clientFor(b.registry);
       try {
-        client.guaranteedUpdate(leaseResource, 'kube-system', leaseNames.scheduler, (cur) => ({ ...cur, spec: { ...(cur.spec as object), holderIdentity: 'intruder' } }));
-        // The next renewal (within 2 s) sees another holder: the scheduler stops. The store is local, so the intruder
-        // can only be a leftover: the process takes the Lease back at its next try.
-        await eventually(() => !b.election.leading().includes(leaseNames.scheduler) || undefined, 5_000, 'the scheduler stopped leading');
-        assert.deepEqual(b.election.leading().sort(), allLeases.filter((n) => n !== leaseNames.scheduler));
-        await eventually(() => b.election.leading().includes(leaseNames.scheduler) || undefined, 10_000, 'the scheduler leading again');
+        const taken: string[] = [leaseNames.scheduler, leaseNames.kubelets];
+        for (const n of taken) client.guaranteedUpdate(leaseResource, 'kube-system', n, (cur) => ({ ...cur, spec: { ...(cur.spec as object), holderIdentity: 'intruder' } }));
+        // The next renewal (within 2 s) sees another holder: the scheduler and the kubelets stop. The store is local,
+        // so the intruder can only be a leftover: the process takes the Leases back at its next try.
+        await eventually(() => taken.every((n) => !b.election.leading().includes(n)) || undefined, 5_000, 'the scheduler and kubelets stopped leading');
+        assert.deepEqual(b.election.leading().sort(), allLeases.filter((n) => !taken.includes(n)));
+        await eventually(() => taken.every((n) => b.election.leading().includes(n)) || undefined, 10_000, 'the scheduler and kubelets leading again');
+        // Started again: a new pod is scheduled and run.
+        client.create('v1/pods', 'default', pod('after'));
+        await eventually(() => (client.get<Json>('v1/pods', 'default', 'after')?.status?.phase === 'Running') || undefined, 15_000, 'a pod Running after the handover');
         const lease = client.get<Json>(leaseResource, 'kube-system', leaseNames.scheduler)!;
         assert.equal(lease.spec.holderIdentity, b.election.identity);
         assert.equal(lease.spec.leaseTransitions, 1);
