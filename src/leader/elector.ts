@@ -209,7 +209,7 @@ export class LeaderElector {
     };
     let current: KObject | undefined;
     try {
-      current = this.lock.get();
+      current = newer(this.lock.get(), this.lease);
       if (!current) {
         this.lease = this.lock.create(fresh);
         this.observe(fresh, now);
@@ -283,4 +283,16 @@ export class LeaderElector {
     const lease = this.lease ?? this.lock.get();
     if (lease) this.events.event(lease, 'Normal', 'LeaderElection', `${this.identity} ${what}`);
   }
+}
+
+/**
+ * The cached Lease, or the one this elector wrote last when the cache has not caught up with it yet (a store shared
+ * with other processes updates its cache from a watch, after the write returns): renewing from a stale copy would
+ * only meet a conflict.
+ */
+function newer(cached: KObject | undefined, written: KObject | undefined): KObject | undefined {
+  if (!cached || !written || cached.metadata.uid !== written.metadata.uid) return cached;
+  const a = Number(cached.metadata.resourceVersion);
+  const b = Number(written.metadata.resourceVersion);
+  return Number.isSafeInteger(a) && Number.isSafeInteger(b) && b > a ? written : cached;
 }
