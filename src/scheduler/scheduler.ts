@@ -39,6 +39,8 @@ export interface SchedulerDeps {
   gangs?: { tracker: GangTracker; cycle: GangCycle };
   /** Where each attempt's outcome is kept, with what every filter and score plugin said (none: not recorded). */
   decisions?: DecisionLog;
+  /** While true, no pod is taken off the queue (see pause.ts); the loop is kicked again on release. */
+  paused?: () => boolean;
 }
 
 /** The outcome of filtering and scoring for one pod: a host, or the per-node failures (or no nodes at all). */
@@ -84,6 +86,7 @@ export class SchedulingLoop {
       return;
     }
     this.pending = false;
+    if (this.d.paused?.()) return;
     const until = performance.now() + batchMs;
     while (performance.now() < until) {
       const e = this.d.queue.pop();
