@@ -19,8 +19,6 @@ import { decisionLogFor } from './decisions.js';
 import { schedulerPaused, watchPause } from './pause.js';
 import { defaultSelectorLookup } from './default-selector.js';
 
-const noPods: PodInfo[] = [];
-
 export interface SchedulerHandle {
   stop(): void;
 }
@@ -56,7 +54,8 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
   const cycle = new GangCycle({ queue, cache, tracker, clock, log, released: () => queue.moveParked(podRemovedHelps) });
   loop = new SchedulingLoop({
     client, cache, queue, binder, lookups, filters: defaultFilters, scores: defaultScores, log,
-    nominatedOn: (node) => nominated.get(node)?.values() ?? noPods,
+    // Asked for every node a pod is filtered against: nothing nominated anywhere (the usual case) answers at once.
+    nominatedOn: (node) => (nominated.size === 0 ? undefined : nominated.get(node)?.values()),
     nominate: (pi, node) => setNominated(pi.key, node, pi),
     gangs: { tracker, cycle },
     // Shared with the API (GET /bonsai/v1/scheduling/...): one log per instance, found by the instance's clock.

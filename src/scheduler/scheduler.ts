@@ -31,7 +31,7 @@ export interface SchedulerDeps {
   scores: ScorePlugin[];
   log: Logger;
   /** Pending pods nominated to each node (preemptors waiting for their victims to go). */
-  nominatedOn: (node: string) => Iterable<PodInfo>;
+  nominatedOn: (node: string) => Iterable<PodInfo> | undefined;
   /** Records a nomination at once, before its status write comes back through the change feed. */
   nominate: (pi: PodInfo, node: string) => void;
   random?: () => number;
@@ -143,8 +143,10 @@ export class SchedulingLoop {
     const pi = e.pi;
     const nodes = cache.nodeList();
     const s = new CycleState(pi, nodes, this.d.lookups, (node) => {
+      const on = this.d.nominatedOn(node);
+      if (on === undefined) return noPods;
       let out: PodInfo[] | undefined;
-      for (const p of this.d.nominatedOn(node)) if (p.key !== pi.key && p.priority >= pi.priority) (out ??= []).push(p);
+      for (const p of on) if (p.key !== pi.key && p.priority >= pi.priority) (out ??= []).push(p);
       return out ?? noPods;
     });
     const rec = !!this.d.decisions;
@@ -231,7 +233,7 @@ export class SchedulingLoop {
       const node = outcome.candidate.node.name;
       for (const v of outcome.candidate.victims) this.d.binder.preemptVictim(v, pod, node);
       // Lower-priority pods nominated to the same node lose their nomination.
-      for (const p of [...this.d.nominatedOn(node)]) {
+      for (const p of [...(this.d.nominatedOn(node) ?? noPods)]) {
         if (p.priority < s.pi.priority && p.key !== s.pi.key) this.d.binder.clearNomination(p.pod);
       }
       this.d.nominate(s.pi, node);
