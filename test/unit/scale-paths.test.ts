@@ -209,3 +209,67 @@ describe('scheduler held back by kube-system/bonsai-scheduler', () => {
     }
   });
 });
+
+describe('inter-pod anti-affinity through kept counts', () => {
+  const cache = new SchedulerCache();
+  const setNode = (i: number, zone: string) => cache.setNode({
+    metadata: { name: `n${i}`, labels: { 'kubernetes.io/hostname': `n${i}`, 'topology.kubernetes.io/zone': zone } },
+    status: { allocatable: { cpu: '8', memory: '16Gi', pods: '110' } },
+  } as unknown as Node);
+  for (let i = 0; i < 9; i++) setNode(i, `z${i % 3}`);
+  const anti = (labels: Record<string, string>, topologyKey: string, namespaces?: string[]): Json => ({
+    affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: labels }, topologyKey, ...(namespaces ? { namespaces } : {}) }] } },
+  });
+  let rv = 0;
+  const assign = (name: string, node: string, o: { ns?: string; labels?: Record<string, string>; spec?: Json }) => {
+    const base = mkPod(name, { ns: o.ns, labels: o.labels, spec: o.spec });
+    const p: Pod = { ...base, metadata: { ...base.metadata, resourceVersion: String(++rv) }, spec: { ...base.spec!, nodeName: node } };
+    cache.syncAssigned(`${p.metadata!.namespace}/${name}`, p);
+  };
+  // Existing pods: a group repelling color=green per host, one per zone for app=db, one in another namespace.
+  assign('g0', 'n0', { labels: { color: 'green' }, spec: anti({ color: 'green' }, 'kubernetes.io/hostname') });
+  assign('g1', 'n4', { labels: { color: 'green' }, spec: anti({ color: 'green' }, 'kubernetes.io/hostname') });
+  assign('d0', 'n2', { labels: { app: 'db' }, spec: anti({ app: 'db' }, 'topology.kubernetes.io/zone') });
+  assign('o0', 'n7', { ns: 'other', labels: { color: 'green' }, spec: anti({ color: 'green' }, 'kubernetes.io/hostname', ['default', 'other']) });
+  assign('plain', 'n5', { labels: { color: 'green' } });
+
+  const withIndex: Lookups = { nsLabels: () => undefined, defaultSelector: () => undefined, index: cache.index };
+  const scan: Lookups = { ...withIndex, index: undefined };
+  const incoming = [
+    mkPod('x1', { labels: { color: 'green' }, spec: anti({ color: 'green' }, 'kubernetes.io/hostname') }),
+    mkPod('x2', { labels: { app: 'db' }, spec: anti({ app: 'db' }, 'topology.kubernetes.io/zone') }),
+    mkPod('x3', { labels: { color: 'green' } }),
+    mkPod('x4', { labels: { app: 'web' }, spec: anti({ color: 'green' }, 'topology.kubernetes.io/zone') }),
+  ];
+  const verdicts = (pod: Pod, lookups: Lookups) => {
+    const nodes = cache.nodeList();
+    const s = new CycleState(buildPodInfo(pod), nodes, lookups);
+    runPreFilters(defaultFilters, s);
+    const r = findFeasible(defaultFilters, s, nodes, 0);
+    return { feasible: r.feasible.map((n) => n.name), failures: [...r.failures].map(([n, f]) => `${n}:${f.reasons.join()}`) };
+  };
+  const same = (what: string) => {
+    for (const p of incoming) assert.deepEqual(verdicts(p, withIndex), verdicts(p, scan), `${what}: ${p.metadata!.name}`);
+  };
+
+  it('filters as the scan does, and rejects where it should', () => {
+    same('initially');
+    const v = verdicts(incoming[0], withIndex);
+    assert.ok(!v.feasible.includes('n0') && !v.feasible.includes('n4') && !v.feasible.includes('n5') && !v.feasible.includes('n7'), JSON.stringify(v));
+    assert.ok(v.feasible.includes('n1'));
+  });
+
+  it('keeps up with binds, removals and node label changes', () => {
+    assign('g2', 'n1', { labels: { color: 'green' }, spec: anti({ color: 'green' }, 'kubernetes.io/hostname') });
+    same('after a bind');
+    cache.syncAssigned('default/g0', undefined);
+    same('after a removal');
+    assert.ok(verdicts(incoming[0], withIndex).feasible.includes('n0'));
+    setNode(2, 'z1');
+    same('after a zone change');
+    cache.removeNode('n4');
+    same('after a node went');
+    setNode(4, 'z0');
+    same('after it came back');
+  });
+});
