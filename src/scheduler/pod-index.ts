@@ -1,14 +1,12 @@
 // Indexes of assigned pods so InterPodAffinity looks only at pods that can match, not at every pod.
+import { labelIndexKey } from '../machinery/labels.js';
 import type { NodeInfo } from './node-info.js';
 import type { AffinityTerm, PodInfo } from './pod-info.js';
 import { TermCounts, type TermGroup } from './term-counts.js';
 
 /** `key=value` when the term's selector requires one label value (matchLabels or In with one value). */
 export function termIndexKey(t: AffinityTerm): string | undefined {
-  for (const r of t.selector ?? []) {
-    if (r.op === 'Equals' || (r.op === 'In' && r.values.length === 1)) return `${r.key}=${r.values[0]}`;
-  }
-  return undefined;
+  return t.selector ? labelIndexKey(t.selector) : undefined;
 }
 
 function addTo(m: Map<string, Set<PodInfo>>, k: string, pi: PodInfo): void {
