@@ -19,6 +19,8 @@ const maxLinesPerRun = 5000;
 
 export class LogStore {
   private readonly runs = new Map<string, Run[]>();
+  /** The containers with runs, by pod uid (so forgetting a pod does not look at every other pod's output). */
+  private readonly containersOf = new Map<string, Set<string>>();
   private readonly listeners = new Map<string, Set<() => void>>();
   constructor(private readonly clock: Clock) {}
 
@@ -41,6 +43,9 @@ export class LogStore {
     list.push({ startMs, lines: abs.slice(0, maxLinesPerRun).map(({ atMs, text }) => ({ atMs, text })), dropped: 0 });
     while (list.length > 2) list.shift();
     this.runs.set(key, list);
+    let containers = this.containersOf.get(uid);
+    if (!containers) this.containersOf.set(uid, (containers = new Set()));
+    containers.add(container);
     this.notify(key);
   }
 
@@ -77,11 +82,12 @@ export class LogStore {
 
   /** Forgets a pod's output (the pod is gone). */
   drop(uid: string): void {
-    for (const key of [...this.runs.keys()]) {
-      if (key.startsWith(`${uid}/`)) {
-        this.runs.delete(key);
-        this.notify(key);
-      }
+    const containers = this.containersOf.get(uid);
+    if (!containers) return;
+    this.containersOf.delete(uid);
+    for (const container of containers) {
+      const key = this.key(uid, container);
+      if (this.runs.delete(key)) this.notify(key);
     }
   }
 

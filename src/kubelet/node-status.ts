@@ -44,7 +44,22 @@ function uuidOf(seed: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-export function nodeInfo(name: string, bootSeed: string): NonNullable<NodeStatus['nodeInfo']> {
+type NodeInfo = NonNullable<NodeStatus['nodeInfo']>;
+/** Node infos by name and boot seed: three hashes each, asked for at every status a kubelet posts. Bounded. */
+const infoMemo = new Map<string, NodeInfo>();
+const maxMemo = 20_000;
+
+export function nodeInfo(name: string, bootSeed: string): NodeInfo {
+  const key = `${name}\n${bootSeed}`;
+  const known = infoMemo.get(key);
+  if (known) return { ...known };
+  const info = computeNodeInfo(name, bootSeed);
+  if (infoMemo.size >= maxMemo) infoMemo.clear();
+  infoMemo.set(key, info);
+  return { ...info };
+}
+
+function computeNodeInfo(name: string, bootSeed: string): NodeInfo {
   return {
     architecture: 'amd64', operatingSystem: 'linux', osImage: 'Ubuntu 24.04.1 LTS', kernelVersion: '6.8.0-49-generic',
     containerRuntimeVersion: 'containerd://2.0.2', kubeletVersion, kubeProxyVersion: kubeletVersion,

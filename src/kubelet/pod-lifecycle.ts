@@ -31,6 +31,8 @@ export class PodLifecycle {
   private readonly runs = new Map<string, PodRun>();
   private readonly uidOfKey = new Map<string, string>();
   private readonly byNode = new Map<string, Set<string>>();
+  /** The node each key in byNode is filed under (one per key), so forgetting a pod touches one set. */
+  private readonly nodeOfKey = new Map<string, string>();
   private readonly recorders = new Map<string, EventRecorder>();
   private readonly pulled = new Map<string, Set<string>>();
   private readonly stops: Array<() => void> = [];
@@ -63,12 +65,21 @@ export class PodLifecycle {
 
   private forget(key: string, uid: string | undefined): void {
     this.uidOfKey.delete(key);
-    for (const set of this.byNode.values()) set.delete(key);
+    this.unfile(key);
     if (!uid) return;
     const run = this.runs.get(uid);
     this.runs.delete(uid);
     this.logs.drop(uid);
     if (run) this.nodes.agent(run.nodeName)?.releasePodIP(uid);
+  }
+
+  private unfile(key: string): void {
+    const node = this.nodeOfKey.get(key);
+    if (node === undefined) return;
+    this.nodeOfKey.delete(key);
+    const set = this.byNode.get(node);
+    set?.delete(key);
+    if (set && !set.size) this.byNode.delete(node);
   }
 
   private reconcile(key: string): number | void {
@@ -81,9 +92,13 @@ export class PodLifecycle {
     if (!nodeName) return;
     const uid = pod.metadata?.uid ?? '';
     this.uidOfKey.set(key, uid);
-    let set = this.byNode.get(nodeName);
-    if (!set) this.byNode.set(nodeName, (set = new Set()));
-    set.add(key);
+    if (this.nodeOfKey.get(key) !== nodeName) {
+      this.unfile(key);
+      let set = this.byNode.get(nodeName);
+      if (!set) this.byNode.set(nodeName, (set = new Set()));
+      set.add(key);
+      this.nodeOfKey.set(key, nodeName);
+    }
     const agent = this.nodes.agent(nodeName);
     if (!agent) return;
     const now = this.ctx.clock.nowMs();

@@ -105,6 +105,17 @@ export function matchesSelector(sel: Selector, labels: Labels): boolean {
   return true;
 }
 
+/**
+ * `key=value` of a requirement every match must carry (Equals, or In with one value), for looking candidates up in
+ * an index of labels; undefined when the selector has none.
+ */
+export function labelIndexKey(sel: Selector): string | undefined {
+  for (const r of sel) {
+    if (r.op === 'Equals' || (r.op === 'In' && r.values.length === 1)) return `${r.key}=${r.values[0]}`;
+  }
+  return undefined;
+}
+
 /** Converts a metav1.LabelSelector; `null`/undefined selects nothing, `{}` selects everything. */
 export function fromLabelSelector(ls: LabelSelector | undefined | null): Selector | undefined {
   if (!ls) return undefined;

@@ -31,8 +31,19 @@ export class SchedulerCache {
   /** Returns whether scheduling-relevant fields changed (or the node is new). */
   setNode(node: Node): boolean {
     const n = this.info(node.metadata?.name ?? '');
-    if (!n.node) this.list = undefined;
-    return n.setNode(node);
+    const had = n.node !== undefined;
+    if (!had) this.list = undefined;
+    const changed = n.setNode(node);
+    if (!had || changed) this.refile(n);
+    return changed;
+  }
+
+  /** The index counts a node's pods by its labels (and only while it has a Node object): count them again. */
+  private refile(n: NodeInfo): void {
+    for (const pi of n.pods.values()) {
+      this.index.remove(pi);
+      this.index.add(pi, n);
+    }
   }
 
   removeNode(name: string): void {
@@ -40,6 +51,7 @@ export class SchedulerCache {
     if (!n) return;
     n.node = undefined;
     this.list = undefined;
+    this.refile(n);
     if (n.pods.size === 0) this.nodes.delete(name);
   }
 

@@ -2,8 +2,6 @@
 // Wiring: the change feed of pods and nodes keeps the cache and the queue; the loop drains the queue in batches.
 import type { Node, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { StorageClass } from 'kubernetes-types/storage/v1.js';
-import { fromLabelSelector, labelSelectorMatches, type Requirement } from '../machinery/labels.js';
-import type { LabelSelector } from '../machinery/types.js';
 import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -18,8 +16,8 @@ import { schedulerIdentity } from '../auth/identities.js';
 import { GangTracker, workloadsKey } from './gangs.js';
 import { GangCycle } from './gang-cycle.js';
 import { decisionLogFor } from './decisions.js';
-
-const noPods: PodInfo[] = [];
+import { schedulerPaused, watchPause } from './pause.js';
+import { defaultSelectorLookup } from './default-selector.js';
 
 export interface SchedulerHandle {
   stop(): void;
@@ -33,17 +31,12 @@ export function responsibleFor(pod: Pod): boolean {
   return (pod.spec?.schedulerName ?? schedulerName) === schedulerName && !pod.spec?.nodeName && !pod.metadata?.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed';
 }
 
-function mapSelector(sel: Record<string, string> | undefined, labels: Record<string, string>): Requirement[] {
-  const entries = Object.entries(sel ?? {});
-  if (!entries.length || !entries.every(([k, v]) => labels[k] === v)) return [];
-  return entries.map(([key, v]) => ({ key, op: 'Equals', values: [v] }));
-}
-
 export function startScheduler(root: Client, clock: Clock, log: Logger): SchedulerHandle {
   // The scheduler writes (bindings, conditions, events) as kube-scheduler does: as system:kube-scheduler.
   const client = root.as(schedulerIdentity.user, schedulerIdentity.component);
   const cache = new SchedulerCache();
   const binder = new Binder(client);
+  const defaults = defaultSelectorLookup(client);
   const nominated = new Map<string, Map<string, PodInfo>>();
   const nominatedNode = new Map<string, string>();
   const lookups: Lookups = {
@@ -53,21 +46,7 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
       storageClass: (name) => client.get('storage.k8s.io/v1/storageclasses', '', name) as unknown as StorageClass | undefined,
     },
     nsLabels: (ns) => client.get('v1/namespaces', '', ns)?.metadata.labels as Record<string, string> | undefined,
-    defaultSelector(pod) {
-      const ns = pod.metadata?.namespace ?? '';
-      const labels = (pod.metadata?.labels ?? {}) as Record<string, string>;
-      const out: Requirement[] = [];
-      for (const o of client.list('v1/services', ns)) out.push(...mapSelector((o.spec as { selector?: Record<string, string> })?.selector, labels));
-      for (const o of client.list('v1/replicationcontrollers', ns)) out.push(...mapSelector((o.spec as { selector?: Record<string, string> })?.selector, labels));
-      for (const key of ['apps/v1/replicasets', 'apps/v1/statefulsets']) {
-        for (const o of client.list(key, ns)) {
-          const ls = (o.spec as { selector?: LabelSelector })?.selector;
-          if (!ls || (!ls.matchLabels && !ls.matchExpressions?.length) || !labelSelectorMatches(ls, labels)) continue;
-          out.push(...(fromLabelSelector(ls) ?? []));
-        }
-      }
-      return out.length ? out : undefined;
-    },
+    defaultSelector: (pod) => defaults.selectorFor(pod),
   };
   let loop: SchedulingLoop | undefined;
   const tracker = new GangTracker((ns, name) => client.get(workloadsKey, ns, name));
@@ -75,17 +54,24 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
   const cycle = new GangCycle({ queue, cache, tracker, clock, log, released: () => queue.moveParked(podRemovedHelps) });
   loop = new SchedulingLoop({
     client, cache, queue, binder, lookups, filters: defaultFilters, scores: defaultScores, log,
-    nominatedOn: (node) => nominated.get(node)?.values() ?? noPods,
+    // Asked for every node a pod is filtered against: nothing nominated anywhere (the usual case) answers at once.
+    nominatedOn: (node) => (nominated.size === 0 ? undefined : nominated.get(node)?.values()),
     nominate: (pi, node) => setNominated(pi.key, node, pi),
     gangs: { tracker, cycle },
     // Shared with the API (GET /bonsai/v1/scheduling/...): one log per instance, found by the instance's clock.
     decisions: decisionLogFor(root.clock),
+    paused: () => schedulerPaused(client),
   });
   cycle.attach(loop);
 
   const setNominated = (key: string, node: string | undefined, pi?: PodInfo) => {
     const old = nominatedNode.get(key);
-    if (old && old !== node) nominated.get(old)?.delete(key);
+    if (old && old !== node) {
+      const m = nominated.get(old);
+      m?.delete(key);
+      // No empty entries: with nobody nominated anywhere, each node's lookup is one miss.
+      if (m && !m.size) nominated.delete(old);
+    }
     if (!node || !pi) {
       nominatedNode.delete(key);
       return;
@@ -149,6 +135,7 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
     // A Workload appearing (or changing) may let its pods pass PreEnqueue.
     client.watch(workloadsKey, (c) => guard('workload', () => queue.recheckGated(tracker.podsOfWorkload(c.object.metadata.namespace ?? '', c.object.metadata.name ?? '')))),
     clock.setInterval(() => guard('timer', () => queue.flushLongParked()), 30_000),
+    watchPause(client, () => loop?.kick()),
   ];
   for (const n of client.list('v1/nodes')) guard('node', () => syncNode(n.metadata.name ?? ''));
   for (const p of client.list('v1/pods')) guard('pod', () => syncPod(p.metadata.namespace ?? '', p.metadata.name ?? ''));
@@ -160,6 +147,7 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
       queue.stop();
       cycle.stop();
       loop?.stop();
+      defaults.stop();
     },
   };
 }

@@ -1,13 +1,12 @@
 // Indexes of assigned pods so InterPodAffinity looks only at pods that can match, not at every pod.
+import { labelIndexKey } from '../machinery/labels.js';
 import type { NodeInfo } from './node-info.js';
 import type { AffinityTerm, PodInfo } from './pod-info.js';
+import { TermCounts, type TermGroup } from './term-counts.js';
 
 /** `key=value` when the term's selector requires one label value (matchLabels or In with one value). */
 export function termIndexKey(t: AffinityTerm): string | undefined {
-  for (const r of t.selector ?? []) {
-    if (r.op === 'Equals' || (r.op === 'In' && r.values.length === 1)) return `${r.key}=${r.values[0]}`;
-  }
-  return undefined;
+  return t.selector ? labelIndexKey(t.selector) : undefined;
 }
 
 function addTo(m: Map<string, Set<PodInfo>>, k: string, pi: PodInfo): void {
@@ -31,9 +30,12 @@ export class PodIndex {
   /** Pods whose terms can add to another pod's InterPodAffinity score. */
   readonly scoring = new Set<PodInfo>();
   private readonly nodeOfPod = new Map<PodInfo, NodeInfo>();
+  /** Anti-affinity groups and match counts kept per add and remove (see term-counts.ts). */
+  readonly terms = new TermCounts();
 
   add(pi: PodInfo, n: NodeInfo): void {
     this.nodeOfPod.set(pi, n);
+    this.terms.add(pi, n);
     for (const k in pi.labels) addTo(this.byLabel, `${k}=${pi.labels[k]}`, pi);
     for (const t of pi.requiredAntiAffinity) {
       const key = termIndexKey(t);
@@ -45,6 +47,7 @@ export class PodIndex {
 
   remove(pi: PodInfo): void {
     if (!this.nodeOfPod.delete(pi)) return;
+    this.terms.remove(pi);
     for (const k in pi.labels) removeFrom(this.byLabel, `${k}=${pi.labels[k]}`, pi);
     for (const t of pi.requiredAntiAffinity) {
       const key = termIndexKey(t);
@@ -60,6 +63,11 @@ export class PodIndex {
 
   withLabel(key: string): ReadonlySet<PodInfo> {
     return this.byLabel.get(key) ?? empty;
+  }
+
+  /** Existing pods' required anti-affinity terms, one group per distinct term, with their counts per topology value. */
+  antiGroups(): Iterable<TermGroup> {
+    return this.terms.antiGroups.values();
   }
 
   /** Pods with a required anti-affinity term that could select a pod with these labels. */

@@ -31,7 +31,7 @@ export interface SchedulerDeps {
   scores: ScorePlugin[];
   log: Logger;
   /** Pending pods nominated to each node (preemptors waiting for their victims to go). */
-  nominatedOn: (node: string) => Iterable<PodInfo>;
+  nominatedOn: (node: string) => Iterable<PodInfo> | undefined;
   /** Records a nomination at once, before its status write comes back through the change feed. */
   nominate: (pi: PodInfo, node: string) => void;
   random?: () => number;
@@ -39,6 +39,8 @@ export interface SchedulerDeps {
   gangs?: { tracker: GangTracker; cycle: GangCycle };
   /** Where each attempt's outcome is kept, with what every filter and score plugin said (none: not recorded). */
   decisions?: DecisionLog;
+  /** While true, no pod is taken off the queue (see pause.ts); the loop is kicked again on release. */
+  paused?: () => boolean;
 }
 
 /** The outcome of filtering and scoring for one pod: a host, or the per-node failures (or no nodes at all). */
@@ -84,6 +86,7 @@ export class SchedulingLoop {
       return;
     }
     this.pending = false;
+    if (this.d.paused?.()) return;
     const until = performance.now() + batchMs;
     while (performance.now() < until) {
       const e = this.d.queue.pop();
@@ -140,8 +143,10 @@ export class SchedulingLoop {
     const pi = e.pi;
     const nodes = cache.nodeList();
     const s = new CycleState(pi, nodes, this.d.lookups, (node) => {
+      const on = this.d.nominatedOn(node);
+      if (on === undefined) return noPods;
       let out: PodInfo[] | undefined;
-      for (const p of this.d.nominatedOn(node)) if (p.key !== pi.key && p.priority >= pi.priority) (out ??= []).push(p);
+      for (const p of on) if (p.key !== pi.key && p.priority >= pi.priority) (out ??= []).push(p);
       return out ?? noPods;
     });
     const rec = !!this.d.decisions;
@@ -228,7 +233,7 @@ export class SchedulingLoop {
       const node = outcome.candidate.node.name;
       for (const v of outcome.candidate.victims) this.d.binder.preemptVictim(v, pod, node);
       // Lower-priority pods nominated to the same node lose their nomination.
-      for (const p of [...this.d.nominatedOn(node)]) {
+      for (const p of [...(this.d.nominatedOn(node) ?? noPods)]) {
         if (p.priority < s.pi.priority && p.key !== s.pi.key) this.d.binder.clearNomination(p.pod);
       }
       this.d.nominate(s.pi, node);

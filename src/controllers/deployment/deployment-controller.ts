@@ -12,7 +12,8 @@ import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { WorkQueue } from '../runtime/work-queue.js';
 import { claim } from '../workload/claim.js';
-import { controllerRef, splitKey } from '../workload/owner.js';
+import { controllerIndex, controllerRef, splitKey } from '../workload/owner.js';
+import type { Informer } from '../../client/informer.js';
 import { ownerKeysFor } from '../workload/dependents.js';
 import { getCondition, newCondition, setCondition } from './deployment-conditions.js';
 import { activeReplicaSets, desiredReplicasAnnotation, hasProgressDeadline, reasons, replicasOf } from './deployment-util.js';
@@ -23,15 +24,25 @@ import { rolloutRolling } from './rolling.js';
 import { scale } from './scaling.js';
 import { SyncContext, type Services } from './sync-context.js';
 
+const byName = (a: KObject, b: KObject) => {
+  const x = a.metadata.name ?? '';
+  const y = b.metadata.name ?? '';
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
 export class DeploymentController {
   private readonly queue: WorkQueue;
   private readonly stops: Array<() => void> = [];
   private readonly svc: Services;
+  /** ReplicaSets by controller uid (`orphan/<namespace>` for those no controller owns). */
+  private readonly replicaSets: Informer<KObject>;
 
   constructor(private readonly client: Client, clock: Clock, log: Logger) {
+    const replicaSets = (this.replicaSets = client.informer('apps/v1/replicasets', { indexes: { controller: controllerIndex } }));
     this.svc = {
       client, clock, log, events: new EventRecorder(client, { component: 'deployment-controller' }),
       rsDef: client.resource('apps/v1/replicasets')!, deployDef: client.resource('apps/v1/deployments')!,
+      track: (rs) => replicaSets.track(rs),
     };
     this.queue = new WorkQueue('deployment', (key) => this.sync(key), clock, log);
     this.stops.push(client.watch('apps/v1/deployments', (c) => {
@@ -92,11 +103,13 @@ export class DeploymentController {
   private replicaSetsFor(d: Deployment): ReplicaSet[] {
     const ns = d.metadata?.namespace ?? '';
     const uid = d.metadata?.uid;
-    const candidates = this.client.list('apps/v1/replicasets', ns).filter((rs) => {
-      const ref = controllerRef(rs);
-      return ref ? ref.uid === uid : labelSelectorMatches(d.spec?.selector, rs.metadata.labels ?? {});
-    });
-    return claim(this.client, this.svc.rsDef, d as unknown as KObject, d.spec?.selector, candidates) as unknown as ReplicaSet[];
+    // Owned ones and matching orphans, in name order as a list of the namespace would give them.
+    const owned = uid ? this.replicaSets.byIndex('controller', uid).filter((rs) => rs.metadata.namespace === ns) : [];
+    const orphans = this.replicaSets.byIndex('controller', `orphan/${ns}`).filter((rs) => labelSelectorMatches(d.spec?.selector, rs.metadata.labels ?? {}));
+    const candidates = [...owned, ...orphans].sort(byName);
+    const claimed = claim(this.client, this.svc.rsDef, d as unknown as KObject, d.spec?.selector, candidates);
+    for (const rs of claimed) this.replicaSets.track(rs);
+    return claimed as unknown as ReplicaSet[];
   }
 
   private podsByReplicaSet(d: Deployment, rsList: ReplicaSet[]): Map<string, Pod[]> {
@@ -148,5 +161,6 @@ export class DeploymentController {
   stop(): void {
     this.stops.forEach((s) => s());
     this.queue.stop();
+    this.replicaSets.stop();
   }
 }

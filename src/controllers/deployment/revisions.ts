@@ -110,6 +110,7 @@ function createNewReplicaSet(ctx: SyncContext, oldRSs: ReplicaSet[], newRevision
   let alreadyExisted = false;
   try {
     created = ctx.svc.client.create(ctx.svc.rsDef, ctx.ns, rs as unknown as KObject) as unknown as ReplicaSet;
+    ctx.svc.track?.(created as unknown as KObject);
   } catch (err) {
     if (statusCode(err) === 409) {
       const found = ctx.svc.client.get('apps/v1/replicasets', ctx.ns, name) as unknown as ReplicaSet | undefined;

@@ -17,6 +17,8 @@ export interface Services {
   events: EventRecorder;
   rsDef: ResourceDef;
   deployDef: ResourceDef;
+  /** Tells the ReplicaSet index about one this controller has just created (before the change feed does). */
+  track?: (rs: KObject) => void;
 }
 
 export class SyncContext {

@@ -14,7 +14,7 @@ import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { WorkQueue } from '../runtime/work-queue.js';
 import { claim } from '../workload/claim.js';
-import { controllerRef, splitKey } from '../workload/owner.js';
+import { controllerIndex, controllerRef, splitKey } from '../workload/owner.js';
 import { ownerKeysFor } from '../workload/dependents.js';
 import { drive, type Steps } from '../../util/steps.js';
 import { PodControl, errorMessage } from '../workload/pod-control.js';
@@ -36,11 +36,14 @@ export class ReplicaSetController {
   private readonly podControl: PodControl;
   /** Pods by controller uid (`orphan/<namespace>` for pods no controller owns). */
   private readonly pods: Informer<Pod>;
+  /** ReplicaSets by controller uid, for the siblings of a Deployment's ReplicaSet. */
+  private readonly replicaSets: Informer;
 
   constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
     this.rsDef = client.resource('apps/v1/replicasets')!;
     this.podControl = new PodControl(client, new EventRecorder(client, { component: 'replicaset-controller' }));
     this.pods = client.informer<Pod>('v1/pods', { indexes: { controller: podController } });
+    this.replicaSets = client.informer('apps/v1/replicasets', { indexes: { controller: controllerIndex } });
     this.queue = new WorkQueue('replicaset', (key) => drive(this.sync(key)), clock, log);
     this.stops.push(client.watch('apps/v1/replicasets', (c) => {
       if (c.type !== 'DELETED') this.queue.add(`${c.object.metadata.namespace}/${c.object.metadata.name}`);
@@ -141,13 +144,15 @@ export class ReplicaSetController {
     const owner = controllerRef(rs as unknown as KObject);
     if (!owner) return [];
     const ns = rs.metadata?.namespace ?? '';
-    return this.client.list('apps/v1/replicasets', ns)
-      .filter((other) => controllerRef(other)?.uid === owner.uid)
+    return this.replicaSets.byIndex('controller', owner.uid)
+      .filter((other) => other.metadata.namespace === ns)
+      .sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : (a.metadata.name ?? '') > (b.metadata.name ?? '') ? 1 : 0))
       .flatMap((other) => this.owned(other.metadata.uid).filter(isPodActive));
   }
 
   stop(): void {
     this.pods.stop();
+    this.replicaSets.stop();
     this.stops.forEach((s) => s());
     this.queue.stop();
   }

@@ -6,6 +6,9 @@ export function controllerRef(obj: KObject): OwnerReference | undefined {
   return obj.metadata.ownerReferences?.find((r) => r.controller === true);
 }
 
+/** An informer index value: the uid of the object's controller, or `orphan/<namespace>` when nothing controls it. */
+export const controllerIndex = (obj: KObject): string => controllerRef(obj)?.uid ?? `orphan/${obj.metadata.namespace ?? ''}`;
+
 /** Whether `obj` is controlled by `owner` (matched by uid). */
 export function isControlledBy(obj: KObject, owner: KObject): boolean {
   return controllerRef(obj)?.uid === owner.metadata.uid;

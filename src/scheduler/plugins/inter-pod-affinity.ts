@@ -3,6 +3,7 @@ import type { CycleState, Failure, FilterPlugin, ScorePlugin } from '../framewor
 import type { NodeInfo } from '../node-info.js';
 import { termMatches, type AffinityTerm, type PodInfo } from '../pod-info.js';
 import { termIndexKey } from '../pod-index.js';
+import type { TermGroup } from '../term-counts.js';
 
 /** Counts by topology key, then value. */
 type TopologyCounts = Map<string, Map<string, number>>;
@@ -26,6 +27,24 @@ interface State {
   affinityTotal: number;
   /** Existing pods matching one of the incoming pod's required anti-affinity terms (per term). */
   anti: TopologyCounts;
+  /** From the index: groups of existing pods' anti-affinity terms that select the incoming pod (live counts). */
+  existingGroups: TermGroup[];
+  /** From the index: per incoming anti-affinity term, the live counts of the pods it selects. */
+  antiCounts: Array<{ topologyKey: string; counts: ReadonlyMap<string, number> }>;
+}
+
+/** Existing pods whose anti-affinity selects the incoming pod at `key=value`: index counts plus this cycle's changes. */
+function existingAntiAt(st: State, key: string, value: string): number {
+  let n = countOf(st.existingAnti, key, value);
+  for (const g of st.existingGroups) if (g.term.topologyKey === key) n += g.counts.get(value) ?? 0;
+  return n;
+}
+
+/** Existing pods an incoming anti-affinity term selects at `key=value`: index counts plus scanned and simulated ones. */
+function antiAt(st: State, key: string, value: string): number {
+  let n = countOf(st.anti, key, value);
+  for (const c of st.antiCounts) if (c.topologyKey === key) n += c.counts.get(value) ?? 0;
+  return n;
 }
 
 const key = 'InterPodAffinity';
@@ -74,7 +93,7 @@ function* candidates(s: CycleState, indexKey: string | undefined): Generator<[Po
 }
 
 function preFilter(s: CycleState): void {
-  const st: State = { skip: false, existingAnti: new Map(), affinity: new Map(), affinityTotal: 0, anti: new Map() };
+  const st: State = { skip: false, existingAnti: new Map(), affinity: new Map(), affinityTotal: 0, anti: new Map(), existingGroups: [], antiCounts: [] };
   const pi = s.pi;
   const nsLabels = s.lookups.nsLabels;
   const idx = s.lookups.index;
@@ -86,10 +105,8 @@ function preFilter(s: CycleState): void {
     }
   };
   if (idx) {
-    for (const e of idx.antiCandidates(pi.labels)) {
-      const n = idx.nodeOf(e);
-      if (n?.node) countExisting(e, n);
-    }
+    // One match per distinct term, not one per existing pod.
+    for (const g of idx.antiGroups()) if (g.counts.size && termMatches(g.term, pi, nsLabels)) st.existingGroups.push(g);
   } else for (const n of s.allNodes) for (const e of n.podsWithRequiredAnti) countExisting(e, n);
   // Existing pods matching all of the incoming pod's required affinity terms.
   if (pi.requiredAffinity.length) {
@@ -105,12 +122,17 @@ function preFilter(s: CycleState): void {
   }
   // Existing pods matching one of the incoming pod's required anti-affinity terms.
   for (const t of pi.requiredAntiAffinity) {
+    const counts = idx?.terms.matchCounts(t, () => candidates(s, termIndexKey(t)));
+    if (counts) {
+      st.antiCounts.push({ topologyKey: t.topologyKey, counts });
+      continue;
+    }
     for (const [e, n] of candidates(s, termIndexKey(t))) {
       const v = n.labels[t.topologyKey];
       if (v !== undefined && termMatches(t, e, nsLabels)) bump(st.anti, t.topologyKey, v, 1);
     }
   }
-  st.skip = !pi.requiredAffinity.length && !pi.requiredAntiAffinity.length && st.existingAnti.size === 0;
+  st.skip = !pi.requiredAffinity.length && !pi.requiredAntiAffinity.length && st.existingAnti.size === 0 && st.existingGroups.length === 0;
   s.data.set(key, st);
 }
 
@@ -133,11 +155,15 @@ export const interPodAffinityFilter: FilterPlugin = {
     }
     for (const t of pi.requiredAntiAffinity) {
       const v = n.labels[t.topologyKey];
-      if (v !== undefined && countOf(st.anti, t.topologyKey, v) > 0) return antiMismatch;
+      if (v !== undefined && antiAt(st, t.topologyKey, v) > 0) return antiMismatch;
     }
-    for (const [tk, values] of st.existingAnti) {
+    for (const g of st.existingGroups) {
+      const v = n.labels[g.term.topologyKey];
+      if (v !== undefined && existingAntiAt(st, g.term.topologyKey, v) > 0) return existingAntiMismatch;
+    }
+    for (const tk of st.existingAnti.keys()) {
       const v = n.labels[tk];
-      if (v !== undefined && (values.get(v) ?? 0) > 0) return existingAntiMismatch;
+      if (v !== undefined && existingAntiAt(st, tk, v) > 0) return existingAntiMismatch;
     }
     return undefined;
   },

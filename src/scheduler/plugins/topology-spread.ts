@@ -1,6 +1,6 @@
 // PodTopologySpread: DoNotSchedule constraints filter; ScheduleAnyway (or the system defaults) score.
 import type { TopologySpreadConstraint } from 'kubernetes-types/core/v1.js';
-import { fromLabelSelector, matchesSelector, type Selector } from '../../machinery/labels.js';
+import { fromLabelSelector, labelIndexKey, matchesSelector, type Selector } from '../../machinery/labels.js';
 import type { CycleState, Failure, FilterPlugin, ScorePlugin } from '../framework.js';
 import type { NodeInfo } from '../node-info.js';
 import type { PodInfo } from '../pod-info.js';
@@ -57,6 +57,26 @@ export function countMatching(c: Constraint, n: NodeInfo, ns: string): number {
   return k;
 }
 
+/** Matching pods per node, counted from the cache's label index (undefined: the selector has no label to look up). */
+function matchingByNode(s: CycleState, c: Constraint): Map<NodeInfo, number> | undefined {
+  const idx = s.lookups.index;
+  const indexKey = c.selector && idx ? labelIndexKey(c.selector) : undefined;
+  if (indexKey === undefined) return undefined;
+  const out = new Map<NodeInfo, number>();
+  for (const p of idx!.withLabel(indexKey)) {
+    if (!podCounts(c, p, s.pi.ns)) continue;
+    const n = idx!.nodeOf(p);
+    if (n) out.set(n, (out.get(n) ?? 0) + 1);
+  }
+  return out;
+}
+
+/** A counter of matching pods on a node: from the index when it can answer, by a scan of the node otherwise. */
+function counter(s: CycleState, c: Constraint): (n: NodeInfo) => number {
+  const byNode = matchingByNode(s, c);
+  return byNode ? (n) => byNode.get(n) ?? 0 : (n) => countMatching(c, n, s.pi.ns);
+}
+
 interface FilterState {
   constraints: Constraint[];
   counts: Array<Map<string, number>>;
@@ -93,12 +113,13 @@ export const topologySpreadFilter: FilterPlugin = {
     const constraints = constraintsOf(s.pi, 'DoNotSchedule');
     if (!constraints.length) return;
     const counts = constraints.map(() => new Map<string, number>());
+    const matching = constraints.map((c) => counter(s, c));
     for (const n of s.allNodes) {
       if (!hasAllKeys(n, constraints)) continue;
       constraints.forEach((c, i) => {
         if (!counted(s, c, n)) return;
         const v = n.labels[c.topologyKey];
-        counts[i].set(v, (counts[i].get(v) ?? 0) + countMatching(c, n, s.pi.ns));
+        counts[i].set(v, (counts[i].get(v) ?? 0) + matching[i](n));
       });
     }
     s.data.set(key, { constraints, counts, mins: constraints.map(() => NaN) } satisfies FilterState);
@@ -125,6 +146,7 @@ interface ScoreState {
   counts: Array<Map<string, number>>;
   weights: number[];
   ignored: Set<string>;
+  matching: Array<(n: NodeInfo) => number>;
 }
 const scoreKey = 'PodTopologySpreadScore';
 
@@ -157,15 +179,18 @@ export const topologySpreadScore: ScorePlugin = {
       });
     }
     const weights = constraints.map((c, i) => Math.log((c.topologyKey === hostname ? feasible.length - ignored.size : sizes[i]) + 2));
-    for (const n of s.allNodes) {
-      if (explicit && !hasAllKeys(n, constraints)) continue;
-      constraints.forEach((c, i) => {
-        const v = n.labels[c.topologyKey];
-        if (c.topologyKey === hostname || v === undefined || !counts[i].has(v) || !counted(s, c, n)) return;
-        counts[i].set(v, counts[i].get(v)! + countMatching(c, n, s.pi.ns));
-      });
+    const matching = constraints.map((c) => counter(s, c));
+    if (constraints.some((c) => c.topologyKey !== hostname)) {
+      for (const n of s.allNodes) {
+        if (explicit && !hasAllKeys(n, constraints)) continue;
+        constraints.forEach((c, i) => {
+          const v = n.labels[c.topologyKey];
+          if (c.topologyKey === hostname || v === undefined || !counts[i].has(v) || !counted(s, c, n)) return;
+          counts[i].set(v, counts[i].get(v)! + matching[i](n));
+        });
+      }
     }
-    s.data.set(scoreKey, { constraints, counts, weights, ignored } satisfies ScoreState);
+    s.data.set(scoreKey, { constraints, counts, weights, ignored, matching } satisfies ScoreState);
     return true;
   },
   score(s, n) {
@@ -175,7 +200,7 @@ export const topologySpreadScore: ScorePlugin = {
     st.constraints.forEach((c, i) => {
       const v = n.labels[c.topologyKey];
       if (v === undefined) return;
-      const cnt = c.topologyKey === hostname ? countMatching(c, n, s.pi.ns) : st.counts[i].get(v) ?? 0;
+      const cnt = c.topologyKey === hostname ? st.matching[i](n) : st.counts[i].get(v) ?? 0;
       score += cnt * st.weights[i] + (c.maxSkew - 1);
     });
     return Math.round(score);
