@@ -1,5 +1,5 @@
 // The generic store every resource goes through: lookups, reads, and the entry points of the write pipeline.
-import type { SqliteStore } from '../storage/sqlite-store.js';
+import type { Storage } from '../storage/storage.js';
 import { StorageError } from '../storage/errors.js';
 import { alreadyExists, ApiError, conflict, gone, notFound } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
@@ -41,7 +41,7 @@ export class Registry {
   private readonly defsChanged = new Set<() => void>();
 
   constructor(
-    readonly store: SqliteStore,
+    readonly store: Storage,
     defs: ResourceDef[],
     readonly clock: Clock,
     readonly log: Logger,
@@ -278,6 +278,8 @@ export class Registry {
         return new ApiError(413, 'RequestEntityTooLarge', err.message);
       case 'Closed':
         return new ApiError(503, 'ServiceUnavailable', 'the server is shutting down');
+      case 'Timeout':
+        return new ApiError(504, 'Timeout', err.message);
     }
   }
 }

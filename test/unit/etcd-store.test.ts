@@ -1,0 +1,141 @@
+// EtcdStore against a real etcd (Debian's 3.4): optimistic concurrency, watch order, two stores sharing one etcd,
+// compaction answered with Expired, and the key layout.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EtcdStore, parseEtcdUrl } from '../../src/storage/etcd/etcd-store.js';
+import { KeyLayout } from '../../src/storage/etcd/keys.js';
+import { StorageError } from '../../src/storage/errors.js';
+import type { Change } from '../../src/storage/watch-hub.js';
+import type { KObject } from '../../src/machinery/types.js';
+import { startEtcd, type EtcdHandle } from '../helpers/etcd.js';
+
+const builtins = ['core/pods', 'core/nodes', 'core/services', 'core/endpoints', 'apps/deployments', 'apiextensions.k8s.io/customresourcedefinitions'];
+let etcd: EtcdHandle;
+const stores: EtcdStore[] = [];
+
+before(async () => {
+  etcd = await startEtcd();
+});
+after(async () => {
+  for (const s of stores) s.close();
+  await etcd.stop();
+});
+
+function open(opts: { windowSize?: number } = {}): EtcdStore {
+  const s = new EtcdStore({ endpoints: parseEtcdUrl(etcd.storage), builtins, log: () => {}, timeoutMs: 5000, ...opts });
+  stores.push(s);
+  return s;
+}
+
+const cm = (name: string, data: Record<string, string> = {}, namespace = 'default'): KObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data } as KObject);
+
+const dataOf = (o: KObject | undefined): Record<string, string> => (o?.data ?? {}) as Record<string, string>;
+
+async function until(check: () => boolean, what: string, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test('key layout follows kube-apiserver: minions, services/specs, group/plural for CRDs and custom resources', () => {
+  const k = new KeyLayout(builtins);
+  assert.equal(k.key('core/pods', 'default', 'p'), '/registry/pods/default/p');
+  assert.equal(k.key('core/nodes', '', 'n1'), '/registry/minions/n1');
+  assert.equal(k.key('core/services', 'ns', 's'), '/registry/services/specs/ns/s');
+  assert.equal(k.key('core/endpoints', 'ns', 's'), '/registry/services/endpoints/ns/s');
+  assert.equal(k.key('apps/deployments', 'ns', 'd'), '/registry/deployments/ns/d');
+  assert.equal(k.key('apiextensions.k8s.io/customresourcedefinitions', '', 'a.b.c'), '/registry/apiextensions.k8s.io/customresourcedefinitions/a.b.c');
+  assert.equal(k.key('example.com/widgets', 'ns', 'w'), '/registry/example.com/widgets/ns/w');
+  for (const [key, parts] of [
+    ['/registry/services/specs/ns/s', { resource: 'core/services', namespace: 'ns', name: 's' }],
+    ['/registry/services/endpoints/ns/s', { resource: 'core/endpoints', namespace: 'ns', name: 's' }],
+    ['/registry/minions/n1', { resource: 'core/nodes', namespace: '', name: 'n1' }],
+    ['/registry/example.com/widgets/ns/w', { resource: 'example.com/widgets', namespace: 'ns', name: 'w' }],
+    ['/registry/example.com/clusterwidgets/w', { resource: 'example.com/clusterwidgets', namespace: '', name: 'w' }],
+  ] as const) assert.deepEqual(k.parse(key), parts);
+  assert.equal(k.parse('/other/x'), undefined);
+  assert.equal(k.parse('/registry/pods/a/b/c'), undefined);
+  assert.throws(() => parseEtcdUrl('http://x:1'), /etcd:\/\//);
+  assert.deepEqual(parseEtcdUrl('etcd://a:1,b:2'), ['http://a:1', 'http://b:2']);
+});
+
+test('create, update with a stale revision (Conflict), delete; resourceVersion is the etcd revision', async () => {
+  const s = open();
+  const a = s.create('core/configmaps', cm('one', { v: '1' }));
+  assert.ok(Number(a.metadata.resourceVersion) > 0);
+  assert.equal(s.get('core/configmaps', 'default', 'one'), a, 'read-your-writes: the mirror holds it at once');
+  assert.throws(() => s.create('core/configmaps', cm('one')), (e: unknown) => e instanceof StorageError && e.code === 'AlreadyExists');
+  const b = s.update('core/configmaps', { ...a, data: { v: '2' } } as KObject, Number(a.metadata.resourceVersion));
+  assert.ok(Number(b.metadata.resourceVersion) > Number(a.metadata.resourceVersion));
+  assert.throws(() => s.update('core/configmaps', { ...a, data: { v: '3' } } as KObject, Number(a.metadata.resourceVersion)), (e: unknown) => e instanceof StorageError && e.code === 'Conflict');
+  const d = s.delete('core/configmaps', 'default', 'one');
+  assert.equal(s.get('core/configmaps', 'default', 'one'), undefined);
+  assert.ok(Number(d.metadata.resourceVersion) > Number(b.metadata.resourceVersion));
+  assert.throws(() => s.delete('core/configmaps', 'default', 'one'), (e: unknown) => e instanceof StorageError && e.code === 'NotFound');
+  await s.committed();
+  assert.equal(s.hasPending(), false);
+  assert.ok(s.publishedRevision() >= Number(d.metadata.resourceVersion));
+});
+
+test('two stores on one etcd see each other\'s writes, in revision order, and a stale mirror gets Conflict then catches up', async () => {
+  const [s1, s2] = [open(), open()];
+  const seen1: Change[] = [];
+  const seen2: Change[] = [];
+  s1.hub.subscribe('core/configmaps', (c) => seen1.push(c));
+  s2.hub.subscribe('core/configmaps', (c) => seen2.push(c));
+  const x = s1.create('core/configmaps', cm('shared', { n: '0' }));
+  const y = s2.create('core/configmaps', cm('other'));
+  await until(() => seen1.length >= 2 && seen2.length >= 2, 'both writes on both stores');
+  assert.deepEqual(seen1.map((c) => c.rv), seen2.map((c) => c.rv), 'same order everywhere');
+  assert.deepEqual(seen1.map((c) => c.rv), [x, y].map((o) => Number(o.metadata.resourceVersion)).sort((p, q) => p - q));
+  assert.equal(dataOf(s2.get('core/configmaps', 'default', 'shared')).n, '0');
+  // s2 updates; s1 writes from its (maybe stale) copy with an explicit precondition: Conflict unless it caught up.
+  const z = s2.update('core/configmaps', { ...s2.get('core/configmaps', 'default', 'shared')!, data: { n: '1' } } as KObject);
+  assert.throws(() => s1.update('core/configmaps', { ...x, data: { n: 'stale' } } as KObject, Number(x.metadata.resourceVersion)), (e: unknown) => e instanceof StorageError && e.code === 'Conflict');
+  // After the Conflict the mirror holds etcd's state, so a retry from it succeeds.
+  const fresh = s1.get('core/configmaps', 'default', 'shared')!;
+  assert.equal(fresh.metadata.resourceVersion, z.metadata.resourceVersion);
+  s1.update('core/configmaps', { ...fresh, data: { n: '2' } } as KObject, Number(fresh.metadata.resourceVersion));
+  await until(() => dataOf(s2.get('core/configmaps', 'default', 'shared')).n === '2', 'the retry reaching s2');
+  await s2.consistentRead();
+  assert.ok(s2.publishedRevision() >= s1.revision());
+});
+
+test('a watch replays from the in-memory window, then goes live; compaction and the window answer Expired', async () => {
+  const s = open({ windowSize: 5 });
+  const start = s.revision();
+  const made: number[] = [];
+  for (let i = 0; i < 3; i++) made.push(Number(s.create('core/configmaps', cm(`w${i}`)).metadata.resourceVersion));
+  await s.committed();
+  const live: Change[] = [];
+  const w = s.watch('core/configmaps', start, (c) => live.push(c));
+  assert.deepEqual(w.replay(100).map((c) => c.rv), made);
+  const later = Number(s.create('core/configmaps', cm('w-live')).metadata.resourceVersion);
+  await until(() => live.length === 1, 'the live change');
+  assert.equal(live[0].rv, later);
+  assert.equal(live[0].type, 'ADDED');
+  w.stop();
+  for (let i = 0; i < 6; i++) s.create('core/configmaps', cm(`fill${i}`));
+  await s.committed();
+  assert.throws(() => s.watch('core/configmaps', start, () => {}), (e: unknown) => e instanceof StorageError && e.code === 'Expired', 'beyond the window');
+  const now = s.publishedRevision();
+  assert.equal(s.compact(0), now);
+  assert.throws(() => s.watch('core/configmaps', now - 1, () => {}), (e: unknown) => e instanceof StorageError && e.code === 'Expired', 'before the compaction');
+  s.watch('core/configmaps', now, () => {}).stop();
+  // A store opened after the compaction loads the current state.
+  const fresh = open();
+  assert.equal(fresh.count('core/configmaps'), s.count('core/configmaps'));
+});
+
+test('etcd going away: a write fails with Timeout instead of hanging', async () => {
+  const other = await startEtcd();
+  const s = new EtcdStore({ endpoints: parseEtcdUrl(other.storage), builtins, log: () => {}, timeoutMs: 1500 });
+  s.create('core/configmaps', cm('before'));
+  await other.stop();
+  const t0 = Date.now();
+  assert.throws(() => s.create('core/configmaps', cm('after')), (e: unknown) => e instanceof StorageError && e.code === 'Timeout');
+  assert.ok(Date.now() - t0 < 5000);
+  s.close();
+});
