@@ -3,8 +3,10 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { SqliteStore } from './storage/sqlite-store.js';
+import type { Storage } from './storage/storage.js';
 import { Registry } from './registry/registry.js';
 import { allResources } from './registry/resources/index.js';
+import { storageKey } from './registry/resource.js';
 import { bootstrap } from './registry/bootstrap.js';
 import { configMapMetricsSource } from './metrics-apis/configmap-source.js';
 import { buildServer } from './api/server.js';
@@ -47,6 +49,13 @@ export interface BonsaiOptions {
   kubernetesVersion?: string;
   /** Compaction interval in ms (0 disables). */
   compactEveryMs?: number;
+  /**
+   * `--storage`: `etcd://HOST:PORT[,HOST:PORT]` keeps the objects in etcd (shared with other Bonsai processes);
+   * default: SQLite in `data` (or in memory).
+   */
+  storage?: string;
+  /** `--api-only`: serve the API but run no controllers, scheduler, kubelets or add-ons (another process does). */
+  apiOnly?: boolean;
   /** The simulated nodes (default: 3 workers and a GPU node). */
   cluster?: ClusterOptions;
   /** Which controllers run, kube-controller-manager style: `['*']` (default), `['*', '-deployment']`, `['job']`. */
@@ -102,7 +111,7 @@ export interface Bonsai extends FixtureHelpers {
   uiUrl?: string;
   port: number;
   registry: Registry;
-  store: SqliteStore;
+  store: Storage;
   app: FastifyInstance;
   /** Host names the server answers for; add names clients use (e.g. TLS SANs) with `hosts.allow(name)`. */
   hosts: HostAllowList;
@@ -116,6 +125,17 @@ export interface Bonsai extends FixtureHelpers {
   /** Stops or starts a simulated node's kubelet. */
   setNodeStopped(name: string, stopped: boolean): void;
   close(): Promise<void>;
+}
+
+/** SQLite in `data` (the default), or etcd for `--storage etcd://…` (its client loads only then). */
+async function openStorage(opts: BonsaiOptions, data: string, now: () => number, log: Logger): Promise<Storage> {
+  if (opts.storage) {
+    const { EtcdStore, parseEtcdUrl } = await import('./storage/etcd/etcd-store.js');
+    const storeLog = log.child({ component: 'storage' });
+    return new EtcdStore({ endpoints: parseEtcdUrl(opts.storage), builtins: allResources.map(storageKey), now, log: (m) => storeLog.warn(m) });
+  }
+  if (data !== ':memory:') preparePrivateDatabase(databasePath(data));
+  return new SqliteStore({ path: databasePath(data), synchronous: opts.synchronous, now });
 }
 
 export function databasePath(data: string): string {
@@ -135,8 +155,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   if (opts.clock !== undefined && opts.clock !== 'scaled' && opts.clock !== 'virtual') throw new Error(`clock must be scaled or virtual, not ${String(opts.clock)}`);
   if (opts.clockSpeed !== undefined && !(opts.clockSpeed >= 0 && opts.clockSpeed <= maxClockSpeed)) throw new Error(`clock speed must be a number from 0 to ${maxClockSpeed}`);
   const clock: ControllableClock = opts.clock === 'virtual' ? new VirtualClock({ paused: opts.clockSpeed === 0 }) : new ScaledClock(opts.clockSpeed ?? 1);
-  if (data !== ':memory:') preparePrivateDatabase(databasePath(data));
-  const store = new SqliteStore({ path: databasePath(data), synchronous: opts.synchronous, now: () => clock.nowMs() });
+  const store = await openStorage(opts, data, () => clock.nowMs(), log);
   const registry = new Registry(store, allResources, clock, log.child({ component: 'registry' }));
   let security: Security;
   try {
@@ -188,11 +207,13 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const [{ startControllers }, { startScheduler }, { startCluster }, { clientFor }, { startAddons }] = await Promise.all([
     import('./controllers/index.js'), import('./scheduler/index.js'), import('./cluster/index.js'), import('./client/client.js'), import('./addons/index.js'),
   ]);
-  const controllers = startControllers(clientFor(registry), clock, log, which);
-  const scheduler = startScheduler(clientFor(registry), clock, log.child({ component: 'scheduler' }));
-  const cluster = startCluster(clientFor(registry), clock, log.child({ component: 'cluster' }), opts.cluster ?? {});
+  // TODO(leader election): with several processes on one etcd, run these on the elected leader only.
+  const idle = { stop() {} };
+  const controllers = opts.apiOnly ? idle : startControllers(clientFor(registry), clock, log, which);
+  const scheduler = opts.apiOnly ? idle : startScheduler(clientFor(registry), clock, log.child({ component: 'scheduler' }));
+  const cluster = opts.apiOnly ? undefined : startCluster(clientFor(registry), clock, log.child({ component: 'cluster' }), opts.cluster ?? {});
   // Add-ons install their CRDs and start in the background (CRD validation loads the schema engines).
-  const addons = startAddons(clientFor(registry), clock, log.child({ component: 'addons' }), addonNames, cluster.config.addons);
+  const addons = cluster ? startAddons(clientFor(registry), clock, log.child({ component: 'addons' }), addonNames, cluster.config.addons) : { ready: Promise.resolve(), stop() {} };
   const compactEvery = opts.compactEveryMs ?? 60_000;
   const compactTimer = compactEvery > 0 ? setInterval(() => store.compact(), compactEvery) : undefined;
   compactTimer?.unref();
@@ -200,14 +221,14 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   return withFixture<Omit<Bonsai, keyof FixtureHelpers>>({
     url, uiUrl, port, registry, store, app, hosts, clock, log, security, credentials,
     addonsReady: addons.ready,
-    setNodeStopped: (name, stopped) => cluster.setNodeStopped(name, stopped),
+    setNodeStopped: (name, stopped) => cluster?.setNodeStopped(name, stopped),
     async close() {
       if (closed) return;
       closed = true;
       fixture.stop();
       if (compactTimer) clearInterval(compactTimer);
       addons.stop();
-      cluster.stop();
+      cluster?.stop();
       scheduler.stop();
       controllers.stop();
       apiExtensions.stop();
