@@ -54,6 +54,8 @@ export class EtcdStore implements Storage {
   private rev = 0;
   private published = 0;
   private compacted = 0;
+  /** The published revision at the previous periodic compaction. */
+  private lastMark = 0;
   /** The newest revision written by this process. */
   private localMax = 0;
   /** Local writes not yet seen on the watch: revision -> the object returned and its previous state. */
@@ -365,9 +367,15 @@ export class EtcdStore implements Storage {
     return new StorageError('Expired', `too old resource version: ${rv} (${oldest + 1})`, oldest + 1);
   }
 
-  /** Compacts etcd up to `retain` revisions behind the newest published one. Returns the compacted revision. */
-  compact(retain = this.retain): number {
-    const target = this.published - retain;
+  /**
+   * Compacts etcd. With `retain`, up to that many revisions behind the newest published one; without, as
+   * kube-apiserver's compactor does on each `--etcd-compaction-interval` tick: up to the revision the previous call
+   * saw (so one interval of history stays), and never more than `retainChanges` behind. Returns the compacted revision.
+   */
+  compact(retain?: number): number {
+    const mark = this.lastMark;
+    this.lastMark = this.published;
+    const target = retain !== undefined ? this.published - retain : Math.max(mark, this.published - this.retain);
     if (target <= this.compacted || this.closed) return this.compacted;
     const r = this.channel.callSync({ op: 'compact', revision: target });
     if (!r.ok && !r.compacted) {
