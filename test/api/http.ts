@@ -162,6 +162,16 @@ export function sqliteOnly(reason: string): string | false {
 }
 
 /**
+ * For suites that call startBonsai themselves: in the etcd test mode a fresh etcd (spread `options` into the
+ * server's options; `stop()` after the server closed), otherwise nothing.
+ */
+export async function testStorage(): Promise<{ options: { storage?: string }; stop(): Promise<void> }> {
+  if (!etcdTestMode) return { options: {}, stop: async () => {} };
+  const etcd = await startEtcd();
+  return { options: { storage: etcd.storage }, stop: () => etcd.stop() };
+}
+
+/**
  * An in-process Bonsai for the suite (`env.b` once `before` has run) and a client bound to it. API tests
  * run with no simulated nodes unless they ask for some, so pods stay where the test puts them.
  */
