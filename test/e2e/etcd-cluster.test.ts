@@ -90,5 +90,9 @@ describe('two Bonsai processes on one etcd', () => {
     const res = await fetch(`${base}/api/v1/namespaces/order/configmaps?watch=1&resourceVersion=${fresh.metadata.resourceVersion}&timeoutSeconds=1`, { headers });
     assert.equal(res.status, 200);
     assert.ok(!(await res.text()).includes('"ERROR"'));
+    // Time travel needs SQLite's change log: on etcd its routes say so.
+    const history = await fetch(`${base}/bonsai/v1/history`, { headers });
+    assert.equal(history.status, 404);
+    assert.match(((await history.json()) as Json).message, /time travel is not available/);
   });
 });

@@ -129,6 +129,29 @@ test('a watch replays from the in-memory window, then goes live; compaction and 
   assert.equal(fresh.count('core/configmaps'), s.count('core/configmaps'));
 });
 
+test('a watch that falls behind a compaction relists: the mirror matches etcd and replays from before are Expired', async () => {
+  const [s1, s2] = [open(), open()];
+  const seen: Change[] = [];
+  s1.hub.subscribe('core/configmaps', (c) => seen.push(c));
+  const early = s1.revision();
+  s2.create('core/configmaps', cm('relist-a'));
+  await s2.committed();
+  s2.compact(0);
+  const gone = s2.delete('core/configmaps', 'default', 'relist-a');
+  const made = s2.create('core/configmaps', cm('relist-b'));
+  await s2.committed();
+  // Point s1's etcd watch at a revision etcd has compacted away, as after a long disconnection.
+  (s1 as unknown as { channel: { control(c: { op: 'watch'; from: number }): void } }).channel.control({ op: 'watch', from: early });
+  // After the relist, replays can only start from the revision it read.
+  await until(() => s1.compactedRevision() >= Number(made.metadata.resourceVersion), 'the relist');
+  assert.ok(s1.get('core/configmaps', 'default', 'relist-b'));
+  assert.equal(s1.get('core/configmaps', 'default', 'relist-a'), undefined);
+  assert.ok(Number(gone.metadata.resourceVersion) > 0);
+  assert.deepEqual(s1.list('core/configmaps').map((o) => o.metadata.name), s2.list('core/configmaps').map((o) => o.metadata.name));
+  assert.ok(seen.some((c) => c.object.metadata.name === 'relist-b'), 'watchers were told about the new object');
+  assert.throws(() => s1.watch('core/configmaps', early, () => {}), (e: unknown) => e instanceof StorageError && e.code === 'Expired');
+});
+
 test('etcd going away: a write fails with Timeout instead of hanging', async () => {
   const other = await startEtcd();
   const s = new EtcdStore({ endpoints: parseEtcdUrl(other.storage), builtins, log: () => {}, timeoutMs: 1500 });
