@@ -74,6 +74,9 @@ test('create, update with a stale revision (Conflict), delete; resourceVersion i
   assert.equal(s.get('core/configmaps', 'default', 'one'), undefined);
   assert.ok(Number(d.metadata.resourceVersion) > Number(b.metadata.resourceVersion));
   assert.throws(() => s.delete('core/configmaps', 'default', 'one'), (e: unknown) => e instanceof StorageError && e.code === 'NotFound');
+  // etcd's request limit (1.5 MiB, as the SQLite store's) answers TooLarge, not a timeout.
+  assert.throws(() => s.create('core/configmaps', cm('big', { v: 'x'.repeat(1.6 * 1024 * 1024) })), (e: unknown) => e instanceof StorageError && e.code === 'TooLarge');
+  assert.equal(s.create('core/configmaps', cm('large', { v: 'x'.repeat(1024 * 1024) })).metadata.name, 'large');
   await s.committed();
   assert.equal(s.hasPending(), false);
   assert.ok(s.publishedRevision() >= Number(d.metadata.resourceVersion));

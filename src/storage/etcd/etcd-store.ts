@@ -101,6 +101,7 @@ export class EtcdStore implements Storage {
   }
 
   private sync(reply: Reply): Extract<Reply, { ok: true }> {
+    if (!reply.ok && /request is too large|message larger than max/i.test(reply.error)) throw new StorageError('TooLarge', 'etcdserver: request is too large');
     if (!reply.ok) throw new StorageError('Timeout', `etcd: ${reply.error}`);
     return reply;
   }
