@@ -248,12 +248,15 @@ export class Registry {
   }
 
   private updateNow(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: WriteOptions): KObject {
-    try {
-      return runSync(updateSteps(this, def, namespace, name, mutate, opts));
-    } catch (e) {
-      // Nothing waited, so nothing changed meanwhile: a conflict here is a real one.
-      if (e instanceof RetryUpdate) throw conflict({ group: def.group, resource: def.plural }, name);
-      throw e;
+    // In this process nothing changes while the steps run, but a store shared with other processes (etcd) may
+    // hold a newer object than the copy read: its Conflict brings the copy up to date, so retry from it.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return runSync(updateSteps(this, def, namespace, name, mutate, opts));
+      } catch (e) {
+        if (!(e instanceof RetryUpdate)) throw e;
+        if (attempt >= 4) throw conflict({ group: def.group, resource: def.plural }, name);
+      }
     }
   }
 

@@ -54,6 +54,9 @@ export class EtcdStore implements Storage {
   private rev = 0;
   private published = 0;
   private compacted = 0;
+  /** The revision of the last event taken from the watch (events at or below it are repeats). */
+  private lastEvent = 0;
+  private warnedEarlyProgress = false;
   /** The published revision at the previous periodic compaction. */
   private lastMark = 0;
   /** The newest revision written by this process. */
@@ -72,7 +75,7 @@ export class EtcdStore implements Storage {
     this.log = opts.log ?? ((m) => process.emitWarning(m));
     this.channel = new WorkerChannel({ hosts: opts.endpoints, prefix: registryRoot, syncTimeoutMs: this.timeoutMs, onNotice: (n) => this.onNotice(n) });
     try {
-      this.rev = this.published = this.load();
+      this.rev = this.published = this.lastEvent = this.load();
     } catch (err) {
       void this.channel.close();
       throw err;
@@ -220,7 +223,13 @@ export class EtcdStore implements Storage {
     for (const e of events) {
       const p = this.layout.parse(e.kv.key);
       const rv = e.kv.mod;
-      if (rv <= this.published) continue;
+      if (rv <= this.lastEvent) continue;
+      this.lastEvent = rv;
+      if (rv <= this.published && !this.warnedEarlyProgress) {
+        // etcd before 3.4.25/3.5.8 may notify progress ahead of events it has yet to send: such events still count.
+        this.warnedEarlyProgress = true;
+        this.log(`etcd notified progress to ${this.published} before sending the change at ${rv} (an etcd bug fixed in 3.4.25 and 3.5.8)`);
+      }
       const mine = this.local.get(rv);
       this.local.delete(rv);
       if (!p) continue;
@@ -241,8 +250,7 @@ export class EtcdStore implements Storage {
       this.window.push(change);
       changes.push(change);
     }
-    const last = events.length ? events[events.length - 1].kv.mod : 0;
-    if (last > this.published) this.published = last;
+    if (this.lastEvent > this.published) this.published = this.lastEvent;
     this.rev = Math.max(this.rev, this.published);
     this.mirror.settle(this.published);
     if (changes.length) this.hub.publishBatch(changes);
@@ -306,6 +314,7 @@ export class EtcdStore implements Storage {
     }
     this.local.clear();
     this.published = this.rev = Math.max(this.published, revision);
+    this.lastEvent = Math.max(this.lastEvent, revision);
     this.window.reset(revision);
     this.channel.control({ op: 'watch', from: revision + 1 });
     if (changes.length) this.hub.publishBatch(changes);
@@ -340,9 +349,12 @@ export class EtcdStore implements Storage {
     return this.channel.call({ op: 'revision' }).then((r) => {
       if (!r.ok) throw new StorageError('Timeout', `etcd: ${r.error}`);
       if (r.revision <= this.published) return;
-      // The newest revision may belong to no change under the prefix: a progress notification tells.
-      this.channel.control({ op: 'progress' });
-      return this.until(r.revision, 'waiting for the watch cache');
+      // The watch brings the changes up to that revision. Should the newest revision belong to no change under the
+      // prefix, only a progress notification tells: ask for one, but only after a while, since etcd before 3.4.25
+      // may answer ahead of changes it has yet to send.
+      const ask = setTimeout(() => this.channel.control({ op: 'progress' }), 1000);
+      ask.unref();
+      return this.until(r.revision, 'waiting for the watch cache').finally(() => clearTimeout(ask));
     });
   }
 

@@ -51,7 +51,8 @@ export type Control = { op: 'watch'; from: number } | { op: 'progress' } | { op:
 export type Notice =
   | { kind: 'reply'; id: number; reply: Reply }
   | { kind: 'events'; revision: number; events: WatchEvent[] }
-  | { kind: 'progress'; revision: number }
+  /** `requested`: the answer to a progress request (etcd 3.4 before 3.4.25 may send it ahead of pending events). */
+  | { kind: 'progress'; revision: number; requested: boolean }
   | { kind: 'watch-lost'; compacted: number; message: string }
   | { kind: 'log'; message: string }
   | { kind: 'closed' };

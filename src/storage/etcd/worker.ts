@@ -107,7 +107,8 @@ function onWatch(res: IWatchResponse): void {
   }
   if (res.created) return;
   if (!res.events.length) {
-    post({ kind: 'progress', revision });
+    // Periodic notifications carry the watch's id; answers to a progress request carry -1 (no single watch).
+    post({ kind: 'progress', revision, requested: Number(res.watch_id) < 0 });
     return;
   }
   const events: WatchEvent[] = res.events.map((e) => ({ type: e.type === 'Delete' || String(e.type) === 'DELETE' || String(e.type) === '1' ? 'DELETE' : 'PUT', kv: kvOf(e.kv), prev: e.prev_kv ? kvOf(e.prev_kv) : undefined }));
