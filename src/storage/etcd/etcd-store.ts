@@ -12,7 +12,11 @@ import { ChangeWindow } from './change-window.js';
 import { KeyLayout, registryRoot } from './keys.js';
 import { Mirror, rvOf } from './mirror.js';
 import type { KV, Notice, Reply, TxnKind, WatchEvent } from './protocol.js';
+import { resync } from './resync.js';
+import { RevisionWaiters } from './revision-waiters.js';
 import { WorkerChannel } from './worker-channel.js';
+
+export { parseEtcdUrl } from './endpoints.js';
 
 export interface EtcdStoreOptions {
   /** Client URLs, e.g. ['http://127.0.0.1:2379']. */
@@ -31,15 +35,6 @@ export interface EtcdStoreOptions {
 
 const pageSize = 1000;
 
-/** Parses `etcd://h1:p1,h2:p2` (or http:// URLs) into client URLs. */
-export function parseEtcdUrl(spec: string): string[] {
-  const m = /^etcd:\/\/(.+)$/.exec(spec);
-  if (!m) throw new Error(`storage must be etcd://HOST:PORT[,HOST:PORT], not ${spec}`);
-  return m[1].split(',').map((h) => {
-    if (!/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/.test(h)) throw new Error(`bad etcd address ${h} (HOST:PORT)`);
-    return `http://${h}`;
-  });
-}
 
 export class EtcdStore implements Storage {
   readonly hub = new WatchHub();
@@ -64,7 +59,7 @@ export class EtcdStore implements Storage {
   /** Local writes not yet seen on the watch: revision -> the object returned and its previous state. */
   private readonly local = new Map<number, { object: KObject; previous?: KObject }>();
   /** Waiting for `published` to reach a revision. */
-  private waiters: Array<{ rv: number; resolve: () => void }> = [];
+  private readonly waiters: RevisionWaiters;
   private closed = false;
 
   constructor(opts: EtcdStoreOptions) {
@@ -73,6 +68,7 @@ export class EtcdStore implements Storage {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.now = opts.now ?? Date.now;
     this.log = opts.log ?? ((m) => process.emitWarning(m));
+    this.waiters = new RevisionWaiters(() => this.published, this.timeoutMs);
     this.channel = new WorkerChannel({ hosts: opts.endpoints, prefix: registryRoot, syncTimeoutMs: this.timeoutMs, onNotice: (n) => this.onNotice(n) });
     try {
       this.rev = this.published = this.lastEvent = this.load();
@@ -84,23 +80,28 @@ export class EtcdStore implements Storage {
     this.channel.control({ op: 'watch', from: this.rev + 1 });
   }
 
-  /** Ranges the whole prefix at one revision, a page at a time, into the mirror; returns that revision. */
-  private load(): number {
-    let revision = 0;
+  /** Ranges the whole prefix at one revision (the newest when 0), a page at a time; returns that revision. */
+  private rangeAll(at: number, visit: (kv: KV) => void): number {
+    let revision = at;
     let from = registryRoot;
     const end = rangeEndOf(registryRoot);
     for (;;) {
       const r = this.sync(this.channel.callSync({ op: 'range', key: from, end, revision: revision || undefined, limit: pageSize }));
       if (!revision) revision = r.revision;
-      for (const kv of r.kvs ?? []) {
-        const p = this.layout.parse(kv.key);
-        const obj = p && this.decode(kv);
-        if (p && obj) this.mirror.apply(p.resource, p.namespace, p.name, obj, kv.mod);
-      }
       const kvs = r.kvs ?? [];
+      for (const kv of kvs) visit(kv);
       if (!r.more || !kvs.length) return revision;
       from = `${kvs[kvs.length - 1].key}\0`;
     }
+  }
+
+  /** Loads every object into the mirror; returns the revision read at. */
+  private load(): number {
+    return this.rangeAll(0, (kv) => {
+      const p = this.layout.parse(kv.key);
+      const obj = p && this.decode(kv);
+      if (p && obj) this.mirror.apply(p.resource, p.namespace, p.name, obj, kv.mod);
+    });
   }
 
   private sync(reply: Reply): Extract<Reply, { ok: true }> {
@@ -267,10 +268,7 @@ export class EtcdStore implements Storage {
   }
 
   private wake(): void {
-    if (!this.waiters.length) return;
-    const ready = this.waiters.filter((w) => w.rv <= this.published);
-    this.waiters = this.waiters.filter((w) => w.rv > this.published);
-    for (const w of ready) w.resolve();
+    this.waiters.reached();
   }
 
   /**
@@ -280,37 +278,13 @@ export class EtcdStore implements Storage {
   private relist(reason: string): void {
     this.log(`etcd watch lost (${reason}); relisting`);
     let revision: number;
-    const seen = new Set<KObject>();
-    const changes: Change[] = [];
+    let changes: Change[];
     try {
-      revision = this.sync(this.channel.callSync({ op: 'revision' })).revision;
-      let from = registryRoot;
-      for (;;) {
-        const r = this.sync(this.channel.callSync({ op: 'range', key: from, end: rangeEndOf(registryRoot), revision, limit: pageSize }));
-        for (const kv of r.kvs ?? []) {
-          const p = this.layout.parse(kv.key);
-          const cur = p && this.mirror.get(p.resource, p.namespace, p.name);
-          if (cur && rvOf(cur) === kv.mod) seen.add(cur);
-          const obj = p && (!cur || rvOf(cur) !== kv.mod) ? this.decode(kv) : undefined;
-          if (!p || !obj) continue;
-          this.mirror.apply(p.resource, p.namespace, p.name, obj, kv.mod);
-          seen.add(obj);
-          changes.push({ type: cur ? 'MODIFIED' : 'ADDED', resource: p.resource, rv: revision, object: obj, previous: cur });
-        }
-        const kvs = r.kvs ?? [];
-        if (!r.more || !kvs.length) break;
-        from = `${kvs[kvs.length - 1].key}\0`;
-      }
+      ({ revision, changes } = resync({ mirror: this.mirror, layout: this.layout, decode: (kv) => this.decode(kv), rangeAll: (visit) => this.rangeAll(0, visit) }));
     } catch (err) {
       this.log(`etcd relist failed (${err instanceof Error ? err.message : String(err)}); retrying`);
       setTimeout(() => this.relist(reason), 1000).unref();
       return;
-    }
-    for (const [resource, obj] of [...this.mirror.entries()]) {
-      if (seen.has(obj)) continue;
-      const { namespace, name } = ident(obj);
-      this.mirror.apply(resource, namespace, name, undefined, revision);
-      changes.push({ type: 'DELETED', resource, rv: revision, object: { ...obj, metadata: { ...obj.metadata, resourceVersion: String(revision) } }, previous: obj });
     }
     this.local.clear();
     this.published = this.rev = Math.max(this.published, revision);
@@ -321,22 +295,9 @@ export class EtcdStore implements Storage {
     this.wake();
   }
 
-  private until(rv: number, what: string): Promise<void> {
-    if (rv <= this.published) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(new StorageError('Timeout', `Timeout: Too large resource version: ${rv}, current: ${this.published} (${what})`));
-      }, this.timeoutMs);
-      timer.unref();
-      const waiter = { rv, resolve: () => (clearTimeout(timer), resolve()) };
-      this.waiters.push(waiter);
-    });
-  }
-
   /** Resolves once this process's writes have come back on the watch (or, failing that, after the timeout). */
   committed(): Promise<void> {
-    return this.until(this.localMax, 'waiting for the watch to deliver this process\'s writes').catch((err: unknown) => {
+    return this.waiters.until(this.localMax, 'waiting for the watch to deliver this process\'s writes').catch((err: unknown) => {
       this.log(err instanceof Error ? err.message : String(err));
     });
   }
@@ -354,7 +315,7 @@ export class EtcdStore implements Storage {
       // may answer ahead of changes it has yet to send.
       const ask = setTimeout(() => this.channel.control({ op: 'progress' }), 1000);
       ask.unref();
-      return this.until(r.revision, 'waiting for the watch cache').finally(() => clearTimeout(ask));
+      return this.waiters.until(r.revision, 'waiting for the watch cache').finally(() => clearTimeout(ask));
     });
   }
 
@@ -404,8 +365,7 @@ export class EtcdStore implements Storage {
     if (this.closed) return;
     this.closed = true;
     this.hub.clear();
-    for (const w of this.waiters) w.resolve();
-    this.waiters = [];
+    this.waiters.releaseAll();
     void this.channel.close();
   }
 }
