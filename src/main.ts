@@ -3,8 +3,10 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { SqliteStore } from './storage/sqlite-store.js';
+import type { Storage } from './storage/storage.js';
 import { Registry } from './registry/registry.js';
 import { allResources } from './registry/resources/index.js';
+import { storageKey } from './registry/resource.js';
 import { bootstrap } from './registry/bootstrap.js';
 import { configMapMetricsSource } from './metrics-apis/configmap-source.js';
 import { buildServer } from './api/server.js';
@@ -49,6 +51,13 @@ export interface BonsaiOptions {
   kubernetesVersion?: string;
   /** Compaction interval in ms (0 disables). */
   compactEveryMs?: number;
+  /**
+   * `--storage`: `etcd://HOST:PORT[,HOST:PORT]` keeps the objects in etcd (shared with other Bonsai processes);
+   * default: SQLite in `data` (or in memory).
+   */
+  storage?: string;
+  /** `--api-only`: serve the API but run no controllers, scheduler, kubelets or add-ons (another process does). */
+  apiOnly?: boolean;
   /** The simulated nodes (default: 3 workers and a GPU node). */
   cluster?: ClusterOptions;
   /** Which controllers run, kube-controller-manager style: `['*']` (default), `['*', '-deployment']`, `['job']`. */
@@ -111,7 +120,7 @@ export interface Bonsai extends FixtureHelpers {
   uiUrl?: string;
   port: number;
   registry: Registry;
-  store: SqliteStore;
+  store: Storage;
   app: FastifyInstance;
   /** Host names the server answers for; add names clients use (e.g. TLS SANs) with `hosts.allow(name)`. */
   hosts: HostAllowList;
@@ -127,6 +136,17 @@ export interface Bonsai extends FixtureHelpers {
   /** Leader election: this process's identity and the Leases (kube-system) it holds right now. */
   election: { identity: string; leading(): string[]; electors: readonly LeaderElector[] };
   close(): Promise<void>;
+}
+
+/** SQLite in `data` (the default), or etcd for `--storage etcd://…` (its client loads only then). */
+async function openStorage(opts: BonsaiOptions, data: string, now: () => number, log: Logger): Promise<Storage> {
+  if (opts.storage) {
+    const { EtcdStore, parseEtcdUrl } = await import('./storage/etcd/etcd-store.js');
+    const storeLog = log.child({ component: 'storage' });
+    return new EtcdStore({ endpoints: parseEtcdUrl(opts.storage), builtins: allResources.map(storageKey), now, log: (m) => storeLog.warn(m) });
+  }
+  if (data !== ':memory:') preparePrivateDatabase(databasePath(data));
+  return new SqliteStore({ path: databasePath(data), synchronous: opts.synchronous, now });
 }
 
 export function databasePath(data: string): string {
@@ -152,8 +172,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   if (opts.clock !== undefined && opts.clock !== 'scaled' && opts.clock !== 'virtual') throw new Error(`clock must be scaled or virtual, not ${String(opts.clock)}`);
   if (opts.clockSpeed !== undefined && !(opts.clockSpeed >= 0 && opts.clockSpeed <= maxClockSpeed)) throw new Error(`clock speed must be a number from 0 to ${maxClockSpeed}`);
   const clock: ControllableClock = opts.clock === 'virtual' ? new VirtualClock({ paused: opts.clockSpeed === 0 }) : new ScaledClock(opts.clockSpeed ?? 1);
-  if (data !== ':memory:') preparePrivateDatabase(databasePath(data));
-  const store = new SqliteStore({ path: databasePath(data), synchronous: opts.synchronous, now: () => clock.nowMs() });
+  const store = await openStorage(opts, data, () => clock.nowMs(), log);
   const registry = new Registry(store, allResources, clock, log.child({ component: 'registry' }));
   let security: Security;
   try {
@@ -218,7 +237,8 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   let cluster: ClusterHandle | undefined;
   const startSimulation = () => startCluster(root, clock, log.child({ component: 'cluster' }), { ...opts.cluster, config: clusterConfig, nodeFilter });
   let addonsReady: Promise<void> = Promise.resolve();
-  const electors = [
+  // An API-only replica (--api-only) serves the shared store and runs nothing else, not even a candidate.
+  const electors = opts.apiOnly ? [] : [
     elect(leader.leaseNames.controllerManager, root.as(ids.controllerManagerIdentity.user, ids.controllerManagerIdentity.component), () => startControllers(root, clock, log, which)),
     elect(leader.leaseNames.scheduler, root.as(ids.schedulerIdentity.user, ids.schedulerIdentity.component), () => startScheduler(root, clock, log.child({ component: 'scheduler' }))),
     ...(kubeletSelection.kind === 'leader' ? [elect(leader.leaseNames.kubelets, root, startSimulation, (c) => (cluster = c))] : []),
@@ -228,7 +248,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
     }),
   ];
   // Sharded kubelets (a shard or a selector) run whoever leads: the processes split the nodes between them.
-  if (kubeletSelection.kind === 'shard' || kubeletSelection.kind === 'selector') cluster = startSimulation();
+  if (!opts.apiOnly && (kubeletSelection.kind === 'shard' || kubeletSelection.kind === 'selector')) cluster = startSimulation();
   for (const e of electors) e.start();
   const compactEvery = opts.compactEveryMs ?? 60_000;
   const compactTimer = compactEvery > 0 ? setInterval(() => store.compact(), compactEvery) : undefined;

@@ -14,7 +14,11 @@ function find(dir) {
 }
 
 const files = find('dist/test');
-const only = process.argv.slice(2);
+// `--storage=etcd` (or BONSAI_TEST_STORAGE=etcd): the API test servers run on a fresh etcd each (/usr/bin/etcd).
+const args = process.argv.slice(2);
+const storage = args.find((a) => a.startsWith('--storage='));
+if (storage) process.env.BONSAI_TEST_STORAGE = storage.slice('--storage='.length);
+const only = args.filter((a) => !a.startsWith('--storage='));
 const selected = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
 const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=spec', ...selected], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

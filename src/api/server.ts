@@ -1,6 +1,7 @@
 // The Fastify application: content handling, errors as Status, and the route table.
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ApiError, methodNotAllowed, tooLarge } from '../machinery/errors.js';
+import { StorageError } from '../storage/errors.js';
 import type { Registry } from '../registry/registry.js';
 import type { Logger } from '../util/logger.js';
 import { apiResourceList, serveGroup, serveRootDiscovery } from './discovery.js';
@@ -154,7 +155,13 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
       return reply;
     }
     if (info.group === metricsGroup ? info.version !== metricsVersion : !reg.find(info.group, info.version, info.resource ?? '')) throw notFoundFor(reg, info.group, info.version);
-    // Reads (and the initial state of watches) see only committed writes.
+    // Reads (and the initial state of watches) see only committed writes; on a shared store (etcd), every write
+    // acknowledged anywhere before the request.
+    if (req.method === 'GET') {
+      await reg.store.consistentRead?.()?.catch((e: unknown) => {
+        throw e instanceof StorageError ? new ApiError(504, 'Timeout', e.message) : e;
+      });
+    }
     if (req.method === 'GET' && reg.store.hasPending()) await reg.store.committed();
     const acting = reg.as(req.user);
     if (info.group === metricsGroup) handleMetrics(acting, info, req, reply);

@@ -2,7 +2,7 @@
 // mode (--authorization-mode) in order until one allows or denies. Also upstream's Forbidden message.
 import { ApiError } from '../machinery/errors.js';
 import type { Registry } from '../registry/registry.js';
-import type { SqliteStore } from '../storage/sqlite-store.js';
+import type { Storage } from '../storage/storage.js';
 import { RbacAuthorizer } from './rbac/rbac-authorizer.js';
 import { fullAuthority, ruleJson, type PolicyRule } from './rbac/policy-rule.js';
 import { groups, type Authorizer, type Decision, type RequestAttributes, type UserInfo } from './types.js';
@@ -36,7 +36,7 @@ export interface RulesReview {
 export class Authorization implements Authorizer {
   readonly rbac: RbacAuthorizer;
 
-  constructor(readonly modes: readonly AuthorizationMode[], store: SqliteStore) {
+  constructor(readonly modes: readonly AuthorizationMode[], store: Storage) {
     this.rbac = new RbacAuthorizer(store);
   }
 

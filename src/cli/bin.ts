@@ -14,6 +14,18 @@ function port(v: string): number {
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number (0 picks a free one)');
   return n;
 }
+function etcdUrl(v: string): string {
+  if (!/^etcd:\/\/[A-Za-z0-9.\-[\]:]+:\d{1,5}(,[A-Za-z0-9.\-[\]:]+:\d{1,5})*$/.test(v)) throw new InvalidArgumentError('must be etcd://HOST:PORT[,HOST:PORT]');
+  return v;
+}
+
+/** A Go-style duration of one unit (`500ms`, `30s`, `5m`, `1h`) or `0`, in ms. */
+function duration(v: string): number {
+  const m = /^(\d{1,9})(ms|s|m|h)?$/.exec(v);
+  if (!m || (!m[2] && m[1] !== '0')) throw new InvalidArgumentError('must be a duration such as 30s or 5m (0: never)');
+  return Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2] ?? 'ms'] ?? 1);
+}
+
 function count(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number, 0 or more');
@@ -45,6 +57,9 @@ program
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--port <port>', 'port to listen on (0 picks a free port)', port, 6443)
   .option('--data <dir>', 'data directory, or :memory: to keep nothing on disk', '.bonsai')
+  .option('--storage <url>', 'keep objects in etcd, shared with other Bonsai processes: etcd://HOST:PORT[,HOST:PORT] (default: SQLite in --data)', etcdUrl)
+  .option('--etcd-compaction-interval <duration>', 'with --storage etcd: how often to compact etcd, keeping one interval of history (e.g. 5m, 30s; 0 never)', duration, 300_000)
+  .option('--api-only', 'serve the API only: no controllers, scheduler, kubelets or add-ons (another process on the same --storage runs them)')
   .option('--kubeconfig <path>', 'where to write the kubeconfig (default <data>/kubeconfig)')
   .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', 'warn')
   .addOption(new Option('--sync <mode>', 'SQLite synchronous mode').choices(['NORMAL', 'FULL']).default('NORMAL'))
@@ -68,7 +83,7 @@ program
   .option('--allowed-host <name>', 'a host name clients use to reach the server (repeatable); IP addresses and localhost always work', collect, [] as string[])
   .addOption(new Option('--output <format>', 'text: a banner once requests are served; json: one JSON line (url, port, kubeconfig, token, pid...) once everything has started').choices(['text', 'json']).default('text'))
   .action(async (o: {
-    host: string; port: number; data: string; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clock: 'scaled' | 'virtual'; clockSpeed: number; kubernetesVersion: string;
+    host: string; port: number; data: string; storage?: string; etcdCompactionInterval: number; apiOnly?: boolean; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clock: 'scaled' | 'virtual'; clockSpeed: number; kubernetesVersion: string;
     nodes?: number; cluster?: string; controllers: string; addons: string; authorizationMode: string; auditLog?: string; auditLevel: 'None' | 'Metadata' | 'Request' | 'RequestResponse';
     tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[]; output: 'text' | 'json'; ui: boolean; kubelets: string;
   }) => {
@@ -88,7 +103,7 @@ program
     process.on('SIGTERM', stop);
     if (process.env.npm_lifecycle_event) stopWithParent(stop);
     bonsai = await startBonsai({
-      host: o.host, port: o.port, data: o.data, logLevel: o.logLevel, synchronous: o.sync, clock: o.clock, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
+      host: o.host, port: o.port, data: o.data, storage: o.storage, ...(o.storage ? { compactEveryMs: o.etcdCompactionInterval } : {}), apiOnly: !!o.apiOnly, logLevel: o.logLevel, synchronous: o.sync, clock: o.clock, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
       cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], addons: [o.addons], allowedHosts: o.allowedHost,
       authorizationMode: o.authorizationMode, auditLog: o.auditLog, auditLevel: o.auditLevel,
       tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure, kubeconfig: o.kubeconfig, ui: o.ui, kubelets: o.kubelets,

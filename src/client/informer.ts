@@ -2,7 +2,7 @@
 // from the change feed. Index entries are names only and are checked when read, so an entry the feed has not
 // removed yet (a lagging cache) is dropped rather than returned: byIndex always answers with current objects.
 import type { KObject } from '../machinery/types.js';
-import type { SqliteStore } from '../storage/sqlite-store.js';
+import type { Storage } from '../storage/storage.js';
 import type { Change, ChangeListener } from './types.js';
 
 /** The values an object is indexed under (none: undefined, '' or []). Must be cheap and must not mutate. */
@@ -33,7 +33,7 @@ export class Informer<T = KObject> {
   private readonly listeners = new Set<ChangeListener>();
   private unsubscribe: (() => void) | undefined;
 
-  constructor(private readonly store: SqliteStore, readonly resource: string, opts: InformerOptions<T> = {}) {
+  constructor(private readonly store: Storage, readonly resource: string, opts: InformerOptions<T> = {}) {
     for (const [name, fn] of Object.entries(opts.indexes ?? {})) this.indexes.set(name, { fn, byValue: new Map() });
     if (this.indexes.size) for (const o of store.list(resource)) this.track(o as T);
     this.unsubscribe = store.hub.subscribe(resource, (c) => this.observe(c));

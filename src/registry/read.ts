@@ -5,7 +5,7 @@ import { matchesSelector, parseLabelSelector, type Selector } from '../machinery
 import { isRecord, type KObject } from '../machinery/types.js';
 import { StorageError } from '../storage/errors.js';
 import type { Change, Trigger } from '../storage/watch-hub.js';
-import type { StoreWatch } from '../storage/sqlite-store.js';
+import type { StoreWatch } from '../storage/storage.js';
 import { storageKey, type ResourceDef } from './resource.js';
 import type { Registry } from './registry.js';
 

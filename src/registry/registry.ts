@@ -1,5 +1,5 @@
 // The generic store every resource goes through: lookups, reads, and the entry points of the write pipeline.
-import type { SqliteStore } from '../storage/sqlite-store.js';
+import type { Storage } from '../storage/storage.js';
 import { StorageError } from '../storage/errors.js';
 import { alreadyExists, ApiError, conflict, gone, notFound } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
@@ -41,7 +41,7 @@ export class Registry {
   private readonly defsChanged = new Set<() => void>();
 
   constructor(
-    readonly store: SqliteStore,
+    readonly store: Storage,
     defs: ResourceDef[],
     readonly clock: Clock,
     readonly log: Logger,
@@ -248,12 +248,15 @@ export class Registry {
   }
 
   private updateNow(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: WriteOptions): KObject {
-    try {
-      return runSync(updateSteps(this, def, namespace, name, mutate, opts));
-    } catch (e) {
-      // Nothing waited, so nothing changed meanwhile: a conflict here is a real one.
-      if (e instanceof RetryUpdate) throw conflict({ group: def.group, resource: def.plural }, name);
-      throw e;
+    // In this process nothing changes while the steps run, but a store shared with other processes (etcd) may
+    // hold a newer object than the copy read: its Conflict brings the copy up to date, so retry from it.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return runSync(updateSteps(this, def, namespace, name, mutate, opts));
+      } catch (e) {
+        if (!(e instanceof RetryUpdate)) throw e;
+        if (attempt >= 4) throw conflict({ group: def.group, resource: def.plural }, name);
+      }
     }
   }
 
@@ -278,6 +281,8 @@ export class Registry {
         return new ApiError(413, 'RequestEntityTooLarge', err.message);
       case 'Closed':
         return new ApiError(503, 'ServiceUnavailable', 'the server is shutting down');
+      case 'Timeout':
+        return new ApiError(504, 'Timeout', err.message);
     }
   }
 }

@@ -6,6 +6,7 @@ import type { KObject } from '../machinery/types.js';
 import { migrate } from './migrate.js';
 import { StorageError } from './errors.js';
 import { ChangeHistory } from './history.js';
+import type { Storage, StoreWatch } from './storage.js';
 import { WatchHub, type Change, type ChangeListener, type ChangeType, type Trigger } from './watch-hub.js';
 
 export interface StoreOptions {
@@ -18,11 +19,7 @@ export interface StoreOptions {
   now?: () => number;
 }
 
-/** A watch on the store: live changes go to its listener; earlier ones are read with `replay(max)` ([] when none is left). */
-export interface StoreWatch {
-  stop(): void;
-  replay(max: number): Change[];
-}
+export type { StoreWatch } from './storage.js';
 
 interface Row {
   resource: string;
@@ -60,7 +57,7 @@ class ResourceTable {
   }
 }
 
-export class SqliteStore {
+export class SqliteStore implements Storage {
   readonly hub = new WatchHub();
   private readonly db: Database;
   private readonly tables = new Map<string, ResourceTable>();

@@ -2,14 +2,18 @@
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBonsai, type Bonsai } from '../../src/main.js';
+import { testStorage } from './http.js';
 import { EventRecorder } from '../../src/client/event-recorder.js';
 
 let bonsai: Bonsai;
+let storage: Awaited<ReturnType<typeof testStorage>> | undefined;
 before(async () => {
-  bonsai = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent' });
+  storage = await testStorage();
+  bonsai = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', ...storage.options });
 });
 after(async () => {
   await bonsai.close();
+  await storage?.stop();
 });
 
 it('aggregates repeated events and serves them as core/v1 and events.k8s.io/v1', async () => {

@@ -5,12 +5,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBonsai } from '../../src/main.js';
+import { testStorage } from './http.js';
 import { eventually } from '../helpers/kubectl.js';
 
 it('the kubelet removes a terminating pod after its preStop hook, even after a restart', async () => {
   const data = mkdtempSync(join(tmpdir(), 'bonsai-grace-'));
+  // In the etcd test mode the restart reloads from etcd.
+  const storage = await testStorage();
   try {
-    const first = await startBonsai({ port: 0, data, logLevel: 'silent' });
+    const first = await startBonsai({ port: 0, data, logLevel: 'silent', ...storage.options });
     const pods = first.registry.find('', 'v1', 'pods')!;
     first.registry.create(pods, 'default', {
       apiVersion: 'v1', kind: 'Pod', metadata: { name: 'slow' },
@@ -22,7 +25,7 @@ it('the kubelet removes a terminating pod after its preStop hook, even after a r
     assert.ok(r.object.metadata.deletionTimestamp);
     await first.close();
 
-    const second = await startBonsai({ port: 0, data, logLevel: 'silent' });
+    const second = await startBonsai({ port: 0, data, logLevel: 'silent', ...storage.options });
     try {
       const url = `${second.url}/api/v1/namespaces/default/pods/slow`;
       const body = await (await fetch(url)).json() as { metadata: { deletionTimestamp?: string } };
@@ -33,5 +36,6 @@ it('the kubelet removes a terminating pod after its preStop hook, even after a r
     }
   } finally {
     rmSync(data, { recursive: true, force: true });
+    await storage.stop();
   }
 });

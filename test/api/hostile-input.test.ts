@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { useBonsai } from './http.js';
+import { etcdTestMode, useBonsai } from './http.js';
 import { CMS, DEPLOYS, NS, PODS, depthCases, nameCases, queryCases, readBackCases, uniq, yamlCases, type HostileCase } from '../helpers/hostile-cases.js';
 import { deployment, deploymentTypeSweep, patchCases, podNullSweep, resourceNameCases, richPod, subresourceCases } from '../helpers/hostile-sweeps.js';
 import { configMap, protobufCases } from '../helpers/hostile-protobuf.js';
@@ -164,7 +164,8 @@ describe('hostile input', () => {
   let total = 0;
   for (const [title, make] of groups) {
     it(title, async () => {
-      const cases = make();
+      // Time travel reads SQLite's change log; on etcd its routes answer 404 (the etcd test mode skips those rows).
+      const cases = make().filter((c) => !(etcdTestMode && c.path.startsWith('/bonsai/v1/history')));
       total += cases.length;
       const problems: string[] = [];
       for (const c of cases) {

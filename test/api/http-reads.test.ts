@@ -3,7 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBonsai, type Bonsai } from '../../src/main.js';
-import { assertStatus, client, openWatch, type Watch } from './http.js';
+import { assertStatus, client, openWatch, testStorage, type Watch } from './http.js';
 
 const NS = 'reads';
 const CMS = `/api/v1/namespaces/${NS}/configmaps`;
@@ -21,14 +21,17 @@ describe('HTTP semantics: lists, watches and tables', () => {
   };
   const names = (evs: { type: string; object: { metadata: { name: string } } }[]) => evs.map((e) => `${e.type} ${e.object.metadata.name}`);
 
+  let storage: Awaited<ReturnType<typeof testStorage>> | undefined;
   before(async () => {
-    b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', compactEveryMs: 0, cluster: { nodes: 0 }, addons: [] });
+    storage = await testStorage();
+    b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', compactEveryMs: 0, cluster: { nodes: 0 }, addons: [], ...storage.options });
     const r = await req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     assert.equal(r.status, 201);
   });
   after(async () => {
     for (const w of watches) w.close();
     await b?.close();
+    await storage?.stop();
   });
 
   describe('pagination', () => {

@@ -2,6 +2,7 @@
 import { after, before } from 'node:test';
 import { startBonsai, type Bonsai, type BonsaiOptions } from '../../src/main.js';
 import assert from 'node:assert/strict';
+import { startEtcd, type EtcdHandle } from '../helpers/etcd.js';
 
 export interface Resp {
   status: number;
@@ -152,18 +153,40 @@ export async function openWatch(url: string, headers: Record<string, string> = {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** `BONSAI_TEST_STORAGE=etcd`: API test servers keep their objects in a fresh etcd instead of SQLite. */
+export const etcdTestMode = process.env.BONSAI_TEST_STORAGE === 'etcd';
+
+/** For `test(name, { skip: sqliteOnly('why') }, …)`: tests of what only the SQLite store has (time travel). */
+export function sqliteOnly(reason: string): string | false {
+  return etcdTestMode ? `SQLite only: ${reason}` : false;
+}
+
+/**
+ * For suites that call startBonsai themselves: in the etcd test mode a fresh etcd (spread `options` into the
+ * server's options; `stop()` after the server closed), otherwise nothing.
+ */
+export async function testStorage(): Promise<{ options: { storage?: string }; stop(): Promise<void> }> {
+  if (!etcdTestMode) return { options: {}, stop: async () => {} };
+  const etcd = await startEtcd();
+  return { options: { storage: etcd.storage }, stop: () => etcd.stop() };
+}
+
 /**
  * An in-process Bonsai for the suite (`env.b` once `before` has run) and a client bound to it. API tests
  * run with no simulated nodes unless they ask for some, so pods stay where the test puts them.
  */
 export function useBonsai(opts: BonsaiOptions = {}): { env: { b: Bonsai }; req: ReturnType<typeof client> } {
   const env = {} as { b: Bonsai };
+  let etcd: EtcdHandle | undefined;
   before(async () => {
+    // The etcd test mode (BONSAI_TEST_STORAGE=etcd): a fresh etcd for each server.
+    if (etcdTestMode && !opts.storage) etcd = await startEtcd();
     // No add-ons unless a suite asks: they install CRDs and watch in the background, which API tests do not want.
-    env.b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', cluster: { nodes: 0 }, addons: [], ...opts });
+    env.b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', cluster: { nodes: 0 }, addons: [], storage: etcd?.storage, ...opts });
   });
   after(async () => {
     await env.b?.close();
+    await etcd?.stop();
   });
   return { env, req: client(() => env.b.url, () => env.b.credentials.token) };
 }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { startBonsai, type Bonsai } from '../../src/main.js';
 import { watchTimeoutMs } from '../../src/api/watch-timeout.js';
-import { assertStatus, client, openWatch } from './http.js';
+import { assertStatus, client, openWatch, testStorage } from './http.js';
 
 const NS = 'timeouts';
 const CMS = `/api/v1/namespaces/${NS}/configmaps`;
@@ -17,14 +17,17 @@ describe('watch timeoutSeconds', () => {
   const warnings: string[] = [];
   const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
 
+  let storage: Awaited<ReturnType<typeof testStorage>> | undefined;
   before(async () => {
     process.on('warning', onWarning);
-    b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', compactEveryMs: 0, cluster: { nodes: 0 } });
+    storage = await testStorage();
+    b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', compactEveryMs: 0, cluster: { nodes: 0 }, ...storage.options });
     assert.equal((await req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status, 201);
   });
   after(async () => {
     process.off('warning', onWarning);
     await b?.close();
+    await storage?.stop();
   });
 
   it('keeps a watch open whose timeout exceeds a Node timer, without a warning', async () => {

@@ -4,10 +4,11 @@
 //   GET /bonsai/v1/history/changes?from=A&to=B&resources=…   the changes A < rv <= B, a page at a time
 // Every resource asked for needs cluster-wide `list`. Query parameters are hostile input: parsed strictly, bounded.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { badRequest, gone } from '../../machinery/errors.js';
+import { ApiError, badRequest, gone } from '../../machinery/errors.js';
 import type { Registry } from '../../registry/registry.js';
 import { storageKey, type ResourceDef } from '../../registry/resource.js';
 import { StorageError } from '../../storage/errors.js';
+import type { ChangeHistory } from '../../storage/history.js';
 import { rfc3339 } from '../../util/clock.js';
 import { authorize } from './authorize.js';
 
@@ -81,18 +82,25 @@ function translate(err: unknown): unknown {
   return err;
 }
 
+/** The store's change log, or 404 when the backend keeps none (etcd: compaction keeps no history to travel). */
+function historyOf(reg: Registry): ChangeHistory {
+  const h = reg.store.history();
+  if (!h) throw new ApiError(404, 'NotFound', 'time travel is not available: the storage backend (etcd) keeps no change log');
+  return h;
+}
+
 function send(reply: FastifyReply, body: string): void {
   reply.header('Cache-Control', 'no-store').type('application/json').send(body);
 }
 
 export function serveBounds(reg: Registry, _req: FastifyRequest, reply: FastifyReply): void {
-  send(reply, JSON.stringify(reg.store.history().bounds()));
+  send(reply, JSON.stringify(historyOf(reg).bounds()));
 }
 
 export function serveState(reg: Registry, req: FastifyRequest, reply: FastifyReply): void {
   const q = params(req);
   const asked = resourcesParam(reg, req, q);
-  const history = reg.store.history();
+  const history = historyOf(reg);
   const { newest } = history.bounds();
   const rv = revisionParam(q, 'revision') ?? newest;
   if (rv > newest) throw badRequest(`revision ${rv} is newer than the newest revision ${newest}`);
@@ -111,7 +119,7 @@ export function serveState(reg: Registry, req: FastifyRequest, reply: FastifyRep
 export function serveChanges(reg: Registry, req: FastifyRequest, reply: FastifyReply): void {
   const q = params(req);
   const asked = resourcesParam(reg, req, q);
-  const history = reg.store.history();
+  const history = historyOf(reg);
   const { oldest, newest } = history.bounds();
   const from = revisionParam(q, 'from') ?? oldest;
   const to = Math.min(revisionParam(q, 'to') ?? newest, newest);

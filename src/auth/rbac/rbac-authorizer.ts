@@ -2,7 +2,7 @@
 // rbac.RBACAuthorizer and DefaultRuleResolver. The bindings are indexed by subject once per RBAC change, so a
 // request looks only at the bindings naming its user or one of its groups.
 import type { KObject } from '../../machinery/types.js';
-import type { SqliteStore } from '../../storage/sqlite-store.js';
+import type { Storage } from '../../storage/storage.js';
 import type { Decision, RequestAttributes, UserInfo } from '../types.js';
 import { serviceAccountUsername } from '../identities.js';
 import { aggregateErrors } from '../authn/outcome.js';
@@ -107,7 +107,7 @@ export class RbacAuthorizer {
   private index: Index | undefined;
   private readonly stops: Array<() => void>;
 
-  constructor(private readonly store: SqliteStore) {
+  constructor(private readonly store: Storage) {
     const invalidate = () => {
       this.index = undefined;
     };

@@ -1,0 +1,379 @@
+// Storage on etcd v3, shared with other Bonsai processes. Every object lives in an in-memory mirror fed by one etcd
+// watch of /registry/; reads are served from it. Writes are etcd transactions made synchronously (the main thread
+// blocks on the worker's answer, bounded by a timeout) and guarded by the key's mod_revision, so a stale mirror
+// gives Conflict and the registry's update loops retry. Watchers are told about changes in revision order, from the
+// watch stream only, so every process publishes the same sequence.
+import type { KObject } from '../../machinery/types.js';
+import { StorageError } from '../errors.js';
+import { maxObjectBytes } from '../sqlite-store.js';
+import type { Storage, StoreWatch } from '../storage.js';
+import { WatchHub, type Change, type ChangeListener, type Trigger } from '../watch-hub.js';
+import { ChangeWindow } from './change-window.js';
+import { KeyLayout, registryRoot } from './keys.js';
+import { Mirror, rvOf } from './mirror.js';
+import type { KV, Notice, Reply, TxnKind, WatchEvent } from './protocol.js';
+import { resync } from './resync.js';
+import { RevisionWaiters } from './revision-waiters.js';
+import { WorkerChannel } from './worker-channel.js';
+
+export { parseEtcdUrl } from './endpoints.js';
+
+export interface EtcdStoreOptions {
+  /** Client URLs, e.g. ['http://127.0.0.1:2379']. */
+  endpoints: string[];
+  /** Storage keys of the built-in resources (their etcd prefixes follow kube-apiserver's). */
+  builtins: readonly string[];
+  /** Revisions etcd keeps behind the newest at each compaction (default 100,000). */
+  retainChanges?: number;
+  /** Recent changes kept in memory for watches from an older revision (default 100,000). */
+  windowSize?: number;
+  /** How long a write may block waiting for etcd (ms, default 10,000). */
+  timeoutMs?: number;
+  now?: () => number;
+  log?: (message: string) => void;
+}
+
+const pageSize = 1000;
+
+
+export class EtcdStore implements Storage {
+  readonly hub = new WatchHub();
+  now: () => number;
+  private readonly layout: KeyLayout;
+  private readonly channel: WorkerChannel;
+  private readonly mirror = new Mirror();
+  private readonly window: ChangeWindow;
+  private readonly retain: number;
+  private readonly timeoutMs: number;
+  private readonly log: (message: string) => void;
+  private rev = 0;
+  private published = 0;
+  private compacted = 0;
+  /** The revision of the last event taken from the watch (events at or below it are repeats). */
+  private lastEvent = 0;
+  private warnedEarlyProgress = false;
+  /** The published revision at the previous periodic compaction. */
+  private lastMark = 0;
+  /** The newest revision written by this process. */
+  private localMax = 0;
+  /** Local writes not yet seen on the watch: revision -> the object returned and its previous state. */
+  private readonly local = new Map<number, { object: KObject; previous?: KObject }>();
+  /** Waiting for `published` to reach a revision. */
+  private readonly waiters: RevisionWaiters;
+  private closed = false;
+
+  constructor(opts: EtcdStoreOptions) {
+    this.layout = new KeyLayout(opts.builtins);
+    this.retain = opts.retainChanges ?? 100_000;
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.now = opts.now ?? Date.now;
+    this.log = opts.log ?? ((m) => process.emitWarning(m));
+    this.waiters = new RevisionWaiters(() => this.published, this.timeoutMs);
+    this.channel = new WorkerChannel({ hosts: opts.endpoints, prefix: registryRoot, syncTimeoutMs: this.timeoutMs, onNotice: (n) => this.onNotice(n) });
+    try {
+      this.rev = this.published = this.lastEvent = this.load();
+    } catch (err) {
+      void this.channel.close();
+      throw err;
+    }
+    this.window = new ChangeWindow(opts.windowSize ?? 100_000, this.rev);
+    this.channel.control({ op: 'watch', from: this.rev + 1 });
+  }
+
+  /** Ranges the whole prefix at one revision (the newest when 0), a page at a time; returns that revision. */
+  private rangeAll(at: number, visit: (kv: KV) => void): number {
+    let revision = at;
+    let from = registryRoot;
+    const end = rangeEndOf(registryRoot);
+    for (;;) {
+      const r = this.sync(this.channel.callSync({ op: 'range', key: from, end, revision: revision || undefined, limit: pageSize }));
+      if (!revision) revision = r.revision;
+      const kvs = r.kvs ?? [];
+      for (const kv of kvs) visit(kv);
+      if (!r.more || !kvs.length) return revision;
+      from = `${kvs[kvs.length - 1].key}\0`;
+    }
+  }
+
+  /** Loads every object into the mirror; returns the revision read at. */
+  private load(): number {
+    return this.rangeAll(0, (kv) => {
+      const p = this.layout.parse(kv.key);
+      const obj = p && this.decode(kv);
+      if (p && obj) this.mirror.apply(p.resource, p.namespace, p.name, obj, kv.mod);
+    });
+  }
+
+  private sync(reply: Reply): Extract<Reply, { ok: true }> {
+    if (!reply.ok && /request is too large|message larger than max/i.test(reply.error)) throw new StorageError('TooLarge', 'etcdserver: request is too large');
+    if (!reply.ok) throw new StorageError('Timeout', `etcd: ${reply.error}`);
+    return reply;
+  }
+
+  private decode(kv: KV): KObject | undefined {
+    let v: unknown;
+    try {
+      v = JSON.parse(kv.value);
+    } catch {
+      v = undefined;
+    }
+    if (typeof v !== 'object' || v === null || Array.isArray(v) || typeof (v as KObject).metadata !== 'object' || (v as KObject).metadata === null) {
+      this.log(`etcd key ${kv.key.slice(0, 200)} does not hold a JSON object; ignored`);
+      return undefined;
+    }
+    const obj = v as KObject;
+    obj.metadata.resourceVersion = String(kv.mod);
+    return obj;
+  }
+
+  revision(): number {
+    return this.rev;
+  }
+  publishedRevision(): number {
+    return this.published;
+  }
+  compactedRevision(): number {
+    return Math.max(this.compacted, this.window.oldest());
+  }
+  history(): undefined {
+    return undefined;
+  }
+
+  get(resource: string, namespace: string, name: string): KObject | undefined {
+    return this.mirror.get(resource, namespace, name);
+  }
+  list(resource: string, namespace?: string): KObject[] {
+    return this.mirror.list(resource, namespace);
+  }
+  count(resource: string): number {
+    return this.mirror.count(resource);
+  }
+  resources(): string[] {
+    return this.mirror.resources();
+  }
+
+  create(resource: string, obj: KObject): KObject {
+    return this.write('create', resource, obj, 0, undefined);
+  }
+
+  update(resource: string, obj: KObject, expectedRv?: number): KObject {
+    const { namespace, name } = ident(obj);
+    const cur = this.get(resource, namespace, name);
+    if (!cur) throw new StorageError('NotFound', `${resource} ${namespace}/${name} not found`);
+    if (expectedRv !== undefined && rvOf(cur) !== expectedRv) throw new StorageError('Conflict', `${resource} ${namespace}/${name} changed`);
+    return this.write('update', resource, obj, rvOf(cur), cur);
+  }
+
+  delete(resource: string, namespace: string, name: string, expectedRv?: number): KObject {
+    const cur = this.get(resource, namespace, name);
+    if (!cur) throw new StorageError('NotFound', `${resource} ${namespace}/${name} not found`);
+    if (expectedRv !== undefined && rvOf(cur) !== expectedRv) throw new StorageError('Conflict', `${resource} ${namespace}/${name} changed`);
+    return this.write('delete', resource, cur, rvOf(cur), cur);
+  }
+
+  private write(kind: TxnKind, resource: string, input: KObject, expect: number, previous: KObject | undefined): KObject {
+    if (this.closed) throw new StorageError('Closed', 'the store is closed');
+    const { namespace, name } = ident(input);
+    const key = this.layout.key(resource, namespace, name);
+    const metadata = { ...input.metadata };
+    delete metadata.resourceVersion;
+    const stored = { ...input, metadata };
+    let value: string | undefined;
+    if (kind !== 'delete') {
+      value = JSON.stringify(stored);
+      if (value.length > maxObjectBytes && Buffer.byteLength(value) > maxObjectBytes) throw new StorageError('TooLarge', 'etcdserver: request is too large');
+    }
+    const r = this.sync(this.channel.callSync({ op: 'txn', kind, key, value, expect }));
+    if (!r.succeeded) {
+      // Bring the mirror up to what etcd holds, so the caller's retry starts from it.
+      const cur = r.current;
+      const obj = cur && this.decode(cur);
+      if (obj && cur) this.mirror.apply(resource, namespace, name, obj, cur.mod);
+      else if (!cur) this.mirror.apply(resource, namespace, name, undefined, r.revision);
+      if (kind === 'create') throw new StorageError(cur ? 'AlreadyExists' : 'Conflict', `${resource} ${namespace}/${name} exists`);
+      if (!cur) throw new StorageError('NotFound', `${resource} ${namespace}/${name} not found`);
+      throw new StorageError('Conflict', `${resource} ${namespace}/${name} changed`);
+    }
+    const rv = r.revision;
+    const object: KObject = { ...stored, metadata: { ...metadata, resourceVersion: String(rv) } };
+    this.mirror.apply(resource, namespace, name, kind === 'delete' ? undefined : object, rv);
+    this.local.set(rv, { object, previous });
+    this.localMax = Math.max(this.localMax, rv);
+    this.rev = Math.max(this.rev, rv);
+    return object;
+  }
+
+  private onNotice(n: Exclude<Notice, { kind: 'reply' }>): void {
+    if (this.closed) return;
+    switch (n.kind) {
+      case 'events':
+        return this.onEvents(n.events);
+      case 'progress':
+        return this.advance(n.revision);
+      case 'watch-lost':
+        return this.relist(n.message);
+      case 'log':
+        return this.log(n.message);
+      case 'closed':
+        return;
+    }
+  }
+
+  private onEvents(events: WatchEvent[]): void {
+    const changes: Change[] = [];
+    for (const e of events) {
+      const p = this.layout.parse(e.kv.key);
+      const rv = e.kv.mod;
+      if (rv <= this.lastEvent) continue;
+      this.lastEvent = rv;
+      if (rv <= this.published && !this.warnedEarlyProgress) {
+        // etcd before 3.4.25/3.5.8 may notify progress ahead of events it has yet to send: such events still count.
+        this.warnedEarlyProgress = true;
+        this.log(`etcd notified progress to ${this.published} before sending the change at ${rv} (an etcd bug fixed in 3.4.25 and 3.5.8)`);
+      }
+      const mine = this.local.get(rv);
+      this.local.delete(rv);
+      if (!p) continue;
+      let object: KObject | undefined;
+      let previous: KObject | undefined;
+      if (mine) ({ object, previous } = mine);
+      else {
+        previous = e.prev && this.decode(e.prev);
+        if (e.type === 'PUT') {
+          const cur = this.mirror.get(p.resource, p.namespace, p.name);
+          object = cur && rvOf(cur) === rv ? cur : this.decode(e.kv);
+        } else if (previous) object = { ...previous, metadata: { ...previous.metadata, resourceVersion: String(rv) } };
+      }
+      if (!object) continue;
+      this.mirror.apply(p.resource, p.namespace, p.name, e.type === 'PUT' ? object : undefined, rv);
+      const type = e.type === 'DELETE' ? 'DELETED' : e.kv.create === rv ? 'ADDED' : 'MODIFIED';
+      const change: Change = { type, resource: p.resource, rv, object, previous: type === 'ADDED' ? undefined : previous };
+      this.window.push(change);
+      changes.push(change);
+    }
+    if (this.lastEvent > this.published) this.published = this.lastEvent;
+    this.rev = Math.max(this.rev, this.published);
+    this.mirror.settle(this.published);
+    if (changes.length) this.hub.publishBatch(changes);
+    this.wake();
+  }
+
+  /** A progress notification: every change up to `revision` has been delivered. */
+  private advance(revision: number): void {
+    if (revision <= this.published) return;
+    this.published = revision;
+    this.rev = Math.max(this.rev, revision);
+    this.mirror.settle(revision);
+    this.wake();
+  }
+
+  private wake(): void {
+    this.waiters.reached();
+  }
+
+  /**
+   * The watch fell behind etcd's compaction: range everything again and tell watchers what differs (at the new
+   * revision), then watch on from there. Replays from before it are Expired.
+   */
+  private relist(reason: string): void {
+    this.log(`etcd watch lost (${reason}); relisting`);
+    let revision: number;
+    let changes: Change[];
+    try {
+      ({ revision, changes } = resync({ mirror: this.mirror, layout: this.layout, decode: (kv) => this.decode(kv), rangeAll: (visit) => this.rangeAll(0, visit) }));
+    } catch (err) {
+      this.log(`etcd relist failed (${err instanceof Error ? err.message : String(err)}); retrying`);
+      setTimeout(() => this.relist(reason), 1000).unref();
+      return;
+    }
+    this.local.clear();
+    this.published = this.rev = Math.max(this.published, revision);
+    this.lastEvent = Math.max(this.lastEvent, revision);
+    this.window.reset(revision);
+    this.channel.control({ op: 'watch', from: revision + 1 });
+    if (changes.length) this.hub.publishBatch(changes);
+    this.wake();
+  }
+
+  /** Resolves once this process's writes have come back on the watch (or, failing that, after the timeout). */
+  committed(): Promise<void> {
+    return this.waiters.until(this.localMax, 'waiting for the watch to deliver this process\'s writes').catch((err: unknown) => {
+      this.log(err instanceof Error ? err.message : String(err));
+    });
+  }
+
+  hasPending(): boolean {
+    return this.localMax > this.published;
+  }
+
+  consistentRead(): Promise<void> {
+    return this.channel.call({ op: 'revision' }).then((r) => {
+      if (!r.ok) throw new StorageError('Timeout', `etcd: ${r.error}`);
+      if (r.revision <= this.published) return;
+      // The watch brings the changes up to that revision. Should the newest revision belong to no change under the
+      // prefix, only a progress notification tells: ask for one, but only after a while, since etcd before 3.4.25
+      // may answer ahead of changes it has yet to send.
+      const ask = setTimeout(() => this.channel.control({ op: 'progress' }), 1000);
+      ask.unref();
+      return this.waiters.until(r.revision, 'waiting for the watch cache').finally(() => clearTimeout(ask));
+    });
+  }
+
+  watch(resource: string, fromRv: number, listener: ChangeListener, trigger?: Trigger): StoreWatch {
+    if (fromRv < this.compactedRevision()) throw this.expired(fromRv);
+    const upTo = Math.max(fromRv, this.published);
+    let cursor = fromRv;
+    const stop = this.hub.subscribe(resource, (c) => {
+      if (c.rv > upTo) listener(c);
+    }, trigger);
+    const replay = (max: number): Change[] => {
+      if (cursor >= upTo) return [];
+      if (cursor < this.compactedRevision()) throw this.expired(cursor);
+      const out = this.window.read(resource, cursor, upTo, max);
+      cursor = out.length < max ? upTo : out[out.length - 1].rv;
+      return out;
+    };
+    return { stop, replay };
+  }
+
+  private expired(rv: number): StorageError {
+    const oldest = this.compactedRevision();
+    return new StorageError('Expired', `too old resource version: ${rv} (${oldest + 1})`, oldest + 1);
+  }
+
+  /**
+   * Compacts etcd. With `retain`, up to that many revisions behind the newest published one; without, as
+   * kube-apiserver's compactor does on each `--etcd-compaction-interval` tick: up to the revision the previous call
+   * saw (so one interval of history stays), and never more than `retainChanges` behind. Returns the compacted revision.
+   */
+  compact(retain?: number): number {
+    const mark = this.lastMark;
+    this.lastMark = this.published;
+    const target = retain !== undefined ? this.published - retain : Math.max(mark, this.published - this.retain);
+    if (target <= this.compacted || this.closed) return this.compacted;
+    const r = this.channel.callSync({ op: 'compact', revision: target });
+    if (!r.ok && !r.compacted) {
+      this.log(`etcd compaction to ${target} failed: ${r.error}`);
+      return this.compacted;
+    }
+    // Another process may have compacted further already ("required revision has been compacted"): fine.
+    this.compacted = target;
+    return target;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.hub.clear();
+    this.waiters.releaseAll();
+    void this.channel.close();
+  }
+}
+
+function rangeEndOf(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
+
+function ident(obj: KObject): { namespace: string; name: string } {
+  return { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' };
+}

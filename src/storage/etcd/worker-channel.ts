@@ -1,0 +1,103 @@
+// The main thread's side of the etcd worker: synchronous calls block on Atomics.wait (bounded by a timeout, then
+// StorageError Timeout) until the worker posts the answer on a dedicated port; asynchronous calls and the watch
+// stream come back as messages.
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
+import { StorageError } from '../errors.js';
+import type { Control, Envelope, Notice, Reply, Request, WorkerInit } from './protocol.js';
+
+export interface ChannelOptions {
+  hosts: string[];
+  prefix: string;
+  /** How long a synchronous call may block the process (ms). */
+  syncTimeoutMs: number;
+  onNotice: (n: Exclude<Notice, { kind: 'reply' }>) => void;
+}
+
+/** Bound on asynchronous calls in flight (each holds a promise). */
+const maxInFlight = 10_000;
+
+export class WorkerChannel {
+  private readonly worker: Worker;
+  private readonly flag = new Int32Array(new SharedArrayBuffer(4));
+  private readonly replies: MessagePort;
+  private nextId = 1;
+  private readonly waiting = new Map<number, { resolve: (r: Reply) => void; timer: NodeJS.Timeout }>();
+  private exited = false;
+
+  constructor(private readonly opts: ChannelOptions) {
+    const { port1, port2 } = new MessageChannel();
+    this.replies = port1;
+    const init: WorkerInit = { hosts: opts.hosts, flag: this.flag.buffer as SharedArrayBuffer, replyPort: port2 as unknown as WorkerInit['replyPort'], prefix: opts.prefix, callTimeoutMs: opts.syncTimeoutMs };
+    this.worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: init, transferList: [port2] });
+    this.worker.on('message', (n: Notice) => {
+      if (n.kind !== 'reply') return opts.onNotice(n);
+      const w = this.waiting.get(n.id);
+      if (!w) return;
+      this.waiting.delete(n.id);
+      clearTimeout(w.timer);
+      w.resolve(n.reply);
+    });
+    this.worker.on('error', (err) => opts.onNotice({ kind: 'log', message: `etcd worker failed: ${err.message}` }));
+    this.worker.on('exit', () => {
+      this.exited = true;
+      for (const [, w] of this.waiting) {
+        clearTimeout(w.timer);
+        w.resolve({ ok: false, error: 'the etcd worker exited' });
+      }
+      this.waiting.clear();
+    });
+    this.worker.unref();
+  }
+
+  /** Sends `req` and blocks this thread until the worker answers (or the timeout passes). */
+  callSync(req: Request): Reply {
+    if (this.exited) throw new StorageError('Closed', 'the etcd client is closed');
+    const id = this.nextId++;
+    Atomics.store(this.flag, 0, 0);
+    this.worker.postMessage({ id, sync: true, req } satisfies Envelope);
+    const until = Date.now() + this.opts.syncTimeoutMs;
+    for (;;) {
+      const left = until - Date.now();
+      if (left <= 0) throw new StorageError('Timeout', `etcd did not answer within ${this.opts.syncTimeoutMs} ms`);
+      Atomics.wait(this.flag, 0, 0, left);
+      // Reset before draining: an answer posted after the drain sets the flag again, so the next wait returns.
+      Atomics.store(this.flag, 0, 0);
+      // Answers to earlier calls that timed out may still be queued: skip them.
+      for (let m = receiveMessageOnPort(this.replies); m; m = receiveMessageOnPort(this.replies)) {
+        const msg = m.message as { id: number; reply: Reply };
+        if (msg.id === id) return msg.reply;
+      }
+    }
+  }
+
+  /** Sends `req`; resolves with the answer, or a failed Reply after `timeoutMs`. */
+  call(req: Request, timeoutMs = this.opts.syncTimeoutMs): Promise<Reply> {
+    if (this.exited) return Promise.resolve({ ok: false, error: 'the etcd client is closed' });
+    if (this.waiting.size >= maxInFlight) return Promise.resolve({ ok: false, error: 'too many etcd calls in flight' });
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        resolve({ ok: false, error: `etcd did not answer within ${timeoutMs} ms` });
+      }, timeoutMs);
+      timer.unref();
+      this.waiting.set(id, { resolve, timer });
+      this.worker.postMessage({ id, sync: false, req } satisfies Envelope);
+    });
+  }
+
+  control(c: Control): void {
+    if (!this.exited) this.worker.postMessage(c);
+  }
+
+  /** Closes the client, then ends the worker (terminated if it does not finish within a second). */
+  async close(): Promise<void> {
+    if (this.exited) return;
+    this.control({ op: 'close' });
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    const timer = setTimeout(() => void this.worker.terminate(), 1000);
+    await exited;
+    clearTimeout(timer);
+    this.replies.close();
+  }
+}

@@ -1,0 +1,61 @@
+// The storage interface between the registry and a backend: SQLite in this process (sqlite-store.ts), or etcd shared
+// with other processes (etcd/etcd-store.ts). Reads are synchronous, from the backend's in-memory state; writes are
+// synchronous too and return the stored object with its resourceVersion (in-process callers rely on it).
+import type { KObject } from '../machinery/types.js';
+import type { ChangeHistory } from './history.js';
+import type { Change, ChangeListener, Trigger, WatchHub } from './watch-hub.js';
+
+/** A watch on the store: live changes go to its listener; earlier ones are read with `replay(max)` ([] when none is left). */
+export interface StoreWatch {
+  stop(): void;
+  replay(max: number): Change[];
+}
+
+export interface Storage {
+  /** The local change feed: every change, in revision order, once it is durable (and, on etcd, seen by its watch). */
+  readonly hub: WatchHub;
+  /** The clock change times are recorded by (ms). */
+  now: () => number;
+
+  /** The newest revision this process's state holds. */
+  revision(): number;
+  /** The newest revision whose changes watchers have been told about: what a bookmark may promise. */
+  publishedRevision(): number;
+  /** Watches from before this revision are answered with StorageError('Expired') (410 Gone). */
+  compactedRevision(): number;
+
+  get(resource: string, namespace: string, name: string): KObject | undefined;
+  /** Objects in key order (namespace, then name); `namespace` undefined means all. Shared objects: never mutate them. */
+  list(resource: string, namespace?: string): KObject[];
+  count(resource: string): number;
+  /** Storage keys holding objects. */
+  resources(): string[];
+
+  /** Throws StorageError AlreadyExists when the object exists. */
+  create(resource: string, obj: KObject): KObject;
+  /** Replaces the stored object; `expectedRv` (if given) must equal the stored resourceVersion (else Conflict). */
+  update(resource: string, obj: KObject, expectedRv?: number): KObject;
+  delete(resource: string, namespace: string, name: string, expectedRv?: number): KObject;
+
+  /**
+   * The changes of `resource` after `fromRv` with no gap: older ones through `replay`, later ones to `listener`.
+   * Throws StorageError('Expired') when `fromRv` is older than what the backend can replay.
+   */
+  watch(resource: string, fromRv: number, listener: ChangeListener, trigger?: Trigger): StoreWatch;
+
+  /** Resolves once every write made so far is published to watchers (at once when none is pending). */
+  committed(): Promise<void>;
+  hasPending(): boolean;
+  /**
+   * For backends shared with other processes: resolves once this process's state has caught up with the newest
+   * revision of the backing store (a read after it sees every write acknowledged anywhere before the call).
+   * Undefined (nothing to wait for) when the state is the source of truth.
+   */
+  consistentRead?(): Promise<void> | undefined;
+
+  /** Drops history beyond the retention window; returns the compacted revision. */
+  compact(retain?: number): number;
+  /** Time travel over the change log; undefined when the backend keeps no such log. */
+  history(): ChangeHistory | undefined;
+  close(): void;
+}
