@@ -180,6 +180,32 @@ export class SqliteStore {
     return out;
   }
 
+  /**
+   * Visits objects in key order after the key `after` ('' for the first), in `namespace` if given, until `visit`
+   * returns false; nothing is copied, so a page costs what it reads. Returns how many objects of the range were
+   * not visited (the one `visit` refused included).
+   */
+  scan(resource: string, namespace: string | undefined, after: string, visit: (obj: KObject) => boolean): number {
+    const t = this.tables.get(resource);
+    if (!t) return 0;
+    const keys = t.keys();
+    const first = (k: string, strict: boolean) => {
+      let lo = 0;
+      let hi = keys.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (strict ? keys[mid] <= k : keys[mid] < k) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    };
+    // A namespace's keys are those from `ns/` up to `ns0` ('0' follows '/').
+    const end = namespace === undefined ? keys.length : first(`${namespace}0`, false);
+    let i = Math.max(namespace === undefined ? 0 : first(`${namespace}/`, false), after ? first(after, true) : 0);
+    for (; i < end; i++) if (!visit(t.items.get(keys[i])!)) return end - i;
+    return 0;
+  }
+
   count(resource: string): number {
     return this.tables.get(resource)?.items.size ?? 0;
   }
