@@ -35,9 +35,17 @@ export interface InflightCounts {
   mutating: number;
 }
 
+const countsByServer = new WeakMap<object, InflightCounts>();
+
+/** The requests `app` counts now (zeros when it has no limits). */
+export function inflightOf(app: FastifyInstance): InflightCounts {
+  return countsByServer.get(app.server) ?? { readOnly: 0, mutating: 0 };
+}
+
 /** Adds the filter (after authentication and authorization, so the user is known); returns the live counts. */
 export function installInflightLimits(app: FastifyInstance, limits: InflightLimits = {}): InflightCounts {
   const counts: InflightCounts = { readOnly: 0, mutating: 0 };
+  countsByServer.set(app.server, counts);
   const max = {
     readOnly: limits.maxRequestsInflight ?? defaultMaxRequestsInflight,
     mutating: limits.maxMutatingRequestsInflight ?? defaultMaxMutatingRequestsInflight,
