@@ -121,6 +121,13 @@ describe('streamed lists', () => {
     const odd = await walk('/api/v1/namespaces/pg/configmaps?labelSelector=parity%3Dodd');
     assert.deepEqual(odd.names, Array.from({ length: 11 }, (_, i) => `cm-${String(2 * i + 1).padStart(5, '0')}`));
     assert.deepEqual(odd.remaining, [undefined, undefined]);
+    // A continue token pointing into another namespace reads nothing from it (a forged start key leaks nothing).
+    for (const start of ['pga/after-00000', 'pg-a/before-00002', 'pg/\u0000', '\uffff', '']) {
+      const token = Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: env.b.store.revision(), start })).toString('base64url');
+      const r = await req('GET', `/api/v1/namespaces/pg/configmaps?limit=3&continue=${token}`);
+      assert.equal(r.status, 200, r.text.slice(0, 300));
+      for (const o of r.body.items) assert.equal(o.metadata.namespace, 'pg');
+    }
     // Across namespaces, in key order.
     const every = await walk('/api/v1/configmaps?labelSelector=parity', 500);
     const whole = await req('GET', '/api/v1/configmaps?labelSelector=parity');
