@@ -29,9 +29,9 @@ export const defaultListBudgetBytes = 256 * 1024 * 1024;
 export class ListBudget {
   private used = 0;
   constructor(readonly maxBytes = defaultListBudgetBytes, readonly stallMs = defaultListStallMs) {}
-  /** Reserves `bytes`: false when the budget cannot take them (an empty budget takes any one list). */
-  reserve(bytes: number): boolean {
-    if (this.maxBytes > 0 && this.used > 0 && this.used + bytes > this.maxBytes) return false;
+  /** Reserves `bytes`: false when the budget cannot take them (an empty budget takes any one list; `force` any). */
+  reserve(bytes: number, force = false): boolean {
+    if (!force && this.maxBytes > 0 && this.used > 0 && this.used + bytes > this.maxBytes) return false;
     this.used += bytes;
     return true;
   }
@@ -120,13 +120,15 @@ function heldBytes(count: number): number {
 }
 
 /**
- * Sends `spec` as a streamed 200 (or `code`) JSON response, or a 429 when the lists in flight hold their budget.
+ * Sends `spec` as a streamed 200 (or `code`) JSON response, or a 429 when the lists in flight hold their budget
+ * (`force`: the answer to a request already carried out, such as a deletecollection, is never refused).
  * Fastify pipes the stream (hooks and metrics see the reply as usual); the budget is released once it closes.
  */
-export function sendList(req: FastifyRequest, reply: FastifyReply, spec: ListSpec, code = 200): void {
+export function sendList(req: FastifyRequest, reply: FastifyReply, spec: ListSpec, opts: { code?: number; force?: boolean } = {}): void {
+  const code = opts.code ?? 200;
   const budget = listBudgetOf(req.server);
   const bytes = heldBytes(spec.count);
-  if (!budget.reserve(bytes)) {
+  if (!budget.reserve(bytes, opts.force)) {
     reply.code(429).header('Retry-After', '1').header('Content-Type', 'text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send(tooManyRequestsText);
     return;
   }

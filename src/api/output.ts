@@ -41,10 +41,6 @@ export interface ListMeta {
   remainingItemCount?: number;
 }
 
-export function listBody(def: ResourceDef, version: string, items: KObject[], meta: ListMeta): Record<string, unknown> {
-  return { kind: `${def.kind}List`, apiVersion: apiVersionOf(def.group, version), metadata: meta, items: items.map((o) => served(def, version, o)) };
-}
-
 function partial(obj: KObject): Record<string, unknown> {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
 }

@@ -6,7 +6,7 @@ import type { Registry, DeleteOptions } from '../registry/registry.js';
 import { allVerbs, type ResourceDef } from '../registry/resource.js';
 import { parseBody } from './body.js';
 import { decodeObject } from './decode-object.js';
-import { listBody, listSpec, outputFormat, partialBody, served, tableBody } from './output.js';
+import { listSpec, outputFormat, partialBody, served, tableBody } from './output.js';
 import { sendList } from './list-stream.js';
 import { handlePatch } from './patch-handler.js';
 import { bool, checkWriteOptions, dryRun, fieldValidation, int, query, str } from './query.js';
@@ -128,8 +128,8 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
         const r = reg.list(def, ns, { labelSelector: str(q, 'labelSelector'), fieldSelector: str(q, 'fieldSelector') });
         return deleteEach(reg, def, r.items, { ...opts, warnings }).then(() => {
           sendWarnings(reply, warnings);
-          // Upstream answers with the list it deleted, as it was listed.
-          reply.send(listBody(def, version, r.items, { resourceVersion: r.resourceVersion }));
+          // Upstream answers with the list it deleted, as it was listed (streamed like any list).
+          sendList(req, reply, listSpec(def, version, r.items, { resourceVersion: r.resourceVersion }, 'object', undefined, () => reg.clock.now()), { force: true });
         }, (e) => withWarnings(reply, warnings, e));
       }
       default:
