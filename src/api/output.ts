@@ -45,10 +45,6 @@ function partial(obj: KObject): Record<string, unknown> {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
 }
 
-export function partialListBody(items: KObject[], meta: ListMeta): Record<string, unknown> {
-  return { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta, items: items.map(partial) };
-}
-
 export function partialBody(obj: KObject): Record<string, unknown> {
   return partial(obj);
 }
