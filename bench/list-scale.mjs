@@ -103,6 +103,12 @@ if (process.env.LIST_PROFILE) {
   await session.post('Profiler.start');
 }
 const out = { pods: n, createS: +createS.toFixed(1) };
+// CHURN=1: a pod is created every 5 ms meanwhile (lists and pages while the store changes).
+let churned = 0;
+const churn = process.env.CHURN ? setInterval(() => {
+  const ns = `ns-${churned % namespaces}`;
+  reg.create(podDef, ns, { apiVersion: 'v1', kind: 'Pod', metadata: { name: `churn-${churned++}`, namespace: ns }, spec: { nodeName: 'node-0', containers: [{ name: 'c', image: 'nginx' }] } });
+}, 5) : undefined;
 // The client runs in a worker thread, as kubectl would run in its own process: the server's thread only serves.
 Object.assign(out, await new Promise((resolve, reject) => {
   const w = new Worker(new URL(import.meta.url), { workerData: { url: b.url, token: b.credentials.token } });
@@ -110,6 +116,8 @@ Object.assign(out, await new Promise((resolve, reject) => {
   w.once('error', reject);
 }));
 clearInterval(sampler);
+if (churn) clearInterval(churn);
+out.churned = churned;
 if (session) {
   const { profile } = await session.post('Profiler.stop');
   (await import('node:fs')).writeFileSync(process.env.LIST_PROFILE, JSON.stringify(profile));
