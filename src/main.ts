@@ -94,6 +94,12 @@ export interface BonsaiOptions {
   kubeconfig?: string;
   /** Serve the web dashboard under /ui/ (default true; `--no-ui` turns it off). */
   ui?: boolean;
+  /** `--max-requests-inflight`: read-only requests served at once (default 400; 0: no limit). */
+  maxRequestsInflight?: number;
+  /** `--max-mutating-requests-inflight`: mutating requests served at once (default 200; 0: no limit). */
+  maxMutatingRequestsInflight?: number;
+  /** The bytes streamed lists in flight may hold together (default 256 MiB) and how long a list may stall (default 60 s). */
+  listLimits?: { maxBytesInflight?: number; stallMs?: number };
   /** On close, how long requests in flight may take to finish (default 5 s). */
   shutdownGraceMs?: number;
   /**
@@ -204,6 +210,8 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const app = buildServer({
     reg: registry, log: log.child({ component: 'api' }), kubernetesVersion: opts.kubernetesVersion, authenticator: security.authenticator, audit, hosts,
     tls: tls && { key: tls.servingKey, cert: tls.servingCert, ca: tls.ca.certPem }, ui: opts.ui,
+    inflight: { maxRequestsInflight: opts.maxRequestsInflight, maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight },
+    maxListBytesInflight: opts.listLimits?.maxBytesInflight, listStallMs: opts.listLimits?.stallMs,
   });
   await app.listen({ host, port: opts.port ?? 6443 });
   const addr = app.server.address();

@@ -13,7 +13,7 @@ function isApiPath(url: string): boolean {
 }
 
 /** Upstream's isPrettyPrint: the `pretty` parameter wins; otherwise human clients get indented JSON. */
-function wantsPretty(req: FastifyRequest): boolean {
+export function wantsPretty(req: FastifyRequest): boolean {
   const url = req.url;
   const q = url.indexOf('?');
   if (q >= 0 && url.includes('pretty', q)) {

@@ -10,7 +10,8 @@ import type { KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import type { ResourceDef } from '../registry/resource.js';
 import { formatBytes, formatNanoCores, nodeMetrics, podMetrics, podUsageByNode, type NodeMetrics, type PodMetrics } from '../kubelet/metrics-data.js';
-import { outputFormat, partialBody, partialListBody } from './output.js';
+import { outputFormat, partialBody } from './output.js';
+import { sendList } from './list-stream.js';
 import { bool, query, str } from './query.js';
 import { pathNotFound, type RequestInfo } from './request-info.js';
 
@@ -95,22 +96,24 @@ function usageOf(m: PodMetrics | NodeMetrics): { cpu: string; memory: string } {
   return { cpu: formatNanoCores(cpu), memory: formatBytes(memory) };
 }
 
-function table(items: Array<PodMetrics | NodeMetrics>, includeObject: string): Record<string, unknown> {
-  const rows = items.map((m) => {
-    const u = usageOf(m);
-    const row: Record<string, unknown> = { cells: [m.metadata.name, u.cpu, u.memory, m.window] };
-    if (includeObject === 'Object') row.object = m;
-    else if (includeObject !== 'None') row.object = partialBody(m);
-    return row;
-  });
+function tableRow(m: PodMetrics | NodeMetrics, includeObject: string): Record<string, unknown> {
+  const u = usageOf(m);
+  const row: Record<string, unknown> = { cells: [m.metadata.name, u.cpu, u.memory, m.window] };
+  if (includeObject === 'Object') row.object = m;
+  else if (includeObject !== 'None') row.object = partialBody(m);
+  return row;
+}
+
+/** A Table's fields before its rows. */
+function tableHead(count: number): Record<string, unknown> {
   // metrics-server declares the columns from the first item, so an empty list has none.
-  const columnDefinitions = items.length ? [
+  const columnDefinitions = count ? [
     { name: 'Name', type: 'string', format: 'name', description: 'Name of the resource', priority: 0 },
     { name: 'cpu', type: 'string', format: 'quantity', description: '', priority: 0 },
     { name: 'memory', type: 'string', format: 'quantity', description: '', priority: 0 },
     { name: 'Window', type: 'string', format: 'duration', description: '', priority: 0 },
   ] : [];
-  return { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: {}, columnDefinitions, rows };
+  return { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: {}, columnDefinitions };
 }
 
 function selection(req: FastifyRequest): Selection {
@@ -131,14 +134,19 @@ export function handleMetrics(reg: Registry, info: RequestInfo, req: FastifyRequ
   const kind = resource === 'nodes' ? 'NodeMetrics' : 'PodMetrics';
   if (info.name !== undefined) {
     const m = resource === 'nodes' ? getNodeMetrics(reg, info.name) : getPodMetrics(reg, info.namespace ?? '', info.name);
-    if (fmt === 'table') reply.send(table([m], includeObject));
+    if (fmt === 'table') reply.send({ ...tableHead(1), rows: [tableRow(m, includeObject)] });
     else if (fmt === 'partial') reply.send(partialBody(m));
     else reply.send({ kind, apiVersion, ...m });
     return;
   }
   const sel = selection(req);
-  const items = resource === 'nodes' ? listNodeMetrics(reg, sel) : listPodMetrics(reg, info.namespace, sel);
-  if (fmt === 'table') reply.send(table(items, includeObject));
-  else if (fmt === 'partial') reply.send(partialListBody(items, { resourceVersion: '' }));
-  else reply.send({ kind: `${kind}List`, apiVersion, metadata: {}, items });
+  const items: Array<PodMetrics | NodeMetrics> = resource === 'nodes' ? listNodeMetrics(reg, sel) : listPodMetrics(reg, info.namespace, sel);
+  // Streamed as any list is: never one string, whatever the number of pods.
+  if (fmt === 'table') {
+    sendList(req, reply, { head: tableHead(items.length), field: 'rows', count: items.length, entry: (i) => JSON.stringify(tableRow(items[i], includeObject)) });
+  } else if (fmt === 'partial') {
+    sendList(req, reply, { head: { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: { resourceVersion: '' } }, field: 'items', count: items.length, entry: (i) => JSON.stringify(partialBody(items[i])) });
+  } else {
+    sendList(req, reply, { head: { kind: `${kind}List`, apiVersion, metadata: {} }, field: 'items', count: items.length, entry: (i) => JSON.stringify(items[i]) });
+  }
 }

@@ -4,6 +4,7 @@ import { apiVersionOf } from '../machinery/types.js';
 import { storageApiVersion, type ResourceDef } from '../registry/resource.js';
 import { tablePrinterOf } from '../registry/tables/def-printer.js';
 import { storedJson } from '../storage/sqlite-store.js';
+import type { ListSpec } from './list-stream.js';
 
 export type OutputFormat = 'object' | 'table' | 'partial';
 
@@ -40,26 +41,8 @@ export interface ListMeta {
   remainingItemCount?: number;
 }
 
-export function listBody(def: ResourceDef, version: string, items: KObject[], meta: ListMeta): Record<string, unknown> {
-  return { kind: `${def.kind}List`, apiVersion: apiVersionOf(def.group, version), metadata: meta, items: items.map((o) => served(def, version, o)) };
-}
-
-/** The same list as JSON text, reusing each stored object's serialized form when no conversion is needed. */
-export function listJson(def: ResourceDef, version: string, items: KObject[], meta: ListMeta): string {
-  const head = JSON.stringify({ kind: `${def.kind}List`, apiVersion: apiVersionOf(def.group, version), metadata: meta });
-  const parts = items.map((o) => {
-    const s = served(def, version, o);
-    return (s === o && storedJson(o)) || JSON.stringify(s);
-  });
-  return `${head.slice(0, -1)},"items":[${parts.join(',')}]}`;
-}
-
 function partial(obj: KObject): Record<string, unknown> {
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
-}
-
-export function partialListBody(items: KObject[], meta: ListMeta): Record<string, unknown> {
-  return { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta, items: items.map(partial) };
 }
 
 export function partialBody(obj: KObject): Record<string, unknown> {
@@ -80,5 +63,42 @@ export function tableBody(def: ResourceDef, version: string, items: KObject[], m
     kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: meta,
     columnDefinitions: withColumns ? printer.columns : [],
     rows,
+  };
+}
+
+/** The stored object's JSON text as served in `version` (the stored text itself when no conversion is needed). */
+function servedJson(def: ResourceDef, version: string, o: KObject): string {
+  const s = served(def, version, o);
+  return (s === o && storedJson(o)) || JSON.stringify(s);
+}
+
+/**
+ * A list response to stream, in the format asked for: each entry is encoded only when the client reads it, from
+ * the stored JSON text when there is one. `items` is the list's snapshot (references to immutable objects).
+ */
+export function listSpec(def: ResourceDef, version: string, items: readonly KObject[], meta: ListMeta, fmt: OutputFormat, includeObject: string | undefined, now: () => Date): ListSpec {
+  if (fmt === 'partial') {
+    return {
+      head: { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta }, field: 'items', count: items.length,
+      entry: (i) => JSON.stringify(partial(items[i])),
+    };
+  }
+  if (fmt === 'table') {
+    const printer = tablePrinterOf(def);
+    const at = now();
+    return {
+      head: { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: meta, columnDefinitions: printer.columns }, field: 'rows', count: items.length,
+      entry: (i) => {
+        const s = served(def, version, items[i]);
+        const cells = JSON.stringify(printer.cells(s, at));
+        if (includeObject === 'None') return `{"cells":${cells}}`;
+        const object = includeObject === 'Object' ? (s === items[i] && storedJson(s)) || JSON.stringify(s) : JSON.stringify(partial(s));
+        return `{"cells":${cells},"object":${object}}`;
+      },
+    };
+  }
+  return {
+    head: { kind: `${def.kind}List`, apiVersion: apiVersionOf(def.group, version), metadata: meta }, field: 'items', count: items.length,
+    entry: (i) => servedJson(def, version, items[i]),
   };
 }

@@ -6,7 +6,8 @@ import type { Registry, DeleteOptions } from '../registry/registry.js';
 import { allVerbs, type ResourceDef } from '../registry/resource.js';
 import { parseBody } from './body.js';
 import { decodeObject } from './decode-object.js';
-import { listBody, listJson, outputFormat, partialBody, partialListBody, served, tableBody } from './output.js';
+import { listSpec, outputFormat, partialBody, served, tableBody } from './output.js';
+import { sendList } from './list-stream.js';
 import { handlePatch } from './patch-handler.js';
 import { bool, checkWriteOptions, dryRun, fieldValidation, int, query, str } from './query.js';
 import { checkPathSegments, pathNotFound, type RequestInfo } from './request-info.js';
@@ -100,11 +101,8 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
           continue: str(q, 'continue'), resourceVersion: str(q, 'resourceVersion'), resourceVersionMatch: str(q, 'resourceVersionMatch'),
         });
         const meta = { resourceVersion: r.resourceVersion, continue: r.continue, remainingItemCount: r.remainingItemCount };
-        const fmt = outputFormat(req.headers.accept);
-        if (fmt === 'table') reply.send(tableBody(def, version, r.items, meta, str(q, 'includeObject'), true, reg.clock.now()));
-        else if (fmt === 'partial') reply.send(partialListBody(r.items, meta));
-        else reply.type('application/json').send(listJson(def, version, r.items, meta));
-        return;
+        // Streamed as the client reads it: no list is ever built whole, in memory or as one string.
+        return sendList(req, reply, listSpec(def, version, r.items, meta, outputFormat(req.headers.accept), str(q, 'includeObject'), () => reg.clock.now()));
       }
       case 'POST': {
         if (!verbAllowed(def, 'create')) throw methodNotAllowed();
@@ -130,8 +128,8 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
         const r = reg.list(def, ns, { labelSelector: str(q, 'labelSelector'), fieldSelector: str(q, 'fieldSelector') });
         return deleteEach(reg, def, r.items, { ...opts, warnings }).then(() => {
           sendWarnings(reply, warnings);
-          // Upstream answers with the list it deleted, as it was listed.
-          reply.send(listBody(def, version, r.items, { resourceVersion: r.resourceVersion }));
+          // Upstream answers with the list it deleted, as it was listed (streamed like any list).
+          sendList(req, reply, listSpec(def, version, r.items, { resourceVersion: r.resourceVersion }, 'object', undefined, () => reg.clock.now()), { force: true });
         }, (e) => withWarnings(reply, warnings, e));
       }
       default:

@@ -18,6 +18,8 @@ import { installGracefulClose } from './graceful-close.js';
 import { installUpgrade } from './streaming/upgrade.js';
 import { installRequestMetrics } from './request-metrics.js';
 import { handleResource } from './resource-handler.js';
+import { installInflightLimits, type InflightLimits } from './inflight.js';
+import { ListBudget, setListBudget } from './list-stream.js';
 import { versionInfo } from './version.js';
 import { isUiPath, registerUiRoutes } from './ui-routes.js';
 import type { UserInfo } from '../auth/types.js';
@@ -47,6 +49,12 @@ export interface ServerOptions {
   hosts?: HostAllowList;
   /** Serve the web dashboard under /ui/ (default true; `--no-ui` turns it off). */
   ui?: boolean;
+  /** `--max-requests-inflight` and `--max-mutating-requests-inflight` (defaults 400 and 200; 0 disables). */
+  inflight?: InflightLimits;
+  /** The bytes streamed lists in flight may hold together (snapshots and buffers; default 256 MiB; 0: unbounded). */
+  maxListBytesInflight?: number;
+  /** How long a list's client may take no data before it is cut off (default 60 s). */
+  listStallMs?: number;
 }
 
 function statusFor(err: unknown, log: Logger): ApiError {
@@ -94,6 +102,9 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     // The dashboard's bundle is public code holding no data; what it shows, it asks the API for as the user.
     isPublic: opts.ui === false ? undefined : isUiPath,
   });
+  // Upstream's max-in-flight filter runs once the user is known; lists in flight also hold a memory budget.
+  installInflightLimits(app, opts.inflight);
+  setListBudget(app, new ListBudget(opts.maxListBytesInflight, opts.listStallMs));
 
   // Group commit: writes are committed together after the current turn; no answer leaves before its data is saved.
   app.addHook('onSend', (_req, _reply, payload, done) => {

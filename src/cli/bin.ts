@@ -80,12 +80,15 @@ program
   .option('--insecure', 'allow a non-loopback --host without TLS and authentication')
   .option('--no-ui', 'do not serve the web dashboard under /ui/')
   .option('--kubelets <which>', 'simulated kubelets this process runs: leader (all nodes, while it leads), none (an API-only replica), a shard I/N of the nodes by name hash (0 <= I < N), or a node label selector', 'leader')
+  .option('--max-requests-inflight <n>', 'read-only requests served at once; beyond it a 429 with Retry-After (0: no limit)', count, 400)
+  .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once; beyond it a 429 with Retry-After (0: no limit)', count, 200)
   .option('--allowed-host <name>', 'a host name clients use to reach the server (repeatable); IP addresses and localhost always work', collect, [] as string[])
   .addOption(new Option('--output <format>', 'text: a banner once requests are served; json: one JSON line (url, port, kubeconfig, token, pid...) once everything has started').choices(['text', 'json']).default('text'))
   .action(async (o: {
     host: string; port: number; data: string; storage?: string; etcdCompactionInterval: number; apiOnly?: boolean; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clock: 'scaled' | 'virtual'; clockSpeed: number; kubernetesVersion: string;
     nodes?: number; cluster?: string; controllers: string; addons: string; authorizationMode: string; auditLog?: string; auditLevel: 'None' | 'Metadata' | 'Request' | 'RequestResponse';
     tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[]; output: 'text' | 'json'; ui: boolean; kubelets: string;
+    maxRequestsInflight: number; maxMutatingRequestsInflight: number;
   }) => {
     if (o.output === 'json' && o.auditLog === '-') throw new InvalidArgumentError('--audit-log - writes to stdout, which --output json keeps for its line: give a file');
     if (o.data !== ':memory:') ensurePrivateDir(o.data);
@@ -107,6 +110,7 @@ program
       cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], addons: [o.addons], allowedHosts: o.allowedHost,
       authorizationMode: o.authorizationMode, auditLog: o.auditLog, auditLevel: o.auditLevel,
       tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure, kubeconfig: o.kubeconfig, ui: o.ui, kubelets: o.kubelets,
+      maxRequestsInflight: o.maxRequestsInflight, maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
       // The banner goes out as soon as requests are served; controllers, scheduler and kubelets start meanwhile.
       // The kubeconfig (<data>/kubeconfig, or a temp folder removed on exit for :memory:) is merged into what is there.
       onListening(at) {

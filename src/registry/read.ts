@@ -136,30 +136,26 @@ export function listObjects(reg: Registry, def: ResourceDef, namespace: string |
     start = token.start;
   }
   const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
-  const all = reg.store.list(storageKey(def), filter.namespace);
-  const items: KObject[] = [];
-  let i = 0;
-  if (start) {
-    // Binary search for the first key strictly after `start`.
-    let lo = 0;
-    let hi = all.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (keyOf(all[mid]) <= start) lo = mid + 1;
-      else hi = mid;
-    }
-    i = lo;
+  const key = storageKey(def);
+  const selects = filter.fields.length > 0 || filter.labels.length > 0;
+  const result: ListResult = { items: [], resourceVersion: String(current) };
+  if (limit === undefined && !start) {
+    // The whole list: a snapshot of references (stored objects are never mutated), filtered only when asked to.
+    const all = reg.store.list(key, filter.namespace);
+    result.items = selects ? all.filter((o) => matches(filter, o)) : all;
+    return result;
   }
-  for (; i < all.length; i++) {
-    const o = all[i];
-    if (!matches(filter, o)) continue;
-    if (limit !== undefined && items.length >= limit) break;
+  // A page reads from the key after `start` and stops at the first match past the limit: O(page), not O(list).
+  const items = result.items;
+  const remaining = reg.store.scan(key, filter.namespace, start, (o) => {
+    if (selects && !matches(filter, o)) return true;
+    if (limit !== undefined && items.length >= limit) return false;
     items.push(o);
-  }
-  const result: ListResult = { items, resourceVersion: String(current) };
-  if (limit !== undefined && i < all.length && items.length > 0) {
+    return true;
+  });
+  if (limit !== undefined && remaining > 0 && items.length > 0) {
     result.continue = encodeContinue({ rv: current, start: keyOf(items[items.length - 1]) });
-    if (!opts.labelSelector && !opts.fieldSelector) result.remainingItemCount = all.length - i;
+    if (!opts.labelSelector && !opts.fieldSelector) result.remainingItemCount = remaining;
   }
   return result;
 }

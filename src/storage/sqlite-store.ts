@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { KObject } from '../machinery/types.js';
 import { migrate } from './migrate.js';
+import { listSorted, lowerBound, scanSorted } from './key-order.js';
 import { StorageError } from './errors.js';
 import { ChangeHistory } from './history.js';
 import type { Storage, StoreWatch } from './storage.js';
@@ -40,23 +41,74 @@ export function storedJson(obj: KObject): string | undefined {
   return jsonOf.get(obj);
 }
 
-/** Objects of one resource, with a lazily rebuilt sorted key list for stable listing. */
+/**
+ * Objects of one resource, with a sorted key list for stable listing. The list is kept up to date lazily: a few keys
+ * added or deleted since it was last asked for are spliced into a copy (binary search, one memmove each), more are
+ * sorted alone and merged in, so a list or page between writes never sorts every key again. A list once returned is
+ * never changed (lists and pages hold it as their snapshot).
+ */
 class ResourceTable {
   readonly items = new Map<string, KObject>();
   private sorted: string[] | undefined;
+  /** Keys added and deleted since `sorted` was built (a key may be in both, or twice), until there are too many. */
+  private added: string[] = [];
+  private deleted: string[] = [];
+  private rebuild = true;
   set(key: string, obj: KObject): void {
-    if (!this.items.has(key)) this.sorted = undefined;
+    if (!this.items.has(key)) this.note(this.added, key);
     this.items.set(key, obj);
   }
   delete(key: string): void {
-    if (this.items.delete(key)) this.sorted = undefined;
+    if (this.items.delete(key)) this.note(this.deleted, key);
+  }
+  private note(list: string[], key: string): void {
+    if (this.rebuild) return;
+    if (this.added.length + this.deleted.length >= Math.max(64, this.items.size / 4)) {
+      this.rebuild = true;
+      this.added = [];
+      this.deleted = [];
+    } else list.push(key);
   }
   keys(): string[] {
-    if (!this.sorted) this.sorted = [...this.items.keys()].sort();
+    if (this.rebuild || !this.sorted) this.sorted = [...this.items.keys()].sort();
+    else if (this.added.length + this.deleted.length <= 256) this.sorted = this.spliced(this.sorted);
+    else if (this.added.length || this.deleted.length) this.sorted = this.merged(this.sorted);
+    this.added = [];
+    this.deleted = [];
+    this.rebuild = false;
     return this.sorted;
+  }
+  private spliced(old: string[]): string[] {
+    if (!this.added.length && !this.deleted.length) return old;
+    const out = old.slice();
+    for (const k of this.deleted) {
+      const i = lowerBound(out, k);
+      if (out[i] === k && !this.items.has(k)) out.splice(i, 1);
+    }
+    for (const k of this.added) {
+      const i = lowerBound(out, k);
+      if (out[i] !== k && this.items.has(k)) out.splice(i, 0, k);
+    }
+    return out;
+  }
+  private merged(old: string[]): string[] {
+    const add = this.added.sort();
+    const check = this.deleted.length > 0;
+    const out: string[] = [];
+    let i = 0;
+    let j = 0;
+    let last: string | undefined;
+    while (i < old.length || j < add.length) {
+      const fromOld = j >= add.length || (i < old.length && old[i] <= add[j]);
+      const k = fromOld ? old[i++] : add[j++];
+      // Old keys are all live unless some were deleted; an added key may have been deleted again, or added twice.
+      if (k !== last && ((fromOld && !check) || this.items.has(k))) out.push((last = k));
+    }
+    return out;
   }
 }
 
+/** The first index of `keys` (sorted) whose key is not before `k`. */
 export class SqliteStore implements Storage {
   readonly hub = new WatchHub();
   private readonly db: Database;
@@ -161,20 +213,18 @@ export class SqliteStore implements Storage {
   /** Objects in key order (namespace, then name); `namespace` undefined means all. Returned objects are shared: never mutate them. */
   list(resource: string, namespace?: string): KObject[] {
     const t = this.tables.get(resource);
-    if (!t) return [];
-    const keys = t.keys();
-    if (namespace === undefined) return keys.map((k) => t.items.get(k)!);
-    const prefix = `${namespace}/`;
-    let lo = 0;
-    let hi = keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (keys[mid] < prefix) lo = mid + 1;
-      else hi = mid;
-    }
-    const out: KObject[] = [];
-    for (let i = lo; i < keys.length && keys[i].startsWith(prefix); i++) out.push(t.items.get(keys[i])!);
-    return out;
+    return t ? listSorted(t.keys(), (k) => t.items.get(k)!, namespace) : [];
+  }
+
+
+  /**
+   * Visits objects in key order after the key `after` ('' for the first), in `namespace` if given, until `visit`
+   * returns false; nothing is copied, so a page costs what it reads. Returns how many objects of the range were
+   * not visited (the one `visit` refused included).
+   */
+  scan(resource: string, namespace: string | undefined, after: string, visit: (obj: KObject) => boolean): number {
+    const t = this.tables.get(resource);
+    return t ? scanSorted(t.keys(), (k) => t.items.get(k)!, namespace, after, visit) : 0;
   }
 
   count(resource: string): number {

@@ -27,6 +27,11 @@ export interface Storage {
   get(resource: string, namespace: string, name: string): KObject | undefined;
   /** Objects in key order (namespace, then name); `namespace` undefined means all. Shared objects: never mutate them. */
   list(resource: string, namespace?: string): KObject[];
+  /**
+   * Visits objects in key order from the first key after `after` ('' from the start), within `namespace` when given,
+   * until `visit` returns false; returns how many were left unvisited (a page costs what it returns).
+   */
+  scan(resource: string, namespace: string | undefined, after: string, visit: (obj: KObject) => boolean): number;
   count(resource: string): number;
   /** Storage keys holding objects. */
   resources(): string[];

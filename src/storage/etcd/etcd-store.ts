@@ -145,6 +145,9 @@ export class EtcdStore implements Storage {
   list(resource: string, namespace?: string): KObject[] {
     return this.mirror.list(resource, namespace);
   }
+  scan(resource: string, namespace: string | undefined, after: string, visit: (obj: KObject) => boolean): number {
+    return this.mirror.scan(resource, namespace, after, visit);
+  }
   count(resource: string): number {
     return this.mirror.count(resource);
   }

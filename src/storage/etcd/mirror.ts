@@ -1,6 +1,7 @@
 // The etcd store's in-memory copy of every object, per resource, with a sorted key list rebuilt lazily for listing.
 // Deletions made ahead of the watch leave a tombstone so that an older event arriving later cannot revive the key.
 import type { KObject } from '../../machinery/types.js';
+import { listSorted, scanSorted } from '../key-order.js';
 
 class Table {
   readonly items = new Map<string, KObject>();
@@ -64,20 +65,12 @@ export class Mirror {
 
   list(resource: string, namespace?: string): KObject[] {
     const t = this.tables.get(resource);
-    if (!t) return [];
-    const keys = t.keys();
-    if (namespace === undefined) return keys.map((k) => t.items.get(k)!);
-    const prefix = `${namespace}/`;
-    let lo = 0;
-    let hi = keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (keys[mid] < prefix) lo = mid + 1;
-      else hi = mid;
-    }
-    const out: KObject[] = [];
-    for (let i = lo; i < keys.length && keys[i].startsWith(prefix); i++) out.push(t.items.get(keys[i])!);
-    return out;
+    return t ? listSorted(t.keys(), (k) => t.items.get(k)!, namespace) : [];
+  }
+
+  scan(resource: string, namespace: string | undefined, after: string, visit: (obj: KObject) => boolean): number {
+    const t = this.tables.get(resource);
+    return t ? scanSorted(t.keys(), (k) => t.items.get(k)!, namespace, after, visit) : 0;
   }
 
   count(resource: string): number {
