@@ -6,6 +6,7 @@ import { SqliteStore } from './storage/sqlite-store.js';
 import { Registry } from './registry/registry.js';
 import { allResources } from './registry/resources/index.js';
 import { bootstrap } from './registry/bootstrap.js';
+import { defaultEventTtlMs, startEventTtl } from './registry/event-ttl.js';
 import { configMapMetricsSource } from './metrics-apis/configmap-source.js';
 import { buildServer } from './api/server.js';
 import { openWatches } from './api/watch-stream.js';
@@ -47,6 +48,8 @@ export interface BonsaiOptions {
   kubernetesVersion?: string;
   /** Compaction interval in ms (0 disables). */
   compactEveryMs?: number;
+  /** How long an Event lives after its last write (kube-apiserver's `--event-ttl`; default 1 h; 0 keeps them). */
+  eventTtlMs?: number;
   /** The simulated nodes (default: 3 workers and a GPU node). */
   cluster?: ClusterOptions;
   /** Which controllers run, kube-controller-manager style: `['*']` (default), `['*', '-deployment']`, `['job']`. */
@@ -134,6 +137,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const audit = opts.auditLog ? new AuditLog(opts.auditLog, parseAuditLevel(opts.auditLevel), log.child({ component: 'audit' })) : undefined;
   if (opts.clock !== undefined && opts.clock !== 'scaled' && opts.clock !== 'virtual') throw new Error(`clock must be scaled or virtual, not ${String(opts.clock)}`);
   if (opts.clockSpeed !== undefined && !(opts.clockSpeed >= 0 && opts.clockSpeed <= maxClockSpeed)) throw new Error(`clock speed must be a number from 0 to ${maxClockSpeed}`);
+  if (opts.eventTtlMs !== undefined && !(opts.eventTtlMs >= 0)) throw new Error('the event TTL must be a number of milliseconds, 0 or more');
   const clock: ControllableClock = opts.clock === 'virtual' ? new VirtualClock({ paused: opts.clockSpeed === 0 }) : new ScaledClock(opts.clockSpeed ?? 1);
   if (data !== ':memory:') preparePrivateDatabase(databasePath(data));
   const store = new SqliteStore({ path: databasePath(data), synchronous: opts.synchronous, now: () => clock.nowMs() });
@@ -193,6 +197,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const cluster = startCluster(clientFor(registry), clock, log.child({ component: 'cluster' }), opts.cluster ?? {});
   // Add-ons install their CRDs and start in the background (CRD validation loads the schema engines).
   const addons = startAddons(clientFor(registry), clock, log.child({ component: 'addons' }), addonNames, cluster.config.addons);
+  const stopEventTtl = startEventTtl(registry, clock, opts.eventTtlMs ?? defaultEventTtlMs, log.child({ component: 'event-ttl' }));
   const compactEvery = opts.compactEveryMs ?? 60_000;
   const compactTimer = compactEvery > 0 ? setInterval(() => store.compact(), compactEvery) : undefined;
   compactTimer?.unref();
@@ -206,6 +211,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
       closed = true;
       fixture.stop();
       if (compactTimer) clearInterval(compactTimer);
+      stopEventTtl();
       addons.stop();
       cluster.stop();
       scheduler.stop();
