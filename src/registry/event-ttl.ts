@@ -20,7 +20,9 @@ import type { Registry } from './registry.js';
 export const defaultEventTtlMs = 60 * 60 * 1000;
 const eventsKey = 'core/events';
 /** At most this many deletions per pass (the rest go in the next one, after the event loop has turned). */
-export const maxDeletesPerPass = 500;
+export const maxDeletesPerPass = 200;
+/** Stored events queued per turn of the event loop at start-up. */
+const seedChunk = 20_000;
 /** Sweeps are coalesced to this granularity of clock time (at most; a short TTL gets a finer one). */
 const maxCoalesceMs = 1_000;
 
@@ -72,8 +74,8 @@ export class EventTtl {
       const m = c.object.metadata;
       this.push(m.namespace ?? '', m.name ?? '', c.rv, this.clock.nowMs());
     });
-    // The events already stored are queued on the first pass, off the start-up path.
-    this.schedule(this.startedMs);
+    // The events already stored are queued in the background, off the start-up path; the sweeps start after.
+    this.seed();
   }
 
   stop(): void {
@@ -101,7 +103,7 @@ export class EventTtl {
 
   /** Wakes the sweep at `at` (clock time, coalesced), unless it is due earlier already. */
   private schedule(at: number): void {
-    if (this.immediate) return;
+    if (this.immediate || !this.seeded) return;
     const when = Math.ceil(at / this.coalesceMs) * this.coalesceMs;
     if (when >= this.timerAt) return;
     this.cancelTimer?.();
@@ -115,8 +117,8 @@ export class EventTtl {
 
   /** One bounded pass: deletes what expired (up to the bound) and schedules what comes next. */
   pass(): number {
-    if (!this.unsubscribe) return 0;
-    if (!this.seeded) this.seed();
+    // Before the stored events are queued, nothing is due: the seeding schedules the first pass.
+    if (!this.unsubscribe || !this.seeded) return 0;
     const now = this.clock.nowMs();
     const store = this.reg.store;
     let deleted = 0;
@@ -148,30 +150,51 @@ export class EventTtl {
     return deleted;
   }
 
-  /** Queues the events stored before the start, oldest first, ahead of those written since. */
+  /**
+   * Queues the events stored before the start, oldest first, ahead of those written since: a walk of `seedChunk`
+   * events per turn of the event loop into buckets of `coalesceMs` (no sort, no stall however many there are).
+   * An event written or deleted meanwhile is skipped when its entry comes up (its revision no longer matches).
+   */
   private seed(): void {
-    this.seeded = true;
-    const found: { ns: string; name: string; rv: number; ms: number }[] = [];
-    const queuedRevs = new Set<number>(this.revs.slice(this.head));
-    for (const e of this.reg.store.list(eventsKey)) {
-      const rv = Number(e.metadata.resourceVersion);
-      if (queuedRevs.has(rv)) continue;
-      found.push({ ns: e.metadata.namespace ?? '', name: e.metadata.name ?? '', rv, ms: Math.min(lastWriteMs(e), this.startedMs) });
-    }
-    if (!found.length) return;
-    found.sort((a, b) => a.ms - b.ms);
-    const rest = this.revs.length - this.head;
-    const ns = found.map((f) => f.ns);
-    const names = found.map((f) => f.name);
-    const revs = found.map((f) => f.rv);
-    const times = found.map((f) => f.ms);
-    for (let i = this.head; i < this.head + rest; i++) {
-      ns.push(this.ns[i]);
-      names.push(this.names[i]);
-      revs.push(this.revs[i]);
-      times.push(this.times[i]);
-    }
-    Object.assign(this, { ns, names, revs, times, head: 0 });
+    const all = this.reg.store.list(eventsKey);
+    const buckets = new Map<number, number[]>();
+    let i = 0;
+    const step = () => {
+      this.immediate = undefined;
+      if (!this.unsubscribe) return;
+      for (const end = Math.min(all.length, i + seedChunk); i < end; i++) {
+        const at = Math.floor(Math.min(lastWriteMs(all[i]), this.startedMs) / this.coalesceMs);
+        let b = buckets.get(at);
+        if (!b) buckets.set(at, (b = []));
+        b.push(i);
+      }
+      if (i < all.length) {
+        this.immediate = setImmediate(step);
+        return;
+      }
+      const ns: string[] = [];
+      const names: string[] = [];
+      const revs: number[] = [];
+      const times: number[] = [];
+      for (const at of [...buckets.keys()].sort((a, b) => a - b)) {
+        for (const k of buckets.get(at)!) {
+          const m = all[k].metadata;
+          ns.push(m.namespace ?? '');
+          names.push(m.name ?? '');
+          revs.push(Number(m.resourceVersion));
+          times.push(at * this.coalesceMs);
+        }
+      }
+      for (let j = this.head; j < this.revs.length; j++) {
+        ns.push(this.ns[j]);
+        names.push(this.names[j]);
+        revs.push(this.revs[j]);
+        times.push(this.times[j]);
+      }
+      Object.assign(this, { ns, names, revs, times, head: 0, seeded: true });
+      if (this.revs.length) this.schedule(this.times[0] + this.ttlMs);
+    };
+    this.immediate = setImmediate(step);
   }
 
   /**

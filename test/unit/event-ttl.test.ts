@@ -34,6 +34,7 @@ test('a pass deletes at most its bound; the rest go in the next passes, after th
   const expiry = new EventTtl(reg, clock, ttl);
   try {
     expiry.start();
+    await turn();
     const n = maxDeletesPerPass * 2 + 10;
     for (let i = 0; i < n; i++) reg.create(def, 'default', event(`e${i}`, start));
     await store.committed();
@@ -63,6 +64,9 @@ test('events stored before the start are queued by their timestamps; one written
   const expiry = new EventTtl(reg, clock, ttl);
   try {
     expiry.start();
+    assert.equal(expiry.stats().queued, 0, 'the stored events are queued in the background');
+    await turn();
+    assert.equal(expiry.stats().queued, 3);
     clock.advance(1_000);
     assert.equal(reg.getStored('core/events', 'default', 'old'), undefined, 'older than the TTL: gone on the first pass');
     assert.ok(reg.getStored('core/events', 'default', 'recent'));
@@ -89,6 +93,7 @@ test('stale queue entries of events written again and again are compacted away',
   const expiry = new EventTtl(reg, clock, ttl);
   try {
     expiry.start();
+    await turn();
     reg.create(def, 'default', event('busy', start));
     for (let i = 0; i < 5_000; i++) {
       reg.guaranteedUpdate(def, 'default', 'busy', (cur) => ({ ...cur, count: i + 2 }));
