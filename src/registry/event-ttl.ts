@@ -22,7 +22,7 @@ const eventsKey = 'core/events';
 /** At most this many deletions per pass (the rest go in the next one, after the event loop has turned). */
 export const maxDeletesPerPass = 200;
 /** Stored events queued per turn of the event loop at start-up. */
-const seedChunk = 20_000;
+const seedChunk = 5_000;
 /** Sweeps are coalesced to this granularity of clock time (at most; a short TTL gets a finer one). */
 const maxCoalesceMs = 1_000;
 
