@@ -30,7 +30,11 @@ export interface WriteOptions {
   subresource?: 'status' | PartialWrite;
   /** Collected `Warning` header texts. */
   warnings?: string[];
-  /** The object given to create is the caller's to give away (a decoded request body): it is not copied first. */
+  /**
+   * The object given to create is the caller's to give away (a decoded request body): it is not copied first. On an
+   * update, the object the mutation returns is given away: only for a mutation that returns a new object every time
+   * it is called (a retry calls it again), built from the copy it is passed and values nobody else holds.
+   */
   owned?: boolean;
   /**
    * How a component's write appears in the audit log when it is not a plain create/update (the scheduler's
