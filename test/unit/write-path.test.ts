@@ -145,3 +145,20 @@ test('a Deployment\'s generation counts spec changes only', () => {
     close();
   }
 });
+
+test('an update whose mutation gives its object away (owned) stores it without a copy', () => {
+  const { reg, close } = setup();
+  try {
+    const def = reg.find('', 'v1', 'configmaps')!;
+    reg.create(def, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } });
+    const data = { a: '2' };
+    const written = reg.guaranteedUpdate(def, 'default', 'c', (cur) => ({ ...cur, data }), { owned: true });
+    assert.equal(written.data, data, 'not copied');
+    const copied = reg.guaranteedUpdate(def, 'default', 'c', (cur) => ({ ...cur, data: { a: '3' } }));
+    assert.equal((copied.data as Record<string, string>).a, '3');
+    assert.throws(() => reg.guaranteedUpdate(def, 'default', 'c', (cur) => ({ ...cur, data: nest(1200) as Record<string, string> }), { owned: true }),
+      (e: unknown) => e instanceof ApiError && e.code === 400);
+  } finally {
+    close();
+  }
+});
