@@ -8,6 +8,7 @@ import { Registry } from './registry/registry.js';
 import { allResources } from './registry/resources/index.js';
 import { storageKey } from './registry/resource.js';
 import { bootstrap } from './registry/bootstrap.js';
+import { defaultEventTtlMs, startEventTtl } from './registry/event-ttl.js';
 import { configMapMetricsSource } from './metrics-apis/configmap-source.js';
 import { buildServer } from './api/server.js';
 import { openWatches } from './api/watch-stream.js';
@@ -58,6 +59,8 @@ export interface BonsaiOptions {
   storage?: string;
   /** `--api-only`: serve the API but run no controllers, scheduler, kubelets or add-ons (another process does). */
   apiOnly?: boolean;
+  /** How long an Event lives after its last write (kube-apiserver's `--event-ttl`; default 1 h; 0 keeps them). */
+  eventTtlMs?: number;
   /** The simulated nodes (default: 3 workers and a GPU node). */
   cluster?: ClusterOptions;
   /** Which controllers run, kube-controller-manager style: `['*']` (default), `['*', '-deployment']`, `['job']`. */
@@ -177,6 +180,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const audit = opts.auditLog ? new AuditLog(opts.auditLog, parseAuditLevel(opts.auditLevel), log.child({ component: 'audit' })) : undefined;
   if (opts.clock !== undefined && opts.clock !== 'scaled' && opts.clock !== 'virtual') throw new Error(`clock must be scaled or virtual, not ${String(opts.clock)}`);
   if (opts.clockSpeed !== undefined && !(opts.clockSpeed >= 0 && opts.clockSpeed <= maxClockSpeed)) throw new Error(`clock speed must be a number from 0 to ${maxClockSpeed}`);
+  if (opts.eventTtlMs !== undefined && !(opts.eventTtlMs >= 0)) throw new Error('the event TTL must be a number of milliseconds, 0 or more');
   const clock: ControllableClock = opts.clock === 'virtual' ? new VirtualClock({ paused: opts.clockSpeed === 0 }) : new ScaledClock(opts.clockSpeed ?? 1);
   const store = await openStorage(opts, data, () => clock.nowMs(), log);
   const registry = new Registry(store, allResources, clock, log.child({ component: 'registry' }));
@@ -247,7 +251,12 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   let addonsReady: Promise<void> = Promise.resolve();
   // An API-only replica (--api-only) serves the shared store and runs nothing else, not even a candidate.
   const electors = opts.apiOnly ? [] : [
-    elect(leader.leaseNames.controllerManager, root.as(ids.controllerManagerIdentity.user, ids.controllerManagerIdentity.component), () => startControllers(root, clock, log, which)),
+    elect(leader.leaseNames.controllerManager, root.as(ids.controllerManagerIdentity.user, ids.controllerManagerIdentity.component), () => {
+      // Expired Events are removed by one process, the one running the controllers.
+      const controllers = startControllers(root, clock, log, which);
+      const stopEventTtl = startEventTtl(registry, clock, opts.eventTtlMs ?? defaultEventTtlMs, log.child({ component: 'event-ttl' }));
+      return { stop: () => (stopEventTtl(), controllers.stop()) };
+    }),
     elect(leader.leaseNames.scheduler, root.as(ids.schedulerIdentity.user, ids.schedulerIdentity.component), () => startScheduler(root, clock, log.child({ component: 'scheduler' }))),
     ...(kubeletSelection.kind === 'leader' ? [elect(leader.leaseNames.kubelets, root, startSimulation, (c) => (cluster = c))] : []),
     // Add-ons install their CRDs and start in the background (CRD validation loads the schema engines).

@@ -8,6 +8,7 @@ import { readyLine } from './ready-line.js';
 import { resolveTarget, setNodeStopped } from './node-command.js';
 import { ensurePrivateDir } from '../util/private-files.js';
 import { maxClockSpeed } from '../util/clock-scaled.js';
+import { parseGoDuration } from '../util/duration.js';
 
 function port(v: string): number {
   const n = Number(v);
@@ -44,6 +45,11 @@ function positive(v: string): number {
   if (!(n > 0)) throw new InvalidArgumentError('must be a positive number');
   return n;
 }
+function goDuration(v: string): number {
+  const ms = parseGoDuration(v);
+  if (ms === undefined || ms < 0) throw new InvalidArgumentError('must be a duration such as 1h0m0s, 30m or 0s');
+  return ms;
+}
 function speed(v: string): number {
   const n = Number(v);
   if (!(n >= 0 && n <= maxClockSpeed)) throw new InvalidArgumentError(`must be a number from 0 (paused) to ${maxClockSpeed}`);
@@ -64,6 +70,7 @@ program
   .option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent', 'warn')
   .addOption(new Option('--sync <mode>', 'SQLite synchronous mode').choices(['NORMAL', 'FULL']).default('NORMAL'))
   .addOption(new Option('--clock <mode>', 'simulated time: scaled (a multiple of real time) or virtual (jumps to the next timer whenever the server is idle)').choices(['scaled', 'virtual']).default('scaled'))
+  .addOption(new Option('--event-ttl <duration>', 'how long an Event is kept after its last write, on the cluster clock (0s keeps them)').argParser(goDuration).default(3_600_000, '1h0m0s'))
   .option('--clock-speed <factor>', 'run controller and kubelet time this many times faster (0: start with the clock paused)', speed, 1)
   .option('--kubernetes-version <v>', 'version reported by /version', 'v1.35.0')
   .option('--nodes <n>', 'number of default worker nodes (0: an empty cluster, no GPU node either)', count)
@@ -85,7 +92,7 @@ program
   .option('--allowed-host <name>', 'a host name clients use to reach the server (repeatable); IP addresses and localhost always work', collect, [] as string[])
   .addOption(new Option('--output <format>', 'text: a banner once requests are served; json: one JSON line (url, port, kubeconfig, token, pid...) once everything has started').choices(['text', 'json']).default('text'))
   .action(async (o: {
-    host: string; port: number; data: string; storage?: string; etcdCompactionInterval: number; apiOnly?: boolean; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clock: 'scaled' | 'virtual'; clockSpeed: number; kubernetesVersion: string;
+    host: string; port: number; data: string; storage?: string; etcdCompactionInterval: number; apiOnly?: boolean; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clock: 'scaled' | 'virtual'; clockSpeed: number; eventTtl: number; kubernetesVersion: string;
     nodes?: number; cluster?: string; controllers: string; addons: string; authorizationMode: string; auditLog?: string; auditLevel: 'None' | 'Metadata' | 'Request' | 'RequestResponse';
     tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[]; output: 'text' | 'json'; ui: boolean; kubelets: string;
     maxRequestsInflight: number; maxMutatingRequestsInflight: number;
@@ -106,7 +113,7 @@ program
     process.on('SIGTERM', stop);
     if (process.env.npm_lifecycle_event) stopWithParent(stop);
     bonsai = await startBonsai({
-      host: o.host, port: o.port, data: o.data, storage: o.storage, ...(o.storage ? { compactEveryMs: o.etcdCompactionInterval } : {}), apiOnly: !!o.apiOnly, logLevel: o.logLevel, synchronous: o.sync, clock: o.clock, clockSpeed: o.clockSpeed, kubernetesVersion: o.kubernetesVersion,
+      host: o.host, port: o.port, data: o.data, storage: o.storage, ...(o.storage ? { compactEveryMs: o.etcdCompactionInterval } : {}), apiOnly: !!o.apiOnly, logLevel: o.logLevel, synchronous: o.sync, clock: o.clock, clockSpeed: o.clockSpeed, eventTtlMs: o.eventTtl, kubernetesVersion: o.kubernetesVersion,
       cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], addons: [o.addons], allowedHosts: o.allowedHost,
       authorizationMode: o.authorizationMode, auditLog: o.auditLog, auditLevel: o.auditLevel,
       tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure, kubeconfig: o.kubeconfig, ui: o.ui, kubelets: o.kubelets,

@@ -1,6 +1,8 @@
 // Deletion: preconditions, propagation finalizers, graceful pod deletion, namespace termination.
 import { conflict, notFound } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
+import { jsonEqual } from '../machinery/json-value.js';
+import { maxObjectDepth } from '../machinery/depth-limits.js';
 import { rfc3339 } from '../util/clock.js';
 import { storageKey, type ResourceDef } from './resource.js';
 import type { Registry } from './registry.js';
@@ -63,8 +65,9 @@ export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string,
   const grace = podGrace(def, cur, opts);
 
   if (finalizers.length || grace > 0) {
-    const next = structuredClone(cur);
-    const m = next.metadata;
+    // Only the metadata changes: the rest is the stored object's own, shared (never changed in place).
+    const m = { ...cur.metadata };
+    const next: KObject = { ...cur, metadata: m };
     if (!m.deletionTimestamp) {
       m.deletionTimestamp = rfc3339(deadline(now, grace));
       m.deletionGracePeriodSeconds = grace;
@@ -75,7 +78,7 @@ export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string,
     }
     if (finalizers.length) m.finalizers = finalizers;
     if (opts.dryRun) return { object: next, deleted: false };
-    if (JSON.stringify(next) === JSON.stringify(cur)) return { object: cur, deleted: false };
+    if (jsonEqual(m, cur.metadata, maxObjectDepth)) return { object: cur, deleted: false };
     return { object: reg.store.update(key, next), deleted: false };
   }
   if (opts.dryRun) return { object: cur, deleted: true };
@@ -91,10 +94,8 @@ function terminateNamespace(reg: Registry, def: ResourceDef, cur: KObject, opts:
     return { object: reg.store.delete(storageKey(def), '', cur.metadata.name ?? ''), deleted: true };
   }
   if (cur.metadata.deletionTimestamp) return { object: cur, deleted: false };
-  const next = structuredClone(cur);
-  next.metadata.deletionTimestamp = rfc3339(now);
-  next.metadata.deletionGracePeriodSeconds = 0;
-  next.status = { ...(next.status as object), phase: 'Terminating' };
+  const next: KObject = { ...cur, metadata: { ...cur.metadata, deletionTimestamp: rfc3339(now), deletionGracePeriodSeconds: 0 } };
+  next.status = { ...(cur.status as object), phase: 'Terminating' };
   if (opts.dryRun) return { object: next, deleted: false };
   return { object: reg.store.update(storageKey(def), next), deleted: false };
 }

@@ -7,6 +7,7 @@ import type { GroupVersionKind, KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
 import { jsonDepth } from '../util/json-tree.js';
 import { maxObjectDepth, objectTooDeep } from '../machinery/depth-limits.js';
+import { copyJson, jsonEqual, jsonEqualExcept, JsonTooDeep } from '../machinery/json-value.js';
 import { managedFieldsDecodable } from './managed-fields.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/common.js';
 import { nameIsDnsSubdomain } from './validation/names.js';
@@ -29,7 +30,11 @@ export interface WriteOptions {
   subresource?: 'status' | PartialWrite;
   /** Collected `Warning` header texts. */
   warnings?: string[];
-  /** The object given to create is the caller's to give away (a decoded request body): it is not copied first. */
+  /**
+   * The object given to create is the caller's to give away (a decoded request body): it is not copied first. On an
+   * update, the object the mutation returns is given away: only for a mutation that returns a new object every time
+   * it is called (a retry calls it again), built from the copy it is passed and values nobody else holds.
+   */
   owned?: boolean;
   /**
    * How a component's write appears in the audit log when it is not a plain create/update (the scheduler's
@@ -95,9 +100,22 @@ function checkDepth(def: ResourceDef, obj: KObject): void {
   if (jsonDepth(obj, maxObjectDepth) > maxObjectDepth) throw objectTooDeep(def.kind);
 }
 
+/** A copy the pipeline may change of a value a caller holds, refused (as checkDepth does) when it nests too deep. */
+function ownCopy<T>(def: ResourceDef, value: T): T {
+  try {
+    return copyJson(value, maxObjectDepth);
+  } catch (e) {
+    if (e instanceof JsonTooDeep) throw objectTooDeep(def.kind);
+    throw e;
+  }
+}
+
 export function* createSteps(reg: Registry, def: ResourceDef, namespace: string, input: KObject, opts: WriteOptions & { canWait?: boolean }): Steps<KObject> {
-  checkDepth(def, input);
-  let obj = opts.owned ? input : structuredClone(input);
+  let obj: KObject;
+  if (opts.owned) {
+    checkDepth(def, input);
+    obj = input;
+  } else obj = ownCopy(def, input);
   obj.metadata ??= {};
   const ctx = reg.ctx(!!opts.dryRun);
   if (def.namespaced) {
@@ -148,6 +166,24 @@ export function applyDefaults(def: ResourceDef, obj: KObject, version?: string):
   def.defaults?.(obj, version);
 }
 
+/**
+ * The defaults of the kind applied to an update. A status write's result shares everything but metadata and status
+ * with the stored object, so the defaults see only those two (the shared part was defaulted when it was written).
+ */
+function defaulted(def: ResourceDef, result: KObject, isStatus: boolean, version: string | undefined): KObject {
+  if (!isStatus || !def.defaults) {
+    applyDefaults(def, result, version);
+    return result;
+  }
+  const view: KObject = { apiVersion: result.apiVersion, kind: result.kind, metadata: result.metadata };
+  if (result.status !== undefined) view.status = result.status;
+  applyDefaults(def, view, version);
+  const out: KObject = { ...result, metadata: view.metadata };
+  if (view.status !== undefined) out.status = view.status;
+  else delete out.status;
+  return out;
+}
+
 /** The object a mutating plugin left: still an object, within the depth limit (a webhook's patch may be anything). */
 function checkedReplacement(def: ResourceDef, object: KObject | undefined, before: KObject): KObject {
   if (object === before) return before;
@@ -173,16 +209,24 @@ export function matchesResourceVersion(sent: unknown, current: string | undefine
   return n === 0n || (current !== undefined && /^\d+$/.test(current) && n === BigInt(current));
 }
 
-const specOf = (o: KObject) => {
-  const { metadata: _m, status: _s, ...rest } = o;
-  return JSON.stringify(rest);
-};
+const notSpec: ReadonlySet<string> = new Set(['metadata', 'status']);
+/** Whether the object's spec (everything but metadata and status) is unchanged, as its generation counts changes. */
+const sameSpec = (a: KObject, b: KObject) => jsonEqualExcept(a, b, notSpec, maxObjectDepth);
+
+/**
+ * A status write: the current object with the status of `next`. Everything but metadata and status is the stored
+ * object's own (shared: the spec cannot change through the status, so it is neither copied nor validated again);
+ * the metadata is a copy, as later steps set fields on it.
+ */
+function withStatus(cur: KObject, next: KObject): KObject {
+  return { ...cur, metadata: { ...cur.metadata }, status: next.status };
+}
 
 function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions, now: Date): KObject {
   const cm = cur.metadata;
   let result: KObject;
   if (opts.subresource === 'status') {
-    result = { ...structuredClone(cur), status: next.status };
+    result = withStatus(cur, next);
   } else if (opts.subresource) {
     const part = def.partialWrites?.[opts.subresource];
     // A subresource the kind does not write: what upstream answers for a path it does not serve.
@@ -192,7 +236,7 @@ function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions
     result = next;
     if (def.subresources?.includes('status')) {
       if (cur.status === undefined) delete result.status;
-      else result.status = structuredClone(cur.status);
+      else result.status = ownCopy(def, cur.status);
     }
   }
   const m = (result.metadata ??= {});
@@ -211,42 +255,52 @@ function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions
   return result;
 }
 
-/** Update through a mutation of the current object (PUT passes a function returning the body). */
+/**
+ * Update through a mutation of the current object (PUT passes a function returning the body). The mutation gets a
+ * copy of the stored object; what it returns is copied again unless `opts.owned` (the objects it reaches may be
+ * the caller's), except on status writes, which take only its status (copied) and keep the rest of the stored object.
+ */
 export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string, name: string, mutate: (cur: KObject) => KObject, opts: WriteOptions & { canWait?: boolean }): Steps<KObject> {
   const key = storageKey(def);
   const ns = def.namespaced ? namespace : '';
   const cur = reg.getStored(key, ns, name);
   if (!cur) throw notFound({ group: def.group, resource: def.plural }, name);
-  const mutated = mutate(structuredClone(cur));
-  checkDepth(def, mutated);
-  const next = structuredClone(mutated);
-  next.metadata ??= {};
-  if (next.metadata.name !== undefined && next.metadata.name !== name) {
-    throw badRequest(`the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`);
+  const isStatus = opts.subresource === 'status';
+  const mutated = mutate(ownCopy(def, cur));
+  let next: KObject;
+  if (isStatus) next = { ...mutated, status: ownCopy(def, mutated.status) };
+  else if (opts.owned) {
+    checkDepth(def, mutated);
+    next = mutated;
+  } else next = ownCopy(def, mutated);
+  const nextMeta = next.metadata ?? {};
+  if (nextMeta.name !== undefined && nextMeta.name !== name) {
+    throw badRequest(`the name of the object (${nextMeta.name}) does not match the name on the URL (${name})`);
   }
-  if (def.namespaced && next.metadata.namespace && next.metadata.namespace !== namespace) {
+  if (def.namespaced && nextMeta.namespace && nextMeta.namespace !== namespace) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
-  const sentVersion = next.metadata.resourceVersion;
+  const sentVersion = nextMeta.resourceVersion;
   if (!matchesResourceVersion(sentVersion, cur.metadata.resourceVersion)) throw conflict({ group: def.group, resource: def.plural }, name);
+  if (!isStatus) next.metadata = nextMeta;
   let result = merge(def, cur, next, opts, reg.clock.now());
   const ctx = reg.ctx(!!opts.dryRun);
-  applyDefaults(def, result, opts.version);
+  result = defaulted(def, result, isStatus, opts.version);
   const attrs = admissionAttributes(reg, def, 'UPDATE', namespace, name, result, cur, opts);
   const as = opts.admitAs;
   if (as) Object.assign(attrs, { subresource: as.subresource, kind: as.kind, object: as.view(result), oldObject: as.view(cur) });
   if ((yield* admit(reg.admission, 'mutate', attrs)) && !as) {
     const replaced = checkedReplacement(def, attrs.object, result);
     result = replaced === result ? result : merge(def, cur, replaced, opts, reg.clock.now());
-    applyDefaults(def, result, opts.version);
+    result = defaulted(def, result, isStatus, opts.version);
   }
   if (!opts.subresource) def.prepareUpdate?.(result, cur, ctx);
   fillEmptyStatus(def, result);
-  if (def.generation && opts.subresource !== 'status' && specOf(result) !== specOf(cur)) {
+  if (def.generation && !isStatus && !sameSpec(result, cur)) {
     result.metadata.generation = (cur.metadata.generation ?? 0) + 1;
   }
   result.metadata.resourceVersion = cur.metadata.resourceVersion;
-  if (JSON.stringify(result) === JSON.stringify(cur)) return cur;
+  if (jsonEqual(result, cur, maxObjectDepth)) return cur;
   validate(reg, def, result, cur, opts.subresource, opts.version);
   attrs.object = as ? as.view(result) : result;
   yield* admit(reg.admission, 'validate', attrs);

@@ -121,7 +121,8 @@ describe('virtual clock (--clock virtual)', () => {
 
   for (const run of [1, 2]) {
     it(`run ${run}: an hourly CronJob completes three Jobs and a crashing pod reaches its 5-minute back-off, each under 2 s`, async () => {
-      server = await startServer({ args: ['--clock', 'virtual', '--cluster', clusterFile, '--addons', ''] });
+      // Three hourly Jobs are hours of cluster time: events kept (the default --event-ttl of 1h would expire the first Job's).
+      server = await startServer({ args: ['--clock', 'virtual', '--event-ttl', '0s', '--cluster', clusterFile, '--addons', ''] });
       const k = new Kubectl(server.kubeconfig);
       const raw = await k.run(['get', '--raw', '/bonsai/v1/clock']);
       assert.equal(raw.code, 0, raw.stderr);

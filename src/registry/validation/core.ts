@@ -12,11 +12,13 @@ import { validateResources } from './resource-requirements.js';
 const systemPodConditions = new Set(['PodScheduled', 'Ready', 'Initialized']);
 
 export function validatePod(obj: KObject, old: KObject | undefined): Errs {
-  const errs = validatePodSpec(obj.spec, 'spec');
+  // A status write keeps the stored spec (the same object): as upstream's ValidatePodStatusUpdate, it is not validated again.
+  const specKept = old !== undefined && obj.spec === old.spec && obj.spec !== undefined;
+  const errs = specKept ? [] : validatePodSpec(obj.spec, 'spec');
   // Ephemeral containers are added to a running pod through pods/ephemeralcontainers only.
   if (!old && arr(rec(obj.spec).ephemeralContainers).length) errs.push(fieldForbidden('spec.ephemeralContainers', 'cannot be set on create'));
   if (old) {
-    errs.push(...validatePodSpecUpdate(obj.spec, old.spec));
+    if (!specKept) errs.push(...validatePodSpecUpdate(obj.spec, old.spec));
     // validatePodConditions: condition types other than the system ones are qualified names.
     arr(rec(obj.status).conditions).forEach((c, i) => {
       const type = str(rec(c).type) ?? '';

@@ -215,15 +215,26 @@ const podUpdateMessage = 'pod updates may not change fields other than `spec.con
 
 /** Pod spec updates: only images, activeDeadlineSeconds, added tolerations and scheduling gate removal. */
 export function validatePodSpecUpdate(spec: unknown, old: unknown): Errs {
+  // A status write carries the stored spec over as it is.
+  if (spec === old) return [];
   const unbound = !str(rec(old).nodeName);
+  // Shallow views without the mutable fields: the rest is compared where it lies, nothing is copied deeply.
   const strip = (s: unknown) => {
-    const copy = structuredClone(rec(s));
-    for (const k of ['activeDeadlineSeconds', 'tolerations', 'terminationGracePeriodSeconds', 'schedulingGates']) delete copy[k];
-    if (unbound) delete copy.nodeName;
-    for (const list of ['containers', 'initContainers']) for (const c of arr(copy[list])) if (isRecord(c)) delete c.image;
-    return copy;
+    const view: Record<string, unknown> = { ...rec(s) };
+    for (const k of mutableSpecFields) delete view[k];
+    if (unbound) delete view.nodeName;
+    for (const list of ['containers', 'initContainers']) {
+      if (Array.isArray(view[list])) view[list] = (view[list] as unknown[]).map((c) => (isRecord(c) ? withoutImage(c) : c));
+    }
+    return view;
   };
   return deepEqual(strip(spec), strip(old)) ? [] : [fieldForbidden('spec', podUpdateMessage)];
+}
+
+const mutableSpecFields = ['activeDeadlineSeconds', 'tolerations', 'terminationGracePeriodSeconds', 'schedulingGates'];
+function withoutImage(c: Record<string, unknown>): Record<string, unknown> {
+  const { image: _image, ...rest } = c;
+  return rest;
 }
 
 type Ctr = Record<string, unknown> & { name?: string; resources?: Record<string, unknown>; restartPolicy?: string; resizePolicy?: unknown };
