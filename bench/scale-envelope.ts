@@ -120,7 +120,7 @@ export async function envelope<T>(opts: { data: ':memory:' | 'dir'; nodes: numbe
     const creating = createPods(s.pool, 'scale', pods, clients, (n) => log(`   ${n.toLocaleString('en-US')} created at ${((performance.now() - t0) / 1000).toFixed(0)} s, RSS ${s.rssMB().toFixed(0)} MB, heap ${toMB(s.heap()?.heapUsed).toFixed(0)} MB`))
       .finally(() => { created = true; });
     creating.catch(() => {});
-    const runningMs = await until(t0, 900_000, 1000, 'every pod Running', async () => {
+    const runningMs = await until(t0, 3_600_000, 1000, 'every pod Running', async () => {
       if (!created) return false;
       const r = await getJson<{ items: unknown[] }>(poll, notRunning);
       return r.status === 200 && r.body.items.length === 0;
