@@ -34,19 +34,28 @@ export function freshDir(label: string): string {
   return mkdtempSync(join(scratch, `${label}-`));
 }
 
+export interface SpawnOptions {
+  /** Flags for node itself, before the script (e.g. --import of a probe). */
+  nodeArgs?: string[];
+  /** Extra environment variables for the child. */
+  env?: Record<string, string>;
+  /** With data 'dir': reuse this directory (a restart) instead of a fresh one. */
+  dataDir?: string;
+}
+
 /**
  * Spawns a server. `data` is ':memory:' (Bonsai only) or 'dir' for a fresh temp data directory.
  * The child's cwd is a scratch directory so nothing (e.g. a kubeconfig) lands in the repository.
  */
-export function spawnServer(kind: ServerKind, data: ':memory:' | 'dir', extraArgs: string[] = []): ServerProc {
-  const dataDir = data === 'dir' ? freshDir(kind) : '';
+export function spawnServer(kind: ServerKind, data: ':memory:' | 'dir', extraArgs: string[] = [], opts: SpawnOptions = {}): ServerProc {
+  const dataDir = data === 'dir' ? opts.dataDir ?? freshDir(kind) : '';
   const cwd = freshDir(`${kind}-cwd`);
   const args = kind === 'bonsai'
     // No add-ons unless a figure asks for one (`--addons jobset`): their CRD installation would run during the measurements.
     ? [bonsaiBin, 'serve', '--port', '0', '--data', data === 'dir' ? dataDir : ':memory:', '--log-level', 'silent', '--kubeconfig', join(cwd, 'kubeconfig'), ...(extraArgs.includes('--addons') ? [] : ['--addons', '']), ...extraArgs]
     : [baselineBin, '--port', '0', '--data', dataDir || cwd];
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ? { ...process.env, ...opts.env } : process.env });
   let stderr = '';
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (d: string) => { if (stderr.length < 4000) stderr += d; });

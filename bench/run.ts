@@ -2,6 +2,9 @@
 // Every server (Bonsai and baseline) runs as a spawned child process; the load generator (undici) runs
 // in this process. Nothing is written to the repository: data lives in a temp dir removed at the end.
 // BENCH_QUICK=1 shrinks every figure for a fast smoke run.
+// Sections: `npm run bench` runs the everyday figures (about 3-4 minutes), `npm run bench -- scale` only the scale
+// section (bench/scale.ts: the 5,000-node / 150,000-pod envelope, minutes at full CPU; BENCH_SCALE=0.1 shrinks it),
+// `npm run bench -- all` both.
 import { cpus, loadavg, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { cleanup, killAllSync } from './proc.js';
@@ -17,6 +20,7 @@ import { karpenterConsolidationRows } from './karpenter-consolidation.js';
 import { timeTravelRows } from './time-travel.js';
 import { dashboardRows } from './dashboard.js';
 import { median } from './load.js';
+import { scaleRows } from './scale.js';
 import { join, mb, ms, rate, ratio, render, target, type Row } from './table.js';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -46,17 +50,39 @@ const t0 = performance.now();
 const loadAvg = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 const log = (msg: string) => process.stderr.write(`[bench +${((performance.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
 
-async function main(): Promise<void> {
-  log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${loadAvg()}${quick ? ', QUICK mode' : ''}`);
-  const rows: Row[] = [];
+const sections = { default: ['everyday'], scale: ['scale'], all: ['everyday', 'scale'] } as const;
+type SectionArg = keyof typeof sections;
 
+function sectionArg(): SectionArg {
+  const args = process.argv.slice(2).filter((a) => a !== '--');
+  if (args.length === 0) return 'default';
+  if (args.length === 1 && (args[0] === 'scale' || args[0] === 'all')) return args[0];
+  process.stderr.write('usage: npm run bench [-- scale | all]   (BENCH_QUICK=1 for a smoke run; BENCH_SCALE=<factor> shrinks the scale section)\n');
+  process.exit(2);
+}
+
+async function main(): Promise<void> {
+  const which: readonly string[] = sections[sectionArg()];
+  log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${loadAvg()}${quick ? ', QUICK mode' : ''}; sections: ${which.join(', ')}`);
+  const rows: Row[] = [];
+  if (which.includes('everyday')) await everydayRows(rows);
+  if (which.includes('scale')) rows.push(...(await scaleRows(quick, log)));
+
+  process.stdout.write(`\nBonsai benchmark — ${cpus().length} CPUs, node ${process.version}; servers are child processes, the undici load generator runs in the bench process.\n`);
+  if (which.includes('everyday')) process.stdout.write('Baseline: bare Fastify + one better-sqlite3 insert per create (WAL, synchronous=NORMAL, temp file); its GET/list routes read SQLite directly.\n');
+  process.stdout.write(`\n${render(rows)}\n`);
+  process.stdout.write(`\nTotal bench time: ${((performance.now() - t0) / 1000).toFixed(0)} s; load average at the end ${loadAvg()} (other work on this shared machine skews figures).${which.includes('everyday') ? ` p99 of ${cfg.listRuns} samples is their maximum.` : ''}\n`);
+}
+
+/** The everyday figures (1-17 and the add-on rows): what `npm run bench` has always run. */
+async function everydayRows(rows: Row[]): Promise<void> {
   log(`1. start-up: 1 warm-up + ${cfg.startupRuns} runs each of bonsai :memory:, bonsai data dir, baseline`);
   const st = await startup(cfg.startupRuns);
   const base1 = median(st.baseline);
   const fmtRuns = (v: number[]) => v.map((x) => x.toFixed(0)).join(', ');
   log(`   runs (ms) memory [${fmtRuns(st.memory)}] dir [${fmtRuns(st.dir)}] baseline [${fmtRuns(st.baseline)}]`);
-  rows.push({ figure: '1. start-up to first /healthz 200, :memory: (median of 5)', value: ms(median(st.memory)), baseline: ms(base1), verdict: join(ratio(median(st.memory), base1), target(median(st.memory) < 300, 'target < 300 ms')) });
-  rows.push({ figure: '1. start-up to first /healthz 200, fresh data dir (median of 5)', value: ms(median(st.dir)), baseline: ms(base1), verdict: join(ratio(median(st.dir), base1), target(median(st.dir) < 300, 'target < 300 ms')) });
+  rows.push({ figure: '1. start-up to first /healthz 200, :memory: (median of 5)', value: ms(median(st.memory)), baseline: ms(base1), verdict: join(ratio(median(st.memory), base1), target(median(st.memory) < 200, 'target < 200 ms')) });
+  rows.push({ figure: '1. start-up to first /healthz 200, fresh data dir (median of 5)', value: ms(median(st.dir)), baseline: ms(base1), verdict: join(ratio(median(st.dir), base1), target(median(st.dir) < 200, 'target < 200 ms')) });
 
   log(`2+3. creates: ${concurrency} clients, ${cfg.warmupMs} ms warm-up + ${cfg.measureMs} ms; then ${cfg.gets} sequential GETs`);
   const bw = await writeRead('bonsai', cfg.warmupMs, cfg.measureMs, cfg.gets);
@@ -65,7 +91,7 @@ async function main(): Promise<void> {
   const xw = await writeRead('baseline', cfg.warmupMs, cfg.measureMs, cfg.gets);
   log(`   baseline: ${xw.creates.count} inserts in window, ${cpu(xw)}, ${xw.creates.errors} errors${xw.creates.firstError ? ` (first: ${xw.creates.firstError})` : ''}`);
   const tpRatio = bw.creates.perSec / xw.creates.perSec;
-  rows.push({ figure: `2. pod creates/s over HTTP, ${concurrency} clients, file data dir`, value: rate(bw.creates.perSec), baseline: rate(xw.creates.perSec), verdict: join(`${(tpRatio * 100).toFixed(0)}% of baseline`, target(tpRatio >= 0.6, 'target >= 60%')) });
+  rows.push({ figure: `2. pod creates/s over HTTP, ${concurrency} clients, file data dir`, value: rate(bw.creates.perSec), baseline: rate(xw.creates.perSec), verdict: join(`${tpRatio.toFixed(2)}x baseline`, target(tpRatio >= 1.0, 'target >= 1.0x a bare Fastify route doing one SQLite insert per request')) });
   rows.push({ figure: `3. GET one pod, p50 (${cfg.gets} sequential)`, value: ms(bw.get.p50), baseline: ms(xw.get.p50), verdict: ratio(bw.get.p50, xw.get.p50) });
   rows.push({ figure: `3. GET one pod, p99 (${cfg.gets} sequential)`, value: ms(bw.get.p99), baseline: ms(xw.get.p99), verdict: ratio(bw.get.p99, xw.get.p99) });
 
@@ -137,11 +163,11 @@ async function main(): Promise<void> {
   const antiRate = cfg.schedPods / (anti.boundMs / 1000);
   log(`   created in ${secs(anti.createMs)}, all bound after ${secs(anti.boundMs)}`);
   rows.push({ figure: `8. scheduler throughput, ${nN(cfg.schedPods)} pods with pod anti-affinity on ${nN(cfg.schedNodes)} nodes`, value: rate(antiRate), baseline: '-', verdict: target(antiRate >= 60, "kube-scheduler's floor ~60/s") });
-  rows.push({ figure: `9. ${nN(cfg.schedPods)} bare pods Running on ${nN(cfg.schedNodes)} nodes (first create to last Running)`, value: secs(basic.runningMs ?? NaN), baseline: '-', verdict: target((basic.runningMs ?? Infinity) < 60_000, "kwok's CI bar 60 s") });
+  rows.push({ figure: `9. ${nN(cfg.schedPods)} bare pods Running on ${nN(cfg.schedNodes)} nodes (first create to last Running)`, value: secs(basic.runningMs ?? NaN), baseline: '-', verdict: join(target((basic.runningMs ?? Infinity) < 5000 * (cfg.schedPods / 10_000), 'target < 5 s for 10,000 on 1,000 nodes'), "kwok's CI bar 60 s") });
   rows.push({ figure: `9. RSS with ${nN(cfg.schedNodes)} nodes and ${nN(cfg.schedPods)} running pods`, value: mb(basic.rssMB), baseline: '-', verdict: '' });
   log(`10. ${nN(cfg.readyNodes)} nodes: spawn to every node Ready`);
   const nr = await nodesReady(cfg.readyNodes);
-  rows.push({ figure: `10. ${nN(cfg.readyNodes)} nodes Ready (spawn to last Ready)`, value: secs(nr.readyMs), baseline: '-', verdict: target(nr.readyMs < 60_000, "kwok's bar 60 s") });
+  rows.push({ figure: `10. ${nN(cfg.readyNodes)} nodes Ready (spawn to last Ready)`, value: secs(nr.readyMs), baseline: '-', verdict: join(target(nr.readyMs < 1000 * (cfg.readyNodes / 5000), 'target < 1 s for 5,000'), "kwok's bar 60 s") });
   rows.push({ figure: `10. RSS with ${nN(cfg.readyNodes)} nodes`, value: mb(nr.rssMB), baseline: '-', verdict: '' });
   rows.push(...(await workloadRows(quick, log)));
 
@@ -167,11 +193,6 @@ async function main(): Promise<void> {
   rows.push(...karpenterConsolidationRows(quick, log));
   rows.push(...(await timeTravelRows(quick, log)));
   rows.push(...(await dashboardRows(quick, log)));
-
-  process.stdout.write(`\nBonsai benchmark — ${cpus().length} CPUs, node ${process.version}; servers are child processes, the undici load generator runs in the bench process.\n`);
-  process.stdout.write('Baseline: bare Fastify + one better-sqlite3 insert per create (WAL, synchronous=NORMAL, temp file); its GET/list routes read SQLite directly.\n\n');
-  process.stdout.write(`${render(rows)}\n`);
-  process.stdout.write(`\nTotal bench time: ${((performance.now() - t0) / 1000).toFixed(0)} s; load average at the end ${loadAvg()} (other work on this shared machine skews figures). p99 of ${cfg.listRuns} samples is their maximum.\n`);
 }
 
 process.on('exit', killAllSync);
