@@ -1,4 +1,15 @@
 // SQLite-backed object store: one global revision, current state in memory, change log for watches.
+//
+// Memory representation (the 150k-pod envelope must fit in Node's default heap):
+// - Hot resources (everything but Events) are held parsed, one copy per object, their short string values
+//   interned in a bounded table (StringInterner): labels, images, node names, owner references, managers...
+//   The JSON text a write produced is kept beside the object (`storedJson`) only until its commit has been told to
+//   watchers (watch events and the write's own response are encoded from it); then only the parsed object stays.
+// - Cold resources (Events: about five per pod, rarely read) are held as their revision only: the text is in the
+//   change log, read back by revision and parsed on each get/list (the answer is a fresh object, with its text).
+//   Until a write is committed its text stays in memory (StoredRef.json).
+// - At start-up nothing is parsed: every key is loaded with its revision, objects are parsed on first read, and
+//   `warm()` parses the hot ones in the background, a page at a time, so requests are answered meanwhile.
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -6,6 +17,9 @@ import type { KObject } from '../machinery/types.js';
 import { migrate } from './migrate.js';
 import { StorageError } from './errors.js';
 import { ChangeHistory } from './history.js';
+import { StringInterner } from './intern.js';
+import { ResourceTable, StoredRef, keyOf, type Entry } from './object-table.js';
+import { ensureIncrementalVacuum, releaseFreePages } from './vacuum.js';
 import { WatchHub, type Change, type ChangeListener, type ChangeType, type Trigger } from './watch-hub.js';
 
 export interface StoreOptions {
@@ -16,7 +30,12 @@ export interface StoreOptions {
   retainChanges?: number;
   /** The clock change times are recorded by (ms; default the wall clock): the cluster's simulated clock. */
   now?: () => number;
+  /** Resources held as text in the change log only, parsed on each read (default: Events). */
+  coldResources?: readonly string[];
 }
+
+/** Storage keys held cold by default: Events are many (about five per pod), written once and rarely read. */
+export const defaultColdResources: readonly string[] = ['core/events'];
 
 /** A watch on the store: live changes go to its listener; earlier ones are read with `replay(max)` ([] when none is left). */
 export interface StoreWatch {
@@ -32,9 +51,7 @@ interface Row {
   value: string;
 }
 
-const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
-
-/** The JSON text each stored object was written as, so lists can be served without re-serializing. */
+/** The JSON text of objects just written (until published) and of cold objects read back, so they are not re-serialized. */
 const jsonOf = new WeakMap<KObject, string>();
 /** The largest object stored, as etcd's default request limit (--max-request-bytes, 1.5 MiB) bounds it. */
 export const maxObjectBytes = 1.5 * 1024 * 1024;
@@ -43,27 +60,15 @@ export function storedJson(obj: KObject): string | undefined {
   return jsonOf.get(obj);
 }
 
-/** Objects of one resource, with a lazily rebuilt sorted key list for stable listing. */
-class ResourceTable {
-  readonly items = new Map<string, KObject>();
-  private sorted: string[] | undefined;
-  set(key: string, obj: KObject): void {
-    if (!this.items.has(key)) this.sorted = undefined;
-    this.items.set(key, obj);
-  }
-  delete(key: string): void {
-    if (this.items.delete(key)) this.sorted = undefined;
-  }
-  keys(): string[] {
-    if (!this.sorted) this.sorted = [...this.items.keys()].sort();
-    return this.sorted;
-  }
-}
+/** How many hot objects `warm()` parses between two turns of the event loop. */
+const warmPage = 1000;
 
 export class SqliteStore {
   readonly hub = new WatchHub();
   private readonly db: Database;
   private readonly tables = new Map<string, ResourceTable>();
+  private readonly cold: ReadonlySet<string>;
+  private readonly interner = new StringInterner();
   private rev = 0;
   /** The revision of the last change told to watchers (writes after it are not committed yet). */
   private published = 0;
@@ -73,7 +78,7 @@ export class SqliteStore {
   now: () => number;
   private historyReader: ChangeHistory | undefined;
   /** Writes applied in memory but not yet committed; they are committed together (group commit). */
-  private pending: Array<{ change: Change; namespace: string; name: string; json: string }> = [];
+  private pending: Array<{ change: Change; namespace: string; name: string; json: string; ref?: StoredRef }> = [];
   private flushScheduled = false;
   private closed = false;
   private waiters: Array<() => void> = [];
@@ -84,23 +89,32 @@ export class SqliteStore {
     setMeta: Statement;
     changesPage: Statement;
     batchTime: Statement;
+    valueAt: Statement;
+    currentPage: Statement;
   };
 
   constructor(opts: StoreOptions) {
     if (opts.path !== ':memory:') mkdirSync(dirname(opts.path), { recursive: true });
     this.db = new BetterSqlite3(opts.path);
+    ensureIncrementalVacuum(this.db);
     if (opts.path !== ':memory:') this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${opts.synchronous ?? 'NORMAL'}`);
     this.db.pragma('cache_size = -65536');
     this.db.pragma('wal_autocheckpoint = 8192');
     this.retain = opts.retainChanges ?? 100_000;
     this.now = opts.now ?? Date.now;
+    this.cold = new Set(opts.coldResources ?? defaultColdResources);
     migrate(this.db);
     this.stmts = {
       del: this.db.prepare('DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?'),
       setMeta: this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
       changesPage: this.db.prepare('SELECT rv, resource, namespace, name, type, value FROM changes WHERE resource = ? AND rv > ? AND rv <= ? ORDER BY rv LIMIT ?'),
       batchTime: this.db.prepare('INSERT OR REPLACE INTO revision_times (rv, ms) VALUES (?, ?)'),
+      valueAt: this.db.prepare('SELECT value FROM changes WHERE rv = ?').pluck(),
+      currentPage: this.db.prepare(
+        `SELECT o.namespace, o.name, o.rv, c.value FROM objects o JOIN changes c ON c.rv = o.rv
+         WHERE o.resource = ? AND (o.namespace, o.name) > (?, ?) ORDER BY o.namespace, o.name LIMIT ?`,
+      ),
     };
     // Rows go in several to a statement (each statement run has a fixed cost): the change log in any order, the
     // object pointers in batch order (a later write of the same key wins; a delete runs alone, in its place).
@@ -127,18 +141,83 @@ export class SqliteStore {
     this.rev = Math.max(Number(meta.get('revision') ?? 0), maxChange);
     this.compacted = Number(meta.get('compacted') ?? 0);
     this.published = this.rev;
-    const current = 'SELECT o.resource, o.namespace, o.name, o.rv, c.value FROM objects o JOIN changes c ON c.rv = o.rv';
-    for (const row of this.db.prepare(current).iterate() as IterableIterator<Row>) {
-      const obj = JSON.parse(row.value) as KObject;
-      jsonOf.set(obj, row.value);
-      this.table(row.resource).set(keyOf(row.namespace, row.name), obj);
+    // Keys and revisions only (a few hundred bytes a row to read): texts are read when objects are.
+    const keys = this.db.prepare('SELECT resource, namespace, name, rv FROM objects').raw();
+    let t: ResourceTable | undefined;
+    for (const [resource, namespace, name, rv] of keys.iterate() as IterableIterator<[string, string, string, number]>) {
+      if (t?.resource !== resource) t = this.table(resource);
+      t.set(keyOf(namespace, name), new StoredRef(rv, undefined));
     }
   }
 
   private table(resource: string): ResourceTable {
     let t = this.tables.get(resource);
-    if (!t) this.tables.set(resource, (t = new ResourceTable()));
+    if (!t) this.tables.set(resource, (t = new ResourceTable(resource, this.cold.has(resource))));
     return t;
+  }
+
+  private textOf(ref: StoredRef): string {
+    const json = ref.json ?? (this.stmts.valueAt.get(ref.rv) as string | undefined);
+    // The change log keeps every current object's entry (compaction spares them): a miss is a broken database.
+    if (json === undefined) throw new Error(`revision ${ref.rv} is missing from the change log`);
+    return json;
+  }
+
+  /** The object of `entry`, parsed if needed: a hot one is kept parsed, a cold one is parsed afresh with its text. */
+  private materialize(t: ResourceTable, key: string, entry: Entry): KObject {
+    if (!(entry instanceof StoredRef)) return entry;
+    const json = this.textOf(entry);
+    const obj = JSON.parse(json) as KObject;
+    if (t.cold) {
+      jsonOf.set(obj, json);
+      return obj;
+    }
+    this.internAll(obj);
+    if (t.items.get(key) === entry) t.set(key, obj);
+    return obj;
+  }
+
+  private internAll(obj: KObject): void {
+    try {
+      this.interner.internValues(obj);
+    } catch {
+      // A frozen part refuses the equal string: it keeps its own copy.
+    }
+  }
+
+  /** Parses every not yet parsed hot object of `resource`, reading their texts in pages of `page` rows. */
+  private parseTable(t: ResourceTable, after: [string, string], page: number): [string, string] | undefined {
+    const rows = this.stmts.currentPage.raw().all(t.resource, after[0], after[1], page) as Array<[string, string, number, string]>;
+    for (const [namespace, name, rv, json] of rows) {
+      const key = keyOf(namespace, name);
+      const entry = t.items.get(key);
+      if (!(entry instanceof StoredRef) || entry.rv !== rv) continue;
+      const obj = JSON.parse(json) as KObject;
+      this.internAll(obj);
+      t.set(key, obj);
+    }
+    return rows.length < page ? undefined : [rows[rows.length - 1][0], rows[rows.length - 1][1]];
+  }
+
+  /**
+   * Parses, in the background, the hot objects loaded at start-up and not read yet, `warmPage` at a time with a
+   * turn of the event loop in between (reads meanwhile parse what they need themselves). Resolves when done.
+   */
+  async warm(): Promise<void> {
+    for (const t of this.tables.values()) {
+      let after: [string, string] | undefined = ['', ''];
+      while (after && t.unparsed > 0 && !this.closed) {
+        after = this.parseTable(t, after, warmPage);
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    }
+  }
+
+  /** How many hot objects loaded at start-up are not parsed yet. */
+  unparsedCount(): number {
+    let n = 0;
+    for (const t of this.tables.values()) n += t.unparsed;
+    return n;
   }
 
   revision(): number {
@@ -157,27 +236,39 @@ export class SqliteStore {
     return (this.historyReader ??= new ChangeHistory(this.db, this));
   }
 
+  /** The current object. Hot objects are shared (never mutate them); a cold one is a fresh copy on every call. */
   get(resource: string, namespace: string, name: string): KObject | undefined {
-    return this.tables.get(resource)?.items.get(keyOf(namespace, name));
+    const t = this.tables.get(resource);
+    const key = keyOf(namespace, name);
+    const entry = t?.items.get(key);
+    return entry === undefined ? undefined : this.materialize(t!, key, entry);
   }
 
   /** Objects in key order (namespace, then name); `namespace` undefined means all. Returned objects are shared: never mutate them. */
   list(resource: string, namespace?: string): KObject[] {
     const t = this.tables.get(resource);
     if (!t) return [];
-    const keys = t.keys();
-    if (namespace === undefined) return keys.map((k) => t.items.get(k)!);
-    const prefix = `${namespace}/`;
-    let lo = 0;
-    let hi = keys.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (keys[mid] < prefix) lo = mid + 1;
-      else hi = mid;
+    if (!t.cold && t.unparsed > 0 && namespace === undefined) {
+      for (let after: [string, string] | undefined = ['', '']; after && t.unparsed > 0; ) after = this.parseTable(t, after, 10 * warmPage);
     }
-    const out: KObject[] = [];
-    for (let i = lo; i < keys.length && keys[i].startsWith(prefix); i++) out.push(t.items.get(keys[i])!);
-    return out;
+    return t.keysIn(namespace).map((k) => this.materialize(t, k, t.items.get(k)!));
+  }
+
+  /**
+   * The objects `list` would return, one at a time: the keys and entries are taken now, objects are parsed as the
+   * caller reaches them (a list of 750k Events never holds them all parsed). Entries compacted away meanwhile (an
+   * object rewritten, then its old revision compacted, while the scan is still under way) are skipped.
+   */
+  *scan(resource: string, namespace?: string): Generator<KObject, void, undefined> {
+    const t = this.tables.get(resource);
+    if (!t) return;
+    const keys = t.keysIn(namespace);
+    const entries = keys.map((k) => t.items.get(k)!);
+    for (let i = 0; i < keys.length; i++) {
+      const entry = entries[i];
+      if (entry instanceof StoredRef && entry.json === undefined && entry.rv <= this.compacted && this.stmts.valueAt.get(entry.rv) === undefined) continue;
+      yield this.materialize(t, keys[i], entry);
+    }
   }
 
   count(resource: string): number {
@@ -225,9 +316,14 @@ export class SqliteStore {
     this.rev = rv;
     jsonOf.set(obj, json);
     const t = this.table(resource);
+    let ref: StoredRef | undefined;
     if (type === 'DELETED') t.delete(keyOf(namespace, name));
-    else t.set(keyOf(namespace, name), obj);
-    this.pending.push({ change: { type, resource, rv, object: obj, previous }, namespace, name, json });
+    else if (t.cold) t.set(keyOf(namespace, name), (ref = new StoredRef(rv, json)));
+    else {
+      this.internAll(obj);
+      t.set(keyOf(namespace, name), obj);
+    }
+    this.pending.push({ change: { type, resource, rv, object: obj, previous }, namespace, name, json, ref });
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => this.flush());
@@ -247,8 +343,15 @@ export class SqliteStore {
     this.persist(batch);
     const waiters = this.waiters;
     this.waiters = [];
+    // Committed: cold objects' texts are read from the change log from now on.
+    for (const p of batch) if (p.ref) p.ref.json = undefined;
     this.published = batch[batch.length - 1].change.rv;
-    this.hub.publishBatch(batch.map((p) => p.change));
+    try {
+      this.hub.publishBatch(batch.map((p) => p.change));
+    } finally {
+      // Told to every watcher (and the writes' responses were encoded before): hot objects drop their text.
+      for (const p of batch) if (!p.ref) jsonOf.delete(p.change.object);
+    }
     for (const w of waiters) w();
   }
 
@@ -281,7 +384,7 @@ export class SqliteStore {
       if (cursor >= upTo) return [];
       if (cursor < this.compacted) throw this.expired(cursor);
       const out: Change[] = [];
-      for (const r of this.stmts.changesPage.iterate(resource, cursor, upTo, max) as IterableIterator<Row & { type: ChangeType }>) {
+      for (const r of this.stmts.changesPage.all(resource, cursor, upTo, max) as Array<Row & { type: ChangeType }>) {
         const object = JSON.parse(r.value) as KObject;
         jsonOf.set(object, r.value);
         out.push({ type: r.type, resource, rv: r.rv, object });
@@ -313,6 +416,7 @@ export class SqliteStore {
       this.stmts.setMeta.run('revision', String(this.rev));
     })();
     this.compacted = target;
+    releaseFreePages(this.db);
     return target;
   }
 
