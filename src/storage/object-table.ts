@@ -10,18 +10,23 @@ export class StoredRef {
   ) {}
 }
 
-export type Entry = KObject | StoredRef;
+/** A parsed object; a StoredRef (text not committed yet); or a committed revision (the text is in the change log). */
+export type Entry = KObject | StoredRef | number;
+
+export const isParsed = (e: Entry): e is KObject => typeof e === 'object' && !(e instanceof StoredRef);
 
 export const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
 
 /**
  * Objects of one resource, with a lazily rebuilt sorted key list for stable listing. A `cold` table (Events) holds
- * only StoredRefs and parses on every read; a hot one holds parsed objects, StoredRefs being only those loaded at
- * start-up and not read yet (`unparsed` counts them).
+ * only revisions and StoredRefs and parses on every read; a hot one holds parsed objects, revisions being only those
+ * loaded at start-up and not read yet (`unparsed` counts them). `loadFrom` is set while the keys are still being
+ * loaded from the database (after that key, in (namespace, name) order); readers complete the load first.
  */
 export class ResourceTable {
   readonly items = new Map<string, Entry>();
   unparsed = 0;
+  loadFrom: [string, string] | undefined;
   private sorted: string[] | undefined;
 
   constructor(
@@ -32,15 +37,15 @@ export class ResourceTable {
   set(key: string, entry: Entry): void {
     const prev = this.items.get(key);
     if (prev === undefined) this.sorted = undefined;
-    else if (!this.cold && prev instanceof StoredRef) this.unparsed--;
-    if (!this.cold && entry instanceof StoredRef) this.unparsed++;
+    else if (!this.cold && !isParsed(prev)) this.unparsed--;
+    if (!this.cold && !isParsed(entry)) this.unparsed++;
     this.items.set(key, entry);
   }
 
   delete(key: string): void {
     const prev = this.items.get(key);
     if (prev === undefined) return;
-    if (!this.cold && prev instanceof StoredRef) this.unparsed--;
+    if (!this.cold && !isParsed(prev)) this.unparsed--;
     this.items.delete(key);
     this.sorted = undefined;
   }

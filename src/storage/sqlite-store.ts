@@ -18,7 +18,7 @@ import { migrate } from './migrate.js';
 import { StorageError } from './errors.js';
 import { ChangeHistory } from './history.js';
 import { StringInterner } from './intern.js';
-import { ResourceTable, StoredRef, keyOf, type Entry } from './object-table.js';
+import { ResourceTable, StoredRef, isParsed, keyOf, type Entry } from './object-table.js';
 import { ensureIncrementalVacuum, releaseFreePages } from './vacuum.js';
 import { WatchHub, type Change, type ChangeListener, type ChangeType, type Trigger } from './watch-hub.js';
 
@@ -91,6 +91,8 @@ export class SqliteStore {
     batchTime: Statement;
     valueAt: Statement;
     currentPage: Statement;
+    keysPage: Statement;
+    keysRest: Statement;
   };
 
   constructor(opts: StoreOptions) {
@@ -115,6 +117,8 @@ export class SqliteStore {
         `SELECT o.namespace, o.name, o.rv, c.value FROM objects o JOIN changes c ON c.rv = o.rv
          WHERE o.resource = ? AND (o.namespace, o.name) > (?, ?) ORDER BY o.namespace, o.name LIMIT ?`,
       ),
+      keysPage: this.db.prepare('SELECT namespace, name, rv FROM objects WHERE resource = ? AND (namespace, name) > (?, ?) ORDER BY namespace, name LIMIT ?').raw(),
+      keysRest: this.db.prepare('SELECT namespace, name, rv FROM objects WHERE resource = ? AND (namespace, name) > (?, ?)').raw(),
     };
     // Rows go in several to a statement (each statement run has a fixed cost): the change log in any order, the
     // object pointers in batch order (a later write of the same key wins; a delete runs alone, in its place).
@@ -141,31 +145,57 @@ export class SqliteStore {
     this.rev = Math.max(Number(meta.get('revision') ?? 0), maxChange);
     this.compacted = Number(meta.get('compacted') ?? 0);
     this.published = this.rev;
-    // Keys and revisions only (a few hundred bytes a row to read): texts are read when objects are.
-    const keys = this.db.prepare('SELECT resource, namespace, name, rv FROM objects').raw();
+    // Keys and revisions only (texts are read when objects are); cold resources' keys (hundreds of thousands of
+    // Events) are loaded after start-up by warm(), or at once by the first reader.
+    const keys = this.db.prepare("SELECT resource, namespace || '/' || name, rv FROM objects WHERE resource NOT IN (SELECT value FROM json_each(?))").raw();
     let t: ResourceTable | undefined;
-    for (const [resource, namespace, name, rv] of keys.iterate() as IterableIterator<[string, string, string, number]>) {
+    for (const [resource, key, rv] of keys.all(JSON.stringify([...this.cold])) as Array<[string, string, number]>) {
       if (t?.resource !== resource) t = this.table(resource);
-      t.set(keyOf(namespace, name), new StoredRef(rv, undefined));
+      t.set(key, rv);
+    }
+    for (const resource of this.cold) {
+      const c = new ResourceTable(resource, true);
+      c.loadFrom = ['', ''];
+      this.tables.set(resource, c);
     }
   }
 
+  /** Loads up to `max` more keys of a table still loading (all of them without `max`). */
+  private loadKeys(t: ResourceTable, max?: number): void {
+    const from = t.loadFrom;
+    if (!from) return;
+    const rows = (max === undefined ? this.stmts.keysRest.all(t.resource, from[0], from[1]) : this.stmts.keysPage.all(t.resource, from[0], from[1], max)) as Array<[string, string, number]>;
+    for (const [namespace, name, rv] of rows) {
+      // A key written since start-up already holds its newer state (every write completes the load first).
+      const key = keyOf(namespace, name);
+      if (!t.items.has(key)) t.set(key, rv);
+    }
+    t.loadFrom = max !== undefined && rows.length === max ? [rows[max - 1][0], rows[max - 1][1]] : undefined;
+  }
+
+  /** The table of `resource`, its keys all loaded. */
+  private loaded(resource: string): ResourceTable | undefined {
+    const t = this.tables.get(resource);
+    if (t?.loadFrom) this.loadKeys(t);
+    return t;
+  }
+
   private table(resource: string): ResourceTable {
-    let t = this.tables.get(resource);
+    let t = this.loaded(resource);
     if (!t) this.tables.set(resource, (t = new ResourceTable(resource, this.cold.has(resource))));
     return t;
   }
 
-  private textOf(ref: StoredRef): string {
-    const json = ref.json ?? (this.stmts.valueAt.get(ref.rv) as string | undefined);
+  private textOf(ref: StoredRef | number): string {
+    const json = typeof ref === 'number' ? (this.stmts.valueAt.get(ref) as string | undefined) : ref.json ?? (this.stmts.valueAt.get(ref.rv) as string | undefined);
     // The change log keeps every current object's entry (compaction spares them): a miss is a broken database.
-    if (json === undefined) throw new Error(`revision ${ref.rv} is missing from the change log`);
+    if (json === undefined) throw new Error(`revision ${typeof ref === 'number' ? ref : ref.rv} is missing from the change log`);
     return json;
   }
 
   /** The object of `entry`, parsed if needed: a hot one is kept parsed, a cold one is parsed afresh with its text. */
   private materialize(t: ResourceTable, key: string, entry: Entry): KObject {
-    if (!(entry instanceof StoredRef)) return entry;
+    if (isParsed(entry)) return entry;
     const json = this.textOf(entry);
     const obj = JSON.parse(json) as KObject;
     if (t.cold) {
@@ -190,8 +220,7 @@ export class SqliteStore {
     const rows = this.stmts.currentPage.raw().all(t.resource, after[0], after[1], page) as Array<[string, string, number, string]>;
     for (const [namespace, name, rv, json] of rows) {
       const key = keyOf(namespace, name);
-      const entry = t.items.get(key);
-      if (!(entry instanceof StoredRef) || entry.rv !== rv) continue;
+      if (t.items.get(key) !== rv) continue;
       const obj = JSON.parse(json) as KObject;
       this.internAll(obj);
       t.set(key, obj);
@@ -205,6 +234,10 @@ export class SqliteStore {
    */
   async warm(): Promise<void> {
     for (const t of this.tables.values()) {
+      while (t.loadFrom && !this.closed) {
+        this.loadKeys(t, 10 * warmPage);
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
       let after: [string, string] | undefined = ['', ''];
       while (after && t.unparsed > 0 && !this.closed) {
         after = this.parseTable(t, after, warmPage);
@@ -238,7 +271,7 @@ export class SqliteStore {
 
   /** The current object. Hot objects are shared (never mutate them); a cold one is a fresh copy on every call. */
   get(resource: string, namespace: string, name: string): KObject | undefined {
-    const t = this.tables.get(resource);
+    const t = this.loaded(resource);
     const key = keyOf(namespace, name);
     const entry = t?.items.get(key);
     return entry === undefined ? undefined : this.materialize(t!, key, entry);
@@ -246,7 +279,7 @@ export class SqliteStore {
 
   /** Objects in key order (namespace, then name); `namespace` undefined means all. Returned objects are shared: never mutate them. */
   list(resource: string, namespace?: string): KObject[] {
-    const t = this.tables.get(resource);
+    const t = this.loaded(resource);
     if (!t) return [];
     if (!t.cold && t.unparsed > 0 && namespace === undefined) {
       for (let after: [string, string] | undefined = ['', '']; after && t.unparsed > 0; ) after = this.parseTable(t, after, 10 * warmPage);
@@ -260,19 +293,19 @@ export class SqliteStore {
    * object rewritten, then its old revision compacted, while the scan is still under way) are skipped.
    */
   *scan(resource: string, namespace?: string): Generator<KObject, void, undefined> {
-    const t = this.tables.get(resource);
+    const t = this.loaded(resource);
     if (!t) return;
     const keys = t.keysIn(namespace);
     const entries = keys.map((k) => t.items.get(k)!);
     for (let i = 0; i < keys.length; i++) {
       const entry = entries[i];
-      if (entry instanceof StoredRef && entry.json === undefined && entry.rv <= this.compacted && this.stmts.valueAt.get(entry.rv) === undefined) continue;
+      if (typeof entry === 'number' && entry <= this.compacted && this.stmts.valueAt.get(entry) === undefined) continue;
       yield this.materialize(t, keys[i], entry);
     }
   }
 
   count(resource: string): number {
-    return this.tables.get(resource)?.items.size ?? 0;
+    return this.loaded(resource)?.items.size ?? 0;
   }
 
   resources(): string[] {
@@ -344,7 +377,13 @@ export class SqliteStore {
     const waiters = this.waiters;
     this.waiters = [];
     // Committed: cold objects' texts are read from the change log from now on.
-    for (const p of batch) if (p.ref) p.ref.json = undefined;
+    for (const p of batch) {
+      if (!p.ref) continue;
+      const t = this.tables.get(p.change.resource);
+      const key = keyOf(p.namespace, p.name);
+      if (t?.items.get(key) === p.ref) t.items.set(key, p.ref.rv);
+      p.ref.json = undefined;
+    }
     this.published = batch[batch.length - 1].change.rv;
     try {
       this.hub.publishBatch(batch.map((p) => p.change));

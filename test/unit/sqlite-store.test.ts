@@ -95,6 +95,17 @@ test('a restart loads keys only: objects are parsed on first read or by warm(), 
       await warming;
       assert.equal(r.list('core/events').length, 300);
       assert.equal(r.get('core/events', 'default', 'e7')?.count, 7);
+      // Cold keys load in the background (warm) or at once for the first reader.
+      const again = new SqliteStore({ path: db.path });
+      try {
+        const events = again.warm();
+        assert.equal(again.get('core/events', 'default', 'e299')?.count, 299);
+        assert.equal(again.count('core/events'), 300);
+        await events;
+        assert.equal(again.list('core/events', 'default').length, 300);
+      } finally {
+        again.close();
+      }
       // Writes after a restart go on from the stored revision.
       const before = r.revision();
       const u = r.update('core/pods', { ...all[0], metadata: { ...all[0].metadata, labels: { app: 'db' } } });
