@@ -153,9 +153,12 @@ async function serve(dir: string, mainModule?: string): Promise<void> {
   const { startBonsai } = (await import(mainModule ?? '../src/main.js')) as typeof import('../src/main.js');
   let firstRequestMs = 0;
   const b = await startBonsai({
-    port: 0, data: dir, logLevel: 'silent', addons: [], cluster: { nodes: 0 }, controllers: process.env.FOOTPRINT_CONTROLLERS?.split(','),
+    port: 0, data: dir, logLevel: 'silent', addons: [], cluster: { nodes: 0 }, controllers: process.env.FOOTPRINT_CONTROLLERS?.split(',').filter((c) => c !== 'none'),
     onListening: ({ url }) => {
-      void fetch(`${url}/healthz`).then(() => (firstRequestMs = performance.now() - t0));
+      void fetch(`${url}/healthz`).then(
+        () => (firstRequestMs = performance.now() - t0),
+        (err: unknown) => console.log(`/healthz failed at ${(performance.now() - t0).toFixed(0)} ms: ${String(err)}`),
+      );
     },
   });
   const startedMs = performance.now() - t0;
