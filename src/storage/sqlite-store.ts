@@ -20,6 +20,7 @@ import { ChangeHistory } from './history.js';
 import { StringInterner } from './intern.js';
 import { ResourceTable, StoredRef, isParsed, keyOf, type Entry } from './object-table.js';
 import { ensureIncrementalVacuum, releaseFreePages } from './vacuum.js';
+import { batchWriter, type PendingWrite } from './batch-writer.js';
 import { WatchHub, type Change, type ChangeListener, type ChangeType, type Trigger } from './watch-hub.js';
 
 export interface StoreOptions {
@@ -78,17 +79,15 @@ export class SqliteStore {
   now: () => number;
   private historyReader: ChangeHistory | undefined;
   /** Writes applied in memory but not yet committed; they are committed together (group commit). */
-  private pending: Array<{ change: Change; namespace: string; name: string; json: string; ref?: StoredRef }> = [];
+  private pending: PendingWrite[] = [];
   private flushScheduled = false;
   private closed = false;
   private waiters: Array<() => void> = [];
   /** One transaction for a batch of writes: each object's current revision and its change-log entry. */
-  private readonly persist: (batch: SqliteStore['pending']) => void;
+  private readonly persist: (batch: PendingWrite[]) => void;
   private readonly stmts: {
-    del: Statement;
     setMeta: Statement;
     changesPage: Statement;
-    batchTime: Statement;
     valueAt: Statement;
     currentPage: Statement;
     keysPage: Statement;
@@ -108,10 +107,8 @@ export class SqliteStore {
     this.cold = new Set(opts.coldResources ?? defaultColdResources);
     migrate(this.db);
     this.stmts = {
-      del: this.db.prepare('DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?'),
       setMeta: this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
       changesPage: this.db.prepare('SELECT rv, resource, namespace, name, type, value FROM changes WHERE resource = ? AND rv > ? AND rv <= ? ORDER BY rv LIMIT ?'),
-      batchTime: this.db.prepare('INSERT OR REPLACE INTO revision_times (rv, ms) VALUES (?, ?)'),
       valueAt: this.db.prepare('SELECT value FROM changes WHERE rv = ?').pluck(),
       currentPage: this.db.prepare(
         `SELECT o.namespace, o.name, o.rv, c.value FROM objects o JOIN changes c ON c.rv = o.rv
@@ -120,22 +117,7 @@ export class SqliteStore {
       keysPage: this.db.prepare('SELECT namespace, name, rv FROM objects WHERE resource = ? AND (namespace, name) > (?, ?) ORDER BY namespace, name LIMIT ?').raw(),
       keysRest: this.db.prepare('SELECT namespace, name, rv FROM objects WHERE resource = ? AND (namespace, name) > (?, ?)').raw(),
     };
-    // Rows go in several to a statement (each statement run has a fixed cost): the change log in any order, the
-    // object pointers in batch order (a later write of the same key wins; a delete runs alone, in its place).
-    const changeRows = rowsStatements(this.db, 'INSERT INTO changes (rv, resource, namespace, name, type, value) VALUES ', '(?, ?, ?, ?, ?, ?)', '');
-    const upsertRows = rowsStatements(this.db, 'INSERT INTO objects (resource, namespace, name, rv) VALUES ', '(?, ?, ?, ?)', ' ON CONFLICT (resource, namespace, name) DO UPDATE SET rv = excluded.rv');
-    this.persist = this.db.transaction((batch: SqliteStore['pending']) => {
-      runRows(changeRows, batch, (p) => [p.change.rv, p.change.resource, p.namespace, p.name, p.change.type, p.json]);
-      let start = 0;
-      batch.forEach((p, i) => {
-        if (p.change.type !== 'DELETED') return;
-        runRows(upsertRows, batch.slice(start, i), upsertParams);
-        this.stmts.del.run(p.change.resource, p.namespace, p.name);
-        start = i + 1;
-      });
-      runRows(upsertRows, start ? batch.slice(start) : batch, upsertParams);
-      this.stmts.batchTime.run(batch[batch.length - 1].change.rv, Math.trunc(this.now()));
-    });
+    this.persist = batchWriter(this.db, () => this.now());
     this.load();
   }
 
@@ -469,28 +451,6 @@ export class SqliteStore {
       /* closing anyway */
     }
     this.db.close();
-  }
-}
-
-type Pending = SqliteStore['pending'][number];
-
-const upsertParams = (p: Pending): unknown[] => [p.change.resource, p.namespace, p.name, p.change.rv];
-
-/** Statements inserting 64, 16, 4 or 1 rows of `row` at once. */
-function rowsStatements(db: Database, head: string, row: string, tail: string): Array<[number, Statement]> {
-  return [64, 16, 4, 1].map((n) => [n, db.prepare(`${head}${new Array<string>(n).fill(row).join(', ')}${tail}`)]);
-}
-
-/** Runs `rows` through the largest statements that fit, in order. */
-function runRows(stmts: Array<[number, Statement]>, rows: Pending[], params: (p: Pending) => unknown[]): void {
-  let i = 0;
-  for (const [n, stmt] of stmts) {
-    while (rows.length - i >= n) {
-      const values: unknown[] = [];
-      for (let j = i; j < i + n; j++) values.push(...params(rows[j]));
-      stmt.run(values);
-      i += n;
-    }
   }
 }
 
