@@ -17,8 +17,8 @@ import type { KObject } from '../machinery/types.js';
 import { migrate } from './migrate.js';
 import { StorageError } from './errors.js';
 import { ChangeHistory } from './history.js';
-import { StringInterner } from './intern.js';
-import { ResourceTable, StoredRef, isParsed, keyOf, type Entry } from './object-table.js';
+import { ObjectCache, jsonOf } from './object-cache.js';
+import { StoredRef, keyOf } from './object-table.js';
 import { ensureIncrementalVacuum, releaseFreePages } from './vacuum.js';
 import { batchWriter, type PendingWrite } from './batch-writer.js';
 import { WatchHub, type Change, type ChangeListener, type ChangeType, type Trigger } from './watch-hub.js';
@@ -52,8 +52,6 @@ interface Row {
   value: string;
 }
 
-/** The JSON text of objects just written (until published) and of cold objects read back, so they are not re-serialized. */
-const jsonOf = new WeakMap<KObject, string>();
 /** The largest object stored, as etcd's default request limit (--max-request-bytes, 1.5 MiB) bounds it. */
 export const maxObjectBytes = 1.5 * 1024 * 1024;
 
@@ -61,15 +59,11 @@ export function storedJson(obj: KObject): string | undefined {
   return jsonOf.get(obj);
 }
 
-/** How many hot objects `warm()` parses between two turns of the event loop. */
-const warmPage = 1000;
 
 export class SqliteStore {
   readonly hub = new WatchHub();
   private readonly db: Database;
-  private readonly tables = new Map<string, ResourceTable>();
-  private readonly cold: ReadonlySet<string>;
-  private readonly interner = new StringInterner();
+  private readonly cache: ObjectCache;
   private rev = 0;
   /** The revision of the last change told to watchers (writes after it are not committed yet). */
   private published = 0;
@@ -88,10 +82,6 @@ export class SqliteStore {
   private readonly stmts: {
     setMeta: Statement;
     changesPage: Statement;
-    valueAt: Statement;
-    currentPage: Statement;
-    keysPage: Statement;
-    keysRest: Statement;
   };
 
   constructor(opts: StoreOptions) {
@@ -104,18 +94,11 @@ export class SqliteStore {
     this.db.pragma('wal_autocheckpoint = 8192');
     this.retain = opts.retainChanges ?? 100_000;
     this.now = opts.now ?? Date.now;
-    this.cold = new Set(opts.coldResources ?? defaultColdResources);
     migrate(this.db);
+    this.cache = new ObjectCache(this.db, new Set(opts.coldResources ?? defaultColdResources), () => this.closed);
     this.stmts = {
       setMeta: this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
       changesPage: this.db.prepare('SELECT rv, resource, namespace, name, type, value FROM changes WHERE resource = ? AND rv > ? AND rv <= ? ORDER BY rv LIMIT ?'),
-      valueAt: this.db.prepare('SELECT value FROM changes WHERE rv = ?').pluck(),
-      currentPage: this.db.prepare(
-        `SELECT o.namespace, o.name, o.rv, c.value FROM objects o JOIN changes c ON c.rv = o.rv
-         WHERE o.resource = ? AND (o.namespace, o.name) > (?, ?) ORDER BY o.namespace, o.name LIMIT ?`,
-      ),
-      keysPage: this.db.prepare('SELECT namespace, name, rv FROM objects WHERE resource = ? AND (namespace, name) > (?, ?) ORDER BY namespace, name LIMIT ?').raw(),
-      keysRest: this.db.prepare('SELECT namespace, name, rv FROM objects WHERE resource = ? AND (namespace, name) > (?, ?)').raw(),
     };
     this.persist = batchWriter(this.db, () => this.now());
     this.load();
@@ -127,112 +110,20 @@ export class SqliteStore {
     this.rev = Math.max(Number(meta.get('revision') ?? 0), maxChange);
     this.compacted = Number(meta.get('compacted') ?? 0);
     this.published = this.rev;
-    // Keys and revisions only (texts are read when objects are); cold resources' keys (hundreds of thousands of
-    // Events) are loaded after start-up by warm(), or at once by the first reader.
-    const keys = this.db.prepare("SELECT resource, namespace || '/' || name, rv FROM objects WHERE resource NOT IN (SELECT value FROM json_each(?))").raw();
-    let t: ResourceTable | undefined;
-    for (const [resource, key, rv] of keys.all(JSON.stringify([...this.cold])) as Array<[string, string, number]>) {
-      if (t?.resource !== resource) t = this.table(resource);
-      t.set(key, rv);
-    }
-    for (const resource of this.cold) {
-      const c = new ResourceTable(resource, true);
-      c.loadFrom = ['', ''];
-      this.tables.set(resource, c);
-    }
-  }
-
-  /** Loads up to `max` more keys of a table still loading (all of them without `max`). */
-  private loadKeys(t: ResourceTable, max?: number): void {
-    const from = t.loadFrom;
-    if (!from) return;
-    const rows = (max === undefined ? this.stmts.keysRest.all(t.resource, from[0], from[1]) : this.stmts.keysPage.all(t.resource, from[0], from[1], max)) as Array<[string, string, number]>;
-    for (const [namespace, name, rv] of rows) {
-      // A key written since start-up already holds its newer state (every write completes the load first).
-      const key = keyOf(namespace, name);
-      if (!t.items.has(key)) t.set(key, rv);
-    }
-    t.loadFrom = max !== undefined && rows.length === max ? [rows[max - 1][0], rows[max - 1][1]] : undefined;
-  }
-
-  /** The table of `resource`, its keys all loaded. */
-  private loaded(resource: string): ResourceTable | undefined {
-    const t = this.tables.get(resource);
-    if (t?.loadFrom) this.loadKeys(t);
-    return t;
-  }
-
-  private table(resource: string): ResourceTable {
-    let t = this.loaded(resource);
-    if (!t) this.tables.set(resource, (t = new ResourceTable(resource, this.cold.has(resource))));
-    return t;
-  }
-
-  private textOf(ref: StoredRef | number): string {
-    const json = typeof ref === 'number' ? (this.stmts.valueAt.get(ref) as string | undefined) : ref.json ?? (this.stmts.valueAt.get(ref.rv) as string | undefined);
-    // The change log keeps every current object's entry (compaction spares them): a miss is a broken database.
-    if (json === undefined) throw new Error(`revision ${typeof ref === 'number' ? ref : ref.rv} is missing from the change log`);
-    return json;
-  }
-
-  /** The object of `entry`, parsed if needed: a hot one is kept parsed, a cold one is parsed afresh with its text. */
-  private materialize(t: ResourceTable, key: string, entry: Entry): KObject {
-    if (isParsed(entry)) return entry;
-    const json = this.textOf(entry);
-    const obj = JSON.parse(json) as KObject;
-    if (t.cold) {
-      jsonOf.set(obj, json);
-      return obj;
-    }
-    this.internAll(obj);
-    if (t.items.get(key) === entry) t.set(key, obj);
-    return obj;
-  }
-
-  private internAll(obj: KObject): void {
-    try {
-      this.interner.internValues(obj);
-    } catch {
-      // A frozen part refuses the equal string: it keeps its own copy.
-    }
-  }
-
-  /** Parses every not yet parsed hot object of `resource`, reading their texts in pages of `page` rows. */
-  private parseTable(t: ResourceTable, after: [string, string], page: number): [string, string] | undefined {
-    const rows = this.stmts.currentPage.raw().all(t.resource, after[0], after[1], page) as Array<[string, string, number, string]>;
-    for (const [namespace, name, rv, json] of rows) {
-      const key = keyOf(namespace, name);
-      if (t.items.get(key) !== rv) continue;
-      const obj = JSON.parse(json) as KObject;
-      this.internAll(obj);
-      t.set(key, obj);
-    }
-    return rows.length < page ? undefined : [rows[rows.length - 1][0], rows[rows.length - 1][1]];
+    this.cache.load();
   }
 
   /**
-   * Parses, in the background, the hot objects loaded at start-up and not read yet, `warmPage` at a time with a
-   * turn of the event loop in between (reads meanwhile parse what they need themselves). Resolves when done.
+   * Parses, in the background, the hot objects loaded at start-up and not read yet (and loads the cold ones' keys),
+   * a page at a time with a turn of the event loop in between. Resolves when done.
    */
-  async warm(): Promise<void> {
-    for (const t of this.tables.values()) {
-      while (t.loadFrom && !this.closed) {
-        this.loadKeys(t, 10 * warmPage);
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
-      let after: [string, string] | undefined = ['', ''];
-      while (after && t.unparsed > 0 && !this.closed) {
-        after = this.parseTable(t, after, warmPage);
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
-    }
+  warm(): Promise<void> {
+    return this.cache.warm();
   }
 
   /** How many hot objects loaded at start-up are not parsed yet. */
   unparsedCount(): number {
-    let n = 0;
-    for (const t of this.tables.values()) n += t.unparsed;
-    return n;
+    return this.cache.unparsedCount();
   }
 
   revision(): number {
@@ -253,45 +144,28 @@ export class SqliteStore {
 
   /** The current object. Hot objects are shared (never mutate them); a cold one is a fresh copy on every call. */
   get(resource: string, namespace: string, name: string): KObject | undefined {
-    const t = this.loaded(resource);
-    const key = keyOf(namespace, name);
-    const entry = t?.items.get(key);
-    return entry === undefined ? undefined : this.materialize(t!, key, entry);
+    return this.cache.get(resource, namespace, name);
   }
 
   /** Objects in key order (namespace, then name); `namespace` undefined means all. Returned objects are shared: never mutate them. */
   list(resource: string, namespace?: string): KObject[] {
-    const t = this.loaded(resource);
-    if (!t) return [];
-    if (!t.cold && t.unparsed > 0 && namespace === undefined) {
-      for (let after: [string, string] | undefined = ['', '']; after && t.unparsed > 0; ) after = this.parseTable(t, after, 10 * warmPage);
-    }
-    return t.keysIn(namespace).map((k) => this.materialize(t, k, t.items.get(k)!));
+    return this.cache.list(resource, namespace);
   }
 
   /**
-   * The objects `list` would return, one at a time: the keys and entries are taken now, objects are parsed as the
-   * caller reaches them (a list of 750k Events never holds them all parsed). Entries compacted away meanwhile (an
-   * object rewritten, then its old revision compacted, while the scan is still under way) are skipped.
+   * The objects `list` would return, one at a time: the keys are taken now, objects parsed as the caller reaches
+   * them (a list of 750k Events never holds them all parsed). Objects rewritten and compacted meanwhile are skipped.
    */
-  *scan(resource: string, namespace?: string): Generator<KObject, void, undefined> {
-    const t = this.loaded(resource);
-    if (!t) return;
-    const keys = t.keysIn(namespace);
-    const entries = keys.map((k) => t.items.get(k)!);
-    for (let i = 0; i < keys.length; i++) {
-      const entry = entries[i];
-      if (typeof entry === 'number' && entry <= this.compacted && this.stmts.valueAt.get(entry) === undefined) continue;
-      yield this.materialize(t, keys[i], entry);
-    }
+  scan(resource: string, namespace?: string): Generator<KObject, void, undefined> {
+    return this.cache.scan(resource, namespace, () => this.compacted);
   }
 
   count(resource: string): number {
-    return this.loaded(resource)?.items.size ?? 0;
+    return this.cache.count(resource);
   }
 
   resources(): string[] {
-    return [...this.tables.keys()];
+    return this.cache.resources();
   }
 
   create(resource: string, obj: KObject): KObject {
@@ -330,12 +204,12 @@ export class SqliteStore {
     if (type !== 'DELETED' && json.length > maxObjectBytes && Buffer.byteLength(json) > maxObjectBytes) throw new StorageError('TooLarge', 'etcdserver: request is too large');
     this.rev = rv;
     jsonOf.set(obj, json);
-    const t = this.table(resource);
+    const t = this.cache.table(resource);
     let ref: StoredRef | undefined;
     if (type === 'DELETED') t.delete(keyOf(namespace, name));
     else if (t.cold) t.set(keyOf(namespace, name), (ref = new StoredRef(rv, json)));
     else {
-      this.internAll(obj);
+      this.cache.internAll(obj);
       t.set(keyOf(namespace, name), obj);
     }
     this.pending.push({ change: { type, resource, rv, object: obj, previous }, namespace, name, json, ref });
@@ -361,7 +235,7 @@ export class SqliteStore {
     // Committed: cold objects' texts are read from the change log from now on.
     for (const p of batch) {
       if (!p.ref) continue;
-      const t = this.tables.get(p.change.resource);
+      const t = this.cache.tables.get(p.change.resource);
       const key = keyOf(p.namespace, p.name);
       if (t?.items.get(key) === p.ref) t.items.set(key, p.ref.rv);
       p.ref.json = undefined;
