@@ -229,6 +229,8 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const fixture = createFixture(registry, { url, data, kubeconfig: opts.kubeconfig, credentials });
   const uiUrl = opts.ui === false ? undefined : `${url}/ui/`;
   opts.onListening?.({ url, port, credentials, uiUrl, get kubeconfigPath() { return fixture.file.path; } });
+  // Objects loaded at start-up are parsed in the background, a page at a time (reads parse what they need at once).
+  void store.warm?.().catch((err: unknown) => log.error({ err }, 'parsing the stored objects failed'));
   // Stored policies need CEL from the start (a new policy loads it when it is written: its def's `load`).
   if (store.list('admissionregistration.k8s.io/validatingadmissionpolicies').length) void loadCel().catch((err: unknown) => log.warn({ err }, 'the CEL engine did not load'));
   // The API answers from here on; controllers, scheduler and kubelets load meanwhile (as kube-apiserver serves

@@ -1,13 +1,27 @@
 // SQLite-backed object store: one global revision, current state in memory, change log for watches.
+//
+// Memory representation (the 150k-pod envelope must fit in Node's default heap):
+// - Hot resources (everything but Events) are held parsed, one copy per object, their short string values
+//   interned in a bounded table (StringInterner): labels, images, node names, owner references, managers...
+//   The JSON text a write produced is kept beside the object (`storedJson`) only until its commit has been told to
+//   watchers (watch events and the write's own response are encoded from it); then only the parsed object stays.
+// - Cold resources (Events: about five per pod, rarely read) are held as their revision only: the text is in the
+//   change log, read back by revision and parsed on each get/list (the answer is a fresh object, with its text).
+//   Until a write is committed its text stays in memory (StoredRef.json).
+// - At start-up nothing is parsed: every key is loaded with its revision, objects are parsed on first read, and
+//   `warm()` parses the hot ones in the background, a page at a time, so requests are answered meanwhile.
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { KObject } from '../machinery/types.js';
 import { migrate } from './migrate.js';
-import { listSorted, lowerBound, scanSorted } from './key-order.js';
 import { StorageError } from './errors.js';
 import { ChangeHistory } from './history.js';
 import type { Storage, StoreWatch } from './storage.js';
+import { ObjectCache, jsonOf } from './object-cache.js';
+import { StoredRef, keyOf } from './object-table.js';
+import { ensureIncrementalVacuum, releaseFreePages } from './vacuum.js';
+import { batchWriter, type PendingWrite } from './batch-writer.js';
 import { WatchHub, type Change, type ChangeListener, type ChangeType, type Trigger } from './watch-hub.js';
 
 export interface StoreOptions {
@@ -18,9 +32,14 @@ export interface StoreOptions {
   retainChanges?: number;
   /** The clock change times are recorded by (ms; default the wall clock): the cluster's simulated clock. */
   now?: () => number;
+  /** Resources held as text in the change log only, parsed on each read (default: Events). */
+  coldResources?: readonly string[];
 }
 
 export type { StoreWatch } from './storage.js';
+
+/** Storage keys held cold by default: Events are many (about five per pod), written once and rarely read. */
+export const defaultColdResources: readonly string[] = ['core/events'];
 
 interface Row {
   resource: string;
@@ -30,10 +49,6 @@ interface Row {
   value: string;
 }
 
-const keyOf = (namespace: string, name: string) => `${namespace}/${name}`;
-
-/** The JSON text each stored object was written as, so lists can be served without re-serializing. */
-const jsonOf = new WeakMap<KObject, string>();
 /** The largest object stored, as etcd's default request limit (--max-request-bytes, 1.5 MiB) bounds it. */
 export const maxObjectBytes = 1.5 * 1024 * 1024;
 
@@ -41,78 +56,12 @@ export function storedJson(obj: KObject): string | undefined {
   return jsonOf.get(obj);
 }
 
-/**
- * Objects of one resource, with a sorted key list for stable listing. The list is kept up to date lazily: a few keys
- * added or deleted since it was last asked for are spliced into a copy (binary search, one memmove each), more are
- * sorted alone and merged in, so a list or page between writes never sorts every key again. A list once returned is
- * never changed (lists and pages hold it as their snapshot).
- */
-class ResourceTable {
-  readonly items = new Map<string, KObject>();
-  private sorted: string[] | undefined;
-  /** Keys added and deleted since `sorted` was built (a key may be in both, or twice), until there are too many. */
-  private added: string[] = [];
-  private deleted: string[] = [];
-  private rebuild = true;
-  set(key: string, obj: KObject): void {
-    if (!this.items.has(key)) this.note(this.added, key);
-    this.items.set(key, obj);
-  }
-  delete(key: string): void {
-    if (this.items.delete(key)) this.note(this.deleted, key);
-  }
-  private note(list: string[], key: string): void {
-    if (this.rebuild) return;
-    if (this.added.length + this.deleted.length >= Math.max(64, this.items.size / 4)) {
-      this.rebuild = true;
-      this.added = [];
-      this.deleted = [];
-    } else list.push(key);
-  }
-  keys(): string[] {
-    if (this.rebuild || !this.sorted) this.sorted = [...this.items.keys()].sort();
-    else if (this.added.length + this.deleted.length <= 256) this.sorted = this.spliced(this.sorted);
-    else if (this.added.length || this.deleted.length) this.sorted = this.merged(this.sorted);
-    this.added = [];
-    this.deleted = [];
-    this.rebuild = false;
-    return this.sorted;
-  }
-  private spliced(old: string[]): string[] {
-    if (!this.added.length && !this.deleted.length) return old;
-    const out = old.slice();
-    for (const k of this.deleted) {
-      const i = lowerBound(out, k);
-      if (out[i] === k && !this.items.has(k)) out.splice(i, 1);
-    }
-    for (const k of this.added) {
-      const i = lowerBound(out, k);
-      if (out[i] !== k && this.items.has(k)) out.splice(i, 0, k);
-    }
-    return out;
-  }
-  private merged(old: string[]): string[] {
-    const add = this.added.sort();
-    const check = this.deleted.length > 0;
-    const out: string[] = [];
-    let i = 0;
-    let j = 0;
-    let last: string | undefined;
-    while (i < old.length || j < add.length) {
-      const fromOld = j >= add.length || (i < old.length && old[i] <= add[j]);
-      const k = fromOld ? old[i++] : add[j++];
-      // Old keys are all live unless some were deleted; an added key may have been deleted again, or added twice.
-      if (k !== last && ((fromOld && !check) || this.items.has(k))) out.push((last = k));
-    }
-    return out;
-  }
-}
 
 /** The first index of `keys` (sorted) whose key is not before `k`. */
 export class SqliteStore implements Storage {
   readonly hub = new WatchHub();
   private readonly db: Database;
-  private readonly tables = new Map<string, ResourceTable>();
+  private readonly cache: ObjectCache;
   private rev = 0;
   /** The revision of the last change told to watchers (writes after it are not committed yet). */
   private published = 0;
@@ -122,22 +71,21 @@ export class SqliteStore implements Storage {
   now: () => number;
   private historyReader: ChangeHistory | undefined;
   /** Writes applied in memory but not yet committed; they are committed together (group commit). */
-  private pending: Array<{ change: Change; namespace: string; name: string; json: string }> = [];
+  private pending: PendingWrite[] = [];
   private flushScheduled = false;
   private closed = false;
   private waiters: Array<() => void> = [];
   /** One transaction for a batch of writes: each object's current revision and its change-log entry. */
-  private readonly persist: (batch: SqliteStore['pending']) => void;
+  private readonly persist: (batch: PendingWrite[]) => void;
   private readonly stmts: {
-    del: Statement;
     setMeta: Statement;
     changesPage: Statement;
-    batchTime: Statement;
   };
 
   constructor(opts: StoreOptions) {
     if (opts.path !== ':memory:') mkdirSync(dirname(opts.path), { recursive: true });
     this.db = new BetterSqlite3(opts.path);
+    ensureIncrementalVacuum(this.db);
     if (opts.path !== ':memory:') this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${opts.synchronous ?? 'NORMAL'}`);
     this.db.pragma('cache_size = -65536');
@@ -145,28 +93,12 @@ export class SqliteStore implements Storage {
     this.retain = opts.retainChanges ?? 100_000;
     this.now = opts.now ?? Date.now;
     migrate(this.db);
+    this.cache = new ObjectCache(this.db, new Set(opts.coldResources ?? defaultColdResources), () => this.closed);
     this.stmts = {
-      del: this.db.prepare('DELETE FROM objects WHERE resource = ? AND namespace = ? AND name = ?'),
       setMeta: this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
       changesPage: this.db.prepare('SELECT rv, resource, namespace, name, type, value FROM changes WHERE resource = ? AND rv > ? AND rv <= ? ORDER BY rv LIMIT ?'),
-      batchTime: this.db.prepare('INSERT OR REPLACE INTO revision_times (rv, ms) VALUES (?, ?)'),
     };
-    // Rows go in several to a statement (each statement run has a fixed cost): the change log in any order, the
-    // object pointers in batch order (a later write of the same key wins; a delete runs alone, in its place).
-    const changeRows = rowsStatements(this.db, 'INSERT INTO changes (rv, resource, namespace, name, type, value) VALUES ', '(?, ?, ?, ?, ?, ?)', '');
-    const upsertRows = rowsStatements(this.db, 'INSERT INTO objects (resource, namespace, name, rv) VALUES ', '(?, ?, ?, ?)', ' ON CONFLICT (resource, namespace, name) DO UPDATE SET rv = excluded.rv');
-    this.persist = this.db.transaction((batch: SqliteStore['pending']) => {
-      runRows(changeRows, batch, (p) => [p.change.rv, p.change.resource, p.namespace, p.name, p.change.type, p.json]);
-      let start = 0;
-      batch.forEach((p, i) => {
-        if (p.change.type !== 'DELETED') return;
-        runRows(upsertRows, batch.slice(start, i), upsertParams);
-        this.stmts.del.run(p.change.resource, p.namespace, p.name);
-        start = i + 1;
-      });
-      runRows(upsertRows, start ? batch.slice(start) : batch, upsertParams);
-      this.stmts.batchTime.run(batch[batch.length - 1].change.rv, Math.trunc(this.now()));
-    });
+    this.persist = batchWriter(this.db, () => this.now());
     this.load();
   }
 
@@ -176,18 +108,20 @@ export class SqliteStore implements Storage {
     this.rev = Math.max(Number(meta.get('revision') ?? 0), maxChange);
     this.compacted = Number(meta.get('compacted') ?? 0);
     this.published = this.rev;
-    const current = 'SELECT o.resource, o.namespace, o.name, o.rv, c.value FROM objects o JOIN changes c ON c.rv = o.rv';
-    for (const row of this.db.prepare(current).iterate() as IterableIterator<Row>) {
-      const obj = JSON.parse(row.value) as KObject;
-      jsonOf.set(obj, row.value);
-      this.table(row.resource).set(keyOf(row.namespace, row.name), obj);
-    }
+    this.cache.load();
   }
 
-  private table(resource: string): ResourceTable {
-    let t = this.tables.get(resource);
-    if (!t) this.tables.set(resource, (t = new ResourceTable()));
-    return t;
+  /**
+   * Parses, in the background, the hot objects loaded at start-up and not read yet (and loads the cold ones' keys),
+   * a page at a time with a turn of the event loop in between. Resolves when done.
+   */
+  warm(): Promise<void> {
+    return this.cache.warm();
+  }
+
+  /** How many hot objects loaded at start-up are not parsed yet. */
+  unparsedCount(): number {
+    return this.cache.unparsedCount();
   }
 
   revision(): number {
@@ -206,33 +140,31 @@ export class SqliteStore implements Storage {
     return (this.historyReader ??= new ChangeHistory(this.db, this));
   }
 
+  /** The current object. Hot objects are shared (never mutate them); a cold one is a fresh copy on every call. */
   get(resource: string, namespace: string, name: string): KObject | undefined {
-    return this.tables.get(resource)?.items.get(keyOf(namespace, name));
+    return this.cache.get(resource, namespace, name);
   }
 
   /** Objects in key order (namespace, then name); `namespace` undefined means all. Returned objects are shared: never mutate them. */
   list(resource: string, namespace?: string): KObject[] {
-    const t = this.tables.get(resource);
-    return t ? listSorted(t.keys(), (k) => t.items.get(k)!, namespace) : [];
+    return this.cache.list(resource, namespace);
   }
-
 
   /**
    * Visits objects in key order after the key `after` ('' for the first), in `namespace` if given, until `visit`
-   * returns false; nothing is copied, so a page costs what it reads. Returns how many objects of the range were
-   * not visited (the one `visit` refused included).
+   * returns false; nothing is copied and objects are parsed as they are reached, so a page costs what it reads.
+   * Returns how many objects of the range were not visited (the one `visit` refused included).
    */
   scan(resource: string, namespace: string | undefined, after: string, visit: (obj: KObject) => boolean): number {
-    const t = this.tables.get(resource);
-    return t ? scanSorted(t.keys(), (k) => t.items.get(k)!, namespace, after, visit) : 0;
+    return this.cache.scan(resource, namespace, after, visit, () => this.compacted);
   }
 
   count(resource: string): number {
-    return this.tables.get(resource)?.items.size ?? 0;
+    return this.cache.count(resource);
   }
 
   resources(): string[] {
-    return [...this.tables.keys()];
+    return this.cache.resources();
   }
 
   create(resource: string, obj: KObject): KObject {
@@ -271,10 +203,15 @@ export class SqliteStore implements Storage {
     if (type !== 'DELETED' && json.length > maxObjectBytes && Buffer.byteLength(json) > maxObjectBytes) throw new StorageError('TooLarge', 'etcdserver: request is too large');
     this.rev = rv;
     jsonOf.set(obj, json);
-    const t = this.table(resource);
+    const t = this.cache.table(resource);
+    let ref: StoredRef | undefined;
     if (type === 'DELETED') t.delete(keyOf(namespace, name));
-    else t.set(keyOf(namespace, name), obj);
-    this.pending.push({ change: { type, resource, rv, object: obj, previous }, namespace, name, json });
+    else if (t.cold) t.set(keyOf(namespace, name), (ref = new StoredRef(rv, json)));
+    else {
+      this.cache.internAll(obj);
+      t.set(keyOf(namespace, name), obj);
+    }
+    this.pending.push({ change: { type, resource, rv, object: obj, previous }, namespace, name, json, ref });
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       setImmediate(() => this.flush());
@@ -294,8 +231,21 @@ export class SqliteStore implements Storage {
     this.persist(batch);
     const waiters = this.waiters;
     this.waiters = [];
+    // Committed: cold objects' texts are read from the change log from now on.
+    for (const p of batch) {
+      if (!p.ref) continue;
+      const t = this.cache.tables.get(p.change.resource);
+      const key = keyOf(p.namespace, p.name);
+      if (t?.items.get(key) === p.ref) t.items.set(key, p.ref.rv);
+      p.ref.json = undefined;
+    }
     this.published = batch[batch.length - 1].change.rv;
-    this.hub.publishBatch(batch.map((p) => p.change));
+    try {
+      this.hub.publishBatch(batch.map((p) => p.change));
+    } finally {
+      // Told to every watcher (and the writes' responses were encoded before): hot objects drop their text.
+      for (const p of batch) if (!p.ref) jsonOf.delete(p.change.object);
+    }
     for (const w of waiters) w();
   }
 
@@ -328,7 +278,7 @@ export class SqliteStore implements Storage {
       if (cursor >= upTo) return [];
       if (cursor < this.compacted) throw this.expired(cursor);
       const out: Change[] = [];
-      for (const r of this.stmts.changesPage.iterate(resource, cursor, upTo, max) as IterableIterator<Row & { type: ChangeType }>) {
+      for (const r of this.stmts.changesPage.all(resource, cursor, upTo, max) as Array<Row & { type: ChangeType }>) {
         const object = JSON.parse(r.value) as KObject;
         jsonOf.set(object, r.value);
         out.push({ type: r.type, resource, rv: r.rv, object });
@@ -360,6 +310,7 @@ export class SqliteStore implements Storage {
       this.stmts.setMeta.run('revision', String(this.rev));
     })();
     this.compacted = target;
+    releaseFreePages(this.db);
     return target;
   }
 
@@ -373,28 +324,6 @@ export class SqliteStore implements Storage {
       /* closing anyway */
     }
     this.db.close();
-  }
-}
-
-type Pending = SqliteStore['pending'][number];
-
-const upsertParams = (p: Pending): unknown[] => [p.change.resource, p.namespace, p.name, p.change.rv];
-
-/** Statements inserting 64, 16, 4 or 1 rows of `row` at once. */
-function rowsStatements(db: Database, head: string, row: string, tail: string): Array<[number, Statement]> {
-  return [64, 16, 4, 1].map((n) => [n, db.prepare(`${head}${new Array<string>(n).fill(row).join(', ')}${tail}`)]);
-}
-
-/** Runs `rows` through the largest statements that fit, in order. */
-function runRows(stmts: Array<[number, Statement]>, rows: Pending[], params: (p: Pending) => unknown[]): void {
-  let i = 0;
-  for (const [n, stmt] of stmts) {
-    while (rows.length - i >= n) {
-      const values: unknown[] = [];
-      for (let j = i; j < i + n; j++) values.push(...params(rows[j]));
-      stmt.run(values);
-      i += n;
-    }
   }
 }
 

@@ -57,6 +57,8 @@ export interface Storage {
    * Undefined (nothing to wait for) when the state is the source of truth.
    */
   consistentRead?(): Promise<void> | undefined;
+  /** Parses in the background what start-up loaded unparsed (SQLite loads keys only); resolves when done. */
+  warm?(): Promise<void>;
 
   /** Drops history beyond the retention window; returns the compacted revision. */
   compact(retain?: number): number;

@@ -1,21 +1,21 @@
-// The etcd store's in-memory copy of every object, per resource, with a sorted key list rebuilt lazily for listing.
+// The etcd store's in-memory copy of every object, per resource, with a sorted key list kept for listing.
 // Deletions made ahead of the watch leave a tombstone so that an older event arriving later cannot revive the key.
 import type { KObject } from '../../machinery/types.js';
 import { listSorted, scanSorted } from '../key-order.js';
+import { SortedKeys } from '../sorted-keys.js';
 
 class Table {
   readonly items = new Map<string, KObject>();
-  private sorted: string[] | undefined;
+  private readonly order = new SortedKeys((k) => this.items.has(k), () => this.items.keys(), () => this.items.size);
   set(key: string, obj: KObject): void {
-    if (!this.items.has(key)) this.sorted = undefined;
+    if (!this.items.has(key)) this.order.noteAdded(key);
     this.items.set(key, obj);
   }
   delete(key: string): void {
-    if (this.items.delete(key)) this.sorted = undefined;
+    if (this.items.delete(key)) this.order.noteDeleted(key);
   }
   keys(): string[] {
-    if (!this.sorted) this.sorted = [...this.items.keys()].sort();
-    return this.sorted;
+    return this.order.keys();
   }
 }
 

@@ -1,0 +1,65 @@
+// A bounded table of interned strings: stored objects share one copy of the short strings they repeat (label keys
+// and values, images, node names, owner references, manager names, condition types, timestamps to the second...).
+// V8 interns property names but not string values: without this, each of 150,000 pods holds its own copies.
+import { maxObjectDepth } from '../machinery/depth-limits.js';
+
+/** Strings longer than this are rarely repeated (messages, annotations' JSON): left alone. */
+export const maxInternedLength = 96;
+
+/**
+ * Two generations of at most `capacity` strings each: a string seen in the older generation is promoted; when the
+ * young one fills it becomes the old one and the previous old one is dropped. Strings repeated across objects stay,
+ * one-off strings (uids, pod IPs) pass through; the table never holds more than 2 × capacity strings.
+ */
+export class StringInterner {
+  private young = new Map<string, string>();
+  private old = new Map<string, string>();
+
+  constructor(private readonly capacity = 65_536) {}
+
+  intern(s: string): string {
+    if (s.length > maxInternedLength) return s;
+    const hit = this.young.get(s);
+    if (hit !== undefined) return hit;
+    const kept = this.old.get(s) ?? s;
+    this.young.set(kept, kept);
+    if (this.young.size >= this.capacity) {
+      this.old = this.young;
+      this.young = new Map();
+    }
+    return kept;
+  }
+
+  size(): number {
+    return this.young.size + this.old.size;
+  }
+
+  /**
+   * Replaces, in place, each short string value of `value` (object properties and array items, to the stored-object
+   * depth limit) by its interned copy. The strings are equal, so the change is invisible to anyone sharing the
+   * objects; only own enumerable data properties are touched.
+   */
+  internValues(value: unknown): void {
+    const stack: Array<[object, number]> = [];
+    if (value !== null && typeof value === 'object') stack.push([value, 0]);
+    while (stack.length) {
+      const [node, depth] = stack.pop()!;
+      if (Array.isArray(node)) {
+        for (let i = 0; i < node.length; i++) {
+          const v: unknown = node[i];
+          if (typeof v === 'string') node[i] = this.intern(v);
+          else if (v !== null && typeof v === 'object' && depth < maxObjectDepth) stack.push([v, depth + 1]);
+        }
+        continue;
+      }
+      const rec = node as Record<string, unknown>;
+      for (const k of Object.keys(rec)) {
+        const v = rec[k];
+        // (Equal strings compare equal whatever their copy: assign unconditionally; `__proto__` is never assigned.)
+        if (typeof v === 'string') {
+          if (k !== '__proto__') rec[k] = this.intern(v);
+        } else if (v !== null && typeof v === 'object' && depth < maxObjectDepth) stack.push([v, depth + 1]);
+      }
+    }
+  }
+}
