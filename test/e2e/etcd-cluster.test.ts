@@ -66,7 +66,9 @@ describe('Bonsai processes on one etcd', () => {
     // b campaigns since before startServer returned (its ready line): a still holds all four Leases.
     assert.deepEqual(await holders(kb), Object.fromEntries(leaseNames.map((n) => [n, leaderId])));
     await kb.ok(['create', 'deployment', 'web', '--image=nginx', '--replicas=3']);
+    await kb.ok(['create', 'deployment', 'roll', '--image=nginx:1.26', '--replicas=2']);
     for (const k of [ka, kb]) await eventually(async () => (await runningPods(k, 'app=web')).length === 3, 60_000, 'three Running pods');
+    await eventually(async () => (await runningPods(kb, 'app=roll')).length === 2, 20_000, 'two Running roll pods');
     const d = JSON.parse(await kb.ok(['get', 'deployment', 'web', '-o', 'json'])) as Json;
     assert.equal(d.status?.availableReplicas, 3);
     assert.deepEqual(await holders(kb), Object.fromEntries(leaseNames.map((n) => [n, leaderId])), 'no Lease moved');
@@ -130,8 +132,9 @@ describe('Bonsai processes on one etcd', () => {
     const nodeLeases = async () => Object.fromEntries(((JSON.parse(await kb.ok(['get', 'leases', '-n', 'kube-node-lease', '-o', 'json'])) as Json).items as Json[]).map((l) => [l.metadata.name, l.spec.renewTime]));
     const lastRenewed = await nodeLeases();
     assert.equal(Object.keys(lastRenewed).length, 3, 'three node Leases');
-    // The leader dies with work in flight: a scale to 4 it may not have finished.
+    // The leader dies with work in flight: a scale to 4 and a rolling update (pods starting and terminating).
     await kb.ok(['scale', 'deployment', 'web', '--replicas=4']);
+    await kb.ok(['set', 'image', 'deployment/roll', 'nginx=nginx:1.27']);
     const killedAt = Date.now();
     await a.stop('SIGKILL');
     const survivor = await eventually(() => soleHolder(kb, leaderId), 30_000, 'b holding every leader Lease');
@@ -145,6 +148,12 @@ describe('Bonsai processes on one etcd', () => {
     await eventually(async () => (await runningPods(kb, 'app=web')).length === 5, 30_000, 'five Running pods');
     await eventually(async () => (JSON.parse(await kb.ok(['get', 'deployment', 'web', '-o', 'json'])) as Json).status?.availableReplicas === 5, 20_000, 'five available');
     console.log(`# SIGKILL failover: five pods Running and available ${Date.now() - killedAt} ms after the kill`);
+    // The rolling update the dead leader had begun is finished: two new pods Running, the old ones gone.
+    await eventually(async () => {
+      const pods = (JSON.parse(await kb.ok(['get', 'pods', '-l', 'app=roll', '-o', 'json'])) as Json).items as Json[];
+      return pods.length === 2 && pods.every((p) => p.status?.phase === 'Running' && p.spec.containers[0].image === 'nginx:1.27');
+    }, 40_000, 'the rolling update finished by the survivor');
+    console.log(`# SIGKILL failover: the rolling update finished ${Date.now() - killedAt} ms after the kill`);
     // The dead leader's pods are the same pods with the same containers, still Running, never restarted.
     const now = containers(await runningPods(kb, 'app=web'));
     for (const [name, was] of before) assert.equal(now.get(name), was, `${name} kept`);
