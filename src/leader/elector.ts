@@ -192,10 +192,20 @@ export class LeaderElector {
     }, ms);
   }
 
-  /** A candidate waiting on a Lease that was just released or deleted tries at once. */
+  /**
+   * A candidate waiting on a Lease that was just released or deleted tries at once. Any other change is observed
+   * as it arrives: the lease duration then counts from the holder's last renewal as this process saw it happen, not
+   * from the candidate's next try (up to retryPeriod * 2.2 later), so a dead leader is replaced that much sooner.
+   * Never earlier than it may be: the holder stops leading renewDeadline after its last renewal, before the
+   * leaseDuration counted from any later moment.
+   */
   private onLeaseChange(lease: KObject, deleted: boolean): void {
     if (this.current !== 'candidate') return;
-    if (!deleted && recordOf(lease).holderIdentity !== '') return;
+    const record = deleted ? undefined : recordOf(lease);
+    if (record && record.holderIdentity !== '') {
+      this.observe(record, this.clock.nowMs());
+      return;
+    }
     this.schedule(() => this.tryToLead(), 0);
   }
 

@@ -1,8 +1,8 @@
-// Two `bonsai serve` processes on one etcd, through the real kubectl: a Deployment created through the API-only
-// process is rolled out by the other's controllers and kubelets; a watch on one sees the other's writes in order,
-// across etcd compactions; a watch from a compacted revision gets 410 Gone.
-// TODO(leader election, branch `leader`): run both without --api-only, kill the leader, and see controllers and
-// the scheduler move to the survivor within the lease duration.
+// Bonsai processes on one etcd, both full members, through the real kubectl: exactly one holds the leader Leases;
+// a Deployment created through the other is rolled out by the leader's controllers, scheduler and kubelets; a watch
+// on one process sees the other's writes in order, across etcd compactions; a watch from a compacted revision gets
+// 410 Gone. Then the leader is killed (SIGKILL): the survivor takes every Lease within the lease duration, keeps
+// the dead leader's nodes Ready and pods Running, and its controllers act; a clean SIGTERM hands over at once.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually, Kubectl } from '../helpers/kubectl.js';
@@ -11,38 +11,67 @@ import { startEtcd, type EtcdHandle } from '../helpers/etcd.js';
 
 type Json = Record<string, any>;
 
-describe('two Bonsai processes on one etcd', () => {
+const leaseNames = ['bonsai-addons', 'bonsai-kubelets', 'kube-controller-manager', 'kube-scheduler'];
+
+/** Who holds each leader Lease, as one process serves them (undefined: no such Lease yet). */
+async function holders(k: Kubectl): Promise<Record<string, string | undefined>> {
+  const leases = JSON.parse(await k.ok(['get', 'leases', '-n', 'kube-system', '-o', 'json'])) as Json;
+  const out: Record<string, string | undefined> = {};
+  for (const n of leaseNames) out[n] = leases.items.find((l: Json) => l.metadata.name === n)?.spec?.holderIdentity;
+  return out;
+}
+
+/** The one identity holding all four Leases, or undefined while they are free, split or held by `not`. */
+async function soleHolder(k: Kubectl, not?: string): Promise<string | undefined> {
+  const h = Object.values(await holders(k));
+  return h[0] && h[0] !== not && h.every((x) => x === h[0]) ? h[0] : undefined;
+}
+
+async function runningPods(k: Kubectl, selector: string): Promise<Json[]> {
+  const pods = JSON.parse(await k.ok(['get', 'pods', '-l', selector, '-o', 'json'])) as Json;
+  return pods.items.filter((p: Json) => p.status?.phase === 'Running' && p.spec?.nodeName && !p.metadata.deletionTimestamp);
+}
+
+const ready = (n: Json) => n.status?.conditions?.find((c: Json) => c.type === 'Ready')?.status === 'True';
+
+describe('Bonsai processes on one etcd', () => {
   let etcd: EtcdHandle;
   let a: ServerHandle;
   let b: ServerHandle;
+  let c: ServerHandle | undefined;
   let ka: Kubectl;
   let kb: Kubectl;
+  let leaderId = '';
+  // `--output json`: the line that startServer waits for comes once the process campaigns (its electors started).
+  const common = () => ['--storage', etcd.storage, '--etcd-compaction-interval', '1s', '--nodes', '2', '--addons', '', '--output', 'json'];
 
   before(async () => {
     etcd = await startEtcd();
-    const common = ['--storage', etcd.storage, '--etcd-compaction-interval', '1s'];
-    a = await startServer({ args: [...common, '--nodes', '2', '--addons', ''] });
-    b = await startServer({ args: [...common, '--api-only'] });
-    [ka, kb] = [new Kubectl(a.kubeconfig), new Kubectl(b.kubeconfig)];
+    a = await startServer({ args: common() });
+    ka = new Kubectl(a.kubeconfig);
+    // `a` came first and takes every Lease; `b` is a full member too (no --api-only): a candidate.
+    leaderId = await eventually(() => soleHolder(ka), 20_000, 'a holding every leader Lease');
+    b = await startServer({ args: common() });
+    kb = new Kubectl(b.kubeconfig);
   });
   after(async () => {
-    for (const s of [b, a]) {
+    for (const s of [c, b, a]) {
       await s?.stop();
       s?.cleanup();
     }
     await etcd?.stop();
   });
 
-  it('rolls out a Deployment created through the API-only process; both processes show its pods Running', async () => {
+  it('exactly one process leads; a Deployment created through the other is rolled out; both show its pods Running', async () => {
+    // b campaigns since before startServer returned (its ready line): a still holds all four Leases.
+    assert.deepEqual(await holders(kb), Object.fromEntries(leaseNames.map((n) => [n, leaderId])));
     await kb.ok(['create', 'deployment', 'web', '--image=nginx', '--replicas=3']);
-    for (const k of [ka, kb]) {
-      await eventually(async () => {
-        const pods = JSON.parse(await k.ok(['get', 'pods', '-l', 'app=web', '-o', 'json'])) as Json;
-        return pods.items.length === 3 && pods.items.every((p: Json) => p.status?.phase === 'Running' && p.spec?.nodeName);
-      }, 60_000, 'three Running pods');
-    }
+    await kb.ok(['create', 'deployment', 'roll', '--image=nginx:1.26', '--replicas=2']);
+    for (const k of [ka, kb]) await eventually(async () => (await runningPods(k, 'app=web')).length === 3, 60_000, 'three Running pods');
+    await eventually(async () => (await runningPods(kb, 'app=roll')).length === 2, 20_000, 'two Running roll pods');
     const d = JSON.parse(await kb.ok(['get', 'deployment', 'web', '-o', 'json'])) as Json;
     assert.equal(d.status?.availableReplicas, 3);
+    assert.deepEqual(await holders(kb), Object.fromEntries(leaseNames.map((n) => [n, leaderId])), 'no Lease moved');
   });
 
   it('a watch through one process sees writes made through the other, in order, across compactions', async () => {
@@ -94,5 +123,64 @@ describe('two Bonsai processes on one etcd', () => {
     const history = await fetch(`${base}/bonsai/v1/history`, { headers });
     assert.equal(history.status, 404);
     assert.match(((await history.json()) as Json).message, /time travel is not available/);
+  });
+
+  it('SIGKILL the leader: the survivor takes every Lease within the lease duration and runs the cluster', async () => {
+    const containers = (pods: Json[]) => new Map(pods.map((p) => [p.metadata.name as string, `${p.metadata.uid} ${p.status.containerStatuses?.[0]?.containerID} restarts=${p.status.containerStatuses?.[0]?.restartCount}`]));
+    const before = containers(await runningPods(kb, 'app=web'));
+    assert.equal(before.size, 3);
+    const nodeLeases = async () => Object.fromEntries(((JSON.parse(await kb.ok(['get', 'leases', '-n', 'kube-node-lease', '-o', 'json'])) as Json).items as Json[]).map((l) => [l.metadata.name, l.spec.renewTime]));
+    const lastRenewed = await nodeLeases();
+    assert.equal(Object.keys(lastRenewed).length, 3, 'three node Leases');
+    // The leader dies with work in flight: a scale to 4 and a rolling update (pods starting and terminating).
+    await kb.ok(['scale', 'deployment', 'web', '--replicas=4']);
+    await kb.ok(['set', 'image', 'deployment/roll', 'nginx=nginx:1.27']);
+    const killedAt = Date.now();
+    await a.stop('SIGKILL');
+    const survivor = await eventually(() => soleHolder(kb, leaderId), 30_000, 'b holding every leader Lease');
+    const tookMs = Date.now() - killedAt;
+    // client-go's timing: a 15 s lease, counted from the last renewal the candidate saw, plus a retry of 2-4.4 s.
+    assert.ok(tookMs < 25_000, `failover took ${tookMs} ms`);
+    console.log(`# SIGKILL failover: every Lease on the survivor after ${tookMs} ms`);
+    leaderId = survivor;
+    // The survivor's controllers and scheduler act on a scale through it; its kubelets run the new pods.
+    await kb.ok(['scale', 'deployment', 'web', '--replicas=5']);
+    await eventually(async () => (await runningPods(kb, 'app=web')).length === 5, 30_000, 'five Running pods');
+    await eventually(async () => (JSON.parse(await kb.ok(['get', 'deployment', 'web', '-o', 'json'])) as Json).status?.availableReplicas === 5, 20_000, 'five available');
+    console.log(`# SIGKILL failover: five pods Running and available ${Date.now() - killedAt} ms after the kill`);
+    // The rolling update the dead leader had begun is finished: two new pods Running, the old ones gone.
+    await eventually(async () => {
+      const pods = (JSON.parse(await kb.ok(['get', 'pods', '-l', 'app=roll', '-o', 'json'])) as Json).items as Json[];
+      return pods.length === 2 && pods.every((p) => p.status?.phase === 'Running' && p.spec.containers[0].image === 'nginx:1.27');
+    }, 40_000, 'the rolling update finished by the survivor');
+    console.log(`# SIGKILL failover: the rolling update finished ${Date.now() - killedAt} ms after the kill`);
+    // The dead leader's pods are the same pods with the same containers, still Running, never restarted.
+    const now = containers(await runningPods(kb, 'app=web'));
+    for (const [name, was] of before) assert.equal(now.get(name), was, `${name} kept`);
+    // Its nodes are the survivor's now: their node Leases renewed again, every node Ready.
+    await eventually(async () => {
+      const later = await nodeLeases();
+      return Object.keys(lastRenewed).every((n) => later[n] && later[n] !== lastRenewed[n]);
+    }, 20_000, 'every node Lease renewed by the survivor');
+    const nodes = (JSON.parse(await kb.ok(['get', 'nodes', '-o', 'json'])) as Json).items as Json[];
+    assert.equal(nodes.length, 3);
+    for (const n of nodes) assert.ok(ready(n), `${n.metadata.name} Ready: ${JSON.stringify(n.status?.conditions)}`);
+  });
+
+  it('SIGTERM hands every Lease over at once, and the new leader acts', async () => {
+    c = await startServer({ args: common() });
+    const kc = new Kubectl(c.kubeconfig);
+    assert.equal(await soleHolder(kc), leaderId, 'c starts as a candidate');
+    const stoppedAt = Date.now();
+    assert.equal(await b.stop('SIGTERM'), 0);
+    const next = await eventually(() => soleHolder(kc, leaderId), 10_000, 'c holding every leader Lease');
+    const tookMs = Date.now() - stoppedAt;
+    assert.ok(tookMs < 5_000, `handover took ${tookMs} ms`);
+    console.log(`# SIGTERM handover: every Lease on the new leader after ${tookMs} ms`);
+    assert.notEqual(next, leaderId);
+    await kc.ok(['scale', 'deployment', 'web', '--replicas=2']);
+    await eventually(async () => (await runningPods(kc, 'app=web')).length === 2, 20_000, 'two Running pods');
+    const nodes = (JSON.parse(await kc.ok(['get', 'nodes', '-o', 'json'])) as Json).items as Json[];
+    for (const n of nodes) assert.ok(ready(n), `${n.metadata.name} Ready`);
   });
 });

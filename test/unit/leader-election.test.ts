@@ -11,6 +11,7 @@ import { clientFor, type Client } from '../../src/client/client.js';
 import { ManualClock, type Clock } from '../../src/util/clock.js';
 import { createLogger } from '../../src/util/logger.js';
 import { LeaderElector, leaseResource, recordOf, type LeaderElectionConfig } from '../../src/leader/index.js';
+import { microTime } from '../../src/leader/lease-lock.js';
 import type { KObject } from '../../src/machinery/types.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -127,6 +128,39 @@ describe('leader election', () => {
       'Lease/kube-controller-manager: host-b_2 became leader',
       'Lease/kube-controller-manager: host-a_1 stopped leading',
     ]);
+    a.elector.stop();
+    b.elector.stop();
+    env.close();
+  });
+
+  it('counts the lease duration from the last renewal it saw through its watch, not from its next try', async () => {
+    const env = setup();
+    const ca = new ManualClock();
+    const cb = new ManualClock();
+    const a = candidate(env.client, 'host-a_1', ca);
+    const b = candidate(env.client, 'host-b_2', cb);
+    a.elector.start();
+    b.elector.start();
+    // Both processes run for 20 s: a renews every 2 s (the last at 20 s), b tries every 3.2 s (random pinned at 0.5:
+    // 2 s * (1 + 0.5 * 1.2)), its last try before a dies at 19.2 s.
+    const step = async (clocks: ManualClock[]) => {
+      for (const c of clocks) c.advance(100);
+      await env.store.committed();
+      await new Promise((r) => setImmediate(r));
+    };
+    for (let t = 0; t < 20_000; t += 100) await step([ca, cb]);
+    const lastRenewal = env.lease()!.spec.renewTime;
+    assert.equal(lastRenewal, microTime(ca.nowMs()), 'a renewed last at 20 s');
+    // a dies. b saw that renewal as it happened, so it takes over at its first try past 15 s from then (35.2 s), not
+    // 15 s after its next try would have seen it (22.4 s + 15 s, taken at 38.4 s).
+    let took = 0;
+    while (!b.elector.isLeader() && took < 30_000) {
+      await step([cb]);
+      took += 100;
+    }
+    assert.ok(took >= 15_000, `b took the lease ${took} ms after the last renewal: not before the 15 s lease duration`);
+    assert.ok(took <= 15_000 + 3_200, `b took the lease ${took} ms after the last renewal`);
+    assert.equal(env.lease()!.spec.holderIdentity, 'host-b_2');
     a.elector.stop();
     b.elector.stop();
     env.close();
