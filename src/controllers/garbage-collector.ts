@@ -6,6 +6,7 @@ import type { Change } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { WorkQueue } from './runtime/work-queue.js';
+import { jsonEqual } from '../machinery/json-value.js';
 
 interface Ref {
   key: string; // storage key
@@ -17,6 +18,17 @@ const parseRef = (id: string): Ref => {
   const [key, namespace, name] = id.split('|');
   return { key, namespace, name };
 };
+
+/** Depth enough for ownerReferences (a list of flat records). */
+const refsDepth = 4;
+
+/** Neither object is being deleted and both hold the same ownerReferences (and uid). */
+function unchangedForCollector(before: KObject, after: KObject): boolean {
+  const a = before.metadata;
+  const b = after.metadata;
+  if (a.deletionTimestamp || b.deletionTimestamp || a.uid !== b.uid) return false;
+  return a.ownerReferences === b.ownerReferences || jsonEqual(a.ownerReferences ?? [], b.ownerReferences ?? [], refsDepth);
+}
 
 export class GarbageCollector {
   /** uid -> where the object lives. */
@@ -63,6 +75,9 @@ export class GarbageCollector {
       for (const dep of this.dependents.get(o.metadata.uid ?? '') ?? []) this.queue.add(dep);
       return;
     }
+    // An update that leaves the owners alone and deletes nothing (a Lease renewal, a status write) changes nothing
+    // the collector decides on: as upstream, only changed references or a deletion are processed.
+    if (c.previous && unchangedForCollector(c.previous, o)) return;
     this.index(c.resource, o, c.previous);
     if (o.metadata.ownerReferences?.length || o.metadata.deletionTimestamp) this.queue.add(id);
   }

@@ -42,11 +42,27 @@ interface Health {
   leaseRenew: string | undefined;
 }
 
+interface Quiet {
+  /** uid/resourceVersion of the Node the full pass saw. */
+  nodeVersion: string;
+  /** resourceVersion of the node's Lease last taken in. */
+  leaseVersion: string | undefined;
+  /** Until when the node is within its grace period without another heartbeat. */
+  untilMs: number;
+  /** Its zone for the disruption counts (undefined: excluded from disruption). */
+  zone: string | undefined;
+}
+
 const readyOf = (n: Node) => n.status?.conditions?.find((c) => c.type === 'Ready');
 const microMs = (t: string | undefined) => (t ? Date.parse(t) : 0);
 
 export class NodeLifecycleController {
   private readonly health = new Map<string, Health>();
+  /**
+   * Ready nodes a monitor pass found healthy with nothing to do, by name. A pass skips them while the Node is
+   * unchanged (a Lease renewal only moves the grace period on), so an idle fleet costs two lookups a node.
+   */
+  private readonly quiet = new Map<string, Quiet>();
   private readonly known = new Map<string, Node>();
   private readonly zoneStates = new Map<string, ZoneState>();
   private readonly tainters = new Map<string, ZoneTainter>();
@@ -109,6 +125,33 @@ export class NodeLifecycleController {
     }
   }
 
+  /**
+   * For a Ready node unchanged since the last pass: takes in a Lease renewal as tryUpdateNodeHealth would (a newer
+   * renewTime is a heartbeat) and tells whether the node is still within its grace period.
+   */
+  private stillQuiet(name: string, q: Quiet, now: number): boolean {
+    const lease = this.client.get('coordination.k8s.io/v1/leases', 'kube-node-lease', name) as unknown as Lease | undefined;
+    const leaseVersion = lease?.metadata?.resourceVersion;
+    if (leaseVersion !== q.leaseVersion) {
+      const h = this.health.get(name);
+      if (!h) return false;
+      const renew = lease?.spec?.renewTime;
+      if (renew && (!h.leaseRenew || microMs(h.leaseRenew) < microMs(renew))) {
+        h.leaseRenew = renew;
+        h.probeMs = now;
+      }
+      q.leaseVersion = leaseVersion;
+      q.untilMs = h.probeMs + nodeMonitorGracePeriodMs;
+    }
+    return now <= q.untilMs;
+  }
+
+  private zoneList(zoneReady: Map<string, Array<string | undefined>>, zone: string): Array<string | undefined> {
+    let list = zoneReady.get(zone);
+    if (!list) zoneReady.set(zone, (list = []));
+    return list;
+  }
+
   private tainter(node: Node): ZoneTainter {
     const zone = zoneKey(node);
     let t = this.tainters.get(zone);
@@ -136,19 +179,31 @@ export class NodeLifecycleController {
       this.events.event(node as unknown as KObject, 'Normal', 'RemovingNode', `Node ${name} event: Removing Node ${name} from Controller`);
       this.known.delete(name);
       this.health.delete(name);
+      this.quiet.delete(name);
     }
     const zoneReady = new Map<string, Array<string | undefined>>();
+    const now = this.clock.nowMs();
     for (const stale of nodes) {
-      const node = (this.client.get('v1/nodes', '', stale.metadata?.name ?? '') ?? stale) as unknown as Node;
-      const { observed, current } = this.tryUpdateNodeHealth(node);
-      if (node.metadata?.labels?.['node.kubernetes.io/exclude-disruption'] === undefined) {
-        const z = zoneKey(node);
-        let list = zoneReady.get(z);
-        if (!list) zoneReady.set(z, (list = []));
-        list.push(current?.status);
+      const name = stale.metadata?.name ?? '';
+      const node = (this.client.get('v1/nodes', '', name) ?? stale) as unknown as Node;
+      const nodeVersion = `${node.metadata?.uid ?? ''}/${node.metadata?.resourceVersion ?? ''}`;
+      const q = this.quiet.get(name);
+      if (q && q.nodeVersion === nodeVersion && this.stillQuiet(name, q, now)) {
+        if (q.zone !== undefined) this.zoneList(zoneReady, q.zone).push('True');
+        continue;
       }
+      this.quiet.delete(name);
+      const { observed, current } = this.tryUpdateNodeHealth(node);
+      const zone = node.metadata?.labels?.['node.kubernetes.io/exclude-disruption'] === undefined ? zoneKey(node) : undefined;
+      if (zone !== undefined) this.zoneList(zoneReady, zone).push(current?.status);
       if (!current) continue;
       this.processTaintBasedEviction(node, observed);
+      const h = this.health.get(name);
+      const after = this.client.get('v1/nodes', '', name);
+      if (observed.status === 'True' && current.status === 'True' && h && after?.metadata.resourceVersion === node.metadata?.resourceVersion) {
+        const lease = this.client.get('coordination.k8s.io/v1/leases', 'kube-node-lease', name);
+        this.quiet.set(name, { nodeVersion, leaseVersion: lease?.metadata.resourceVersion, untilMs: h.probeMs + nodeMonitorGracePeriodMs, zone });
+      }
       if (current.status !== 'True' && observed.status === 'True') {
         this.events.event(node as unknown as KObject, 'Normal', 'NodeNotReady', `Node ${node.metadata?.name} status is now: NodeNotReady`);
         markPodsNotReady(this.client, this.events, this.log, this.pods.byIndex(byNode, node.metadata?.name ?? ''), node.metadata?.name ?? '');

@@ -12,6 +12,7 @@ import { internalIpOf } from './node-status.js';
 import { indexOfPodCidr, internalIpForIndex, podCidrForIndex } from './pod-ips.js';
 import type { NodeAgentView, NodeDirectory } from './types.js';
 import { nodeClient } from './node-client.js';
+import { BinaryHeap } from '../util/binary-heap.js';
 
 const tickMs = 500;
 const quietStartAbove = 100;
@@ -25,6 +26,12 @@ export const isStopped = (node: KObject) => node.metadata.annotations?.[simAnnot
 
 export class KubeletManager implements NodeDirectory {
   private readonly agents = new Map<string, NodeAgent>();
+  /**
+   * The timer's work: each running agent's next due time (lease renewal or status report) in a heap, and the agents
+   * whose Node someone else changed. A tick takes only what is due, so an idle fleet costs nothing between renewals.
+   */
+  private readonly due = new BinaryHeap<{ atMs: number; agent: NodeAgent }>((a, b) => a.atMs < b.atMs);
+  private readonly dirty = new Set<NodeAgent>();
   private readonly listeners = new Set<(nodeName: string) => void>();
   private readonly usedIndexes = new Set<number>();
   private nextIndex = 0;
@@ -120,7 +127,10 @@ export class KubeletManager implements NodeDirectory {
     const cur = this.client.get('v1/nodes', '', name);
     if (!cur) return;
     const a = this.agents.get(name);
-    if (a && a.uid === cur.metadata.uid && c.object.metadata.resourceVersion !== a.lastWrittenRv) a.dirty = true;
+    if (a && a.uid === cur.metadata.uid && c.object.metadata.resourceVersion !== a.lastWrittenRv) {
+      a.dirty = true;
+      this.dirty.add(a);
+    }
     this.ensureAgent(cur);
   }
 
@@ -152,6 +162,7 @@ export class KubeletManager implements NodeDirectory {
       this.log.debug({ node: name }, 'kubelet stopped');
     } else if (!stopped && !a.running) {
       a.start(this.clock.nowMs(), opts);
+      this.schedule(a);
       this.log.debug({ node: name }, 'kubelet started');
       for (const l of [...this.listeners]) {
         try {
@@ -203,14 +214,36 @@ export class KubeletManager implements NodeDirectory {
     return out;
   }
 
+  /** Puts the agent's next due time in the heap (an entry whose time is no longer the agent's is dropped when popped). */
+  private schedule(a: NodeAgent): void {
+    if (!a.running) return;
+    const atMs = a.nextDueMs();
+    if (a.scheduledMs === atMs) return;
+    a.scheduledMs = atMs;
+    this.due.push({ atMs, agent: a });
+  }
+
+  private tickAgent(a: NodeAgent, now: number): void {
+    try {
+      a.tick(now);
+    } catch (err) {
+      this.log.warn({ err, node: a.nodeName }, 'kubelet tick failed');
+    }
+  }
+
   private tick(): void {
     const now = this.clock.nowMs();
-    for (const a of this.agents.values()) {
-      try {
-        a.tick(now);
-      } catch (err) {
-        this.log.warn({ err, node: a.nodeName }, 'kubelet tick failed');
-      }
+    for (const a of this.dirty) if (this.agents.get(a.nodeName) === a && a.running) this.tickAgent(a, now);
+    for (const a of this.dirty) this.schedule(a);
+    this.dirty.clear();
+    for (let top = this.due.peek(); top && top.atMs <= now; top = this.due.peek()) {
+      this.due.pop();
+      const a = top.agent;
+      if (a.scheduledMs !== top.atMs) continue;
+      a.scheduledMs = undefined;
+      if (this.agents.get(a.nodeName) !== a || !a.running) continue;
+      this.tickAgent(a, now);
+      this.schedule(a);
     }
   }
 
@@ -219,6 +252,8 @@ export class KubeletManager implements NodeDirectory {
     this.stops.length = 0;
     for (const a of this.agents.values()) a.stop();
     this.agents.clear();
+    this.due.clear();
+    this.dirty.clear();
     this.listeners.clear();
   }
 }

@@ -40,7 +40,10 @@ export class NodeAgent implements NodeAgentView {
   running = false;
   /** Clock ms at which the lease is renewed next. */
   nextLeaseMs = 0;
-  private lastReportMs = 0;
+  /** Clock ms at which a status report falls due even when nothing changed. */
+  private nextReportMs = 0;
+  /** When the manager's timer is to tick this agent next (its entry in the manager's heap; undefined: none). */
+  scheduledMs: number | undefined;
   /** Someone else changed the Node: compare its status with what the kubelet reports at the next tick. */
   dirty = false;
   /** resourceVersion of the agent's own last Node write (its watch echo is not a change). */
@@ -84,7 +87,7 @@ export class NodeAgent implements NodeAgentView {
     if (opts.registered && node.metadata.uid === this.uid) {
       // Registered a moment ago with the status the kubelet reports: no second write.
       this.lastWrittenRv = node.metadata.resourceVersion;
-      this.lastReportMs = nowMs;
+      this.reported(nowMs);
       if (!opts.quiet) this.readyEvents(node, undefined);
     } else this.syncStatus(nowMs, true, !opts.quiet);
     this.renewLease(nowMs);
@@ -103,7 +106,17 @@ export class NodeAgent implements NodeAgentView {
       this.renewLease(nowMs);
       this.nextLeaseMs = nowMs + leaseRenewMs * (1 + Math.random() * 0.04);
     }
-    if (this.dirty || nowMs - this.lastReportMs >= statusReportMs) this.syncStatus(nowMs, false, true);
+    if (this.dirty || nowMs >= this.nextReportMs) this.syncStatus(nowMs, false, true);
+  }
+
+  /** When the agent has something to do next without being told (a lease renewal, a status report). */
+  nextDueMs(): number {
+    return Math.min(this.nextLeaseMs, this.nextReportMs);
+  }
+
+  /** A status was posted: the next unconditional report is due a report period later (4% jitter, as the lease). */
+  private reported(nowMs: number): void {
+    this.nextReportMs = nowMs + statusReportMs * (1 + Math.random() * 0.04);
   }
 
   /** Posts the node status when it differs from what the kubelet reports, or when a report is due. */
@@ -113,7 +126,7 @@ export class NodeAgent implements NodeAgentView {
     if (!node || node.metadata.uid !== this.uid) return;
     const current = (node as unknown as Node).status;
     const now = new Date(nowMs);
-    const due = force || nowMs - this.lastReportMs >= statusReportMs;
+    const due = force || nowMs >= this.nextReportMs;
     const oldReady = current?.conditions?.find((c) => c.type === 'Ready');
     const lastBeat = oldReady?.lastHeartbeatTime ? new Date(oldReady.lastHeartbeatTime) : now;
     const kept = kubeletStatus({ name: this.nodeName, internalIP: this.hostIP, bootSeed: this.bootSeed, current, heartbeat: lastBeat, now });
@@ -123,7 +136,7 @@ export class NodeAgent implements NodeAgentView {
     try {
       const written = this.client.guaranteedUpdate(def, '', this.nodeName, (cur) => ({ ...cur, status }), { subresource: 'status' });
       this.lastWrittenRv = written.metadata.resourceVersion;
-      this.lastReportMs = nowMs;
+      this.reported(nowMs);
     } catch (err) {
       this.log.debug({ err, node: this.nodeName }, 'node status update failed');
       return;

@@ -7,6 +7,7 @@ import { setLogProvider, type LogProvider } from './log-provider.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import { WorkQueue } from '../controllers/runtime/work-queue.js';
 import type { KObject } from '../machinery/types.js';
+import { jsonEqual } from '../machinery/json-value.js';
 import { interpret } from './container-command.js';
 import { containerEnv } from './container-plan.js';
 import { LogStore } from './log-store.js';
@@ -24,6 +25,8 @@ const fieldPathOf = (c: { kind: string; name: string }) =>
   `spec.${c.kind === 'main' ? 'containers' : c.kind === 'ephemeral' ? 'ephemeralContainers' : 'initContainers'}{${c.name}}`;
 
 const keyOf = (o: { metadata?: { namespace?: string; name?: string } }) => `${o.metadata?.namespace}/${o.metadata?.name}`;
+/** Deeper than any pod status the kubelet builds (a deeper one compares unequal and is written, which is safe). */
+const statusDepth = 32;
 const isTerminal = (phase: string | undefined) => phase === 'Succeeded' || phase === 'Failed';
 
 export class PodLifecycle {
@@ -189,7 +192,7 @@ export class PodLifecycle {
 
   private writeStatus(pod: Pod, run: PodRun, agent: NodeAgentView, now: number): void {
     const status = buildStatus(pod, run, now, agent.hostIP);
-    if (JSON.stringify(status) === JSON.stringify(pod.status)) return;
+    if (jsonEqual(status, pod.status, statusDepth)) return;
     const def = this.ctx.client.resource('v1/pods')!;
     nodeClient(this.ctx.client, run.nodeName).guaranteedUpdate(def, run.namespace, run.name, (cur) => {
       if (cur.metadata.uid !== run.uid) throw new Error('pod was replaced');

@@ -3,6 +3,7 @@
 // pending Deferred when it does not fit now, or Infeasible when it could never fit.
 import type { Node, Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import { amounts, podRequests } from '../machinery/resources.js';
+import { jsonEqual } from '../machinery/json-value.js';
 import type { Client } from '../client/client.js';
 import type { PodRun } from './pod-runtime.js';
 import { containerSpecs } from './pod-runtime.js';
@@ -10,12 +11,10 @@ import { containerSpecs } from './pod-runtime.js';
 /** How often a deferred resize is retried. */
 export const deferredRetryMs = 5000;
 
+/** Whether two containers' resources are alike (limits and requests, key order and absent maps aside). */
 const same = (a: ResourceRequirements | undefined, b: ResourceRequirements | undefined) =>
-  JSON.stringify(norm(a)) === JSON.stringify(norm(b));
-function norm(r: ResourceRequirements | undefined): unknown {
-  const sort = (m: Record<string, unknown> | undefined) => Object.fromEntries(Object.entries(m ?? {}).sort(([x], [y]) => (x < y ? -1 : 1)));
-  return { limits: sort(r?.limits as Record<string, unknown>), requests: sort(r?.requests as Record<string, unknown>) };
-}
+  a === b || (sameMap(a?.limits, b?.limits) && sameMap(a?.requests, b?.requests));
+const sameMap = (x: object | undefined, y: object | undefined) => jsonEqual(x ?? {}, y ?? {}, 4);
 
 const terminal = (p: Pod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
 

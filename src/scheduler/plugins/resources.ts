@@ -1,5 +1,5 @@
 // NodeResourcesFit (filter, LeastAllocated score) and NodeResourcesBalancedAllocation.
-import type { Failure, FilterPlugin, ScorePlugin } from '../framework.js';
+import type { CycleState, Failure, FilterPlugin, ScorePlugin } from '../framework.js';
 import type { NodeInfo } from '../node-info.js';
 import type { PodInfo } from '../pod-info.js';
 
@@ -33,10 +33,31 @@ export function insufficientResources(pi: PodInfo, n: NodeInfo, nominated: PodIn
   return out.sort((a, b) => rank(a) - rank(b)).map((r) => (r === tooManyPods ? r : `Insufficient ${r}`));
 }
 
+/** The pod's requests but `pods`, as a list (computed once per attempt and kept in the cycle state). */
+function requestList(s: CycleState): Array<[string, number]> {
+  let list = s.get<Array<[string, number]>>(requestListKey);
+  if (!list) s.data.set(requestListKey, (list = Object.entries(s.pi.requests).filter(([k]) => k !== 'pods')));
+  return list;
+}
+const requestListKey = 'NodeResourcesFit/requests';
+
+/** Whether the pod fits next to the node's pods with no nominated pods in the way (the common case, cheaply). */
+function fitsPlainly(s: CycleState, n: NodeInfo): boolean {
+  if (n.pods.size + 1 > n.allowedPods) return false;
+  const list = requestList(s);
+  for (let i = 0; i < list.length; i++) {
+    const [k, v] = list[i];
+    if ((n.allocatable[k] ?? 0) < v + (n.requested[k] ?? 0)) return false;
+  }
+  return true;
+}
+
 export const nodeResourcesFitFilter: FilterPlugin = {
   name: 'NodeResourcesFit',
   filter(s, n) {
-    const reasons = insufficientResources(s.pi, n, s.nominated(n.name));
+    const nominated = s.nominated(n.name);
+    if (nominated.length === 0 && fitsPlainly(s, n)) return undefined;
+    const reasons = insufficientResources(s.pi, n, nominated);
     return reasons.length ? ({ plugin: 'NodeResourcesFit', code: 'Unschedulable', reasons } satisfies Failure) : undefined;
   },
 };
@@ -65,13 +86,13 @@ export const balancedAllocationScore: ScorePlugin = {
     return !!(s.pi.requests.cpu || s.pi.requests.memory);
   },
   score(s, n) {
-    const fractions: number[] = [];
-    for (const k of ['cpu', 'memory']) {
-      const cap = n.allocatable[k] ?? 0;
-      if (cap === 0) continue;
-      fractions.push(Math.min(1, ((n.requested[k] ?? 0) + (s.pi.requests[k] ?? 0)) / cap));
-    }
-    const std = fractions.length === 2 ? Math.abs((fractions[0] - fractions[1]) / 2) : 0;
+    // The two fractions that exist (cpu, memory) and the standard deviation of the pair; one alone deviates by 0.
+    const cpuCap = n.allocatable.cpu ?? 0;
+    const memCap = n.allocatable.memory ?? 0;
+    if (cpuCap === 0 || memCap === 0) return 100;
+    const cpu = Math.min(1, ((n.requested.cpu ?? 0) + (s.pi.requests.cpu ?? 0)) / cpuCap);
+    const mem = Math.min(1, ((n.requested.memory ?? 0) + (s.pi.requests.memory ?? 0)) / memCap);
+    const std = Math.abs((cpu - mem) / 2);
     return Math.trunc((1 - std) * 100);
   },
 };
