@@ -50,8 +50,9 @@ export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string,
   const attrs = admissionAttributes(reg, def, 'DELETE', namespace, name, undefined, cur, opts);
   yield* admit(reg.admission, 'mutate', attrs);
   yield* admit(reg.admission, 'validate', attrs);
-  if (reg.getStored(key, ns, name) !== cur) {
-    // Admission waited and the object changed meanwhile: decide again on the current object.
+  if (reg.getStored(key, ns, name)?.metadata.resourceVersion !== cur.metadata.resourceVersion) {
+    // Admission waited and the object changed meanwhile: decide again on the current object. (Compared by revision:
+    // a store may hand out a fresh copy on every read, as SQLite does for Events.)
     return yield* deleteSteps(reg, def, namespace, name, opts);
   }
   const now = reg.clock.now();
