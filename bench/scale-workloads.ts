@@ -8,21 +8,11 @@ import type { Pool } from 'undici';
 import { createMany } from './load.js';
 import { cpuSecondsOf, rssOf } from './proc.js';
 import { rate, target, type Row } from './table.js';
-import { call, rolloutComplete, until, withCluster } from './workloads.js';
+import { call, deployment, rolloutComplete, until, withCluster } from './workloads.js';
 
 type Json = Record<string, any>;
 const deploymentsPath = '/apis/apps/v1/namespaces/default/deployments';
 const pauseConfigMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bonsai-scheduler', namespace: 'kube-system' }, data: { paused: 'true' } };
-
-function deployment(name: string, replicas: number): Json {
-  return {
-    apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
-    spec: {
-      replicas, selector: { matchLabels: { app: name } },
-      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } },
-    },
-  };
-}
 
 /** Runs `fn(i)` for i in [0, n) with `concurrency` workers. */
 async function each(n: number, concurrency: number, fn: (i: number) => Promise<unknown>): Promise<void> {

@@ -56,7 +56,7 @@ export async function withCluster<T>(nodes: number, connections: number, fn: (p:
   }
 }
 
-function deployment(name: string, replicas: number): Json {
+export function deployment(name: string, replicas: number): Json {
   return {
     apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
     spec: {

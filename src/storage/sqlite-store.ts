@@ -18,6 +18,7 @@ import { migrate } from './migrate.js';
 import { StorageError } from './errors.js';
 import { ChangeHistory } from './history.js';
 import type { Storage, StoreWatch } from './storage.js';
+import { watchFrom } from './watch-replay.js';
 import { ObjectCache, jsonOf } from './object-cache.js';
 import { StoredRef, keyOf } from './object-table.js';
 import { ensureIncrementalVacuum, releaseFreePages } from './vacuum.js';
@@ -267,30 +268,18 @@ export class SqliteStore implements Storage {
    * object (or its previous state) has the trigger's value; the replay is not narrowed.
    */
   watch(resource: string, fromRv: number, listener: ChangeListener, trigger?: Trigger): StoreWatch {
-    if (fromRv < this.compacted) throw this.expired(fromRv);
-    // Everything up to the last published revision is in the log; later changes are published after their commit.
-    const upTo = Math.max(fromRv, this.published);
-    let cursor = fromRv;
-    const stop = this.hub.subscribe(resource, (c) => {
-      if (c.rv > upTo) listener(c);
-    }, trigger);
-    const replay = (max: number): Change[] => {
-      if (cursor >= upTo) return [];
-      if (cursor < this.compacted) throw this.expired(cursor);
-      const out: Change[] = [];
-      for (const r of this.stmts.changesPage.all(resource, cursor, upTo, max) as Array<Row & { type: ChangeType }>) {
-        const object = JSON.parse(r.value) as KObject;
-        jsonOf.set(object, r.value);
-        out.push({ type: r.type, resource, rv: r.rv, object });
-      }
-      cursor = out.length < max ? upTo : out[out.length - 1].rv;
-      return out;
-    };
-    return { stop, replay };
-  }
-
-  private expired(rv: number): StorageError {
-    return new StorageError('Expired', `too old resource version: ${rv} (${this.compacted + 1})`, this.compacted + 1);
+    return watchFrom({
+      hub: this.hub, published: this.published, compacted: () => this.compacted,
+      read: (after, upTo, max) => {
+        const out: Change[] = [];
+        for (const r of this.stmts.changesPage.all(resource, after, upTo, max) as Array<Row & { type: ChangeType }>) {
+          const object = JSON.parse(r.value) as KObject;
+          jsonOf.set(object, r.value);
+          out.push({ type: r.type, resource, rv: r.rv, object });
+        }
+        return out;
+      },
+    }, resource, fromRv, listener, trigger);
   }
 
   /** Drops change-log entries beyond the retention window. Returns the new compacted revision. */

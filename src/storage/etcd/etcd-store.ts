@@ -7,6 +7,7 @@ import type { KObject } from '../../machinery/types.js';
 import { StorageError } from '../errors.js';
 import { maxObjectBytes } from '../sqlite-store.js';
 import type { Storage, StoreWatch } from '../storage.js';
+import { watchFrom } from '../watch-replay.js';
 import { WatchHub, type Change, type ChangeListener, type Trigger } from '../watch-hub.js';
 import { ChangeWindow } from './change-window.js';
 import { KeyLayout, registryRoot } from './keys.js';
@@ -323,25 +324,10 @@ export class EtcdStore implements Storage {
   }
 
   watch(resource: string, fromRv: number, listener: ChangeListener, trigger?: Trigger): StoreWatch {
-    if (fromRv < this.compactedRevision()) throw this.expired(fromRv);
-    const upTo = Math.max(fromRv, this.published);
-    let cursor = fromRv;
-    const stop = this.hub.subscribe(resource, (c) => {
-      if (c.rv > upTo) listener(c);
-    }, trigger);
-    const replay = (max: number): Change[] => {
-      if (cursor >= upTo) return [];
-      if (cursor < this.compactedRevision()) throw this.expired(cursor);
-      const out = this.window.read(resource, cursor, upTo, max);
-      cursor = out.length < max ? upTo : out[out.length - 1].rv;
-      return out;
-    };
-    return { stop, replay };
-  }
-
-  private expired(rv: number): StorageError {
-    const oldest = this.compactedRevision();
-    return new StorageError('Expired', `too old resource version: ${rv} (${oldest + 1})`, oldest + 1);
+    return watchFrom({
+      hub: this.hub, published: this.published, compacted: () => this.compactedRevision(),
+      read: (after, upTo, max) => this.window.read(resource, after, upTo, max),
+    }, resource, fromRv, listener, trigger);
   }
 
   /**
