@@ -84,11 +84,15 @@ export class SqliteStore implements Storage {
   };
 
   constructor(opts: StoreOptions) {
-    if (opts.path !== ':memory:') mkdirSync(dirname(opts.path), { recursive: true });
-    this.db = new BetterSqlite3(opts.path);
+    const inMemory = opts.path === ':memory:';
+    if (!inMemory) mkdirSync(dirname(opts.path), { recursive: true });
+    // ':memory:' keeps nothing once the process ends, but its pages (every object's text and the change log: about
+    // 10 KB per pod with its Events) would all count against the process's memory. SQLite's private temporary
+    // database ('') is as private and as short-lived (deleted when closed) and keeps only its page cache in memory.
+    this.db = new BetterSqlite3(inMemory ? '' : opts.path);
     ensureIncrementalVacuum(this.db);
-    if (opts.path !== ':memory:') this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${opts.synchronous ?? 'NORMAL'}`);
+    if (!inMemory) this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`synchronous = ${inMemory ? 'OFF' : opts.synchronous ?? 'NORMAL'}`);
     this.db.pragma('cache_size = -65536');
     this.db.pragma('wal_autocheckpoint = 8192');
     this.retain = opts.retainChanges ?? 100_000;
