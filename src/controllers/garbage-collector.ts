@@ -6,7 +6,7 @@ import type { Change } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { WorkQueue } from './runtime/work-queue.js';
-import { jsonEqual } from '../machinery/json-value.js';
+import { jsonEqual } from '../util/json-tree.js';
 
 interface Ref {
   key: string; // storage key

@@ -7,7 +7,7 @@ import { setLogProvider, type LogProvider } from './log-provider.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import { WorkQueue } from '../controllers/runtime/work-queue.js';
 import type { KObject } from '../machinery/types.js';
-import { jsonEqual } from '../machinery/json-value.js';
+import { jsonEqual } from '../util/json-tree.js';
 import { interpret } from './container-command.js';
 import { containerEnv } from './container-plan.js';
 import { LogStore } from './log-store.js';

@@ -3,7 +3,7 @@
 // pending Deferred when it does not fit now, or Infeasible when it could never fit.
 import type { Node, Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import { amounts, podRequests } from '../machinery/resources.js';
-import { jsonEqual } from '../machinery/json-value.js';
+import { jsonEqual } from '../util/json-tree.js';
 import type { Client } from '../client/client.js';
 import type { PodRun } from './pod-runtime.js';
 import { containerSpecs } from './pod-runtime.js';

@@ -1,7 +1,7 @@
 // Deletion: preconditions, propagation finalizers, graceful pod deletion, namespace termination.
 import { conflict, notFound } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
-import { jsonEqual } from '../machinery/json-value.js';
+import { jsonEqual } from '../util/json-tree.js';
 import { maxObjectDepth } from '../machinery/depth-limits.js';
 import { rfc3339 } from '../util/clock.js';
 import { storageKey, type ResourceDef } from './resource.js';

@@ -7,7 +7,7 @@ import type { GroupVersionKind, KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
 import { jsonDepth } from '../util/json-tree.js';
 import { maxObjectDepth, objectTooDeep } from '../machinery/depth-limits.js';
-import { copyJson, jsonEqual, jsonEqualExcept, JsonTooDeep } from '../machinery/json-value.js';
+import { copyJson, jsonEqual, jsonEqualExcept, JsonTooDeep } from '../util/json-tree.js';
 import { managedFieldsDecodable } from './managed-fields.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/common.js';
 import { nameIsDnsSubdomain } from './validation/names.js';

@@ -10,7 +10,7 @@ import { allResources } from '../../src/registry/resources/index.js';
 import { bootstrap } from '../../src/registry/bootstrap.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { createLogger } from '../../src/util/logger.js';
-import { copyJson, jsonEqual, jsonEqualExcept, JsonTooDeep } from '../../src/machinery/json-value.js';
+import { copyJson, jsonEqual, jsonEqualExcept, JsonTooDeep } from '../../src/util/json-tree.js';
 import { ApiError } from '../../src/machinery/errors.js';
 import type { KObject } from '../../src/machinery/types.js';
 
