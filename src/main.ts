@@ -8,7 +8,6 @@ import { Registry } from './registry/registry.js';
 import { allResources } from './registry/resources/index.js';
 import { storageKey } from './registry/resource.js';
 import { bootstrap } from './registry/bootstrap.js';
-import { defaultEventTtlMs, startEventTtl } from './registry/event-ttl.js';
 import { configMapMetricsSource } from './metrics-apis/configmap-source.js';
 import { buildServer } from './api/server.js';
 import { openWatches } from './api/watch-stream.js';
@@ -235,9 +234,9 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   if (store.list('admissionregistration.k8s.io/validatingadmissionpolicies').length) void loadCel().catch((err: unknown) => log.warn({ err }, 'the CEL engine did not load'));
   // The API answers from here on; controllers, scheduler and kubelets load meanwhile (as kube-apiserver serves
   // before the controller manager is up) and, being level-triggered, pick up whatever was written in between.
-  const [{ startControllers }, { startScheduler }, { startCluster, markNodeStopped }, { clientFor }, { startAddons }, { loadClusterConfig }, leader, ids] = await Promise.all([
+  const [{ startControllers }, { startScheduler }, { startCluster, markNodeStopped }, { clientFor }, { startAddons }, { loadClusterConfig }, leader, ids, { defaultEventTtlMs, startEventTtl }] = await Promise.all([
     import('./controllers/index.js'), import('./scheduler/index.js'), import('./cluster/index.js'), import('./client/client.js'), import('./addons/index.js'),
-    import('./cluster/config.js'), import('./leader/index.js'), import('./auth/identities.js'),
+    import('./cluster/config.js'), import('./leader/index.js'), import('./auth/identities.js'), import('./registry/event-ttl.js'),
   ]);
   // Controllers, scheduler, add-ons (and by default the simulated kubelets) run only while this process holds their
   // Lease. A local SQLite store is this process's alone: the Leases are taken at once, before start() returns.

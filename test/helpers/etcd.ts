@@ -4,6 +4,8 @@ import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
+import { EtcdStore, parseEtcdUrl, type EtcdStoreOptions } from '../../src/storage/etcd/etcd-store.js';
 
 export const etcdBinary = process.env.BONSAI_ETCD_BINARY ?? '/usr/bin/etcd';
 
@@ -84,4 +86,27 @@ export async function startEtcd(opts: { progressNotifyMs?: number } = {}): Promi
   }
   const address = `127.0.0.1:${client}`;
   return { address, storage: `etcd://${address}`, url, stop };
+}
+
+/**
+ * One etcd for a test file (started before its tests, stopped after them) and the stores the tests open on it,
+ * closed before etcd stops. Call at the top level of the file.
+ */
+export function useEtcd(): { open(opts: Omit<EtcdStoreOptions, 'endpoints' | 'log'>): EtcdStore } {
+  let etcd: EtcdHandle | undefined;
+  const stores: EtcdStore[] = [];
+  before(async () => {
+    etcd = await startEtcd();
+  });
+  after(async () => {
+    for (const s of stores) s.close();
+    await etcd?.stop();
+  });
+  return {
+    open(opts) {
+      const s = new EtcdStore({ endpoints: parseEtcdUrl(etcd!.storage), log: () => {}, ...opts });
+      stores.push(s);
+      return s;
+    },
+  };
 }

@@ -1,8 +1,7 @@
 // Two registries on one etcd, as two Bonsai processes: a write through one from a copy that lags behind the other's
 // write is retried from etcd's state (no spurious 409), and a pinned resourceVersion still conflicts.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EtcdStore, parseEtcdUrl } from '../../src/storage/etcd/etcd-store.js';
 import { Registry } from '../../src/registry/registry.js';
 import { allResources } from '../../src/registry/resources/index.js';
 import { storageKey } from '../../src/registry/resource.js';
@@ -11,21 +10,12 @@ import { ManualClock } from '../../src/util/clock.js';
 import { createLogger } from '../../src/util/logger.js';
 import { ApiError } from '../../src/machinery/errors.js';
 import type { KObject } from '../../src/machinery/types.js';
-import { startEtcd, type EtcdHandle } from '../helpers/etcd.js';
+import { useEtcd } from '../helpers/etcd.js';
 
-let etcd: EtcdHandle;
-const stores: EtcdStore[] = [];
-before(async () => {
-  etcd = await startEtcd();
-});
-after(async () => {
-  for (const s of stores) s.close();
-  await etcd.stop();
-});
+const etcd = useEtcd();
 
 function registry(): Registry {
-  const store = new EtcdStore({ endpoints: parseEtcdUrl(etcd.storage), builtins: allResources.map(storageKey), log: () => {} });
-  stores.push(store);
+  const store = etcd.open({ builtins: allResources.map(storageKey) });
   const reg = new Registry(store, allResources, new ManualClock(Date.UTC(2026, 0, 1)), createLogger('silent'));
   bootstrap(reg);
   return reg;

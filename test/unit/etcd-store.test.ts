@@ -1,31 +1,17 @@
 // EtcdStore against a real etcd (Debian's 3.4): optimistic concurrency, watch order, two stores sharing one etcd,
 // compaction answered with Expired, and the key layout.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EtcdStore, parseEtcdUrl } from '../../src/storage/etcd/etcd-store.js';
 import { KeyLayout } from '../../src/storage/etcd/keys.js';
 import { StorageError } from '../../src/storage/errors.js';
 import type { Change } from '../../src/storage/watch-hub.js';
 import type { KObject } from '../../src/machinery/types.js';
-import { startEtcd, type EtcdHandle } from '../helpers/etcd.js';
+import { startEtcd, useEtcd } from '../helpers/etcd.js';
 
 const builtins = ['core/pods', 'core/nodes', 'core/services', 'core/endpoints', 'apps/deployments', 'apiextensions.k8s.io/customresourcedefinitions'];
-let etcd: EtcdHandle;
-const stores: EtcdStore[] = [];
-
-before(async () => {
-  etcd = await startEtcd();
-});
-after(async () => {
-  for (const s of stores) s.close();
-  await etcd.stop();
-});
-
-function open(opts: { windowSize?: number } = {}): EtcdStore {
-  const s = new EtcdStore({ endpoints: parseEtcdUrl(etcd.storage), builtins, log: () => {}, timeoutMs: 5000, ...opts });
-  stores.push(s);
-  return s;
-}
+const etcd = useEtcd();
+const open = (opts: { windowSize?: number } = {}): EtcdStore => etcd.open({ builtins, timeoutMs: 5000, ...opts });
 
 const cm = (name: string, data: Record<string, string> = {}, namespace = 'default'): KObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data } as KObject);
 
