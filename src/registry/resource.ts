@@ -11,7 +11,7 @@ import type { NameFn } from './validation/names.js';
 export type Subresource = 'status' | 'scale' | 'log' | 'binding' | 'eviction' | 'finalize' | 'exec' | 'attach' | 'portforward' | 'proxy' | 'ephemeralcontainers' | 'resize' | 'token' | 'approval';
 
 /** Subresources that write one part of their object (see ResourceDef.partialWrites). */
-export type PartialWrite = 'resize' | 'ephemeralcontainers' | 'approval';
+export type PartialWrite = 'resize' | 'ephemeralcontainers' | 'approval' | 'binding';
 
 export const allVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 

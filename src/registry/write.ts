@@ -296,7 +296,8 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   }
   if (!opts.subresource) def.prepareUpdate?.(result, cur, ctx);
   fillEmptyStatus(def, result);
-  if (def.generation && !isStatus && !sameSpec(result, cur)) {
+  // A binding leaves the generation alone, as upstream's binding storage writes past the pod strategy.
+  if (def.generation && !isStatus && opts.subresource !== 'binding' && !sameSpec(result, cur)) {
     result.metadata.generation = (cur.metadata.generation ?? 0) + 1;
   }
   result.metadata.resourceVersion = cur.metadata.resourceVersion;

@@ -5,11 +5,14 @@ import { qosClass } from '../pod-qos.js';
 import { rfc3339 } from '../../util/clock.js';
 import { resizedPod, validatePodResize, validatePodSpec } from '../validation/pod.js';
 import { validateEphemeralContainersUpdate, withEphemeralContainers } from '../validation/ephemeral-containers.js';
+import { boundPod, validateBoundPod } from '../pod-binding.js';
 
 export const podStrategy: Partial<ResourceDef> = {
   partialWrites: {
     resize: { merge: resizedPod, validate: validatePodResize },
     ephemeralcontainers: { merge: withEphemeralContainers, validate: (pod, old) => validateEphemeralContainersUpdate(pod, old, validatePodSpec) },
+    // Not served over HTTP (POST pods/binding is a create of a Binding): the binding's own write, node and condition at once.
+    binding: { merge: boundPod, validate: validateBoundPod },
   },
   prepareCreate(obj, ctx) {
     const pod = obj as unknown as Pod;
