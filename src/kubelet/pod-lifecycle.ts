@@ -28,6 +28,15 @@ const keyOf = (o: { metadata?: { namespace?: string; name?: string } }) => `${o.
 /** Deeper than any pod status the kubelet builds (a deeper one compares unequal and is written, which is safe). */
 const statusDepth = 32;
 const isTerminal = (phase: string | undefined) => phase === 'Succeeded' || phase === 'Failed';
+/**
+ * Start-up steps that follow each other this closely are not written one by one: the next step's write carries them,
+ * as upstream's kubelet does (one sync runs sandbox, pulls and starts, and its status manager posts the latest
+ * status), so a pod goes from its first status (ContainerCreating) to Running in one more write. A longer step (a
+ * pull or start delay from an annotation or the cluster's timings, a probe, ready-seconds) is written as it happens.
+ */
+const coalesceMs = 250;
+/** Only during the pod's first second on the node: later changes (exits, restarts, probes) are written as they happen. */
+const coalesceUntilMs = 1000;
 
 export class PodLifecycle {
   private readonly queue: WorkQueue;
@@ -126,8 +135,17 @@ export class PodLifecycle {
       agent.releasePodIP(uid);
       next = Infinity;
     }
-    this.writeStatus(pod, run, agent, now);
+    this.writeStatus(pod, run, agent, now, next);
     return next === Infinity ? undefined : Math.max(1, next - now);
+  }
+
+  /**
+   * Whether a status change may wait for the step due at `next` (see coalesceMs): the kubelet has posted the pod's
+   * first status already, the pod is starting up and the next step is close.
+   */
+  private coalesces(pod: Pod, run: PodRun, now: number, next: number): boolean {
+    if (next === Infinity || run.terminating || run.finished || !pod.status?.startTime) return false;
+    return next - now <= coalesceMs && next <= run.firstSeenMs + coalesceUntilMs;
   }
 
   private advancer(pod: Pod, run: PodRun, agent: NodeAgentView, now: number): PodAdvancer {
@@ -190,7 +208,9 @@ export class PodLifecycle {
     this.advancer(pod, run, agent, now).advance();
   }
 
-  private writeStatus(pod: Pod, run: PodRun, agent: NodeAgentView, now: number): void {
+  /** Posts the pod's status when it changed, unless (with `next`, the next step's due time) that step is to carry it. */
+  private writeStatus(pod: Pod, run: PodRun, agent: NodeAgentView, now: number, next?: number): void {
+    if (next !== undefined && this.coalesces(pod, run, now, next)) return;
     const status = buildStatus(pod, run, now, agent.hostIP);
     if (jsonEqual(status, pod.status, statusDepth)) return;
     const def = this.ctx.client.resource('v1/pods')!;

@@ -25,7 +25,8 @@ interface Case {
 
 const cases: Case[] = [
   { name: 'pending-bound', pod: podSpec('web', nginx()), runMs: 0 },
-  { name: 'container-creating', pod: podSpec('web', nginx()), runMs: 100 },
+  // A pull long enough to be seen: the sandbox is up while the image is pulled (a quick pull is written with the start).
+  { name: 'container-creating', pod: podSpec('web', nginx(), { 'bonsai.dev/pull-seconds': '2' }), runMs: 100 },
   {
     name: 'init-running',
     pod: podSpec('web', { initContainers: [{ name: 'init', image: 'busybox', command: ['sh', '-c', 'echo init; sleep 5'] }], ...nginx() }),
