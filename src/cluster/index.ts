@@ -67,7 +67,7 @@ export function startCluster(client: Client, clock: Clock, log: Logger, opts: Cl
   const kubelets = new KubeletManager(client, clock, log.child({ component: 'kubelet' }), opts.nodeFilter);
   const pods = new PodLifecycle({ client, clock, log: log.child({ component: 'pod-lifecycle' }), timings: config.kubelet, registry: new ImageRegistry(config.registry) }, kubelets);
   const created = registerNodes(client, clock, kubelets, config, opts.nodeFilter);
-  kubelets.start(new Map(created.map((n) => [n.metadata.name ?? '', { registered: true }])));
+  kubelets.start(new Map(created.map((n) => [n.metadata.name ?? '', { registered: true, leaseSoon: true }])));
   const stopKubeSystem = startKubeSystem(client, clock, log.child({ component: 'kube-system' }), config, opts.nodeFilter);
   log.debug({ nodes: client.count('v1/nodes'), registered: created.length }, 'cluster started');
   return {

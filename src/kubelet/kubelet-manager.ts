@@ -83,9 +83,19 @@ export class KubeletManager implements NodeDirectory {
     const nodes = this.client.list('v1/nodes');
     // A large fleet starting at once records no kubelet start-up events: they would flood the event list.
     const quiet = nodes.length > quietStartAbove;
-    for (const n of nodes) this.ensureAgent(n, { quiet, ...fresh.get(n.metadata.name ?? '') });
+    let leasesSoon = false;
+    for (const n of nodes) {
+      const opts = fresh.get(n.metadata.name ?? '');
+      leasesSoon ||= !!opts?.leaseSoon;
+      this.ensureAgent(n, { quiet, ...opts });
+    }
     this.podIPsAtStart = undefined;
     this.stops.push(this.clock.setInterval(() => this.tick(), tickMs));
+    if (leasesSoon) {
+      // The fresh fleet's Leases, once its Nodes are written (and listed) first.
+      const soon = setImmediate(() => this.tick());
+      this.stops.push(() => clearImmediate(soon));
+    }
   }
 
   agent(nodeName: string): NodeAgentView | undefined {

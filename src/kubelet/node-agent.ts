@@ -24,6 +24,11 @@ export interface StartOptions {
   quiet?: boolean;
   /** The node was just created with the kubelet's status. */
   registered?: boolean;
+  /**
+   * The Lease is created by the manager's next pass rather than at once: a fleet registering at start-up posts its
+   * Nodes (Ready) first and its Leases a moment later, as the kubelet's lease controller runs beside registration.
+   */
+  leaseSoon?: boolean;
 }
 
 export interface AgentIdentity {
@@ -44,6 +49,8 @@ export class NodeAgent implements NodeAgentView {
   private nextReportMs = 0;
   /** When the manager's timer is to tick this agent next (its entry in the manager's heap; undefined: none). */
   scheduledMs: number | undefined;
+  /** The Lease is to be created at the next tick (StartOptions.leaseSoon). */
+  private leasePending = false;
   /** Someone else changed the Node: compare its status with what the kubelet reports at the next tick. */
   dirty = false;
   /** resourceVersion of the agent's own last Node write (its watch echo is not a change). */
@@ -90,8 +97,16 @@ export class NodeAgent implements NodeAgentView {
       this.reported(nowMs);
       if (!opts.quiet) this.readyEvents(node, undefined);
     } else this.syncStatus(nowMs, true, !opts.quiet);
-    this.renewLease(nowMs);
-    // Spread the fleet's renewals over the interval instead of renewing every lease at the same instant.
+    this.leasePending = !!opts.leaseSoon;
+    if (opts.leaseSoon) this.nextLeaseMs = nowMs;
+    else {
+      this.renewLease(nowMs);
+      this.spreadNextLease(nowMs);
+    }
+  }
+
+  /** Spreads the fleet's renewals over the interval instead of renewing every lease at the same instant. */
+  private spreadNextLease(nowMs: number): void {
     this.nextLeaseMs = nowMs + Math.floor(Math.random() * leaseRenewMs) + 1;
   }
 
@@ -104,7 +119,9 @@ export class NodeAgent implements NodeAgentView {
     if (!this.running) return;
     if (nowMs >= this.nextLeaseMs) {
       this.renewLease(nowMs);
-      this.nextLeaseMs = nowMs + leaseRenewMs * (1 + Math.random() * 0.04);
+      if (this.leasePending) this.spreadNextLease(nowMs);
+      else this.nextLeaseMs = nowMs + leaseRenewMs * (1 + Math.random() * 0.04);
+      this.leasePending = false;
     }
     if (this.dirty || nowMs >= this.nextReportMs) this.syncStatus(nowMs, false, true);
   }
