@@ -46,6 +46,8 @@ export class PodLifecycle {
   /** The node each key in byNode is filed under (one per key), so forgetting a pod touches one set. */
   private readonly nodeOfKey = new Map<string, string>();
   private readonly recorders = new Map<string, EventRecorder>();
+  /** The resourceVersion of the kubelet's last status write of each pod it runs (by uid). */
+  private readonly writtenRv = new Map<string, string>();
   private readonly pulled = new Map<string, Set<string>>();
   private readonly stops: Array<() => void> = [];
   readonly logs: LogStore;
@@ -53,7 +55,12 @@ export class PodLifecycle {
   constructor(private readonly ctx: KubeletContext, private readonly nodes: NodeDirectory) {
     this.logs = new LogStore(ctx.clock);
     this.queue = new WorkQueue('pod-lifecycle', (key) => this.reconcile(key), ctx.clock, ctx.log);
-    this.stops.push(ctx.client.watch('v1/pods', (c) => this.queue.add(keyOf(c.object))));
+    this.stops.push(ctx.client.watch('v1/pods', (c) => {
+      // The echo of the kubelet's own status write tells it nothing new (its next step is queued already).
+      const uid = c.object.metadata.uid;
+      if (c.type === 'MODIFIED' && uid !== undefined && this.writtenRv.get(uid) === c.object.metadata.resourceVersion) return;
+      this.queue.add(keyOf(c.object));
+    }));
     this.stops.push(nodes.onAgentStarted((node) => {
       for (const key of this.byNode.get(node) ?? []) this.queue.add(key);
     }));
@@ -81,6 +88,7 @@ export class PodLifecycle {
     if (!uid) return;
     const run = this.runs.get(uid);
     this.runs.delete(uid);
+    this.writtenRv.delete(uid);
     this.logs.drop(uid);
     if (run) this.nodes.agent(run.nodeName)?.releasePodIP(uid);
   }
@@ -214,10 +222,11 @@ export class PodLifecycle {
     const status = buildStatus(pod, run, now, agent.hostIP);
     if (jsonEqual(status, pod.status, statusDepth)) return;
     const def = this.ctx.client.resource('v1/pods')!;
-    nodeClient(this.ctx.client, run.nodeName).guaranteedUpdate(def, run.namespace, run.name, (cur) => {
+    const written = nodeClient(this.ctx.client, run.nodeName).guaranteedUpdate(def, run.namespace, run.name, (cur) => {
       if (cur.metadata.uid !== run.uid) throw new Error('pod was replaced');
       return { ...cur, status: status as unknown as Record<string, unknown> };
     }, { subresource: 'status', audit: { verb: 'patch', subresource: 'status' } });
+    if (this.runs.get(run.uid) === run && written.metadata.resourceVersion) this.writtenRv.set(run.uid, written.metadata.resourceVersion);
   }
 
   /** How long a container's preStop hook takes (sleep action or `sleep N` exec); Infinity when it never ends. */
