@@ -39,8 +39,8 @@ export function resourcesOf(status: NodeStatus | undefined): { capacity: Record<
 function hex(seed: string, len: number): string {
   return createHash('sha256').update(seed).digest('hex').slice(0, len);
 }
-function uuidOf(seed: string): string {
-  const h = hex(seed, 32);
+/** A version-4 style UUID from 32 hex digits. */
+function uuidOf(h: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
@@ -60,10 +60,12 @@ export function nodeInfo(name: string, bootSeed: string): NodeInfo {
 }
 
 function computeNodeInfo(name: string, bootSeed: string): NodeInfo {
+  // One hash of the name gives the machine ID, the system UUID and the first boot's ID (a fleet registers thousands).
+  const h = createHash('sha512').update(`node:${name}`).digest('hex');
   return {
     architecture: 'amd64', operatingSystem: 'linux', osImage: 'Ubuntu 24.04.1 LTS', kernelVersion: '6.8.0-49-generic',
     containerRuntimeVersion: 'containerd://2.0.2', kubeletVersion, kubeProxyVersion: kubeletVersion,
-    machineID: hex(`machine:${name}`, 32), systemUUID: uuidOf(`system:${name}`), bootID: uuidOf(`boot:${name}:${bootSeed}`),
+    machineID: h.slice(0, 32), systemUUID: uuidOf(h.slice(32, 64)), bootID: uuidOf(bootSeed ? hex(`boot:${name}:${bootSeed}`, 32) : h.slice(64, 96)),
   };
 }
 
@@ -76,10 +78,12 @@ const conditionTemplates: Array<Pick<NodeCondition, 'type' | 'status' | 'reason'
 
 /** The kubelet's conditions; transition times carry over from `current` when a condition keeps its status. */
 export function healthyConditions(current: NodeCondition[] | undefined, heartbeat: Date, now: Date): NodeCondition[] {
+  const beat = rfc3339(heartbeat);
+  const at = rfc3339(now);
   return conditionTemplates.map((t) => {
     const old = current?.find((c) => c.type === t.type);
     const same = old && old.status === t.status;
-    return { ...t, lastHeartbeatTime: rfc3339(heartbeat), lastTransitionTime: same && old.lastTransitionTime ? old.lastTransitionTime : rfc3339(now) };
+    return { ...t, lastHeartbeatTime: beat, lastTransitionTime: same && old.lastTransitionTime ? old.lastTransitionTime : at };
   });
 }
 

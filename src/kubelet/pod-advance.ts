@@ -292,6 +292,13 @@ export class PodAdvancer {
   }
 }
 
+/** The last time formatted: a status asks for the same few instants over and over. */
+let isoMs = NaN;
+let isoText = '';
 export function iso(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  if (ms !== isoMs) {
+    isoText = new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    isoMs = ms;
+  }
+  return isoText;
 }
