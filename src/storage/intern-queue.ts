@@ -10,8 +10,11 @@ interface Waiting {
   isCurrent: () => boolean;
 }
 
-/** The most objects waiting at once (each is already held by its table: the queue only delays their interning). */
-export const maxWaiting = 20_000;
+/**
+ * The most objects waiting at once. A waiting object replaced meanwhile is kept alive until its turn: the bound caps
+ * that (a few MB of superseded objects at most; slices run every few ms, so the queue rarely holds more than a few hundred).
+ */
+export const maxWaiting = 5_000;
 /** How long one slice of interning may run (ms) before it yields to requests again. */
 const sliceMs = 2;
 /** The pause between slices while objects are waiting (ms). */
