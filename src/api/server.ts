@@ -147,7 +147,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     return reply;
   });
   // Handlers send (or hijack) the reply themselves; returning it tells Fastify not to send again.
-  const dispatch = async (req: FastifyRequest, reply: FastifyReply) => {
+  const dispatchAsync = async (req: FastifyRequest, reply: FastifyReply) => {
     const info = parseRequestPath(req.url);
     if (!info) {
       const gv = groupVersionOf(req.url);
@@ -178,6 +178,17 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     if (info.group === metricsGroup) handleMetrics(acting, info, req, reply);
     else await handleResource({ reg: acting }, info, req, reply);
     return reply;
+  };
+  // Writes to resources (the create path above all) are dispatched synchronously: a handler that answered within
+  // the call returns nothing, so Fastify neither awaits a promise nor watches the response's end (a reply returned
+  // from a promise is a thenable it waits on); one that goes on asynchronously returns the reply as above.
+  const dispatch = (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined => {
+    if (req.method === 'GET') return dispatchAsync(req, reply);
+    const info = parseRequestPath(req.url);
+    if (!info || info.discovery || isAdapterGroup(info.group) || info.group === metricsGroup) return dispatchAsync(req, reply);
+    if (!reg.find(info.group, info.version, info.resource ?? '')) throw notFoundFor(reg, info.group, info.version);
+    const pending = handleResource({ reg: reg.as(req.user) }, info, req, reply);
+    return pending ? pending.then(() => reply) : undefined;
   };
   app.all('/api/*', dispatch);
   app.all('/apis/*', dispatch);

@@ -37,11 +37,37 @@ export class StringInterner {
   /**
    * Replaces, in place, each short string value of `value` (object properties and array items, to the stored-object
    * depth limit) by its interned copy. The strings are equal, so the change is invisible to anyone sharing the
-   * objects; only own enumerable data properties are touched.
+   * objects; only own enumerable data properties are touched. Values that are unique to each object are left as they
+   * are (a resourceVersion; the object's own uid, in metadata): they would only churn the table.
    */
   internValues(value: unknown): void {
-    const stack: Array<[object, number]> = [];
-    if (value !== null && typeof value === 'object') stack.push([value, 0]);
+    if (value !== null && typeof value === 'object') this.walk(value, 0);
+  }
+
+  /** Recursion to a small depth (cheap for the shallow objects stored), then an explicit stack below it. */
+  private walk(node: object, depth: number): void {
+    if (depth >= recursionDepth) return this.walkDeep(node, depth);
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const v: unknown = node[i];
+        if (typeof v === 'string') node[i] = this.intern(v);
+        else if (v !== null && typeof v === 'object' && depth < maxObjectDepth) this.walk(v, depth + 1);
+      }
+      return;
+    }
+    const rec = node as Record<string, unknown>;
+    for (const k in rec) {
+      if (!hasOwn(rec, k)) continue;
+      const v = rec[k];
+      // (Equal strings compare equal whatever their copy: assign unconditionally; `__proto__` is never assigned.)
+      if (typeof v === 'string') {
+        if (k !== '__proto__' && k !== 'resourceVersion' && (k !== 'uid' || depth !== 1)) rec[k] = this.intern(v);
+      } else if (v !== null && typeof v === 'object' && depth < maxObjectDepth) this.walk(v, depth + 1);
+    }
+  }
+
+  private walkDeep(value: object, from: number): void {
+    const stack: Array<[object, number]> = [[value, from]];
     while (stack.length) {
       const [node, depth] = stack.pop()!;
       if (Array.isArray(node)) {
@@ -55,11 +81,17 @@ export class StringInterner {
       const rec = node as Record<string, unknown>;
       for (const k of Object.keys(rec)) {
         const v = rec[k];
-        // (Equal strings compare equal whatever their copy: assign unconditionally; `__proto__` is never assigned.)
         if (typeof v === 'string') {
           if (k !== '__proto__') rec[k] = this.intern(v);
         } else if (v !== null && typeof v === 'object' && depth < maxObjectDepth) stack.push([v, depth + 1]);
       }
     }
   }
+}
+
+/** How deep `walk` recurses before it goes on with an explicit stack. */
+const recursionDepth = 64;
+
+function hasOwn(o: object, k: string): boolean {
+  return Object.prototype.hasOwnProperty.call(o, k);
 }

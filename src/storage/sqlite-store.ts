@@ -23,6 +23,7 @@ import { ObjectCache, jsonOf } from './object-cache.js';
 import { StoredRef, keyOf } from './object-table.js';
 import { ensureIncrementalVacuum, releaseFreePages } from './vacuum.js';
 import { batchWriter, type PendingWrite } from './batch-writer.js';
+import { InternQueue } from './intern-queue.js';
 import { WatchHub, type Change, type ChangeListener, type ChangeType, type Trigger } from './watch-hub.js';
 
 export interface StoreOptions {
@@ -78,6 +79,8 @@ export class SqliteStore implements Storage {
   private waiters: Array<() => void> = [];
   /** One transaction for a batch of writes: each object's current revision and its change-log entry. */
   private readonly persist: (batch: PendingWrite[]) => void;
+  /** Written hot objects wait here to be interned in spare time (see intern-queue.ts). */
+  readonly interning: InternQueue;
   private readonly stmts: {
     setMeta: Statement;
     changesPage: Statement;
@@ -104,6 +107,7 @@ export class SqliteStore implements Storage {
       changesPage: this.db.prepare('SELECT rv, resource, namespace, name, type, value FROM changes WHERE resource = ? AND rv > ? AND rv <= ? ORDER BY rv LIMIT ?'),
     };
     this.persist = batchWriter(this.db, () => this.now());
+    this.interning = new InternQueue((obj) => this.cache.internAll(obj as KObject));
     this.load();
   }
 
@@ -213,8 +217,9 @@ export class SqliteStore implements Storage {
     if (type === 'DELETED') t.delete(keyOf(namespace, name));
     else if (t.cold) t.set(keyOf(namespace, name), (ref = new StoredRef(rv, json)));
     else {
-      this.cache.internAll(obj);
-      t.set(keyOf(namespace, name), obj);
+      const key = keyOf(namespace, name);
+      t.set(key, obj);
+      this.interning.add(obj, () => t.items.get(key) === obj);
     }
     this.pending.push({ change: { type, resource, rv, object: obj, previous }, namespace, name, json, ref });
     if (!this.flushScheduled) {
@@ -310,6 +315,7 @@ export class SqliteStore implements Storage {
   close(): void {
     this.flush();
     this.closed = true;
+    this.interning.clear();
     this.hub.clear();
     try {
       this.stmts.setMeta.run('revision', String(this.rev));

@@ -168,12 +168,13 @@ function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, at: At): 
       return;
     case 'array': {
       if (!Array.isArray(value)) return;
-      const seen = new Set<string>();
+      const keyed = w.wording === 'typed' && (shape.keys || shape.set);
+      const seen = keyed ? new Set<string>() : undefined;
       const zero = w.prune && value.includes(null) ? zeroValue(shapeOf(w.doc, shape.items)) : null;
       for (let i = 0; i < value.length; i++) {
         if (value[i] === null && zero !== null) value[i] = structuredClone(zero);
         let element: string | undefined;
-        if (w.wording === 'typed' && (shape.keys || shape.set)) {
+        if (seen) {
           const key = listKeyElement(shape, value[i], (s) => resolveSchema(w.doc, s));
           if ('error' in key) return report(w, at, `element ${i}: ${key.error}`);
           element = key.element;
@@ -187,15 +188,19 @@ function walk(w: Walk, value: unknown, raw: OpenApiSchema | undefined, at: At): 
     case 'map': {
       if (!isRecord(value)) return;
       const zero = w.prune ? zeroValue(shapeOf(w.doc, shape.values)) : null;
-      for (const [k, v] of Object.entries(value)) {
-        if (v === null && zero !== null) setOwn(value, k, structuredClone(zero));
+      // (for-in over own keys: no entry arrays allocated per node.)
+      for (const k in value) {
+        if (!hasOwn(value, k)) continue;
+        if (value[k] === null && zero !== null) setOwn(value, k, structuredClone(zero));
         walk(w, value[k], shape.values, { up: at, step: 'key', key: k, struct: at.struct, depth });
       }
       return;
     }
     case 'struct':
       if (!isRecord(value)) return;
-      for (const [k, v] of Object.entries(value)) {
+      for (const k in value) {
+        if (!hasOwn(value, k)) continue;
+        const v = value[k];
         const prop = hasOwn(shape.props, k) ? shape.props[k] : undefined;
         if (prop === undefined) {
           const here: At = { up: at, step: 'field', key: k, struct: shape.name, depth };
