@@ -4,7 +4,6 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { startBonsai, type Bonsai } from '../main.js';
 import { defaultShutdownGraceMs } from '../api/graceful-close.js';
 import { readyLine } from './ready-line.js';
-import { resolveTarget, setNodeStopped } from './node-command.js';
 import { ensurePrivateDir } from '../util/private-files.js';
 import { maxClockSpeed } from '../util/clock-scaled.js';
 import { parseGoDuration } from '../util/duration.js';
@@ -151,6 +150,8 @@ for (const [verb, stopped, what] of [['stop', true, "stop a node's kubelet (no l
     .option('--kubeconfig <path>', 'kubeconfig of the server (default $KUBECONFIG or .bonsai/kubeconfig)')
     .option('--server <url>', 'server URL (instead of a kubeconfig)')
     .action(async (name: string, o: { kubeconfig?: string; server?: string }) => {
+      // Loaded on use: it reads kubeconfigs with the YAML library, which `serve` does not load at start.
+      const { resolveTarget, setNodeStopped } = await import('./node-command.js');
       process.stdout.write(`${await setNodeStopped(resolveTarget(o), name, stopped)}\n`);
     });
 }
