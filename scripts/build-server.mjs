@@ -31,6 +31,8 @@ await build({
   // Bundled CommonJS packages (fastify, pino, commander...) require Node's built-ins.
   banner: { js: "import { createRequire as __bonsaiCreateRequire } from 'node:module'; const require = __bonsaiCreateRequire(import.meta.url);" },
   legalComments: 'none',
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
 });
 process.stdout.write(`server bundle written to dist/bundle in ${Date.now() - started} ms\n`);
