@@ -58,7 +58,7 @@ async function serveAndCheck(script: string, label: string): Promise<void> {
 }
 
 describe('server bundle', () => {
-  it('the bundle serves OpenAPI, protobuf, a data directory and add-on CRDs', { skip: !existsSync(bundle) && 'no dist/bundle (npm run build writes it)' }, async () => {
+  it('the bundle serves OpenAPI, protobuf, a data directory and add-on CRDs', { skip: !bundleIsCurrent(bundle, compiled) && 'no current dist/bundle (npm run build writes it)' }, async () => {
     await serveAndCheck(bundle, 'bundle');
   });
 
