@@ -157,6 +157,9 @@ async function openStorage(opts: BonsaiOptions, data: string, now: () => number,
   return new SqliteStore({ path: databasePath(data), synchronous: opts.synchronous, now });
 }
 
+/** Resolves after the I/O callbacks pending now have run (an immediate runs after the event loop's poll phase). */
+const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export function databasePath(data: string): string {
   return data === ':memory:' ? ':memory:' : join(data, 'bonsai.db');
 }
@@ -234,6 +237,8 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   if (store.list('admissionregistration.k8s.io/validatingadmissionpolicies').length) void loadCel().catch((err: unknown) => log.warn({ err }, 'the CEL engine did not load'));
   // The API answers from here on; controllers, scheduler and kubelets load meanwhile (as kube-apiserver serves
   // before the controller manager is up) and, being level-triggered, pick up whatever was written in between.
+  // Loading and starting them yields to I/O between steps, so a request arriving meanwhile waits for one step only.
+  await yieldToIo();
   const [{ startControllers }, { startScheduler }, { startCluster, markNodeStopped }, { clientFor }, { startAddons }, { loadClusterConfig }, leader, ids, { defaultEventTtlMs, startEventTtl }] = await Promise.all([
     import('./controllers/index.js'), import('./scheduler/index.js'), import('./cluster/index.js'), import('./client/client.js'), import('./addons/index.js'),
     import('./cluster/config.js'), import('./leader/index.js'), import('./auth/identities.js'), import('./registry/event-ttl.js'),
@@ -267,7 +272,10 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   ];
   // Sharded kubelets (a shard or a selector) run whoever leads: the processes split the nodes between them.
   if (!opts.apiOnly && (kubeletSelection.kind === 'shard' || kubeletSelection.kind === 'selector')) cluster = startSimulation();
-  for (const e of electors) e.start();
+  for (const e of electors) {
+    e.start();
+    await yieldToIo();
+  }
   const compactEvery = opts.compactEveryMs ?? 60_000;
   const compactTimer = compactEvery > 0 ? setInterval(() => store.compact(), compactEvery) : undefined;
   compactTimer?.unref();

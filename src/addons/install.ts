@@ -9,7 +9,7 @@ import type { Client } from '../client/client.js';
 import type { KObject } from '../machinery/types.js';
 import { isRecord } from '../machinery/types.js';
 import { maxYamlDepth } from '../machinery/depth-limits.js';
-import { projectRoot } from '../util/paths.js';
+import { compiledModuleUrl, projectRoot } from '../util/paths.js';
 import { yaml } from '../util/yaml.js';
 
 export const crdRef = 'apiextensions.k8s.io/v1/customresourcedefinitions';
@@ -44,7 +44,7 @@ function parseYaml(text: string): Promise<unknown[]> {
   return new Promise((resolve, reject) => {
     let worker: Worker;
     try {
-      worker = new Worker(new URL('./parse-worker.js', import.meta.url), { workerData: { text } });
+      worker = new Worker(compiledModuleUrl('addons/parse-worker.js'), { workerData: { text } });
     } catch {
       resolve(yaml().parseAllDocuments(text).map((d) => d.toJS({ maxAliasCount: 100 }) as unknown));
       return;

@@ -2,8 +2,7 @@
 // first request and cached (start-up reads nothing). The bundle is public code: it holds no data and talks to the
 // ordinary API from the browser, so it widens nothing the API allows.
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 /** The files the bundle consists of, and their types: nothing else under /ui/ is served. */
@@ -13,8 +12,10 @@ const assets: ReadonlyMap<string, string> = new Map([
   ['app.css', 'text/css; charset=utf-8'],
 ]);
 
-/** dist/src/api/ui-routes.js -> dist/ui. */
-export const defaultUiDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'ui');
+import { uiDistDir } from '../util/paths.js';
+
+/** dist/ui under the package root (the tsc output and the server bundle alike). */
+export const defaultUiDir = uiDistDir;
 
 export interface UiRoutesOptions {
   /** Where the bundle is (default: dist/ui next to the compiled server). */

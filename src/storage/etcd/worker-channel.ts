@@ -4,6 +4,7 @@
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { StorageError } from '../errors.js';
 import type { Control, Envelope, Notice, Reply, Request, WorkerInit } from './protocol.js';
+import { compiledModuleUrl } from '../../util/paths.js';
 
 export interface ChannelOptions {
   hosts: string[];
@@ -28,7 +29,7 @@ export class WorkerChannel {
     const { port1, port2 } = new MessageChannel();
     this.replies = port1;
     const init: WorkerInit = { hosts: opts.hosts, flag: this.flag.buffer as SharedArrayBuffer, replyPort: port2 as unknown as WorkerInit['replyPort'], prefix: opts.prefix, callTimeoutMs: opts.syncTimeoutMs };
-    this.worker = new Worker(new URL('./worker.js', import.meta.url), { workerData: init, transferList: [port2] });
+    this.worker = new Worker(compiledModuleUrl('storage/etcd/worker.js'), { workerData: init, transferList: [port2] });
     this.worker.on('message', (n: Notice) => {
       if (n.kind !== 'reply') return opts.onNotice(n);
       const w = this.waiting.get(n.id);
