@@ -83,7 +83,8 @@ export class KubeletManager implements NodeDirectory {
     const nodes = this.client.list('v1/nodes');
     // A large fleet starting at once records no kubelet start-up events: they would flood the event list.
     const quiet = nodes.length > quietStartAbove;
-    for (const n of nodes) this.ensureAgent(n, { quiet, ...fresh.get(n.metadata.name ?? '') });
+    // Nodes not registered just now were served by an earlier run: their fresh status and valid Lease are adopted.
+    for (const n of nodes) this.ensureAgent(n, { quiet, adopt: true, ...fresh.get(n.metadata.name ?? '') });
     this.podIPsAtStart = undefined;
     this.stops.push(this.clock.setInterval(() => this.tick(), tickMs));
   }
