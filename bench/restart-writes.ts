@@ -61,6 +61,21 @@ async function main(): Promise<void> {
   let p = pool(s.url, 8);
   await until(performance.now(), 120_000, 100, 'nodes Ready', async () => (await readyNodes(p)) >= nodes);
   await createPods(p, 'scale', pods, 8);
+  // RESTART_DEPLOYS=<n>: n Deployments of 10 replicas, each with a Service (controller and endpoints writes).
+  const deploys = Number(process.env.RESTART_DEPLOYS ?? 0);
+  for (let i = 0; i < deploys; i++) {
+    const labels = { app: `d${i}` };
+    const post = async (path: string, body: unknown) => {
+      const r = await p.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      await r.body.dump();
+      if (r.statusCode !== 201) throw new Error(`POST ${path}: ${r.statusCode}`);
+    };
+    await post('/apis/apps/v1/namespaces/default/deployments', {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: `d${i}` },
+      spec: { replicas: 10, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx', readinessProbe: { httpGet: { path: '/', port: 80 } } }] } } },
+    });
+    await post('/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: `d${i}` }, spec: { selector: labels, ports: [{ port: 80 }] } });
+  }
   await until(performance.now(), 300_000, 200, 'pods Running', async () => (await getJson<{ items: unknown[] }>(p, notRunning)).body.items.length === 0);
   const idleCpu = await idle(s.pid, 0.3, 60_000);
   console.log(`first run settled (cpu ${idleCpu.toFixed(2)})`);
