@@ -160,11 +160,11 @@ export class EventTtl {
     // gives the queue in write order without parsing an Event; else each Event's own timestamps are read.
     const store = this.reg.store;
     const sameClock = Math.abs(store.now() - this.clock.nowMs()) < 1000;
-    const known = sameClock ? store.writeTimes?.(eventsKey) : undefined;
-    if (known) {
+    if (sameClock && store.writeTimes) {
       this.immediate = setImmediate(() => {
         this.immediate = undefined;
-        if (!this.unsubscribe) return;
+        const known = this.unsubscribe ? store.writeTimes?.(eventsKey) : undefined;
+        if (!known) return;
         const times = known.times.map((t) => Math.floor(Math.min(t, this.startedMs) / this.coalesceMs) * this.coalesceMs);
         this.merge(known.namespaces, known.names, known.revs, times);
       });
