@@ -117,9 +117,14 @@ async function main(): Promise<void> {
     byResource.set(`${row.resource} ${row.type}`, (byResource.get(`${row.resource} ${row.type}`) ?? 0) + 1);
     let who = '?';
     try {
-      const o = JSON.parse(row.value ?? '{}') as { metadata?: { managedFields?: Array<{ manager?: string; time?: string; subresource?: string }> } };
+      const o = JSON.parse(row.value ?? '{}') as {
+        metadata?: { managedFields?: Array<{ manager?: string; time?: string; subresource?: string }> };
+        reason?: string; source?: { component?: string }; reportingComponent?: string;
+      };
       const recent = (o.metadata?.managedFields ?? []).filter((m) => (m.time ?? '') >= restartIso.slice(0, 19));
-      who = recent.map((m) => `${m.manager}${m.subresource ? `/${m.subresource}` : ''}`).join(',') || 'none';
+      who = recent.map((m) => `${m.manager}${m.subresource ? `/${m.subresource}` : ''}`).join(',') || 'no managedFields stamp';
+      // In-process writes stamp no managedFields: Events name their component and reason.
+      if (row.resource === 'core/events') who = `${o.source?.component ?? o.reportingComponent ?? '?'} ${o.reason ?? ''}`;
     } catch { /* not JSON */ }
     const k = `${row.resource} ${who}`;
     byManager.set(k, (byManager.get(k) ?? 0) + 1);
@@ -128,7 +133,7 @@ async function main(): Promise<void> {
   db.close();
   console.log(`writes after restart (change log rows > ${preMax}); pods whose stored rv changed: ${podsWritten}`);
   for (const [k, v] of [...byResource].sort((a, b) => b[1] - a[1])) console.log(`  ${String(v).padStart(7)}  ${k}`);
-  console.log('by field manager (managedFields entries stamped after the restart):');
+  console.log('by writer (managedFields entries stamped after the restart; Events by component and reason):');
   for (const [k, v] of [...byManager].sort((a, b) => b[1] - a[1])) console.log(`  ${String(v).padStart(7)}  ${k}`);
 }
 
