@@ -19,6 +19,12 @@ const parseRef = (id: string): Ref => {
   return { key, namespace, name };
 };
 
+/**
+ * Storage keys the collector does not follow, as upstream's DefaultIgnoredResources (core and events.k8s.io Events,
+ * which share one key here): with hundreds of thousands of Events, indexing them would dominate a restart.
+ */
+const ignoredKeys = new Set(['core/events']);
+
 /** Depth enough for ownerReferences (a list of flat records). */
 const refsDepth = 4;
 
@@ -40,9 +46,10 @@ export class GarbageCollector {
 
   constructor(private readonly client: Client, clock: Clock, log: Logger) {
     this.queue = new WorkQueue('garbage-collector', (id) => this.reconcile(id), clock, log);
-    for (const key of client.storedResources()) for (const o of client.listByKey(key)) this.index(key, o, undefined);
-    this.unsubscribe = client.watchAll( (c) => this.onChange(c));
-    for (const key of client.storedResources()) {
+    const keys = client.storedResources().filter((k) => !ignoredKeys.has(k));
+    for (const key of keys) for (const o of client.listByKey(key)) this.index(key, o, undefined);
+    this.unsubscribe = client.watchAll((c) => this.onChange(c));
+    for (const key of keys) {
       for (const o of client.listByKey(key)) if (o.metadata.ownerReferences?.length || o.metadata.deletionTimestamp) this.queue.add(refId(this.refOf(key, o)));
     }
   }
@@ -63,6 +70,7 @@ export class GarbageCollector {
   }
 
   private onChange(c: Change): void {
+    if (ignoredKeys.has(c.resource)) return;
     const o = c.object;
     const id = refId(this.refOf(c.resource, o));
     if (c.type === 'DELETED') {

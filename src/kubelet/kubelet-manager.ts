@@ -83,11 +83,12 @@ export class KubeletManager implements NodeDirectory {
     const nodes = this.client.list('v1/nodes');
     // A large fleet starting at once records no kubelet start-up events: they would flood the event list.
     const quiet = nodes.length > quietStartAbove;
+    // Nodes not registered just now were served by an earlier run: their fresh status and valid Lease are adopted.
     let leasesSoon = false;
     for (const n of nodes) {
       const opts = fresh.get(n.metadata.name ?? '');
       leasesSoon ||= !!opts?.leaseSoon;
-      this.ensureAgent(n, { quiet, ...opts });
+      this.ensureAgent(n, { quiet, adopt: !opts, ...opts });
     }
     this.podIPsAtStart = undefined;
     this.stops.push(this.clock.setInterval(() => this.tick(), tickMs));

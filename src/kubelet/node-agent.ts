@@ -9,6 +9,7 @@ import type { Client } from '../client/client.js';
 import { rfc3339Micro } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { kubeletStatus } from './node-status.js';
+import { adoptLease, adoptNodeStatus } from './node-adopt.js';
 import { PodIPPool } from './pod-ips.js';
 import type { NodeAgentView } from './types.js';
 
@@ -29,6 +30,8 @@ export interface StartOptions {
    * Nodes (Ready) first and its Leases a moment later, as the kubelet's lease controller runs beside registration.
    */
   leaseSoon?: boolean;
+  /** The process (re)starts on a node an earlier run served: a fresh status and a valid Lease are taken over (node-adopt.ts). */
+  adopt?: boolean;
 }
 
 export interface AgentIdentity {
@@ -91,14 +94,22 @@ export class NodeAgent implements NodeAgentView {
     const node = this.node();
     if (!node) return;
     if (!opts.quiet) this.recorder().event(node, 'Normal', 'Starting', 'Starting kubelet.');
-    if (opts.registered && node.metadata.uid === this.uid) {
+    const adopted = opts.adopt && node.metadata.uid === this.uid
+      ? adoptNodeStatus(node, { name: this.nodeName, internalIP: this.hostIP, bootSeed: this.bootSeed }, nowMs, statusReportMs)
+      : undefined;
+    if (adopted) {
+      this.lastWrittenRv = node.metadata.resourceVersion;
+      this.nextReportMs = Math.max(nowMs + 1, adopted.nextReportMs);
+    } else if (opts.registered && node.metadata.uid === this.uid) {
       // Registered a moment ago with the status the kubelet reports: no second write.
       this.lastWrittenRv = node.metadata.resourceVersion;
       this.reported(nowMs);
       if (!opts.quiet) this.readyEvents(node, undefined);
     } else this.syncStatus(nowMs, true, !opts.quiet);
-    this.leasePending = !!opts.leaseSoon;
-    if (opts.leaseSoon) this.nextLeaseMs = nowMs;
+    const leaseAt = opts.adopt ? adoptLease(this.client.get('coordination.k8s.io/v1/leases', leaseNamespace, this.nodeName), this.nodeName, nowMs, leaseRenewMs) : undefined;
+    this.leasePending = leaseAt === undefined && !!opts.leaseSoon;
+    if (leaseAt !== undefined) this.nextLeaseMs = leaseAt;
+    else if (opts.leaseSoon) this.nextLeaseMs = nowMs;
     else {
       this.renewLease(nowMs);
       this.spreadNextLease(nowMs);

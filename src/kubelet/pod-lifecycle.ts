@@ -13,7 +13,8 @@ import { containerEnv } from './container-plan.js';
 import { LogStore } from './log-store.js';
 import { PodAdvancer } from './pod-advance.js';
 import { evaluateResize } from './pod-resize.js';
-import { addEphemeralRuns, allRuns, restorePodRun, type ContainerRun, type PodRun } from './pod-runtime.js';
+import { addEphemeralRuns, allRuns, type ContainerRun, type PodRun } from './pod-runtime.js';
+import { adoptPod, markPresent } from './pod-adopt.js';
 import { buildStatus, podPhase } from './pod-status.js';
 import type { KubeletContext, NodeAgentView, NodeDirectory } from './types.js';
 import { nodeClient } from './node-client.js';
@@ -125,8 +126,10 @@ export class PodLifecycle {
     let run = this.runs.get(uid);
     const fresh = !run;
     if (!run) {
-      run = restorePodRun(pod, nodeName, now);
+      const adopted = adoptPod(pod, nodeName, now);
+      run = adopted.run;
       this.runs.set(uid, run);
+      markPresent(this.pulled, nodeName, adopted.images);
       if (run.podIP) agent.allocatePodIP(uid);
     }
     addEphemeralRuns(pod, run, now);

@@ -1,7 +1,8 @@
 // The in-memory record of what the simulated runtime is doing for one pod: sandbox, each container's current
-// run, restarts and back-off. Rebuilt from the pod's status after a process restart.
-import type { Container, ContainerStatus, ContainerStateTerminated, EphemeralContainer, Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
+// run, restarts and back-off. Rebuilt from the pod's status after a process restart (pod-adopt.ts).
+import type { Container, ContainerStateTerminated, EphemeralContainer, Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
 import type { ContainerKind, ContainerPlan } from './container-plan.js';
+import { copyJson } from '../util/json-tree.js';
 
 export type Stage =
   /** Not started yet (waiting for the sandbox, earlier init containers, or its turn). */
@@ -108,56 +109,10 @@ export function addEphemeralRuns(pod: Pod, run: PodRun, now: number): void {
   }
 }
 
-const ms = (t: string | undefined) => (t ? Date.parse(t) : undefined);
+/** Resource requirements nest three levels (claims[].name); a validated pod's are far within this. */
+const resourcesDepth = 8;
 
-function restoreContainer(name: string, kind: ContainerKind, st: ContainerStatus | undefined, now: number): ContainerRun {
-  const run: ContainerRun = { name, kind, stage: 'waiting', restartCount: st?.restartCount ?? 0, backoffMs: 0 };
-  if (!st) return run;
-  run.containerID = st.containerID;
-  run.last = st.lastState?.terminated;
-  if (run.restartCount > 0) run.backoffMs = 10_000;
-  const s = st.state ?? {};
-  if (s.running) {
-    run.stage = 'running';
-    run.startedAtMs = ms(s.running.startedAt) ?? now;
-    if (st.started) run.startedProbeMs = run.startedAtMs;
-    if (st.ready) run.readyAtMs = run.startedAtMs;
-  } else if (s.terminated) {
-    run.stage = 'terminated';
-    run.startedAtMs = ms(s.terminated.startedAt);
-    run.finishedAtMs = ms(s.terminated.finishedAt) ?? now;
-    run.exitCode = s.terminated.exitCode;
-    run.reason = s.terminated.reason;
-    run.dueMs = now;
-  } else if (s.waiting?.reason === 'CrashLoopBackOff') {
-    run.stage = 'backoff';
-    run.dueMs = now;
-    run.finishedAtMs = ms(run.last?.finishedAt);
-  }
-  return run;
-}
-
-/** A record for a pod seen for the first time: fresh, or rebuilt from the status an earlier process wrote. */
-export function restorePodRun(pod: Pod, nodeName: string, now: number): PodRun {
-  const status = pod.status ?? {};
-  const statuses = new Map<string, ContainerStatus>();
-  for (const s of [...(status.initContainerStatuses ?? []), ...(status.containerStatuses ?? [])]) statuses.set(s.name, s);
-  const sandbox = status.conditions?.find((c) => c.type === 'PodReadyToStartContainers' && c.status === 'True');
-  const run: PodRun = {
-    uid: pod.metadata?.uid ?? '', namespace: pod.metadata?.namespace ?? '', name: pod.metadata?.name ?? '', nodeName,
-    firstSeenMs: ms(status.startTime) ?? now,
-    sandboxReadyMs: sandbox ? ms(sandbox.lastTransitionTime) ?? now : undefined,
-    podIP: status.podIP,
-    containers: containerSpecs(pod).map(({ spec, kind }) => restoreContainer(spec.name, kind, statuses.get(spec.name), now)),
-    ephemeral: (status.ephemeralContainerStatuses ?? []).map((s) => restoreContainer(s.name, 'ephemeral', s, now)),
-    allocated: new Map(), actuated: new Map(),
-    finished: status.phase === 'Succeeded' || status.phase === 'Failed',
-  };
-  for (const { spec } of containerSpecs(pod)) {
-    const reported = statuses.get(spec.name)?.resources;
-    const res = structuredClone(reported ?? spec.resources ?? {});
-    run.allocated.set(spec.name, res);
-    run.actuated.set(spec.name, structuredClone(res));
-  }
-  return run;
+/** A copy of resource requirements (cheaper than structuredClone, which a restart runs for every container). */
+export function copyResources<T extends object>(r: T): T {
+  return copyJson(r, resourcesDepth);
 }

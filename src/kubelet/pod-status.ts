@@ -4,7 +4,7 @@ import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, Pod
 import { normalizeImage, imageID } from './container-ids.js';
 import { iso } from './pod-advance.js';
 import type { ContainerRun, PodRun } from './pod-runtime.js';
-import { containerSpecs, ephemeralSpecs } from './pod-runtime.js';
+import { containerSpecs, copyResources, ephemeralSpecs } from './pod-runtime.js';
 
 export type Phase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 
@@ -102,8 +102,8 @@ function containerStatus(pod: Pod, run: PodRun, spec: Container, c: ContainerRun
   if (Object.keys(spent.requests ?? {}).length || Object.keys(spent.limits ?? {}).length) {
     const allocated = run.allocated.get(c.name) ?? spent;
     const actuated = run.actuated.get(c.name) ?? spent;
-    if (allocated.requests && Object.keys(allocated.requests).length) st.allocatedResources = structuredClone(allocated.requests);
-    st.resources = structuredClone({ ...(actuated.limits ? { limits: actuated.limits } : {}), ...(actuated.requests ? { requests: actuated.requests } : {}) });
+    if (allocated.requests && Object.keys(allocated.requests).length) st.allocatedResources = copyResources(allocated.requests);
+    st.resources = copyResources({ ...(actuated.limits ? { limits: actuated.limits } : {}), ...(actuated.requests ? { requests: actuated.requests } : {}) });
   }
   return st;
 }

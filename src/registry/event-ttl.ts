@@ -156,6 +156,20 @@ export class EventTtl {
    * An event written or deleted meanwhile is skipped when its entry comes up (its revision no longer matches).
    */
   private seed(): void {
+    // A backend that knows when each object was written, on this clock (the server gives its store the cluster's),
+    // gives the queue in write order without parsing an Event; else each Event's own timestamps are read.
+    const store = this.reg.store;
+    const sameClock = Math.abs(store.now() - this.clock.nowMs()) < 1000;
+    if (sameClock && store.writeTimes) {
+      this.immediate = setImmediate(() => {
+        this.immediate = undefined;
+        const known = this.unsubscribe ? store.writeTimes?.(eventsKey) : undefined;
+        if (!known) return;
+        const times = known.times.map((t) => Math.floor(Math.min(t, this.startedMs) / this.coalesceMs) * this.coalesceMs);
+        this.merge(known.namespaces, known.names, known.revs, times);
+      });
+      return;
+    }
     const all = this.reg.store.list(eventsKey);
     const buckets = new Map<number, number[]>();
     let i = 0;
@@ -185,16 +199,21 @@ export class EventTtl {
           times.push(at * this.coalesceMs);
         }
       }
-      for (let j = this.head; j < this.revs.length; j++) {
-        ns.push(this.ns[j]);
-        names.push(this.names[j]);
-        revs.push(this.revs[j]);
-        times.push(this.times[j]);
-      }
-      Object.assign(this, { ns, names, revs, times, head: 0, seeded: true });
-      if (this.revs.length) this.schedule(this.times[0] + this.ttlMs);
+      this.merge(ns, names, revs, times);
     };
     this.immediate = setImmediate(step);
+  }
+
+  /** Puts the stored events (oldest first) ahead of those queued since the start, and starts the sweeps. */
+  private merge(ns: string[], names: string[], revs: number[], times: number[]): void {
+    for (let j = this.head; j < this.revs.length; j++) {
+      ns.push(this.ns[j]);
+      names.push(this.names[j]);
+      revs.push(this.revs[j]);
+      times.push(this.times[j]);
+    }
+    Object.assign(this, { ns, names, revs, times, head: 0, seeded: true });
+    if (this.revs.length) this.schedule(this.times[0] + this.ttlMs);
   }
 
   /**

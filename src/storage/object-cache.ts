@@ -16,7 +16,7 @@ const warmPage = 1000;
 export class ObjectCache {
   readonly tables = new Map<string, ResourceTable>();
   private readonly interner = new StringInterner();
-  private readonly stmts: { valueAt: Statement; currentPage: Statement; keysPage: Statement; keysRest: Statement };
+  private readonly stmts: { valueAt: Statement; currentPage: Statement; currentFrom: Statement; keysPage: Statement; keysRest: Statement };
 
   constructor(
     private readonly db: Database,
@@ -28,6 +28,10 @@ export class ObjectCache {
       currentPage: db.prepare(
         `SELECT o.namespace, o.name, o.rv, c.value FROM objects o JOIN changes c ON c.rv = o.rv
          WHERE o.resource = ? AND (o.namespace, o.name) > (?, ?) ORDER BY o.namespace, o.name LIMIT ?`,
+      ).raw(),
+      currentFrom: db.prepare(
+        `SELECT o.namespace, o.name, o.rv, c.value FROM objects o JOIN changes c ON c.rv = o.rv
+         WHERE o.resource = ? AND (o.namespace, o.name) >= (?, ?) ORDER BY o.namespace, o.name LIMIT ?`,
       ).raw(),
       keysPage: db.prepare('SELECT namespace, name, rv FROM objects WHERE resource = ? AND (namespace, name) > (?, ?) ORDER BY namespace, name LIMIT ?').raw(),
       keysRest: db.prepare('SELECT namespace, name, rv FROM objects WHERE resource = ? AND (namespace, name) > (?, ?)').raw(),
@@ -106,9 +110,30 @@ export class ObjectCache {
     }
   }
 
-  /** Parses every not yet parsed hot object of `resource`, reading their texts in pages of `page` rows. */
-  private parseTable(t: ResourceTable, after: [string, string], page: number): [string, string] | undefined {
-    const rows = this.stmts.currentPage.all(t.resource, after[0], after[1], page) as Array<[string, string, number, string]>;
+  /**
+   * The object of `entry` as a walk in key order reads it: a hot object loaded at start-up and not parsed yet is
+   * parsed with the next `warmPage` keys from it, in one read (instead of one read per object).
+   */
+  private materializeAhead(t: ResourceTable, key: string, entry: Entry): KObject {
+    if (typeof entry !== 'number' || t.cold) return this.materialize(t, key, entry);
+    const slash = key.indexOf('/');
+    this.parseRows(t, this.stmts.currentFrom.all(t.resource, key.slice(0, slash), key.slice(slash + 1), warmPage) as Array<[string, string, number, string]>);
+    const now = t.items.get(key) ?? entry;
+    return this.materialize(t, key, now);
+  }
+
+  /** As materializeAhead, for a hot object loaded at start-up; undefined when its text is no longer in the change log. */
+  private materializeAheadIfPresent(t: ResourceTable, key: string, entry: number): KObject | undefined {
+    const slash = key.indexOf('/');
+    this.parseRows(t, this.stmts.currentFrom.all(t.resource, key.slice(0, slash), key.slice(slash + 1), warmPage) as Array<[string, string, number, string]>);
+    const now = t.items.get(key);
+    if (now === undefined) return undefined;
+    if (isParsed(now)) return now;
+    if (typeof now === 'number' && this.stmts.valueAt.get(now) === undefined) return undefined;
+    return this.materialize(t, key, now);
+  }
+
+  private parseRows(t: ResourceTable, rows: Array<[string, string, number, string]>): void {
     for (const [namespace, name, rv, json] of rows) {
       const key = keyOf(namespace, name);
       if (t.items.get(key) !== rv) continue;
@@ -116,6 +141,12 @@ export class ObjectCache {
       this.internAll(obj);
       t.set(key, obj);
     }
+  }
+
+  /** Parses every not yet parsed hot object of `resource`, reading their texts in pages of `page` rows. */
+  private parseTable(t: ResourceTable, after: [string, string], page: number): [string, string] | undefined {
+    const rows = this.stmts.currentPage.all(t.resource, after[0], after[1], page) as Array<[string, string, number, string]>;
+    this.parseRows(t, rows);
     return rows.length < page ? undefined : [rows[rows.length - 1][0], rows[rows.length - 1][1]];
   }
 
@@ -159,7 +190,7 @@ export class ObjectCache {
     if (!t.cold && t.unparsed > 0 && namespace === undefined) {
       for (let after: [string, string] | undefined = ['', '']; after && t.unparsed > 0; ) after = this.parseTable(t, after, 10 * warmPage);
     }
-    return listSorted(t.keys(), (k) => this.materialize(t, k, t.items.get(k)!), namespace);
+    return listSorted(t.keys(), (k) => this.materializeAhead(t, k, t.items.get(k)!), namespace);
   }
 
   /**
@@ -175,7 +206,15 @@ export class ObjectCache {
       const rv = typeof entry === 'number' ? entry : entry instanceof StoredRef && entry.json === undefined ? entry.rv : undefined;
       return rv !== undefined && rv <= compacted() && this.stmts.valueAt.get(rv) === undefined;
     };
-    return scanSorted(t.keys(), (k) => t.items.get(k), namespace, after, (entry, k) => (entry === undefined || gone(entry) ? true : visit(this.materialize(t, k, entry))));
+    return scanSorted(t.keys(), (k) => t.items.get(k), namespace, after, (entry, k) => {
+      if (entry === undefined) return true;
+      if (typeof entry === 'number' && !t.cold) {
+        // Parsed with the page ahead of it; still a revision only when its text has been compacted away meanwhile.
+        const obj = this.materializeAheadIfPresent(t, k, entry);
+        return obj === undefined ? true : visit(obj);
+      }
+      return gone(entry) ? true : visit(this.materialize(t, k, entry));
+    });
   }
 
   count(resource: string): number {

@@ -17,7 +17,7 @@ import type { KObject } from '../machinery/types.js';
 import { migrate } from './migrate.js';
 import { StorageError } from './errors.js';
 import { ChangeHistory } from './history.js';
-import type { Storage, StoreWatch } from './storage.js';
+import type { Storage, StoreWatch, WriteTimes } from './storage.js';
 import { watchFrom } from './watch-replay.js';
 import { ObjectCache, jsonOf } from './object-cache.js';
 import { StoredRef, keyOf } from './object-table.js';
@@ -126,6 +126,27 @@ export class SqliteStore implements Storage {
    */
   warm(): Promise<void> {
     return this.cache.warm();
+  }
+
+  /**
+   * Committed objects of `resource` in revision (so write) order, each with the time of the group commit that wrote
+   * it: the first recorded batch at or after its revision (a compacted batch time reads as a later one, never an
+   * earlier one). Reads keys and revisions only.
+   */
+  writeTimes(resource: string): WriteTimes {
+    const out: WriteTimes = { namespaces: [], names: [], revs: [], times: [] };
+    const batches = this.db.prepare('SELECT rv, ms FROM revision_times ORDER BY rv').raw().all() as Array<[number, number]>;
+    const rows = this.db.prepare('SELECT namespace, name, rv FROM objects WHERE resource = ? ORDER BY rv').raw().all(resource) as Array<[string, string, number]>;
+    const fallback = this.now();
+    let b = 0;
+    for (const [namespace, name, rv] of rows) {
+      while (b < batches.length && batches[b][0] < rv) b++;
+      out.namespaces.push(namespace);
+      out.names.push(name);
+      out.revs.push(rv);
+      out.times.push(b < batches.length ? batches[b][1] : fallback);
+    }
+    return out;
   }
 
   /** How many hot objects loaded at start-up are not parsed yet. */

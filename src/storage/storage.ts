@@ -5,6 +5,14 @@ import type { KObject } from '../machinery/types.js';
 import type { ChangeHistory } from './history.js';
 import type { Change, ChangeListener, Trigger, WatchHub } from './watch-hub.js';
 
+/** Parallel arrays: object i is (namespaces[i], names[i]) at revision revs[i], last written at times[i] (clock ms). */
+export interface WriteTimes {
+  namespaces: string[];
+  names: string[];
+  revs: number[];
+  times: number[];
+}
+
 /** A watch on the store: live changes go to its listener; earlier ones are read with `replay(max)` ([] when none is left). */
 export interface StoreWatch {
   stop(): void;
@@ -59,6 +67,11 @@ export interface Storage {
   consistentRead?(): Promise<void> | undefined;
   /** Parses in the background what start-up loaded unparsed (SQLite loads keys only); resolves when done. */
   warm?(): Promise<void>;
+  /**
+   * The committed objects of `resource` with the clock time (ms) of their last write, oldest write first, read
+   * without parsing any object (the Event TTL's start-up queue). Undefined when the backend keeps no write times.
+   */
+  writeTimes?(resource: string): WriteTimes | undefined;
 
   /** Drops history beyond the retention window; returns the compacted revision. */
   compact(retain?: number): number;
