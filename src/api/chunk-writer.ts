@@ -78,9 +78,13 @@ export class ChunkWriter {
     if (this.off > 0) this.rotate(this.next);
   }
 
-  /** The chunks filled so far (the current one too when `all`), each once. */
+  /** The chunks filled so far (the current one too when `all`: the last take, nothing is written after it), each once. */
   take(all = false): Buffer[] {
-    if (all) this.endChunk();
+    if (all && this.off > 0) {
+      this.done.push(this.buf.subarray(0, this.off));
+      this.buf = Buffer.alloc(0);
+      this.off = 0;
+    }
     return this.done.splice(0);
   }
 
