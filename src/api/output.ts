@@ -73,6 +73,27 @@ function servedJson(def: ResourceDef, version: string, o: KObject): string {
 }
 
 /**
+ * The entries `from` to `to` as `servedJson` gives them: an object with its stored text as that text, runs of the
+ * others as the text of one array (one JSON.stringify for many objects, joined by the list stream).
+ */
+function servedRuns(def: ResourceDef, version: string, items: readonly KObject[], from: number, to: number, emit: (text: string, array: boolean) => void): void {
+  let run: KObject[] = [];
+  for (let i = from; i < to; i++) {
+    const o = items[i];
+    const s = served(def, version, o);
+    const text = s === o ? storedJson(o) : undefined;
+    if (text === undefined) {
+      run.push(s);
+      continue;
+    }
+    if (run.length) emit(JSON.stringify(run), true);
+    run = [];
+    emit(text, false);
+  }
+  if (run.length) emit(JSON.stringify(run), true);
+}
+
+/**
  * A list response to stream, in the format asked for: each entry is encoded only when the client reads it, from
  * the stored JSON text when there is one. `items` is the list's snapshot (references to immutable objects).
  */
@@ -100,5 +121,6 @@ export function listSpec(def: ResourceDef, version: string, items: readonly KObj
   return {
     head: { kind: `${def.kind}List`, apiVersion: apiVersionOf(def.group, version), metadata: meta }, field: 'items', count: items.length,
     entry: (i) => servedJson(def, version, items[i]),
+    entries: (from, to, emit) => servedRuns(def, version, items, from, to, emit),
   };
 }

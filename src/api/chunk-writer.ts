@@ -1,0 +1,97 @@
+// Fills Buffers with the UTF-8 of the texts appended, one after another, so a streamed response is handed to the
+// socket in large chunks encoded once: no string concatenation (a rope to flatten again) and no Buffer per piece.
+// The chunks grow from `firstBytes` to `maxBytes` (a small list never holds a large buffer); a text longer than a
+// chunk gets a buffer of its own size.
+
+/** Bytes a UTF-16 code unit may take in UTF-8, at most (a surrogate pair: 4 bytes for 2 units). */
+const maxBytesPerUnit = 3;
+
+export class ChunkWriter {
+  private buf: Buffer;
+  private off = 0;
+  private next: number;
+  private readonly done: Buffer[] = [];
+  /** Bytes appended in all. */
+  written = 0;
+
+  constructor(firstBytes = 16 * 1024, private readonly maxBytes = 1024 * 1024) {
+    this.buf = Buffer.allocUnsafe(firstBytes);
+    this.next = Math.min(firstBytes * 2, maxBytes);
+  }
+
+  /** Bytes free in the chunk being filled. */
+  room(): number {
+    return this.buf.length - this.off;
+  }
+
+  /** Bytes written and not yet taken. */
+  pending(): number {
+    let n = this.off;
+    for (const b of this.done) n += b.length;
+    return n;
+  }
+
+  /** Appends the UTF-8 of `s`; returns the offset (in the current chunk) where it starts. */
+  text(s: string): number {
+    if (!s.length) return this.off;
+    if (s.length <= this.room()) {
+      const room = this.room();
+      const n = this.buf.write(s, this.off, room, 'utf8');
+      // Writing stops before a character that does not fit: with 4 bytes still free nothing was left out; closer to
+      // the end, the text's whole length in bytes tells.
+      if (n <= room - 4 || n === Buffer.byteLength(s)) {
+        const at = this.off;
+        this.off += n;
+        this.written += n;
+        return at;
+      }
+    }
+    const bytes = s.length * maxBytesPerUnit <= this.next ? 0 : Buffer.byteLength(s);
+    this.rotate(Math.max(this.next, bytes));
+    this.off = this.buf.write(s, 0, 'utf8');
+    this.written += this.off;
+    return 0;
+  }
+
+  /**
+   * Appends the entries of `array`, the compact JSON text of a non-empty array (`[a,b]`): without its brackets,
+   * after a comma unless `first`.
+   */
+  entries(array: string, first: boolean): void {
+    if (array.length <= 2) return; // `[]`: no entries
+    const at = this.text(array);
+    // `[a,b]` becomes `a,b` (shifted back one byte) or `,a,b`.
+    if (first) this.buf.copyWithin(at, at + 1, this.off);
+    else this.buf[at] = 0x2c; // ','
+    const drop = first ? 2 : 1;
+    this.off -= drop;
+    this.written -= drop;
+  }
+
+  /** Whether a chunk is filled and waiting to be taken. */
+  hasChunk(): boolean {
+    return this.done.length > 0;
+  }
+
+  /** Ends the chunk being filled (the next text starts a new one). */
+  endChunk(): void {
+    if (this.off > 0) this.rotate(this.next);
+  }
+
+  /** The chunks filled so far (the current one too when `all`: the last take, nothing is written after it), each once. */
+  take(all = false): Buffer[] {
+    if (all && this.off > 0) {
+      this.done.push(this.buf.subarray(0, this.off));
+      this.buf = Buffer.alloc(0);
+      this.off = 0;
+    }
+    return this.done.splice(0);
+  }
+
+  private rotate(size: number): void {
+    if (this.off > 0) this.done.push(this.buf.subarray(0, this.off));
+    this.buf = Buffer.allocUnsafe(size);
+    this.off = 0;
+    this.next = Math.min(this.next * 2, this.maxBytes);
+  }
+}
