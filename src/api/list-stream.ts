@@ -30,11 +30,12 @@ const streamBufferBytes = 1;
 /** The first chunk's size; chunks double from it up to the list's largest (see chunkCap). */
 const firstChunkBytes = 64 * 1024;
 /**
- * The largest chunk handed to the socket. Larger chunks (1 MiB) cost less CPU for one list (-18% at 150k pods) and
- * half the client's, but under 10 concurrent lists they outlive scavenges (each waits for the other lists' turns):
- * in 2 runs of 4, 60% more CPU and 35-90 MB more RSS at the peak. Measured with bench/list-cpu.mjs.
+ * The largest chunk handed to the socket. Larger chunks cost less CPU per list (1 MiB: -18% at 150k pods, half the
+ * client's) but, under many concurrent lists, outlive scavenges and raise the RSS peak (1 MiB: 35-90 MB more with 10
+ * lists of 150k). 256 KiB takes most of the CPU saving (bench/list-cpu.mjs at 60k pods: 380-400 ms of server CPU per
+ * full list against 420 ms with 64 KiB) for a quarter of the memory.
  */
-const maxChunkBytes = 64 * 1024;
+export const maxChunkBytes = 256 * 1024;
 /** About the most entry text serialized at once (one JSON.stringify of a run of entries). */
 const maxRunBytes = 64 * 1024;
 /** How long a client may take no data before its list is cut off (upstream's default request timeout). */
