@@ -38,7 +38,7 @@ export class EventRecorder {
           const e = cur as unknown as Event;
           const count = (e.count ?? 1) + 1;
           return { ...cur, count, lastTimestamp: rfc3339(now), series: { count, lastObservedTime: rfc3339Micro(now) } };
-        });
+        }, { pure: true });
         seen.at = now.getTime();
         return;
       }
@@ -50,7 +50,8 @@ export class EventRecorder {
         source: { component: this.source.component, host: this.source.host }, firstTimestamp: rfc3339(now), lastTimestamp: rfc3339(now), count: 1,
         reportingComponent: this.source.component, reportingInstance: this.source.host ?? '',
       };
-      this.client.create('v1/events', namespace, ev as unknown as KObject);
+      // Built here of fresh values: the write takes it over without a copy.
+      this.client.create('v1/events', namespace, ev as unknown as KObject, { owned: true });
       this.recent.set(key, { name, namespace, at: now.getTime() });
       if (this.recent.size > 4096) this.recent.delete(this.recent.keys().next().value as string);
     } catch {
