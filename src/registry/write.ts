@@ -19,6 +19,7 @@ import { admitNow, type Steps } from '../admission/chain.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../admission/types.js';
 import { operationOptions, type OperationOptionsInput } from '../admission/options.js';
 import { adminUser } from '../auth/types.js';
+import { hasOwn } from '../util/own.js';
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -210,6 +211,8 @@ const maxUint64 = (1n << 64n) - 1n;
  */
 export function matchesResourceVersion(sent: unknown, current: string | undefined): boolean {
   if (sent === undefined || sent === null || sent === '') return true;
+  // The common case, a write carrying the version it read: equal digit strings short of 20 digits fit in 64 bits.
+  if (sent === current && current.length < 20 && /^\d+$/.test(current)) return true;
   const text = String(sent);
   if (!/^\d+$/.test(text)) throw badRequest(`strconv.ParseUint: parsing ${JSON.stringify(text)}: invalid syntax`);
   const n = BigInt(text);
@@ -257,8 +260,13 @@ function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions
   if (cm.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = cm.deletionGracePeriodSeconds;
   else delete m.deletionGracePeriodSeconds;
   if (cm.generation !== undefined) m.generation = cm.generation;
-  if (m.managedFields === undefined || m.managedFields === null || !managedFieldsDecodable(m.managedFields)) m.managedFields = cm.managedFields;
-  if (m.managedFields === undefined) delete m.managedFields;
+  // Kept from the stored object unless the write carries decodable ones (set only when there are some: no property
+  // added and deleted again on every write).
+  const mf = m.managedFields;
+  if (mf === undefined || mf === null || !managedFieldsDecodable(mf)) {
+    if (cm.managedFields !== undefined) m.managedFields = cm.managedFields;
+    else if (hasOwn(m, 'managedFields')) delete m.managedFields;
+  }
   delete m.selfLink;
   return result;
 }
