@@ -13,22 +13,50 @@ const isPromise = (v: unknown): v is Promise<unknown> => typeof (v as { then?: u
  * Returns whether any plugin waited (its answer may have replaced the object).
  */
 export function* admit(plugins: readonly AdmissionPlugin[], phase: 'mutate' | 'validate', attrs: AdmissionAttributes): Steps<boolean> {
-  let waited = false;
-  for (const p of phaseOf(plugins, phase)) {
-    if (p.handles && !p.handles(attrs)) continue;
-    const r = phase === 'mutate' ? p.mutate!(attrs) : p.validate!(attrs);
-    if (isPromise(r)) {
-      waited = true;
-      yield r;
-    }
+  const waiting = admitNow(plugins, phase, attrs);
+  return waiting ? yield* waiting : false;
+}
+
+/**
+ * Runs `phase` of the plugins without a generator as long as none has to wait (the common case: no webhook):
+ * undefined when every plugin answered at once, else the steps that wait for the answer and run the plugins after it
+ * (they return true). Pipelines write `const w = admitNow(…); if (w) yield* w;` to skip the generator altogether.
+ */
+export function admitNow(plugins: readonly AdmissionPlugin[], phase: 'mutate' | 'validate', attrs: AdmissionAttributes): Steps<true> | undefined {
+  const list = phaseOf(plugins, phase);
+  for (let i = 0; i < list.length; i++) {
+    const r = runPlugin(list[i], phase, attrs);
+    if (r) return waitFrom(list, i + 1, r, phase, attrs);
   }
-  return waited;
+  return undefined;
+}
+
+/** A plugin's answer when it has to wait; nothing when it did its work at once (or does not handle the request). */
+function runPlugin(p: AdmissionPlugin, phase: 'mutate' | 'validate', attrs: AdmissionAttributes): Promise<unknown> | undefined {
+  if (p.handles && !p.handles(attrs)) return undefined;
+  const r = phase === 'mutate' ? p.mutate!(attrs) : p.validate!(attrs);
+  return isPromise(r) ? r : undefined;
+}
+
+function* waitFrom(list: readonly AdmissionPlugin[], from: number, first: Promise<unknown>, phase: 'mutate' | 'validate', attrs: AdmissionAttributes): Steps<true> {
+  yield first;
+  for (let i = from; i < list.length; i++) {
+    const r = runPlugin(list[i], phase, attrs);
+    if (r) yield r;
+  }
+  return true;
 }
 
 /** The plugins of a list that take part in a phase (computed once per list). */
 const phases = new WeakMap<readonly AdmissionPlugin[], { mutate: AdmissionPlugin[]; validate: AdmissionPlugin[] }>();
+/** The list asked last (every registry view shares the root's list, so nearly every write asks for the same one). */
+let lastPlugins: readonly AdmissionPlugin[] | undefined;
+let lastSplit: { mutate: AdmissionPlugin[]; validate: AdmissionPlugin[] } | undefined;
 function phaseOf(plugins: readonly AdmissionPlugin[], phase: 'mutate' | 'validate'): AdmissionPlugin[] {
+  if (plugins === lastPlugins) return lastSplit![phase];
   let split = phases.get(plugins);
   if (!split) phases.set(plugins, (split = { mutate: plugins.filter((p) => p.mutate), validate: plugins.filter((p) => p.validate) }));
+  lastPlugins = plugins;
+  lastSplit = split;
   return split[phase];
 }

@@ -17,12 +17,60 @@ export function objectReference(obj: KObject): ObjectReference {
   return { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name, namespace: obj.metadata.namespace, uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion };
 }
 
+/** An Event this recorder wrote lately, with what identifies a repeat of it. */
+interface Recent {
+  kind?: string;
+  name?: string;
+  fieldPath: string;
+  type: string;
+  reason: string;
+  message: string;
+  event: string;
+  namespace: string;
+  at: number;
+}
+
+/** Remembered Events, as client-go's cache of 4,096; at most 32 for one object (older ones are forgotten first). */
+const maxRecent = 4096;
+const maxRecentPerObject = 32;
+
 export class EventRecorder {
-  private readonly recent = new Map<string, { name: string; namespace: string; at: number }>();
+  /**
+   * Recent Events by the uid of the object they are about. Within an object's few entries the fields are compared one
+   * by one: no key string joining the (possibly long) message is built and hashed for every Event.
+   */
+  private readonly recent = new Map<string, Recent[]>();
+  private recentCount = 0;
   private readonly client: Client;
   /** Records as the client's identity (a registry view is taken as the client acting for it). */
   constructor(client: Client | Registry, private readonly source: EventSource) {
     this.client = client instanceof Client ? client : clientFor(client);
+  }
+
+  private findRecent(uid: string, ref: ObjectReference, type: string, reason: string, message: string): Recent | undefined {
+    const list = this.recent.get(uid);
+    if (!list) return undefined;
+    const fieldPath = ref.fieldPath ?? '';
+    for (const r of list) {
+      if (r.reason === reason && r.type === type && r.fieldPath === fieldPath && r.kind === ref.kind && r.name === ref.name && r.message === message) return r;
+    }
+    return undefined;
+  }
+
+  private remember(uid: string, entry: Recent): void {
+    let list = this.recent.get(uid);
+    if (!list) this.recent.set(uid, (list = []));
+    list.push(entry);
+    this.recentCount++;
+    if (list.length > maxRecentPerObject) {
+      list.shift();
+      this.recentCount--;
+    }
+    while (this.recentCount > maxRecent) {
+      const [oldest, entries] = this.recent.entries().next().value as [string, Recent[]];
+      this.recent.delete(oldest);
+      this.recentCount -= entries.length;
+    }
   }
 
   event(obj: KObject, type: 'Normal' | 'Warning', reason: string, message: string, fieldPath?: string): void {
@@ -30,29 +78,37 @@ export class EventRecorder {
     if (fieldPath) ref.fieldPath = fieldPath;
     const namespace = obj.metadata.namespace || 'default';
     const now = this.client.clock.now();
-    const key = [ref.uid, ref.kind, ref.name, ref.fieldPath ?? '', type, reason, message, this.source.component].join('\u0000');
-    const seen = this.recent.get(key);
+    const uid = ref.uid ?? '';
+    const seen = this.findRecent(uid, ref, type, reason, message);
     try {
-      if (seen && now.getTime() - seen.at < aggregateWindowMs && this.client.get('v1/events', seen.namespace, seen.name)) {
-        this.client.guaranteedUpdate('v1/events', seen.namespace, seen.name, (cur) => {
+      if (seen && now.getTime() - seen.at < aggregateWindowMs && this.client.get('v1/events', seen.namespace, seen.event)) {
+        this.client.guaranteedUpdate('v1/events', seen.namespace, seen.event, (cur) => {
           const e = cur as unknown as Event;
           const count = (e.count ?? 1) + 1;
           return { ...cur, count, lastTimestamp: rfc3339(now), series: { count, lastObservedTime: rfc3339Micro(now) } };
-        });
+        }, { pure: true });
         seen.at = now.getTime();
         return;
       }
       // Names sort in creation order (as client-go's nanosecond suffix does): a per-process sequence below the ms.
       nameSeq = (nameSeq + 1) % 1_000_000;
       const name = `${obj.metadata.name ?? 'unknown'}.${(BigInt(now.getTime()) * 1_000_000n + BigInt(nameSeq)).toString(16)}`;
+      const stamp = rfc3339(now);
       const ev: Event = {
         apiVersion: 'v1', kind: 'Event', metadata: { name, namespace }, involvedObject: ref, reason, message, type,
-        source: { component: this.source.component, host: this.source.host }, firstTimestamp: rfc3339(now), lastTimestamp: rfc3339(now), count: 1,
+        source: { component: this.source.component, host: this.source.host }, firstTimestamp: stamp, lastTimestamp: stamp, count: 1,
         reportingComponent: this.source.component, reportingInstance: this.source.host ?? '',
       };
-      this.client.create('v1/events', namespace, ev as unknown as KObject);
-      this.recent.set(key, { name, namespace, at: now.getTime() });
-      if (this.recent.size > 4096) this.recent.delete(this.recent.keys().next().value as string);
+      // Built here of fresh values: the write takes it over without a copy.
+      this.client.create('v1/events', namespace, ev as unknown as KObject, { owned: true });
+      if (seen) {
+        // A repeat after the aggregation window (or of an Event deleted meanwhile): later repeats count on the new one.
+        seen.event = name;
+        seen.namespace = namespace;
+        seen.at = now.getTime();
+      } else {
+        this.remember(uid, { kind: ref.kind, name: ref.name, fieldPath: ref.fieldPath ?? '', type, reason, message, event: name, namespace, at: now.getTime() });
+      }
     } catch {
       // Events are best effort: a terminating namespace or a race never fails the caller.
     }

@@ -162,7 +162,7 @@ export class NodeAgent implements NodeAgentView {
     const status = due ? kubeletStatus({ name: this.nodeName, internalIP: this.hostIP, bootSeed: this.bootSeed, current, heartbeat: now, now }) : kept;
     const def = this.client.resource('v1/nodes')!;
     try {
-      const written = this.client.guaranteedUpdate(def, '', this.nodeName, (cur) => ({ ...cur, status }), { subresource: 'status' });
+      const written = this.client.guaranteedUpdate(def, '', this.nodeName, (cur) => ({ ...cur, status }), { subresource: 'status', pure: true });
       this.lastWrittenRv = written.metadata.resourceVersion;
       this.reported(nowMs);
     } catch (err) {
@@ -189,7 +189,7 @@ export class NodeAgent implements NodeAgentView {
     const spec = { holderIdentity: this.nodeName, leaseDurationSeconds, renewTime };
     try {
       if (this.client.get('coordination.k8s.io/v1/leases', leaseNamespace, this.nodeName)) {
-        this.client.guaranteedUpdate(def, leaseNamespace, this.nodeName, (cur) => ({ ...cur, spec: { ...(cur.spec as object), ...spec } }));
+        this.client.guaranteedUpdate(def, leaseNamespace, this.nodeName, (cur) => ({ ...cur, spec: { ...(cur.spec as object), ...spec } }), { pure: true });
         return;
       }
       const lease: Lease = {

@@ -228,7 +228,7 @@ export class PodLifecycle {
     const written = nodeClient(this.ctx.client, run.nodeName).guaranteedUpdate(def, run.namespace, run.name, (cur) => {
       if (cur.metadata.uid !== run.uid) throw new Error('pod was replaced');
       return { ...cur, status: status as unknown as Record<string, unknown> };
-    }, { subresource: 'status', audit: { verb: 'patch', subresource: 'status' } });
+    }, { subresource: 'status', pure: true, audit: { verb: 'patch', subresource: 'status' } });
     if (this.runs.get(run.uid) === run && written.metadata.resourceVersion) this.writtenRv.set(run.uid, written.metadata.resourceVersion);
   }
 

@@ -6,7 +6,7 @@ import { maxObjectDepth } from '../machinery/depth-limits.js';
 import { rfc3339 } from '../util/clock.js';
 import { storageKey, type ResourceDef } from './resource.js';
 import type { Registry } from './registry.js';
-import { admit, type Steps } from '../admission/chain.js';
+import { admitNow, type Steps } from '../admission/chain.js';
 import { admissionAttributes } from './write.js';
 
 export interface DeleteOptions {
@@ -48,8 +48,10 @@ export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string,
     throw conflict(ref, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${cur.metadata.resourceVersion}`);
   }
   const attrs = admissionAttributes(reg, def, 'DELETE', namespace, name, undefined, cur, opts);
-  yield* admit(reg.admission, 'mutate', attrs);
-  yield* admit(reg.admission, 'validate', attrs);
+  const mutating = admitNow(reg.admission, 'mutate', attrs);
+  if (mutating) yield* mutating;
+  const validating = admitNow(reg.admission, 'validate', attrs);
+  if (validating) yield* validating;
   if (reg.getStored(key, ns, name)?.metadata.resourceVersion !== cur.metadata.resourceVersion) {
     // Admission waited and the object changed meanwhile: decide again on the current object. (Compared by revision:
     // a store may hand out a fresh copy on every read, as SQLite does for Events.)

@@ -10,11 +10,21 @@ import type { ResourceDef } from './resource.js';
  * follows `zero`, a kind's static template a few levels deep, so it needs no depth limit.
  */
 function fillMissing(target: Record<string, unknown>, zero: Record<string, unknown>): void {
-  for (const [k, v] of Object.entries(zero)) {
+  const entries = entriesOf(zero);
+  for (let i = 0; i < entries.length; i++) {
+    const [k, v] = entries[i];
     const have = getOwn(target, k);
     if (have === undefined || (have === null && v !== null)) target[k] = structuredClone(v);
     else if (isRecord(have) && isRecord(v)) fillMissing(have, v);
   }
+}
+
+/** The entries of a static template, listed once (every write of the kind walks them). */
+const templateEntries = new WeakMap<Record<string, unknown>, Array<[string, unknown]>>();
+function entriesOf(zero: Record<string, unknown>): Array<[string, unknown]> {
+  let entries = templateEntries.get(zero);
+  if (!entries) templateEntries.set(zero, (entries = Object.entries(zero)));
+  return entries;
 }
 
 /** Gives `obj` its kind's empty status, or fills in the zero fields its status lacks. */

@@ -15,10 +15,11 @@ import { storageKey, type PartialWrite, type ResourceDef } from './resource.js';
 import type { Registry } from './registry.js';
 import { fillEmptyStatus } from './empty-status.js';
 import { StorageError } from '../storage/errors.js';
-import { admit, type Steps } from '../admission/chain.js';
+import { admitNow, type Steps } from '../admission/chain.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../admission/types.js';
 import { operationOptions, type OperationOptionsInput } from '../admission/options.js';
 import { adminUser } from '../auth/types.js';
+import { hasOwn } from '../util/own.js';
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -36,6 +37,12 @@ export interface WriteOptions {
    * it is called (a retry calls it again), built from the copy it is passed and values nobody else holds.
    */
   owned?: boolean;
+  /**
+   * The update's mutation changes nothing it is passed (it returns new objects, sharing what it leaves unchanged, as
+   * `(cur) => ({ ...cur, status })` does): it is passed the stored object itself instead of a copy. Stored objects
+   * are shared by every reader, so a mutation that writes into its argument must never set this.
+   */
+  pure?: boolean;
   /**
    * How a component's write appears in the audit log when it is not a plain create/update (the scheduler's
    * binding is a `create` of `pods/binding`); false when it belongs to a write already recorded.
@@ -127,7 +134,8 @@ export function* createSteps(reg: Registry, def: ResourceDef, namespace: string,
   applyDefaults(def, obj, opts.version);
   // Mutating admission sees the object as decoded; a plugin may replace it (a webhook's patch).
   const attrs = admissionAttributes(reg, def, 'CREATE', namespace, obj.metadata.name ?? '', obj, undefined, opts);
-  if (yield* admit(reg.admission, 'mutate', attrs)) {
+  const mutating = admitNow(reg.admission, 'mutate', attrs);
+  if (mutating && (yield* mutating)) {
     obj = checkedReplacement(def, attrs.object, obj);
     applyDefaults(def, obj, opts.version);
   }
@@ -148,7 +156,8 @@ export function* createSteps(reg: Registry, def: ResourceDef, namespace: string,
   validate(reg, def, obj, undefined, undefined, opts.version);
   attrs.object = obj;
   attrs.name = meta.name ?? '';
-  yield* admit(reg.admission, 'validate', attrs);
+  const validating = admitNow(reg.admission, 'validate', attrs);
+  if (validating) yield* validating;
   if (opts.dryRun) {
     if (reg.getStored(storageKey(def), meta.namespace ?? '', meta.name ?? '')) throw alreadyExists({ group: def.group, resource: def.plural }, meta.name ?? '');
     return obj;
@@ -202,6 +211,8 @@ const maxUint64 = (1n << 64n) - 1n;
  */
 export function matchesResourceVersion(sent: unknown, current: string | undefined): boolean {
   if (sent === undefined || sent === null || sent === '') return true;
+  // The common case, a write carrying the version it read: equal digit strings short of 20 digits fit in 64 bits.
+  if (sent === current && current.length < 20 && /^\d+$/.test(current)) return true;
   const text = String(sent);
   if (!/^\d+$/.test(text)) throw badRequest(`strconv.ParseUint: parsing ${JSON.stringify(text)}: invalid syntax`);
   const n = BigInt(text);
@@ -249,15 +260,20 @@ function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions
   if (cm.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = cm.deletionGracePeriodSeconds;
   else delete m.deletionGracePeriodSeconds;
   if (cm.generation !== undefined) m.generation = cm.generation;
-  if (m.managedFields === undefined || m.managedFields === null || !managedFieldsDecodable(m.managedFields)) m.managedFields = cm.managedFields;
-  if (m.managedFields === undefined) delete m.managedFields;
+  // Kept from the stored object unless the write carries decodable ones (set only when there are some: no property
+  // added and deleted again on every write).
+  const mf = m.managedFields;
+  if (mf === undefined || mf === null || !managedFieldsDecodable(mf)) {
+    if (cm.managedFields !== undefined) m.managedFields = cm.managedFields;
+    else if (hasOwn(m, 'managedFields')) delete m.managedFields;
+  }
   delete m.selfLink;
   return result;
 }
 
 /**
  * Update through a mutation of the current object (PUT passes a function returning the body). The mutation gets a
- * copy of the stored object; what it returns is copied again unless `opts.owned` (the objects it reaches may be
+ * copy of the stored object (the object itself with `opts.pure`); what it returns is copied again unless `opts.owned` (the objects it reaches may be
  * the caller's), except on status writes, which take only its status (copied) and keep the rest of the stored object.
  */
 export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string, name: string, mutate: (cur: KObject) => KObject, opts: WriteOptions & { canWait?: boolean }): Steps<KObject> {
@@ -266,10 +282,11 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   const cur = reg.getStored(key, ns, name);
   if (!cur) throw notFound({ group: def.group, resource: def.plural }, name);
   const isStatus = opts.subresource === 'status';
-  const mutated = mutate(ownCopy(def, cur));
+  const mutated = mutate(opts.pure ? cur : ownCopy(def, cur));
   let next: KObject;
   if (isStatus) next = { ...mutated, status: ownCopy(def, mutated.status) };
-  else if (opts.owned) {
+  // A pure mutation's result shares the stored object's parts, which the steps below write into: never given away.
+  else if (opts.owned && !opts.pure) {
     checkDepth(def, mutated);
     next = mutated;
   } else next = ownCopy(def, mutated);
@@ -289,7 +306,8 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   const attrs = admissionAttributes(reg, def, 'UPDATE', namespace, name, result, cur, opts);
   const as = opts.admitAs;
   if (as) Object.assign(attrs, { subresource: as.subresource, kind: as.kind, object: as.view(result), oldObject: as.view(cur) });
-  if ((yield* admit(reg.admission, 'mutate', attrs)) && !as) {
+  const mutating = admitNow(reg.admission, 'mutate', attrs);
+  if (mutating && (yield* mutating) && !as) {
     const replaced = checkedReplacement(def, attrs.object, result);
     result = replaced === result ? result : merge(def, cur, replaced, opts, reg.clock.now());
     result = defaulted(def, result, isStatus, opts.version);
@@ -304,7 +322,8 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   if (jsonEqual(result, cur, maxObjectDepth)) return cur;
   validate(reg, def, result, cur, opts.subresource, opts.version);
   attrs.object = as ? as.view(result) : result;
-  yield* admit(reg.admission, 'validate', attrs);
+  const validating = admitNow(reg.admission, 'validate', attrs);
+  if (validating) yield* validating;
   if (opts.dryRun) return result;
   try {
     if (result.metadata.deletionTimestamp && cur.metadata.finalizers?.length && !result.metadata.finalizers?.length && def.plural !== 'namespaces') {

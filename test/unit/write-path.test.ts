@@ -162,3 +162,31 @@ test('an update whose mutation gives its object away (owned) stores it without a
     close();
   }
 });
+
+test('a pure mutation is passed the stored object itself, and the stored objects stay unchanged', () => {
+  const { reg, close } = setup();
+  try {
+    const def = reg.find('', 'v1', 'pods')!;
+    const created = reg.create(def, 'default', pod('p'));
+    const createdText = JSON.stringify(created);
+    let seen: KObject | undefined;
+    const status = { phase: 'Running' };
+    const written = reg.guaranteedUpdate(def, 'default', 'p', (cur) => {
+      seen = cur;
+      return { ...cur, status };
+    }, { subresource: 'status', pure: true });
+    assert.equal(seen, created, 'no copy of the stored object');
+    assert.equal((written.status as { phase: string }).phase, 'Running');
+    assert.notEqual(written.status, status, 'the status is still a copy');
+    assert.notEqual(written.metadata, created.metadata);
+    assert.equal(JSON.stringify(created), createdText, 'the previous stored object is unchanged');
+    // A pure non-status update, even one claiming to give its object away, does not write into the stored object.
+    const writtenText = JSON.stringify(written);
+    const labelled = reg.guaranteedUpdate(def, 'default', 'p', (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { app: 'y' } } }), { pure: true, owned: true });
+    assert.equal(labelled.metadata.labels?.app, 'y');
+    assert.equal(JSON.stringify(written), writtenText, 'the stored object is unchanged');
+    assert.notEqual(labelled.spec, written.spec, 'a non-status result is a copy');
+  } finally {
+    close();
+  }
+});

@@ -60,7 +60,7 @@ export function mutatingWebhookPlugin(): AdmissionPlugin {
   const source = new WebhookSource('mutating');
   return {
     name: 'MutatingAdmissionWebhook',
-    handles: (a) => anyRuleMatches(source.current(a.registry), a),
+    handles: (a) => a.canWait && anyRuleMatches(source.current(a.registry), a),
     async mutate(a) {
       if (!a.canWait || isExemptConfiguration(a.kind)) return;
       const hooks = source.current(a.registry);

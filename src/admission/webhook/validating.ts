@@ -17,7 +17,7 @@ export function validatingWebhookPlugin(): AdmissionPlugin {
   const source = new WebhookSource('validating');
   return {
     name: 'ValidatingAdmissionWebhook',
-    handles: (a) => anyRuleMatches(source.current(a.registry), a),
+    handles: (a) => a.canWait && anyRuleMatches(source.current(a.registry), a),
     async validate(a) {
       if (!a.canWait || isExemptConfiguration(a.kind)) return;
       const hooks = source.current(a.registry);

@@ -65,9 +65,14 @@ export function qualifiedNameErrors(v: unknown, path: string): Errs {
 export function validateLabels(labels: unknown, path: string): Errs {
   const errs: Errs = [];
   if (!isRecord(labels)) return errs;
-  for (const [k, v] of Object.entries(labels)) {
-    errs.push(...qualifiedNameErrors(k, path));
-    if (typeof v === 'string') for (const m of isLabelValue(v)) errs.push(fieldInvalid(path, v, m));
+  // Every write of a labelled object passes here: no entry arrays, and messages are mapped only when there are some.
+  for (const k of Object.keys(labels)) {
+    const keyErrors = isQualifiedName(k);
+    for (let i = 0; i < keyErrors.length; i++) errs.push(fieldInvalid(path, k, keyErrors[i]));
+    const v = labels[k];
+    if (typeof v !== 'string') continue;
+    const valueErrors = isLabelValue(v);
+    for (let i = 0; i < valueErrors.length; i++) errs.push(fieldInvalid(path, v, valueErrors[i]));
   }
   return errs;
 }
@@ -127,6 +132,11 @@ export interface MetaOptions {
   maxNameLength?: number;
 }
 
+/** Appends `more` to `errs` (no spread call for the empty lists nearly every check returns). */
+function append(errs: Errs, more: Errs): void {
+  for (let i = 0; i < more.length; i++) errs.push(more[i]);
+}
+
 export function validateObjectMeta(obj: KObject, opts: MetaOptions, path = 'metadata'): Errs {
   const errs: Errs = [];
   const meta = rec(obj.metadata);
@@ -148,13 +158,13 @@ export function validateObjectMeta(obj: KObject, opts: MetaOptions, path = 'meta
   } else if (ns) {
     errs.push(fieldForbidden(`${path}.namespace`, 'not allowed on this type'));
   }
-  errs.push(...validateNonNegative(meta.generation, `${path}.generation`));
-  errs.push(...validateLabels(meta.labels, `${path}.labels`));
-  errs.push(...validateAnnotations(meta.annotations, `${path}.annotations`));
-  errs.push(...validateOwnerReferences(meta.ownerReferences, `${path}.ownerReferences`));
-  errs.push(...validateManagedFields(meta.managedFields, `${path}.managedFields`));
+  append(errs, validateNonNegative(meta.generation, `${path}.generation`));
+  append(errs, validateLabels(meta.labels, `${path}.labels`));
+  append(errs, validateAnnotations(meta.annotations, `${path}.annotations`));
+  append(errs, validateOwnerReferences(meta.ownerReferences, `${path}.ownerReferences`));
+  append(errs, validateManagedFields(meta.managedFields, `${path}.managedFields`));
   for (const f of arr(meta.finalizers)) {
-    if (typeof f === 'string') errs.push(...qualifiedNameErrors(f, `${path}.finalizers`));
+    if (typeof f === 'string') append(errs, qualifiedNameErrors(f, `${path}.finalizers`));
   }
   return errs;
 }

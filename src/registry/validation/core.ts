@@ -5,7 +5,7 @@ import {
 import { isRecord, type KObject } from '../../machinery/types.js';
 import { hasOwn } from '../../util/own.js';
 import { arr, deepEqual, immutable, qualifiedNameErrors, rec, sortedMap, str, validateLabels, validateNonNegative, type Errs } from './common.js';
-import { inclusiveRangeError, invalidIpError, isConfigMapKey, isDns1123Label, isDns1123Subdomain, isIp } from './names.js';
+import { inclusiveRangeError, invalidIpError, isConfigMapKey, isDns1123Label, isDns1123Subdomain, isIp, isQualifiedName } from './names.js';
 import { validatePodSpec, validatePodSpecUpdate, validatePodTemplate, validatePortNumOrName } from './pod.js';
 import { validateResources } from './resource-requirements.js';
 
@@ -20,10 +20,13 @@ export function validatePod(obj: KObject, old: KObject | undefined): Errs {
   if (old) {
     if (!specKept) errs.push(...validatePodSpecUpdate(obj.spec, old.spec));
     // validatePodConditions: condition types other than the system ones are qualified names.
-    arr(rec(obj.status).conditions).forEach((c, i) => {
-      const type = str(rec(c).type) ?? '';
-      if (!systemPodConditions.has(type)) errs.push(...qualifiedNameErrors(type, `status.conditions[${i}].type`));
-    });
+    // Every status write passes here: the field path is spelled out only for a condition in error.
+    const conditions = arr(rec(obj.status).conditions);
+    for (let i = 0; i < conditions.length; i++) {
+      const type = str(rec(conditions[i]).type) ?? '';
+      if (systemPodConditions.has(type) || isQualifiedName(type).length === 0) continue;
+      errs.push(...qualifiedNameErrors(type, `status.conditions[${i}].type`));
+    }
   }
   return errs;
 }

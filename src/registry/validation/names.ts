@@ -16,6 +16,24 @@ const labelValueRe = anchored(labelValueFmt);
 const configMapKeyRe = anchored(configMapKeyFmt);
 const percentRe = anchored(percentFmt);
 
+/**
+ * Strings already found valid by one check: label keys, label values and namespace names repeat across nearly every
+ * write, and their regular expressions cost more than a lookup. Bounded (cleared when full: the next writes refill it).
+ */
+class ValidMemo {
+  private readonly seen = new Set<string>();
+  constructor(private readonly check: (v: string) => string[], private readonly max = 4096) {}
+  errors(v: string): string[] {
+    if (this.seen.has(v)) return [];
+    const errs = this.check(v);
+    if (errs.length === 0 && v.length <= 253) {
+      if (this.seen.size >= this.max) this.seen.clear();
+      this.seen.add(v);
+    }
+    return errs;
+  }
+}
+
 /** Upstream's RegexError wording, quirks included (`'a',  or 'b'`). */
 export function regexError(msg: string, fmt: string, ...examples: string[]): string {
   if (examples.length === 0) return `${msg} (regex used for validation is '${fmt}')`;
@@ -25,6 +43,10 @@ export const maxLenError = (n: number) => `must be no more than ${n} characters`
 export const inclusiveRangeError = (lo: number, hi: number) => `must be between ${lo} and ${hi}, inclusive`;
 
 export function isDns1123Label(v: string): string[] {
+  return dns1123LabelMemo.errors(v);
+}
+const dns1123LabelMemo = new ValidMemo(checkDns1123Label);
+function checkDns1123Label(v: string): string[] {
   const errs: string[] = [];
   if (v.length > 63) errs.push(maxLenError(63));
   if (!dns1123LabelRe.test(v)) {
@@ -68,6 +90,10 @@ export const nameIsDns1035Label = masked(isDns1035Label);
 export const nameIsPathSegment: NameFn = (name) => isPathSegmentName(name);
 
 export function isQualifiedName(v: string): string[] {
+  return qualifiedNameMemo.errors(v);
+}
+const qualifiedNameMemo = new ValidMemo(checkQualifiedName);
+function checkQualifiedName(v: string): string[] {
   const errs: string[] = [];
   const parts = v.split('/');
   let name: string;
@@ -89,6 +115,10 @@ export function isQualifiedName(v: string): string[] {
 }
 
 export function isLabelValue(v: string): string[] {
+  return labelValueMemo.errors(v);
+}
+const labelValueMemo = new ValidMemo(checkLabelValue);
+function checkLabelValue(v: string): string[] {
   const errs: string[] = [];
   if (v.length > 63) errs.push(maxLenError(63));
   if (!labelValueRe.test(v)) {
