@@ -197,7 +197,8 @@ export class NodeAgent implements NodeAgentView {
         metadata: { name: this.nodeName, namespace: leaseNamespace, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: this.nodeName, uid: this.uid }] },
         spec,
       };
-      this.client.create(def, leaseNamespace, lease as unknown as KObject);
+      // Built here for this write alone: given away, not copied.
+      this.client.create(def, leaseNamespace, lease as unknown as KObject, { owned: true });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       this.log.debug({ err, node: this.nodeName }, 'lease renewal failed');
