@@ -14,7 +14,7 @@ import { LogStore } from './log-store.js';
 import { PodAdvancer } from './pod-advance.js';
 import { evaluateResize } from './pod-resize.js';
 import { addEphemeralRuns, allRuns, type ContainerRun, type PodRun } from './pod-runtime.js';
-import { adoptPod, markPresent } from './pod-adopt.js';
+import { adoptedStatusCurrent, adoptPod, markPresent } from './pod-adopt.js';
 import { buildStatus, podPhase } from './pod-status.js';
 import type { KubeletContext, NodeAgentView, NodeDirectory } from './types.js';
 import { nodeClient } from './node-client.js';
@@ -146,7 +146,9 @@ export class PodLifecycle {
       agent.releasePodIP(uid);
       next = Infinity;
     }
-    this.writeStatus(pod, run, agent, now, next);
+    // A pod just adopted whose stored status is already current is written nothing, without building it.
+    if (!fresh || !adoptedStatusCurrent(pod, run, now, agent.hostIP)) this.writeStatus(pod, run, agent, now, next);
+    else if (process.env.BONSAI_VERIFY_ADOPT && !jsonEqual(buildStatus(pod, run, now, agent.hostIP), pod.status, statusDepth)) console.error('ADOPT MISMATCH', JSON.stringify(buildStatus(pod, run, now, agent.hostIP)), JSON.stringify(pod.status));
     return next === Infinity ? undefined : Math.max(1, next - now);
   }
 
