@@ -31,6 +31,7 @@ async function serve(dataDir: string, cluster: string, nodeArgs: string[] = []):
     child.stdout!.setEncoding('utf8');
     child.stdout!.on('data', (d: string) => {
       out += d;
+      if (process.env.RESTART_NODE_ARGS) process.stderr.write(d);
       const m = /(http:\/\/[^\s)]+)/.exec(out);
       if (m) res(m[1].replace(/\/$/, ''));
     });
@@ -107,7 +108,9 @@ async function restart(dataDir: string, cluster: string, idleCpu: number): Promi
   const restartIso = new Date().toISOString();
 
   const prof = process.env.RESTART_PROF;
-  const s = await serve(dataDir, cluster, prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []);
+  // RESTART_NODE_ARGS: more node options for the restarted server (e.g. --trace-gc), separated by spaces.
+  const extra = (process.env.RESTART_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const s = await serve(dataDir, cluster, [...extra, ...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : [])]);
   const p = pool(s.url, 4);
   const first = await until(s.t0, 60_000, 5, 'first answer', async () => {
     try {
