@@ -148,7 +148,6 @@ export class PodLifecycle {
     }
     // A pod just adopted whose stored status is already current is written nothing, without building it.
     if (!fresh || !adoptedStatusCurrent(pod, run, now, agent.hostIP)) this.writeStatus(pod, run, agent, now, next);
-    else if (process.env.BONSAI_VERIFY_ADOPT && !jsonEqual(buildStatus(pod, run, now, agent.hostIP), pod.status, statusDepth)) console.error('ADOPT MISMATCH', JSON.stringify(buildStatus(pod, run, now, agent.hostIP)), JSON.stringify(pod.status));
     return next === Infinity ? undefined : Math.max(1, next - now);
   }
 
