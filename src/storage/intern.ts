@@ -49,7 +49,8 @@ export class StringInterner {
    * Replaces, in place, each short string value of `value` (object properties and array items, to the stored-object
    * depth limit) by its interned copy. The strings are equal, so the change is invisible to anyone sharing the
    * objects; only own enumerable data properties are touched. Values that are unique to each object are left as they
-   * are (a resourceVersion; the object's own uid, in metadata): they would only churn the table.
+   * are (a resourceVersion; the object's own uid and name, in metadata; a pod IP, a container ID): they would only
+   * churn the table.
    */
   internValues(value: unknown): void {
     if (value !== null && typeof value === 'object') this.walk(value, 0);
@@ -73,7 +74,7 @@ export class StringInterner {
       const v = rec[k];
       // (Equal strings compare equal whatever their copy: assign unconditionally; `__proto__` is never assigned.)
       if (typeof v === 'string') {
-        if (worth(v) && !uniqueKeys.has(k) && (k !== 'uid' || depth !== 1)) rec[k] = this.intern(v);
+        if (worth(v) && !uniqueKeys.has(k) && ((k !== 'uid' && k !== 'name') || depth !== 1)) rec[k] = this.intern(v);
       } else if (v !== null && typeof v === 'object' && depth < maxObjectDepth) this.walk(v, depth + 1);
     }
   }

@@ -10,6 +10,9 @@ import { listSorted, scanSorted } from './key-order.js';
 /** The JSON text of objects just written (until published) and of cold objects read back, so they are not re-serialized. */
 export const jsonOf = new WeakMap<KObject, string>();
 
+/** The most keys of a cold table still loading that are remembered as deleted before the load is completed. */
+const maxGone = 10_000;
+
 /** How many hot objects `warm()` parses between two turns of the event loop. */
 const warmPage = 1000;
 
@@ -100,6 +103,8 @@ export class ObjectCache {
    */
   table(resource: string): ResourceTable {
     let t = this.tables.get(resource);
+    // The keys deleted meanwhile are remembered until the load completes: past a bound, complete it now.
+    if (t?.loadFrom && (t.gone?.size ?? 0) >= maxGone) this.loadKeys(t);
     if (!t) this.tables.set(resource, (t = new ResourceTable(resource, this.cold.has(resource))));
     return t;
   }
