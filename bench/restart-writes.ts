@@ -5,6 +5,7 @@
 //   node dist/bench/restart-writes.js [nodes] [pods] [bin.js]   (bin.js: another build's dist/src/cli/bin.js)
 // RESTART_PROF=<dir> writes a CPU profile of the restarted server there.
 import { spawn } from 'node:child_process';
+import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -30,6 +31,7 @@ async function serve(dataDir: string, cluster: string, nodeArgs: string[] = []):
     child.stdout!.setEncoding('utf8');
     child.stdout!.on('data', (d: string) => {
       out += d;
+      if (process.env.RESTART_NODE_ARGS) process.stderr.write(d);
       const m = /(http:\/\/[^\s)]+)/.exec(out);
       if (m) res(m[1].replace(/\/$/, ''));
     });
@@ -57,8 +59,22 @@ const notRunning = '/api/v1/pods?fieldSelector=status.phase%21%3DRunning&limit=1
 async function main(): Promise<void> {
   const dataDir = freshDir('data');
   const cluster = clusterFile(nodes);
-  let s = await serve(dataDir, cluster);
-  let p = pool(s.url, 8);
+  // RESTART_DATA=<dir>: keep a copy of the settled first run there, and when it holds one already, restart from a
+  // copy of it (no first run), so several builds restart the very same data.
+  const keep = process.env.RESTART_DATA;
+  let idleCpu = 0.1;
+  if (keep && existsSync(join(keep, 'bonsai.db'))) {
+    cpSync(keep, dataDir, { recursive: true });
+  } else {
+    idleCpu = await firstRun(dataDir, cluster);
+    if (keep) cpSync(dataDir, keep, { recursive: true });
+  }
+  await restart(dataDir, cluster, idleCpu);
+}
+
+async function firstRun(dataDir: string, cluster: string): Promise<number> {
+  const s = await serve(dataDir, cluster);
+  const p = pool(s.url, 8);
   await until(performance.now(), 120_000, 100, 'nodes Ready', async () => (await readyNodes(p)) >= nodes);
   await createPods(p, 'scale', pods, 8);
   // RESTART_DEPLOYS=<n>: n Deployments of 10 replicas, each with a Service (controller and endpoints writes).
@@ -81,6 +97,10 @@ async function main(): Promise<void> {
   console.log(`first run settled (cpu ${idleCpu.toFixed(2)})`);
   await p.close();
   await s.stop();
+  return idleCpu;
+}
+
+async function restart(dataDir: string, cluster: string, idleCpu: number): Promise<void> {
   const dbPath = join(dataDir, 'bonsai.db');
   const before = new BetterSqlite3(dbPath, { readonly: true });
   const preMax = (before.prepare('SELECT MAX(rv) AS m FROM changes').get() as { m: number }).m;
@@ -88,8 +108,10 @@ async function main(): Promise<void> {
   const restartIso = new Date().toISOString();
 
   const prof = process.env.RESTART_PROF;
-  s = await serve(dataDir, cluster, prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []);
-  p = pool(s.url, 4);
+  // RESTART_NODE_ARGS: more node options for the restarted server (e.g. --trace-gc), separated by spaces.
+  const extra = (process.env.RESTART_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const s = await serve(dataDir, cluster, [...extra, ...(prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : [])]);
+  const p = pool(s.url, 4);
   const first = await until(s.t0, 60_000, 5, 'first answer', async () => {
     try {
       const r = await p.request({ method: 'GET', path: '/api/v1/namespaces/default/pods/scale-0', headers: { accept: 'application/json' } });

@@ -38,9 +38,13 @@ export class LogStore {
     const list = this.runs.get(key) ?? [];
     const cur = list[list.length - 1];
     if (cur && cur.endMs === undefined) cur.endMs = startMs;
-    const abs = lines.map((l, i) => ({ atMs: startMs + l.atMs, text: l.text, i }));
-    abs.sort((a, b) => a.atMs - b.atMs || a.i - b.i);
-    list.push({ startMs, lines: abs.slice(0, maxLinesPerRun).map(({ atMs, text }) => ({ atMs, text })), dropped: 0 });
+    let kept: LogLine[] = [];
+    if (lines.length) {
+      const abs = lines.map((l, i) => ({ atMs: startMs + l.atMs, text: l.text, i }));
+      abs.sort((a, b) => a.atMs - b.atMs || a.i - b.i);
+      kept = abs.slice(0, maxLinesPerRun).map(({ atMs, text }) => ({ atMs, text }));
+    }
+    list.push({ startMs, lines: kept, dropped: 0 });
     while (list.length > 2) list.shift();
     this.runs.set(key, list);
     let containers = this.containersOf.get(uid);

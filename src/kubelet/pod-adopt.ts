@@ -7,7 +7,10 @@
 // plans. The images adopted containers run are present on their node from then on (no second pull).
 import type { ContainerStatus, Pod } from 'kubernetes-types/core/v1.js';
 import type { ContainerKind } from './container-plan.js';
+import { normalizeImage } from './container-ids.js';
+import { iso } from './pod-advance.js';
 import { containerSpecs, copyResources, type ContainerRun, type PodRun } from './pod-runtime.js';
+import { isReady } from './pod-status.js';
 
 /** Back-off bounds as the advancer applies them (initial 10 s, doubling, at most 5 min). */
 const initialBackoffMs = 10_000;
@@ -109,4 +112,72 @@ export function markPresent(present: Map<string, Set<string>>, nodeName: string,
   let set = present.get(nodeName);
   if (!set) present.set(nodeName, (set = new Set()));
   for (const image of images) set.add(image);
+}
+
+/** The kubelet's own conditions, in the order buildStatus writes them, ahead of PodScheduled and anyone else's. */
+const steadyConditions = ['PodReadyToStartContainers', 'Initialized', 'Ready', 'ContainersReady'] as const;
+
+/**
+ * Whether the stored status of a pod just adopted is already what buildStatus would write for its runtime record now,
+ * checked on the few fields that can differ (phase, conditions, readiness, restarts, IPs, images, resources) instead of
+ * building the whole status and comparing it. Only for the steady case: a Running pod without init or ephemeral
+ * containers, readiness gates, a resize or a termination under way, whose main containers all run and are ready.
+ * The rest (start times, container IDs, last states, the conditions' transition times) was read from that same stored
+ * status by adoptPod, so it is equal by construction. false means only "build and compare as usual".
+ */
+export function adoptedStatusCurrent(pod: Pod, run: PodRun, now: number, hostIP: string): boolean {
+  const st = pod.status as (Pod['status'] & { observedGeneration?: number }) | undefined;
+  const spec = pod.spec;
+  if (!st || !spec || st.phase !== 'Running' || st.reason !== undefined || st.message !== undefined) return false;
+  if (run.finished || run.terminating || run.deadlineExceeded || run.resizePending || run.resizeInProgressUntilMs !== undefined || run.ephemeral.length) return false;
+  if (spec.initContainers?.length || spec.ephemeralContainers?.length || spec.readinessGates?.length || st.initContainerStatuses?.length || st.ephemeralContainerStatuses?.length) return false;
+  if (run.sandboxReadyMs === undefined || run.sandboxReadyMs > now) return false;
+  const gen = pod.metadata?.generation;
+  if (st.observedGeneration !== gen) return false;
+  if (st.hostIP !== hostIP || st.hostIPs?.length !== 1 || st.hostIPs[0].ip !== hostIP) return false;
+  if (run.podIP !== undefined ? st.podIP !== run.podIP || st.podIPs?.length !== 1 || st.podIPs[0].ip !== run.podIP : st.podIP !== undefined) return false;
+  if (st.startTime !== iso(run.firstSeenMs)) return false;
+  const conds = st.conditions ?? [];
+  if (conds.length < steadyConditions.length + 1) return false;
+  for (let i = 0; i < steadyConditions.length; i++) {
+    const c = conds[i] as (typeof conds)[number] & { observedGeneration?: number };
+    if (c.type !== steadyConditions[i] || c.status !== 'True' || c.reason !== undefined || c.message !== undefined || c.lastProbeTime !== null || !c.lastTransitionTime || c.observedGeneration !== gen) return false;
+  }
+  if (conds[steadyConditions.length].type !== 'PodScheduled' || conds[steadyConditions.length].status !== 'True') return false;
+  const containers = spec.containers ?? [];
+  const statuses = st.containerStatuses ?? [];
+  if (containers.length !== run.containers.length || statuses.length !== containers.length) return false;
+  for (let i = 0; i < containers.length; i++) {
+    const c = run.containers[i];
+    const want = containers[i];
+    if (c.kind !== 'main' || c.name !== want.name || c.stage !== 'running' || c.containerID === undefined || c.finishedAtMs !== undefined) return false;
+    if (!isReady(c, now) || (c.startedProbeMs ?? Infinity) > now) return false;
+    const s = statuses.find((x) => x.name === c.name);
+    if (!s || s.ready !== true || s.started !== true || s.restartCount !== c.restartCount || s.containerID !== c.containerID) return false;
+    const state = s.state;
+    if (!state?.running || state.waiting || state.terminated || state.running.startedAt !== iso(c.startedAtMs ?? 0)) return false;
+    if (s.image !== normalizeImage(want.image ?? '')) return false;
+    const res = want.resources ?? {};
+    const hasRes = Object.keys(res.requests ?? {}).length > 0 || Object.keys(res.limits ?? {}).length > 0;
+    if (!hasRes) {
+      if (s.resources !== undefined || s.allocatedResources !== undefined) return false;
+      continue;
+    }
+    const allocated = run.allocated.get(c.name);
+    const actuated = run.actuated.get(c.name);
+    if (!allocated || !actuated || !sameQuantities(s.allocatedResources, allocated.requests) || !s.resources) return false;
+    if (!sameQuantities(s.resources.requests, actuated.requests) || !sameQuantities(s.resources.limits, actuated.limits)) return false;
+  }
+  // The statuses are sorted by name in what buildStatus writes.
+  for (let i = 1; i < statuses.length; i++) if (!(statuses[i - 1].name < statuses[i].name)) return false;
+  return true;
+}
+
+/** Two resource lists (name → quantity text) hold the same entries; an empty list equals a missing one. */
+function sameQuantities(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): boolean {
+  const ka = a ? Object.keys(a) : [];
+  const kb = b ? Object.keys(b) : [];
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) if (!Object.prototype.hasOwnProperty.call(b, k) || a![k] !== b![k]) return false;
+  return true;
 }

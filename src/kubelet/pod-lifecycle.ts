@@ -14,7 +14,7 @@ import { LogStore } from './log-store.js';
 import { PodAdvancer } from './pod-advance.js';
 import { evaluateResize } from './pod-resize.js';
 import { addEphemeralRuns, allRuns, type ContainerRun, type PodRun } from './pod-runtime.js';
-import { adoptPod, markPresent } from './pod-adopt.js';
+import { adoptedStatusCurrent, adoptPod, markPresent } from './pod-adopt.js';
 import { buildStatus, podPhase } from './pod-status.js';
 import type { KubeletContext, NodeAgentView, NodeDirectory } from './types.js';
 import { nodeClient } from './node-client.js';
@@ -146,7 +146,8 @@ export class PodLifecycle {
       agent.releasePodIP(uid);
       next = Infinity;
     }
-    this.writeStatus(pod, run, agent, now, next);
+    // A pod just adopted whose stored status is already current is written nothing, without building it.
+    if (!fresh || !adoptedStatusCurrent(pod, run, now, agent.hostIP)) this.writeStatus(pod, run, agent, now, next);
     return next === Infinity ? undefined : Math.max(1, next - now);
   }
 

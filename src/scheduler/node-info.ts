@@ -44,7 +44,7 @@ export class NodeInfo {
 
   addPod(pi: PodInfo): void {
     this.pods.set(pi.key, pi);
-    for (const [k, v] of Object.entries(pi.requests)) this.requested[k] = (this.requested[k] ?? 0) + v;
+    for (const k in pi.requests) if (Object.prototype.hasOwnProperty.call(pi.requests, k)) this.requested[k] = (this.requested[k] ?? 0) + pi.requests[k];
     this.nonZeroCpu += pi.nonZeroCpu;
     this.nonZeroMem += pi.nonZeroMem;
     if (pi.requiredAffinity.length || pi.requiredAntiAffinity.length || pi.preferredAffinity.length || pi.preferredAntiAffinity.length) this.podsWithAffinity.add(pi);

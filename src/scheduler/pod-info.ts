@@ -68,23 +68,39 @@ function affinityTerms(terms: PodAffinityTerm[] | undefined, ns: string, weight:
   }
 }
 
+/** Shared by the pods without such terms or host ports (most of them): never written to. */
+const none: never[] = Object.freeze([]) as unknown as never[];
+
 export function buildPodInfo(pod: Pod): PodInfo {
   const meta = pod.metadata ?? {};
   const spec = pod.spec;
   const ns = meta.namespace ?? '';
   const requests = scaledRequests(podRequests(pod));
   const aff = spec?.affinity;
-  const requiredAffinity: AffinityTerm[] = [];
-  const requiredAntiAffinity: AffinityTerm[] = [];
-  const preferredAffinity: AffinityTerm[] = [];
-  const preferredAntiAffinity: AffinityTerm[] = [];
-  affinityTerms(aff?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution, ns, 1, requiredAffinity);
-  affinityTerms(aff?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution, ns, 1, requiredAntiAffinity);
-  for (const w of aff?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []) affinityTerms([w.podAffinityTerm], ns, w.weight, preferredAffinity);
-  for (const w of aff?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []) affinityTerms([w.podAffinityTerm], ns, w.weight, preferredAntiAffinity);
-  const hostPorts: string[] = [];
-  for (const c of [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])]) {
-    for (const p of c.ports ?? []) if (p.hostPort) hostPorts.push(`${p.protocol ?? 'TCP'}/${p.hostPort}/${p.hostIP || '0.0.0.0'}`);
+  let requiredAffinity: AffinityTerm[] = none;
+  let requiredAntiAffinity: AffinityTerm[] = none;
+  let preferredAffinity: AffinityTerm[] = none;
+  let preferredAntiAffinity: AffinityTerm[] = none;
+  // Only a pod with inter-pod terms builds them (a restart adds 100,000 bound pods, nearly all without).
+  if (aff?.podAffinity || aff?.podAntiAffinity) {
+    requiredAffinity = [];
+    requiredAntiAffinity = [];
+    preferredAffinity = [];
+    preferredAntiAffinity = [];
+    affinityTerms(aff.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution, ns, 1, requiredAffinity);
+    affinityTerms(aff.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution, ns, 1, requiredAntiAffinity);
+    for (const w of aff.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []) affinityTerms([w.podAffinityTerm], ns, w.weight, preferredAffinity);
+    for (const w of aff.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? []) affinityTerms([w.podAffinityTerm], ns, w.weight, preferredAntiAffinity);
+  }
+  let hostPorts: string[] = none;
+  for (const list of [spec?.containers, spec?.initContainers]) {
+    for (const c of list ?? []) {
+      for (const p of c.ports ?? []) {
+        if (!p.hostPort) continue;
+        if (hostPorts === none) hostPorts = [];
+        hostPorts.push(`${p.protocol ?? 'TCP'}/${p.hostPort}/${p.hostIP || '0.0.0.0'}`);
+      }
+    }
   }
   const start = pod.status?.startTime ?? meta.creationTimestamp;
   return {

@@ -5,6 +5,17 @@ import { maxObjectDepth } from '../machinery/depth-limits.js';
 
 /** Strings longer than this are rarely repeated (messages, annotations' JSON): left alone. */
 export const maxInternedLength = 96;
+/**
+ * JSON.parse already hands out V8's one internalized copy of every string value this short ("True", "Running",
+ * "v1", "10m"...), so the walk leaves them alone: looking them up would cost a hash and a Map probe for nothing.
+ * (Measured on Node 20: 100,000 parses of 20 values of 10 characters add no string memory, of 11 characters 32 bytes each.)
+ */
+export const parserSharedLength = 10;
+/** Keys whose string values are one object's own (an IP, a container's ID): never shared, so not looked up. */
+const uniqueKeys = new Set(['resourceVersion', 'podIP', 'containerID', '__proto__']);
+
+/** Whether the walk interns a string value: long enough not to be shared by the parser, short enough to repeat. */
+const worth = (v: string) => v.length > parserSharedLength && v.length <= maxInternedLength;
 
 /**
  * Two generations of at most `capacity` strings each: a string seen in the older generation is promoted; when the
@@ -38,7 +49,8 @@ export class StringInterner {
    * Replaces, in place, each short string value of `value` (object properties and array items, to the stored-object
    * depth limit) by its interned copy. The strings are equal, so the change is invisible to anyone sharing the
    * objects; only own enumerable data properties are touched. Values that are unique to each object are left as they
-   * are (a resourceVersion; the object's own uid, in metadata): they would only churn the table.
+   * are (a resourceVersion; the object's own uid and name, in metadata; a pod IP, a container ID): they would only
+   * churn the table.
    */
   internValues(value: unknown): void {
     if (value !== null && typeof value === 'object') this.walk(value, 0);
@@ -50,8 +62,9 @@ export class StringInterner {
     if (Array.isArray(node)) {
       for (let i = 0; i < node.length; i++) {
         const v: unknown = node[i];
-        if (typeof v === 'string') node[i] = this.intern(v);
-        else if (v !== null && typeof v === 'object' && depth < maxObjectDepth) this.walk(v, depth + 1);
+        if (typeof v === 'string') {
+          if (worth(v)) node[i] = this.intern(v);
+        } else if (v !== null && typeof v === 'object' && depth < maxObjectDepth) this.walk(v, depth + 1);
       }
       return;
     }
@@ -61,7 +74,7 @@ export class StringInterner {
       const v = rec[k];
       // (Equal strings compare equal whatever their copy: assign unconditionally; `__proto__` is never assigned.)
       if (typeof v === 'string') {
-        if (k !== '__proto__' && k !== 'resourceVersion' && (k !== 'uid' || depth !== 1)) rec[k] = this.intern(v);
+        if (worth(v) && !uniqueKeys.has(k) && ((k !== 'uid' && k !== 'name') || depth !== 1)) rec[k] = this.intern(v);
       } else if (v !== null && typeof v === 'object' && depth < maxObjectDepth) this.walk(v, depth + 1);
     }
   }
@@ -73,8 +86,9 @@ export class StringInterner {
       if (Array.isArray(node)) {
         for (let i = 0; i < node.length; i++) {
           const v: unknown = node[i];
-          if (typeof v === 'string') node[i] = this.intern(v);
-          else if (v !== null && typeof v === 'object' && depth < maxObjectDepth) stack.push([v, depth + 1]);
+          if (typeof v === 'string') {
+            if (worth(v)) node[i] = this.intern(v);
+          } else if (v !== null && typeof v === 'object' && depth < maxObjectDepth) stack.push([v, depth + 1]);
         }
         continue;
       }
@@ -82,7 +96,7 @@ export class StringInterner {
       for (const k of Object.keys(rec)) {
         const v = rec[k];
         if (typeof v === 'string') {
-          if (k !== '__proto__') rec[k] = this.intern(v);
+          if (worth(v) && k !== '__proto__') rec[k] = this.intern(v);
         } else if (v !== null && typeof v === 'object' && depth < maxObjectDepth) stack.push([v, depth + 1]);
       }
     }

@@ -10,13 +10,16 @@ import { listSorted, scanSorted } from './key-order.js';
 /** The JSON text of objects just written (until published) and of cold objects read back, so they are not re-serialized. */
 export const jsonOf = new WeakMap<KObject, string>();
 
+/** The most keys of a cold table still loading that are remembered as deleted before the load is completed. */
+const maxGone = 10_000;
+
 /** How many hot objects `warm()` parses between two turns of the event loop. */
 const warmPage = 1000;
 
 export class ObjectCache {
   readonly tables = new Map<string, ResourceTable>();
   private readonly interner = new StringInterner();
-  private readonly stmts: { valueAt: Statement; currentPage: Statement; currentFrom: Statement; keysPage: Statement; keysRest: Statement };
+  private readonly stmts: { valueAt: Statement; currentPage: Statement; currentFrom: Statement; keysPage: Statement; keysRest: Statement; keyRv: Statement };
 
   constructor(
     private readonly db: Database,
@@ -35,13 +38,15 @@ export class ObjectCache {
       ).raw(),
       keysPage: db.prepare('SELECT namespace, name, rv FROM objects WHERE resource = ? AND (namespace, name) > (?, ?) ORDER BY namespace, name LIMIT ?').raw(),
       keysRest: db.prepare('SELECT namespace, name, rv FROM objects WHERE resource = ? AND (namespace, name) > (?, ?)').raw(),
+      keyRv: db.prepare('SELECT rv FROM objects WHERE resource = ? AND namespace = ? AND name = ?').pluck(),
     };
   }
 
   /** Loads the stored keys and revisions (no texts). */
   load(): void {
     // Keys and revisions only (texts are read when objects are); cold resources' keys (hundreds of thousands of
-    // Events) are loaded after start-up by warm(), or at once by the first reader.
+    // Events) are loaded by their first list or count, or by the Event TTL's write-time pass; a single key is looked
+    // up alone meanwhile (entryOf).
     const keys = this.db.prepare("SELECT resource, namespace || '/' || name, rv FROM objects WHERE resource NOT IN (SELECT value FROM json_each(?))").raw();
     let t: ResourceTable | undefined;
     for (const [resource, key, rv] of keys.all(JSON.stringify([...this.cold])) as Array<[string, string, number]>) {
@@ -63,9 +68,26 @@ export class ObjectCache {
     for (const [namespace, name, rv] of rows) {
       // A key written since start-up already holds its newer state (every write completes the load first).
       const key = keyOf(namespace, name);
-      if (!t.items.has(key)) t.set(key, rv);
+      if (!t.items.has(key) && !t.gone?.has(key)) t.set(key, rv);
     }
     t.loadFrom = max !== undefined && rows.length === max ? [rows[max - 1][0], rows[max - 1][1]] : undefined;
+    if (!t.loadFrom) t.gone = undefined;
+  }
+
+  /**
+   * Completes the key load of a cold table still loading from rows read for another purpose (the Event TTL's
+   * write-time pass reads every Event key once anyway), instead of reading them all a second time. Keys already in
+   * memory (loaded, or written since start-up) keep their entry, keys deleted since start-up stay deleted.
+   */
+  completeKeys(resource: string, namespaces: readonly string[], names: readonly string[], revs: readonly number[]): void {
+    const t = this.tables.get(resource);
+    if (!t?.loadFrom || !t.cold) return;
+    for (let i = 0; i < revs.length; i++) {
+      const key = keyOf(namespaces[i], names[i]);
+      if (!t.items.has(key) && !t.gone?.has(key)) t.set(key, revs[i]);
+    }
+    t.loadFrom = undefined;
+    t.gone = undefined;
   }
 
   /** The table of `resource`, its keys all loaded. */
@@ -75,8 +97,14 @@ export class ObjectCache {
     return t;
   }
 
+  /**
+   * The table of `resource` for a write. A cold table still loading is not loaded first: the write's key was looked up
+   * on its own by the `get` before it (see entryOf), and the rest of the load skips the keys written meanwhile.
+   */
   table(resource: string): ResourceTable {
-    let t = this.loaded(resource);
+    let t = this.tables.get(resource);
+    // The keys deleted meanwhile are remembered until the load completes: past a bound, complete it now.
+    if (t?.loadFrom && (t.gone?.size ?? 0) >= maxGone) this.loadKeys(t);
     if (!t) this.tables.set(resource, (t = new ResourceTable(resource, this.cold.has(resource))));
     return t;
   }
@@ -156,6 +184,9 @@ export class ObjectCache {
    */
   async warm(): Promise<void> {
     for (const t of this.tables.values()) {
+      // A cold table's keys are left to load with their first reader (a single key is looked up alone), or with the
+      // Event TTL's write-time pass, which reads them all anyway (see completeKeys): not a second time here.
+      if (t.cold) continue;
       while (t.loadFrom && !this.isClosed()) {
         this.loadKeys(t, 10 * warmPage);
         await new Promise<void>((resolve) => setImmediate(resolve));
@@ -177,10 +208,24 @@ export class ObjectCache {
 
   /** The current object. Hot objects are shared (never mutate them); a cold one is a fresh copy on every call. */
   get(resource: string, namespace: string, name: string): KObject | undefined {
-    const t = this.loaded(resource);
+    const t = this.tables.get(resource);
+    if (!t) return undefined;
     const key = keyOf(namespace, name);
-    const entry = t?.items.get(key);
-    return entry === undefined ? undefined : this.materialize(t!, key, entry);
+    const entry = this.entryOf(t, key, namespace, name);
+    return entry === undefined ? undefined : this.materialize(t, key, entry);
+  }
+
+  /**
+   * One key's entry. In a cold table whose keys are still loading (hundreds of thousands of Events after a restart)
+   * a key not in memory yet is looked up in the database alone and kept, instead of loading every key first.
+   */
+  private entryOf(t: ResourceTable, key: string, namespace: string, name: string): Entry | undefined {
+    const entry = t.items.get(key);
+    if (entry !== undefined || !t.loadFrom || t.gone?.has(key)) return entry;
+    const rv = this.stmts.keyRv.get(t.resource, namespace, name) as number | undefined;
+    if (rv === undefined) return undefined;
+    t.set(key, rv);
+    return rv;
   }
 
   /** Objects in key order (namespace, then name); `namespace` undefined means all. Returned objects are shared: never mutate them. */

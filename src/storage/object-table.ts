@@ -28,6 +28,8 @@ export class ResourceTable {
   readonly items = new Map<string, Entry>();
   unparsed = 0;
   loadFrom: [string, string] | undefined;
+  /** Keys deleted while the keys are still loading: the rest of the load must not bring them back. */
+  gone: Set<string> | undefined;
   private readonly order = new SortedKeys((k) => this.items.has(k), () => this.items.keys(), () => this.items.size);
 
   constructor(
@@ -45,6 +47,7 @@ export class ResourceTable {
 
   delete(key: string): void {
     const prev = this.items.get(key);
+    if (this.loadFrom) (this.gone ??= new Set()).add(key);
     if (prev === undefined) return;
     if (!this.cold && !isParsed(prev)) this.unparsed--;
     this.items.delete(key);

@@ -121,8 +121,8 @@ export class SqliteStore implements Storage {
   }
 
   /**
-   * Parses, in the background, the hot objects loaded at start-up and not read yet (and loads the cold ones' keys),
-   * a page at a time with a turn of the event loop in between. Resolves when done.
+   * Parses, in the background, the hot objects loaded at start-up and not read yet, a page at a time with a turn of
+   * the event loop in between (cold ones' keys load with their first list or the Event TTL's pass). Resolves when done.
    */
   warm(): Promise<void> {
     return this.cache.warm();
@@ -146,6 +146,8 @@ export class SqliteStore implements Storage {
       out.revs.push(rv);
       out.times.push(b < batches.length ? batches[b][1] : fallback);
     }
+    // The same rows complete a cold table's key load (Events are loaded lazily after start-up).
+    this.cache.completeKeys(resource, out.namespaces, out.names, out.revs);
     return out;
   }
 

@@ -10,7 +10,9 @@ import { clientFor } from '../../src/client/client.js';
 import { PodLifecycle } from '../../src/kubelet/pod-lifecycle.js';
 import { defaultTimings } from '../../src/kubelet/types.js';
 import { createLogger } from '../../src/util/logger.js';
-import { adoptPod, backoffAfterRestarts, backoffOfMessage } from '../../src/kubelet/pod-adopt.js';
+import { adoptedStatusCurrent, adoptPod, backoffAfterRestarts, backoffOfMessage } from '../../src/kubelet/pod-adopt.js';
+import { buildStatus } from '../../src/kubelet/pod-status.js';
+import { jsonEqual } from '../../src/util/json-tree.js';
 import { adoptLease, adoptNodeStatus } from '../../src/kubelet/node-adopt.js';
 import { kubeletStatus } from '../../src/kubelet/node-status.js';
 import { rfc3339Micro } from '../../src/util/clock.js';
@@ -159,3 +161,38 @@ test('a fresh node status and a valid Lease are adopted; stale, changed or forei
   assert.equal(adoptLease(lease(now - 1000, 'other'), 'n1', now, 10_000), undefined);
   assert.equal(adoptLease(undefined, 'n1', now, 10_000), undefined);
 });
+
+test('adoptedStatusCurrent: true only when the status buildStatus would write equals the stored one; any changed field makes it false', () => withHarness(async (h) => {
+  h.create(podSpec('web', { containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '32Mi' } } }] }));
+  h.create(podSpec('two', { containers: [{ name: 'b', image: 'nginx' }, { name: 'a', image: 'registry.k8s.io/pause:3.10' }] }));
+  h.create(podSpec('probed', { containers: [{ name: 'c', image: 'nginx', readinessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 5 } }] }));
+  h.create(podSpec('init', { initContainers: [{ name: 'i', image: 'busybox', command: ['true'] }], containers: [{ name: 'c', image: 'nginx' }] }));
+  h.create(podSpec('job', { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['true'] }] }));
+  await h.run(5000);
+  const now = h.clock.nowMs() + 20_000;
+  const hostIP = h.agent('node-1')!.hostIP;
+  const current = (p: Pod, ip = hostIP) => adoptedStatusCurrent(p, adoptPod(p, 'node-1', now).run, now, ip);
+  for (const n of ['web', 'two', 'probed', 'init', 'job']) {
+    const p = h.pod(n)!;
+    const { run } = adoptPod(p, 'node-1', now);
+    const fast = adoptedStatusCurrent(p, run, now, hostIP);
+    // Whenever the check answers true, the full build agrees with it.
+    if (fast) assert.ok(jsonEqual(buildStatus(p, run, now, hostIP), p.status, 32), `${n}: built status equals the stored one`);
+    assert.equal(fast, ['web', 'two', 'probed'].includes(n), `${n}: fast path taken only for steady pods`);
+  }
+  const web = h.pod('web')!;
+  const alter = (f: (p: Pod) => void) => {
+    const p = JSON.parse(JSON.stringify(web)) as Pod;
+    f(p);
+    return current(p);
+  };
+  assert.equal(current(web, '10.9.9.9'), false, 'another host IP');
+  assert.equal(alter((p) => { p.status!.containerStatuses![0].ready = false; }), false, 'readiness');
+  assert.equal(alter((p) => { p.status!.containerStatuses![0].restartCount = 3; p.status!.containerStatuses![0].state = { waiting: { reason: 'ContainerCreating' } }; }), false, 'state');
+  assert.equal(alter((p) => { p.spec!.containers[0].image = 'nginx:2'; }), false, 'image changed');
+  assert.equal(alter((p) => { p.status!.containerStatuses![0].resources = { requests: { cpu: '20m' } }; }), false, 'resources');
+  assert.equal(alter((p) => { p.status!.conditions![2].status = 'False'; }), false, 'Ready condition');
+  assert.equal(alter((p) => { (p.metadata as { generation?: number }).generation = 7; }), false, 'generation');
+  assert.equal(alter((p) => { p.status!.reason = 'x'; }), false, 'reason');
+  assert.equal(alter(() => undefined), true, 'a plain copy');
+}));

@@ -170,3 +170,46 @@ test('the interner shares equal strings, leaves long ones alone and stays bounde
   for (let i = 0; i < 5000; i++) deep = { d: deep };
   t.internValues(deep);
 });
+
+test('after a restart, Event reads and writes of single keys do not load every key; the load completes them correctly', async () => {
+  const db = tmpDb();
+  try {
+    const s = new SqliteStore({ path: db.path });
+    for (let i = 0; i < 500; i++) s.create('core/events', event(`e${String(i).padStart(3, '0')}`, i));
+    s.close();
+    for (const [j, complete] of (['read', 'writeTimes'] as const).entries()) {
+      const gone = `e10${j}`;
+      const added = `zzz${j}`;
+      const r = new SqliteStore({ path: db.path });
+      try {
+        const loading = () => (r as unknown as { cache: { tables: Map<string, { loadFrom?: unknown; items: Map<string, unknown> }> } }).cache.tables.get('core/events')!;
+        assert.equal(r.get('core/events', 'default', 'e250')?.count, 250);
+        assert.equal(r.get('core/events', 'default', 'nope'), undefined);
+        const e400 = r.get('core/events', 'default', 'e400')!;
+        r.update('core/events', { ...e400, count: 401 });
+        r.delete('core/events', 'default', gone);
+        r.create('core/events', event(added, 9));
+        await r.committed();
+        assert.ok(loading().loadFrom, 'still loading');
+        assert.ok(loading().items.size < 10, 'only the keys touched are in memory');
+        await r.warm();
+        assert.ok(loading().loadFrom, 'warm() leaves the Event keys to their readers');
+        if (complete === 'writeTimes') {
+          const wt = r.writeTimes('core/events');
+          assert.equal(wt.revs.length, 500);
+          assert.equal(loading().loadFrom, undefined, 'the write-time pass completed the load');
+        }
+        const names = r.list('core/events').map((e) => e.metadata.name);
+        assert.equal(names.length, 500);
+        assert.ok(!names.includes(gone) && names.includes(added) && names.includes('e499'));
+        assert.equal(r.get('core/events', 'default', 'e400')?.count, 401);
+        assert.equal(r.get('core/events', 'default', gone), undefined);
+        assert.equal(r.count('core/events'), 500);
+      } finally {
+        r.close();
+      }
+    }
+  } finally {
+    db.done();
+  }
+});
