@@ -16,6 +16,8 @@ import { BinaryHeap } from '../util/binary-heap.js';
 
 const tickMs = 500;
 const quietStartAbove = 100;
+/** How many node names the manager remembers having served (see rememberServed). */
+const servedNamesMax = 100_000;
 
 /** Labels a kubelet puts on its node whatever the node declares. */
 function defaultLabels(name: string): Record<string, string> {
@@ -38,6 +40,7 @@ export class KubeletManager implements NodeDirectory {
   private readonly stops: Array<() => void> = [];
   /** Pod IPs found in pod status at start-up, by node, so restarted agents keep handing out fresh ones. */
   private podIPsAtStart: Map<string, Array<[string, string]>> | undefined;
+  private readonly servedNames = new Set<string>();
 
   /** `serves`: the nodes this process simulates (all when unset; others belong to other processes). */
   constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger, private readonly serves?: (node: KObject) => boolean) {
@@ -142,11 +145,13 @@ export class KubeletManager implements NodeDirectory {
       a.dirty = true;
       this.dirty.add(a);
     }
-    this.ensureAgent(cur);
+    // A Node object seen being added whose name no agent of this process has served: no pod can hold an IP of its
+    // kubelet yet, so the agent is made without scanning every pod (which made each added node cost O(pods)).
+    this.ensureAgent(cur, {}, c.type === 'ADDED' && !this.servedNames.has(name));
   }
 
   /** Creates, starts or stops the agent of a node so that it matches the node (and its stop annotation). */
-  ensureAgent(node: KObject, opts: StartOptions = {}): void {
+  ensureAgent(node: KObject, opts: StartOptions = {}, newNode = false): void {
     const name = node.metadata.name ?? '';
     let a = this.agents.get(name);
     if (this.serves && !this.serves(node)) {
@@ -163,7 +168,7 @@ export class KubeletManager implements NodeDirectory {
       a = undefined;
     }
     if (!a) {
-      a = this.createAgent(node);
+      a = this.createAgent(node, newNode);
       if (!a) return;
       this.agents.set(name, a);
     }
@@ -185,7 +190,7 @@ export class KubeletManager implements NodeDirectory {
     }
   }
 
-  private createAgent(node: KObject): NodeAgent | undefined {
+  private createAgent(node: KObject, newNode: boolean): NodeAgent | undefined {
     const name = node.metadata.name ?? '';
     let cur = node as unknown as Node;
     let podCIDR = cur.spec?.podCIDR;
@@ -212,9 +217,17 @@ export class KubeletManager implements NodeDirectory {
     }
     const internalIP = internalIpOf(cur.status) ?? internalIpForIndex(index ?? this.allocateIndex());
     const agent = new NodeAgent(this.nodeClient(name), this.log, { name, uid: cur.metadata?.uid ?? '', internalIP, podCIDR });
-    const known = this.podIPsAtStart ? this.podIPsAtStart.get(name) : this.scanPodIPs(name);
+    const known = this.podIPsAtStart ? this.podIPsAtStart.get(name) : newNode ? undefined : this.scanPodIPs(name);
+    this.rememberServed(name);
     for (const [uid, ip] of known ?? []) agent.adoptPodIP(uid, ip);
     return agent;
+  }
+
+  /** Names of nodes this process has run an agent for, the oldest forgotten past `servedNamesMax` (node churn). */
+  private rememberServed(name: string): void {
+    this.servedNames.delete(name);
+    this.servedNames.add(name);
+    if (this.servedNames.size > servedNamesMax) this.servedNames.delete(this.servedNames.values().next().value as string);
   }
 
   private scanPodIPs(nodeName: string): Array<[string, string]> {
