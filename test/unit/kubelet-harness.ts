@@ -107,3 +107,13 @@ export class Harness implements NodeDirectory {
 export function podSpec(name: string, spec: Record<string, unknown>, annotations?: Record<string, string>): Record<string, unknown> {
   return { metadata: { name, ...(annotations ? { annotations } : {}) }, spec: { nodeName: 'node-1', ...spec } };
 }
+
+/** Runs `fn` with a fresh harness, closed afterwards whatever happens. */
+export async function withHarness(fn: (h: Harness) => Promise<void>): Promise<void> {
+  const h = new Harness();
+  try {
+    await fn(h);
+  } finally {
+    h.close();
+  }
+}

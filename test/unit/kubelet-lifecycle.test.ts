@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ContainerStatus, Pod } from 'kubernetes-types/core/v1.js';
-import { Harness, podSpec } from './kubelet-harness.js';
+import { type Harness, podSpec, withHarness } from './kubelet-harness.js';
 import { clientFor } from '../../src/client/client.js';
 import { PodLifecycle } from '../../src/kubelet/pod-lifecycle.js';
 import { defaultTimings } from '../../src/kubelet/types.js';
@@ -17,15 +17,6 @@ const cs = (p: Pod | undefined, name?: string): ContainerStatus => {
 };
 const cond = (p: Pod | undefined, type: string) => p?.status?.conditions?.find((c) => c.type === type)?.status;
 const reasons = (h: Harness, name: string) => h.events(name).map((e) => e.reason);
-
-async function withHarness(fn: (h: Harness) => Promise<void>): Promise<void> {
-  const h = new Harness();
-  try {
-    await fn(h);
-  } finally {
-    h.close();
-  }
-}
 
 test('a plain pod is Running and Ready well within 2 s on the default timings', () => withHarness(async (h) => {
   h.create(podSpec('web', { containers: [{ name: 'web', image: 'nginx' }] }));

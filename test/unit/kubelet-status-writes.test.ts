@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { Harness, podSpec } from './kubelet-harness.js';
+import { type Harness, podSpec, withHarness } from './kubelet-harness.js';
 import { bindPod } from '../../src/registry/pod-binding.js';
 import { clientFor } from '../../src/client/client.js';
 import type { KObject } from '../../src/machinery/types.js';
@@ -19,15 +19,6 @@ function recordWrites(h: Harness, name: string): Pod[] {
     if (c.object.metadata.name === name && c.type === 'MODIFIED') seen.push(c.object as unknown as Pod);
   });
   return seen;
-}
-
-async function withHarness(fn: (h: Harness) => Promise<void>): Promise<void> {
-  const h = new Harness();
-  try {
-    await fn(h);
-  } finally {
-    h.close();
-  }
 }
 
 test('a plain pod goes from its first status to Running and Ready in one more write', () => withHarness(async (h) => {
