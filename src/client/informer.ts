@@ -109,7 +109,8 @@ export class Informer<T = KObject> {
         const previous = c.previous ? valuesOf(index.fn(c.previous as unknown as T)) : [];
         for (const v of before) remove(index.byValue, v, key);
         for (const v of previous) if (!after.includes(v)) remove(index.byValue, v, key);
-        for (const v of after) add(index.byValue, v, key);
+        // A value the previous version was indexed under holds the key already (most changes keep every value).
+        for (const v of after) if (!previous.includes(v)) add(index.byValue, v, key);
       }
     }
     let failure: unknown;

@@ -38,9 +38,14 @@ export class CycleState {
     readonly pi: PodInfo,
     readonly allNodes: NodeInfo[],
     readonly lookups: Lookups,
-    /** Pods nominated to a node (preemptors waiting for their victims) that count against its resources. */
-    readonly nominated: (node: string) => PodInfo[] = () => [],
+    /**
+     * Pods nominated to a node (preemptors waiting for their victims) that count against its resources; undefined
+     * when no pod is nominated anywhere (the usual case: the per-node filter then asks nothing).
+     */
+    readonly nominated?: (node: string) => PodInfo[],
   ) {}
+  /** NodeResourcesFit's list of the pod's requests, kept here rather than in `data` (it is read once per node). */
+  fitRequests: Array<[string, number]> | undefined;
   get<T>(key: string): T | undefined {
     return this.data.get(key) as T | undefined;
   }

@@ -57,6 +57,7 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
     // Asked for every node a pod is filtered against: nothing nominated anywhere (the usual case) answers at once.
     nominatedOn: (node) => (nominated.size === 0 ? undefined : nominated.get(node)?.values()),
     nominate: (pi, node) => setNominated(pi.key, node, pi),
+    anyNominated: () => nominated.size > 0,
     gangs: { tracker, cycle },
     // Shared with the API (GET /bonsai/v1/scheduling/...): one log per instance, found by the instance's clock.
     decisions: decisionLogFor(root.clock),

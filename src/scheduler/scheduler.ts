@@ -34,6 +34,8 @@ export interface SchedulerDeps {
   nominatedOn: (node: string) => Iterable<PodInfo> | undefined;
   /** Records a nomination at once, before its status write comes back through the change feed. */
   nominate: (pi: PodInfo, node: string) => void;
+  /** Whether any pod is nominated anywhere (absent: assumed so, and nominatedOn is asked for every node). */
+  anyNominated?: () => boolean;
   random?: () => number;
   /** Gang scheduling (KEP-4671): the Workload view and the group attempt; without it workloadRefs are ignored. */
   gangs?: { tracker: GangTracker; cycle: GangCycle };
@@ -142,7 +144,7 @@ export class SchedulingLoop {
     const { cache } = this.d;
     const pi = e.pi;
     const nodes = cache.nodeList();
-    const s = new CycleState(pi, nodes, this.d.lookups, (node) => {
+    const s = new CycleState(pi, nodes, this.d.lookups, this.d.anyNominated?.() === false ? undefined : (node) => {
       const on = this.d.nominatedOn(node);
       if (on === undefined) return noPods;
       let out: PodInfo[] | undefined;

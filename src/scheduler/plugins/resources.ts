@@ -35,11 +35,8 @@ export function insufficientResources(pi: PodInfo, n: NodeInfo, nominated: PodIn
 
 /** The pod's requests but `pods`, as a list (computed once per attempt and kept in the cycle state). */
 function requestList(s: CycleState): Array<[string, number]> {
-  let list = s.get<Array<[string, number]>>(requestListKey);
-  if (!list) s.data.set(requestListKey, (list = Object.entries(s.pi.requests).filter(([k]) => k !== 'pods')));
-  return list;
+  return (s.fitRequests ??= Object.entries(s.pi.requests).filter(([k]) => k !== 'pods'));
 }
-const requestListKey = 'NodeResourcesFit/requests';
 
 /** Whether the pod fits next to the node's pods with no nominated pods in the way (the common case, cheaply). */
 function fitsPlainly(s: CycleState, n: NodeInfo): boolean {
@@ -55,7 +52,7 @@ function fitsPlainly(s: CycleState, n: NodeInfo): boolean {
 export const nodeResourcesFitFilter: FilterPlugin = {
   name: 'NodeResourcesFit',
   filter(s, n) {
-    const nominated = s.nominated(n.name);
+    const nominated = s.nominated ? s.nominated(n.name) : none;
     if (nominated.length === 0 && fitsPlainly(s, n)) return undefined;
     const reasons = insufficientResources(s.pi, n, nominated);
     return reasons.length ? ({ plugin: 'NodeResourcesFit', code: 'Unschedulable', reasons } satisfies Failure) : undefined;
