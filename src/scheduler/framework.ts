@@ -56,6 +56,12 @@ export interface FilterPlugin {
   /** Pre-computes for the pod; a Failure rejects the pod on every node at once (upstream PreFilter). */
   preFilter?(s: CycleState): Failure | void;
   filter(s: CycleState, n: NodeInfo): Failure | undefined;
+  /**
+   * After PreFilter: true when Filter passes every node for this pod (upstream's PreFilter Skip status), so the
+   * node-by-node search leaves the plugin out. Preemption's simulations still call Filter (a simulated pod may
+   * give the plugin something to check).
+   */
+  skips?(s: CycleState): boolean;
   /** Keep pre-computed data right when preemption simulates removing or re-adding a pod on a node. */
   addPod?(s: CycleState, pi: PodInfo, n: NodeInfo): void;
   removePod?(s: CycleState, pi: PodInfo, n: NodeInfo): void;
@@ -105,13 +111,16 @@ export interface FilterResult {
 /** Filters nodes from `start` round the list until enough feasible ones are found. */
 export function findFeasible(plugins: FilterPlugin[], s: CycleState, nodes: NodeInfo[], start: number): FilterResult {
   const want = numFeasibleNodesToFind(nodes.length);
+  const active = plugins.filter((p) => !p.skips?.(s));
   const feasible: NodeInfo[] = [];
   const failures = new Map<string, Failure>();
   let processed = 0;
+  let at = nodes.length ? start % nodes.length : 0;
   for (let i = 0; i < nodes.length && feasible.length < want; i++) {
-    const n = nodes[(start + i) % nodes.length];
+    const n = nodes[at];
+    if (++at === nodes.length) at = 0;
     processed++;
-    const f = runFilters(plugins, s, n);
+    const f = runFilters(active, s, n);
     if (f) failures.set(n.name, f);
     else feasible.push(n);
   }

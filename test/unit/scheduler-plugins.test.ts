@@ -104,6 +104,23 @@ describe('scheduler filters', () => {
     assert.deepEqual(filterAll(spread(3), [a, b]).r.feasible.map((n) => n.name), []);
     assert.deepEqual(filterAll(spread(), [a, b]).r.feasible.map((n) => n.name), ['a', 'b']);
   });
+  it('findFeasible leaves out a filter that skips this pod, from the node after the last one it looked at', () => {
+    const nodes = [mkNode('a'), mkNode('b'), mkNode('c')];
+    const seen: string[] = [];
+    const counting = (skip: boolean) => ({ name: 'Counting', skips: () => skip, filter: (_s: CycleState, n: NodeInfo) => void seen.push(n.name) });
+    const s = new CycleState(buildPodInfo(mkPod('p')), nodes, lookups);
+    assert.equal(findFeasible([counting(true)], s, nodes, 1).feasible.length, 3);
+    assert.deepEqual(seen, []);
+    const r = findFeasible([counting(false)], s, nodes, 4);
+    assert.deepEqual(seen, ['b', 'c', 'a']);
+    assert.deepEqual(r.feasible.map((n) => n.name), ['b', 'c', 'a']);
+    // Every default filter but the per-node ones skips a plain pod; one with a node selector keeps NodeAffinity.
+    runPreFilters(defaultFilters, s);
+    assert.deepEqual(defaultFilters.filter((f) => !f.skips?.(s)).map((f) => f.name), ['NodeUnschedulable', 'TaintToleration', 'NodeResourcesFit']);
+    const sel = new CycleState(buildPodInfo({ ...mkPod('q'), spec: { ...mkPod('q').spec!, nodeSelector: { zone: 'a' } } }), nodes, lookups);
+    runPreFilters(defaultFilters, sel);
+    assert.ok(defaultFilters.some((f) => f.name === 'NodeAffinity' && !f.skips?.(sel)));
+  });
 });
 
 describe('scheduler scoring', () => {

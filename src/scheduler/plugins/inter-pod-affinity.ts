@@ -167,6 +167,10 @@ export const interPodAffinityFilter: FilterPlugin = {
     }
     return undefined;
   },
+  skips(s) {
+    const st = s.get<State>(key);
+    return !st || st.skip;
+  },
   addPod(s, p, n) {
     const st = s.get<State>(key);
     if (st) {

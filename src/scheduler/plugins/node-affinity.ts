@@ -41,6 +41,10 @@ export const nodeAffinityFilter: FilterPlugin = {
     if (!r.selector.length && !r.terms) return undefined;
     return nodeMatchesRequired(r, n) ? undefined : mismatch;
   },
+  skips(s) {
+    const r = requiredOf(s);
+    return !r.selector.length && !r.terms;
+  },
 };
 
 interface Preferred {

@@ -20,6 +20,7 @@ export const nodeName: FilterPlugin = {
     const want = s.pi.pod.spec?.nodeName;
     return want && want !== n.name ? otherName : undefined;
   },
+  skips: (s) => !s.pi.pod.spec?.nodeName,
 };
 
 /** Whether two `protocol/port/ip` host ports collide (the same port, and the same IP or a wildcard). */
@@ -38,4 +39,5 @@ export const nodePorts: FilterPlugin = {
     for (const want of s.pi.hostPorts) for (const used of n.usedPorts.keys()) if (portsConflict(want, used)) return portsTaken;
     return undefined;
   },
+  skips: (s) => !s.pi.hostPorts.length,
 };

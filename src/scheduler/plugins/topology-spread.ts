@@ -124,6 +124,7 @@ export const topologySpreadFilter: FilterPlugin = {
     }
     s.data.set(key, { constraints, counts, mins: constraints.map(() => NaN) } satisfies FilterState);
   },
+  skips: (s) => !s.get<FilterState>(key),
   filter(s, n) {
     const st = s.get<FilterState>(key);
     if (!st) return undefined;
