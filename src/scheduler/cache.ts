@@ -1,7 +1,7 @@
 // The scheduler's view of the cluster: nodes with the pods bound to them, kept from the change feed.
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { NodeInfo } from './node-info.js';
-import { buildPodInfo, podKey, type PodInfo } from './pod-info.js';
+import { buildPodInfo, podKey, sameSchedulingInputs, startMsOf, type PodInfo } from './pod-info.js';
 import { PodIndex } from './pod-index.js';
 
 export type PodChange = 'added' | 'removed' | 'updated' | 'none';
@@ -75,6 +75,13 @@ export class SchedulerCache {
     const rv = pod.metadata?.resourceVersion ?? '';
     const node = pod.spec!.nodeName!;
     if (cur && cur.rv === rv && cur.pi.uid === pod.metadata?.uid) return { change: 'none', pi: cur.pi };
+    if (cur && cur.rv !== assumedRv && cur.node === node && sameSchedulingInputs(cur.pi, pod)) {
+      // A status write (the kubelet's, most often): the counts stay, the PodInfo follows the object.
+      cur.pi.pod = pod;
+      cur.pi.startMs = startMsOf(pod);
+      cur.rv = rv;
+      return { change: 'updated', pi: cur.pi, old: cur.pi };
+    }
     const pi = buildPodInfo(pod);
     if (cur) this.drop(key, cur.pi, cur.node);
     const n = this.info(node);

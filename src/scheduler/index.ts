@@ -96,7 +96,7 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
     const r = cache.syncAssigned(key, pod);
     if (r.change === 'added' && r.pi) queue.moveParked(podAddedHelps(r.pi));
     else if (r.change === 'removed') queue.moveParked(podRemovedHelps);
-    else if (r.change === 'updated' && r.pi && r.old && JSON.stringify(r.pi.labels) !== JSON.stringify(r.old.labels)) {
+    else if (r.change === 'updated' && r.pi && r.old && r.pi !== r.old && JSON.stringify(r.pi.labels) !== JSON.stringify(r.old.labels)) {
       queue.moveParked(podAddedHelps(r.pi));
       queue.moveParked(podRemovedHelps);
     }

@@ -102,7 +102,6 @@ export function buildPodInfo(pod: Pod): PodInfo {
       }
     }
   }
-  const start = pod.status?.startTime ?? meta.creationTimestamp;
   return {
     key: podKey(ns, meta.name), uid: meta.uid ?? '', ns, name: meta.name ?? '', pod,
     labels: ownLabels(meta.labels),
@@ -114,8 +113,25 @@ export function buildPodInfo(pod: Pod): PodInfo {
     tolerations: spec?.tolerations ?? [],
     hostPorts,
     terminating: !!meta.deletionTimestamp,
-    startMs: start ? Date.parse(start) : 0,
+    startMs: startMsOf(pod),
   };
+}
+
+/** When the pod started (its creation until the kubelet reports a start time), for preemption's ordering. */
+export function startMsOf(pod: Pod): number {
+  const start = pod.status?.startTime ?? pod.metadata?.creationTimestamp;
+  return start ? Date.parse(start) : 0;
+}
+
+/**
+ * Whether `pod` is a later version of `pi`'s pod that the scheduler counts the same way: the same spec and labels
+ * (the very objects: stored versions share the subtrees a write left alone, as a status write leaves the spec),
+ * creation and deletion marks. Then only `pod` and `startMs` need to follow it.
+ */
+export function sameSchedulingInputs(pi: PodInfo, pod: Pod): boolean {
+  const was = pi.pod;
+  return pod.spec === was.spec && pod.metadata?.uid === pi.uid && pod.metadata?.labels === was.metadata?.labels &&
+    pod.metadata?.deletionTimestamp === was.metadata?.deletionTimestamp && pod.metadata?.creationTimestamp === was.metadata?.creationTimestamp;
 }
 
 /** Whether `pod` is selected by an affinity term of a pod in some namespace. */
