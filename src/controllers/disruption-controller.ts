@@ -46,7 +46,10 @@ export class DisruptionController {
     this.stops.push(client.watch('policy/v1/poddisruptionbudgets', (c) => c.type !== 'DELETED' && this.queue.add(`${c.object.metadata.namespace}/${c.object.metadata.name}`)));
     this.stops.push(client.watch('v1/pods', (c) => {
       const ns = c.object.metadata.namespace ?? '';
-      const matching = pdbs(ns).filter((p) => [c.object, c.previous].some((o) => o && labelSelectorMatches(p.spec?.selector, o.metadata.labels ?? {})));
+      // Most namespaces have no budget: then a pod change concerns none (and needs no label comparison).
+      const inNs = pdbs(ns);
+      if (!inNs.length) return;
+      const matching = inNs.filter((p) => [c.object, c.previous].some((o) => o && labelSelectorMatches(p.spec?.selector, o.metadata.labels ?? {})));
       matching.forEach(add);
       const labelsChanged = c.type === 'ADDED' || (c.type === 'MODIFIED' && JSON.stringify(c.previous?.metadata.labels ?? {}) !== JSON.stringify(c.object.metadata.labels ?? {}));
       const now = matching.filter((p) => labelSelectorMatches(p.spec?.selector, c.object.metadata.labels ?? {}));

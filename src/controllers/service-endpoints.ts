@@ -71,7 +71,8 @@ export function findPort(p: Pod, sp: ServicePort): number | undefined {
 
 /** True when a pod change can alter the endpoints of the services selecting it. */
 function podEndpointsChanged(a: Pod, b: Pod): boolean {
-  const same = (x: unknown, y: unknown) => JSON.stringify(x ?? null) === JSON.stringify(y ?? null);
+  // Stored versions share the subtrees a write left alone (the labels, through a status write): compared at once.
+  const same = (x: unknown, y: unknown) => x === y || JSON.stringify(x ?? null) === JSON.stringify(y ?? null);
   return !same(a.metadata?.labels, b.metadata?.labels) || a.spec?.hostname !== b.spec?.hostname || a.spec?.subdomain !== b.spec?.subdomain
     || a.metadata?.deletionTimestamp !== b.metadata?.deletionTimestamp || isPodReady(a) !== isPodReady(b)
     || !same(podIPs(a), podIPs(b)) || a.status?.phase !== b.status?.phase || a.spec?.nodeName !== b.spec?.nodeName;
