@@ -60,7 +60,10 @@ export class PodLifecycle {
       // The echo of the kubelet's own status write tells it nothing new (its next step is queued already).
       const uid = c.object.metadata.uid;
       if (c.type === 'MODIFIED' && uid !== undefined && this.writtenRv.get(uid) === c.object.metadata.resourceVersion) return;
-      this.queue.add(keyOf(c.object));
+      const key = keyOf(c.object);
+      // A pod bound to no node that this kubelet never filed (a new pod before the scheduler): nothing to do yet.
+      if (!(c.object as unknown as Pod).spec?.nodeName && !this.uidOfKey.has(key)) return;
+      this.queue.add(key);
     }));
     this.stops.push(nodes.onAgentStarted((node) => {
       for (const key of this.byNode.get(node) ?? []) this.queue.add(key);
