@@ -4,11 +4,15 @@
 import type { Failure } from './framework.js';
 import { rfc3339 } from '../util/clock.js';
 
-/** One score plugin's normalized scores, indexed like `DecisionTrace.feasible`. */
+/**
+ * One score plugin's normalized scores, indexed like `DecisionTrace.feasible`. A kept trace holds them in a typed
+ * array: thousands of traces live through many collections, and numbers outside the JS heap are neither scanned
+ * nor copied by the garbage collector.
+ */
 export interface PluginScores {
   name: string;
   weight: number;
-  scores: readonly number[];
+  scores: ArrayLike<number>;
 }
 
 /** What filtering and scoring said on one attempt. */
@@ -22,7 +26,7 @@ export interface DecisionTrace {
   /** Plugins that scored (a plugin whose PreScore skipped the pod is absent); none when one node was feasible. */
   plugins?: PluginScores[];
   /** Weighted sums, indexed like `feasible`. */
-  totals?: readonly number[];
+  totals?: ArrayLike<number>;
 }
 
 export interface Decision {

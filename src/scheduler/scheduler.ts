@@ -171,9 +171,9 @@ export class SchedulingLoop {
     this.nextStart = (this.nextStart + r.processed) % nodes.length;
     if (r.feasible.length > 1) {
       const plugins: PluginScores[] | undefined = rec ? [] : undefined;
-      const seen = plugins && ((p: ScorePlugin, scores: readonly number[]) => plugins.push({ name: p.name, weight: p.weight, scores: scores.slice() }));
+      const seen = plugins && ((p: ScorePlugin, scores: readonly number[]) => plugins.push({ name: p.name, weight: p.weight, scores: new Float64Array(scores) }));
       const totals = prioritize(this.d.scores, s, r.feasible, seen);
-      if (rec) e.trace = { numAllNodes: nodes.length, failures: r.failures, feasible: r.feasible, plugins, totals };
+      if (rec) e.trace = { numAllNodes: nodes.length, failures: r.failures, feasible: r.feasible, plugins, totals: new Float64Array(totals) };
       return { s, host: selectHost(r.feasible, totals, this.d.random) };
     }
     if (rec) e.trace = traceOf(nodes.length, r.failures, r.feasible);
