@@ -37,6 +37,17 @@ function candidate(client: Client, identity: string, clock: Clock, extra: Partia
   return { elector, log };
 }
 
+/** Two processes' electors (host-a_1, host-b_2), each on its own clock, both started. */
+function twoStarted(client: Client) {
+  const ca = new ManualClock();
+  const cb = new ManualClock();
+  const a = candidate(client, 'host-a_1', ca);
+  const b = candidate(client, 'host-b_2', cb);
+  a.elector.start();
+  b.elector.start();
+  return { ca, cb, a, b };
+}
+
 const leaderEvents = (client: Client) =>
   client.list<Json>('v1/events', 'kube-system').filter((e) => e.reason === 'LeaderElection').map((e) => `${e.involvedObject.kind}/${e.involvedObject.name}: ${e.message}`);
 
@@ -75,12 +86,7 @@ describe('leader election', () => {
 
   it('keeps a second candidate waiting while the leader renews', () => {
     const env = setup();
-    const ca = new ManualClock();
-    const cb = new ManualClock();
-    const a = candidate(env.client, 'host-a_1', ca);
-    const b = candidate(env.client, 'host-b_2', cb);
-    a.elector.start();
-    b.elector.start();
+    const { ca, cb, a, b } = twoStarted(env.client);
     assert.equal(b.elector.state(), 'candidate');
     assert.equal(b.elector.leader(), 'host-a_1');
     for (let i = 0; i < 60; i++) {
@@ -96,12 +102,7 @@ describe('leader election', () => {
 
   it('fails over when the leader stops renewing (killed): after the lease duration, never before', () => {
     const env = setup();
-    const ca = new ManualClock();
-    const cb = new ManualClock();
-    const a = candidate(env.client, 'host-a_1', ca);
-    const b = candidate(env.client, 'host-b_2', cb);
-    a.elector.start();
-    b.elector.start();
+    const { ca, cb, a, b } = twoStarted(env.client);
     // a's process is frozen from here on (its clock does not move): no renewal.
     const took = advanceUntil(cb, () => b.elector.isLeader(), 30_000);
     assert.ok(took >= 15_000, `b took the lease after ${took} ms: not before the 15 s lease duration`);
@@ -135,12 +136,7 @@ describe('leader election', () => {
 
   it('counts the lease duration from the last renewal it saw through its watch, not from its next try', async () => {
     const env = setup();
-    const ca = new ManualClock();
-    const cb = new ManualClock();
-    const a = candidate(env.client, 'host-a_1', ca);
-    const b = candidate(env.client, 'host-b_2', cb);
-    a.elector.start();
-    b.elector.start();
+    const { ca, cb, a, b } = twoStarted(env.client);
     // Both processes run for 20 s: a renews every 2 s (the last at 20 s), b tries every 3.2 s (random pinned at 0.5:
     // 2 s * (1 + 0.5 * 1.2)), its last try before a dies at 19.2 s.
     const step = async (clocks: ManualClock[]) => {
@@ -168,12 +164,7 @@ describe('leader election', () => {
 
   it('releases the Lease on a clean stop, and a waiting candidate takes it at once', async () => {
     const env = setup();
-    const ca = new ManualClock();
-    const cb = new ManualClock();
-    const a = candidate(env.client, 'host-a_1', ca);
-    const b = candidate(env.client, 'host-b_2', cb);
-    a.elector.start();
-    b.elector.start();
+    const { ca, cb, a, b } = twoStarted(env.client);
     await env.store.committed();
     a.elector.stop();
     assert.deepEqual(a.log, ['started', 'stopped']);
