@@ -31,9 +31,13 @@ export function bindPod(reg: Registry, namespace: string, name: string, binding:
   const annotations = bindingAnnotations(binding);
   return reg.guaranteedUpdate(def, namespace, name, (cur) => {
     // `cur` is a copy of the stored pod: it is changed in place and given to the write (`owned`).
-    const spec = (cur.spec ?? {}) as { nodeName?: string };
-    if (cur.metadata.deletionTimestamp) throw conflict({ group: '', resource: 'pods' }, name, 'pod is being deleted, cannot be assigned to a host');
-    if (spec.nodeName) throw conflict({ group: '', resource: 'pods' }, name, `pod ${name} is already assigned to node "${spec.nodeName}"`);
+    const spec = (cur.spec ?? {}) as { nodeName?: string; schedulingGates?: unknown[] };
+    // Upstream answers what stops an assignment as a conflict on pods/binding.
+    const refuse = (why: string) => conflict({ group: '', resource: 'pods/binding' }, name, why);
+    if (cur.metadata.deletionTimestamp) throw refuse(`pod ${name} is being deleted, cannot be assigned to a host`);
+    if (spec.nodeName) throw refuse(`pod ${name} is already assigned to node "${spec.nodeName}"`);
+    // A gated pod is not ready for scheduling: nobody may bind it until its gates are removed.
+    if (Array.isArray(spec.schedulingGates) && spec.schedulingGates.length) throw refuse(`pod ${name} has non-empty .spec.schedulingGates`);
     spec.nodeName = nodeName;
     cur.spec = spec;
     if (annotations.length) {

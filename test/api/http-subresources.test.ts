@@ -256,7 +256,20 @@ describe('HTTP semantics: subresources, discovery, OpenAPI', () => {
       const p = (await req('GET', `${PODS}/bind-me`)).body;
       assert.equal(p.spec.nodeName, 'node-1');
       assert.equal(p.status.conditions.find((c: { type: string }) => c.type === 'PodScheduled')?.status, 'True');
-      assertStatus(await req('POST', `${PODS}/bind-me/binding`, { ...bind, target: { kind: 'Node', name: 'node-2' } }), 409, 'Conflict', /is already assigned to node "node-1"/);
+      assertStatus(await req('POST', `${PODS}/bind-me/binding`, { ...bind, target: { kind: 'Node', name: 'node-2' } }), 409, 'Conflict', /^Operation cannot be fulfilled on pods\/binding "bind-me": pod bind-me is already assigned to node "node-1"$/);
+    });
+
+    it('refuses to bind a pod that still has scheduling gates, and binds it once they are removed', async () => {
+      const gated = { ...pod('gated'), spec: { ...pod('gated').spec, schedulerName: 'nobody', schedulingGates: [{ name: 'example.com/wait' }] } };
+      assert.equal((await req('POST', PODS, gated)).status, 201);
+      const bind = { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'gated' }, target: { kind: 'Node', name: 'node-1' } };
+      assertStatus(await req('POST', `${PODS}/gated/binding`, bind), 409, 'Conflict', /^Operation cannot be fulfilled on pods\/binding "gated": pod gated has non-empty \.spec\.schedulingGates$/);
+      assert.equal((await req('GET', `${PODS}/gated`)).body.spec.nodeName, undefined);
+      const cur = (await req('GET', `${PODS}/gated`)).body;
+      const ungated = await req('PUT', `${PODS}/gated`, { ...cur, spec: { ...cur.spec, schedulingGates: [] } });
+      assert.equal(ungated.status, 200, ungated.text);
+      assert.equal((await req('POST', `${PODS}/gated/binding`, bind)).status, 201);
+      assert.equal((await req('GET', `${PODS}/gated`)).body.spec.nodeName, 'node-1');
     });
 
     it('evicts unless a disruption budget forbids it (429)', async () => {
