@@ -262,6 +262,21 @@ export class ObjectCache {
     });
   }
 
+  /**
+   * The committed JSON text of `obj` (what its write stored: JSON.stringify of it), read back from the change log,
+   * when `obj` is the current object of its key in a hot table (then the log's entry at its resourceVersion is its
+   * text); undefined otherwise (rewritten or deleted since, not committed yet, cold, or compacted away). Reading a
+   * text back costs about a third of serializing the object again (a full list of 150k pods: 340 ms against 1 s).
+   */
+  committedText(resource: string, obj: KObject): string | undefined {
+    const t = this.tables.get(resource);
+    const md = obj.metadata;
+    if (!t || t.cold || md === undefined || t.items.get(keyOf(md.namespace ?? '', md.name ?? '')) !== obj) return undefined;
+    const rv = Number(md.resourceVersion);
+    if (!Number.isSafeInteger(rv) || rv <= 0) return undefined;
+    return this.stmts.valueAt.get(rv) as string | undefined;
+  }
+
   count(resource: string): number {
     return this.loaded(resource)?.items.size ?? 0;
   }

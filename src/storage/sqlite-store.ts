@@ -191,6 +191,15 @@ export class SqliteStore implements Storage {
     return this.cache.scan(resource, namespace, after, visit, () => this.compacted);
   }
 
+  /**
+   * The JSON text `obj` was stored as, when this store still holds it: a write not yet published keeps it in memory;
+   * a committed current hot object's is read back from the change log (cheaper than JSON.stringify). Undefined when
+   * `obj` is not the current object of its key (the caller then serializes it).
+   */
+  storedText(resource: string, obj: KObject): string | undefined {
+    return jsonOf.get(obj) ?? this.cache.committedText(resource, obj);
+  }
+
   count(resource: string): number {
     return this.cache.count(resource);
   }

@@ -76,6 +76,35 @@ describe('streamed lists', () => {
     assert.equal(empty.text, `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"${env.b.store.revision()}"},"items":[]}\n`);
   });
 
+  it('sends committed objects as the text the store keeps, byte for byte their JSON.stringify, and a rewritten one afresh', async () => {
+    createNamespace(env.b, 'texts');
+    const def = env.b.registry.find('', 'v1', 'configmaps')!;
+    const odd = ['ключ 😀 漢字 \u2028\u2029', 'quote " back \\ tab \t nul \u0000 del \u007f </script>&', 'lone \ud800 x \udfff', '1e21'];
+    for (let i = 0; i < 40; i++) {
+      env.b.registry.create(def, 'texts', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `t-${String(i).padStart(3, '0')}`, namespace: 'texts', annotations: { note: odd[i % 4] } }, data: { v: odd[i % odd.length].repeat(1 + i) } });
+    }
+    const store = env.b.store;
+    const pending = env.b.registry.list(def, 'texts', {}).items[0];
+    // Not committed yet: the write's own text.
+    assert.equal(store.storedText?.('core/configmaps', pending), JSON.stringify(pending));
+    await store.committed();
+    const committed = env.b.registry.list(def, 'texts', {}).items;
+    // Committed and current: read back from the change log, the same bytes.
+    for (const o of committed) assert.equal(store.storedText?.('core/configmaps', o), JSON.stringify(o));
+    // Rewritten: the old object is no longer its key's, a copy never was, another resource's key is not its own.
+    const before = committed[5];
+    env.b.registry.update(def, 'texts', before.metadata.name!, { ...before, data: { v: 'changed' } });
+    assert.equal(store.storedText?.('core/configmaps', before), undefined);
+    assert.equal(store.storedText?.('core/configmaps', { ...committed[6] }), undefined);
+    assert.equal(store.storedText?.('core/secrets', committed[6]), undefined);
+    await store.committed();
+    const r = await req('GET', '/api/v1/namespaces/texts/configmaps');
+    assert.equal(r.status, 200);
+    const items = env.b.registry.list(def, 'texts', {}).items;
+    assert.equal(r.text, `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"${r.body.metadata.resourceVersion}"},"items":[${items.map((o) => JSON.stringify(o)).join(',')}]}\n`);
+    assert.equal(r.body.items[5].data.v, 'changed');
+  });
+
   it('indents pretty lists and Tables as Go does, escaping <, > and & and ending with no newline', async () => {
     createNamespace(env.b, 'pretty');
     const def = env.b.registry.find('', 'v1', 'configmaps')!;
