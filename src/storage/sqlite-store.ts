@@ -193,8 +193,8 @@ export class SqliteStore implements Storage {
 
   /**
    * The JSON text `obj` was stored as, when this store still holds it: a write not yet published keeps it in memory;
-   * a committed current hot object's is read back from the change log (cheaper than JSON.stringify). Undefined when
-   * `obj` is not the current object of its key (the caller then serializes it).
+   * a committed hot object's is read back from the change log by its revision (cheaper than JSON.stringify). `obj`
+   * must be an object this store returned, unchanged. Undefined when the text is gone (the caller serializes `obj`).
    */
   storedText(resource: string, obj: KObject): string | undefined {
     return jsonOf.get(obj) ?? this.cache.committedText(resource, obj);

@@ -91,13 +91,21 @@ describe('streamed lists', () => {
     const committed = env.b.registry.list(def, 'texts', {}).items;
     // Committed and current: read back from the change log, the same bytes.
     for (const o of committed) assert.equal(store.storedText?.('core/configmaps', o), JSON.stringify(o));
-    // Rewritten: the old object is no longer its key's, a copy never was, another resource's key is not its own.
+    // Rewritten: the old object's text is still its own until compaction drops it; the new one's is the new text.
     const before = committed[5];
     env.b.registry.update(def, 'texts', before.metadata.name!, { ...before, data: { v: 'changed' } });
-    assert.equal(store.storedText?.('core/configmaps', before), undefined);
-    assert.equal(store.storedText?.('core/configmaps', { ...committed[6] }), undefined);
-    assert.equal(store.storedText?.('core/secrets', committed[6]), undefined);
     await store.committed();
+    assert.equal(store.storedText?.('core/configmaps', before), JSON.stringify(before));
+    const after = env.b.registry.list(def, 'texts', {}).items[5];
+    assert.equal(store.storedText?.('core/configmaps', after), JSON.stringify(after));
+    assert.match(store.storedText?.('core/configmaps', after) ?? '', /"changed"/);
+    store.compact(0);
+    assert.equal(store.storedText?.('core/configmaps', before), undefined, 'its revision was compacted away');
+    assert.equal(store.storedText?.('core/configmaps', after), JSON.stringify(after), 'a current revision survives compaction');
+    // No text: a revision never written, none at all, a cold resource's object (Events carry their text themselves).
+    assert.equal(store.storedText?.('core/configmaps', { ...before, metadata: { ...before.metadata, resourceVersion: '999999999' } }), undefined);
+    assert.equal(store.storedText?.('core/configmaps', { ...before, metadata: { ...before.metadata, resourceVersion: undefined } }), undefined);
+    assert.equal(store.storedText?.('core/events', { ...before, metadata: { ...before.metadata } }), undefined);
     const r = await req('GET', '/api/v1/namespaces/texts/configmaps');
     assert.equal(r.status, 200);
     const items = env.b.registry.list(def, 'texts', {}).items;
