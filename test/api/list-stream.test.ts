@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { useBonsai, openWatch, sleep, type Resp } from './http.js';
-import { ListStream, listBudgetOf } from '../../src/api/list-stream.js';
+import { ListStream, listBudgetOf, maxChunkBytes } from '../../src/api/list-stream.js';
 import { inflightOf } from '../../src/api/inflight.js';
 import type { Bonsai } from '../../src/main.js';
 import type { KObject } from '../../src/machinery/types.js';
@@ -111,6 +111,31 @@ describe('streamed lists', () => {
     const items = env.b.registry.list(def, 'texts', {}).items;
     assert.equal(r.text, `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"${r.body.metadata.resourceVersion}"},"items":[${items.map((o) => JSON.stringify(o)).join(',')}]}\n`);
     assert.equal(r.body.items[5].data.v, 'changed');
+  });
+
+  it('sends a large list through a few chunk buffers, each filled again once the socket has written it', async () => {
+    createNamespace(env.b, 'reuse');
+    createConfigMaps(env.b, 'reuse', 3000, 3000);
+    await env.b.store.committed();
+    const alloc = Buffer.allocUnsafe;
+    let chunkAllocs = 0;
+    Buffer.allocUnsafe = (size: number) => {
+      if (size === maxChunkBytes) chunkAllocs++;
+      return alloc(size);
+    };
+    let r: Resp;
+    try {
+      r = await req('GET', '/api/v1/namespaces/reuse/configmaps');
+    } finally {
+      Buffer.allocUnsafe = alloc;
+    }
+    assert.equal(r.status, 200);
+    const def = env.b.registry.find('', 'v1', 'configmaps')!;
+    const items = env.b.registry.list(def, 'reuse', {}).items;
+    assert.equal(r.text, `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"${r.body.metadata.resourceVersion}"},"items":[${items.map((o) => JSON.stringify(o)).join(',')}]}\n`);
+    const chunks = Math.ceil(r.text.length / maxChunkBytes);
+    assert.ok(chunks >= 30, `${chunks} chunks`);
+    assert.ok(chunkAllocs <= 8, `${chunkAllocs} chunk buffers allocated for ${chunks} chunks`);
   });
 
   it('indents pretty lists and Tables as Go does, escaping <, > and & and ending with no newline', async () => {
