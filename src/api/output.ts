@@ -129,7 +129,7 @@ export function listSpec(def: ResourceDef, version: string, items: readonly KObj
         const s = served(def, version, items[i]);
         const cells = JSON.stringify(printer.cells(s, at));
         if (includeObject === 'None') return `{"cells":${cells}}`;
-        const object = includeObject === 'Object' ? (s === items[i] && storedJson(s)) || JSON.stringify(s) : JSON.stringify(partial(s));
+        const object = includeObject === 'Object' ? (s === items[i] && (storedJson(s) ?? textOf?.(s))) || JSON.stringify(s) : JSON.stringify(partial(s));
         return `{"cells":${cells},"object":${object}}`;
       },
     };
