@@ -214,9 +214,12 @@ export class ListStream extends Readable {
   }
 }
 
-/** The bytes a list holds while it is sent: its snapshot of references and its buffers. */
+/**
+ * The bytes a list holds while it is sent: its snapshot of references and its buffers (the chunk being filled, one
+ * ready, one being written, and up to two written ones kept to be filled again).
+ */
 function heldBytes(count: number): number {
-  return count * 8 + 3 * chunkCap(count);
+  return count * 8 + 5 * chunkCap(count);
 }
 
 /**
