@@ -2,7 +2,8 @@
 // --data :memory:` from the given build, N pods created over HTTP by 24 clients (never scheduled), then full JSON
 // lists, Table lists (TABLES=n) and limit=500 paging through all, each timed to the last byte by an undici client that
 // discards the body, with the server's CPU time (/proc/<pid>/stat) and the client's: on a shared machine the CPU
-// times stay comparable when wall times do not. TRACE_GC=1 counts the server's GCs during the lists.
+// times stay comparable when wall times do not. TRACE_GC=1 counts the server's GCs during the lists; DATA=<dir> runs
+// in file mode (a fresh directory each run); CONC=n adds n concurrent full lists with the RSS peak.
 // Usage: node bench/list-cpu.mjs <distDir> <pods> <fullLists> <pagedPasses> [--prof <dir>]
 //   e.g. alternate two builds at the same N: node bench/list-cpu.mjs dist 60000 3 2
 import { spawn } from 'node:child_process';
@@ -16,7 +17,7 @@ const [dist, nStr, fullStr, pagedStr, ...rest] = process.argv.slice(2);
 const N = Number(nStr);
 const prof = rest[0] === '--prof' ? rest[1] : undefined;
 const nodeArgs = prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : process.env.TRACE_GC ? ['--trace-gc'] : [];
-const child = spawn(process.execPath, [...nodeArgs, resolve(dist, 'src/cli/bin.js'), 'serve', '--port', '0', '--nodes', '0', '--addons', '', '--data', ':memory:', '--log-level', 'silent', '--kubeconfig', join(tmpdir(), `bonsai-list-cpu-${process.pid}.kubeconfig`)], { stdio: ['ignore', 'pipe', 'inherit'], cwd: tmpdir() });
+const child = spawn(process.execPath, [...nodeArgs, resolve(dist, 'src/cli/bin.js'), 'serve', '--port', '0', '--nodes', '0', '--addons', '', '--data', process.env.DATA ?? ':memory:', '--log-level', 'silent', '--kubeconfig', join(tmpdir(), `bonsai-list-cpu-${process.pid}.kubeconfig`)], { stdio: ['ignore', 'pipe', 'inherit'], cwd: tmpdir() });
 const gcLines = []; child.stdout.on('data', (d) => { if (process.env.TRACE_GC) gcLines.push(...String(d).split('\n').filter((l) => /Scavenge|Mark-Compact|Mark-sweep/i.test(l))); });
 const url = await new Promise((res) => { let out = ''; child.stdout.setEncoding('utf8'); child.stdout.on('data', (d) => { out += d; const m = /(http:\/\/[^\s)]+)/.exec(out); if (m) res(m[1].replace(/\/$/, '')); }); });
 const p = new Pool(url, { connections: 24, pipelining: 1 });

@@ -6,11 +6,16 @@
 /** Bytes a UTF-16 code unit may take in UTF-8, at most (a surrogate pair: 4 bytes for 2 units). */
 const maxBytesPerUnit = 3;
 
+/** Chunks kept for reuse by one writer, at most. */
+const maxSpare = 2;
+
 export class ChunkWriter {
   private buf: Buffer;
   private off = 0;
   private next: number;
   private readonly done: Buffer[] = [];
+  /** Chunks of the largest size handed back by `recycle`, filled again instead of allocating. */
+  private readonly spare: Buffer[] = [];
   /** Bytes appended in all. */
   written = 0;
 
@@ -88,9 +93,25 @@ export class ChunkWriter {
     return this.done.splice(0);
   }
 
+  /**
+   * Hands back a chunk taken earlier whose bytes nobody reads any more (the socket has written it): its memory is
+   * filled again by a later chunk, so a long list allocates a few chunks instead of one per 256 KiB sent. Only chunks
+   * of the largest size are kept, at most `maxSpare` of them.
+   */
+  recycle(chunk: Buffer): void {
+    if (this.spare.length >= maxSpare || chunk.byteOffset !== 0 || chunk.buffer.byteLength !== this.maxBytes) return;
+    this.spare.push(Buffer.from(chunk.buffer, 0, this.maxBytes));
+  }
+
+  /** How many chunks wait to be filled again (for tests). */
+  spareCount(): number {
+    return this.spare.length;
+  }
+
   private rotate(size: number): void {
     if (this.off > 0) this.done.push(this.buf.subarray(0, this.off));
-    this.buf = Buffer.allocUnsafe(size);
+    const reuse = size <= this.maxBytes && this.spare.length > 0;
+    this.buf = reuse ? this.spare.pop()! : Buffer.allocUnsafe(size);
     this.off = 0;
     this.next = Math.min(this.next * 2, this.maxBytes);
   }

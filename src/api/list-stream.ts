@@ -38,6 +38,8 @@ const firstChunkBytes = 64 * 1024;
 export const maxChunkBytes = 256 * 1024;
 /** About the most entry text serialized at once (one JSON.stringify of a run of entries). */
 const maxRunBytes = 64 * 1024;
+/** Chunks a recycling list remembers as possibly in flight, at most. */
+const maxTracked = 4;
 /** How long a client may take no data before its list is cut off (upstream's default request timeout). */
 export const defaultListStallMs = 60_000;
 /** The bytes all lists in flight may hold (their snapshots of references and their buffers) by default. */
@@ -108,6 +110,10 @@ export class ListStream extends Readable {
   private readonly out: ChunkWriter;
   /** When the reader last asked for data. */
   lastRead = performance.now();
+  /** The bytes its consumer (the response) has taken and not yet written, when chunks are recycled (recycleWritten). */
+  private inFlight: (() => number) | undefined;
+  /** Chunks pushed and maybe still being written, oldest first (only while recycling; at most maxTracked). */
+  private readonly sent: Buffer[] = [];
 
   constructor(private readonly spec: ListSpec, private readonly pretty = false) {
     super({ highWaterMark: streamBufferBytes });
@@ -115,8 +121,34 @@ export class ListStream extends Readable {
     this.out = new ChunkWriter(firstChunkBytes, chunkCap(spec.count));
   }
 
+  /**
+   * Reuses the memory of chunks once written: `inFlight` tells the bytes the consumer has taken and not yet written
+   * (an HTTP response's writableLength: its buffer and its socket's, framing and headers included), which are the
+   * newest chunks pushed, in order. Only for a consumer that writes every chunk as it takes it and keeps none after.
+   */
+  recycleWritten(inFlight: () => number): void {
+    this.inFlight = inFlight;
+  }
+
+  /**
+   * Hands the chunks written since back to the writer. The bytes not written yet (still in this stream's buffer, then
+   * taken by the consumer and not yet written) are those of the newest chunks, in order, plus framing and headers:
+   * walking back from the newest chunk, counting its bytes alone, every chunk older than the one that covers them is
+   * written. Counting no framing errs on the safe side: at worst one chunk more is kept.
+   */
+  private reclaim(): void {
+    const inFlight = this.inFlight;
+    if (!inFlight || !this.sent.length) return;
+    let pending = this.readableLength + inFlight();
+    let i = this.sent.length;
+    while (i > 0 && pending > 0) pending -= this.sent[--i].length;
+    if (pending > 0) return;
+    for (const chunk of this.sent.splice(0, i)) this.out.recycle(chunk);
+  }
+
   override _read(): void {
     this.lastRead = performance.now();
+    this.reclaim();
     const { spec, out } = this;
     try {
       if (!this.opened) {
@@ -131,7 +163,14 @@ export class ListStream extends Readable {
       return;
     }
     const end = this.next >= spec.count;
-    for (const chunk of out.take(end)) this.push(chunk);
+    for (const chunk of out.take(end)) {
+      if (this.inFlight) {
+        // Never more than a few: past them the oldest is simply left to the collector.
+        if (this.sent.length >= maxTracked) this.sent.shift();
+        this.sent.push(chunk);
+      }
+      this.push(chunk);
+    }
     if (end) this.push(null);
   }
 
@@ -175,9 +214,12 @@ export class ListStream extends Readable {
   }
 }
 
-/** The bytes a list holds while it is sent: its snapshot of references and its buffers. */
+/**
+ * The bytes a list holds while it is sent: its snapshot of references and its buffers (the chunk being filled, one
+ * ready, one being written, and up to two written ones kept to be filled again).
+ */
 function heldBytes(count: number): number {
-  return count * 8 + 3 * chunkCap(count);
+  return count * 8 + 5 * chunkCap(count);
 }
 
 /**
@@ -195,6 +237,11 @@ export function sendList(req: FastifyRequest, reply: FastifyReply, spec: ListSpe
   }
   const stream = new ListStream(spec, wantsPretty(req));
   const res = reply.raw;
+  // Piped straight into the response (no hook put another stream between): written chunks are filled again.
+  const onPipe = (src: unknown) => {
+    if (src === stream) stream.recycleWritten(() => res.writableLength);
+  };
+  res.once('pipe', onPipe);
   let lastDrain = performance.now();
   const onDrain = () => {
     lastDrain = performance.now();
@@ -207,6 +254,7 @@ export function sendList(req: FastifyRequest, reply: FastifyReply, spec: ListSpe
   timer.unref();
   res.once('close', () => {
     clearInterval(timer);
+    res.off('pipe', onPipe);
     res.off('drain', onDrain);
     budget.release(bytes);
     if (!stream.destroyed) stream.destroy();

@@ -1,7 +1,8 @@
 // Shapes responses: version conversion, lists, Tables and partial object metadata.
 import type { KObject } from '../machinery/types.js';
 import { apiVersionOf } from '../machinery/types.js';
-import { storageApiVersion, type ResourceDef } from '../registry/resource.js';
+import { storageApiVersion, storageKey, type ResourceDef } from '../registry/resource.js';
+import type { Storage } from '../storage/storage.js';
 import { tablePrinterOf } from '../registry/tables/def-printer.js';
 import { storedJson } from '../storage/sqlite-store.js';
 import type { ListSpec } from './list-stream.js';
@@ -66,22 +67,36 @@ export function tableBody(def: ResourceDef, version: string, items: KObject[], m
   };
 }
 
+/**
+ * The JSON text of a stored object, when one is at hand without serializing it: written and not yet published
+ * (`storedJson`), or `textOf` (the store's committed text). Byte for byte JSON.stringify(o).
+ */
+export type TextOf = (o: KObject) => string | undefined;
+
+/** The store's texts of `def`'s objects, when it keeps them (see Storage.storedText). */
+export function storedTextOf(store: Storage, def: ResourceDef): TextOf | undefined {
+  const text = store.storedText?.bind(store);
+  if (!text) return undefined;
+  const key = storageKey(def);
+  return (o) => text(key, o);
+}
+
 /** The stored object's JSON text as served in `version` (the stored text itself when no conversion is needed). */
-function servedJson(def: ResourceDef, version: string, o: KObject): string {
+function servedJson(def: ResourceDef, version: string, o: KObject, textOf?: TextOf): string {
   const s = served(def, version, o);
-  return (s === o && storedJson(o)) || JSON.stringify(s);
+  return (s === o && (storedJson(o) ?? textOf?.(o))) || JSON.stringify(s);
 }
 
 /**
  * The entries `from` to `to` as `servedJson` gives them: an object with its stored text as that text, runs of the
  * others as the text of one array (one JSON.stringify for many objects, joined by the list stream).
  */
-function servedRuns(def: ResourceDef, version: string, items: readonly KObject[], from: number, to: number, emit: (text: string, array: boolean) => void): void {
+function servedRuns(def: ResourceDef, version: string, items: readonly KObject[], from: number, to: number, emit: (text: string, array: boolean) => void, textOf?: TextOf): void {
   let run: KObject[] = [];
   for (let i = from; i < to; i++) {
     const o = items[i];
     const s = served(def, version, o);
-    const text = s === o ? storedJson(o) : undefined;
+    const text = s === o ? storedJson(o) ?? textOf?.(o) : undefined;
     if (text === undefined) {
       run.push(s);
       continue;
@@ -95,9 +110,10 @@ function servedRuns(def: ResourceDef, version: string, items: readonly KObject[]
 
 /**
  * A list response to stream, in the format asked for: each entry is encoded only when the client reads it, from
- * the stored JSON text when there is one. `items` is the list's snapshot (references to immutable objects).
+ * the stored JSON text when there is one (`textOf`: the store's, see TextOf). `items` is the list's snapshot (references
+ * to immutable objects).
  */
-export function listSpec(def: ResourceDef, version: string, items: readonly KObject[], meta: ListMeta, fmt: OutputFormat, includeObject: string | undefined, now: () => Date): ListSpec {
+export function listSpec(def: ResourceDef, version: string, items: readonly KObject[], meta: ListMeta, fmt: OutputFormat, includeObject: string | undefined, now: () => Date, textOf?: TextOf): ListSpec {
   if (fmt === 'partial') {
     return {
       head: { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta }, field: 'items', count: items.length,
@@ -113,14 +129,14 @@ export function listSpec(def: ResourceDef, version: string, items: readonly KObj
         const s = served(def, version, items[i]);
         const cells = JSON.stringify(printer.cells(s, at));
         if (includeObject === 'None') return `{"cells":${cells}}`;
-        const object = includeObject === 'Object' ? (s === items[i] && storedJson(s)) || JSON.stringify(s) : JSON.stringify(partial(s));
+        const object = includeObject === 'Object' ? (s === items[i] && (storedJson(s) ?? textOf?.(s))) || JSON.stringify(s) : JSON.stringify(partial(s));
         return `{"cells":${cells},"object":${object}}`;
       },
     };
   }
   return {
     head: { kind: `${def.kind}List`, apiVersion: apiVersionOf(def.group, version), metadata: meta }, field: 'items', count: items.length,
-    entry: (i) => servedJson(def, version, items[i]),
-    entries: (from, to, emit) => servedRuns(def, version, items, from, to, emit),
+    entry: (i) => servedJson(def, version, items[i], textOf),
+    entries: (from, to, emit) => servedRuns(def, version, items, from, to, emit, textOf),
   };
 }

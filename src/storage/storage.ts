@@ -41,6 +41,11 @@ export interface Storage {
    */
   scan(resource: string, namespace: string | undefined, after: string, visit: (obj: KObject) => boolean): number;
   count(resource: string): number;
+  /**
+   * Optionally, byte for byte JSON.stringify(obj) when the backend can give it cheaper (a text it keeps), for `obj`
+   * an object of `resource` it returned, unchanged; undefined when it cannot (the caller serializes `obj` itself).
+   */
+  storedText?(resource: string, obj: KObject): string | undefined;
   /** Storage keys holding objects. */
   resources(): string[];
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import { useBonsai, openWatch, sleep, type Resp } from './http.js';
-import { ListStream, listBudgetOf } from '../../src/api/list-stream.js';
+import { ListStream, listBudgetOf, maxChunkBytes } from '../../src/api/list-stream.js';
 import { inflightOf } from '../../src/api/inflight.js';
 import type { Bonsai } from '../../src/main.js';
 import type { KObject } from '../../src/machinery/types.js';
@@ -74,6 +74,70 @@ describe('streamed lists', () => {
     }
     const empty = await req('GET', '/api/v1/namespaces/nothing-here/configmaps');
     assert.equal(empty.text, `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"${env.b.store.revision()}"},"items":[]}\n`);
+  });
+
+  it('sends committed objects as the text the store keeps, byte for byte their JSON.stringify, and a rewritten one afresh', async () => {
+    createNamespace(env.b, 'texts');
+    const def = env.b.registry.find('', 'v1', 'configmaps')!;
+    const odd = ['ключ 😀 漢字 \u2028\u2029', 'quote " back \\ tab \t nul \u0000 del \u007f </script>&', 'lone \ud800 x \udfff', '1e21'];
+    for (let i = 0; i < 40; i++) {
+      env.b.registry.create(def, 'texts', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `t-${String(i).padStart(3, '0')}`, namespace: 'texts', annotations: { note: odd[i % 4] } }, data: { v: odd[i % odd.length].repeat(1 + i) } });
+    }
+    const store = env.b.store;
+    // The store's texts (SQLite keeps them; a backend without storedText serializes, as the body below checks).
+    const text = store.storedText?.bind(store) ?? ((_r: string, o: KObject) => JSON.stringify(o));
+    const pending = env.b.registry.list(def, 'texts', {}).items[0];
+    // Not committed yet: the write's own text.
+    assert.equal(text('core/configmaps', pending), JSON.stringify(pending));
+    await store.committed();
+    const committed = env.b.registry.list(def, 'texts', {}).items;
+    // Committed: read back from the change log, the same bytes.
+    for (const o of committed) assert.equal(text('core/configmaps', o), JSON.stringify(o));
+    // Rewritten: the old object's text is still its own until compaction drops it (see stored-text.test.ts); the new
+    // one's is the new text.
+    const before = committed[5];
+    env.b.registry.update(def, 'texts', before.metadata.name!, { ...before, data: { v: 'changed' } });
+    await store.committed();
+    assert.equal(text('core/configmaps', before), JSON.stringify(before));
+    const after = env.b.registry.list(def, 'texts', {}).items[5];
+    assert.equal(text('core/configmaps', after), JSON.stringify(after));
+    assert.match(text('core/configmaps', after) ?? '', /"changed"/);
+    if (store.storedText) {
+      // No text: a revision never written, none at all, a cold resource's object (Events carry their text themselves).
+      assert.equal(store.storedText('core/configmaps', { ...before, metadata: { ...before.metadata, resourceVersion: '999999999' } }), undefined);
+      assert.equal(store.storedText('core/configmaps', { ...before, metadata: { ...before.metadata, resourceVersion: undefined } }), undefined);
+      assert.equal(store.storedText('core/events', { ...before, metadata: { ...before.metadata } }), undefined);
+    }
+    const r = await req('GET', '/api/v1/namespaces/texts/configmaps');
+    assert.equal(r.status, 200);
+    const items = env.b.registry.list(def, 'texts', {}).items;
+    assert.equal(r.text, `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"${r.body.metadata.resourceVersion}"},"items":[${items.map((o) => JSON.stringify(o)).join(',')}]}\n`);
+    assert.equal(r.body.items[5].data.v, 'changed');
+  });
+
+  it('sends a large list through a few chunk buffers, each filled again once the socket has written it', async () => {
+    createNamespace(env.b, 'reuse');
+    createConfigMaps(env.b, 'reuse', 3000, 3000);
+    await env.b.store.committed();
+    const alloc = Buffer.allocUnsafe;
+    let chunkAllocs = 0;
+    Buffer.allocUnsafe = (size: number) => {
+      if (size === maxChunkBytes) chunkAllocs++;
+      return alloc(size);
+    };
+    let r: Resp;
+    try {
+      r = await req('GET', '/api/v1/namespaces/reuse/configmaps');
+    } finally {
+      Buffer.allocUnsafe = alloc;
+    }
+    assert.equal(r.status, 200);
+    const def = env.b.registry.find('', 'v1', 'configmaps')!;
+    const items = env.b.registry.list(def, 'reuse', {}).items;
+    assert.equal(r.text, `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"${r.body.metadata.resourceVersion}"},"items":[${items.map((o) => JSON.stringify(o)).join(',')}]}\n`);
+    const chunks = Math.ceil(r.text.length / maxChunkBytes);
+    assert.ok(chunks >= 30, `${chunks} chunks`);
+    assert.ok(chunkAllocs <= 8, `${chunkAllocs} chunk buffers allocated for ${chunks} chunks`);
   });
 
   it('indents pretty lists and Tables as Go does, escaping <, > and & and ending with no newline', async () => {

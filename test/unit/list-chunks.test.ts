@@ -115,4 +115,44 @@ describe('list stream runs of entries', () => {
     const full = sizes.slice(0, -1).filter((s) => s > maxChunkBytes - 4 * 1024).length;
     assert.ok(sizes.slice(0, -1).every((s) => s > 60 * 1024) && full >= sizes.length - 4, `chunks: ${sizes.join(',')}`);
   });
+
+  it('fills written chunks again, never one its consumer has not finished writing', async () => {
+    // A consumer that writes each chunk a few turns later (as a socket does), reading its bytes only then: a chunk
+    // refilled too early would show up as bytes that differ from JSON.stringify of the list.
+    const items = Array.from({ length: 12_000 }, (_, i) => ({ i, v: i % 7 ? 'ascii '.repeat(i % 40) : 'ключ 😀 '.repeat(i % 30), pad: 'p'.repeat(600 + (i % 500)) }));
+    const want = Buffer.from(`${JSON.stringify({ kind: 'List', items })}\n`, 'utf8');
+    for (const delay of [0, 1, 3]) {
+      const stream = new ListStream({ head: { kind: 'List' }, field: 'items', count: items.length, entry: (i) => JSON.stringify(items[i]), entries: (f, t, emit) => emit(JSON.stringify(items.slice(f, t)), true) });
+      const parts: Buffer[] = [];
+      const memories = new Set<ArrayBufferLike>();
+      let chunks = 0;
+      const later = (n: number, fn: () => void): void => {
+        if (n <= 0) setImmediate(fn);
+        else setImmediate(() => later(n - 1, fn));
+      };
+      const sink = new Writable({
+        highWaterMark: 16 * 1024,
+        write(chunk: Buffer, _e, cb) {
+          chunks++;
+          memories.add(chunk.buffer);
+          later(delay, () => {
+            parts.push(Buffer.from(chunk));
+            cb();
+          });
+        },
+      });
+      sink.on('pipe', (src) => {
+        if (src === stream) stream.recycleWritten(() => sink.writableLength);
+      });
+      await new Promise<void>((resolve, reject) => {
+        sink.on('finish', resolve).on('error', reject);
+        stream.on('error', reject);
+        stream.pipe(sink);
+      });
+      const got = Buffer.concat(parts);
+      assert.ok(got.equals(want), `delay ${delay}: the body differs from JSON.stringify of the list`);
+      assert.ok(chunks > 20, `${chunks} chunks`);
+      assert.ok(memories.size <= 8, `delay ${delay}: ${memories.size} buffers for ${chunks} chunks`);
+    }
+  });
 });
