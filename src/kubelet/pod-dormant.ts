@@ -25,6 +25,22 @@ const ms = (t: string | undefined) => {
   return Number.isNaN(v) ? undefined : v;
 };
 
+/** Canonical timestamps seen (the text iso() writes for the instant it names), bounded; start times repeat a lot. */
+const canonicalSeen = new Map<string, number | undefined>();
+const canonicalMax = 4096;
+
+/** The instant of a timestamp in the form the kubelet writes (iso()); undefined for anything else. */
+function canonicalMs(t: string | undefined): number | undefined {
+  if (t === undefined) return undefined;
+  const hit = canonicalSeen.get(t);
+  if (hit !== undefined || canonicalSeen.has(t)) return hit;
+  const v = ms(t);
+  const out = v !== undefined && iso(v) === t ? v : undefined;
+  if (canonicalSeen.size >= canonicalMax) canonicalSeen.clear();
+  canonicalSeen.set(t, out);
+  return out;
+}
+
 const none = (a: readonly unknown[] | undefined) => a === undefined || a.length === 0;
 
 function timed(pod: Pod): boolean {
@@ -57,8 +73,7 @@ export function steadyAtRestart(pod: Pod, now: number, hostIP: string): boolean 
   if (st.observedGeneration !== gen) return false;
   if (st.hostIP !== hostIP || st.hostIPs?.length !== 1 || st.hostIPs[0].ip !== hostIP) return false;
   if (st.podIP === undefined || st.podIPs?.length !== 1 || st.podIPs[0].ip !== st.podIP) return false;
-  const started = ms(st.startTime);
-  if (started === undefined || st.startTime !== iso(started)) return false;
+  if (canonicalMs(st.startTime) === undefined) return false;
   const conds = st.conditions ?? [];
   if (conds.length < steadyConditions.length + 1) return false;
   for (let i = 0; i < steadyConditions.length; i++) {
@@ -66,7 +81,8 @@ export function steadyAtRestart(pod: Pod, now: number, hostIP: string): boolean 
     if (c.type !== steadyConditions[i] || c.status !== 'True' || c.reason !== undefined || c.message !== undefined || c.lastProbeTime !== null || !c.lastTransitionTime || c.observedGeneration !== gen) return false;
   }
   // The sandbox is up since then (adoptPod takes the first such condition: this one).
-  if ((ms(conds[0].lastTransitionTime) ?? now) > now) return false;
+  const sandboxAt = conds[0].lastTransitionTime;
+  if ((canonicalMs(sandboxAt) ?? ms(sandboxAt) ?? now) > now) return false;
   if (conds[steadyConditions.length].type !== 'PodScheduled' || conds[steadyConditions.length].status !== 'True') return false;
   const containers = spec.containers ?? [];
   const statuses = st.containerStatuses ?? [];
@@ -84,8 +100,9 @@ function steadyContainer(want: Container, s: ContainerStatus, now: number): bool
   if (s.ready !== true || s.started !== true || s.restartCount === undefined || s.containerID === undefined) return false;
   const state = s.state;
   if (!state?.running || state.waiting || state.terminated) return false;
-  const startedAt = ms(state.running.startedAt) ?? now;
-  if (startedAt > now || state.running.startedAt !== iso(startedAt)) return false;
+  // adoptPod reads the start (now when unreadable), isReady needs it past, the status writes it back as iso() does.
+  const startedAt = canonicalMs(state.running.startedAt);
+  if (startedAt === undefined || startedAt > now) return false;
   if (s.image !== normalizeImage(want.image ?? '')) return false;
   const res = want.resources ?? {};
   const hasRes = Object.keys(res.requests ?? {}).length > 0 || Object.keys(res.limits ?? {}).length > 0;

@@ -72,6 +72,11 @@ export class PodIPPool {
     this.used.add(n);
   }
 
+  /** As allocate, without formatting the address (a pod adopted with the address it holds already). */
+  hold(podUid: string): void {
+    if (!this.byPod.has(podUid)) this.allocate(podUid);
+  }
+
   allocate(podUid: string): string {
     const have = this.byPod.get(podUid);
     if (have !== undefined) return intToIp(have);

@@ -180,7 +180,8 @@ export class PodLifecycle {
     const agent = this.nodes.agent(nodeName);
     if (!agent || !uid || !steadyAtRestart(pod, this.ctx.clock.nowMs(), agent.hostIP)) return false;
     this.dormant.set(uid, pod);
-    agent.allocatePodIP(uid);
+    if (agent.holdPodIP) agent.holdPodIP(uid);
+    else agent.allocatePodIP(uid);
     let images = this.pulled.get(nodeName);
     if (!images) this.pulled.set(nodeName, (images = new Set()));
     const present = images;
