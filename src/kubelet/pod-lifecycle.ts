@@ -74,7 +74,9 @@ export class PodLifecycle {
     this.stops.push(nodes.onAgentStarted((node) => {
       for (const key of this.byNode.get(node) ?? []) this.queue.add(key);
     }));
-    for (const p of ctx.client.list('v1/pods')) this.queue.add(keyOf(p));
+    // Every pod there is gets a first look once the agents have started (they start right after this constructor).
+    const first = setImmediate(() => this.firstLook());
+    this.stops.push(() => clearImmediate(first));
     setLogProvider(this.logProvider());
     setContainerLogSink((uid, container, line) => {
       this.wake(uid);
@@ -87,6 +89,23 @@ export class PodLifecycle {
     this.queue.stop();
     setLogProvider(undefined);
     setContainerLogSink(undefined);
+  }
+
+  /**
+   * The first look at the pods found at start: a steady one is left dormant here at once (what its reconcile would
+   * do, without a trip through the work queue for each of 100,000 pods); the others are queued for reconcile.
+   */
+  private firstLook(): void {
+    for (const p of this.ctx.client.list('v1/pods') as unknown as Pod[]) {
+      const key = keyOf(p);
+      const uid = p.metadata?.uid ?? '';
+      const nodeName = p.spec?.nodeName;
+      if (nodeName && !this.uidOfKey.has(key) && !this.runs.has(uid) && !this.dormant.has(uid) && this.sleep(p, uid, nodeName)) {
+        this.uidOfKey.set(key, uid);
+        continue;
+      }
+      this.queue.add(key);
+    }
   }
 
   private recorder(node: string): EventRecorder {
