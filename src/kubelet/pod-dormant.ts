@@ -121,7 +121,7 @@ function sameQuantities(a: Record<string, unknown> | undefined, b: Record<string
   return true;
 }
 
-/** The images a steady pod's containers run (present on its node: its runtime has them). */
-export function runningImages(pod: Pod, each: (image: string) => void): void {
-  for (const c of pod.spec?.containers ?? []) if (c.image) each(c.image);
+/** Adds the images a steady pod's containers run to `present` (its node's runtime has them). */
+export function addRunningImages(pod: Pod, present: Set<string>): void {
+  for (const c of pod.spec?.containers ?? []) if (c.image) present.add(c.image);
 }

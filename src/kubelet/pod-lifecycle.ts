@@ -15,7 +15,7 @@ import { PodAdvancer } from './pod-advance.js';
 import { evaluateResize } from './pod-resize.js';
 import { addEphemeralRuns, allRuns, type ContainerRun, type PodRun } from './pod-runtime.js';
 import { adoptedStatusCurrent, adoptPod, markPresent } from './pod-adopt.js';
-import { runningImages, steadyAtRestart } from './pod-dormant.js';
+import { addRunningImages, steadyAtRestart } from './pod-dormant.js';
 import { buildStatus, podPhase } from './pod-status.js';
 import type { KubeletContext, NodeAgentView, NodeDirectory } from './types.js';
 import { nodeClient } from './node-client.js';
@@ -203,8 +203,7 @@ export class PodLifecycle {
     else agent.allocatePodIP(uid);
     let images = this.pulled.get(nodeName);
     if (!images) this.pulled.set(nodeName, (images = new Set()));
-    const present = images;
-    runningImages(pod, (image) => void present.add(image));
+    addRunningImages(pod, images);
     return true;
   }
 
