@@ -12,7 +12,6 @@
 // whose event was written again since (another entry for it comes later) or deleted is skipped when popped. A pass
 // deletes at most `maxDeletesPerPass` and yields to the event loop before the next; the queue is compacted when
 // stale entries outnumber live events.
-import { performance } from 'node:perf_hooks';
 import type { KObject } from '../machinery/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -26,21 +25,6 @@ export const maxDeletesPerPass = 200;
 const seedChunk = 5_000;
 /** Sweeps are coalesced to this granularity of clock time (at most; a short TTL gets a finer one). */
 const maxCoalesceMs = 1_000;
-/** Waiting for quiet (seedWhenQuiet): the event loop's use is sampled this often (real time, ms)... */
-const quietPollMs = 500;
-/** ...and counts as quiet below this share, twice in a row... */
-const quietBelow = 0.25;
-/** ...or the stored events are queued after this long anyway (real time, ms). */
-const quietMaxWaitMs = 30_000;
-
-export interface EventTtlOptions {
-  /**
-   * Queue the stored events only once the process is quiet (its event loop busy less than a quarter of two
-   * half-second polls in a row, or after 30 s): after a restart, reading the write times of every stored Event
-   * (500,000 at 100,000 pods) then waits for the restart's own work (lists, kubelets, the scheduler's cache).
-   */
-  seedWhenQuiet?: boolean;
-}
 
 /** An estimate of when a stored event was last written, from its own timestamps (events found at start-up). */
 export function lastWriteMs(e: KObject): number {
@@ -75,13 +59,10 @@ export class EventTtl {
   private cancelTimer: (() => void) | undefined;
   private timerAt = Infinity;
   private immediate: NodeJS.Immediate | undefined;
-  /** The seeding's next step (see seed). */
-  private seedImmediate: NodeJS.Immediate | undefined;
   private unsubscribe: (() => void) | undefined;
   private readonly coalesceMs: number;
-  private quietTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly reg: Registry, private readonly clock: Clock, readonly ttlMs: number, private readonly log?: Logger, private readonly opts: EventTtlOptions = {}) {
+  constructor(private readonly reg: Registry, private readonly clock: Clock, readonly ttlMs: number, private readonly log?: Logger) {
     this.coalesceMs = Math.min(maxCoalesceMs, Math.max(1, Math.floor(ttlMs / 20)));
   }
 
@@ -93,28 +74,8 @@ export class EventTtl {
       const m = c.object.metadata;
       this.push(m.namespace ?? '', m.name ?? '', c.rv, this.clock.nowMs());
     });
-    // The events already stored are queued in the background, off the start-up path. Events written meanwhile are
-    // swept on time: they are newer than every stored one, so nothing stored is due before them.
-    if (this.opts.seedWhenQuiet) this.whenQuiet(() => this.seed());
-    else this.seed();
-  }
-
-  /** Runs `fn` once the event loop has been quiet for two polls in a row (or after quietMaxWaitMs). */
-  private whenQuiet(fn: () => void): void {
-    const began = performance.now();
-    let last = performance.eventLoopUtilization();
-    let quietPolls = 0;
-    const poll = () => {
-      this.quietTimer = undefined;
-      if (!this.unsubscribe) return;
-      const now = performance.eventLoopUtilization();
-      const used = performance.eventLoopUtilization(now, last).utilization;
-      last = now;
-      quietPolls = used < quietBelow ? quietPolls + 1 : 0;
-      if (quietPolls >= 2 || performance.now() - began >= quietMaxWaitMs) fn();
-      else this.quietTimer = setTimeout(poll, quietPollMs).unref();
-    };
-    this.quietTimer = setTimeout(poll, quietPollMs).unref();
+    // The events already stored are queued in the background, off the start-up path; the sweeps start after.
+    this.seed();
   }
 
   stop(): void {
@@ -125,10 +86,6 @@ export class EventTtl {
     this.timerAt = Infinity;
     if (this.immediate) clearImmediate(this.immediate);
     this.immediate = undefined;
-    if (this.seedImmediate) clearImmediate(this.seedImmediate);
-    this.seedImmediate = undefined;
-    if (this.quietTimer) clearTimeout(this.quietTimer);
-    this.quietTimer = undefined;
   }
 
   stats(): EventTtlStats {
@@ -146,7 +103,7 @@ export class EventTtl {
 
   /** Wakes the sweep at `at` (clock time, coalesced), unless it is due earlier already. */
   private schedule(at: number): void {
-    if (this.immediate) return;
+    if (this.immediate || !this.seeded) return;
     const when = Math.ceil(at / this.coalesceMs) * this.coalesceMs;
     if (when >= this.timerAt) return;
     this.cancelTimer?.();
@@ -160,9 +117,8 @@ export class EventTtl {
 
   /** One bounded pass: deletes what expired (up to the bound) and schedules what comes next. */
   pass(): number {
-    // Before the stored events are queued, only events written since the start are (they are newer than every
-    // stored one, so none of those is due before them); the seeding puts the stored ones ahead and reschedules.
-    if (!this.unsubscribe) return 0;
+    // Before the stored events are queued, nothing is due: the seeding schedules the first pass.
+    if (!this.unsubscribe || !this.seeded) return 0;
     const now = this.clock.nowMs();
     const store = this.reg.store;
     let deleted = 0;
@@ -205,8 +161,8 @@ export class EventTtl {
     const store = this.reg.store;
     const sameClock = Math.abs(store.now() - this.clock.nowMs()) < 1000;
     if (sameClock && store.writeTimes) {
-      this.seedImmediate = setImmediate(() => {
-        this.seedImmediate = undefined;
+      this.immediate = setImmediate(() => {
+        this.immediate = undefined;
         const known = this.unsubscribe ? store.writeTimes?.(eventsKey) : undefined;
         if (!known) return;
         const times = known.times.map((t) => Math.floor(Math.min(t, this.startedMs) / this.coalesceMs) * this.coalesceMs);
@@ -218,7 +174,7 @@ export class EventTtl {
     const buckets = new Map<number, number[]>();
     let i = 0;
     const step = () => {
-      this.seedImmediate = undefined;
+      this.immediate = undefined;
       if (!this.unsubscribe) return;
       for (const end = Math.min(all.length, i + seedChunk); i < end; i++) {
         const at = Math.floor(Math.min(lastWriteMs(all[i]), this.startedMs) / this.coalesceMs);
@@ -227,7 +183,7 @@ export class EventTtl {
         b.push(i);
       }
       if (i < all.length) {
-        this.seedImmediate = setImmediate(step);
+        this.immediate = setImmediate(step);
         return;
       }
       const ns: string[] = [];
@@ -245,7 +201,7 @@ export class EventTtl {
       }
       this.merge(ns, names, revs, times);
     };
-    this.seedImmediate = setImmediate(step);
+    this.immediate = setImmediate(step);
   }
 
   /** Puts the stored events (oldest first) ahead of those queued since the start, and starts the sweeps. */
@@ -266,9 +222,8 @@ export class EventTtl {
    */
   private compact(): void {
     const len = this.revs.length;
-    // Until the stored events are queued, stale entries wait (counting the live events would load every stored
-    // Event key, which the seeding reads anyway): the wait is bounded (quietMaxWaitMs).
-    const staleHeavy = this.seeded && len - this.head > 1024 && len - this.head > 2 * this.reg.store.count(eventsKey) + 1024;
+    const live = this.reg.store.count(eventsKey);
+    const staleHeavy = len - this.head > 2 * live + 1024;
     if (!staleHeavy && !(this.head > 1024 && this.head * 2 > len)) return;
     const store = this.reg.store;
     let w = 0;
@@ -288,13 +243,10 @@ export class EventTtl {
   }
 }
 
-/**
- * Starts expiring Events `ttlMs` after their last write; 0 keeps them. The stored Events are queued once the
- * process is quiet unless `opts` says otherwise. Returns the stop function.
- */
-export function startEventTtl(reg: Registry, clock: Clock, ttlMs: number, log?: Logger, opts: EventTtlOptions = { seedWhenQuiet: true }): () => void {
+/** Starts expiring Events `ttlMs` after their last write; 0 keeps them. Returns the stop function. */
+export function startEventTtl(reg: Registry, clock: Clock, ttlMs: number, log?: Logger): () => void {
   if (!(ttlMs > 0)) return () => undefined;
-  const ttl = new EventTtl(reg, clock, ttlMs, log, opts);
+  const ttl = new EventTtl(reg, clock, ttlMs, log);
   ttl.start();
   return () => ttl.stop();
 }

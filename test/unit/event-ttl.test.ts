@@ -114,38 +114,3 @@ test('lastWriteMs reads the latest of an event\'s timestamps', () => {
   assert.equal(lastWriteMs(e as never), Date.parse('2026-01-01T00:20:00Z'));
   assert.equal(lastWriteMs({ apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' }, lastTimestamp: 'garbage', series: 'x' } as never), 0);
 });
-
-test('seedWhenQuiet: stored events are queued once the process is quiet; events written meanwhile expire on time', async () => {
-  const { reg, clock, store, def } = setup(start - ttl);
-  reg.create(def, 'default', event('stored', start - ttl));
-  clock.advance(ttl / 2);
-  await store.committed();
-  const expiry = new EventTtl(reg, clock, ttl, undefined, { seedWhenQuiet: true });
-  try {
-    expiry.start();
-    // Busy: the event loop is kept running for a while (as a restart's own work would).
-    const busyUntil = performance.now() + 700;
-    while (performance.now() < busyUntil) {
-      const t = performance.now();
-      while (performance.now() - t < 20) { /* spin */ }
-      await turn();
-    }
-    assert.equal(expiry.stats().queued, 0, 'not queued while busy');
-    // Written after the start: expires a TTL later even before the stored events are queued.
-    reg.create(def, 'default', event('fresh', clock.nowMs()));
-    await store.committed();
-    assert.equal(expiry.stats().queued, 1);
-    clock.advance(ttl + 1_000);
-    assert.equal(reg.getStored('core/events', 'default', 'fresh'), undefined, 'the fresh event expired on time');
-    assert.equal(store.count('core/events'), 1, 'the stored one waits for its queueing');
-    // Quiet now: within a few polls the stored events are queued, and the one long due is expired on the next pass.
-    const waitUntil = performance.now() + 10_000;
-    while (expiry.stats().queued === 0 && performance.now() < waitUntil) await new Promise((r) => setTimeout(r, 50));
-    assert.equal(expiry.stats().queued, 1, 'queued once quiet');
-    clock.advance(1_000);
-    assert.equal(reg.getStored('core/events', 'default', 'stored'), undefined, 'then expired');
-  } finally {
-    expiry.stop();
-    store.close();
-  }
-});
