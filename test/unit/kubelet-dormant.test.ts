@@ -13,6 +13,7 @@ import { createLogger } from '../../src/util/logger.js';
 import { steadyAtRestart } from '../../src/kubelet/pod-dormant.js';
 import { scripted } from '../../src/kubelet/container-command.js';
 import { logProvider } from '../../src/kubelet/log-provider.js';
+import { appendContainerLogByUid } from '../../src/kubelet/container-log-append.js';
 import type { KObject } from '../../src/machinery/types.js';
 
 const rv = (p: Pod | undefined) => p?.metadata?.resourceVersion;
@@ -78,6 +79,14 @@ test('a dormant pod writes nothing, reads the logs adoption would have built, an
   assert.equal(rv(h.pod('web')), rv(before), 'no status write');
   assert.equal(h.store.count('core/events'), events, 'no events');
   assert.equal(logText(h.pod('web')), logs, 'the same lines, at the same times');
+  h.create(podSpec('served', { containers: [{ name: 'c', image: 'nginx' }] }));
+  await h.run(5000);
+  restart(h, 1000, later);
+  await h.run(1000);
+  // A line printed into a dormant pod's container (an nginx access line) lands in the log adoption builds.
+  const served = h.pod('served');
+  assert.equal(appendContainerLogByUid(served?.metadata?.uid ?? '', 'c', 'GET / 200'), true, 'a running container takes the line');
+  assert.match(logText(h.pod('served')), /\d+ GET \/ 200$/);
   h.create(podSpec('again', { containers: [{ name: 'c', image: 'nginx', imagePullPolicy: 'IfNotPresent' }] }));
   await h.run(2000);
   const reasons = h.events('again').map((e) => e.reason);
