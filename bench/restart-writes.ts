@@ -40,8 +40,12 @@ async function serve(dataDir: string, cluster: string, nodeArgs: string[] = []):
   return { pid: child.pid!, url, t0, async stop() { child.kill('SIGTERM'); await exited; } };
 }
 
+/** The server's CPU seconds when the last window began (so: spent until steady, the idle window excluded). */
+let cpuBeforeLastWindow = 0;
+
 async function cpuShare(pid: number, ms: number): Promise<number> {
   const c0 = cpuSecondsOf(pid);
+  cpuBeforeLastWindow = c0;
   const t = performance.now();
   await sleep(ms);
   return (cpuSecondsOf(pid) - c0) / ((performance.now() - t) / 1000);
@@ -128,7 +132,7 @@ async function restart(dataDir: string, cluster: string, idleCpu: number): Promi
   const threshold = Math.max(0.15, idleCpu * 1.5 + 0.05);
   const share = await idle(s.pid, threshold, 60_000);
   const steady = performance.now() - s.t0 - 1000;
-  console.log(`restart: first answer ${(first / 1000).toFixed(2)} s, all Running ${(running / 1000).toFixed(2)} s, steady ${(steady / 1000).toFixed(2)} s (cpu ${share.toFixed(2)}, threshold ${threshold.toFixed(2)})`);
+  console.log(`restart: first answer ${(first / 1000).toFixed(2)} s, all Running ${(running / 1000).toFixed(2)} s, steady ${(steady / 1000).toFixed(2)} s (cpu ${share.toFixed(2)}, threshold ${threshold.toFixed(2)}); server CPU until steady ${cpuBeforeLastWindow.toFixed(2)} s`);
   await p.close();
   await s.stop();
 

@@ -224,6 +224,15 @@ function dateText(d: Date): string {
  * What `command` + `args` do, or undefined when the program is not one the interpreter knows (the image's own
  * entrypoint, a server binary): then the container's defaults apply.
  */
+/** Whether `interpret` runs anything for this command line (false: it returns undefined, the image's own process runs). */
+export function scripted(command: string[] | undefined, args: string[] | undefined): boolean {
+  const first = command?.length ? command[0] : args?.[0];
+  if (first === undefined) return false;
+  const name = base(first);
+  const second = command?.length ? (command.length > 1 ? command[1] : args?.[0]) : args?.[1];
+  return (shells.has(name) && second === '-c') || known.has(name);
+}
+
 export function interpret(command: string[] | undefined, args: string[] | undefined, env: ScriptEnv): ScriptResult | undefined {
   const argv = command?.length ? [...command, ...(args ?? [])] : [...(args ?? [])];
   if (argv.length === 0) return undefined;

@@ -39,7 +39,7 @@ export class KubeletManager implements NodeDirectory {
   private nextIndex = 0;
   private readonly stops: Array<() => void> = [];
   /** Pod IPs found in pod status at start-up, by node, so restarted agents keep handing out fresh ones. */
-  private podIPsAtStart: Map<string, Array<[string, string]>> | undefined;
+  private podIPsAtStart: Map<string, Pod[]> | undefined;
   private readonly servedNames = new Set<string>();
 
   /** `serves`: the nodes this process simulates (all when unset; others belong to other processes). */
@@ -80,7 +80,7 @@ export class KubeletManager implements NodeDirectory {
       if (!node || !p.status?.podIP || !p.metadata?.uid) continue;
       let list = this.podIPsAtStart.get(node);
       if (!list) this.podIPsAtStart.set(node, (list = []));
-      list.push([p.metadata.uid, p.status.podIP]);
+      list.push(p);
     }
     this.stops.push(this.client.watch('v1/nodes', (c) => this.onNodeChange(c)));
     const nodes = this.client.list('v1/nodes');
@@ -217,9 +217,11 @@ export class KubeletManager implements NodeDirectory {
     }
     const internalIP = internalIpOf(cur.status) ?? internalIpForIndex(index ?? this.allocateIndex());
     const agent = new NodeAgent(this.nodeClient(name), this.log, { name, uid: cur.metadata?.uid ?? '', internalIP, podCIDR });
-    const known = this.podIPsAtStart ? this.podIPsAtStart.get(name) : newNode ? undefined : this.scanPodIPs(name);
+    // The pods found at start on this node (filed by start(): each has a uid and a pod IP), else a scan.
+    const atStart = this.podIPsAtStart?.get(name);
     this.rememberServed(name);
-    for (const [uid, ip] of known ?? []) agent.adoptPodIP(uid, ip);
+    if (atStart) for (const p of atStart) agent.adoptPodIP(p.metadata!.uid!, p.status!.podIP!);
+    else if (!this.podIPsAtStart && !newNode) for (const [uid, ip] of this.scanPodIPs(name)) agent.adoptPodIP(uid, ip);
     return agent;
   }
 

@@ -73,6 +73,9 @@ export class NodeAgent implements NodeAgentView {
   allocatePodIP(podUid: string): string {
     return this.ips.allocate(podUid);
   }
+  holdPodIP(podUid: string): void {
+    this.ips.hold(podUid);
+  }
   releasePodIP(podUid: string): void {
     this.ips.release(podUid);
   }
@@ -157,9 +160,10 @@ export class NodeAgent implements NodeAgentView {
     const due = force || nowMs >= this.nextReportMs;
     const oldReady = current?.conditions?.find((c) => c.type === 'Ready');
     const lastBeat = oldReady?.lastHeartbeatTime ? new Date(oldReady.lastHeartbeatTime) : now;
-    const kept = kubeletStatus({ name: this.nodeName, internalIP: this.hostIP, bootSeed: this.bootSeed, current, heartbeat: lastBeat, now });
-    if (!due && JSON.stringify(kept) === JSON.stringify(current)) return;
-    const status = due ? kubeletStatus({ name: this.nodeName, internalIP: this.hostIP, bootSeed: this.bootSeed, current, heartbeat: now, now }) : kept;
+    // A report that is due is written whatever it holds: what would be kept is built only to compare with.
+    const kept = due ? undefined : kubeletStatus({ name: this.nodeName, internalIP: this.hostIP, bootSeed: this.bootSeed, current, heartbeat: lastBeat, now });
+    if (kept && JSON.stringify(kept) === JSON.stringify(current)) return;
+    const status = kept ?? kubeletStatus({ name: this.nodeName, internalIP: this.hostIP, bootSeed: this.bootSeed, current, heartbeat: now, now });
     const def = this.client.resource('v1/nodes')!;
     try {
       const written = this.client.guaranteedUpdate(def, '', this.nodeName, (cur) => ({ ...cur, status }), { subresource: 'status', pure: true });

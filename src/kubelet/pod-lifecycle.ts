@@ -15,6 +15,7 @@ import { PodAdvancer } from './pod-advance.js';
 import { evaluateResize } from './pod-resize.js';
 import { addEphemeralRuns, allRuns, type ContainerRun, type PodRun } from './pod-runtime.js';
 import { adoptedStatusCurrent, adoptPod, markPresent } from './pod-adopt.js';
+import { addRunningImages, steadyAtRestart } from './pod-dormant.js';
 import { buildStatus, podPhase } from './pod-status.js';
 import type { KubeletContext, NodeAgentView, NodeDirectory } from './types.js';
 import { nodeClient } from './node-client.js';
@@ -50,6 +51,11 @@ export class PodLifecycle {
   /** The resourceVersion of the kubelet's last status write of each pod it runs (by uid). */
   private readonly writtenRv = new Map<string, string>();
   private readonly pulled = new Map<string, Set<string>>();
+  /**
+   * Pods found steady at the restart (pod-dormant.ts), by uid: the stored pod as found. Their runtime record, plans
+   * and logs are built from it on first need (wake): a change to the pod, a log read or append.
+   */
+  private readonly dormant = new Map<string, Pod>();
   private readonly stops: Array<() => void> = [];
   readonly logs: LogStore;
 
@@ -68,9 +74,14 @@ export class PodLifecycle {
     this.stops.push(nodes.onAgentStarted((node) => {
       for (const key of this.byNode.get(node) ?? []) this.queue.add(key);
     }));
-    for (const p of ctx.client.list('v1/pods')) this.queue.add(keyOf(p));
+    // Every pod there is gets a first look once the agents have started (they start right after this constructor).
+    const first = setImmediate(() => this.firstLook());
+    this.stops.push(() => clearImmediate(first));
     setLogProvider(this.logProvider());
-    setContainerLogSink((uid, container, line) => this.logs.append(uid, container, line));
+    setContainerLogSink((uid, container, line) => {
+      this.wake(uid);
+      return this.logs.append(uid, container, line);
+    });
   }
 
   stop(): void {
@@ -78,6 +89,23 @@ export class PodLifecycle {
     this.queue.stop();
     setLogProvider(undefined);
     setContainerLogSink(undefined);
+  }
+
+  /**
+   * The first look at the pods found at start: a steady one is left dormant here at once (what its reconcile would
+   * do, without a trip through the work queue for each of 100,000 pods); the others are queued for reconcile.
+   */
+  private firstLook(): void {
+    for (const p of this.ctx.client.list('v1/pods') as unknown as Pod[]) {
+      const key = keyOf(p);
+      const uid = p.metadata?.uid ?? '';
+      const nodeName = p.spec?.nodeName;
+      if (nodeName && !this.uidOfKey.has(key) && !this.runs.has(uid) && !this.dormant.has(uid) && this.sleep(p, uid, nodeName)) {
+        this.uidOfKey.set(key, uid);
+        continue;
+      }
+      this.queue.add(key);
+    }
   }
 
   private recorder(node: string): EventRecorder {
@@ -90,6 +118,11 @@ export class PodLifecycle {
     this.uidOfKey.delete(key);
     this.unfile(key);
     if (!uid) return;
+    const asleep = this.dormant.get(uid);
+    if (asleep) {
+      this.dormant.delete(uid);
+      this.nodes.agent(asleep.spec?.nodeName ?? '')?.releasePodIP(uid);
+    }
     const run = this.runs.get(uid);
     this.runs.delete(uid);
     this.writtenRv.delete(uid);
@@ -116,17 +149,12 @@ export class PodLifecycle {
     if (!nodeName) return;
     const uid = pod.metadata?.uid ?? '';
     this.uidOfKey.set(key, uid);
-    if (this.nodeOfKey.get(key) !== nodeName) {
-      this.unfile(key);
-      let set = this.byNode.get(nodeName);
-      if (!set) this.byNode.set(nodeName, (set = new Set()));
-      set.add(key);
-      this.nodeOfKey.set(key, nodeName);
-    }
+    let run = this.runs.get(uid) ?? this.wake(uid);
+    if (!run && this.nodeOfKey.get(key) === undefined && this.sleep(pod, uid, nodeName)) return;
+    this.file(key, nodeName);
     const agent = this.nodes.agent(nodeName);
     if (!agent) return;
     const now = this.ctx.clock.nowMs();
-    let run = this.runs.get(uid);
     const fresh = !run;
     if (!run) {
       const adopted = adoptPod(pod, nodeName, now);
@@ -154,6 +182,48 @@ export class PodLifecycle {
     return next === Infinity ? undefined : Math.max(1, next - now);
   }
 
+  private file(key: string, nodeName: string): void {
+    if (this.nodeOfKey.get(key) === nodeName) return;
+    this.unfile(key);
+    let set = this.byNode.get(nodeName);
+    if (!set) this.byNode.set(nodeName, (set = new Set()));
+    set.add(key);
+    this.nodeOfKey.set(key, nodeName);
+  }
+
+  /**
+   * A pod seen for the first time on a node whose kubelet runs, steady as stored (see pod-dormant.ts): its adoption
+   * waits. What others need at once is recorded now: its IP held in the node's pool, its images present on the node.
+   */
+  private sleep(pod: Pod, uid: string, nodeName: string): boolean {
+    const agent = this.nodes.agent(nodeName);
+    if (!agent || !uid || !steadyAtRestart(pod, this.ctx.clock.nowMs(), agent.hostIP)) return false;
+    this.dormant.set(uid, pod);
+    if (agent.holdPodIP) agent.holdPodIP(uid);
+    else agent.allocatePodIP(uid);
+    let images = this.pulled.get(nodeName);
+    if (!images) this.pulled.set(nodeName, (images = new Set()));
+    addRunningImages(pod, images);
+    return true;
+  }
+
+  /**
+   * Builds the runtime record of a dormant pod from the pod as stored at the restart, as adoption then would have
+   * (plans and logs included), and files it under its node. undefined when the pod is not dormant.
+   */
+  private wake(uid: string): PodRun | undefined {
+    const pod = this.dormant.get(uid);
+    if (!pod) return undefined;
+    this.dormant.delete(uid);
+    const nodeName = pod.spec?.nodeName ?? '';
+    const now = this.ctx.clock.nowMs();
+    const { run } = adoptPod(pod, nodeName, now);
+    this.runs.set(uid, run);
+    this.file(keyOf(pod), nodeName);
+    this.advancer(pod, run, this.nodes.agent(nodeName), now).resume();
+    return run;
+  }
+
   /**
    * Whether a status change may wait for the step due at `next` (see coalesceMs): the kubelet has posted the pod's
    * first status already, the pod is starting up and the next step is close.
@@ -163,7 +233,8 @@ export class PodLifecycle {
     return next - now <= coalesceMs && next <= run.firstSeenMs + coalesceUntilMs;
   }
 
-  private advancer(pod: Pod, run: PodRun, agent: NodeAgentView, now: number): PodAdvancer {
+  /** `agent` undefined: only to resume a record (no step that hands out an IP). */
+  private advancer(pod: Pod, run: PodRun, agent: NodeAgentView | undefined, now: number): PodAdvancer {
     const obj = pod as unknown as KObject;
     const rec = this.recorder(run.nodeName);
     let images = this.pulled.get(run.nodeName);
@@ -175,7 +246,10 @@ export class PodLifecycle {
       imagePresent: (image) => cache.has(image),
       markPulled: (image) => void cache.add(image),
       pull: (image, container) => pullImage(this.ctx.registry, obj, image, container),
-      allocateIP: () => (pod.spec?.hostNetwork ? agent.hostIP : agent.allocatePodIP(run.uid)),
+      allocateIP: () => {
+        if (!agent) throw new Error(`no kubelet runs on node ${run.nodeName}`);
+        return pod.spec?.hostNetwork ? agent.hostIP : agent.allocatePodIP(run.uid);
+      },
     });
   }
 
@@ -298,6 +372,7 @@ export class PodLifecycle {
       nowMs: () => this.ctx.clock.nowMs(),
       read: (pod, container, previous) => {
         const uid = pod.metadata.uid ?? '';
+        this.wake(uid);
         const name = pod.metadata.name ?? '';
         if (this.logs.has(uid, container, previous)) return { lines: this.logs.lines(uid, container, previous) };
         if (previous) return { error: `previous terminated container "${container}" in pod "${name}" not found` };
@@ -307,7 +382,10 @@ export class PodLifecycle {
         const reason = cs?.state?.waiting?.reason ?? 'ContainerCreating';
         return { error: `container "${container}" in pod "${name}" is waiting to start: ${reason}` };
       },
-      follow: (pod, container, skip, onLine, onEnd) => this.logs.follow(pod.metadata.uid ?? '', container, skip, onLine, onEnd),
+      follow: (pod, container, skip, onLine, onEnd) => {
+        this.wake(pod.metadata.uid ?? '');
+        return this.logs.follow(pod.metadata.uid ?? '', container, skip, onLine, onEnd);
+      },
     };
   }
 }

@@ -12,7 +12,7 @@ import { containerSpecs } from './pod-runtime.js';
 export const deferredRetryMs = 5000;
 
 /** Whether two containers' resources are alike (limits and requests, key order and absent maps aside). */
-const same = (a: ResourceRequirements | undefined, b: ResourceRequirements | undefined) =>
+export const sameResources = (a: ResourceRequirements | undefined, b: ResourceRequirements | undefined) =>
   a === b || (sameMap(a?.limits, b?.limits) && sameMap(a?.requests, b?.requests));
 const sameMap = (x: object | undefined, y: object | undefined) => jsonEqual(x ?? {}, y ?? {}, 4);
 
@@ -30,7 +30,7 @@ export function evaluateResize(client: Client, pod: Pod, run: PodRun, now: numbe
     for (const [k, v] of run.allocated) run.actuated.set(k, structuredClone(v));
     run.resizeInProgressUntilMs = undefined;
   }
-  const changed = containerSpecs(pod).filter(({ spec, kind }) => kind !== 'init' && !same(spec.resources, run.allocated.get(spec.name)));
+  const changed = containerSpecs(pod).filter(({ spec, kind }) => kind !== 'init' && !sameResources(spec.resources, run.allocated.get(spec.name)));
   if (changed.length === 0) {
     run.resizePending = undefined;
     return run.resizeInProgressUntilMs !== undefined ? run.resizeInProgressUntilMs - now : undefined;

@@ -25,6 +25,8 @@ export interface NodeAgentView {
   readonly hostIP: string;
   /** An IP from the node's podCIDR for this pod; the same pod uid always gets the same IP until released. */
   allocatePodIP(podUid: string): string;
+  /** As allocatePodIP, for a caller that does not need the address (not formatted); allocatePodIP when absent. */
+  holdPodIP?(podUid: string): void;
   releasePodIP(podUid: string): void;
 }
 

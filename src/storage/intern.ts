@@ -25,6 +25,8 @@ const worth = (v: string) => v.length > parserSharedLength && v.length <= maxInt
 export class StringInterner {
   private young = new Map<string, string>();
   private old = new Map<string, string>();
+  /** The interned copy each property name was given last (cleared with a generation, or past `lastOfMax` names). */
+  private lastOf = new Map<string, string>();
 
   constructor(private readonly capacity = 65_536) {}
 
@@ -37,8 +39,14 @@ export class StringInterner {
     if (this.young.size >= this.capacity) {
       this.old = this.young;
       this.young = new Map();
+      this.lastOf = new Map();
     }
     return kept;
+  }
+
+  private remember(key: string, value: string): void {
+    if (this.lastOf.size >= lastOfMax && !this.lastOf.has(key)) this.lastOf.clear();
+    this.lastOf.set(key, value);
   }
 
   size(): number {
@@ -74,7 +82,12 @@ export class StringInterner {
       const v = rec[k];
       // (Equal strings compare equal whatever their copy: assign unconditionally; `__proto__` is never assigned.)
       if (typeof v === 'string') {
-        if (worth(v) && !uniqueKeys.has(k) && ((k !== 'uid' && k !== 'name') || depth !== 1)) rec[k] = this.intern(v);
+        if (!worth(v) || uniqueKeys.has(k) || ((k === 'uid' || k === 'name') && depth === 1)) continue;
+        // Objects of one kind repeat their values key by key (the same image, node, timestamps): the copy this key
+        // got last is compared first (no hashing), the table is asked only when the value differs.
+        const prev = this.lastOf.get(k);
+        if (prev === v) rec[k] = prev;
+        else this.remember(k, (rec[k] = this.intern(v)));
       } else if (v !== null && typeof v === 'object' && depth < maxObjectDepth) this.walk(v, depth + 1);
     }
   }
@@ -102,6 +115,9 @@ export class StringInterner {
     }
   }
 }
+
+/** The most property names whose last interned value is remembered (client objects may use any names). */
+const lastOfMax = 1024;
 
 /** How deep `walk` recurses before it goes on with an explicit stack. */
 const recursionDepth = 64;

@@ -169,6 +169,13 @@ test('the interner shares equal strings, leaves long ones alone and stays bounde
   let deep: Record<string, unknown> = { v: 'leaf' };
   for (let i = 0; i < 5000; i++) deep = { d: deep };
   t.internValues(deep);
+  // Values compared key by key with the copy the key got last: equal values stay equal, changed ones change, and
+  // thousands of distinct property names (any client object's) are fine.
+  const wide = new StringInterner();
+  const objs = [0, 1, 2].map((n) => Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`key-${i}`, `a value long enough ${i % 7 === 0 ? n : ''}`])));
+  const copies = objs.map((o) => ({ ...o }));
+  for (const o of objs) wide.internValues(o);
+  assert.deepEqual(objs, copies);
 });
 
 test('after a restart, Event reads and writes of single keys do not load every key; the load completes them correctly', async () => {
