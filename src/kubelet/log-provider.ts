@@ -1,5 +1,6 @@
 // Where pods/log reads container output: the kubelet simulation installs a provider, the API's log handler asks it.
 import type { KObject } from '../machinery/types.js';
+import type { LogStore } from './log-store.js';
 
 export interface PodLogLine {
   /** Clock time the line was printed, in ms. */
@@ -25,3 +26,30 @@ export function logProvider(): LogProvider | undefined {
   return provider;
 }
 
+
+/**
+ * The kubelets' provider: lines from their log store. `wake` runs first with the pod's uid, so a pod whose runtime
+ * record waits to be built (dormant after a restart) has its logs laid out before they are read.
+ */
+export function storeLogProvider(logs: LogStore, wake: (uid: string) => void, nowMs: () => number): LogProvider {
+  return {
+    nowMs,
+    read: (pod, container, previous) => {
+      const uid = pod.metadata.uid ?? '';
+      wake(uid);
+      const name = pod.metadata.name ?? '';
+      if (logs.has(uid, container, previous)) return { lines: logs.lines(uid, container, previous) };
+      if (previous) return { error: `previous terminated container "${container}" in pod "${name}" not found` };
+      type Cs = Array<{ name: string; state?: { waiting?: { reason?: string } } }>;
+      const st = pod.status as { containerStatuses?: Cs; initContainerStatuses?: Cs; ephemeralContainerStatuses?: Cs } | undefined;
+      const cs = [...(st?.initContainerStatuses ?? []), ...(st?.containerStatuses ?? []), ...(st?.ephemeralContainerStatuses ?? [])].find((c) => c.name === container);
+      const reason = cs?.state?.waiting?.reason ?? 'ContainerCreating';
+      return { error: `container "${container}" in pod "${name}" is waiting to start: ${reason}` };
+    },
+    follow: (pod, container, skip, onLine, onEnd) => {
+      const uid = pod.metadata.uid ?? '';
+      wake(uid);
+      return logs.follow(uid, container, skip, onLine, onEnd);
+    },
+  };
+}

@@ -3,19 +3,19 @@
 // Level-triggered: one work queue of pod keys; each reconcile advances the pod's runtime record to the current
 // clock time, writes the resulting status and asks to be called again when the next stage is due.
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { setLogProvider, type LogProvider } from './log-provider.js';
+import { setLogProvider, storeLogProvider } from './log-provider.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import { WorkQueue } from '../controllers/runtime/work-queue.js';
 import type { KObject } from '../machinery/types.js';
 import { jsonEqual } from '../util/json-tree.js';
-import { interpret } from './container-command.js';
-import { containerEnv } from './container-plan.js';
 import { LogStore } from './log-store.js';
 import { PodAdvancer } from './pod-advance.js';
 import { evaluateResize } from './pod-resize.js';
 import { addEphemeralRuns, allRuns, type ContainerRun, type PodRun } from './pod-runtime.js';
 import { adoptedStatusCurrent, adoptPod, markPresent } from './pod-adopt.js';
 import { addRunningImages, steadyAtRestart } from './pod-dormant.js';
+import { NodeFiling } from './node-filing.js';
+import { activeDeadline, preStopMs, sigtermExitCode } from './pod-termination.js';
 import { buildStatus, podPhase } from './pod-status.js';
 import type { KubeletContext, NodeAgentView, NodeDirectory } from './types.js';
 import { nodeClient } from './node-client.js';
@@ -44,9 +44,8 @@ export class PodLifecycle {
   private readonly queue: WorkQueue;
   private readonly runs = new Map<string, PodRun>();
   private readonly uidOfKey = new Map<string, string>();
-  private readonly byNode = new Map<string, Set<string>>();
-  /** The node each key in byNode is filed under (one per key), so forgetting a pod touches one set. */
-  private readonly nodeOfKey = new Map<string, string>();
+  /** Pod keys by the node they are bound to. */
+  private readonly filed = new NodeFiling();
   private readonly recorders = new Map<string, EventRecorder>();
   /** The resourceVersion of the kubelet's last status write of each pod it runs (by uid). */
   private readonly writtenRv = new Map<string, string>();
@@ -72,12 +71,12 @@ export class PodLifecycle {
       this.queue.add(key);
     }));
     this.stops.push(nodes.onAgentStarted((node) => {
-      for (const key of this.byNode.get(node) ?? []) this.queue.add(key);
+      for (const key of this.filed.keysOn(node)) this.queue.add(key);
     }));
     // Every pod there is gets a first look once the agents have started (they start right after this constructor).
     const first = setImmediate(() => this.firstLook());
     this.stops.push(() => clearImmediate(first));
-    setLogProvider(this.logProvider());
+    setLogProvider(storeLogProvider(this.logs, (uid) => void this.wake(uid), () => this.ctx.clock.nowMs()));
     setContainerLogSink((uid, container, line) => {
       this.wake(uid);
       return this.logs.append(uid, container, line);
@@ -116,7 +115,7 @@ export class PodLifecycle {
 
   private forget(key: string, uid: string | undefined): void {
     this.uidOfKey.delete(key);
-    this.unfile(key);
+    this.filed.unfile(key);
     if (!uid) return;
     const asleep = this.dormant.get(uid);
     if (asleep) {
@@ -130,15 +129,6 @@ export class PodLifecycle {
     if (run) this.nodes.agent(run.nodeName)?.releasePodIP(uid);
   }
 
-  private unfile(key: string): void {
-    const node = this.nodeOfKey.get(key);
-    if (node === undefined) return;
-    this.nodeOfKey.delete(key);
-    const set = this.byNode.get(node);
-    set?.delete(key);
-    if (set && !set.size) this.byNode.delete(node);
-  }
-
   private reconcile(key: string): number | void {
     const [namespace, name] = key.split('/');
     const pod = this.ctx.client.get('v1/pods', namespace, name) as unknown as Pod | undefined;
@@ -150,8 +140,8 @@ export class PodLifecycle {
     const uid = pod.metadata?.uid ?? '';
     this.uidOfKey.set(key, uid);
     let run = this.runs.get(uid) ?? this.wake(uid);
-    if (!run && this.nodeOfKey.get(key) === undefined && this.sleep(pod, uid, nodeName)) return;
-    this.file(key, nodeName);
+    if (!run && this.filed.nodeOf(key) === undefined && this.sleep(pod, uid, nodeName)) return;
+    this.filed.file(key, nodeName);
     const agent = this.nodes.agent(nodeName);
     if (!agent) return;
     const now = this.ctx.clock.nowMs();
@@ -168,9 +158,10 @@ export class PodLifecycle {
     if (run.finished) return;
     const advancer = this.advancer(pod, run, agent, now);
     if (fresh) advancer.resume();
-    const deadline = this.activeDeadline(pod, run, now);
+    const deadline = activeDeadline(pod, run, now);
+    if (deadline === 'exceeded') this.recorder(run.nodeName).event(pod as unknown as KObject, 'Normal', 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline');
     const resizeAfter = evaluateResize(this.ctx.client, pod, run, now, this.ctx.timings.startMs);
-    let next = Math.min(advancer.advance(), deadline ?? Infinity, resizeAfter === undefined ? Infinity : now + resizeAfter);
+    let next = Math.min(advancer.advance(), typeof deadline === 'number' ? deadline : Infinity, resizeAfter === undefined ? Infinity : now + resizeAfter);
     if (isTerminal(podPhase(pod, run, now))) {
       this.stopAll(run, now, pod, agent);
       run.finished = true;
@@ -180,15 +171,6 @@ export class PodLifecycle {
     // A pod just adopted whose stored status is already current is written nothing, without building it.
     if (!fresh || !adoptedStatusCurrent(pod, run, now, agent.hostIP)) this.writeStatus(pod, run, agent, now, next);
     return next === Infinity ? undefined : Math.max(1, next - now);
-  }
-
-  private file(key: string, nodeName: string): void {
-    if (this.nodeOfKey.get(key) === nodeName) return;
-    this.unfile(key);
-    let set = this.byNode.get(nodeName);
-    if (!set) this.byNode.set(nodeName, (set = new Set()));
-    set.add(key);
-    this.nodeOfKey.set(key, nodeName);
   }
 
   /**
@@ -219,7 +201,7 @@ export class PodLifecycle {
     const now = this.ctx.clock.nowMs();
     const { run } = adoptPod(pod, nodeName, now);
     this.runs.set(uid, run);
-    this.file(keyOf(pod), nodeName);
+    this.filed.file(keyOf(pod), nodeName);
     this.advancer(pod, run, this.nodes.agent(nodeName), now).resume();
     return run;
   }
@@ -253,38 +235,6 @@ export class PodLifecycle {
     });
   }
 
-  /**
-   * spec.activeDeadlineSeconds: once the pod has been active that long its containers are killed and it fails
-   * with reason DeadlineExceeded. Returns when the deadline falls due (undefined: none pending).
-   */
-  private activeDeadline(pod: Pod, run: PodRun, now: number): number | undefined {
-    const ads = pod.spec?.activeDeadlineSeconds;
-    if (ads === undefined || run.deadlineExceeded) return undefined;
-    const at = run.firstSeenMs + ads * 1000;
-    if (at > now) return at;
-    run.deadlineExceeded = true;
-    run.terminating ??= { startMs: at, stopAtMs: new Map(), graceEndMs: at };
-    for (const c of allRuns(run)) {
-      if (c.stage !== 'running') {
-        c.dueMs = undefined;
-        continue;
-      }
-      c.stopAtMs = Math.max(at, c.startedAtMs ?? at);
-      c.stopExitCode = 137;
-    }
-    this.recorder(run.nodeName).event(pod as unknown as KObject, 'Normal', 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline');
-    return undefined;
-  }
-
-  /**
-   * How a container answers SIGTERM: an image's own server (no command) shuts down cleanly with 0; a command the pod
-   * spec gives (a shell, a script) dies of the signal, 128+15, so a Job pod deleted while running ends Failed.
-   */
-  private sigtermExitCode(pod: Pod, name: string, kind: string): number {
-    const list = kind === 'main' ? pod.spec?.containers : kind === 'ephemeral' ? pod.spec?.ephemeralContainers : pod.spec?.initContainers;
-    return list?.find((x) => x.name === name)?.command?.length ? 143 : 0;
-  }
-
   /** Containers still running when the pod reaches a terminal phase (sidecars) are stopped with it. */
   private stopAll(run: PodRun, now: number, pod: Pod, agent: NodeAgentView): void {
     const running = allRuns(run).filter((c) => c.stage === 'running');
@@ -310,19 +260,6 @@ export class PodLifecycle {
     if (this.runs.get(run.uid) === run && written.metadata.resourceVersion) this.writtenRv.set(run.uid, written.metadata.resourceVersion);
   }
 
-  /** How long a container's preStop hook takes (sleep action or `sleep N` exec); Infinity when it never ends. */
-  private preStopMs(pod: Pod, name: string): number {
-    const spec = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].find((c) => c.name === name);
-    const hook = spec?.lifecycle?.preStop;
-    if (!spec || !hook) return 0;
-    if (hook.sleep) return hook.sleep.seconds * 1000;
-    if (hook.exec?.command) {
-      const r = interpret(hook.exec.command, undefined, { env: containerEnv(pod, spec), startMs: this.ctx.clock.nowMs() });
-      return r ? r.runMs ?? Infinity : 0;
-    }
-    return 0;
-  }
-
   private terminate(pod: Pod, run: PodRun, agent: NodeAgentView, now: number): number | void {
     const everStarted = run.containers.some((c) => c.containerID !== undefined);
     const ts = Date.parse(pod.metadata?.deletionTimestamp ?? '');
@@ -336,9 +273,9 @@ export class PodLifecycle {
             c.dueMs = undefined;
             continue;
           }
-          const want = now + this.preStopMs(pod, c.name);
+          const want = now + preStopMs(pod, c.name, this.ctx.clock.nowMs());
           c.stopAtMs = Math.min(want, graceEnd);
-          c.stopExitCode = want > graceEnd ? 137 : this.sigtermExitCode(pod, c.name, c.kind);
+          c.stopExitCode = want > graceEnd ? 137 : sigtermExitCode(pod, c.name, c.kind);
           rec.event(pod as unknown as KObject, 'Normal', 'Killing', `Stopping container ${c.name}`, fieldPathOf(c));
         }
       } else if (graceEnd < run.terminating.graceEndMs) {
@@ -365,27 +302,5 @@ export class PodLifecycle {
     } catch (err) {
       this.ctx.log.debug({ err, pod: `${run.namespace}/${run.name}` }, 'pod already gone');
     }
-  }
-
-  private logProvider(): LogProvider {
-    return {
-      nowMs: () => this.ctx.clock.nowMs(),
-      read: (pod, container, previous) => {
-        const uid = pod.metadata.uid ?? '';
-        this.wake(uid);
-        const name = pod.metadata.name ?? '';
-        if (this.logs.has(uid, container, previous)) return { lines: this.logs.lines(uid, container, previous) };
-        if (previous) return { error: `previous terminated container "${container}" in pod "${name}" not found` };
-        type Cs = Array<{ name: string; state?: { waiting?: { reason?: string } } }>;
-        const st = pod.status as { containerStatuses?: Cs; initContainerStatuses?: Cs; ephemeralContainerStatuses?: Cs } | undefined;
-        const cs = [...(st?.initContainerStatuses ?? []), ...(st?.containerStatuses ?? []), ...(st?.ephemeralContainerStatuses ?? [])].find((c) => c.name === container);
-        const reason = cs?.state?.waiting?.reason ?? 'ContainerCreating';
-        return { error: `container "${container}" in pod "${name}" is waiting to start: ${reason}` };
-      },
-      follow: (pod, container, skip, onLine, onEnd) => {
-        this.wake(pod.metadata.uid ?? '');
-        return this.logs.follow(pod.metadata.uid ?? '', container, skip, onLine, onEnd);
-      },
-    };
   }
 }
