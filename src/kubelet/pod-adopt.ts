@@ -174,7 +174,7 @@ export function adoptedStatusCurrent(pod: Pod, run: PodRun, now: number, hostIP:
 }
 
 /** Two resource lists (name → quantity text) hold the same entries; an empty list equals a missing one. */
-function sameQuantities(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): boolean {
+export function sameQuantities(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): boolean {
   const ka = a ? Object.keys(a) : [];
   const kb = b ? Object.keys(b) : [];
   if (ka.length !== kb.length) return false;

@@ -10,6 +10,7 @@ import { scripted } from './container-command.js';
 import { normalizeImage } from './container-ids.js';
 import { iso } from './pod-advance.js';
 import { sameResources } from './pod-resize.js';
+import { sameQuantities } from './pod-adopt.js';
 
 /** The annotations that put a timer on a running container (an exit, a readiness or liveness failure, an OOM kill). */
 const timerAnnotations = [
@@ -110,15 +111,6 @@ function steadyContainer(want: Container, s: ContainerStatus, now: number): bool
   // Adopted as allocated and actuated: what the status reports; a spec that differs from it is a resize.
   if (!s.resources || !sameQuantities(s.allocatedResources, s.resources.requests)) return false;
   return sameResources(want.resources, s.resources);
-}
-
-/** Two resource lists (name → quantity text) hold the same entries; an empty list equals a missing one. */
-function sameQuantities(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): boolean {
-  const ka = a ? Object.keys(a) : [];
-  const kb = b ? Object.keys(b) : [];
-  if (ka.length !== kb.length) return false;
-  for (const k of ka) if (!Object.prototype.hasOwnProperty.call(b, k) || a![k] !== b![k]) return false;
-  return true;
 }
 
 /** Adds the images a steady pod's containers run to `present` (its node's runtime has them). */
