@@ -48,12 +48,19 @@ export interface EventTtlStats {
 /** The expiry of Events in one registry's store; `start` it, `stop` it at shutdown. */
 export class EventTtl {
   // The queue, as parallel arrays from `head` (entries before it are consumed).
-  private ns: string[] = [];
-  private names: string[] = [];
+  // A stored Event queued at start-up has no key here until its entry comes up (keyOf reads it by revision).
+  private ns: Array<string | undefined> = [];
+  private names: Array<string | undefined> = [];
   private revs: number[] = [];
   private times: number[] = [];
   private head = 0;
   private expired = 0;
+  /**
+   * About how many Events are stored: those queued at start-up plus the ones added since, less those deleted (an
+   * Event written in the moment between the start and the read of the stored ones counts twice). It decides when
+   * stale entries are compacted; asking the store would load every Event key after a restart.
+   */
+  private live = 0;
   private seeded = false;
   private startedMs = 0;
   private cancelTimer: (() => void) | undefined;
@@ -70,7 +77,11 @@ export class EventTtl {
     if (this.unsubscribe) return;
     this.startedMs = this.clock.nowMs();
     this.unsubscribe = this.reg.store.hub.subscribe(eventsKey, (c) => {
-      if (c.type === 'DELETED') return;
+      if (c.type === 'DELETED') {
+        this.live--;
+        return;
+      }
+      if (c.type === 'ADDED') this.live++;
       const m = c.object.metadata;
       this.push(m.namespace ?? '', m.name ?? '', c.rv, this.clock.nowMs());
     });
@@ -126,14 +137,15 @@ export class EventTtl {
       const i = this.head;
       if (this.times[i] + this.ttlMs > now) break;
       this.head++;
-      const cur = store.get(eventsKey, this.ns[i], this.names[i]);
+      const key = this.keyOf(i);
+      const cur = key && store.get(eventsKey, key.namespace, key.name);
       // Written again since (a later entry stands for it) or gone already.
-      if (!cur || Number(cur.metadata.resourceVersion) !== this.revs[i]) continue;
+      if (!key || !cur || Number(cur.metadata.resourceVersion) !== this.revs[i]) continue;
       try {
-        store.delete(eventsKey, this.ns[i], this.names[i], this.revs[i]);
+        store.delete(eventsKey, key.namespace, key.name, this.revs[i]);
         deleted++;
       } catch (err) {
-        this.log?.debug({ err, event: `${this.ns[i]}/${this.names[i]}` }, 'expiring an event failed');
+        this.log?.debug({ err, event: `${key.namespace}/${key.name}` }, 'expiring an event failed');
       }
     }
     this.expired += deleted;
@@ -165,10 +177,12 @@ export class EventTtl {
         this.immediate = undefined;
         const known = this.unsubscribe ? store.writeTimes?.(eventsKey) : undefined;
         if (!known) return;
-        // The arrays are this call's own: bucketed in place (no second array of 500,000 times).
+        // The arrays are this call's own: bucketed in place (no second array of 500,000 times). The keys are read by
+        // revision when their entry comes up (most of them an hour later, or never: no string kept per Event meanwhile).
         const times = known.times;
         for (let i = 0; i < times.length; i++) times[i] = Math.floor(Math.min(times[i], this.startedMs) / this.coalesceMs) * this.coalesceMs;
-        this.merge(known.namespaces, known.names, known.revs, times);
+        const unknown = new Array<string | undefined>(known.revs.length);
+        this.merge(unknown, unknown.slice(), known.revs, times);
       });
       return;
     }
@@ -207,7 +221,17 @@ export class EventTtl {
   }
 
   /** Puts the stored events (oldest first) ahead of those queued since the start, and starts the sweeps. */
-  private merge(ns: string[], names: string[], revs: number[], times: number[]): void {
+  /** Entry `i`'s key: its own, or (a stored Event queued at start-up) the key of the change at its revision. */
+  private keyOf(i: number): { namespace: string; name: string } | undefined {
+    const namespace = this.ns[i];
+    const name = this.names[i];
+    if (namespace !== undefined && name !== undefined) return { namespace, name };
+    // Not kept: that revision was compacted away, so the Event was written again since (a later entry stands for it).
+    return this.reg.store.keyAt?.(eventsKey, this.revs[i]);
+  }
+
+  private merge(ns: Array<string | undefined>, names: Array<string | undefined>, revs: number[], times: number[]): void {
+    this.live += revs.length;
     for (let j = this.head; j < this.revs.length; j++) {
       ns.push(this.ns[j]);
       names.push(this.names[j]);
@@ -224,18 +248,23 @@ export class EventTtl {
    */
   private compact(): void {
     const len = this.revs.length;
-    const live = this.reg.store.count(eventsKey);
+    const live = Math.max(0, this.live);
     const staleHeavy = len - this.head > 2 * live + 1024;
     if (!staleHeavy && !(this.head > 1024 && this.head * 2 > len)) return;
     const store = this.reg.store;
     let w = 0;
     for (let i = this.head; i < len; i++) {
+      let namespace = this.ns[i];
+      let name = this.names[i];
       if (staleHeavy) {
-        const cur = store.get(eventsKey, this.ns[i], this.names[i]);
-        if (!cur || Number(cur.metadata.resourceVersion) !== this.revs[i]) continue;
+        // An entry queued at start-up gets its key now (amortised like the rest: the queue is twice the live events).
+        const key = this.keyOf(i);
+        const cur = key && store.get(eventsKey, key.namespace, key.name);
+        if (!key || !cur || Number(cur.metadata.resourceVersion) !== this.revs[i]) continue;
+        ({ namespace, name } = key);
       }
-      this.ns[w] = this.ns[i];
-      this.names[w] = this.names[i];
+      this.ns[w] = namespace;
+      this.names[w] = name;
       this.revs[w] = this.revs[i];
       this.times[w] = this.times[i];
       w++;

@@ -74,22 +74,6 @@ export class ObjectCache {
     if (!t.loadFrom) t.gone = undefined;
   }
 
-  /**
-   * Completes the key load of a cold table still loading from rows read for another purpose (the Event TTL's
-   * write-time pass reads every Event key once anyway), instead of reading them all a second time. Keys already in
-   * memory (loaded, or written since start-up) keep their entry, keys deleted since start-up stay deleted.
-   */
-  completeKeys(resource: string, namespaces: readonly string[], names: readonly string[], revs: readonly number[]): void {
-    const t = this.tables.get(resource);
-    if (!t?.loadFrom || !t.cold) return;
-    for (let i = 0; i < revs.length; i++) {
-      const key = keyOf(namespaces[i], names[i]);
-      if (!t.items.has(key) && !t.gone?.has(key)) t.set(key, revs[i]);
-    }
-    t.loadFrom = undefined;
-    t.gone = undefined;
-  }
-
   /** The table of `resource`, its keys all loaded. */
   loaded(resource: string): ResourceTable | undefined {
     const t = this.tables.get(resource);
@@ -184,8 +168,7 @@ export class ObjectCache {
    */
   async warm(): Promise<void> {
     for (const t of this.tables.values()) {
-      // A cold table's keys are left to load with their first reader (a single key is looked up alone), or with the
-      // Event TTL's write-time pass, which reads them all anyway (see completeKeys): not a second time here.
+      // A cold table's keys are left to load with their first reader (a single key is looked up alone).
       if (t.cold) continue;
       while (t.loadFrom && !this.isClosed()) {
         this.loadKeys(t, 10 * warmPage);

@@ -84,6 +84,7 @@ export class SqliteStore implements Storage {
   private readonly stmts: {
     setMeta: Statement;
     changesPage: Statement;
+    keyAt: Statement;
   };
 
   constructor(opts: StoreOptions) {
@@ -105,6 +106,7 @@ export class SqliteStore implements Storage {
     this.stmts = {
       setMeta: this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
       changesPage: this.db.prepare('SELECT rv, resource, namespace, name, type, value FROM changes WHERE resource = ? AND rv > ? AND rv <= ? ORDER BY rv LIMIT ?'),
+      keyAt: this.db.prepare('SELECT namespace, name FROM changes WHERE rv = ? AND resource = ?'),
     };
     this.persist = batchWriter(this.db, () => this.now());
     this.interning = new InternQueue((obj) => this.cache.internAll(obj as KObject));
@@ -129,26 +131,26 @@ export class SqliteStore implements Storage {
   }
 
   /**
-   * Committed objects of `resource` in revision (so write) order, each with the time of the group commit that wrote
-   * it: the first recorded batch at or after its revision (a compacted batch time reads as a later one, never an
-   * earlier one). Reads keys and revisions only.
+   * Committed objects of `resource` by revision, in revision (so write) order, each with the time of the group commit
+   * that wrote it: the first recorded batch at or after its revision (a compacted batch time reads as a later one,
+   * never an earlier one). Reads revisions only: no key or object (500,000 Events after a restart cost about 50 ms).
    */
   writeTimes(resource: string): WriteTimes {
-    const out: WriteTimes = { namespaces: [], names: [], revs: [], times: [] };
     const batches = this.db.prepare('SELECT rv, ms FROM revision_times ORDER BY rv').raw().all() as Array<[number, number]>;
-    const rows = this.db.prepare('SELECT namespace, name, rv FROM objects WHERE resource = ? ORDER BY rv').raw().all(resource) as Array<[string, string, number]>;
+    const revs = this.db.prepare('SELECT rv FROM objects WHERE resource = ?').pluck().all(resource) as number[];
+    revs.sort((a, b) => a - b);
+    const times = new Array<number>(revs.length);
     const fallback = this.now();
     let b = 0;
-    for (const [namespace, name, rv] of rows) {
-      while (b < batches.length && batches[b][0] < rv) b++;
-      out.namespaces.push(namespace);
-      out.names.push(name);
-      out.revs.push(rv);
-      out.times.push(b < batches.length ? batches[b][1] : fallback);
+    for (let i = 0; i < revs.length; i++) {
+      while (b < batches.length && batches[b][0] < revs[i]) b++;
+      times[i] = b < batches.length ? batches[b][1] : fallback;
     }
-    // The same rows complete a cold table's key load (Events are loaded lazily after start-up).
-    this.cache.completeKeys(resource, out.namespaces, out.names, out.revs);
-    return out;
+    return { revs, times };
+  }
+
+  keyAt(resource: string, rv: number): { namespace: string; name: string } | undefined {
+    return (this.stmts.keyAt.get(rv, resource) as { namespace: string; name: string } | undefined) ?? undefined;
   }
 
   /** How many hot objects loaded at start-up are not parsed yet. */

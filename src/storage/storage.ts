@@ -6,9 +6,8 @@ import type { ChangeHistory } from './history.js';
 import type { Change, ChangeListener, Trigger, WatchHub } from './watch-hub.js';
 
 /** Parallel arrays: object i is (namespaces[i], names[i]) at revision revs[i], last written at times[i] (clock ms). */
+/** Committed objects by their revision, oldest write first, with the time of each write (ms, the store's clock). */
 export interface WriteTimes {
-  namespaces: string[];
-  names: string[];
   revs: number[];
   times: number[];
 }
@@ -77,6 +76,8 @@ export interface Storage {
    * without parsing any object (the Event TTL's start-up queue). Undefined when the backend keeps no write times.
    */
   writeTimes?(resource: string): WriteTimes | undefined;
+  /** The key of the change at revision `rv` of `resource` (undefined when that change is no longer kept). */
+  keyAt?(resource: string, rv: number): { namespace: string; name: string } | undefined;
 
   /** Drops history beyond the retention window; returns the compacted revision. */
   compact(retain?: number): number;

@@ -83,7 +83,7 @@ test('the store tells write times in write order; the Event TTL queues stored Ev
     clock.advance(ttl / 4);
     ({ store, reg, def } = open());
     const times = store.writeTimes('core/events');
-    assert.deepEqual(times.names, ['first', 'second']);
+    assert.deepEqual(times.revs.map((rv) => store.keyAt('core/events', rv)?.name), ['first', 'second']);
     assert.deepEqual(times.times, [start, start + ttl / 2]);
     assert.ok(times.revs[0] < times.revs[1]);
     const expiry = new EventTtl(reg, clock, ttl);
@@ -96,6 +96,55 @@ test('the store tells write times in write order; the Event TTL queues stored Ev
       assert.ok(reg.getStored('core/events', 'default', 'second'), 'kept: written half a TTL later (its timestamps are older)');
       clock.advance(ttl / 2);
       assert.equal(reg.getStored('core/events', 'default', 'second'), undefined);
+    } finally {
+      expiry.stop();
+      store.close();
+    }
+  } finally {
+    db.done();
+  }
+});
+
+test('stored Events queued at start-up without their keys are expired by key, and compacted away once rewritten', async () => {
+  const start = Date.UTC(2026, 0, 1);
+  const ttl = 60_000;
+  const clock = new ManualClock(start);
+  const db = tmpDb();
+  const open = () => {
+    const store = new SqliteStore({ path: db.path, now: () => clock.nowMs() });
+    const reg = new Registry(store, allResources, clock, createLogger('silent'));
+    bootstrap(reg);
+    return { store, reg, def: reg.find('', 'v1', 'events')! };
+  };
+  const event = (name: string): KObject => ({
+    apiVersion: 'v1', kind: 'Event', metadata: { name }, involvedObject: { kind: 'Pod', namespace: 'default', name: 'x' },
+    reason: 'Test', message: name, type: 'Normal', count: 1, lastTimestamp: rfc3339(new Date(start)),
+  });
+  try {
+    let { store, reg, def } = open();
+    for (let i = 0; i < 350; i++) reg.create(def, 'default', event(`e${i}`));
+    await store.committed();
+    store.close();
+    ({ store, reg, def } = open());
+    const expiry = new EventTtl(reg, clock, ttl);
+    try {
+      expiry.start();
+      await turn();
+      assert.equal(expiry.stats().queued, 350);
+      // 300 of them written six times more: 1,800 entries behind the 350 stored ones, stale but the last of each; the
+      // other 50 have only their entry from start-up.
+      for (let round = 0; round < 6; round++) {
+        for (let i = 0; i < 300; i++) {
+          const cur = store.get('core/events', 'default', `e${i}`)!;
+          store.update('core/events', { ...cur, count: round + 2 } as KObject);
+        }
+      }
+      await store.committed();
+      assert.ok(expiry.stats().queued < 650, `stale entries compacted away, stored ones included: ${expiry.stats().queued} left`);
+      clock.advance(ttl + 1000);
+      for (let i = 0; i < 20 && store.count('core/events') > 0; i++) await turn();
+      assert.equal(store.count('core/events'), 0, 'every Event expired a TTL after its last write');
+      assert.equal(expiry.stats().expired, 350);
     } finally {
       expiry.stop();
       store.close();

@@ -204,7 +204,9 @@ test('after a restart, Event reads and writes of single keys do not load every k
         if (complete === 'writeTimes') {
           const wt = r.writeTimes('core/events');
           assert.equal(wt.revs.length, 500);
-          assert.equal(loading().loadFrom, undefined, 'the write-time pass completed the load');
+          assert.ok(wt.revs.every((rv, i) => i === 0 || wt.revs[i - 1] < rv), 'in revision order');
+          assert.equal(r.keyAt('core/events', wt.revs[wt.revs.length - 1])?.name, added, 'the newest write is the event created last');
+          assert.ok(loading().loadFrom, 'the write-time pass reads revisions only: the keys still load with their first reader');
         }
         const names = r.list('core/events').map((e) => e.metadata.name);
         assert.equal(names.length, 500);
