@@ -88,9 +88,10 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
     (e.rejectors.has('InterPodAffinity') && e.pi.requiredAffinity.some((t) => termMatches(t, pi, lookups.nsLabels)));
   const podRemovedHelps = (e: QueuedPod) => [...e.rejectors].some((r) => !nodeOnlyPlugins.has(r));
 
-  const syncPod = (ns: string, name: string) => {
+  /** `listed`: the pod's current state as just listed (the start-up pass over 100,000 pods reads each once). */
+  const syncPod = (ns: string, name: string, listed?: Pod) => {
     const key = podKey(ns, name);
-    const pod = client.get('v1/pods', ns, name) as unknown as Pod | undefined;
+    const pod = listed ?? (client.get('v1/pods', ns, name) as unknown as Pod | undefined);
     // Group membership first: PreEnqueue of this pod (and of its group's pods) counts it.
     const group = tracker.sync(key, pod);
     const r = cache.syncAssigned(key, pod);
@@ -139,7 +140,7 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
     watchPause(client, () => loop?.kick()),
   ];
   for (const n of client.list('v1/nodes')) guard('node', () => syncNode(n.metadata.name ?? ''));
-  for (const p of client.list('v1/pods')) guard('pod', () => syncPod(p.metadata.namespace ?? '', p.metadata.name ?? ''));
+  for (const p of client.list('v1/pods')) guard('pod', () => syncPod(p.metadata.namespace ?? '', p.metadata.name ?? '', p as unknown as Pod));
   log.debug({ nodes: cache.nodeList().length, pending: queue.entries.size }, 'scheduler started');
 
   return {
