@@ -21,6 +21,27 @@ function tmpDb(): { path: string; done: () => void } {
   return { path: join(dir, 'bonsai.db'), done: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/** A manual clock, a data dir and a function opening a store and registry on them, for the Event TTL tests. */
+function eventTtlSetup() {
+  const start = Date.UTC(2026, 0, 1);
+  const ttl = 60_000;
+  const clock = new ManualClock(start);
+  const db = tmpDb();
+  const open = () => {
+    const store = new SqliteStore({ path: db.path, now: () => clock.nowMs() });
+    const reg = new Registry(store, allResources, clock, createLogger('silent'));
+    bootstrap(reg);
+    return { store, reg, def: reg.find('', 'v1', 'events')! };
+  };
+  return { start, ttl, clock, db, open };
+}
+
+/** An Event whose own timestamps say `atMs`. */
+const testEvent = (name: string, atMs: number): KObject => ({
+  apiVersion: 'v1', kind: 'Event', metadata: { name }, involvedObject: { kind: 'Pod', namespace: 'default', name: 'x' },
+  reason: 'Test', message: name, type: 'Normal', count: 1, firstTimestamp: rfc3339(new Date(atMs)), lastTimestamp: rfc3339(new Date(atMs)),
+});
+
 const pod = (name: string, namespace: string): KObject => ({
   apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace, labels: { app: 'web' } },
   spec: { nodeName: 'node-1', containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] },
@@ -57,21 +78,9 @@ test('after a restart, scans and namespace lists parse a page at a time and answ
 });
 
 test('the store tells write times in write order; the Event TTL queues stored Events from them', async () => {
-  const start = Date.UTC(2026, 0, 1);
-  const ttl = 60_000;
-  const clock = new ManualClock(start);
-  const db = tmpDb();
-  const open = () => {
-    const store = new SqliteStore({ path: db.path, now: () => clock.nowMs() });
-    const reg = new Registry(store, allResources, clock, createLogger('silent'));
-    bootstrap(reg);
-    return { store, reg, def: reg.find('', 'v1', 'events')! };
-  };
+  const { start, ttl, clock, db, open } = eventTtlSetup();
   // Event timestamps that say nothing useful (written long before): the write time decides.
-  const event = (name: string): KObject => ({
-    apiVersion: 'v1', kind: 'Event', metadata: { name }, involvedObject: { kind: 'Pod', namespace: 'default', name: 'x' },
-    reason: 'Test', message: name, type: 'Normal', count: 1, firstTimestamp: rfc3339(new Date(start - 10 * ttl)), lastTimestamp: rfc3339(new Date(start - 10 * ttl)),
-  });
+  const event = (name: string) => testEvent(name, start - 10 * ttl);
   try {
     let { store, reg, def } = open();
     reg.create(def, 'default', event('first'));
@@ -106,20 +115,8 @@ test('the store tells write times in write order; the Event TTL queues stored Ev
 });
 
 test('stored Events queued at start-up without their keys are expired by key, and compacted away once rewritten', async () => {
-  const start = Date.UTC(2026, 0, 1);
-  const ttl = 60_000;
-  const clock = new ManualClock(start);
-  const db = tmpDb();
-  const open = () => {
-    const store = new SqliteStore({ path: db.path, now: () => clock.nowMs() });
-    const reg = new Registry(store, allResources, clock, createLogger('silent'));
-    bootstrap(reg);
-    return { store, reg, def: reg.find('', 'v1', 'events')! };
-  };
-  const event = (name: string): KObject => ({
-    apiVersion: 'v1', kind: 'Event', metadata: { name }, involvedObject: { kind: 'Pod', namespace: 'default', name: 'x' },
-    reason: 'Test', message: name, type: 'Normal', count: 1, lastTimestamp: rfc3339(new Date(start)),
-  });
+  const { start, ttl, clock, db, open } = eventTtlSetup();
+  const event = (name: string) => testEvent(name, start);
   try {
     let { store, reg, def } = open();
     for (let i = 0; i < 350; i++) reg.create(def, 'default', event(`e${i}`));
