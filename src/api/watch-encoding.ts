@@ -5,7 +5,7 @@ import type { WatchEventType } from '../registry/read.js';
 import type { ResourceDef } from '../registry/resource.js';
 import { storedJson } from '../storage/sqlite-store.js';
 import type { WatchHub } from '../storage/watch-hub.js';
-import { partialBody, served, tableBody, type OutputFormat } from './output.js';
+import { partialBody, served, tableBody, type OutputFormat, type TextOf } from './output.js';
 
 /** How one watch serves its objects. */
 export interface WatchShape {
@@ -13,6 +13,8 @@ export interface WatchShape {
   version: string;
   format: OutputFormat;
   includeObject?: string;
+  /** The stored text of an object, when the store can give it cheaper than serializing (see storedTextOf). */
+  textOf?: TextOf;
 }
 
 /** Identifies a shape within a cache entry: watchers of equal shapes share encoded events. */
@@ -28,8 +30,9 @@ export function encodeEvent(s: WatchShape, type: WatchEventType, obj: KObject, w
   }
   if (s.format === 'partial') return Buffer.from(`${JSON.stringify({ type, object: partialBody(served(s.def, s.version, obj)) })}\n`);
   const out = served(s.def, s.version, obj);
-  const json = out === obj ? storedJson(obj) : undefined;
-  // The stored JSON text is reused as is: the object is not serialized again.
+  const json = out === obj ? storedJson(obj) ?? s.textOf?.(obj) : undefined;
+  // The stored JSON text is reused as is (a write's own, or read back by revision: a watch's initial events): the
+  // object is not serialized again.
   return Buffer.from(json !== undefined ? `{"type":"${type}","object":${json}}\n` : `${JSON.stringify({ type, object: out })}\n`);
 }
 

@@ -9,7 +9,7 @@ import { apiVersionOf, type KObject } from '../machinery/types.js';
 import type { Registry, WatchOptions } from '../registry/registry.js';
 import type { WatchEvent, WatchEventType, WatchHandle } from '../registry/read.js';
 import type { ResourceDef } from '../registry/resource.js';
-import type { OutputFormat } from './output.js';
+import { storedTextOf, type OutputFormat } from './output.js';
 import { encodeEvent, shapeKey, sharedEvent, type WatchShape } from './watch-encoding.js';
 import { longTimeout } from './watch-timeout.js';
 
@@ -84,7 +84,7 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
       return;
     }
     const hub = reg.store.hub;
-    const shape: WatchShape = { def: w.def, version: w.version, format: w.format, includeObject: w.includeObject };
+    const shape: WatchShape = { def: w.def, version: w.version, format: w.format, includeObject: w.includeObject, textOf: storedTextOf(reg.store, w.def) };
     const key = shapeKey(shape);
     const now = () => reg.clock.now();
     let closed = false;

@@ -113,6 +113,10 @@ describe('streamed lists', () => {
     const items = env.b.registry.list(def, 'texts', {}).items;
     assert.equal(r.text, `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"${r.body.metadata.resourceVersion}"},"items":[${items.map((o) => JSON.stringify(o)).join(',')}]}\n`);
     assert.equal(r.body.items[5].data.v, 'changed');
+    // A watch's initial events carry the same texts.
+    const w = await req('GET', '/api/v1/namespaces/texts/configmaps?watch=true&timeoutSeconds=1');
+    assert.equal(w.status, 200);
+    assert.deepEqual(w.text.split('\n').filter(Boolean), items.map((o) => `{"type":"ADDED","object":${JSON.stringify(o)}}`));
   });
 
   it('sends a large list through a few chunk buffers, each filled again once the socket has written it', async () => {
