@@ -29,13 +29,6 @@ export class ChunkWriter {
     return this.buf.length - this.off;
   }
 
-  /** Bytes written and not yet taken. */
-  pending(): number {
-    let n = this.off;
-    for (const b of this.done) n += b.length;
-    return n;
-  }
-
   /** Appends the UTF-8 of `s`; returns the offset (in the current chunk) where it starts. */
   text(s: string): number {
     if (!s.length) return this.off;

@@ -68,35 +68,34 @@ export function tableBody(def: ResourceDef, version: string, items: KObject[], m
 }
 
 /**
- * The JSON text of a stored object, when one is at hand without serializing it: written and not yet published
- * (`storedJson`), or `textOf` (the store's committed text). Byte for byte JSON.stringify(o).
+ * The JSON text of a stored object, when one is at hand without serializing it (byte for byte JSON.stringify(o)):
+ * written and not yet published (`storedJson`), or kept by the store (see storedTextOf).
  */
 export type TextOf = (o: KObject) => string | undefined;
 
-/** The store's texts of `def`'s objects, when it keeps them (see Storage.storedText). */
-export function storedTextOf(store: Storage, def: ResourceDef): TextOf | undefined {
-  const text = store.storedText?.bind(store);
-  if (!text) return undefined;
+/** The texts the store keeps of `def`'s objects (Storage.storedText), or else those of writes not yet published. */
+export function storedTextOf(store: Storage, def: ResourceDef): TextOf {
+  if (!store.storedText) return storedJson;
   const key = storageKey(def);
-  return (o) => text(key, o);
+  return (o) => store.storedText!(key, o);
 }
 
 /** The stored object's JSON text as served in `version` (the stored text itself when no conversion is needed). */
-function servedJson(def: ResourceDef, version: string, o: KObject, textOf?: TextOf): string {
+function servedJson(def: ResourceDef, version: string, o: KObject, textOf: TextOf): string {
   const s = served(def, version, o);
-  return (s === o && (storedJson(o) ?? textOf?.(o))) || JSON.stringify(s);
+  return (s === o && textOf(o)) || JSON.stringify(s);
 }
 
 /**
  * The entries `from` to `to` as `servedJson` gives them: an object with its stored text as that text, runs of the
  * others as the text of one array (one JSON.stringify for many objects, joined by the list stream).
  */
-function servedRuns(def: ResourceDef, version: string, items: readonly KObject[], from: number, to: number, emit: (text: string, array: boolean) => void, textOf?: TextOf): void {
+function servedRuns(def: ResourceDef, version: string, items: readonly KObject[], from: number, to: number, emit: (text: string, array: boolean) => void, textOf: TextOf): void {
   let run: KObject[] = [];
   for (let i = from; i < to; i++) {
     const o = items[i];
     const s = served(def, version, o);
-    const text = s === o ? storedJson(o) ?? textOf?.(o) : undefined;
+    const text = s === o ? textOf(o) : undefined;
     if (text === undefined) {
       run.push(s);
       continue;
@@ -113,7 +112,7 @@ function servedRuns(def: ResourceDef, version: string, items: readonly KObject[]
  * the stored JSON text when there is one (`textOf`: the store's, see TextOf). `items` is the list's snapshot (references
  * to immutable objects).
  */
-export function listSpec(def: ResourceDef, version: string, items: readonly KObject[], meta: ListMeta, fmt: OutputFormat, includeObject: string | undefined, now: () => Date, textOf?: TextOf): ListSpec {
+export function listSpec(def: ResourceDef, version: string, items: readonly KObject[], meta: ListMeta, fmt: OutputFormat, includeObject: string | undefined, now: () => Date, textOf: TextOf = storedJson): ListSpec {
   if (fmt === 'partial') {
     return {
       head: { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta }, field: 'items', count: items.length,
@@ -129,7 +128,7 @@ export function listSpec(def: ResourceDef, version: string, items: readonly KObj
         const s = served(def, version, items[i]);
         const cells = JSON.stringify(printer.cells(s, at));
         if (includeObject === 'None') return `{"cells":${cells}}`;
-        const object = includeObject === 'Object' ? (s === items[i] && (storedJson(s) ?? textOf?.(s))) || JSON.stringify(s) : JSON.stringify(partial(s));
+        const object = includeObject === 'Object' ? (s === items[i] && textOf(s)) || JSON.stringify(s) : JSON.stringify(partial(s));
         return `{"cells":${cells},"object":${object}}`;
       },
     };

@@ -13,7 +13,7 @@ export interface WatchShape {
   version: string;
   format: OutputFormat;
   includeObject?: string;
-  /** The stored text of an object, when the store can give it cheaper than serializing (see storedTextOf). */
+  /** The stored text of an object, when at hand without serializing it (see storedTextOf; default storedJson). */
   textOf?: TextOf;
 }
 
@@ -30,7 +30,7 @@ export function encodeEvent(s: WatchShape, type: WatchEventType, obj: KObject, w
   }
   if (s.format === 'partial') return Buffer.from(`${JSON.stringify({ type, object: partialBody(served(s.def, s.version, obj)) })}\n`);
   const out = served(s.def, s.version, obj);
-  const json = out === obj ? storedJson(obj) ?? s.textOf?.(obj) : undefined;
+  const json = out === obj ? (s.textOf ?? storedJson)(obj) : undefined;
   // The stored JSON text is reused as is (a write's own, or read back by revision: a watch's initial events): the
   // object is not serialized again.
   return Buffer.from(json !== undefined ? `{"type":"${type}","object":${json}}\n` : `${JSON.stringify({ type, object: out })}\n`);

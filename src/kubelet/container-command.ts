@@ -220,10 +220,6 @@ function dateText(d: Date): string {
   return `${days[d.getUTCDay()]} ${months[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, ' ')} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} UTC ${d.getUTCFullYear()}`;
 }
 
-/**
- * What `command` + `args` do, or undefined when the program is not one the interpreter knows (the image's own
- * entrypoint, a server binary): then the container's defaults apply.
- */
 /** Whether `interpret` runs anything for this command line (false: it returns undefined, the image's own process runs). */
 export function scripted(command: string[] | undefined, args: string[] | undefined): boolean {
   const first = command?.length ? command[0] : args?.[0];
@@ -233,6 +229,10 @@ export function scripted(command: string[] | undefined, args: string[] | undefin
   return (shells.has(name) && second === '-c') || known.has(name);
 }
 
+/**
+ * What `command` + `args` do, or undefined when the program is not one the interpreter knows (the image's own
+ * entrypoint, a server binary): then the container's defaults apply.
+ */
 export function interpret(command: string[] | undefined, args: string[] | undefined, env: ScriptEnv): ScriptResult | undefined {
   const argv = command?.length ? [...command, ...(args ?? [])] : [...(args ?? [])];
   if (argv.length === 0) return undefined;

@@ -220,16 +220,16 @@ export class EventTtl {
     this.immediate = setImmediate(step);
   }
 
-  /** Puts the stored events (oldest first) ahead of those queued since the start, and starts the sweeps. */
   /** Entry `i`'s key: its own, or (a stored Event queued at start-up) the key of the change at its revision. */
   private keyOf(i: number): { namespace: string; name: string } | undefined {
     const namespace = this.ns[i];
     const name = this.names[i];
     if (namespace !== undefined && name !== undefined) return { namespace, name };
-    // Not kept: that revision was compacted away, so the Event was written again since (a later entry stands for it).
+    // Undefined when that revision was compacted away: the Event was written again since (a later entry stands for it).
     return this.reg.store.keyAt?.(eventsKey, this.revs[i]);
   }
 
+  /** Puts the stored events (oldest first) ahead of those queued since the start, and starts the sweeps. */
   private merge(ns: Array<string | undefined>, names: Array<string | undefined>, revs: number[], times: number[]): void {
     this.live += revs.length;
     for (let j = this.head; j < this.revs.length; j++) {

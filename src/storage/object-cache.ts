@@ -45,8 +45,7 @@ export class ObjectCache {
   /** Loads the stored keys and revisions (no texts). */
   load(): void {
     // Keys and revisions only (texts are read when objects are); cold resources' keys (hundreds of thousands of
-    // Events) are loaded by their first list or count, or by the Event TTL's write-time pass; a single key is looked
-    // up alone meanwhile (entryOf).
+    // Events) are loaded by their first list or count; a single key is looked up alone meanwhile (entryOf).
     const keys = this.db.prepare("SELECT resource, namespace || '/' || name, rv FROM objects WHERE resource NOT IN (SELECT value FROM json_each(?))").raw();
     let t: ResourceTable | undefined;
     for (const [resource, key, rv] of keys.all(JSON.stringify([...this.cold])) as Array<[string, string, number]>) {

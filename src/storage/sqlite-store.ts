@@ -124,7 +124,7 @@ export class SqliteStore implements Storage {
 
   /**
    * Parses, in the background, the hot objects loaded at start-up and not read yet, a page at a time with a turn of
-   * the event loop in between (cold ones' keys load with their first list or the Event TTL's pass). Resolves when done.
+   * the event loop in between (cold ones' keys load with their first list or count). Resolves when done.
    */
   warm(): Promise<void> {
     return this.cache.warm();
@@ -150,7 +150,7 @@ export class SqliteStore implements Storage {
   }
 
   keyAt(resource: string, rv: number): { namespace: string; name: string } | undefined {
-    return (this.stmts.keyAt.get(rv, resource) as { namespace: string; name: string } | undefined) ?? undefined;
+    return this.stmts.keyAt.get(rv, resource) as { namespace: string; name: string } | undefined;
   }
 
   /** How many hot objects loaded at start-up are not parsed yet. */

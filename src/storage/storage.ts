@@ -5,7 +5,6 @@ import type { KObject } from '../machinery/types.js';
 import type { ChangeHistory } from './history.js';
 import type { Change, ChangeListener, Trigger, WatchHub } from './watch-hub.js';
 
-/** Parallel arrays: object i is (namespaces[i], names[i]) at revision revs[i], last written at times[i] (clock ms). */
 /** Committed objects by their revision, oldest write first, with the time of each write (ms, the store's clock). */
 export interface WriteTimes {
   revs: number[];
