@@ -11,9 +11,9 @@ const allPods = '/api/v1/pods';
 
 export interface Lists {
   items: number;
-  json: { ms: number[]; bytes: number };
-  table: { ms: number; bytes: number };
-  paged: { ms: number; pages: number; items: number };
+  json: { ms: number[]; bytes: number; majorGcMs: number[] };
+  table: { ms: number; bytes: number; majorGcMs: number };
+  paged: { ms: number; pages: number; items: number; majorGcMs: number };
   concurrent: { n: number; maxMs: number; ok: number; statuses: string; rssPeakMB: number; rssBeforeMB: number };
   errors: string[];
 }
@@ -66,7 +66,7 @@ export async function listFigures(s: ProbedServer, expected: number, log: (m: st
   const p = s.pool;
   const errors: string[] = [];
   const out: Lists = {
-    items: NaN, json: { ms: [], bytes: NaN }, table: { ms: NaN, bytes: NaN }, paged: { ms: NaN, pages: 0, items: NaN },
+    items: NaN, json: { ms: [], bytes: NaN, majorGcMs: [] }, table: { ms: NaN, bytes: NaN, majorGcMs: NaN }, paged: { ms: NaN, pages: 0, items: NaN, majorGcMs: NaN },
     concurrent: { n: 10, maxMs: NaN, ok: 0, statuses: '', rssPeakMB: NaN, rssBeforeMB: NaN }, errors,
   };
   const step = async (what: string, fn: () => Promise<void>) => {
@@ -77,27 +77,39 @@ export async function listFigures(s: ProbedServer, expected: number, log: (m: st
       log(`   ${what} FAILED: ${errors[errors.length - 1]}`);
     }
   };
+  // The server's major GC pauses during a timed step (the probe's total before it, and after its next sample).
+  const gcMs = () => s.heap()?.majorGcMs ?? NaN;
+  const gcSince = async (before: number) => {
+    await new Promise((r) => setTimeout(r, 300));
+    return gcMs() - before;
+  };
+  const gcNote = (ms: number) => (ms >= 1 ? `, of which ${(ms / 1000).toFixed(2)} s major GC` : '');
   await step('count', async () => { out.items = await countItems(p, allPods); });
   if (out.items < expected) errors.push(`the list has ${out.items} pods, expected ${expected}`);
   await step('full JSON list', async () => {
     for (let i = 0; i < 2; i++) {
+      const gc0 = gcMs();
       const r = await streamedGet(p, allPods);
       if (r.status !== 200) throw new Error(`status ${r.status}`);
       if (!/\]\s*\}\s*$/.test(r.tail)) throw new Error(`the body does not end a list: ...${r.tail}`);
       out.json.ms.push(r.ms);
       out.json.bytes = r.bytes;
-      log(`   full JSON list: ${(r.ms / 1000).toFixed(2)} s, ${(r.bytes / 2 ** 20).toFixed(0)} MiB`);
+      out.json.majorGcMs.push(await gcSince(gc0));
+      log(`   full JSON list: ${(r.ms / 1000).toFixed(2)} s${gcNote(out.json.majorGcMs[i]!)}, ${(r.bytes / 2 ** 20).toFixed(0)} MiB`);
     }
   });
   await step('full Table list', async () => {
+    const gc0 = gcMs();
     const r = await streamedGet(p, allPods, tableAccept);
     if (r.status !== 200) throw new Error(`status ${r.status}`);
-    out.table = { ms: r.ms, bytes: r.bytes };
-    log(`   full Table list: ${(r.ms / 1000).toFixed(2)} s, ${(r.bytes / 2 ** 20).toFixed(0)} MiB`);
+    out.table = { ms: r.ms, bytes: r.bytes, majorGcMs: await gcSince(gc0) };
+    log(`   full Table list: ${(r.ms / 1000).toFixed(2)} s${gcNote(out.table.majorGcMs)}, ${(r.bytes / 2 ** 20).toFixed(0)} MiB`);
   });
   await step('limit=500 paging', async () => {
-    out.paged = await pageThrough(p, 500);
-    log(`   limit=500 paging: ${(out.paged.ms / 1000).toFixed(2)} s, ${out.paged.pages} pages, ${out.paged.items} items`);
+    const gc0 = gcMs();
+    out.paged = { ...(await pageThrough(p, 500)), majorGcMs: NaN };
+    out.paged.majorGcMs = await gcSince(gc0);
+    log(`   limit=500 paging: ${(out.paged.ms / 1000).toFixed(2)} s${gcNote(out.paged.majorGcMs)}, ${out.paged.pages} pages, ${out.paged.items} items`);
   });
   await step('10 concurrent full lists', async () => {
     out.concurrent.rssBeforeMB = s.rssMB();
