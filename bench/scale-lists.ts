@@ -107,8 +107,8 @@ export async function listFigures(s: ProbedServer, expected: number, log: (m: st
   });
   await step('limit=500 paging', async () => {
     const gc0 = gcMs();
-    out.paged = { ...(await pageThrough(p, 500)), majorGcMs: NaN };
-    out.paged.majorGcMs = await gcSince(gc0);
+    const r = await pageThrough(p, 500);
+    out.paged = { ...r, majorGcMs: await gcSince(gc0) };
     log(`   limit=500 paging: ${(out.paged.ms / 1000).toFixed(2)} s${gcNote(out.paged.majorGcMs)}, ${out.paged.pages} pages, ${out.paged.items} items`);
   });
   await step('10 concurrent full lists', async () => {

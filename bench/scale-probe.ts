@@ -20,8 +20,7 @@ export interface ProbeSample {
   external: number;
   /** Number of SIGUSR2-requested samples written so far (the last one was taken right after a full GC). */
   gcSeq: number;
-  /** Major GCs so far (SIGUSR2's included) and their pauses' total (ms). */
-  majorGcs: number;
+  /** The total of the major GC pauses so far, SIGUSR2's included (ms). */
   majorGcMs: number;
 }
 
@@ -29,12 +28,10 @@ const file = process.env.BONSAI_BENCH_PROBE;
 if (file) {
   let peak = 0;
   let gcSeq = 0;
-  let majorGcs = 0;
   let majorGcMs = 0;
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind !== constants.NODE_PERFORMANCE_GC_MAJOR) continue;
-      majorGcs++;
       majorGcMs += e.duration;
     }
   }).observe({ entryTypes: ['gc'] });
@@ -43,7 +40,7 @@ if (file) {
     peak = Math.max(peak, h.used_heap_size);
     const s: ProbeSample = {
       at: Date.now(), heapUsed: h.used_heap_size, heapTotal: h.total_heap_size, heapLimit: h.heap_size_limit,
-      peakHeapUsed: peak, external: h.external_memory, gcSeq, majorGcs, majorGcMs,
+      peakHeapUsed: peak, external: h.external_memory, gcSeq, majorGcMs,
     };
     try {
       writeFileSync(`${file}.tmp`, JSON.stringify(s));

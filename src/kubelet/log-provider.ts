@@ -26,7 +26,6 @@ export function logProvider(): LogProvider | undefined {
   return provider;
 }
 
-
 /**
  * The kubelets' provider: lines from their log store. `wake` runs first with the pod's uid, so a pod whose runtime
  * record waits to be built (dormant after a restart) has its logs laid out before they are read.
