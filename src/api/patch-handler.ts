@@ -10,6 +10,9 @@ import { checkApplyConfiguration, checkKind, checkPatchedJson, checkPatchedStrat
 import { served, toStorage } from './output.js';
 import { applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, patchTypeOf } from './patch/index.js';
 import { bool, checkWriteOptions, dryRun, fieldValidation, query, str } from './query.js';
+import { jsonSizeUpTo } from './patch/size.js';
+import { StorageError } from '../storage/errors.js';
+import { maxObjectBytes } from '../storage/sqlite-store.js';
 
 /** Applies a patch document of `type` to `current` (in the served version's form). */
 export function applyPatch(type: 'json' | 'merge' | 'strategic', current: KObject, patch: unknown, gvk: { group: string; version: string; kind: string }): KObject {
@@ -22,6 +25,18 @@ export function applyPatch(type: 'json' | 'merge' | 'strategic', current: KObjec
   // A metadata of the wrong type is left for the decoding check to refuse, in the patch type's words.
   if (obj.metadata === undefined || obj.metadata === null) obj.metadata = {};
   return obj;
+}
+
+/**
+ * A patch result the store could never keep is refused with the store's own answer before the write pipeline walks
+ * it. Its managedFields are left out of the count: what they add is Bonsai's own bookkeeping (kube-apiserver even
+ * retries a patch without them when etcd finds the object too large), so only results certain to fail are refused.
+ */
+function storable(reg: Registry, def: ResourceDef, name: string, obj: KObject): KObject {
+  const meta: Record<string, unknown> = isRecord(obj.metadata) ? { ...obj.metadata } : {};
+  delete meta.managedFields;
+  if (jsonSizeUpTo({ ...obj, metadata: meta }, maxObjectBytes, 'js') <= maxObjectBytes) return obj;
+  throw reg.translate(new StorageError('TooLarge', 'etcdserver: request is too large'), def, name);
 }
 
 export async function handlePatch(reg: Registry, def: ResourceDef, version: string, namespace: string, name: string, req: FastifyRequest, subresource: 'status' | PartialWrite | undefined, warnings: string[]): Promise<{ object: KObject; created: boolean }> {
@@ -51,9 +66,9 @@ export async function handlePatch(reg: Registry, def: ResourceDef, version: stri
     if (!live) {
       if (subresource) throw notFound({ group: def.group, resource: def.plural }, name);
       const obj = applyServerSideApply(undefined, { ...applied, metadata: { ...applied.metadata, name } }, gvk, ssa);
-      return { object: await reg.createAsync(def, namespace, toStorage(def, version, obj), opts), created: true };
+      return { object: await reg.createAsync(def, namespace, storable(reg, def, name, toStorage(def, version, obj)), opts), created: true };
     }
-    const object = await reg.guaranteedUpdateAsync(def, namespace, name, (cur) => toStorage(def, version, applyServerSideApply(served(def, version, cur), applied, gvk, ssa)), opts);
+    const object = await reg.guaranteedUpdateAsync(def, namespace, name, (cur) => storable(reg, def, name, toStorage(def, version, applyServerSideApply(served(def, version, cur), applied, gvk, ssa))), opts);
     return { object, created: false };
   }
 
@@ -62,7 +77,7 @@ export async function handlePatch(reg: Registry, def: ResourceDef, version: stri
     if (type === 'strategic') checkPatchedStrategic(def, version, patched, patch, mode, warnings);
     else checkPatchedJson(def, version, patched, mode, warnings);
     if (!isRecord(patched.metadata)) throw badRequest('metadata: expected an object');
-    return toStorage(def, version, patched);
+    return storable(reg, def, name, toStorage(def, version, patched));
   }, opts);
   return { object, created: false };
 }
