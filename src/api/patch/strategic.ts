@@ -150,7 +150,7 @@ function* mergeList(original: unknown[], patch: unknown[], item: SchemaNode | un
   if (!mergeKey) throw internal(`cannot merge lists without merge key for ${item?.s.type ?? 'Struct'}`);
 
   // Directive items first: deletions shrink the original, a replace marker discards it.
-  let orig = original;
+  const deleted = new Set<unknown>();
   const plain: Rec[] = [];
   let replace = false;
   for (const v of patch as Rec[]) {
@@ -160,7 +160,7 @@ function* mergeList(original: unknown[], patch: unknown[], item: SchemaNode | un
     }
     if (isDeleteItem(v)) {
       if (!hasOwn(v, mergeKey)) throw errNoMergeKey(v, mergeKey);
-      orig = orig.filter((x) => !(isRecord(x) && x[mergeKey] === v[mergeKey]));
+      deleted.add(v[mergeKey]);
     } else if (v[DIRECTIVE] === 'replace') replace = true;
     else if (v[DIRECTIVE] === 'merge') throw internal('merging lists cannot yet be specified in the patch');
     else throw errBadPatchType(v[DIRECTIVE], v);
@@ -171,15 +171,22 @@ function* mergeList(original: unknown[], patch: unknown[], item: SchemaNode | un
     return out;
   }
 
+  const orig = deleted.size ? original.filter((x) => !(isRecord(x) && deleted.has(x[mergeKey]))) : original;
   const merged = orig.slice();
+  // Where each merge key first occurs (items are maps here: elementKind refused anything else).
+  const at = new Map<unknown, number>();
+  merged.forEach((x, i) => {
+    const key = (x as Rec)[mergeKey];
+    if (!at.has(key)) at.set(key, i);
+  });
   for (const v of plain) {
     if (!hasOwn(v, mergeKey)) throw errNoMergeKey(v, mergeKey);
-    const i = merged.findIndex((x) => {
-      if (!isRecord(x)) throw internal(`value for key ${merged.indexOf(x)} is not a map`);
-      return x[mergeKey] === v[mergeKey];
-    });
-    if (i >= 0) merged[i] = yield* recurse(mergeMap, merged[i] as Rec, v, item);
-    else merged.push(yield* recurse(mergeMap, {}, v, item));
+    const i = at.get(v[mergeKey]);
+    if (i !== undefined) merged[i] = yield* recurse(mergeMap, merged[i] as Rec, v, item);
+    else {
+      at.set(v[mergeKey], merged.length);
+      merged.push(yield* recurse(mergeMap, {}, v, item));
+    }
   }
   const [ordered, serverOnly] = partition(merged, plain, mergeKey, kind);
   return normalizeOrder(ordered, serverOnly, plain, orig, mergeKey, kind);
