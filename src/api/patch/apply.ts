@@ -5,7 +5,8 @@ import { ApiError } from '../../machinery/errors.js';
 import { isRecord, type GroupVersionKind, type KObject } from '../../machinery/types.js';
 import { FieldSet, pathString, type FieldPath } from './fieldset.js';
 import { rootNodeOrMeta, type SchemaNode } from './schema.js';
-import { isGranular, locate, mergeValues, removeAt, toFieldSet } from './structured.js';
+import { isGranular, mergeValues, toFieldSet } from './structured.js';
+import { Locator } from './locate.js';
 import { clone, deepEqual } from './util.js';
 import { hasOwn } from '../../util/own.js';
 
@@ -80,9 +81,9 @@ function conflictError(conflicts: { entry: ManagedFieldsEntry; path: FieldPath }
 }
 
 /** How the object changed at `path` between live and merged: 'added' | 'modified' | 'removed' | undefined. */
-function change(live: KObject, merged: KObject, path: FieldPath, root: SchemaNode | undefined): string | undefined {
-  const before = locate(live, path, root);
-  const after = locate(merged, path, root);
+function change(at: Locator, live: KObject, merged: KObject, path: FieldPath, root: SchemaNode | undefined): string | undefined {
+  const before = at.locate(live, path, root);
+  const after = at.locate(merged, path, root);
   if (!after.found) return before.found ? 'removed' : undefined;
   if (!before.found) return 'added';
   if (isGranular(after.value, after.node) && isGranular(before.value, before.node)) return undefined;
@@ -114,10 +115,12 @@ export function applyServerSideApply(live: KObject | undefined, applied: KObject
   // Prune what this manager applied last time, dropped now, and nobody else manages.
   const otherSets = others.map((e) => FieldSet.fromFieldsV1(e.fieldsV1));
   // Parents come first, so a removed list item takes its fields along; key fields of kept items stay.
+  const at = new Locator();
   for (const p of lastSet.difference(set).paths()) {
     if (set.hasAtOrBelow(p) || otherSets.some((s) => s.hasAtOrBelow(p)) || isItemKeyField(p)) continue;
-    removeAt(merged, p, root);
+    at.removeAt(merged, p, root);
   }
+  at.compact();
 
   // Conflicts: fields owned by others that this apply adds or changes. Removed fields leave their sets.
   const conflicts: { entry: ManagedFieldsEntry; path: FieldPath }[] = [];
@@ -126,7 +129,7 @@ export function applyServerSideApply(live: KObject | undefined, applied: KObject
     const owned = otherSets[i];
     let changed = false;
     for (const p of owned.paths()) {
-      const c = change(base, merged, p, root);
+      const c = change(at, base, merged, p, root);
       if (c === 'added' || c === 'modified') {
         conflicts.push({ entry, path: p });
         owned.remove(p);

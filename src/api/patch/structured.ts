@@ -1,5 +1,5 @@
 // Schema-aware operations for server-side apply, following structured-merge-diff's model: field sets of a
-// value, merging an applied configuration into a live object, and addressing/removing values by field path.
+// value, merging an applied configuration into a live object (addressing and removing by path: locate.ts).
 import { isRecord } from '../../machinery/types.js';
 import { cloneJson } from '../../util/json-tree.js';
 import { hasOwn, setOwn } from '../../util/own.js';
@@ -141,63 +141,4 @@ function* mergeLists(lhs: unknown[], rhs: unknown[], n: SchemaNode | undefined):
     if (ri < rk.length) yield* takeRight(ri++);
   }
   return out;
-}
-
-export interface Located {
-  found: boolean;
-  value?: unknown;
-  node?: SchemaNode;
-  /** The containers walked through, outermost first, with the key or index used to step into each. */
-  chain: { container: Rec | unknown[]; step: string | number; node: SchemaNode | undefined }[];
-}
-
-/** Finds the value addressed by a field path. */
-export function locate(obj: unknown, path: FieldPath, root: SchemaNode | undefined): Located {
-  let cur: unknown = obj;
-  let node = root;
-  const chain: Located['chain'] = [];
-  for (const pe of path) {
-    if (pe.startsWith('f:')) {
-      const key = pe.slice(2);
-      if (!isRecord(cur) || !hasOwn(cur, key)) return { found: false, chain };
-      chain.push({ container: cur, step: key, node });
-      cur = cur[key];
-      node = fieldNode(node, key);
-    } else {
-      if (!Array.isArray(cur)) return { found: false, chain };
-      const list = cur;
-      const listNode = node;
-      const i = list.findIndex((v, idx) => itemPathElement(v, idx, listNode) === pe);
-      if (i < 0) return { found: false, chain };
-      chain.push({ container: list, step: i, node });
-      cur = list[i];
-      node = itemNode(node);
-    }
-  }
-  return { found: true, value: cur, node, chain };
-}
-
-/** Maps and lists whose emptiness means absence (struct-typed objects are kept even when empty). */
-function droppableWhenEmpty(v: unknown, n: SchemaNode | undefined): boolean {
-  if (Array.isArray(v)) return v.length === 0;
-  if (!isRecord(v) || Object.keys(v).length > 0) return false;
-  return !n?.s.properties;
-}
-
-/** Removes the value at `path` (mutating `obj`), then drops maps/lists the removal left empty. */
-export function removeAt(obj: Rec, path: FieldPath, root: SchemaNode | undefined): boolean {
-  const loc = locate(obj, path, root);
-  if (!loc.found) return false;
-  for (let i = loc.chain.length - 1; i >= 0; i--) {
-    const { container, step } = loc.chain[i];
-    if (Array.isArray(container)) container.splice(step as number, 1);
-    else delete container[step as string];
-    // Stop unless the parent container is now empty; never drop a top-level field.
-    if (i === 0 || i === 1) break;
-    const parent = loc.chain[i - 1];
-    const holder = parent.container as Rec & unknown[];
-    const emptied = holder[parent.step as never];
-    if (!droppableWhenEmpty(emptied, loc.chain[i].node)) break;
-  }
-  return true;
 }
