@@ -1,6 +1,6 @@
 // PATCH: JSON, merge, strategic merge and server-side apply, on objects and on the status subresource.
 import type { FastifyRequest } from 'fastify';
-import { badRequest, notFound } from '../machinery/errors.js';
+import { ApiError, badRequest, notFound } from '../machinery/errors.js';
 import { isRecord, type KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import { storageKey, type PartialWrite, type ResourceDef } from '../registry/resource.js';
@@ -10,9 +10,6 @@ import { checkApplyConfiguration, checkKind, checkPatchedJson, checkPatchedStrat
 import { served, toStorage } from './output.js';
 import { applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, patchTypeOf } from './patch/index.js';
 import { bool, checkWriteOptions, dryRun, fieldValidation, query, str } from './query.js';
-import { jsonSizeUpTo } from './patch/size.js';
-import { StorageError } from '../storage/errors.js';
-import { maxObjectBytes } from '../storage/sqlite-store.js';
 
 /** Applies a patch document of `type` to `current` (in the served version's form). */
 export function applyPatch(type: 'json' | 'merge' | 'strategic', current: KObject, patch: unknown, gvk: { group: string; version: string; kind: string }): KObject {
@@ -27,17 +24,8 @@ export function applyPatch(type: 'json' | 'merge' | 'strategic', current: KObjec
   return obj;
 }
 
-/**
- * A patch result the store could never keep is refused with the store's own answer before the write pipeline walks
- * it. Its managedFields are left out of the count: what they add is Bonsai's own bookkeeping (kube-apiserver even
- * retries a patch without them when etcd finds the object too large), so only results certain to fail are refused.
- */
-function storable(reg: Registry, def: ResourceDef, name: string, obj: KObject): KObject {
-  const meta: Record<string, unknown> = isRecord(obj.metadata) ? { ...obj.metadata } : {};
-  delete meta.managedFields;
-  if (jsonSizeUpTo({ ...obj, metadata: meta }, maxObjectBytes, 'js') <= maxObjectBytes) return obj;
-  throw reg.translate(new StorageError('TooLarge', 'etcdserver: request is too large'), def, name);
-}
+/** The store's refusal of an object larger than it keeps (etcd's request limit). */
+const storeTooLarge = (e: unknown) => e instanceof ApiError && e.code === 413 && e.message === 'etcdserver: request is too large';
 
 export async function handlePatch(reg: Registry, def: ResourceDef, version: string, namespace: string, name: string, req: FastifyRequest, subresource: 'status' | PartialWrite | undefined, warnings: string[]): Promise<{ object: KObject; created: boolean }> {
   const q = query(req);
@@ -66,18 +54,31 @@ export async function handlePatch(reg: Registry, def: ResourceDef, version: stri
     if (!live) {
       if (subresource) throw notFound({ group: def.group, resource: def.plural }, name);
       const obj = applyServerSideApply(undefined, { ...applied, metadata: { ...applied.metadata, name } }, gvk, ssa);
-      return { object: await reg.createAsync(def, namespace, storable(reg, def, name, toStorage(def, version, obj)), opts), created: true };
+      return { object: await reg.createAsync(def, namespace, toStorage(def, version, obj), opts), created: true };
     }
-    const object = await reg.guaranteedUpdateAsync(def, namespace, name, (cur) => storable(reg, def, name, toStorage(def, version, applyServerSideApply(served(def, version, cur), applied, gvk, ssa))), opts);
+    const object = await reg.guaranteedUpdateAsync(def, namespace, name, (cur) => toStorage(def, version, applyServerSideApply(served(def, version, cur), applied, gvk, ssa)), opts);
     return { object, created: false };
   }
 
-  const object = await reg.guaranteedUpdateAsync(def, namespace, name, (cur) => {
+  // As kube-apiserver does, a result the store finds too large is tried once more without its managedFields (which
+  // can be large); the second refusal stands. Apply keeps them: they are what it is about.
+  let tracked = false;
+  const update = (dropManagedFields: boolean) => reg.guaranteedUpdateAsync(def, namespace, name, (cur) => {
     const patched = applyPatch(type, served(def, version, cur), patch, gvk);
     if (type === 'strategic') checkPatchedStrategic(def, version, patched, patch, mode, warnings);
     else checkPatchedJson(def, version, patched, mode, warnings);
     if (!isRecord(patched.metadata)) throw badRequest('metadata: expected an object');
-    return storable(reg, def, name, toStorage(def, version, patched));
+    const out = toStorage(def, version, patched);
+    tracked = Array.isArray(out.metadata.managedFields) && out.metadata.managedFields.length > 0;
+    if (dropManagedFields) out.metadata.managedFields = [];
+    return out;
   }, opts);
-  return { object, created: false };
+  const warned = warnings.length;
+  try {
+    return { object: await update(false), created: false };
+  } catch (e) {
+    if (!storeTooLarge(e) || !tracked) throw e;
+    warnings.length = warned;
+    return { object: await update(true), created: false };
+  }
 }
