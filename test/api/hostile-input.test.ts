@@ -15,6 +15,7 @@ import { admissionConfigCases } from '../helpers/hostile-admission.js';
 import { metricsAdapterCases } from '../helpers/hostile-metrics.js';
 import { dashboardApiCases } from '../helpers/hostile-dashapi.js';
 import { clockCases } from '../helpers/hostile-clock.js';
+import { patchSizeCases } from '../helpers/hostile-patch-size.js';
 import { THINGS, XGROUP, crdSchemaCases, crdUpdateCases, customObjectCases, customPatchCases, customScaleCases, extensionFixtures, extensionServed } from '../helpers/hostile-extensions.js';
 
 interface Answer {
@@ -144,6 +145,7 @@ describe('hostile input', () => {
     ['[null] in every list of a pod', podNullSweep],
     ['wrong types and nulls at every position of a Deployment', deploymentTypeSweep],
     ['patches and patch options', patchCases],
+    ['patches that grow objects: copies and long lists', patchSizeCases],
     ['protobuf bodies', protobufCases],
     ['subresources and collections', subresourceCases],
     ['container resource names', resourceNameCases],
