@@ -3,6 +3,7 @@
 // as kube-apiserver bounds them (3 MiB in all, its JSONPatchMaxCopyBytes), answered with its generic 422; long lists
 // must merge in linear time (the rows use dryRun, so the fixtures stay as they are).
 import { CMS, DEPLOYS, type HostileCase } from './hostile-cases.js';
+import { THINGS } from './hostile-extensions.js';
 
 const JSONPATCH_CT = { 'content-type': 'application/json-patch+json' };
 const SMP_CT = { 'content-type': 'application/strategic-merge-patch+json' };
@@ -50,6 +51,12 @@ export function patchSizeCases(): HostileCase[] {
     json('copies within the limit, then removed', [...doublingCopies(10), { op: 'remove', path: '/x' }], { expectCode: 200 }),
     json('moves that nest a value 3,000 levels deep (an unknown field: dropped)', [{ op: 'add', path: '/deep', value: {} },
       ...Array.from({ length: 3000 }, () => [{ op: 'add', path: '/tmp', value: {} }, { op: 'move', from: '/deep', path: '/tmp/a' }, { op: 'move', from: '/tmp', path: '/deep' }]).flat()], { expectCode: 200 }),
+    // In a field that keeps what it is given, depth is bounded where anything is stored (1,000 levels).
+    { name: 'moves that nest a kept value 1,500 levels deep', method: 'PATCH', path: `${THINGS}/target${dry}`, headers: JSONPATCH_CT, expectCode: 400,
+      body: JSON.stringify([{ op: 'add', path: '/spec/free', value: { deep: {} } }, ...Array.from({ length: 1500 }, () => [{ op: 'add', path: '/spec/free/tmp', value: {} },
+        { op: 'move', from: '/spec/free/deep', path: '/spec/free/tmp/a' }, { op: 'move', from: '/spec/free/tmp', path: '/spec/free/deep' }]).flat()]) },
+    { name: 'doubling copies in a field that keeps them', method: 'PATCH', path: `${THINGS}/target`, headers: JSONPATCH_CT, ...copyRefused,
+      body: JSON.stringify([{ op: 'add', path: '/spec/free', value: {} }, ...doublingCopies(40, '/spec/free/x')]) },
     { name: 'strategic: 20,000 finalizers in $setElementOrder and $deleteFromPrimitiveList', method: 'PATCH', path: cm + dry, headers: SMP_CT,
       body: JSON.stringify({ metadata: { '$setElementOrder/finalizers': names, '$deleteFromPrimitiveList/finalizers': names } }), expectCode: 200 },
     { name: 'strategic: 20,000 finalizers merged', method: 'PATCH', path: cm + dry, headers: SMP_CT, body: JSON.stringify({ metadata: { finalizers: names } }), expectCode: 200 },
