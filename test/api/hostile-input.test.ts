@@ -15,6 +15,7 @@ import { admissionConfigCases } from '../helpers/hostile-admission.js';
 import { metricsAdapterCases } from '../helpers/hostile-metrics.js';
 import { dashboardApiCases } from '../helpers/hostile-dashapi.js';
 import { clockCases } from '../helpers/hostile-clock.js';
+import { originCases } from '../helpers/hostile-origin.js';
 import { THINGS, XGROUP, crdSchemaCases, crdUpdateCases, customObjectCases, customPatchCases, customScaleCases, extensionFixtures, extensionServed } from '../helpers/hostile-extensions.js';
 
 interface Answer {
@@ -160,6 +161,7 @@ describe('hostile input', () => {
     ['custom and external metrics APIs', metricsAdapterCases],
     ['dashboard scheduling explanations and time travel', dashboardApiCases],
     ['the clock endpoint', clockCases],
+    ['cross-origin requests from web pages', originCases],
   ];
   let total = 0;
   for (const [title, make] of groups) {
