@@ -12,6 +12,7 @@ import { configMapMetricsSource } from './metrics-apis/configmap-source.js';
 import { buildServer } from './api/server.js';
 import { openWatches } from './api/watch-stream.js';
 import { HostAllowList } from './api/host-check.js';
+import { compileOriginPatterns } from './api/origin-check.js';
 import { closeGracefully, defaultShutdownGraceMs } from './api/graceful-close.js';
 import { maxClockSpeed, ScaledClock, VirtualClock, type ControllableClock } from './util/clock.js';
 import { createLogger, type Logger } from './util/logger.js';
@@ -87,6 +88,11 @@ export interface BonsaiOptions {
   insecure?: boolean;
   /** Host header names served besides IP addresses, localhost and the listen host (`--allowed-host`). */
   allowedHosts?: string[];
+  /**
+   * `--cors-allowed-origins`: Go regular expressions matched against a request's Origin; pages from a matching
+   * origin may call the API from a browser (CORS headers, preflights). Other origins' writes and upgrades are refused.
+   */
+  corsAllowedOrigins?: string[];
   /**
    * Called once requests are served, before the controllers, scheduler and simulated kubelets are loaded and started
    * (`startBonsai` resolves after that): the CLI prints its banner here.
@@ -170,6 +176,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const modes = parseAuthorizationModes(opts.authorizationMode);
   const exposed = exposureProblem({ host, tls: !!opts.tls, anonymousAuth: opts.anonymousAuth ?? true, authorizationMode: modes.join(',') });
   if (exposed && !opts.insecure) throw new Error(exposed);
+  const corsAllowedOrigins = await compileOriginPatterns(opts.corsAllowedOrigins ?? []);
   const log = createLogger(opts.logLevel ?? 'warn');
   const which = selectControllers(opts.controllers);
   const addonNames = selectAddons(opts.addons);
@@ -214,7 +221,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const tls: TlsMaterial | undefined = opts.tls ? await security.pki.tls(servingNames(host, opts.tlsSans ?? [])) : undefined;
   const hosts = new HostAllowList([...(opts.allowedHosts ?? []), host, ...(opts.tlsSans ?? [])]);
   const app = buildServer({
-    reg: registry, log: log.child({ component: 'api' }), kubernetesVersion: opts.kubernetesVersion, authenticator: security.authenticator, audit, hosts,
+    reg: registry, log: log.child({ component: 'api' }), kubernetesVersion: opts.kubernetesVersion, authenticator: security.authenticator, audit, hosts, corsAllowedOrigins,
     tls: tls && { key: tls.servingKey, cert: tls.servingCert, ca: tls.ca.certPem }, ui: opts.ui,
     inflight: { maxRequestsInflight: opts.maxRequestsInflight, maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight },
     maxListBytesInflight: opts.listLimits?.maxBytesInflight, listStallMs: opts.listLimits?.stallMs,

@@ -13,6 +13,7 @@ import { parseRequestPath } from './request-info.js';
 import { groupVersionOf, notFoundFor, PageNotFound, sendPageNotFound } from './not-found.js';
 import { installJsonFraming } from './json-framing.js';
 import { HostAllowList, installHostCheck } from './host-check.js';
+import { installOriginCheck, type OriginPattern } from './origin-check.js';
 import { installBodyReader, keepsConnection, maxBodyBytes } from './body-reader.js';
 import { installGracefulClose } from './graceful-close.js';
 import { installUpgrade } from './streaming/upgrade.js';
@@ -47,6 +48,8 @@ export interface ServerOptions {
   tls?: { key: string; cert: string; ca: string };
   /** Host header names served besides IP literals and localhost (DNS rebinding defence). */
   hosts?: HostAllowList;
+  /** `--cors-allowed-origins`, compiled: pages from these origins may call the API (cross-origin writes are refused otherwise). */
+  corsAllowedOrigins?: readonly OriginPattern[];
   /** Serve the web dashboard under /ui/ (default true; `--no-ui` turns it off). */
   ui?: boolean;
   /** `--max-requests-inflight` and `--max-mutating-requests-inflight` (defaults 400 and 200; 0 disables). */
@@ -89,6 +92,8 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   installBodyReader(app);
 
   installHostCheck(app, opts.hosts ?? new HostAllowList());
+  // Web pages from other origins may not write or open streams (CSRF); allowed origins get CORS headers.
+  installOriginCheck(app, opts.corsAllowedOrigins);
   installRequestMetrics(app, reg);
   // Requests being answered hold the virtual clock (counted before authentication, so refused ones count too).
   trackRequestsForClock(app, reg);

@@ -38,6 +38,10 @@ function bool(v: string | undefined): boolean {
 function collect(v: string, prev: string[]): string[] {
   return [...prev, ...v.split(',').map((s) => s.trim()).filter(Boolean)];
 }
+/** A comma list kept whole (an empty item is reported by the server, as upstream does); repeatable. */
+function patterns(v: string, prev: string[]): string[] {
+  return [...prev, ...(v === '' ? [] : v.split(','))];
+}
 function positive(v: string): number {
   const n = Number(v);
   if (!(n > 0)) throw new InvalidArgumentError('must be a positive number');
@@ -87,12 +91,13 @@ program
   .option('--kubelets <which>', 'simulated kubelets this process runs: leader (all nodes, while it leads), none (an API-only replica), a shard I/N of the nodes by name hash (0 <= I < N), or a node label selector', 'leader')
   .option('--max-requests-inflight <n>', 'read-only requests served at once; beyond it a 429 with Retry-After (0: no limit)', count, 400)
   .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once; beyond it a 429 with Retry-After (0: no limit)', count, 200)
+  .option('--cors-allowed-origins <patterns>', 'origins whose web pages may call the API from a browser: Go regular expressions, comma separated, each pinned to the whole host (e.g. //dash\\.example\\.com(:|$)); other origins may not write or open streams', patterns, [] as string[])
   .option('--allowed-host <name>', 'a host name clients use to reach the server (repeatable); IP addresses and localhost always work', collect, [] as string[])
   .addOption(new Option('--output <format>', 'text: a banner once requests are served; json: one JSON line (url, port, kubeconfig, token, pid...) once everything has started').choices(['text', 'json']).default('text'))
   .action(async (o: {
     host: string; port: number; data: string; storage?: string; etcdCompactionInterval: number; apiOnly?: boolean; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clock: 'scaled' | 'virtual'; clockSpeed: number; eventTtl: number; kubernetesVersion: string;
     nodes?: number; cluster?: string; controllers: string; addons: string; authorizationMode: string; auditLog?: string; auditLevel: 'None' | 'Metadata' | 'Request' | 'RequestResponse';
-    tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[]; output: 'text' | 'json'; ui: boolean; kubelets: string;
+    tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[]; corsAllowedOrigins: string[]; output: 'text' | 'json'; ui: boolean; kubelets: string;
     maxRequestsInflight: number; maxMutatingRequestsInflight: number;
   }) => {
     if (o.output === 'json' && o.auditLog === '-') throw new InvalidArgumentError('--audit-log - writes to stdout, which --output json keeps for its line: give a file');
@@ -112,7 +117,7 @@ program
     if (process.env.npm_lifecycle_event) stopWithParent(stop);
     bonsai = await startBonsai({
       host: o.host, port: o.port, data: o.data, storage: o.storage, ...(o.storage ? { compactEveryMs: o.etcdCompactionInterval } : {}), apiOnly: !!o.apiOnly, logLevel: o.logLevel, synchronous: o.sync, clock: o.clock, clockSpeed: o.clockSpeed, eventTtlMs: o.eventTtl, kubernetesVersion: o.kubernetesVersion,
-      cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], addons: [o.addons], allowedHosts: o.allowedHost,
+      cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], addons: [o.addons], allowedHosts: o.allowedHost, corsAllowedOrigins: o.corsAllowedOrigins,
       authorizationMode: o.authorizationMode, auditLog: o.auditLog, auditLevel: o.auditLevel,
       tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure, kubeconfig: o.kubeconfig, ui: o.ui, kubelets: o.kubelets,
       maxRequestsInflight: o.maxRequestsInflight, maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,

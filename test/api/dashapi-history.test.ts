@@ -142,7 +142,13 @@ describe('time travel over the change log', { skip: sqliteOnly('time travel read
     assertStatus(await req('GET', `/bonsai/v1/scheduling/namespaces/default/pods/${pod}`, undefined, as('jane')), 403, 'Forbidden',
       `pods "${pod}" is forbidden: User "jane" cannot get resource "pods" in API group "" in the namespace "default"`);
     assert.equal((await req('GET', `/bonsai/v1/scheduling/namespaces/default/pods/${pod}`)).status, 200);
-    // The bounds reveal no object: any authenticated user may read them.
-    assert.equal((await req('GET', H, undefined, as('jane'))).status, 200);
+    // The bounds map to no resource: a non-resource URL, granted by a ClusterRole as upstream grants /metrics.
+    assertStatus(await req('GET', H, undefined, as('jane')), 403, 'Forbidden', 'forbidden: User "jane" cannot get path "/bonsai/v1/history"');
+    await req('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', { metadata: { name: 'history-reader' }, rules: [{ nonResourceURLs: [H], verbs: ['get'] }] });
+    await req('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      metadata: { name: 'jane-history' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'history-reader' },
+      subjects: [{ kind: 'User', name: 'jane', apiGroup: 'rbac.authorization.k8s.io' }],
+    });
+    await eventually(async () => (await req('GET', H, undefined, as('jane'))).status === 200, 5000, 'the history binding to apply');
   });
 });

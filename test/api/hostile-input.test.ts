@@ -16,6 +16,7 @@ import { metricsAdapterCases } from '../helpers/hostile-metrics.js';
 import { dashboardApiCases } from '../helpers/hostile-dashapi.js';
 import { clockCases } from '../helpers/hostile-clock.js';
 import { patchSizeCases } from '../helpers/hostile-patch-size.js';
+import { originCases } from '../helpers/hostile-origin.js';
 import { THINGS, XGROUP, crdSchemaCases, crdUpdateCases, customObjectCases, customPatchCases, customScaleCases, extensionFixtures, extensionServed } from '../helpers/hostile-extensions.js';
 
 interface Answer {
@@ -162,6 +163,7 @@ describe('hostile input', () => {
     ['custom and external metrics APIs', metricsAdapterCases],
     ['dashboard scheduling explanations and time travel', dashboardApiCases],
     ['the clock endpoint', clockCases],
+    ['cross-origin requests from web pages', originCases],
   ];
   let total = 0;
   for (const [title, make] of groups) {

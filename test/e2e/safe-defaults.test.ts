@@ -22,7 +22,8 @@ describe('safe defaults', () => {
   });
 
   it('refuses a non-loopback --host without TLS and authentication, in one line', async () => {
-    for (const extra of [[], ['--tls'], ['--anonymous-auth=false']]) {
+    // A mode list that allows everyone is no authentication: anonymous requests would read kube-system Secrets.
+    for (const extra of [[], ['--tls'], ['--anonymous-auth=false'], ['--tls', '--authorization-mode', 'RBAC,AlwaysAllow'], ['--tls', '--authorization-mode', 'AlwaysAllow,RBAC']]) {
       const r = await runBonsai(['serve', '--host', '0.0.0.0', '--port', '0', '--data', ':memory:', '--nodes', '0', ...extra]);
       assert.equal(r.code, 1, r.stdout + r.stderr);
       assert.equal(r.stdout, '');
@@ -40,6 +41,26 @@ describe('safe defaults', () => {
     const insecure = await startServer({ args: ['--host', '0.0.0.0', '--insecure', '--nodes', '0'] });
     servers.push(insecure);
     assert.equal((await fetch(`${insecure.url}/api`)).status, 200);
+  });
+
+  it('says why RBAC,AlwaysAllow is refused, and serves it with --insecure', async () => {
+    const r = await runBonsai(['serve', '--host', '0.0.0.0', '--port', '0', '--data', ':memory:', '--nodes', '0', '--tls', '--authorization-mode', 'RBAC,AlwaysAllow']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /without an authorization mode list that denies by default \(--authorization-mode RBAC,AlwaysAllow lets anonymous requests do anything/);
+    const insecure = await startServer({ args: ['--host', '0.0.0.0', '--tls', '--authorization-mode', 'RBAC,AlwaysAllow', '--insecure', '--nodes', '0'] });
+    servers.push(insecure);
+    assert.match(await new Kubectl(insecure.kubeconfig).ok(['auth', 'whoami']), /bonsai-admin/);
+  });
+
+  it('refuses to start with an invalid or unpinned --cors-allowed-origins pattern', async () => {
+    const start = (v: string) => runBonsai(['serve', '--port', '0', '--data', ':memory:', '--nodes', '0', '--cors-allowed-origins', v]);
+    const bad = await start('^https://(dash$');
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /^bonsai: --cors-allowed-origins: "\^https:\/\/\(dash\$" is not a valid regular expression: error parsing regexp: missing closing \)/);
+    const loose = await start('//a\\.example(:|$),dash.example');
+    assert.equal(loose.code, 1);
+    assert.match(loose.stderr, /^bonsai: --cors-allowed-origins: "dash\.example" does not pin the start and end of the host in the Origin header; anchor each pattern/);
+    assert.equal(loose.stdout, '');
   });
 
   it('keeps the database, keys, tokens and kubeconfig private (0600, folders 0700)', async () => {

@@ -23,6 +23,9 @@ export function installUpgrade(app: FastifyInstance): void {
   live.set(app, sockets);
   app.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const res = new ServerResponse(req);
+    // Node parses nothing more on an upgraded socket: an answer that is not an upgrade must say the connection ends,
+    // or a keep-alive client would send its next request down a socket nobody reads.
+    res.shouldKeepAlive = false;
     const p: Pending = { socket, head, res, taken: false };
     pending.set(req, p);
     appOf.set(req, app);
