@@ -95,11 +95,11 @@ interface Series {
   count: number;
 }
 
-type MetricValue = { labels: Record<string, string | number>; value: number; metricName?: string };
+export type MetricValue = { labels: Record<string, string | number>; value: number; metricName?: string };
 /** What prom-client's Registry renders: any object with a name, help, type and the values `get()` returns. */
-interface Exposed { name: string; help: string; type: 'counter' | 'gauge' | 'histogram'; get(): { name: string; help: string; type: string; values: MetricValue[]; aggregator: 'sum' } }
+export interface Exposed { name: string; help: string; type: 'counter' | 'gauge' | 'histogram'; get(): { name: string; help: string; type: string; values: MetricValue[]; aggregator: 'sum' } }
 
-function exposed(name: string, type: Exposed['type'], help: string, values: () => MetricValue[]): Exposed {
+export function exposed(name: string, type: Exposed['type'], help: string, values: () => MetricValue[]): Exposed {
   return { name, help, type, get: () => ({ name, help, type, values: values(), aggregator: 'sum' }) };
 }
 
@@ -115,8 +115,15 @@ export class RequestMetrics {
   private readonly inflight = { readOnly: 0, mutating: 0 };
   private readonly peak = { readOnly: 0, mutating: 0, last: { readOnly: 0, mutating: 0 }, window: 0 };
   private registry: Promise<import('prom-client').Registry> | undefined;
+  /** Metrics other parts of the server expose (API Priority and Fairness); added before the first scrape. */
+  private readonly extra: Exposed[] = [];
 
   constructor(private readonly reg: Registry) {}
+
+  /** Exposes more metrics on /metrics (call before the first scrape). */
+  add(...metrics: Exposed[]): void {
+    this.extra.push(...metrics);
+  }
 
   private record(labels: string[], code: number, seconds: number): void {
     const k = labels.join('\0');
@@ -208,7 +215,7 @@ export class RequestMetrics {
         this.reg.defs.filter((d) => !d.sharedStorage && !d.virtualCreate && !d.computed)
           .map((d) => ({ labels: { resource: d.group ? `${d.plural}.${d.group}` : d.plural }, value: this.reg.store.count(storageKey(d)) }))),
     ];
-    for (const m of metrics) registry.registerMetric(m as unknown as import('prom-client').Metric);
+    for (const m of [...metrics, ...this.extra]) registry.registerMetric(m as unknown as import('prom-client').Metric);
     return registry;
   }
 
