@@ -159,7 +159,8 @@ export class FlowcontrolConfigController {
     const conditions = fs.status?.conditions ?? [];
     const old = conditions.find((c) => c.type === 'Dangling');
     if (old && old.status === want.status && old.reason === want.reason && old.message === want.message) return;
-    const condition = { ...want, lastTransitionTime: rfc3339(this.clock.now()) };
+    // In the API's field order: type, status, lastTransitionTime, reason, message.
+    const condition: Condition = { type: want.type, status: want.status, lastTransitionTime: rfc3339(this.clock.now()), reason: want.reason, message: want.message };
     const next = old ? conditions.map((c) => (c === old ? condition : c)) : [...conditions, condition];
     try {
       this.client.updateStatus(flowSchemasRef, '', name, { ...fs, status: { ...fs.status, conditions: next } }, { fieldManager: consumer });
