@@ -15,6 +15,8 @@ import { admissionConfigCases } from '../helpers/hostile-admission.js';
 import { metricsAdapterCases } from '../helpers/hostile-metrics.js';
 import { dashboardApiCases } from '../helpers/hostile-dashapi.js';
 import { clockCases } from '../helpers/hostile-clock.js';
+import { flowControlCases } from '../helpers/hostile-flowcontrol.js';
+import { flowcontrolApiCases } from '../helpers/hostile-flowcontrol-api.js';
 import { THINGS, XGROUP, crdSchemaCases, crdUpdateCases, customObjectCases, customPatchCases, customScaleCases, extensionFixtures, extensionServed } from '../helpers/hostile-extensions.js';
 
 interface Answer {
@@ -160,6 +162,8 @@ describe('hostile input', () => {
     ['custom and external metrics APIs', metricsAdapterCases],
     ['dashboard scheduling explanations and time travel', dashboardApiCases],
     ['the clock endpoint', clockCases],
+    ['API Priority and Fairness: timeouts and the debug dumps', flowControlCases],
+    ['FlowSchemas and PriorityLevelConfigurations', flowcontrolApiCases],
   ];
   let total = 0;
   for (const [title, make] of groups) {

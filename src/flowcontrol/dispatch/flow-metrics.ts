@@ -1,7 +1,7 @@
 // kube-apiserver's apiserver_flowcontrol_* metrics, with upstream's names, help texts, labels and buckets. Counted
 // in plain maps keyed by flow schema and priority level (names of stored objects, so bounded by them); rendered by
 // prom-client through RequestMetrics.
-import { exposed, type Exposed, type MetricValue } from '../../api/request-metrics.js';
+import { exposed, histogramValues, type Exposed, type MetricValue } from '../../api/request-metrics.js';
 import type { QueueSetObserver, RejectReason, Ticket } from './queue-set.js';
 
 /** Upstream's buckets for apiserver_flowcontrol_request_wait_duration_seconds. */
@@ -84,17 +84,8 @@ export class FlowMetrics implements QueueSetObserver {
       exposed('apiserver_flowcontrol_current_executing_seats', 'gauge', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', flows(this.seatsNow)),
       exposed('apiserver_flowcontrol_request_wait_duration_seconds', 'histogram', 'Length of time a request spent waiting in its queue', () => {
         const out: MetricValue[] = [];
-        for (const { labels: l, v } of this.waits.map.values()) {
-          const labels = { execute: l[0], flow_schema: l[1], priority_level: l[2] };
-          let cumulative = 0;
-          waitBuckets.forEach((le, i) => {
-            cumulative += v.buckets[i];
-            out.push({ metricName: 'apiserver_flowcontrol_request_wait_duration_seconds_bucket', labels: { ...labels, le }, value: cumulative });
-          });
-          out.push({ metricName: 'apiserver_flowcontrol_request_wait_duration_seconds_bucket', labels: { ...labels, le: '+Inf' }, value: v.count });
-          out.push({ metricName: 'apiserver_flowcontrol_request_wait_duration_seconds_sum', labels, value: v.sum });
-          out.push({ metricName: 'apiserver_flowcontrol_request_wait_duration_seconds_count', labels, value: v.count });
-        }
+        const name = 'apiserver_flowcontrol_request_wait_duration_seconds';
+        for (const { labels: l, v } of this.waits.map.values()) out.push(...histogramValues(name, { execute: l[0], flow_schema: l[1], priority_level: l[2] }, waitBuckets, v));
         return out;
       }),
       exposed('apiserver_flowcontrol_nominal_limit_seats', 'gauge', 'Nominal number of execution seats configured for each priority level', limit('nominal')),

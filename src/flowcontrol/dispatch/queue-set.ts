@@ -116,8 +116,7 @@ export class QueueSet {
       q.nextDispatchR += t.seats * estimatedServiceSeconds;
       return this.start(t);
     }
-    const full = q.waiting.length >= this.config.queueLengthLimit || (q.waiting.length > 0 && q.waitingSeats() + t.seats > this.config.limit);
-    if (full) return this.refuse(t, 'queue-full');
+    if (q.waiting.length >= this.config.queueLengthLimit) return this.refuse(t, 'queue-full');
     this.enqueue(q, t);
     const timer = setTimeout(() => this.giveUp(t, 'time-out'), waitLimitMs);
     t.cancelTimer = () => clearTimeout(timer);
