@@ -15,6 +15,7 @@ import { admissionConfigCases } from '../helpers/hostile-admission.js';
 import { metricsAdapterCases } from '../helpers/hostile-metrics.js';
 import { dashboardApiCases } from '../helpers/hostile-dashapi.js';
 import { clockCases } from '../helpers/hostile-clock.js';
+import { flowcontrolApiCases } from '../helpers/hostile-flowcontrol-api.js';
 import { flowControlCases } from '../helpers/hostile-flowcontrol.js';
 import { flowcontrolApiCases } from '../helpers/hostile-flowcontrol-api.js';
 import { THINGS, XGROUP, crdSchemaCases, crdUpdateCases, customObjectCases, customPatchCases, customScaleCases, extensionFixtures, extensionServed } from '../helpers/hostile-extensions.js';
@@ -162,6 +163,7 @@ describe('hostile input', () => {
     ['custom and external metrics APIs', metricsAdapterCases],
     ['dashboard scheduling explanations and time travel', dashboardApiCases],
     ['the clock endpoint', clockCases],
+    ['FlowSchemas and PriorityLevelConfigurations', flowcontrolApiCases],
     ['API Priority and Fairness: timeouts and the debug dumps', flowControlCases],
     ['FlowSchemas and PriorityLevelConfigurations', flowcontrolApiCases],
   ];
