@@ -17,7 +17,6 @@ import { dashboardApiCases } from '../helpers/hostile-dashapi.js';
 import { clockCases } from '../helpers/hostile-clock.js';
 import { flowcontrolApiCases } from '../helpers/hostile-flowcontrol-api.js';
 import { flowControlCases } from '../helpers/hostile-flowcontrol.js';
-import { flowcontrolApiCases } from '../helpers/hostile-flowcontrol-api.js';
 import { THINGS, XGROUP, crdSchemaCases, crdUpdateCases, customObjectCases, customPatchCases, customScaleCases, extensionFixtures, extensionServed } from '../helpers/hostile-extensions.js';
 
 interface Answer {
@@ -165,7 +164,6 @@ describe('hostile input', () => {
     ['the clock endpoint', clockCases],
     ['FlowSchemas and PriorityLevelConfigurations', flowcontrolApiCases],
     ['API Priority and Fairness: timeouts and the debug dumps', flowControlCases],
-    ['FlowSchemas and PriorityLevelConfigurations', flowcontrolApiCases],
   ];
   let total = 0;
   for (const [title, make] of groups) {
