@@ -33,6 +33,8 @@ describe('API Priority and Fairness: classification', () => {
   const { env, req } = useBonsai();
 
   it('puts system:masters in exempt, nodes in system-nodes, anonymous requests in global-default', async () => {
+    // The built-in objects are created at start-up; until then the same data stands in, with no UIDs.
+    await eventually(() => uidOf(env.b, flowSchemasKey, 'global-default') && uidOf(env.b, priorityLevelsKey, 'exempt'), 30_000, 'the built-in FlowSchemas and levels stored');
     const admin = await req('GET', '/api/v1/namespaces');
     assert.equal(admin.status, 200);
     assertClassified(env.b, admin, 'exempt', 'exempt');
@@ -45,6 +47,31 @@ describe('API Priority and Fairness: classification', () => {
     const user = await req('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'by-alice' } }, as('alice'));
     assert.equal(user.status, 201, user.text.slice(0, 300));
     assertClassified(env.b, user, 'global-default', 'global-default');
+  });
+
+  it('follows FlowSchemas and levels as they are created and deleted', async () => {
+    const fc = '/apis/flowcontrol.apiserver.k8s.io/v1';
+    const pl = await req('POST', `${fc}/prioritylevelconfigurations`, {
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 'tiny' },
+      spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } },
+    });
+    assert.equal(pl.status, 201, pl.text.slice(0, 300));
+    const fs = await req('POST', `${fc}/flowschemas`, {
+      apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'FlowSchema', metadata: { name: 'carol' },
+      spec: {
+        priorityLevelConfiguration: { name: 'tiny' }, matchingPrecedence: 100, distinguisherMethod: { type: 'ByUser' },
+        rules: [{ subjects: [{ kind: 'User', user: { name: 'carol' } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'], clusterScope: true }] }],
+      },
+    });
+    assert.equal(fs.status, 201, fs.text.slice(0, 300));
+    const asCarol = await req('GET', '/api/v1/namespaces/default/configmaps', undefined, as('carol'));
+    assert.equal(asCarol.status, 200);
+    assert.equal(asCarol.headers.get('x-kubernetes-pf-flowschema-uid'), fs.body.metadata.uid);
+    assert.equal(asCarol.headers.get('x-kubernetes-pf-prioritylevel-uid'), pl.body.metadata.uid);
+    assert.match((await req('GET', '/debug/api_priority_and_fairness/dump_priority_levels')).text, /\ntiny, +0, +true, +false, +0, +0\n/);
+    assert.match((await req('GET', '/metrics')).text, /\napiserver_flowcontrol_nominal_limit_seats\{priority_level="tiny"\} 3\n/);
+    assert.equal((await req('DELETE', `${fc}/flowschemas/carol`)).status, 200);
+    assertClassified(env.b, await req('GET', '/api/v1/namespaces/default/configmaps', undefined, as('carol')), 'global-default', 'global-default');
   });
 
   it('serves the debug dumps in upstream columns', async () => {
@@ -66,6 +93,7 @@ describe('API Priority and Fairness: a level out of seats', () => {
   const { env, req } = useBonsai({ maxRequestsInflight: 1, maxMutatingRequestsInflight: 1 });
 
   it('queues a request behind the busy seat and dispatches it when the seat frees', async () => {
+    await eventually(() => uidOf(env.b, flowSchemasKey, 'global-default') && uidOf(env.b, priorityLevelsKey, 'global-default'), 30_000, 'the built-in FlowSchemas and levels stored');
     const stalled = await stalledCreate(env.b, 'default');
     try {
       await eventually(async () => (await req('GET', '/debug/api_priority_and_fairness/dump_priority_levels')).text.split('\n').find((l) => /^global-default, +0, +false, +false, +0, +1\s*$/.test(l)), 20_000, 'the stalled create executing');
