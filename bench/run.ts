@@ -21,6 +21,7 @@ import { timeTravelRows } from './time-travel.js';
 import { dashboardRows } from './dashboard.js';
 import { median } from './load.js';
 import { scaleRows } from './scale.js';
+import { flowControlRows } from './flowcontrol.js';
 import { join, mb, ms, rate, ratio, render, target, type Row } from './table.js';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -193,6 +194,7 @@ async function everydayRows(rows: Row[]): Promise<void> {
   rows.push(...karpenterConsolidationRows(quick, log));
   rows.push(...(await timeTravelRows(quick, log)));
   rows.push(...(await dashboardRows(quick, log)));
+  rows.push(...(await flowControlRows(quick, log)));
 }
 
 process.on('exit', killAllSync);

@@ -39,7 +39,8 @@ export async function inflightFigure(pods: number, burstLists: number, burstCrea
     log('   skipped: this build of `bonsai serve` has no --max-requests-inflight / --max-mutating-requests-inflight');
     return out;
   }
-  const s = await startProbed(':memory:', ['--nodes', '0', '--max-requests-inflight', String(limits.readOnly), '--max-mutating-requests-inflight', String(limits.mutating)], 2);
+  // The max-in-flight filter is what this figure measures (APF, the default, queues instead: bench/flowcontrol.ts).
+  const s = await startProbed(':memory:', ['--nodes', '0', '--max-requests-inflight', String(limits.readOnly), '--max-mutating-requests-inflight', String(limits.mutating), '--enable-priority-and-fairness=false'], 2);
   const burst = new Pool(s.url, { connections: burstLists + burstCreates, pipelining: 1 });
   try {
     await createPods(s.pool, 'inflight', pods, 2); // two clients: within the mutating limit, retried on 429 anyway

@@ -9,7 +9,7 @@ import { allResources } from './registry/resources/index.js';
 import { storageKey } from './registry/resource.js';
 import { bootstrap } from './registry/bootstrap.js';
 import { configMapMetricsSource } from './metrics-apis/configmap-source.js';
-import { buildServer } from './api/server.js';
+import { apfServerLimit, buildServer } from './api/server.js';
 import { openWatches } from './api/watch-stream.js';
 import { HostAllowList } from './api/host-check.js';
 import { compileOriginPatterns } from './api/origin-check.js';
@@ -106,6 +106,8 @@ export interface BonsaiOptions {
   maxRequestsInflight?: number;
   /** `--max-mutating-requests-inflight`: mutating requests served at once (default 200; 0: no limit). */
   maxMutatingRequestsInflight?: number;
+  /** `--enable-priority-and-fairness` (default true; false: the max-in-flight filter limits requests instead). */
+  enablePriorityAndFairness?: boolean;
   /** The bytes streamed lists in flight may hold together (default 256 MiB) and how long a list may stall (default 60 s). */
   listLimits?: { maxBytesInflight?: number; stallMs?: number };
   /** On close, how long requests in flight may take to finish (default 5 s). */
@@ -177,6 +179,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const exposed = exposureProblem({ host, tls: !!opts.tls, anonymousAuth: opts.anonymousAuth ?? true, authorizationMode: modes.join(',') });
   if (exposed && !opts.insecure) throw new Error(exposed);
   const corsAllowedOrigins = await compileOriginPatterns(opts.corsAllowedOrigins ?? []);
+  if (opts.enablePriorityAndFairness !== false) apfServerLimit({ maxRequestsInflight: opts.maxRequestsInflight, maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight });
   const log = createLogger(opts.logLevel ?? 'warn');
   const which = selectControllers(opts.controllers);
   const addonNames = selectAddons(opts.addons);
@@ -223,7 +226,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const app = buildServer({
     reg: registry, log: log.child({ component: 'api' }), kubernetesVersion: opts.kubernetesVersion, authenticator: security.authenticator, audit, hosts, corsAllowedOrigins,
     tls: tls && { key: tls.servingKey, cert: tls.servingCert, ca: tls.ca.certPem }, ui: opts.ui,
-    inflight: { maxRequestsInflight: opts.maxRequestsInflight, maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight },
+    inflight: { maxRequestsInflight: opts.maxRequestsInflight, maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight }, priorityAndFairness: opts.enablePriorityAndFairness,
     maxListBytesInflight: opts.listLimits?.maxBytesInflight, listStallMs: opts.listLimits?.stallMs,
   });
   await app.listen({ host, port: opts.port ?? 6443 });
@@ -253,6 +256,8 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   // Controllers, scheduler, add-ons (and by default the simulated kubelets) run only while this process holds their
   // Lease. A local SQLite store is this process's alone: the Leases are taken at once, before start() returns.
   const root = clientFor(registry);
+  // kube-apiserver's API Priority and Fairness configuration (the built-in FlowSchemas and priority levels, their status).
+  const apfConfig = (await import('./flowcontrol/config-controller.js')).startFlowcontrolConfig(root, clock, log.child({ component: 'apf-config' }));
   const identity = opts.identity ?? leader.leaderIdentity();
   const electionLog = log.child({ component: 'leader-election' });
   const elect = <T extends { stop(): void }>(name: string, client: typeof root, run: () => T, onRunning?: (r: T | undefined) => void) =>
@@ -305,6 +310,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
       if (kubeletSelection.kind !== 'leader') cluster?.stop();
       apiExtensions.stop();
       policyStatus.stop();
+      apfConfig.stop();
       clock.stop();
       await closeGracefully(app, () => {
         for (const w of [...openWatches]) w();

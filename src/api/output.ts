@@ -53,7 +53,7 @@ export function partialBody(obj: KObject): Record<string, unknown> {
 /** `includeObject`: None, Metadata (default) or Object. */
 export function tableBody(def: ResourceDef, version: string, items: KObject[], meta: ListMeta | { resourceVersion?: string }, includeObject: string | undefined, withColumns: boolean, now: Date): Record<string, unknown> {
   const printer = tablePrinterOf(def);
-  const rows = items.map((o) => {
+  const rows = (printer.order ? printer.order(items) : items).map((o) => {
     const s = served(def, version, o);
     const row: Record<string, unknown> = { cells: printer.cells(s, now) };
     if (includeObject === 'Object') row.object = s;
@@ -122,13 +122,14 @@ export function listSpec(def: ResourceDef, version: string, items: readonly KObj
   if (fmt === 'table') {
     const printer = tablePrinterOf(def);
     const at = now();
+    const rows = printer.order ? printer.order(items) : items;
     return {
       head: { kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: meta, columnDefinitions: printer.columns }, field: 'rows', count: items.length,
       entry: (i) => {
-        const s = served(def, version, items[i]);
+        const s = served(def, version, rows[i]);
         const cells = JSON.stringify(printer.cells(s, at));
         if (includeObject === 'None') return `{"cells":${cells}}`;
-        const object = includeObject === 'Object' ? (s === items[i] && textOf(s)) || JSON.stringify(s) : JSON.stringify(partial(s));
+        const object = includeObject === 'Object' ? (s === rows[i] && textOf(s)) || JSON.stringify(s) : JSON.stringify(partial(s));
         return `{"cells":${cells},"object":${object}}`;
       },
     };

@@ -95,11 +95,25 @@ interface Series {
   count: number;
 }
 
-type MetricValue = { labels: Record<string, string | number>; value: number; metricName?: string };
+export type MetricValue = { labels: Record<string, string | number>; value: number; metricName?: string };
 /** What prom-client's Registry renders: any object with a name, help, type and the values `get()` returns. */
-interface Exposed { name: string; help: string; type: 'counter' | 'gauge' | 'histogram'; get(): { name: string; help: string; type: string; values: MetricValue[]; aggregator: 'sum' } }
+export interface Exposed { name: string; help: string; type: 'counter' | 'gauge' | 'histogram'; get(): { name: string; help: string; type: string; values: MetricValue[]; aggregator: 'sum' } }
 
-function exposed(name: string, type: Exposed['type'], help: string, values: () => MetricValue[]): Exposed {
+/** One label set of a histogram as exposed: cumulative buckets (`buckets` holds per-bucket counts, the last past every bound), sum, count. */
+export function histogramValues(name: string, labels: Record<string, string>, bounds: readonly number[], h: { buckets: number[]; sum: number; count: number }): MetricValue[] {
+  const out: MetricValue[] = [];
+  let cumulative = 0;
+  bounds.forEach((le, i) => {
+    cumulative += h.buckets[i];
+    out.push({ metricName: `${name}_bucket`, labels: { ...labels, le }, value: cumulative });
+  });
+  out.push({ metricName: `${name}_bucket`, labels: { ...labels, le: '+Inf' }, value: h.count });
+  out.push({ metricName: `${name}_sum`, labels, value: h.sum });
+  out.push({ metricName: `${name}_count`, labels, value: h.count });
+  return out;
+}
+
+export function exposed(name: string, type: Exposed['type'], help: string, values: () => MetricValue[]): Exposed {
   return { name, help, type, get: () => ({ name, help, type, values: values(), aggregator: 'sum' }) };
 }
 
@@ -115,8 +129,15 @@ export class RequestMetrics {
   private readonly inflight = { readOnly: 0, mutating: 0 };
   private readonly peak = { readOnly: 0, mutating: 0, last: { readOnly: 0, mutating: 0 }, window: 0 };
   private registry: Promise<import('prom-client').Registry> | undefined;
+  /** Metrics other parts of the server expose (API Priority and Fairness); added before the first scrape. */
+  private readonly extra: Exposed[] = [];
 
   constructor(private readonly reg: Registry) {}
+
+  /** Exposes more metrics on /metrics (call before the first scrape). */
+  add(...metrics: Exposed[]): void {
+    this.extra.push(...metrics);
+  }
 
   private record(labels: string[], code: number, seconds: number): void {
     const k = labels.join('\0');
@@ -180,17 +201,7 @@ export class RequestMetrics {
       }),
       exposed('apiserver_request_duration_seconds', 'histogram', 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', () => {
         const out: MetricValue[] = [];
-        for (const s of this.series.values()) {
-          const labels = named(s.labels);
-          let cumulative = 0;
-          durationBuckets.forEach((le, i) => {
-            cumulative += s.buckets[i];
-            out.push({ metricName: 'apiserver_request_duration_seconds_bucket', labels: { ...labels, le }, value: cumulative });
-          });
-          out.push({ metricName: 'apiserver_request_duration_seconds_bucket', labels: { ...labels, le: '+Inf' }, value: s.count });
-          out.push({ metricName: 'apiserver_request_duration_seconds_sum', labels, value: s.sum });
-          out.push({ metricName: 'apiserver_request_duration_seconds_count', labels, value: s.count });
-        }
+        for (const s of this.series.values()) out.push(...histogramValues('apiserver_request_duration_seconds', named(s.labels), durationBuckets, s));
         return out;
       }),
       exposed('apiserver_longrunning_requests', 'gauge', 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component. Not all requests are tracked this way.',
@@ -208,7 +219,7 @@ export class RequestMetrics {
         this.reg.defs.filter((d) => !d.sharedStorage && !d.virtualCreate && !d.computed)
           .map((d) => ({ labels: { resource: d.group ? `${d.plural}.${d.group}` : d.plural }, value: this.reg.store.count(storageKey(d)) }))),
     ];
-    for (const m of metrics) registry.registerMetric(m as unknown as import('prom-client').Metric);
+    for (const m of [...metrics, ...this.extra]) registry.registerMetric(m as unknown as import('prom-client').Metric);
     return registry;
   }
 

@@ -19,7 +19,9 @@ import { installGracefulClose } from './graceful-close.js';
 import { installUpgrade } from './streaming/upgrade.js';
 import { installRequestMetrics } from './request-metrics.js';
 import { handleResource } from './resource-handler.js';
-import { installInflightLimits, type InflightLimits } from './inflight.js';
+import { defaultMaxMutatingRequestsInflight, defaultMaxRequestsInflight, installInflightLimits, type InflightLimits } from './inflight.js';
+import { actingRegistry, installPriorityAndFairness } from '../flowcontrol/dispatch/apf-filter.js';
+import { registerDebugDumps } from '../flowcontrol/dispatch/debug-dumps.js';
 import { ListBudget, setListBudget } from './list-stream.js';
 import { versionInfo } from './version.js';
 import { isUiPath, registerUiRoutes } from './ui-routes.js';
@@ -54,6 +56,11 @@ export interface ServerOptions {
   ui?: boolean;
   /** `--max-requests-inflight` and `--max-mutating-requests-inflight` (defaults 400 and 200; 0 disables). */
   inflight?: InflightLimits;
+  /**
+   * `--enable-priority-and-fairness` (default true): API Priority and Fairness shares the seats of both in-flight
+   * limits among the priority levels; false limits requests with the max-in-flight filter instead.
+   */
+  priorityAndFairness?: boolean;
   /** The bytes streamed lists in flight may hold together (snapshots and buffers; default 256 MiB; 0: unbounded). */
   maxListBytesInflight?: number;
   /** How long a list's client may take no data before it is cut off (default 60 s). */
@@ -68,6 +75,13 @@ function statusFor(err: unknown, log: Logger): ApiError {
   if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) return new ApiError(e.statusCode, e.statusCode === 404 ? 'NotFound' : 'BadRequest', e.message ?? 'bad request');
   log.error({ err }, 'unexpected error');
   return new ApiError(500, 'InternalError', `Internal error occurred: ${e.message ?? String(err)}`);
+}
+
+/** The seats APF shares among priority levels: both in-flight limits together, as upstream (600 by default). */
+export function apfServerLimit(limits: InflightLimits = {}): number {
+  const n = (limits.maxRequestsInflight ?? defaultMaxRequestsInflight) + (limits.maxMutatingRequestsInflight ?? defaultMaxMutatingRequestsInflight);
+  if (!(n > 0)) throw new Error('max-requests-inflight plus max-mutating-requests-inflight must be positive when enable-priority-and-fairness is true');
+  return n;
 }
 
 function noRouteSchemas(): never {
@@ -94,7 +108,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   installHostCheck(app, opts.hosts ?? new HostAllowList());
   // Web pages from other origins may not write or open streams (CSRF); allowed origins get CORS headers.
   installOriginCheck(app, opts.corsAllowedOrigins);
-  installRequestMetrics(app, reg);
+  const requestMetrics = installRequestMetrics(app, reg);
   // Requests being answered hold the virtual clock (counted before authentication, so refused ones count too).
   trackRequestsForClock(app, reg);
   // The request chain, in upstream's order: authentication, then authorization, before the body is read.
@@ -107,8 +121,14 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     // The dashboard's bundle is public code holding no data; what it shows, it asks the API for as the user.
     isPublic: opts.ui === false ? undefined : isUiPath,
   });
-  // Upstream's max-in-flight filter runs once the user is known; lists in flight also hold a memory budget.
-  installInflightLimits(app, opts.inflight);
+  // API Priority and Fairness (or upstream's max-in-flight filter) runs once the user is known; lists in flight
+  // also hold a memory budget.
+  if (opts.priorityAndFairness === false) installInflightLimits(app, opts.inflight);
+  else {
+    const fc = installPriorityAndFairness(app, reg, apfServerLimit(opts.inflight));
+    requestMetrics.add(...fc.metrics.exposed());
+    registerDebugDumps(app, fc);
+  }
   setListBudget(app, new ListBudget(opts.maxListBytesInflight, opts.listStallMs));
 
   // Group commit: writes are committed together after the current turn; no answer leaves before its data is saved.
@@ -179,7 +199,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
       });
     }
     if (req.method === 'GET' && reg.store.hasPending()) await reg.store.committed();
-    const acting = reg.as(req.user);
+    const acting = actingRegistry(reg, req);
     if (info.group === metricsGroup) handleMetrics(acting, info, req, reply);
     else await handleResource({ reg: acting }, info, req, reply);
     return reply;
@@ -192,7 +212,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     const info = parseRequestPath(req.url);
     if (!info || info.discovery || isAdapterGroup(info.group) || info.group === metricsGroup) return dispatchAsync(req, reply);
     if (!reg.find(info.group, info.version, info.resource ?? '')) throw notFoundFor(reg, info.group, info.version);
-    const pending = handleResource({ reg: reg.as(req.user) }, info, req, reply);
+    const pending = handleResource({ reg: actingRegistry(reg, req) }, info, req, reply);
     return pending ? pending.then(() => reply) : undefined;
   };
   app.all('/api/*', dispatch);

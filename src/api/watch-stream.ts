@@ -12,6 +12,7 @@ import type { ResourceDef } from '../registry/resource.js';
 import { storedTextOf, type OutputFormat } from './output.js';
 import { encodeEvent, shapeKey, sharedEvent, type WatchShape } from './watch-encoding.js';
 import { longTimeout } from './watch-timeout.js';
+import { watchInitialized } from '../flowcontrol/dispatch/apf-filter.js';
 
 export interface WatchRequest {
   def: ResourceDef;
@@ -183,6 +184,8 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
             return close();
           }
           backlogDone = got.done;
+          // The initial events are out: the watch's APF seat goes back.
+          if (backlogDone) watchInitialized(req);
           const parts = got.events.map(encodeOwn);
           if (backlogDone && endBookmark) parts.push(bookmarkLine(startRv, { 'k8s.io/initial-events-end': 'true' }));
           endBookmark &&= !backlogDone;

@@ -89,8 +89,9 @@ program
   .option('--insecure', 'allow a non-loopback --host without TLS and authentication')
   .option('--no-ui', 'do not serve the web dashboard under /ui/')
   .option('--kubelets <which>', 'simulated kubelets this process runs: leader (all nodes, while it leads), none (an API-only replica), a shard I/N of the nodes by name hash (0 <= I < N), or a node label selector', 'leader')
-  .option('--max-requests-inflight <n>', 'read-only requests served at once; beyond it a 429 with Retry-After (0: no limit)', count, 400)
-  .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once; beyond it a 429 with Retry-After (0: no limit)', count, 200)
+  .option('--max-requests-inflight <n>', 'read-only requests served at once (with priority and fairness: added to the next for the seats its levels share; 0: no limit without it)', count, 400)
+  .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once; beyond either limit a 429 with Retry-After (0: no limit without priority and fairness)', count, 200)
+  .option('--enable-priority-and-fairness [bool]', 'API Priority and Fairness: classify requests by FlowSchema, queue them fairly per priority level (false: the max-in-flight limits instead)', bool, true)
   .option('--cors-allowed-origins <patterns>', 'origins whose web pages may call the API from a browser: Go regular expressions, comma separated, each pinned to the whole host (e.g. //dash\\.example\\.com(:|$)); other origins may not write or open streams', patterns, [] as string[])
   .option('--allowed-host <name>', 'a host name clients use to reach the server (repeatable); IP addresses and localhost always work', collect, [] as string[])
   .addOption(new Option('--output <format>', 'text: a banner once requests are served; json: one JSON line (url, port, kubeconfig, token, pid...) once everything has started').choices(['text', 'json']).default('text'))
@@ -98,7 +99,7 @@ program
     host: string; port: number; data: string; storage?: string; etcdCompactionInterval: number; apiOnly?: boolean; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clock: 'scaled' | 'virtual'; clockSpeed: number; eventTtl: number; kubernetesVersion: string;
     nodes?: number; cluster?: string; controllers: string; addons: string; authorizationMode: string; auditLog?: string; auditLevel: 'None' | 'Metadata' | 'Request' | 'RequestResponse';
     tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[]; corsAllowedOrigins: string[]; output: 'text' | 'json'; ui: boolean; kubelets: string;
-    maxRequestsInflight: number; maxMutatingRequestsInflight: number;
+    maxRequestsInflight: number; maxMutatingRequestsInflight: number; enablePriorityAndFairness: boolean;
   }) => {
     if (o.output === 'json' && o.auditLog === '-') throw new InvalidArgumentError('--audit-log - writes to stdout, which --output json keeps for its line: give a file');
     if (o.data !== ':memory:') ensurePrivateDir(o.data);
@@ -120,7 +121,7 @@ program
       cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], addons: [o.addons], allowedHosts: o.allowedHost, corsAllowedOrigins: o.corsAllowedOrigins,
       authorizationMode: o.authorizationMode, auditLog: o.auditLog, auditLevel: o.auditLevel,
       tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure, kubeconfig: o.kubeconfig, ui: o.ui, kubelets: o.kubelets,
-      maxRequestsInflight: o.maxRequestsInflight, maxMutatingRequestsInflight: o.maxMutatingRequestsInflight,
+      maxRequestsInflight: o.maxRequestsInflight, maxMutatingRequestsInflight: o.maxMutatingRequestsInflight, enablePriorityAndFairness: o.enablePriorityAndFairness,
       // The banner goes out as soon as requests are served; controllers, scheduler and kubelets start meanwhile.
       // The kubeconfig (<data>/kubeconfig, or a temp folder removed on exit for :memory:) is merged into what is there.
       onListening(at) {

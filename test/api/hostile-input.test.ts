@@ -17,6 +17,8 @@ import { dashboardApiCases } from '../helpers/hostile-dashapi.js';
 import { clockCases } from '../helpers/hostile-clock.js';
 import { patchSizeCases } from '../helpers/hostile-patch-size.js';
 import { originCases } from '../helpers/hostile-origin.js';
+import { flowcontrolApiCases } from '../helpers/hostile-flowcontrol-api.js';
+import { flowControlCases } from '../helpers/hostile-flowcontrol.js';
 import { THINGS, XGROUP, crdSchemaCases, crdUpdateCases, customObjectCases, customPatchCases, customScaleCases, extensionFixtures, extensionServed } from '../helpers/hostile-extensions.js';
 
 interface Answer {
@@ -164,6 +166,8 @@ describe('hostile input', () => {
     ['dashboard scheduling explanations and time travel', dashboardApiCases],
     ['the clock endpoint', clockCases],
     ['cross-origin requests from web pages', originCases],
+    ['FlowSchemas and PriorityLevelConfigurations', flowcontrolApiCases],
+    ['API Priority and Fairness: timeouts and the debug dumps', flowControlCases],
   ];
   let total = 0;
   for (const [title, make] of groups) {

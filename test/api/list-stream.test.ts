@@ -288,7 +288,7 @@ describe('stalled list clients', () => {
 });
 
 describe('max requests in flight', () => {
-  const { env, req } = useBonsai({ maxRequestsInflight: 1, maxMutatingRequestsInflight: 1, listLimits: { stallMs: 20_000 } });
+  const { env, req } = useBonsai({ maxRequestsInflight: 1, maxMutatingRequestsInflight: 1, enablePriorityAndFairness: false, listLimits: { stallMs: 20_000 } });
   const anon = { anonymous: true };
 
   it('answers 429 with Retry-After beyond the limit; system:masters and watches are not limited', async () => {

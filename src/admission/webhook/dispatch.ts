@@ -13,6 +13,7 @@ import { compileConditions, evaluateConditions, webhookConditionVars } from './m
 import { admissionRequest, admissionReview, toMatchedVersion, verifyResponse, PatchError, type VerifiedResponse } from './review.js';
 import { postReview, resolveTarget } from './client.js';
 import { CallingWebhookError, dryRunUnsupported, webhookDenied } from './errors.js';
+import { awaitingOutbound } from '../../flowcontrol/dispatch/outbound.js';
 
 /** `deployments.apps "x" is forbidden: <message>` as admission.NewForbidden words it. */
 export function forbiddenFor(a: AdmissionAttributes, message: string): ApiError {
@@ -83,7 +84,8 @@ export async function callHook(hook: Hook, a: AdmissionAttributes, match: RuleMa
   let review: unknown;
   try {
     const target = resolveTarget(a.registry, hook.spec.clientConfig, timeout);
-    review = await postReview(target, (hook.spec.clientConfig as { caBundle?: unknown } | undefined)?.caBundle, body, timeout);
+    // The request's APF seat is given back while the webhook answers (see flowcontrol/dispatch/outbound.ts).
+    review = await awaitingOutbound(a.registry, () => postReview(target, (hook.spec.clientConfig as { caBundle?: unknown } | undefined)?.caBundle, body, timeout));
   } catch (e) {
     if (e instanceof TypeError && /Invalid URL/.test(e.message)) throw new CallingWebhookError(hook.name, `Unparsable URL: ${e.message}`);
     throw new CallingWebhookError(hook.name, `failed to call webhook: ${e instanceof Error ? e.message : String(e)}`);

@@ -8,9 +8,10 @@ import { certificateResources } from './certificates.js';
 import { apiServices } from './apiservices.js';
 import { admissionRegistrationResources } from './admissionregistration.js';
 import { workloads } from './workloads.js';
+import { flowcontrolResources } from './flowcontrol.js';
 import { customResourceDefinitions } from '../../apiextensions/crd-resource.js';
 
 export const allResources: ResourceDef[] = [
   ...coreResources, ...appsResources, ...batchResources, ...otherResources, ...certificateResources, ...admissionRegistrationResources,
-  workloads, apiServices, customResourceDefinitions,
+  ...flowcontrolResources, workloads, apiServices, customResourceDefinitions,
 ];

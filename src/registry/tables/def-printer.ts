@@ -26,6 +26,7 @@ function guarded(printer: TablePrinter): TablePrinter {
   const nameAt = printer.columns.findIndex((c) => c.format === 'name');
   return {
     columns: printer.columns,
+    order: printer.order,
     cells(obj: KObject, now: Date): unknown[] {
       try {
         return printer.cells(obj, now);

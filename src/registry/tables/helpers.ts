@@ -20,6 +20,8 @@ export interface TableColumn {
 export interface TablePrinter {
   columns: TableColumn[];
   cells(obj: KObject, now: Date): unknown[];
+  /** The order a list's rows are printed in, when upstream's list printer sorts them (FlowSchemas); else storage order. */
+  order?: (items: readonly KObject[]) => KObject[];
 }
 
 // ---- columns ----

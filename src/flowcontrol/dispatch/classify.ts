@@ -1,0 +1,81 @@
+// Classification, as upstream's APF filter does it: the FlowSchemas in order (matchingPrecedence, then name), the
+// first whose rules match the request's subject and target wins; its distinguisher method splits the requests
+// it matches into flows (by user, by namespace, or one flow).
+import type { RequestAttributes } from '../../auth/types.js';
+import type { FlowSchema, NonResourcePolicyRule, PolicyRulesWithSubjects, ResourcePolicyRule, Subject } from '../types.js';
+
+const all = '*';
+const serviceAccountPrefix = 'system:serviceaccount:';
+
+/** The schemas in the order they are tried (a copy). */
+export function sortFlowSchemas(schemas: readonly FlowSchema[]): FlowSchema[] {
+  return [...schemas].sort((a, b) => {
+    const d = a.spec.matchingPrecedence - b.spec.matchingPrecedence;
+    if (d !== 0) return d;
+    const x = a.metadata.name;
+    const y = b.metadata.name;
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+}
+
+const has = (list: readonly string[] | undefined, v: string) => !!list && (list.includes(all) || list.includes(v));
+
+function subjectMatches(s: Subject, a: RequestAttributes): boolean {
+  const u = a.user;
+  switch (s.kind) {
+    case 'User':
+      return !!s.user && (s.user.name === all || s.user.name === u.username);
+    case 'Group':
+      return !!s.group && (s.group.name === all || u.groups.includes(s.group.name));
+    case 'ServiceAccount': {
+      if (!s.serviceAccount || !u.username.startsWith(serviceAccountPrefix)) return false;
+      const [ns, name, extra] = u.username.slice(serviceAccountPrefix.length).split(':');
+      if (extra !== undefined || !ns || !name) return false;
+      return s.serviceAccount.namespace === ns && (s.serviceAccount.name === all || s.serviceAccount.name === name);
+    }
+    default:
+      return false;
+  }
+}
+
+function resourceRuleMatches(r: ResourcePolicyRule, a: RequestAttributes): boolean {
+  if (!has(r.verbs, a.verb) || !has(r.apiGroups, a.apiGroup)) return false;
+  if (!has(r.resources, a.subresource ? `${a.resource}/${a.subresource}` : a.resource)) return false;
+  // A request naming no namespace (cluster-scoped objects, lists across namespaces) needs clusterScope.
+  return a.namespace === '' ? r.clusterScope === true : has(r.namespaces, a.namespace);
+}
+
+function nonResourceRuleMatches(r: NonResourcePolicyRule, a: RequestAttributes): boolean {
+  if (!has(r.verbs, a.verb)) return false;
+  for (const p of r.nonResourceURLs) {
+    if (p === all || p === a.path) return true;
+    if (p.endsWith('/*') && a.path.startsWith(p.slice(0, -1))) return true;
+  }
+  return false;
+}
+
+function rulesMatch(rules: PolicyRulesWithSubjects, a: RequestAttributes): boolean {
+  if (!rules.subjects.some((s) => subjectMatches(s, a))) return false;
+  if (a.resourceRequest) return (rules.resourceRules ?? []).some((r) => resourceRuleMatches(r, a));
+  return (rules.nonResourceRules ?? []).some((r) => nonResourceRuleMatches(r, a));
+}
+
+/** Whether the schema matches the request. */
+export function flowSchemaMatches(fs: FlowSchema, a: RequestAttributes): boolean {
+  return (fs.spec.rules ?? []).some((r) => rulesMatch(r, a));
+}
+
+/** The flow a request belongs to within its schema: its user, its namespace, or none. */
+export function distinguisherOf(fs: FlowSchema, a: RequestAttributes): string {
+  switch (fs.spec.distinguisherMethod?.type) {
+    case 'ByUser': return a.user.username;
+    case 'ByNamespace': return a.namespace;
+    default: return '';
+  }
+}
+
+/** The first of `sorted` matching the request (schemas whose level is unknown are skipped by the caller). */
+export function classify(sorted: readonly FlowSchema[], a: RequestAttributes): FlowSchema | undefined {
+  for (const fs of sorted) if (flowSchemaMatches(fs, a)) return fs;
+  return undefined;
+}
