@@ -71,6 +71,8 @@ function statusFor(err: unknown, log: Logger): ApiError {
   if (err instanceof ApiError) return err;
   const e = err as { code?: string; statusCode?: number; message?: string };
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return tooLarge();
+  // The connection went away while the body was arriving (the client's doing, or a shutdown's grace running out).
+  if (e.code === 'ECONNRESET' && e.message === 'aborted') return new ApiError(400, 'BadRequest', 'the request body was cut short: the connection closed');
   if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || e.statusCode === 415) return new ApiError(415, 'UnsupportedMediaType', e.message ?? 'unsupported media type');
   if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) return new ApiError(e.statusCode, e.statusCode === 404 ? 'NotFound' : 'BadRequest', e.message ?? 'bad request');
   log.error({ err }, 'unexpected error');
@@ -145,7 +147,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   });
   app.setNotFoundHandler((_req, reply) => sendPageNotFound(reply));
   installJsonFraming(app);
-  installGracefulClose(app);
+  installGracefulClose(app, !!opts.tls);
 
   const version = versionInfo(opts.kubernetesVersion);
   // Upstream writes /version indented, with no trailing newline, and health checks as Go's plain text.

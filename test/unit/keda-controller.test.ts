@@ -1,7 +1,8 @@
 // The KEDA add-on in process (clock at 10x) through the client: paused-replicas scales the target and removes the
 // HPA, unpausing brings it back; restoreToOriginalReplicaCount on delete; fallback after failureThreshold (Fallback
 // condition, health, the metrics adapter answering target x fallback.replicas and the HPA scaling on it); the
-// kubernetes-workload scaler counting pods; hostile trigger metadata ending in Ready=False, never in a crash.
+// kubernetes-workload scaler counting pods; a trigger on the metadata address refused; hostile trigger metadata
+// ending in Ready=False, never in a crash.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBonsai, type Bonsai } from '../../src/main.js';
@@ -91,6 +92,13 @@ describe('KEDA controllers in process', () => {
     await until(() => replicas('fb') === 4, 15_000, 'the HPA at fallback.replicas');
     const evs = client.list<Json>('v1/events', 'default').filter((e) => e.involvedObject?.name === 'fb').map((e) => e.reason);
     assert.ok(evs.includes('ScaledObjectFallbackActivated') && evs.includes('KEDAScalerFailed'), evs.join(','));
+  });
+
+  it('a metrics-api trigger on the cloud metadata address fails with the guard\'s reason, never connecting', async () => {
+    deploy('imds', 1);
+    await so('imds', { scaleTargetRef: { name: 'imds' }, minReplicaCount: 1, pollingInterval: 1, triggers: [{ type: 'metrics-api', metadata: { url: 'http://169.254.169.254/latest/meta-data/iam/security-credentials/', valueLocation: 'v', targetValue: '1' } }] });
+    const ev = await until(() => client.list<Json>('v1/events', 'default').find((e) => e.involvedObject?.name === 'imds' && e.reason === 'KEDAScalerFailed'), 15_000, 'KEDAScalerFailed');
+    assert.equal(ev.message, 'error requesting metrics endpoint: Get "http://169.254.169.254/latest/meta-data/iam/security-credentials/": Bonsai\'s KEDA scalers do not connect to 169.254.169.254: link-local and cloud metadata addresses are refused');
   });
 
   it('kubernetes-workload counts the pods of a selector in the namespace', async () => {

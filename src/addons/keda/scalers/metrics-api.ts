@@ -108,7 +108,7 @@ export function metricsApiScaler(cfg: ScalerConfig): Scaler {
     metricSpec: () => ({ type: 'External', external: { metric: { name }, target: target(targetType, quantity(meta.targetValue)) } }),
     async read() {
       try {
-        const res = await httpGet(requestUrl(meta), { ...meta.headers }, meta.timeoutMs);
+        const res = await httpGet(requestUrl(meta), { ...meta.headers }, { timeoutMs: meta.timeoutMs });
         if (res.status !== 200) throw new Error(`${res.path}: api returned ${res.status}`);
         const value = valueFromJson(res.body, meta.valueLocation);
         return { value, active: value > meta.activationTargetValue };
