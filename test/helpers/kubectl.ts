@@ -3,6 +3,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitDeadline } from './wait.js';
 
 export const kubectlBinary = process.env.KUBECTL ?? '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
 
@@ -79,7 +80,7 @@ export class Kubectl {
 
 /** Polls until fn returns a truthy value or the deadline passes. */
 export async function eventually<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + waitDeadline(timeoutMs);
   let last: unknown;
   for (;;) {
     try {
