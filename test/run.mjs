@@ -1,7 +1,8 @@
 // Runs every compiled test file under dist/test with node's test runner (unit first, then end-to-end).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 function find(dir) {
   let out = [];
@@ -20,5 +21,10 @@ const storage = args.find((a) => a.startsWith('--storage='));
 if (storage) process.env.BONSAI_TEST_STORAGE = storage.slice('--storage='.length);
 const only = args.filter((a) => !a.startsWith('--storage='));
 const selected = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
-const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=spec', ...selected], { stdio: 'inherit' });
+// Timeouts: every test and hook gets one unless it sets its own (test/timeouts/, 5 minutes by default,
+// BONSAI_TEST_TIMEOUT_MS), each file 20 minutes in all (node 20's --test-timeout bounds whole files), and a file
+// whose tests are done exits even if something it started still holds the event loop.
+const timeouts = join(dirname(fileURLToPath(import.meta.url)), 'timeouts', 'register.mjs');
+const runner = ['--import', pathToFileURL(timeouts).href, '--test', '--test-concurrency=2', '--test-timeout=1200000', '--test-force-exit'];
+const r = spawnSync(process.execPath, [...runner, '--test-reporter=spec', ...selected], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

@@ -87,6 +87,12 @@ function runRules(n: RuleNode, path: string, value: unknown, old: unknown, hasOl
         st.budget = -1;
         return false;
       }
+      if (res.timedOut) {
+        // The wall-clock guard, not the cost verdict: say so, and run no further rule in this request.
+        st.errors.push(invalid(field, typeValue(n), `'${res.error}': no further validation rules will be run for rule: ${ruleText(r)}`));
+        st.budget = -1;
+        return false;
+      }
       const msg = res.error.replace(/^field not found: /, 'no such key: ');
       if (msg.startsWith('no such overload') || msg.startsWith('unbound function')) {
         st.errors.push(invalid(field, typeValue(n), `'${msg}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleText(r)}`));

@@ -1,31 +1,51 @@
 // Run-time bound on one evaluation. Evaluation is synchronous, so one module-level meter serves every call:
-// comprehension loops tick it once an iteration (the engine wraps each loop condition), library functions
-// charge their work (string length / 10, as upstream's cost model), and a wall-clock deadline backs both.
-// Once exhausted, every further tick fails, so loops stop at their next iteration and the caller reports
-// upstream's "actual cost limit exceeded".
+// comprehension loops charge, once an iteration, the nodes their condition and step evaluate (the engine wraps
+// each loop condition), and library functions charge their work (string length / 10, list sizes, as upstream's
+// cost model). The cost limit is counted, never timed: the same expression over the same data gets the same
+// verdict on any machine. Once the count passes the limit every further charge fails, so loops stop at their
+// next iteration and the caller reports upstream's "actual cost limit exceeded".
+//
+// Apart from the count, a generous wall-clock guard (several seconds, far beyond what any expression within
+// the cost limit needs) cancels a runaway evaluation with its own message, so it is never mistaken for the
+// deterministic cost verdict.
 
 export const costLimitExceeded = 'operation cancelled: actual cost limit exceeded';
+export const evaluationTimedOut = 'operation cancelled: evaluation timed out';
+
+/** The wall-clock guard's default: several seconds, only a safety net (the cost limit is what bounds work). */
+export const defaultTimeGuardMs = 5_000;
+let timeGuardMs = defaultTimeGuardMs;
 
 let remaining = Number.POSITIVE_INFINITY;
 let spent = 0;
 let deadline = Number.POSITIVE_INFINITY;
 let exhausted = false;
+let timedOut = false;
 let sinceClock = 0;
 
-export function startMeter(limit: number, timeLimitMs: number): void {
+/** Sets the wall-clock guard (Infinity disables it); returns the previous value. For tests. */
+export function setTimeGuardMs(ms: number): number {
+  const prev = timeGuardMs;
+  timeGuardMs = ms;
+  return prev;
+}
+
+export function startMeter(limit: number): void {
   remaining = limit;
   spent = 0;
   exhausted = false;
+  timedOut = false;
   sinceClock = 0;
-  deadline = performance.now() + timeLimitMs;
+  deadline = Number.isFinite(timeGuardMs) ? performance.now() + timeGuardMs : Number.POSITIVE_INFINITY;
 }
 
-/** Ends a metered evaluation; returns what it cost and whether it ran out. */
-export function stopMeter(): { cost: number; exhausted: boolean } {
-  const r = { cost: spent, exhausted };
+/** Ends a metered evaluation; returns what it cost, whether it ran out and whether the guard cancelled it. */
+export function stopMeter(): { cost: number; exhausted: boolean; timedOut: boolean } {
+  const r = { cost: spent, exhausted, timedOut };
   remaining = Number.POSITIVE_INFINITY;
   deadline = Number.POSITIVE_INFINITY;
   exhausted = false;
+  timedOut = false;
   return r;
 }
 
@@ -34,16 +54,17 @@ export function charge(n: number): void {
   spent += n;
   remaining -= n;
   if (exhausted) throw new Error(costLimitExceeded);
+  if (timedOut) throw new Error(evaluationTimedOut);
   if (remaining < 0) {
     exhausted = true;
     throw new Error(costLimitExceeded);
   }
   sinceClock += n;
-  if (sinceClock >= 512) {
+  if (sinceClock >= 4096 && deadline !== Number.POSITIVE_INFINITY) {
     sinceClock = 0;
     if (performance.now() > deadline) {
-      exhausted = true;
-      throw new Error(costLimitExceeded);
+      timedOut = true;
+      throw new Error(evaluationTimedOut);
     }
   }
 }

@@ -1,11 +1,14 @@
 // The CEL engine: compile an expression once against declared variables (parse, optional-syntax rewrite,
 // static check, cost estimate, plan), cache the result in a bounded LRU keyed by expression and environment,
 // and evaluate with a metered activation. Heavy: import it through `loadCel()` (src/cel/index.ts).
+// Cost is counted, not timed (src/cel/budget.ts): each comprehension iteration charges the nodes its condition
+// and step evaluate (identifiers, selections and calls one unit each, as the static estimate in check.ts counts
+// them, so the actual cost never exceeds the estimate), and library functions charge their own work.
 import { celEnv, isCelError, parse, plan, type CelValue } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { checkExpr } from './check.js';
-import { costLimitExceeded, charge, startMeter, stopMeter } from './budget.js';
+import { costLimitExceeded, charge, evaluationTimedOut, startMeter, stopMeter } from './budget.js';
 import { formatCompileError, type SourceIssue } from './errors.js';
 import { formatFuncs } from './lib-format.js';
 import { listFuncs } from './lib-lists.js';
@@ -23,8 +26,6 @@ import type { CelT } from './types.js';
 
 /** Upstream's per-call run-time limit (k8s.io/apiserver/pkg/apis/cel PerCallLimit). */
 export const perCallLimit = 1_000_000;
-/** Wall-clock bound of one evaluation, whatever its cost units say. */
-export const perCallTimeMs = 250;
 /** Longest expression accepted (upstream caps rules at 5 MiB of schema; one rule this long is abuse). */
 export const maxExpressionLength = 100_000;
 
@@ -33,7 +34,7 @@ const env = celEnv({
   funcs: [
     ...strings, ...listFuncs, ...regexFuncs, ...quantityFuncs, ...netFuncs, ...urlFuncs, ...formatFuncs, ...optionalFuncs,
     ...semverFuncs, ...authzFuncs,
-    celFunc(tickFn, [CelScalar.DYN], CelScalar.DYN, (v) => { charge(1); return v; }),
+    celFunc(tickFn, [CelScalar.DYN, CelScalar.INT], CelScalar.DYN, (v, n) => { charge(Number(n)); return v; }),
   ],
 });
 
@@ -48,7 +49,8 @@ export interface Program {
   eval(activation: Record<string, CelValue>, limit?: number): EvalResult;
 }
 
-export type EvalResult = { ok: true; value: CelValue; cost: number } | { ok: false; error: string; costExceeded: boolean; cost: number };
+/** `costExceeded`: the counted cost passed the limit; `timedOut`: the wall-clock guard cancelled it (budget.ts). */
+export type EvalResult = { ok: true; value: CelValue; cost: number } | { ok: false; error: string; costExceeded: boolean; timedOut?: boolean; cost: number };
 export type CompileResult = { ok: true; program: Program } | { ok: false; error: string };
 
 const cache = new Lru<string, CompileResult>(2048);
@@ -85,7 +87,7 @@ function compileUncached(source: string, vars: Map<string, CelT>): CompileResult
   const program: Program = {
     source, outputType: checked.type, estimatedCost: checked.cost, usesVars: checked.vars,
     eval(activation, limit = perCallLimit) {
-      startMeter(limit, perCallTimeMs);
+      startMeter(limit);
       let r: CelValue | Error;
       try {
         r = planned(activation as never);
@@ -94,6 +96,7 @@ function compileUncached(source: string, vars: Map<string, CelT>): CompileResult
       }
       const m = stopMeter();
       if (m.exhausted) return { ok: false, error: costLimitExceeded, costExceeded: true, cost: m.cost };
+      if (m.timedOut) return { ok: false, error: evaluationTimedOut, costExceeded: false, timedOut: true, cost: m.cost };
       if (isCelError(r) || r instanceof Error) return { ok: false, error: r.message, costExceeded: false, cost: m.cost };
       return { ok: true, value: r, cost: m.cost };
     },
@@ -101,7 +104,36 @@ function compileUncached(source: string, vars: Map<string, CelT>): CompileResult
   return { ok: true, program };
 }
 
-// Wraps every comprehension's loop condition in the metering function, so each iteration is counted.
+// Counts what one iteration of a comprehension evaluates: identifiers, selections and calls (not the logical
+// operators, which cel-go does not charge), without descending into a nested comprehension's condition and
+// step, which that comprehension charges itself each of its own iterations. Constants cost nothing.
+function iterationCost(roots: (Expr | undefined)[]): number {
+  let n = 0;
+  const stack: { e: Expr; depth: number }[] = roots.filter((e): e is Expr => !!e).map((e) => ({ e, depth: 0 }));
+  while (stack.length) {
+    const { e, depth } = stack.pop()!;
+    if (depth > 300) continue;
+    const push = (x: Expr | undefined) => { if (x) stack.push({ e: x, depth: depth + 1 }); };
+    const k = e.exprKind;
+    switch (k.case) {
+      case 'identExpr': n++; break;
+      case 'selectExpr': n++; push(k.value.operand); break;
+      case 'callExpr':
+        if (!logicalFns.has(k.value.function)) n++;
+        push(k.value.target); k.value.args.forEach(push);
+        break;
+      case 'listExpr': n++; k.value.elements.forEach(push); break;
+      case 'structExpr': n++; for (const en of k.value.entries) { if (en.keyKind.case === 'mapKey') push(en.keyKind.value); push(en.value); } break;
+      case 'comprehensionExpr': [k.value.iterRange, k.value.accuInit, k.value.result].forEach(push); break;
+      default: break;
+    }
+  }
+  return Math.max(1, n);
+}
+const logicalFns = new Set(['_&&_', '_||_', '_?_:_', '@not_strictly_false']);
+
+// Wraps every comprehension's loop condition in the metering function, so each iteration is counted at what
+// its condition and step evaluate (computed before the wrapping, from the original nodes).
 function addTicks(root: Expr): void {
   let nextId = 1n << 40n;
   const stack: { e: Expr; depth: number }[] = [{ e: root, depth: 0 }];
@@ -119,9 +151,13 @@ function addTicks(root: Expr): void {
         const c = k.value;
         [c.iterRange, c.accuInit, c.loopCondition, c.loopStep, c.result].forEach(push);
         const cond = c.loopCondition!;
+        const cost = {
+          $typeName: 'cel.expr.Expr', id: nextId++,
+          exprKind: { case: 'constExpr', value: { $typeName: 'cel.expr.Constant', constantKind: { case: 'int64Value', value: BigInt(iterationCost([cond, c.loopStep])) } } },
+        } as Expr;
         c.loopCondition = {
           $typeName: 'cel.expr.Expr', id: nextId++,
-          exprKind: { case: 'callExpr', value: { $typeName: 'cel.expr.Expr.Call', function: tickFn, args: [cond] } },
+          exprKind: { case: 'callExpr', value: { $typeName: 'cel.expr.Expr.Call', function: tickFn, args: [cond, cost] } },
         } as Expr;
         break;
       }

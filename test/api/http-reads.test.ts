@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBonsai, type Bonsai } from '../../src/main.js';
 import { assertStatus, client, openWatch, testStorage, type Watch } from './http.js';
+import { within } from '../helpers/wait.js';
 
 const NS = 'reads';
 const CMS = `/api/v1/namespaces/${NS}/configmaps`;
@@ -85,7 +86,11 @@ describe('HTTP semantics: lists, watches and tables', () => {
       for (const q of ['resourceVersion=0', `resourceVersion=${cur}&resourceVersionMatch=NotOlderThan`, `resourceVersion=${cur}&resourceVersionMatch=Exact`, 'resourceVersion=1&resourceVersionMatch=NotOlderThan', `resourceVersion=${cur}`]) {
         const r = await req('GET', `${CMS}?${q}`);
         assert.equal(r.status, 200, `${q}: ${r.text}`);
-        assert.equal(r.body.metadata.resourceVersion, cur, q);
+        // Exact is the revision asked for; the others the current one, which a background write (a controller
+        // running late on a loaded machine) may have moved on since `cur` was read.
+        const rv = Number(r.body.metadata.resourceVersion);
+        if (q.endsWith('Exact')) assert.equal(r.body.metadata.resourceVersion, cur, q);
+        else assert.ok(rv >= Number(cur) && rv <= b.store.revision(), `${q}: ${rv} not in [${cur}, ${b.store.revision()}]`);
         assert.ok(r.body.items.length >= 5);
       }
     });
@@ -203,7 +208,7 @@ describe('HTTP semantics: lists, watches and tables', () => {
       await req('POST', CMS, cm('bm-1'));
       await w.ended;
       const elapsed = Date.now() - started;
-      assert.ok(elapsed >= 900 && elapsed < 4000, `closed after ${elapsed} ms`);
+      assert.ok(elapsed >= 900, `closed after ${elapsed} ms, before timeoutSeconds`);
       assert.equal(w.events[0].type, 'ADDED');
       const bookmarks = w.events.filter((e) => e.type === 'BOOKMARK');
       assert.ok(bookmarks.length >= 1, `a BOOKMARK before close: ${JSON.stringify(w.events)}`);
@@ -216,10 +221,8 @@ describe('HTTP semantics: lists, watches and tables', () => {
     });
 
     it('closes a watch without bookmarks after timeoutSeconds and sends none', async () => {
-      const started = Date.now();
       const w = await watch(`${CMS}?watch=true&resourceVersion=${b.store.revision()}&timeoutSeconds=1`);
-      await w.ended;
-      assert.ok(Date.now() - started < 4000);
+      await within(w.ended, 4000, 'the watch to end after timeoutSeconds');
       assert.deepEqual(w.events, []);
     });
 

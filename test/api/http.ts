@@ -3,6 +3,7 @@ import { after, before } from 'node:test';
 import { startBonsai, type Bonsai, type BonsaiOptions } from '../../src/main.js';
 import assert from 'node:assert/strict';
 import { startEtcd, type EtcdHandle } from '../helpers/etcd.js';
+import { waitDeadline } from '../helpers/wait.js';
 
 export interface Resp {
   status: number;
@@ -136,7 +137,7 @@ export async function openWatch(url: string, headers: Record<string, string> = {
         const t = setTimeout(() => {
           cleanup();
           reject(new Error(`timed out waiting for ${what}: ${JSON.stringify(events.map((e) => [e.type, e.object?.metadata?.name]))}`));
-        }, timeoutMs);
+        }, waitDeadline(timeoutMs));
         const cleanup = () => {
           clearTimeout(t);
           waiters.delete(check);

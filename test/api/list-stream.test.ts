@@ -8,6 +8,7 @@ import { ListStream, listBudgetOf, maxChunkBytes } from '../../src/api/list-stre
 import { inflightOf } from '../../src/api/inflight.js';
 import type { Bonsai } from '../../src/main.js';
 import type { KObject } from '../../src/machinery/types.js';
+import { waitDeadline } from '../helpers/wait.js';
 
 const tableAccept = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
 
@@ -37,7 +38,7 @@ function stalledGet(b: Bonsai, path: string): Promise<net.Socket> {
 }
 
 async function until(pred: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
+  const end = Date.now() + waitDeadline(timeoutMs);
   while (!pred()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await sleep(20);

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { openWatches, terminatedWatchers } from '../../src/api/watch-stream.js';
 import { openWatch, useBonsai } from './http.js';
+import { waitDeadline } from '../helpers/wait.js';
 
 const NS = 'slow';
 const CMS = `/api/v1/namespaces/${NS}/configmaps`;
@@ -27,7 +28,7 @@ function neverReading(port: number, path: string): Promise<Socket> {
 async function until(what: string, pred: () => boolean, ms = 20_000): Promise<void> {
   const t0 = Date.now();
   while (!pred()) {
-    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() - t0 > waitDeadline(ms)) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }

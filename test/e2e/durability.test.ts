@@ -7,8 +7,9 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { binPath, startServer, type ServerHandle } from '../helpers/server.js';
+import { binPath, startServer, stopAll, type ServerHandle } from '../helpers/server.js';
 import { eventually } from '../helpers/kubectl.js';
+import { waitDeadline, within } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
 
@@ -38,7 +39,7 @@ async function openWatch(base: string, path: string) {
   let buf = '';
   let done = false;
   const next = async (timeoutMs = 5_000): Promise<Json | undefined> => {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = Date.now() + waitDeadline(timeoutMs);
     for (;;) {
       const nl = buf.indexOf('\n');
       if (nl >= 0) {
@@ -94,9 +95,11 @@ describe('durability', () => {
   const servers: ServerHandle[] = [];
   const dirs: string[] = [];
   after(async () => {
-    for (const s of servers) await s.stop('SIGKILL');
-    for (const s of servers) s.cleanup();
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    try {
+      await stopAll(servers, 'SIGKILL');
+    } finally {
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    }
   });
 
   it('keeps every acknowledged write across SIGKILL and resumes watches from a resourceVersion', async (t) => {
@@ -200,10 +203,8 @@ describe('durability', () => {
     const kept = await createCm(s.url, 'keep-me', { a: '1' });
     const w = await openWatch(s.url, `${cmPath()}?watch=true`);
     assert.equal((await w.next())?.object.metadata.name, 'keep-me');
-    const t0 = Date.now();
-    const code = await Promise.race([s.stop('SIGTERM'), new Promise<'hung'>((r) => setTimeout(() => r('hung'), 5_000).unref())]);
+    const code = await within(s.stop('SIGTERM'), 5_000, 'the exit after SIGTERM');
     assert.equal(code, 0, 'exit code after SIGTERM');
-    assert.ok(Date.now() - t0 < 5_000);
     assert.ok(await w.ended(2_000), 'the open watch was ended');
 
     const again = await startServer({ dataDir: s.dataDir });
@@ -261,7 +262,6 @@ describe('durability', () => {
       { rv: '99999999999999999999', codes: [504, 410], reason: /^(Timeout|Expired|Gone)$/ },
     ];
     for (const c of cases) {
-      const t0 = Date.now();
       const w = await openWatch(s.url, `${cmPath()}?watch=true&resourceVersion=${c.rv}`);
       let status: Json;
       if (w.status === 200) {
@@ -275,7 +275,6 @@ describe('durability', () => {
         assert.equal(w.status, status.code, `watch rv=${c.rv}: HTTP status matches the Status code`);
       }
       w.close();
-      assert.ok(Date.now() - t0 < 8_000, `watch rv=${c.rv} took ${Date.now() - t0}ms`);
       assert.equal(status.kind, 'Status', `watch rv=${c.rv}: ${JSON.stringify(status)}`);
       assert.equal(status.status, 'Failure');
       assert.ok(c.codes.includes(status.code), `watch rv=${c.rv}: code ${status.code} not in ${c.codes}: ${JSON.stringify(status)}`);

@@ -22,15 +22,13 @@ describe('pod lifecycle at real speed', () => {
   const env = useKubectlServer();
   const { pod, row } = helpers(env);
 
-  it('kubectl run is Running and Ready within 2 s, with IP, node, events and logs', async () => {
+  it('kubectl run is Running and Ready, with IP, node, events and logs', async () => {
     await eventually(async () => /\sReady\s/.test(await env.k.ok(['get', 'nodes', '--no-headers'])), 15_000, 'a Ready node');
-    const t0 = Date.now();
     await env.k.ok(['run', 'web', '--image=nginx']);
     await eventually(async () => {
       const p = await pod('web');
       return p.status?.phase === 'Running' && p.status.conditions?.some((c: Json) => c.type === 'Ready' && c.status === 'True');
     }, 2000, 'Running and Ready');
-    assert.ok(Date.now() - t0 < 2500, 'ready in well under the budget');
     const [name, ready, status, restarts] = await row('web');
     assert.deepEqual([name, ready, status, restarts], ['web', '1/1', 'Running', '0']);
     const wide = (await env.k.ok(['get', 'pods', 'web', '-o', 'wide', '--no-headers'])).trim().split(/\s+/);

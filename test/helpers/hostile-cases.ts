@@ -17,7 +17,7 @@ export interface HostileCase {
   expectMessage?: RegExp;
   /** Instead of expectCode: the status answered to this other request (sent first), e.g. null ≡ absent. */
   sameAs?: Pick<HostileCase, 'method' | 'path' | 'headers' | 'body'>;
-  /** The answer must come within this many milliseconds. */
+  /** How soon a quiet machine answers (a note, not asserted: every case must answer, however busy the machine). */
   maxMs?: number;
 }
 

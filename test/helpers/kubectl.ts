@@ -3,6 +3,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { minWaitMs, waitDeadline } from './wait.js';
 
 export const kubectlBinary = process.env.KUBECTL ?? '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
 
@@ -64,7 +65,11 @@ export class Kubectl {
 
   /** Runs and fails the test with the output when the exit code is not 0. */
   async ok(args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<string> {
-    const r = await this.run(args, opts);
+    // A command expected to succeed waits (`wait`, `rollout status --timeout=Ns`) at least the wait floor: the
+    // deadline only matters when the test fails anyway, and a loaded machine needs longer.
+    const floorS = minWaitMs / 1000;
+    const raised = args.map((a) => a.replace(/^--timeout=(\d+)s$/, (_, n: string) => `--timeout=${Math.max(Number(n), floorS)}s`));
+    const r = await this.run(raised, { ...opts, timeoutMs: minWaitMs + 60_000 });
     if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
     return r.stdout;
   }
@@ -79,7 +84,7 @@ export class Kubectl {
 
 /** Polls until fn returns a truthy value or the deadline passes. */
 export async function eventually<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + waitDeadline(timeoutMs);
   let last: unknown;
   for (;;) {
     try {

@@ -17,15 +17,30 @@ export interface ServerHandle {
   cleanup(): void;
 }
 
+// Every server process still running when the test process exits is killed, whatever the test did: a test
+// that failed before its `stop()` must not leave a server behind (the runner exits a finished file, see run.mjs).
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const p of live) p.kill('SIGKILL');
+});
+
+/** How long a server may take to print its address: generous, for a loaded machine. */
+const startTimeoutMs = 90_000;
+
 export async function startServer(opts: { dataDir?: string; args?: string[] } = {}): Promise<ServerHandle> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'bonsai-e2e-'));
   const kubeconfig = join(dataDir, 'kubeconfig');
   const proc = spawn(process.execPath, [binPath, 'serve', '--port', '0', '--data', dataDir, ...(opts.args ?? [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(proc);
+  proc.on('exit', () => live.delete(proc));
   let out = '';
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`server did not start in 15s: ${out}${err}`)), 15_000);
+    const t = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`server did not start in ${startTimeoutMs / 1000}s: ${out}${err}`));
+    }, startTimeoutMs);
     proc.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = out.match(/https?:\/\/[\d.]+:\d+/);
@@ -54,6 +69,41 @@ export async function startServer(opts: { dataDir?: string; args?: string[] } = 
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Starts a server, runs `fn` with it and stops it whatever `fn` did (then removes its data dir unless the
+ * caller passed one). A failure of `fn` wins over a failure of `stop()`.
+ */
+export async function withServer<T>(opts: { dataDir?: string; args?: string[] }, fn: (s: ServerHandle) => Promise<T>): Promise<T> {
+  const s = await startServer(opts);
+  let failed = false;
+  try {
+    return await fn(s);
+  } catch (e) {
+    failed = true;
+    throw e;
+  } finally {
+    try {
+      await s.stop();
+    } catch (e) {
+      if (!failed) throw e;
+    } finally {
+      if (!opts.dataDir) s.cleanup();
+    }
+  }
+}
+
+/**
+ * Stops every server given (all of them, even when one's stop fails), removes their data dirs unless `keepData`,
+ * then reports the first failure. For `after` hooks of suites that start several servers.
+ */
+export async function stopAll(servers: Iterable<ServerHandle | undefined>, signal?: NodeJS.Signals, keepData = false): Promise<void> {
+  const list = [...servers].filter((s): s is ServerHandle => !!s);
+  const results = await Promise.allSettled(list.map((s) => s.stop(signal)));
+  if (!keepData) for (const s of list) s.cleanup();
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** Runs the `bonsai` CLI (e.g. `node stop NAME --kubeconfig K`) to completion and returns its output. */

@@ -125,15 +125,12 @@ test('run-time errors are messages', () => {
   assert.equal(cel.evaluate("quantity('x') == quantity('1')").ok, false);
 });
 
-test('a pathological expression is stopped quickly', () => {
+test('a pathological expression is stopped by its counted cost', () => {
   const big = cel.toCelValue(Array.from({ length: 2000 }, (_, i) => i), undefined);
-  const t0 = performance.now();
   const r = cel.evaluate('self.all(x, self.all(y, self.all(z, x + y + z >= 0)))', { self: big });
-  const ms = performance.now() - t0;
   assert.equal(r.ok, false);
   assert.ok(!r.ok && r.costExceeded, 'reported as over the cost limit');
   assert.match(!r.ok ? r.error : '', /actual cost limit exceeded/);
-  assert.ok(ms < 3000, `stopped after ${ms} ms`);
   // The error does not leak into the next evaluation.
   assert.equal(value('[1].all(x, x == 1)'), true);
 });

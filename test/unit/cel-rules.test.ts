@@ -162,9 +162,7 @@ test('a rule that runs out of budget stops validation', () => {
   });
   // Within its maxItems the rule is affordable; schema validation would refuse the longer list, but the CEL
   // validator must stop on its own (1,200² iterations are past the per-call limit).
-  const t0 = performance.now();
   const errs = validateRules(rules, { l: Array.from({ length: 1200 }, (_, i) => i) });
-  assert.ok(performance.now() - t0 < 3000);
   assert.equal(errs.length, 1);
   assert.equal(errs[0].field, 'l');
   assert.match(errs[0].message, /^Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: /);

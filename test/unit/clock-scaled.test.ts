@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ScaledClock } from '../../src/util/clock.js';
 import { maxClockMs, TimerHeap } from '../../src/util/clock-timers.js';
+import { waitDeadline } from '../helpers/wait.js';
 
 const origin = Date.UTC(2026, 0, 1);
 
@@ -90,7 +91,7 @@ test('scaled clock: setSpeed re-times waiting timers; advance keeps a running cl
   clock.setTimeout(() => fired++, 60_000);
   clock.setSpeed(1_000_000);
   assert.equal(clock.speed, 1_000_000);
-  const deadline = Date.now() + 2000;
+  const deadline = Date.now() + waitDeadline(2000);
   while (!fired && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   assert.equal(fired, 1);
   clock.setSpeed(1);

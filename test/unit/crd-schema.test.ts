@@ -227,14 +227,3 @@ test('deep and hostile schemas and objects do not crash', async () => {
   assert.doesNotThrow(() => cd.validate({ a: value }));
 });
 
-// Not a performance figure (the bench has those): it catches a validator rebuilt per call, which costs milliseconds.
-test('validating a small custom object reuses the compiled validator', async () => {
-  const c = await compileStructural(small);
-  const obj = { apiVersion: 'x/v1', kind: 'X', metadata: { name: 'a' }, spec: { x: 'a', n: 3, list: ['a'], labels: { a: 'b' } } };
-  for (let i = 0; i < 200; i++) c.validate(obj);
-  const n = 2000;
-  const t = performance.now();
-  for (let i = 0; i < n; i++) c.validate(obj);
-  const per = (performance.now() - t) / n;
-  assert.ok(per < 1, `${per} ms per validation`);
-});

@@ -86,9 +86,8 @@ test('keys named like Object members stay ordinary keys in every engine', () => 
 
 test('Go quoting and linear-time quantities', () => {
   assert.equal(goQuote('a\u0000b\n"é\u00a0'), '"a\\x00b\\n\\"é\\u00a0"');
-  const t = Date.now();
+  // 200,000 characters: a pattern that backtracked would not finish (the test's timeout says so); no clock read.
   assert.deepEqual(parseQuantity(`${'1'.repeat(200_000)}x`), { error: "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'" });
-  assert.ok(Date.now() - t < 200, 'parsed in linear time');
   assert.deepEqual(parseQuantity('1e400'), { error: "unable to parse quantity's numeric part" });
   assert.deepEqual(parseQuantity('0e400'), { value: 0 });
 });

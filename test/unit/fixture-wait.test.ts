@@ -85,14 +85,12 @@ describe('fixture helpers', () => {
 
   it('a wait times out with a WaitError naming the object and what was last seen', async () => {
     await cm('stuck', { phase: 'one' });
-    const t0 = Date.now();
     const w = b.waitFor('configmaps', 'default', 'stuck', (o) => o.data?.phase === 'two', { timeoutMs: 150 });
     await assert.rejects(w, (e: unknown) => {
       assert.ok(e instanceof WaitError);
       assert.match(e.message, /timed out after 150 ms waiting for configmaps default\/stuck \(resourceVersion \d+/);
       return true;
     });
-    assert.ok(Date.now() - t0 < 2000);
   });
 
   it('an abort signal and a throwing predicate reject the wait', async () => {
@@ -121,13 +119,17 @@ describe('fixture helpers', () => {
 
   it('close rejects pending waits and removes the temp folder; later waits reject at once', async () => {
     const other = await startBonsai({ port: 0, data: ':memory:', addons: [], controllers: [] });
-    const dir = dirname(other.kubeconfigPath);
-    assert.ok(existsSync(dir));
-    const w = other.waitFor('configmaps', 'default', 'never', () => true);
-    await other.close();
-    await assert.rejects(w, (e: unknown) => e instanceof WaitError && /closed/.test(e.message));
-    await assert.rejects(other.waitFor('configmaps', 'default', 'x', () => true), WaitError);
-    assert.equal(existsSync(dir), false, 'temp folder removed');
+    try {
+      const dir = dirname(other.kubeconfigPath);
+      assert.ok(existsSync(dir));
+      const w = other.waitFor('configmaps', 'default', 'never', () => true);
+      await other.close();
+      await assert.rejects(w, (e: unknown) => e instanceof WaitError && /closed/.test(e.message));
+      await assert.rejects(other.waitFor('configmaps', 'default', 'x', () => true), WaitError);
+      assert.equal(existsSync(dir), false, 'temp folder removed');
+    } finally {
+      await other.close(); // a no-op once closed
+    }
   });
 
   it('over TLS, kubeConfig() carries the CA and the admin client certificate; kubeconfigPath is <data>/kubeconfig', async () => {

@@ -6,6 +6,7 @@ import { startBonsai, type Bonsai } from '../../src/main.js';
 import { clientFor, type Client } from '../../src/client/client.js';
 import type { KObject } from '../../src/machinery/types.js';
 import { JobSetController, jobSetCrd } from '../../src/addons/jobset/index.js';
+import { waitDeadline } from '../helpers/wait.js';
 
 export interface JobSetEnv {
   b: Bonsai;
@@ -26,7 +27,7 @@ export async function startJobSetEnv(clockSpeed = 10): Promise<JobSetEnv> {
 
 /** Polls `f` every 20 ms (real time) until it returns a truthy value; fails with `what` after `ms`. */
 export async function until<T>(f: () => T | undefined | false, ms: number, what: string): Promise<T> {
-  const end = Date.now() + ms;
+  const end = Date.now() + waitDeadline(ms);
   for (;;) {
     const v = f();
     if (v) return v;

@@ -7,12 +7,13 @@ import assert from 'node:assert/strict';
 import { startBonsai } from '../../src/main.js';
 import { clientFor, type Client } from '../../src/client/client.js';
 import type { KObject } from '../../src/machinery/types.js';
+import { waitDeadline } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
 const lwsRes = 'leaderworkerset.x-k8s.io/v1/leaderworkersets';
 
 async function until<T>(what: string, fn: () => T | undefined | false, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
+  const end = Date.now() + waitDeadline(ms);
   let last: unknown;
   for (;;) {
     try {
@@ -49,7 +50,7 @@ const allReady = (c: Client, set: string, n: number) => {
   return ps.length === n && ps.every(ready) ? ps : undefined;
 };
 
-test('LeaderWorkerSet groups, restart, scale and rolling update in process', { timeout: 120_000 }, async () => {
+test('LeaderWorkerSet groups, restart, scale and rolling update in process', async () => {
   const bonsai = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', addons: ['lws'] });
   const admin = clientFor(bonsai.registry);
   try {
