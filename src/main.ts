@@ -215,7 +215,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   const authorization = (registry.authorization = new Authorization(modes, store));
   if (audit?.enabled) registry.componentAudit = componentAuditSink(audit, authorization);
   if (exposed) {
-    log.warn({ host }, 'serving on a non-loopback address without TLS and authentication (--insecure)');
+    log.warn({ host, problem: exposed }, 'serving on a non-loopback address anyone who reaches it could take over (--insecure)');
   }
   if (!opts.tls && modes.includes('RBAC')) {
     // client-go reads a kubeconfig's credentials only for https servers: kubectl would be system:anonymous.

@@ -65,7 +65,8 @@ function quoted(v: string): string {
 export function judgeOrigin(r: OriginRequest, allowed: readonly OriginPattern[]): OriginVerdict {
   const header = r.headers.origin;
   const origin = typeof header === 'string' ? header : undefined;
-  if (origin !== undefined && origin.length <= maxOriginLength && allowed.some((p) => p.test(origin))) return { kind: 'cors' };
+  // Only a well-formed value is echoed back in Access-Control-Allow-Origin (visible ASCII, bounded).
+  if (origin !== undefined && origin.length <= maxOriginLength && /^[\x21-\x7e]+$/.test(origin) && allowed.some((p) => p.test(origin))) return { kind: 'cors' };
   if (safeMethods.has(r.method) && r.headers.upgrade === undefined) return { kind: 'pass' };
   const scheme = r.tls ? 'https' : 'http';
   const own = typeof r.headers.host === 'string' ? `${scheme}://${hostPort(r.headers.host, scheme)}` : undefined;

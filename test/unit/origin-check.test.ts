@@ -53,6 +53,9 @@ describe('origin check', () => {
     assert.equal(verdict('POST', { origin: 'https://dash.example.evil.com' }, allowed), 'refuse');
     assert.equal(verdict('POST', { origin: 'http://dash.example' }, allowed), 'refuse');
     assert.equal(verdict('GET', { origin: 'https://evil.example' }, allowed), 'pass');
+    // A matching value that could not be echoed in a header (latin-1, spaces) gets no CORS.
+    assert.equal(verdict('POST', { origin: 'https://dash.example:\u00e9' }, allowed), 'refuse');
+    assert.equal(verdict('POST', { origin: 'https://dash.example: x' }, allowed), 'refuse');
   });
 
   it('normalizes origins', () => {
