@@ -47,7 +47,7 @@ function resourceRuleMatches(r: ResourcePolicyRule, a: RequestAttributes): boole
 
 function nonResourceRuleMatches(r: NonResourcePolicyRule, a: RequestAttributes): boolean {
   if (!has(r.verbs, a.verb)) return false;
-  for (const p of r.nonResourceURLs) {
+  for (const p of r.nonResourceURLs ?? []) {
     if (p === all || p === a.path) return true;
     if (p.endsWith('/*') && a.path.startsWith(p.slice(0, -1))) return true;
   }
@@ -55,7 +55,8 @@ function nonResourceRuleMatches(r: NonResourcePolicyRule, a: RequestAttributes):
 }
 
 function rulesMatch(rules: PolicyRulesWithSubjects, a: RequestAttributes): boolean {
-  if (!rules.subjects.some((s) => subjectMatches(s, a))) return false;
+  // Stored objects passed validation; the guards keep one odd object (another version's, on a shared store) harmless.
+  if (!(rules.subjects ?? []).some((s) => subjectMatches(s, a))) return false;
   if (a.resourceRequest) return (rules.resourceRules ?? []).some((r) => resourceRuleMatches(r, a));
   return (rules.nonResourceRules ?? []).some((r) => nonResourceRuleMatches(r, a));
 }

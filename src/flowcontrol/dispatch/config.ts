@@ -31,7 +31,9 @@ function queueSetConfig(pl: PriorityLevelConfiguration, nominalLimit: number): Q
 }
 
 /** The configuration from the stored objects (either list may be empty) and the server's concurrency limit. */
-export function digestConfig(storedSchemas: readonly FlowSchema[], storedLevels: readonly PriorityLevelConfiguration[], serverLimit: number): Digest {
+export function digestConfig(anySchemas: readonly FlowSchema[], anyLevels: readonly PriorityLevelConfiguration[], serverLimit: number): Digest {
+  const storedSchemas = anySchemas.filter((fs) => typeof fs.spec?.priorityLevelConfiguration?.name === 'string' && typeof fs.spec.matchingPrecedence === 'number');
+  const storedLevels = anyLevels.filter((pl) => pl.spec?.type === 'Exempt' || pl.spec?.type === 'Limited');
   const none = storedSchemas.length === 0 && storedLevels.length === 0;
   const levels = new Map<string, PriorityLevelConfiguration>();
   for (const pl of none ? [...mandatoryPriorityLevels, ...suggestedPriorityLevels] : storedLevels) levels.set(pl.metadata.name, pl);
