@@ -1,9 +1,9 @@
 // Hostile objects for the add-ons' controllers: their CRDs' schemas let through shapes (maps of strings, free
 // quantities, references to any kind) that only the controllers interpret. Every add-on kind gets keys named
 // __proto__/constructor/prototype, wrong kinds, absurd numbers and huge strings; KEDA's metrics-api trigger reads
-// from endpoints that answer too much, nonsense, deeply nested JSON or never. The server must answer every write
-// without a 5xx, the controllers must reach a sentinel created after them (so they processed the hostile ones
-// first), and the prototypes stay clean.
+// from endpoints that answer too much, nonsense, deeply nested JSON or never, and is pointed at cloud metadata
+// addresses. The server must answer every write without a 5xx, the controllers must reach a sentinel created after
+// them (so they processed the hostile ones first), and the prototypes stay clean.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -87,6 +87,8 @@ describe('hostile objects for the add-ons', () => {
       [so, obj('ScaledObject', 'so-huge', `{"scaleTargetRef":${target},"triggers":[${trig('metrics-api', `"url":"${huge}","valueLocation":"${'a.'.repeat(5000)}b","targetValue":"1"`)}]}`)],
       [so, obj('ScaledObject', 'so-advanced', `{"scaleTargetRef":${target},"advanced":{"restoreToOriginalReplicaCount":true,"horizontalPodAutoscalerConfig":{"name":"__proto__","behavior":{"scaleUp":{"policies":[{"type":"Pods","value":-1,"periodSeconds":0}],"selectPolicy":"constructor"}}}},"triggers":[${trig('cpu', '"value":"50"', ',"metricType":"Utilization"')}]}`)],
       ...['huge', 'deep', 'nonsense', 'hang', 'other'].map((p): [string, string] => [so, obj('ScaledObject', `so-api-${p}`, `{"scaleTargetRef":${target},"pollingInterval":1,"triggers":[${api(`/${p}`)}]}`)]),
+      // Link-local and cloud metadata targets (refused by the scalers' outbound guard, never connected to).
+      ...['http://169.254.169.254/latest/meta-data/', 'http://[fd00:ec2::254]/', 'http://metadata.google.internal/computeMetadata/v1/', 'http://[::ffff:a9fe:a9fe]/'].map((url, i): [string, string] => [so, obj('ScaledObject', `so-metadata-${i}`, `{"scaleTargetRef":${target},"pollingInterval":1,"triggers":[${trig('metrics-api', `"url":"${url}","valueLocation":"value","targetValue":"1"`)}]}`)]),
       [sj, obj('ScaledJob', 'sj-many', `{${evil},"maxReplicaCount":2147483647,"pollingInterval":60,"jobTargetRef":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox"}]}}},"scalingStrategy":{"strategy":"custom","customScalingQueueLengthDeduction":-2147483647,"customScalingRunningJobPercentage":"1e400"},"triggers":[${api('/many')}]}`)],
       [ta, obj('TriggerAuthentication', 'ta-evil', `{${evil},"secretTargetRef":[{"parameter":"__proto__","name":"constructor","key":"prototype"}],"env":[{"parameter":"constructor","name":"__proto__"}]}`)],
       [so, obj('ScaledObject', 'so-auth', `{"scaleTargetRef":${target},"triggers":[${trig('metrics-api', `"url":"${endpoint.url}/other","valueLocation":"value","targetValue":"1","authMode":"__proto__"`, ',"authenticationRef":{"name":"ta-evil"}')}]}`)],

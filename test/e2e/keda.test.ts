@@ -32,7 +32,7 @@ describe('KEDA add-on', () => {
   const replicas = async (name: string) => (await getJson('deployment', name)).spec.replicas as number;
   const events = async (kind: string, name: string) => ((await getJson('events', '--field-selector', `involvedObject.kind=${kind},involvedObject.name=${name}`)).items as Json[])
     .map((e) => `${e.type} ${e.reason} ${e.message}`);
-  const served = () => eventually(async () => (await env.k.run(['get', 'scaledobjects'])).code === 0 && (await env.k.run(['get', 'scaledjobs'])).code === 0, 20_000, 'the KEDA CRDs installed');
+  const served = () => eventually(async () => (await env.k.run(['get', 'scaledobjects'])).code === 0 && (await env.k.run(['get', 'scaledjobs'])).code === 0, 120_000, 'the KEDA CRDs installed');
 
   it('a metrics-api trigger scales a Deployment 0 -> 1 -> N -> 0 as the served value changes', async () => {
     await served();
@@ -147,7 +147,7 @@ describe('KEDA cron trigger at --clock-speed 60', () => {
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
 
   it('scales up inside its window and down after it', async () => {
-    await eventually(async () => (await env.k.run(['get', 'scaledobjects'])).code === 0, 20_000, 'the KEDA CRDs installed');
+    await eventually(async () => (await env.k.run(['get', 'scaledobjects'])).code === 0, 120_000, 'the KEDA CRDs installed');
     await env.k.ok(['apply', '-f', '-'], { input: deployment('batch') });
     // Active in minutes 0-1 of every 4 (one clock minute is one second here).
     await env.k.ok(['apply', '-f', '-'], {
