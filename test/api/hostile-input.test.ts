@@ -29,7 +29,7 @@ interface Answer {
 }
 
 /** A request with no answer in this long hung: generous, so that a loaded machine never trips it. */
-const hangMs = 60_000;
+const hangMs = 120_000;
 
 function send(base: string, c: Pick<HostileCase, 'method' | 'path' | 'headers' | 'body'>): Promise<Answer> {
   const url = new URL(base);

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { binPath, startServer, stopAll, type ServerHandle } from '../helpers/server.js';
+import { binPath, startServer, startTimeoutMs, stopAll, type ServerHandle } from '../helpers/server.js';
 import { eventually } from '../helpers/kubectl.js';
 import { waitDeadline, within } from '../helpers/wait.js';
 
@@ -80,7 +80,10 @@ async function serveIn(cwd: string, args: string[]): Promise<{ url: string; proc
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`server did not start: ${out}`)), 15_000);
+    const t = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`server did not start: ${out}`));
+    }, startTimeoutMs);
     proc.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = out.match(/http:\/\/[\d.]+:\d+/);

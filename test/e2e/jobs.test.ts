@@ -247,9 +247,12 @@ describe('Job controller', () => {
     // A preStop longer than the 20 s grace period: each deleted pod terminates for 20 s of clock time, then is killed (Failed).
     const slowStop = { command: 'sleep 3600', pod: { terminationGracePeriodSeconds: 20 }, container: { lifecycle: { preStop: { sleep: { seconds: 60 } } } } };
     await apply(job('eager', { podReplacementPolicy: 'TerminatingOrFailed' }, slowStop));
-    await apply(job('patient', { podReplacementPolicy: 'Failed' }, slowStop));
+    // The patient one terminates for 120 s of clock time (12 s of wall time at 10x): long enough that a busy
+    // machine's kubectl still sees it terminating.
+    await apply(job('patient', { podReplacementPolicy: 'Failed' }, { ...slowStop, pod: { terminationGracePeriodSeconds: 120 }, container: { lifecycle: { preStop: { sleep: { seconds: 300 } } } } }));
     const running = async (name: string) => eventually(async () => (await podsOf(name)).find((p) => p.status?.phase === 'Running'), 20_000, `${name} running`);
     const [eager, patient] = [await running('eager'), await running('patient')];
+    const deletedBy = Date.parse((JSON.parse(await env.k.ok(['get', '--raw', '/bonsai/v1/clock'])) as Json).now as string);
     await env.k.ok(['delete', 'pod', eager.metadata.name, patient.metadata.name, '--wait=false']);
     await eventually(async () => (await podsOf('eager')).some((p) => p.metadata.name !== eager.metadata.name && !p.metadata.deletionTimestamp), 5_000, 'eager replacement');
     let j = await eventually(async () => {
@@ -263,6 +266,9 @@ describe('Job controller', () => {
       return cur.status?.active === 1 && cur.status.failed === 1 && cur;
     }, 20_000, 'patient replacement after the pod failed');
     assert.equal(j.status.terminating, 0);
+    // In clock time: the replacement came only after the old pod's grace period (creationTimestamp has seconds).
+    const replacement = (await podsOf('patient')).find((p) => p.metadata.name !== patient.metadata.name)!;
+    assert.ok(Date.parse(replacement.metadata.creationTimestamp) - deletedBy >= 119_000, `replaced ${Date.parse(replacement.metadata.creationTimestamp) - deletedBy} ms of clock time after the delete`);
     assert.equal((await getJson('job', 'eager')).status.failed, 1, 'the deleted pod counts as failed');
     await env.k.ok(['delete', 'job', 'eager', 'patient', '--wait=false']);
   });

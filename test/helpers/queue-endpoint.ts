@@ -20,7 +20,12 @@ export function useQueueEndpoint(): { url: (path?: string) => string; set: (n: n
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   });
-  after(() => new Promise<void>((r) => server.close(() => r())));
+  // Open keep-alive connections (a scaler's) would hold close() forever: cut them.
+  after(() => new Promise<void>((r) => {
+    if (!server) return r();
+    server.close(() => r());
+    server.closeAllConnections();
+  }));
   return {
     url: (path = '/queue') => `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`,
     set: (n) => void (value = n),

@@ -25,7 +25,7 @@ process.on('exit', () => {
 });
 
 /** How long a server may take to print its address: generous, for a loaded machine. */
-const startTimeoutMs = 90_000;
+export const startTimeoutMs = 90_000;
 
 export async function startServer(opts: { dataDir?: string; args?: string[] } = {}): Promise<ServerHandle> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'bonsai-e2e-'));

@@ -2,7 +2,7 @@
 // loaded one (the suite must pass with the CPU halved), and a deadline only decides how soon a test that fails
 // anyway says so: every poll's deadline is at least `minWaitMs`, whatever the test asked for.
 
-export const minWaitMs = 60_000;
+export const minWaitMs = 120_000;
 
 /** The deadline to use for a wait the test sized at `ms`. */
 export const waitDeadline = (ms: number): number => Math.max(ms, minWaitMs);
