@@ -19,6 +19,7 @@ import { karpenterRows } from './karpenter.js';
 import { karpenterConsolidationRows } from './karpenter-consolidation.js';
 import { timeTravelRows } from './time-travel.js';
 import { dashboardRows } from './dashboard.js';
+import { execBudgetRows } from './exec-budget.js';
 import { median } from './load.js';
 import { scaleRows } from './scale.js';
 import { flowControlRows } from './flowcontrol.js';
@@ -195,6 +196,7 @@ async function everydayRows(rows: Row[]): Promise<void> {
   rows.push(...(await timeTravelRows(quick, log)));
   rows.push(...(await dashboardRows(quick, log)));
   rows.push(...(await flowControlRows(quick, log)));
+  rows.push(...(await execBudgetRows(quick, log)));
 }
 
 process.on('exit', killAllSync);

@@ -7,6 +7,7 @@ import { readyLine } from './ready-line.js';
 import { ensurePrivateDir } from '../util/private-files.js';
 import { maxClockSpeed } from '../util/clock-scaled.js';
 import { parseGoDuration } from '../util/duration.js';
+import { defaultBudget, setExecBudget } from '../exec/shell/budget.js';
 
 function port(v: string): number {
   const n = Number(v);
@@ -94,15 +95,18 @@ program
   .option('--enable-priority-and-fairness [bool]', 'API Priority and Fairness: classify requests by FlowSchema, queue them fairly per priority level (false: the max-in-flight limits instead)', bool, true)
   .option('--cors-allowed-origins <patterns>', 'origins whose web pages may call the API from a browser: Go regular expressions, comma separated, each pinned to the whole host (e.g. //dash\\.example\\.com(:|$)); other origins may not write or open streams', patterns, [] as string[])
   .option('--allowed-host <name>', 'a host name clients use to reach the server (repeatable); IP addresses and localhost always work', collect, [] as string[])
+  .option('--exec-cpu-budget <seconds>', "CPU seconds one exec or attach session's simulated shell may spend; then it ends with exit code 137", positive, defaultBudget.cpuMs / 1000)
+  .option('--exec-memory-budget <MiB>', "MiB one exec or attach session's simulated shell may produce (variables, output, pipes, files); then it ends with exit code 137", positive, defaultBudget.memoryBytes / 2 ** 20)
   .addOption(new Option('--output <format>', 'text: a banner once requests are served; json: one JSON line (url, port, kubeconfig, token, pid...) once everything has started').choices(['text', 'json']).default('text'))
   .action(async (o: {
     host: string; port: number; data: string; storage?: string; etcdCompactionInterval: number; apiOnly?: boolean; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clock: 'scaled' | 'virtual'; clockSpeed: number; eventTtl: number; kubernetesVersion: string;
     nodes?: number; cluster?: string; controllers: string; addons: string; authorizationMode: string; auditLog?: string; auditLevel: 'None' | 'Metadata' | 'Request' | 'RequestResponse';
     tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[]; corsAllowedOrigins: string[]; output: 'text' | 'json'; ui: boolean; kubelets: string;
-    maxRequestsInflight: number; maxMutatingRequestsInflight: number; enablePriorityAndFairness: boolean;
+    maxRequestsInflight: number; maxMutatingRequestsInflight: number; enablePriorityAndFairness: boolean; execCpuBudget: number; execMemoryBudget: number;
   }) => {
     if (o.output === 'json' && o.auditLog === '-') throw new InvalidArgumentError('--audit-log - writes to stdout, which --output json keeps for its line: give a file');
     if (o.data !== ':memory:') ensurePrivateDir(o.data);
+    setExecBudget({ cpuMs: o.execCpuBudget * 1000, memoryBytes: Math.round(o.execMemoryBudget * 2 ** 20) });
     // A signal may come while the rest starts: it stops the server once there is one.
     let bonsai: Bonsai | undefined;
     let stopping = false;

@@ -2,7 +2,7 @@
 // edits lines in a TTY (with a prompt) or reads plain lines without one, and runs each complete program.
 import { ShellSyntaxError } from './shell/lexer.js';
 import { parse } from './shell/parser.js';
-import { ExitSignal, LimitError, maxSteps, type Shell } from './shell/interp.js';
+import { ExitSignal, LimitError, type Shell } from './shell/interp.js';
 import { LimitedOut, type Out } from './shell/io.js';
 import { LineEditor, maxLineChars } from './line-editor.js';
 
@@ -79,7 +79,6 @@ export async function interactive(o: InteractiveOptions): Promise<number> {
     const src = program;
     program = '';
     running = o.newCommand();
-    o.shell.budget.steps = maxSteps;
     try {
       const stdout = new LimitedOut(o.out);
       const stderr = o.err === o.out ? stdout : new LimitedOut(o.err);
@@ -96,6 +95,8 @@ export async function interactive(o: InteractiveOptions): Promise<number> {
       } else throw e;
     } finally {
       running = undefined;
+      // The shell now waits for its next line: the time until then is not its own.
+      o.shell.budget.pause();
     }
   };
 

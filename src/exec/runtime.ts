@@ -10,10 +10,12 @@ import { WritableDirs, containerFs } from './container-fs.js';
 import { defaultProcess, isBusyboxLike, type ContainerInfo } from './container-info.js';
 import { Network } from './network.js';
 import { findTarget } from './target.js';
-import { Shell, ExitSignal, LimitError, maxSteps, type CommandFn, type ShellHost } from './shell/interp.js';
-import { LimitedOut, readBounded, type In, type Out } from './shell/io.js';
+import { ExitSignal, LimitError, sessionShell, type CommandFn, type Shell, type ShellHost } from './shell/interp.js';
+import { BudgetExhausted, SessionBudget } from './shell/budget.js';
+import { LimitedOut, maxOutputBytes, readBounded, type In, type Out } from './shell/io.js';
 import { coreCommands } from './commands/core.js';
 import { fileCommands } from './commands/files.js';
+import { textCommands } from './commands/text.js';
 import { netCommands } from './commands/net.js';
 import { interactive } from './interactive.js';
 import { serveHttp } from './http-server.js';
@@ -39,6 +41,17 @@ interface Prepared {
   newCommand(): AbortController;
 }
 
+/** Runs an interactive shell to its end: its exit status, or the budget's message and 137 when it spent its budget. */
+async function ended(err: Out, run: () => Promise<number>): Promise<Outcome> {
+  try {
+    return { exitCode: (await run()) & 255 };
+  } catch (e) {
+    if (!(e instanceof BudgetExhausted)) throw e;
+    err.write(`${e.message}\n`);
+    return { exitCode: e.exitCode };
+  }
+}
+
 export class SimRuntime implements ContainerRuntime {
   private readonly writable = new WritableDirs();
   private readonly networks = new WeakMap<Client, Network>();
@@ -56,10 +69,12 @@ export class SimRuntime implements ContainerRuntime {
     const onAbort = () => command.abort();
     s.signal.addEventListener('abort', onAbort, { once: true });
     const nowMs = () => client.clock.nowMs();
+    const budget = new SessionBudget();
     const info: ContainerInfo = {
       client, pod, container, hostname: pod.spec?.hostname ?? pod.metadata?.name ?? '', busybox: isBusyboxLike(container.image ?? ''),
       network: this.network(client), mainProcess: defaultProcess(container), tty: s.tty, nowMs,
       sleep: (ms) => new Promise<void>((resolve, reject) => {
+        budget.pause();
         const signal = command.signal;
         if (signal.aborted) return reject(new ExitSignal(130));
         const cancel = client.clock.setTimeout(() => {
@@ -73,7 +88,7 @@ export class SimRuntime implements ContainerRuntime {
         signal.addEventListener('abort', stop, { once: true });
       }),
     };
-    const commands = new Map<string, CommandFn>([...coreCommands(info), ...fileCommands(), ...netCommands(info)]);
+    const commands = new Map<string, CommandFn>([...coreCommands(info), ...fileCommands(), ...textCommands(), ...netCommands(info)]);
     const fs = containerFs(client, pod, container, this.writable, commands.keys(), nowMs());
     const host: ShellHost = { fs, nowMs, commands, tty: s.tty, get signal() { return command.signal; } };
     const vars = new Map<string, string>(containerEnv(client, pod, container));
@@ -81,7 +96,7 @@ export class SimRuntime implements ContainerRuntime {
     if (fs.lookup(cwd)?.type !== 'dir') fs.mkdirp(cwd);
     cwd = cwd.replace(/\/+$/, '') || '/';
     vars.set('PWD', cwd);
-    const shell = new Shell(host, { steps: maxSteps }, 0, { vars, exported: new Set(vars.keys()), cwd, args: ['sh'] });
+    const shell = sessionShell(host, budget, vars, cwd);
     return {
       shell, info, commands,
       newCommand: () => {
@@ -97,9 +112,10 @@ export class SimRuntime implements ContainerRuntime {
     if ('error' in t) return { exitCode: 1, error: t.error.message };
     const argv = s.command;
     if (!argv.length) return { exitCode: 1, error: 'you must specify at least one command for the container' };
-    // One exec is one command: its output is bounded as a command's is.
+    // One exec is one command: its output is bounded as a command's is (the budget's end message gets past the bound).
     const out = new LimitedOut(terminal(s.stdout, s.tty));
     const err = s.tty ? out : new LimitedOut(s.stderr);
+    const endErr = s.tty ? terminal(s.stdout, true) : s.stderr;
     if (argv.reduce((n, a) => n + a.length + 1, 0) > maxCommandBytes) {
       err.write('exec: argument list too long\n');
       return { exitCode: 126 };
@@ -115,8 +131,7 @@ export class SimRuntime implements ContainerRuntime {
         return `root@${p.info.hostname}:${shown}# `;
       };
       s.onResize(() => undefined);
-      const code = await interactive({ shell: p.shell, tty: s.tty, stdin: s.stdin, out, err, prompt, signal: s.signal, newCommand: p.newCommand });
-      return { exitCode: code & 255 };
+      return ended(endErr, () => interactive({ shell: p.shell, tty: s.tty, stdin: s.stdin, out, err, prompt, signal: s.signal, newCommand: p.newCommand }));
     }
     const fn = p.commands.get(base);
     if (!fn || (argv[0].includes('/') && !/^\/(usr\/)?(local\/)?s?bin\//.test(argv[0]))) {
@@ -125,12 +140,22 @@ export class SimRuntime implements ContainerRuntime {
       return { exitCode: 127, error: `Internal error occurred: error executing command in container: failed to exec in container: failed to start exec "${id}": OCI runtime exec failed: exec failed: unable to start container process: exec: "${argv[0].slice(0, 1000)}": executable file not found in $PATH: unknown` };
     }
     let stdinData: Promise<Buffer> | undefined;
-    const stdin: In = { readAll: () => (stdinData ??= readBounded(s.stdin, undefined, s.signal)) };
+    const stdin: In = {
+      readAll: () => {
+        p.shell.budget.pause();
+        return (stdinData ??= readBounded(s.stdin, undefined, s.signal));
+      },
+    };
+    const meter = (n: number) => p.shell.budget.charge(n);
     try {
-      const code = await fn({ argv, env: p.shell.envMap(), stdin, stdout: out, stderr: err, shell: p.shell });
+      const code = await fn({ argv, env: p.shell.envMap(), stdin, stdout: new LimitedOut(out, maxOutputBytes, meter), stderr: new LimitedOut(err, maxOutputBytes, meter), shell: p.shell });
       return { exitCode: code & 255 };
     } catch (e) {
       if (e instanceof ExitSignal) return { exitCode: e.code & 255 };
+      if (e instanceof BudgetExhausted) {
+        endErr.write(`${e.message}\n`);
+        return { exitCode: e.exitCode };
+      }
       if (e instanceof LimitError || e instanceof FsError) {
         err.write(`${e.message}\n`);
         return { exitCode: e instanceof LimitError ? 2 : 1 };
@@ -149,8 +174,8 @@ export class SimRuntime implements ContainerRuntime {
       // `kubectl run -it --image=busybox -- sh`: the container's own process is an interactive shell.
       const p = this.prepare(s, t.pod, c.name);
       const out = terminal(s.stdout, s.tty);
-      const code = await interactive({ shell: p.shell, tty: s.tty, stdin: s.stdin, out, err: s.tty ? out : s.stderr, prompt: () => (p.info.busybox ? `${p.shell.cwd} # ` : `root@${p.info.hostname}:${p.shell.cwd}# `), signal: s.signal, newCommand: p.newCommand });
-      return { exitCode: code & 255 };
+      const err = s.tty ? out : s.stderr;
+      return ended(err, () => interactive({ shell: p.shell, tty: s.tty, stdin: s.stdin, out, err, prompt: () => (p.info.busybox ? `${p.shell.cwd} # ` : `root@${p.info.hostname}:${p.shell.cwd}# `), signal: s.signal, newCommand: p.newCommand }));
     }
     const logs = logProvider();
     if (!logs) return { exitCode: 0 };

@@ -28,6 +28,8 @@ const known = new Set(['sleep', 'echo', 'exit', 'true', 'false', ':', 'printenv'
 const maxLines = 2000;
 const horizonMs = 3600_000;
 const maxSteps = 20_000;
+/** The longest word an expansion may build (a variable doubled in a loop would otherwise grow without bound). */
+const maxWordChars = 256 * 1024;
 
 const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 
@@ -59,10 +61,16 @@ class Runner {
   }
 
   expand(w: Word): string {
-    return w.map((s) => (s.expand ? s.text.replace(/\$(\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|\?)/g, (_m, _a, b: string | undefined, c: string | undefined) => {
+    const s = w.map((s) => (s.expand ? s.text.replace(/\$(\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|\?)/g, (_m, _a, b: string | undefined, c: string | undefined) => {
       const name = b ?? c;
       return name === undefined ? String(this.env['?'] ?? '0') : this.env[name] ?? '';
     }) : s.text)).join('');
+    if (s.length > maxWordChars) {
+      // As the kernel ends a process past its memory: killed, exit code 137.
+      this.out('sh: memory budget exhausted (a word over 256 KiB); process ended\n');
+      throw new Exited(137);
+    }
+    return s;
   }
 
   tick(): void {

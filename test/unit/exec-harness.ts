@@ -5,6 +5,7 @@ import { loadRuntime } from '../../src/exec/index.js';
 import type { ContainerRuntime, Outcome, Session } from '../../src/exec/types.js';
 import type { KObject } from '../../src/machinery/types.js';
 import { Harness, podSpec } from './kubelet-harness.js';
+import { execBudget, setExecBudget, type BudgetLimits } from '../../src/exec/shell/budget.js';
 
 export { Harness, podSpec };
 
@@ -88,4 +89,15 @@ export async function exec(h: Harness, pod: string, command: string[], opts: Par
 export function createObject(h: Harness, group: string, version: string, plural: string, namespace: string, obj: Record<string, unknown>): KObject {
   const def = h.reg.find(group, version, plural)!;
   return h.reg.create(def, namespace, obj as KObject);
+}
+
+/** Runs `run` with sessions started under other budget limits (e.g. a small CPU budget for a bomb), then restores them. */
+export async function withBudget<T>(limits: Partial<BudgetLimits>, run: () => Promise<T>): Promise<T> {
+  const saved = execBudget();
+  setExecBudget(limits);
+  try {
+    return await run();
+  } finally {
+    setExecBudget(saved);
+  }
 }

@@ -1,7 +1,7 @@
 // Hostile input to the simulated shell: every case must end quickly with a bounded answer, never hang or crash.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Harness, podSpec, exec, Feed, fakeSession, runtime } from './exec-harness.js';
+import { Harness, podSpec, exec, Feed, fakeSession, runtime, withBudget } from './exec-harness.js';
 
 let h: Harness;
 before(async () => {
@@ -32,16 +32,18 @@ test('prototype-named variables are ordinary variables', async () => {
 });
 
 test('endless loops, deep recursion and exponential growth hit the bounds', async () => {
-  const loop = await within(10_000, sh('while true; do :; done'));
-  assert.equal(loop.exitCode, 2);
-  assert.match(loop.err, /command limit reached/);
+  // A small CPU budget, so that the endless loop ends soon (the default is 10 s).
+  const loop = await within(60_000, withBudget({ cpuMs: 500 }, () => sh('while true; do :; done')));
+  assert.equal(loop.exitCode, 137);
+  assert.equal(loop.err, 'sh: CPU budget of 0.5 s exhausted; session ended\n');
   const rec = await within(5000, sh('f="sh -c \\"\\$f\\""; export f; sh -c "$f"'));
   assert.notEqual(rec.exitCode, 0);
   const grow = await within(5000, sh('x=ab; while true; do x=$x$x; done'));
-  assert.match(grow.err, /word too long|command limit/);
-  const output = await within(5000, sh('while true; do echo yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy; done'));
+  assert.match(grow.err, /word too long/);
+  const output = await within(60_000, withBudget({ cpuMs: 500 }, () => sh('while true; do echo yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy; done')));
   assert.ok(output.out.length <= 1 << 20, `output ${output.out.length} bytes`);
-  const fill = await within(5000, sh('while true; do cat /etc/passwd /etc/passwd /etc/passwd >> /data/big || exit 9; done'));
+  assert.match(output.err, /^sh: (CPU|memory) budget of .* exhausted; session ended\n$/);
+  const fill = await within(60_000, sh('while true; do cat /etc/passwd /etc/passwd /etc/passwd >> /data/big || exit 9; done'));
   assert.equal(fill.exitCode, 9);
   assert.match(fill.err, /File too large|No space left/);
 });

@@ -69,3 +69,9 @@ test('hostile scripts: nesting is bounded, variables named like Object members a
   const withEnv = interpret(['sh', '-c', 'echo $__proto__ $constructor'], undefined, { ...env, env: { ...env.env, ['__proto__']: 'p', constructor: 'c' } });
   assert.deepEqual(text(withEnv), ['p c']);
 });
+
+test('a variable doubled without end ends the process as killed (exit 137) instead of holding the server', () => {
+  const r = sh('x=ab; while true; do x=$x$x; done');
+  assert.equal(r?.exitCode, 137);
+  assert.deepEqual(text(r), ['sh: memory budget exhausted (a word over 256 KiB); process ended']);
+});

@@ -5,6 +5,7 @@ import type { ContainerInfo } from '../container-info.js';
 import { resolvePath } from '../vfs.js';
 import { isName } from '../shell/lexer.js';
 import { testExpr } from './test-expr.js';
+import { maxOutputBytes } from '../shell/io.js';
 
 function echoEscapes(s: string): { text: string; stop: boolean } {
   const cut = s.indexOf('\\c');
@@ -57,14 +58,22 @@ const printf: CommandFn = async ({ argv, stdout, stderr }) => {
       if (s.length < width && width < 10_000) s = flags?.includes('-') ? s.padEnd(width) : s.padStart(width, flags?.startsWith('0') && conv !== 's' ? '0' : ' ');
       return s;
     });
-    if (k === 0 || k >= args.length) break;
+    if (k === 0 || k >= args.length || out.length > maxOutputBytes) break;
   }
   stdout.write(out);
   return 0;
 };
 
-function envLines(env: Map<string, string>): string {
-  return [...env].map(([k, v]) => `${k}=${v}\n`).join('');
+/** `NAME=value` lines, up to the output limit (what is past it would be dropped anyway). */
+function envLines(env: Iterable<[string, string]>): string {
+  const out: string[] = [];
+  let size = 0;
+  for (const [k, v] of env) {
+    if (size > maxOutputBytes) break;
+    out.push(`${k}=${v}\n`);
+    size += k.length + v.length + 2;
+  }
+  return out.join('');
 }
 
 export function coreCommands(info: ContainerInfo): Map<string, CommandFn> {
@@ -121,7 +130,13 @@ export function coreCommands(info: ContainerInfo): Map<string, CommandFn> {
   });
   m.set('export', async ({ argv, shell, stdout }) => {
     if (argv.length < 2) {
-      for (const n of [...shell.exported].sort()) if (shell.vars.has(n)) stdout.write(`export ${n}='${shell.vars.get(n)!.replace(/'/g, `'"'"'`)}'\n`);
+      let size = 0;
+      for (const [n, v] of [...shell.vars.exported()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+        if (size > maxOutputBytes) break;
+        const line = `export ${n}='${v.replace(/'/g, `'"'"'`)}'\n`;
+        stdout.write(line);
+        size += line.length;
+      }
       return 0;
     }
     for (const a of argv.slice(1)) {
@@ -129,15 +144,12 @@ export function coreCommands(info: ContainerInfo): Map<string, CommandFn> {
       const name = eq >= 0 ? a.slice(0, eq) : a;
       if (!isName(name)) continue;
       if (eq >= 0) shell.setVar(name, a.slice(eq + 1));
-      shell.exported.add(name);
+      shell.vars.export(name);
     }
     return 0;
   });
   m.set('unset', async ({ argv, shell }) => {
-    for (const n of argv.slice(1)) {
-      shell.vars.delete(n);
-      shell.exported.delete(n);
-    }
+    for (const n of argv.slice(1)) shell.vars.delete(n);
     return 0;
   });
   m.set('sleep', async ({ argv, stderr }) => {

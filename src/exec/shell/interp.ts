@@ -1,5 +1,6 @@
 // Runs parsed shell programs: expansion, pipelines (stages run in turn, each one's output buffered into the next's
-// input), and-or lists, compound commands, redirections. Every session has a step budget shared by nested shells.
+// input), and-or lists, compound commands, redirections. Every session has a CPU and memory budget shared by nested
+// shells (budget.ts); each step of the interpreter counts against it and yields to the event loop every few ms.
 import type { AndOr, Command, List, Pipeline, Redir } from './ast.js';
 import { parse } from './parser.js';
 import { ShellSyntaxError } from './lexer.js';
@@ -7,6 +8,8 @@ import { Collector, LimitedOut, bufferIn, maxOutputBytes, nullOut, type In, type
 import { FsError, resolvePath, type Vfs } from '../vfs.js';
 import { ArithError } from './arith.js';
 import { Expander } from './expand.js';
+import { SessionBudget } from './budget.js';
+import { Vars } from './vars.js';
 
 export class ExitSignal {
   constructor(readonly code: number) {}
@@ -16,8 +19,8 @@ export class LimitError extends Error {}
 /** What one command invocation gets. */
 export interface CmdContext {
   argv: string[];
-  /** The exported variables (and the command's own `NAME=value` prefixes). */
-  env: Map<string, string>;
+  /** The exported variables (and the command's own `NAME=value` prefixes); built when a command first reads it. */
+  readonly env: Map<string, string>;
   stdin: In;
   stdout: Out;
   stderr: Out;
@@ -35,27 +38,19 @@ export interface ShellHost {
   tty?: boolean;
 }
 
-export interface Budget {
-  steps: number;
-}
-
-export const maxSteps = 50_000;
 export const maxShellDepth = 16;
 export const maxWordBytes = 256 * 1024;
-export const maxVarCount = 10_000;
 
 export class Shell {
-  vars: Map<string, string>;
-  exported: Set<string>;
+  vars: Vars;
   cwd: string;
   status = 0;
   args: string[];
   /** Expands words in this shell's state. */
   readonly ex: Expander = new Expander(this);
 
-  constructor(readonly host: ShellHost, readonly budget: Budget, readonly depth: number, init: { vars: Map<string, string>; exported: Set<string>; cwd: string; args: string[] }) {
+  constructor(readonly host: ShellHost, readonly budget: SessionBudget, readonly depth: number, init: { vars: Vars; cwd: string; args: string[] }) {
     this.vars = init.vars;
-    this.exported = init.exported;
     this.cwd = init.cwd;
     this.args = init.args;
   }
@@ -63,28 +58,32 @@ export class Shell {
   /** A child shell (a subshell, `sh -c`, a command substitution): a copy of the state, one level deeper. */
   child(args?: string[]): Shell {
     if (this.depth + 1 > maxShellDepth) throw new LimitError('sh: too many nested shells');
-    return new Shell(this.host, this.budget, this.depth + 1, { vars: new Map(this.vars), exported: new Set(this.exported), cwd: this.cwd, args: args ?? [...this.args] });
+    return new Shell(this.host, this.budget, this.depth + 1, { vars: this.vars.fork(), cwd: this.cwd, args: args ?? [...this.args] });
   }
 
+  /** Assigns a variable; its bytes count against the memory budget, and so does a full variable table. */
   setVar(name: string, value: string): void {
-    if (!this.vars.has(name) && this.vars.size >= maxVarCount) throw new LimitError('sh: too many variables');
-    this.vars.set(name, value.length > maxWordBytes ? value.slice(0, maxWordBytes) : value);
+    const max = this.budget.limits.maxVars;
+    if (!this.vars.has(name) && this.vars.size >= max) this.budget.exhaust(`sh: memory budget exhausted (more than ${max} variables); session ended`);
+    const v = value.length > maxWordBytes ? value.slice(0, maxWordBytes) : value;
+    this.budget.charge(name.length + v.length);
+    this.vars.set(name, v);
   }
 
-  envMap(): Map<string, string> {
-    const env = new Map<string, string>();
-    for (const n of this.exported) {
-      const v = this.vars.get(n);
-      if (v !== undefined) env.set(n, v);
-    }
+  /** The environment a command gets: the exported variables, then its own `NAME=value` prefixes. */
+  envMap(assigns: Iterable<[string, string]> = []): Map<string, string> {
+    const env = new Map(this.vars.exported());
+    for (const [n, v] of assigns) env.set(n, v);
     return env;
   }
 
-  /** Counts one step of the budget; every few hundred steps, yields to the event loop (a Promise to await then). */
-  private step(): Promise<void> | undefined {
-    if (--this.budget.steps < 0) throw new LimitError('sh: command limit reached');
+  /**
+   * Counts one step against the budget: throws once it is spent (or the command was interrupted); a Promise to await
+   * when the slice is over. Commands that loop over their input call it too.
+   */
+  step(): Promise<void> | undefined {
     if (this.host.signal.aborted) throw new ExitSignal(130);
-    return this.budget.steps % 500 === 0 ? new Promise((r) => setImmediate(r)) : undefined;
+    return this.budget.tick();
   }
 
   /** Parses and runs `src`; syntax errors print as sh prints them and give status 2. */
@@ -227,8 +226,6 @@ export class Shell {
       return;
     }
     this.ex.lastSubStatus = undefined;
-    const env = this.envMap();
-    for (const [n, v] of assigns) env.set(n, v);
     const name = argv[0];
     const fn = this.host.commands.get(name.includes('/') ? name.slice(name.lastIndexOf('/') + 1) : name);
     if (!fn || (name.includes('/') && !/^\/(usr\/)?(s?bin)\//.test(name))) {
@@ -236,10 +233,14 @@ export class Shell {
       this.status = 127;
       return;
     }
-    const stdout = new LimitedOut(io.stdout);
-    const stderr = new LimitedOut(io.stderr);
+    // What a command prints counts against the memory budget, whether or not it gets past the output limit.
+    const meter = (n: number) => this.budget.charge(n);
+    const stdout = new LimitedOut(io.stdout, maxOutputBytes, meter);
+    const stderr = new LimitedOut(io.stderr, maxOutputBytes, meter);
+    let env: Map<string, string> | undefined;
+    const shell = this;
     try {
-      this.status = await fn({ argv, env, stdin: io.stdin, stdout, stderr, shell: this });
+      this.status = await fn({ argv, get env() { return (env ??= shell.envMap(assigns)); }, stdin: io.stdin, stdout, stderr, shell });
     } catch (e) {
       if (e instanceof FsError) {
         stderr.write(`${name}: ${e.message}\n`);
@@ -316,4 +317,9 @@ export async function runProgram(sh: Shell, src: string, io: Io): Promise<number
     }
     throw e;
   }
+}
+
+/** A new session's top shell, with the container's environment (all exported) and its own budget. */
+export function sessionShell(host: ShellHost, budget: SessionBudget, env: Map<string, string>, cwd: string): Shell {
+  return new Shell(host, budget, 0, { vars: new Vars(env, new Set(env.keys())), cwd, args: ['sh'] });
 }

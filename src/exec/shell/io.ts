@@ -45,13 +45,14 @@ export class Collector implements Out {
   }
 }
 
-/** An output that passes at most `max` bytes on, then drops the rest. */
+/** An output that passes at most `max` bytes on, then drops the rest; `meter` is told of every byte written. */
 export class LimitedOut implements Out {
   private left: number;
-  constructor(private readonly inner: Out, max = maxOutputBytes) {
+  constructor(private readonly inner: Out, max = maxOutputBytes, private readonly meter?: (bytes: number) => void) {
     this.left = max;
   }
   write(data: string | Buffer): void {
+    this.meter?.(typeof data === 'string' ? Buffer.byteLength(data) : data.length);
     if (this.left <= 0) return;
     const b = typeof data === 'string' ? Buffer.from(data) : data;
     const part = b.length > this.left ? b.subarray(0, this.left) : b;
