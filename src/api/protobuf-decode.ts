@@ -176,7 +176,7 @@ function unknownNestsTooDeep(buf: Buffer, start: number, end: number, room: numb
       if (wire === LEN) {
         const len = peekVarint(buf, pos, to);
         if (!len || len[0] > to - len[1]) break;
-        if (len[0] > 0) work.push([len[1], len[1] + len[0], depth + 1]);
+        work.push([len[1], len[1] + len[0], depth + 1]);
         pos = len[1] + len[0];
       } else if (wire === VARINT) {
         const v = peekVarint(buf, pos, to);
