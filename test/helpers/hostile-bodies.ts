@@ -2,15 +2,10 @@
 // entries, unknown protobuf fields nested 50,000 deep, JSON a million brackets deep, YAML with 100,000 aliases;
 // and valid bodies near the limit of each type, which must still be accepted. The same rows feed the event-loop
 // stall bench (bench/hostile-stall.ts), which imports them from the compiled dist/test/helpers.
-import { CMS, uniq, type HostileCase } from './hostile-cases.js';
+import { APPLY_CT, CMS, JSON_CT, JSONPATCH_CT, MERGE_CT, uniq, YAML_CT, type HostileCase } from './hostile-cases.js';
 import { envelope, ld, varint } from './hostile-protobuf.js';
 
 const PB = { 'content-type': 'application/vnd.kubernetes.protobuf' };
-const JSON_CT = { 'content-type': 'application/json' };
-const YAML_CT = { 'content-type': 'application/yaml' };
-const APPLY_CT = { 'content-type': 'application/apply-patch+yaml' };
-const MERGE_CT = { 'content-type': 'application/merge-patch+json' };
-const JSONPATCH_CT = { 'content-type': 'application/json-patch+json' };
 
 /** A protobuf ConfigMap with `n` data entries `k<i>` of `value`, built in one concatenation. */
 function pbMapEntries(name: string, n: number, value = ''): Buffer {
