@@ -20,6 +20,7 @@ import { karpenterConsolidationRows } from './karpenter-consolidation.js';
 import { timeTravelRows } from './time-travel.js';
 import { dashboardRows } from './dashboard.js';
 import { execBudgetRows } from './exec-budget.js';
+import { hostileStallRows } from './hostile-stall.js';
 import { median } from './load.js';
 import { scaleRows } from './scale.js';
 import { flowControlRows } from './flowcontrol.js';
@@ -197,6 +198,7 @@ async function everydayRows(rows: Row[]): Promise<void> {
   rows.push(...(await dashboardRows(quick, log)));
   rows.push(...(await flowControlRows(quick, log)));
   rows.push(...(await execBudgetRows(quick, log)));
+  rows.push(...(await hostileStallRows(quick, log)));
 }
 
 process.on('exit', killAllSync);

@@ -3,6 +3,8 @@
 // bounded in bytes and time, past which the answer goes out and the connection closes.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { tooLarge, type ApiError } from '../machinery/errors.js';
+import { predecode } from './body-off-thread.js';
+import { mediaType } from './body.js';
 
 export const maxBodyBytes = 3 * 1024 * 1024;
 /** How much of an over-size body is drained at most before the connection is given up. */
@@ -53,7 +55,16 @@ function readBody(req: FastifyRequest, payload: NodeJS.ReadableStream, done: (er
     chunks.push(chunk);
   };
   const onEnd = () => {
-    if (!over) return finish(null, chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    if (!over) {
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+      // Large YAML and protobuf bodies are decoded in a worker before the handler runs (body-off-thread.ts).
+      const ct = String(req.headers['content-type'] ?? '');
+      const pending = predecode(body, mediaType(ct), ct);
+      if (!pending) return finish(null, body);
+      payload.removeListener('data', onData);
+      void pending.then(() => finish(null, body));
+      return;
+    }
     const e = tooLarge();
     drained.add(e);
     finish(e);

@@ -4,6 +4,7 @@ import { isRecord, type KObject } from '../machinery/types.js';
 import { decodeProtobufBody } from './protobuf.js';
 import { decodeJson, DecodeError } from './json-body.js';
 import { decodeYaml } from './yaml-body.js';
+import { decoderFor, predecoded } from './body-off-thread.js';
 
 /** The scheme kube-apiserver decodes built-in kinds with, as its "no kind is registered" errors name it. */
 export const schemeName = 'pkg/api/legacyscheme/scheme.go:30';
@@ -33,6 +34,9 @@ export const strategicMergeRefused = () => new ApiError(415, 'UnsupportedMediaTy
 export function parseBody(raw: Buffer | undefined, contentType: string | undefined): unknown {
   const mt = mediaType(contentType);
   if (!raw || raw.length === 0) return undefined;
+  const decoder = decoderFor(mt);
+  const done = decoder && predecoded(raw, decoder);
+  if (done) return done.value;
   if (mt === 'application/vnd.kubernetes.protobuf') return decodeProtobufBody(raw);
   const text = raw.toString('utf8');
   if (mt === 'application/yaml' || mt === 'application/apply-patch+yaml') {

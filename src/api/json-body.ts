@@ -1,6 +1,6 @@
-// JSON request bodies: JSON.parse (which does not recurse), then one pass over the result for what Go's decoder
-// refuses and JSON.parse lets through: nesting deeper than 10,000 levels and numbers too large for a float64
-// (JSON.parse turns them into Infinity, which would be stored as null).
+// JSON request bodies: a linear bracket scan refuses nesting deeper than Go's decoder takes (10,000 levels), then
+// JSON.parse (which does not recurse), then, where a number may be too large for a float64, one pass over the result
+// (JSON.parse turns such numbers into Infinity, which would be stored as null).
 import { jsonTooDeep, maxJsonDepth } from '../machinery/depth-limits.js';
 
 /** Finds, in JSON text, the first number literal that does not fit a float64 (JSON.parse makes it Infinity). */
@@ -30,6 +30,27 @@ function overflowingNumber(text: string): string {
   return '';
 }
 
+/**
+ * Where brackets outside strings first nest deeper than `maxDepth`: the bracket's kind, or undefined. A linear scan
+ * run before JSON.parse, which takes seconds over a million nested brackets before anything could refuse them.
+ */
+export function bracketDepthExceeded(text: string, maxDepth: number): 'object' | 'array' | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > maxDepth) return c === 0x5b ? 'array' : 'object';
+    } else if ((c === 0x5d || c === 0x7d) && depth > 0) depth--;
+  }
+  return undefined;
+}
+
 /** A body that does not decode; `message` is the decoder's own text, callers add their context. */
 export class DecodeError extends Error {}
 
@@ -57,14 +78,18 @@ const mayOverflow = /\d{309}|[eE]\+?\d{3}/;
 
 /** Parses JSON text; throws DecodeError with encoding/json-like wording. */
 export function decodeJson(text: string, maxDepth = maxJsonDepth): unknown {
+  if (text.length > 2 * maxDepth) {
+    const deep = bracketDepthExceeded(text, maxDepth);
+    if (deep) throw new DecodeError(jsonTooDeep(deep));
+  }
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;
   } catch (e) {
     throw new DecodeError((e as Error).message);
   }
-  // Short text cannot nest past the limit, and without a long digit run or a 3-digit exponent no number overflows:
-  // most bodies need no second pass.
-  if (text.length > 2 * maxDepth || mayOverflow.test(text)) check(value, text, maxDepth);
+  // Nesting was bounded above; without a long digit run or a 3-digit exponent no number overflows: most bodies need
+  // no second pass.
+  if (mayOverflow.test(text)) check(value, text, maxDepth);
   return value;
 }

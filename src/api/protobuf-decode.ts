@@ -146,8 +146,54 @@ function readMapEntry(c: Cursor, f: MapField, depth: number): [string, unknown] 
   return [String(key), value === undefined ? zeroOf(f, f.type) : value];
 }
 
+/** A varint at `pos` of `buf` before `end`: [value, next position], or undefined when malformed or past 2^53. */
+function peekVarint(buf: Buffer, pos: number, end: number): [number, number] | undefined {
+  let v = 0;
+  for (let shift = 0; shift < 53 && pos < end; shift += 7) {
+    const b = buf[pos++];
+    v += (b & 0x7f) * 2 ** shift;
+    if (!(b & 0x80)) return [v, pos];
+  }
+  return undefined;
+}
+
+/**
+ * Whether the payload of an unknown length-delimited field, read as messages within messages, nests more than
+ * `room` levels. Go's decoders skip such a payload unread; Bonsai refuses a chain as deep as the limit on known
+ * messages, so that no nesting past it is stored or passed on. One linear pass: every field header is read once.
+ */
+function unknownNestsTooDeep(buf: Buffer, start: number, end: number, room: number): boolean {
+  const work: [number, number, number][] = [[start, end, 1]];
+  while (work.length) {
+    const [from, to, depth] = work.pop()!;
+    if (depth > room) return true;
+    let pos = from;
+    while (pos < to) {
+      const tag = peekVarint(buf, pos, to);
+      if (!tag || tag[0] < 8) break;
+      pos = tag[1];
+      const wire = tag[0] & 7;
+      if (wire === LEN) {
+        const len = peekVarint(buf, pos, to);
+        if (!len || len[0] > to - len[1]) break;
+        work.push([len[1], len[1] + len[0], depth + 1]);
+        pos = len[1] + len[0];
+      } else if (wire === VARINT) {
+        const v = peekVarint(buf, pos, to);
+        if (!v) break;
+        pos = v[1];
+      } else if (wire === I64) pos += 8;
+      else if (wire === I32) pos += 4;
+      else break;
+    }
+  }
+  return false;
+}
+
+const tooDeep = () => badRequest(`unable to decode protobuf body: messages nest more than ${maxProtobufDepth} levels deep`);
+
 function decodeRange(type: Type, buf: Buffer, start: number, end: number, depth: number, into: Msg = {}): Msg {
-  if (depth > maxProtobufDepth) throw badRequest(`unable to decode protobuf body: messages nest more than ${maxProtobufDepth} levels deep`);
+  if (depth > maxProtobufDepth) throw tooDeep();
   const c = new Cursor(buf, start, end);
   while (c.pos < c.end) {
     const tag = c.varint();
@@ -156,7 +202,12 @@ function decodeRange(type: Type, buf: Buffer, start: number, end: number, depth:
     if (num < 1) throw badRequest(`unable to decode protobuf body: proto: illegal tag ${num} (wire type ${wire})`);
     const f = type.fieldsById[num];
     if (!f) {
-      c.skip(wire);
+      if (wire !== LEN) c.skip(wire);
+      else {
+        const n = c.length();
+        const at = c.take(n);
+        if (unknownNestsTooDeep(buf, at, at + n, maxProtobufDepth - depth)) throw tooDeep();
+      }
       continue;
     }
     if (f.map) {

@@ -1,7 +1,7 @@
 // YAML request bodies. The yaml library composes documents recursively, so nesting is measured first: flow
 // brackets by a quick scan (its parser slows down badly on thousands of nested brackets), then every
-// collection on the parser's concrete syntax tree, which it builds without recursion. Only then is the
-// document composed. The result is copied into plain JSON data: aliases expanded (within limits, as go-yaml
+// collection on the parser's concrete syntax tree, which it builds without recursion, where aliases and anchors
+// are counted too. Only then is the document composed (large bodies in a worker thread: body-off-thread.ts). The result is copied into plain JSON data: aliases expanded (within limits, as go-yaml
 // limits them), cycles refused, `!!binary` as a string, non-finite numbers refused as JSON cannot carry them.
 import { decodeJson } from './json-body.js';
 import type { CST, LineCounter as LineCounterType } from 'yaml';
@@ -37,8 +37,22 @@ function flowDepthExceeded(text: string, limit: number): number {
 
 type Token = CST.Token;
 
-/** Collection nesting on the concrete syntax tree; throws at the first collection too deep. */
-function checkTreeDepth(tokens: Token[], lines: LineCounterType, limit: number): void {
+/**
+ * Aliases and anchors a document may hold. The yaml library resolves each alias by a scan over every alias and
+ * anchor before it (quadratic: 100,000 aliases take minutes); go-yaml bounds what aliases expand to instead, a bound
+ * toJsonTree applies as well. These counts are far above what manifests use.
+ */
+export const maxYamlAliases = 1_000;
+export const maxYamlAnchors = 10_000;
+const excessiveAliasing = () => new DecodeError('yaml: document contains excessive aliasing');
+
+/** Collection nesting and alias and anchor counts on the concrete syntax tree; throws at the first excess. */
+function checkTree(tokens: Token[], lines: LineCounterType, limit: number): void {
+  let aliases = 0;
+  let anchors = 0;
+  const props = (list: readonly { type: string }[] | undefined) => {
+    for (const p of list ?? []) if (p.type === 'anchor' && ++anchors > maxYamlAnchors) throw excessiveAliasing();
+  };
   const work: [Token, number][] = tokens.map((t) => [t, 0]);
   while (work.length) {
     const [t, depth] = work.pop()!;
@@ -47,13 +61,22 @@ function checkTreeDepth(tokens: Token[], lines: LineCounterType, limit: number):
     };
     switch (t.type) {
       case 'document':
+        props(t.start);
         push(t.value, depth);
+        break;
+      case 'alias':
+        if (++aliases > maxYamlAliases) throw excessiveAliasing();
+        break;
+      case 'block-scalar':
+        props(t.props);
         break;
       case 'block-map':
       case 'block-seq':
       case 'flow-collection': {
         if (depth + 1 > limit) throw tooDeep(lines.linePos(t.offset).line);
         for (const item of t.items) {
+          props(item.start);
+          if ('sep' in item) props(item.sep);
           push(item.key, depth + 1);
           push(item.value, depth + 1);
         }
@@ -148,7 +171,7 @@ export function decodeYaml(text: string): unknown {
   if (bracketLine) throw tooDeep(bracketLine);
   const lines = new lib.LineCounter();
   const tokens = [...new lib.Parser(lines.addNewLine).parse(text)];
-  checkTreeDepth(tokens, lines, maxYamlDepth);
+  checkTree(tokens, lines, maxYamlDepth);
   const where = (offset: number) => {
     const { line, col } = lines.linePos(offset);
     return ` at line ${line}, column ${col}`;

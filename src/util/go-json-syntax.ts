@@ -1,5 +1,7 @@
 // The syntax error Go's encoding/json reports for malformed JSON (`invalid character 'x' looking for beginning of
-// value`, `unexpected end of JSON input`), found by a scanner with the same states as Go's. Iterative: any depth.
+// value`, `unexpected end of JSON input`), found by a scanner with the same states as Go's. Iterative, and like Go's
+// scanner it gives up past 10,000 levels of nesting.
+import { jsonTooDeep, maxJsonDepth } from '../machinery/depth-limits.js';
 
 type Step = (c: number) => Step | string;
 
@@ -95,8 +97,8 @@ export function goJsonSyntaxError(bytes: Uint8Array): string | undefined {
   const beginValue: Step = (c) => {
     if (isSpace(c)) return beginValue;
     switch (c) {
-      case 0x7b: stack.push('o'); return beginStringOrEmpty;
-      case 0x5b: stack.push('a'); return beginValueOrEmpty;
+      case 0x7b: return stack.push('o') > maxJsonDepth ? jsonTooDeep('object') : beginStringOrEmpty;
+      case 0x5b: return stack.push('a') > maxJsonDepth ? jsonTooDeep('array') : beginValueOrEmpty;
       case 0x22: return inString;
       case 0x2d: return neg;
       case 0x30: return zero;

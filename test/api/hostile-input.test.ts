@@ -9,6 +9,7 @@ import { etcdTestMode, useBonsai } from './http.js';
 import { CMS, DEPLOYS, NS, PODS, depthCases, nameCases, queryCases, readBackCases, uniq, yamlCases, type HostileCase } from '../helpers/hostile-cases.js';
 import { deployment, deploymentTypeSweep, patchCases, podNullSweep, resourceNameCases, richPod, subresourceCases } from '../helpers/hostile-sweeps.js';
 import { configMap, protobufCases } from '../helpers/hostile-protobuf.js';
+import { largeBodyCases } from '../helpers/hostile-bodies.js';
 import { validationGapCases } from '../helpers/hostile-validation.js';
 import { credentialHeaderCases, securityBodyCases } from '../helpers/hostile-security.js';
 import { admissionConfigCases } from '../helpers/hostile-admission.js';
@@ -157,6 +158,7 @@ describe('hostile input', () => {
     ['patches and patch options', patchCases],
     ['patches that grow objects: copies and long lists', patchSizeCases],
     ['protobuf bodies', protobufCases],
+    ['bodies at the size limit (event-loop stalls)', largeBodyCases],
     ['subresources and collections', subresourceCases],
     ['container resource names', resourceNameCases],
     ['validation with upstream messages', validationGapCases],

@@ -26,12 +26,12 @@ export const CMS = `/api/v1/namespaces/${NS}/configmaps`;
 export const DEPLOYS = `/apis/apps/v1/namespaces/${NS}/deployments`;
 export const PODS = `/api/v1/namespaces/${NS}/pods`;
 
-const JSON_CT = { 'content-type': 'application/json' };
-const YAML_CT = { 'content-type': 'application/yaml' };
-const APPLY_CT = { 'content-type': 'application/apply-patch+yaml' };
-const MERGE_CT = { 'content-type': 'application/merge-patch+json' };
+export const JSON_CT = { 'content-type': 'application/json' };
+export const YAML_CT = { 'content-type': 'application/yaml' };
+export const APPLY_CT = { 'content-type': 'application/apply-patch+yaml' };
+export const MERGE_CT = { 'content-type': 'application/merge-patch+json' };
 const SMP_CT = { 'content-type': 'application/strategic-merge-patch+json' };
-const JSONPATCH_CT = { 'content-type': 'application/json-patch+json' };
+export const JSONPATCH_CT = { 'content-type': 'application/json-patch+json' };
 
 let seq = 0;
 /** A fresh object name for a create. */
