@@ -19,6 +19,7 @@ import { karpenterRows } from './karpenter.js';
 import { karpenterConsolidationRows } from './karpenter-consolidation.js';
 import { timeTravelRows } from './time-travel.js';
 import { dashboardRows } from './dashboard.js';
+import { timingRows } from './timing-figures.js';
 import { median } from './load.js';
 import { scaleRows } from './scale.js';
 import { join, mb, ms, rate, ratio, render, target, type Row } from './table.js';
@@ -193,6 +194,7 @@ async function everydayRows(rows: Row[]): Promise<void> {
   rows.push(...karpenterConsolidationRows(quick, log));
   rows.push(...(await timeTravelRows(quick, log)));
   rows.push(...(await dashboardRows(quick, log)));
+  rows.push(...(await timingRows(log)));
 }
 
 process.on('exit', killAllSync);
