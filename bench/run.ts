@@ -21,6 +21,7 @@ import { timeTravelRows } from './time-travel.js';
 import { dashboardRows } from './dashboard.js';
 import { execBudgetRows } from './exec-budget.js';
 import { hostileStallRows } from './hostile-stall.js';
+import { timingRows } from './timing-figures.js';
 import { median } from './load.js';
 import { scaleRows } from './scale.js';
 import { flowControlRows } from './flowcontrol.js';
@@ -199,6 +200,7 @@ async function everydayRows(rows: Row[]): Promise<void> {
   rows.push(...(await flowControlRows(quick, log)));
   rows.push(...(await execBudgetRows(quick, log)));
   rows.push(...(await hostileStallRows(quick, log)));
+  rows.push(...(await timingRows(log)));
 }
 
 process.on('exit', killAllSync);
