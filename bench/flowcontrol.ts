@@ -3,7 +3,7 @@
 // Meanwhile the figure is the p99 of sequential GETs in `default` (anonymous too: the same user, the same flow), as
 // a ratio of the same p99 on the quiet server; and how many creates into `default` were refused. The same stall
 // with --enable-priority-and-fairness=false (the max-in-flight filter) is the baseline column.
-import net from 'node:net';
+import { silentListener } from '../test/helpers/silent-listener.js';
 import { Pool } from 'undici';
 import { percentile, pool, sequentialGets } from './load.js';
 import { spawnServer } from './proc.js';
@@ -21,15 +21,8 @@ async function post(p: Pool, path: string, body: unknown): Promise<number> {
 }
 
 async function stallFigure(apf: boolean, gets: number, timeoutSeconds: number): Promise<Stall> {
-  const sockets = new Set<net.Socket>();
-  let accepted = 0;
-  const listener = net.createServer((s) => {
-    accepted++;
-    sockets.add(s);
-    s.on('error', () => {});
-  });
-  await new Promise<void>((r) => listener.listen(0, '127.0.0.1', () => r()));
-  const port = (listener.address() as net.AddressInfo).port;
+  const listener = await silentListener();
+  const { port } = listener;
   const server = spawnServer('bonsai', ':memory:', ['--nodes', '0', ...(apf ? [] : ['--enable-priority-and-fairness=false'])]);
   const url = await server.ready;
   const one = pool(url, 1);
@@ -53,7 +46,7 @@ async function stallFigure(apf: boolean, gets: number, timeoutSeconds: number): 
     // calls or for every slow create to be answered.
     let answered = 0;
     for (const s of slow) void s.then(() => answered++);
-    while (accepted < slowCreates && answered + accepted < slowCreates && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    while (listener.accepted() < slowCreates && answered + listener.accepted() < slowCreates && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const stalledP99 = percentile(await sequentialGets(one, path, gets, 0).catch(() => [NaN]), 99);
     const codes = await Promise.all(Array.from({ length: 20 }, (_, i) => post(one, '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `during-${i}` } })));
     await Promise.all(slow);
@@ -62,8 +55,7 @@ async function stallFigure(apf: boolean, gets: number, timeoutSeconds: number): 
     await burst.close().catch(() => {});
     await one.close().catch(() => {});
     await server.stop();
-    for (const s of sockets) s.destroy();
-    await new Promise<void>((r) => listener.close(() => r()));
+    await listener.close();
   }
 }
 

@@ -4,35 +4,13 @@
 // creates succeed once the webhook times out. With max-in-flight alone the slow creates held all 200 mutating slots.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { useBonsai, type Resp } from './http.js';
 import { eventually } from '../helpers/kubectl.js';
+import { silentListener } from '../helpers/silent-listener.js';
 
 const slowCreates = 250;
 const anon = { anonymous: true };
 const configMap = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
-
-/** A TCP listener that accepts every connection and never answers; counts what it accepted. */
-async function silentListener(): Promise<{ port: number; accepted: () => number; close: () => Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  let accepted = 0;
-  const server = net.createServer((s) => {
-    accepted++;
-    sockets.add(s);
-    s.on('error', () => {});
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const addr = server.address();
-  return {
-    port: typeof addr === 'object' && addr ? addr.port : 0,
-    accepted: () => accepted,
-    close: () => {
-      for (const s of sockets) s.destroy();
-      return new Promise<void>((r) => server.close(() => r()));
-    },
-  };
-}
 
 describe('a stalled webhook in one namespace', { timeout: 180_000 }, () => {
   const { req } = useBonsai();
