@@ -87,7 +87,7 @@ describe('gang scheduling (Workload API)', () => {
       assert.ok(events.some((e) => /rejected due to timeout after waiting 3s at plugin GangScheduling/.test(e.message)));
       assert.deepEqual(await boundNodes('gang9'), [], 'still nothing bound');
 
-      // A second GPU node: all nine bind, eight on bonsai-gpu-1 and one on the new node.
+      // A second GPU node: all nine bind, at most eight on bonsai-gpu-1 (its GPUs) and the rest on the new node.
       const capacity = { cpu: '32', memory: '256Gi', pods: '110', 'nvidia.com/gpu': '8' };
       const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
       await apply({
@@ -98,8 +98,9 @@ describe('gang scheduling (Workload API)', () => {
       });
       await eventually(async () => (await boundNodes('gang9')).length === 9, 30_000, 'the gang of 9 bound');
       const placed = await boundNodes('gang9');
-      assert.equal(placed.filter((n) => n === 'bonsai-gpu-1').length, 8);
-      assert.equal(placed.filter((n) => n === 'bonsai-gpu-2').length, 1);
+      const onFirst = placed.filter((n) => n === 'bonsai-gpu-1').length;
+      assert.ok(onFirst <= 8, placed.join(' '));
+      assert.equal(placed.filter((n) => n === 'bonsai-gpu-2').length, 9 - onFirst, placed.join(' '));
       // Let the watch catch up with the last binds.
       await eventually(() => watch.out().split('\n').filter((l) => /^gang9\/\S+ \S+/.test(l)).length >= 9, 10_000, 'the watch to see the binds');
     } finally {
