@@ -20,6 +20,7 @@ import { karpenterConsolidationRows } from './karpenter-consolidation.js';
 import { timeTravelRows } from './time-travel.js';
 import { dashboardRows } from './dashboard.js';
 import { execBudgetRows } from './exec-budget.js';
+import { containerCommandRows } from './container-command.js';
 import { median } from './load.js';
 import { scaleRows } from './scale.js';
 import { join, mb, ms, rate, ratio, render, target, type Row } from './table.js';
@@ -195,6 +196,7 @@ async function everydayRows(rows: Row[]): Promise<void> {
   rows.push(...(await timeTravelRows(quick, log)));
   rows.push(...(await dashboardRows(quick, log)));
   rows.push(...(await execBudgetRows(quick, log)));
+  rows.push(...containerCommandRows(quick, log));
 }
 
 process.on('exit', killAllSync);
