@@ -2,6 +2,7 @@
 // `date`, `hostname`, and `sh -c` scripts with `;`, `&&`, `||`, pipes, `while`/`for`/`if`, quoting and `$VAR`.
 // The result is a timeline (output lines at offsets) plus how long the process runs and its exit code.
 import { parseScript, type Node, type Word } from './container-script.js';
+import { dateText, sleepMs } from './command-time.js';
 import { BudgetKilled, CommandBudget, RunsOn, maxArgChars, maxShellDepth, maxWordChars } from './command-budget.js';
 
 export interface ScriptLine {
@@ -24,6 +25,8 @@ export interface ScriptEnv {
   startMs: number;
 }
 
+export { sleepMs };
+
 const shells = new Set(['sh', 'bash', 'ash', 'dash', 'zsh', 'busybox sh']);
 const known = new Set(['sleep', 'echo', 'exit', 'true', 'false', ':', 'printenv', 'env', 'date', 'hostname', 'tail', 'printf', 'yes', 'seq', 'whoami', 'pwd']);
 const maxLines = 2000;
@@ -32,17 +35,6 @@ const horizonMs = 3600_000;
 const varRef = /\$(\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|\?)/g;
 
 const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
-
-const sleepUnits = { '': 1, s: 1, m: 60, h: 3600, d: 86400 };
-
-/** Seconds of `sleep`: plain or with an s/m/h/d suffix; "infinity" is undefined. */
-export function sleepMs(arg: string | undefined): number | undefined {
-  if (arg === undefined || arg === 'infinity' || arg === 'inf') return undefined;
-  const m = arg.match(/^(\d+(?:\.\d+)?)([smhd]?)$/);
-  if (!m) return 0;
-  const mult = sleepUnits[m[2] as '' | 's' | 'm' | 'h' | 'd'];
-  return Math.round(Number(m[1]) * mult * 1000);
-}
 
 class Exited extends Error {
   constructor(readonly code: number) {
@@ -267,14 +259,6 @@ class Runner {
     this.env['?'] = String(code);
     return code;
   }
-}
-
-/** `date`'s default output, in UTC. */
-function dateText(d: Date): string {
-  const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${days[d.getUTCDay()]} ${months[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, ' ')} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} UTC ${d.getUTCFullYear()}`;
 }
 
 /** Whether `interpret` runs anything for this command line (false: it returns undefined, the image's own process runs). */
