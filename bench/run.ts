@@ -22,6 +22,7 @@ import { dashboardRows } from './dashboard.js';
 import { execBudgetRows } from './exec-budget.js';
 import { hostileStallRows } from './hostile-stall.js';
 import { timingRows } from './timing-figures.js';
+import { containerCommandRows } from './container-command.js';
 import { median } from './load.js';
 import { scaleRows } from './scale.js';
 import { flowControlRows } from './flowcontrol.js';
@@ -201,6 +202,7 @@ async function everydayRows(rows: Row[]): Promise<void> {
   rows.push(...(await execBudgetRows(quick, log)));
   rows.push(...(await hostileStallRows(quick, log)));
   rows.push(...(await timingRows(log)));
+  rows.push(...containerCommandRows(quick, log));
 }
 
 process.on('exit', killAllSync);

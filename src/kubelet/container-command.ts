@@ -2,6 +2,8 @@
 // `date`, `hostname`, and `sh -c` scripts with `;`, `&&`, `||`, pipes, `while`/`for`/`if`, quoting and `$VAR`.
 // The result is a timeline (output lines at offsets) plus how long the process runs and its exit code.
 import { parseScript, type Node, type Word } from './container-script.js';
+import { dateText, sleepMs } from './command-time.js';
+import { BudgetKilled, CommandBudget, RunsOn, maxArgChars, maxShellDepth, maxWordChars } from './command-budget.js';
 
 export interface ScriptLine {
   /** Offset from the container's start, in ms. */
@@ -23,26 +25,17 @@ export interface ScriptEnv {
   startMs: number;
 }
 
+export { sleepMs };
+
 const shells = new Set(['sh', 'bash', 'ash', 'dash', 'zsh', 'busybox sh']);
 const known = new Set(['sleep', 'echo', 'exit', 'true', 'false', ':', 'printenv', 'env', 'date', 'hostname', 'tail', 'printf', 'yes', 'seq', 'whoami', 'pwd']);
 const maxLines = 2000;
 const horizonMs = 3600_000;
-const maxSteps = 20_000;
-/** The longest word an expansion may build (a variable doubled in a loop would otherwise grow without bound). */
-const maxWordChars = 256 * 1024;
+/** `$NAME`, `${NAME}` and `$?` in an unquoted or double-quoted part of a word. */
+const varRef = /\$(\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|\?)/g;
 
 const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
 
-/** Seconds of `sleep`: plain or with an s/m/h/d suffix; "infinity" is undefined. */
-export function sleepMs(arg: string | undefined): number | undefined {
-  if (arg === undefined || arg === 'infinity' || arg === 'inf') return undefined;
-  const m = arg.match(/^(\d+(?:\.\d+)?)([smhd]?)$/);
-  if (!m) return 0;
-  const mult = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
-  return Math.round(Number(m[1]) * mult * 1000);
-}
-
-class Forever extends Error {}
 class Exited extends Error {
   constructor(readonly code: number) {
     super('exit');
@@ -52,37 +45,73 @@ class Exited extends Error {
 class Runner {
   t = 0;
   lines: ScriptLine[] = [];
-  steps = 0;
+  readonly budget = new CommandBudget();
+  private shells = 0;
   constructor(private readonly env: Record<string, string>, private readonly startMs: number) {}
 
   out(text: string): void {
+    this.budget.charge(text.length);
     const parts = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n');
     for (const p of parts) if (this.lines.length < maxLines) this.lines.push({ atMs: this.t, text: p });
   }
 
-  expand(w: Word): string {
-    const s = w.map((s) => (s.expand ? s.text.replace(/\$(\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*)|\?)/g, (_m, _a, b: string | undefined, c: string | undefined) => {
-      const name = b ?? c;
-      return name === undefined ? String(this.env['?'] ?? '0') : this.env[name] ?? '';
-    }) : s.text)).join('');
-    if (s.length > maxWordChars) {
-      // As the kernel ends a process past its memory: killed, exit code 137.
-      this.out('sh: memory budget exhausted (a word over 256 KiB); process ended\n');
-      throw new Exited(137);
+  /** Reading a script costs a step for each token and each piece of a word: a long script takes long to read. */
+  private readonly countPiece = (): void => this.budget.step();
+
+  /** Characters of the word being expanded so far (values substituted and template read). */
+  private wordChars = 0;
+
+  /** The value of `$name` (`$?` when name is undefined). */
+  private lookup(name: string | undefined): string {
+    const v = name === undefined ? String(this.env['?'] ?? '0') : this.env[name] ?? '';
+    this.budget.step();
+    this.grow(v.length);
+    return v;
+  }
+
+  /** Counts `n` characters of the word being built: a word past `maxWordChars` ends the process as killed. */
+  private grow(n: number): void {
+    this.wordChars += n;
+    this.budget.charge(n);
+    // As the kernel ends a process past its memory: killed, exit code 137.
+    if (this.wordChars > maxWordChars) throw new BudgetKilled(`sh: memory budget exhausted (a word over ${maxWordChars >> 10} KiB); process ended`);
+  }
+
+  private expandPart(p: Word[number]): string {
+    this.grow(p.text.length);
+    if (!p.expand || !p.text.includes('$')) return p.text;
+    // One reference at a time (not String.replace, which finds every match before substituting the first): a word
+    // of many references stops at the budget without reading the rest.
+    let out = '';
+    let last = 0;
+    varRef.lastIndex = 0;
+    for (let m = varRef.exec(p.text); m !== null; m = varRef.exec(p.text)) {
+      out += p.text.slice(last, m.index) + this.lookup(m[2] ?? m[3]);
+      last = varRef.lastIndex;
     }
+    return out + p.text.slice(last);
+  }
+
+  expand(w: Word): string {
+    this.wordChars = 0;
+    if (w.length === 1) return this.expandPart(w[0]);
+    let s = '';
+    for (const p of w) s += this.expandPart(p);
     return s;
   }
 
   tick(): void {
-    if (++this.steps > maxSteps || this.t > horizonMs || this.lines.length >= maxLines) throw new Forever();
+    this.budget.step();
+    if (this.t > horizonMs || this.lines.length >= maxLines) throw new RunsOn();
   }
 
+  /** Runs a node. Each command and each turn of a `while` loop is a step (the nodes that group them are not). */
   run(node: Node): number {
-    this.tick();
     switch (node.type) {
       case 'seq': {
         let code = 0;
-        for (const item of node.items) {
+        for (let i = 0; i < node.items.length; i++) {
+          const item = node.items[i];
           if (item.op === '&&' && code !== 0) continue;
           if (item.op === '||' && code === 0) continue;
           code = this.run(item.node);
@@ -92,12 +121,13 @@ class Runner {
       }
       case 'pipe': {
         let code = 0;
-        for (const n of node.items) code = this.run(n);
+        for (let i = 0; i < node.items.length; i++) code = this.run(node.items[i]);
         return code;
       }
       case 'while': {
         let code = 0;
         for (;;) {
+          this.tick();
           const cond = this.run(node.cond);
           if ((cond === 0) === node.until) return code;
           code = this.run(node.body);
@@ -105,8 +135,8 @@ class Runner {
       }
       case 'for': {
         let code = 0;
-        for (const w of node.words) {
-          this.env[node.name] = this.expand(w);
+        for (let i = 0; i < node.words.length; i++) {
+          this.env[node.name] = this.expand(node.words[i]);
           code = this.run(node.body);
         }
         return code;
@@ -114,27 +144,35 @@ class Runner {
       case 'if':
         if (this.run(node.cond) === 0) return this.run(node.then);
         return node.else ? this.run(node.else) : 0;
-      case 'cmd':
-        return this.exec(node.words.map((w) => this.expand(w)), node.assigns);
+      case 'cmd': {
+        this.tick();
+        const argv: string[] = [];
+        for (let i = 0; i < node.words.length; i++) argv.push(this.expand(node.words[i]));
+        return this.exec(argv, node.assigns);
+      }
     }
   }
 
   exec(argv: string[], assigns: Array<[string, Word]>): number {
-    for (const [k, v] of assigns) this.env[k] = this.expand(v);
+    for (let i = 0; i < assigns.length; i++) this.env[assigns[i][0]] = this.expand(assigns[i][1]);
     if (argv.length === 0) return 0;
-    let [cmd, ...args] = argv;
+    // Indexed loops and no destructuring on this path: each step allocates little, so even before V8 optimizes it
+    // (the first scripts a server runs) a step is cheap.
+    let cmd = argv[0];
+    let args = argv.slice(1);
     if (cmd === 'exec') {
       if (args.length === 0) return 0;
       [cmd, ...args] = args;
       const code = this.exec([cmd, ...args], []);
-      if (!known.has(base(cmd)) && !shells.has(base(cmd))) throw new Forever();
+      if (!known.has(base(cmd)) && !shells.has(base(cmd))) throw new RunsOn();
       throw new Exited(code);
     }
     switch (base(cmd)) {
       case 'sleep': {
         const ms = sleepMs(args[0]);
-        if (ms === undefined) throw new Forever();
+        if (ms === undefined) throw new RunsOn();
         this.t += ms;
+        if (ms > 0) this.budget.slept();
         return 0;
       }
       case 'echo': {
@@ -196,13 +234,15 @@ class Runner {
         return 0;
       }
       case 'yes':
-        throw new Forever();
+        throw new RunsOn();
       case 'tail':
-        if (args.includes('-f') || args.includes('-F')) throw new Forever();
+        if (args.includes('-f') || args.includes('-F')) throw new RunsOn();
         return 0;
       default:
         if (shells.has(base(cmd)) && args[0] === '-c') {
+          if (++this.shells > maxShellDepth) throw new Error('shells nested too deeply');
           this.runScript(args[1] ?? '');
+          this.shells--;
           return Number(this.env['?'] ?? 0);
         }
         return 0;
@@ -214,18 +254,11 @@ class Runner {
   }
 
   runScript(script: string): number {
-    const code = this.run(parseScript(script));
+    this.budget.charge(script.length);
+    const code = this.run(parseScript(script, this.countPiece));
     this.env['?'] = String(code);
     return code;
   }
-}
-
-/** `date`'s default output, in UTC. */
-function dateText(d: Date): string {
-  const days = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${days[d.getUTCDay()]} ${months[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, ' ')} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())} UTC ${d.getUTCFullYear()}`;
 }
 
 /** Whether `interpret` runs anything for this command line (false: it returns undefined, the image's own process runs). */
@@ -247,6 +280,8 @@ export function interpret(command: string[] | undefined, args: string[] | undefi
   const name = base(argv[0]);
   const isShell = shells.has(name) && argv[1] === '-c';
   if (!isShell && !known.has(name)) return undefined;
+  // Linux refuses to start a program with an argument over 128 KiB (MAX_ARG_STRLEN): the runtime fails to start it.
+  if (argv.some((a) => a.length > maxArgChars)) return { lines: [{ atMs: 0, text: `exec ${argv[0]}: argument list too long` }], runMs: 0, exitCode: 128 };
   const runner = new Runner(Object.assign(Object.create(null) as Record<string, string>, env.env), env.startMs);
   let exitCode = 0;
   let runMs: number | undefined;
@@ -258,7 +293,11 @@ export function interpret(command: string[] | undefined, args: string[] | undefi
     if (e instanceof Exited) {
       exitCode = e.code;
       runMs = runner.t;
-    } else if (e instanceof Forever) runMs = undefined;
+    } else if (e instanceof BudgetKilled) {
+      runner.lines.push({ atMs: runner.t, text: e.message });
+      exitCode = e.exitCode;
+      runMs = runner.t;
+    } else if (e instanceof RunsOn) runMs = undefined;
     else {
       // A script the parser cannot read runs like the shell would fail on it: a syntax error, exit 2.
       const message = e instanceof Error ? e.message : String(e);

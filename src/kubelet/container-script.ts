@@ -14,10 +14,20 @@ export type Node =
 
 type Token = { kind: 'word'; word: Word; raw: string; quoted: boolean } | { kind: 'op'; op: string };
 
-export function tokenize(src: string): Token[] {
+/** A run of characters that are neither special nor quoting: taken in one piece. */
+const plainRun = /[^\s;&|<>'"\\]+/y;
+/** Inside double quotes: the next character that is not taken as is. */
+const quoteStop = /["\\]/g;
+
+/**
+ * The script's tokens. `onPiece` is called for each token and for each piece of a word (a quoted string, an escaped
+ * character): the interpreter counts them against its budget, so that a long script costs what it takes to read.
+ */
+export function tokenize(src: string, onPiece: () => void = () => undefined): Token[] {
   const out: Token[] = [];
   let i = 0;
   while (i < src.length) {
+    onPiece();
     const ch = src[i];
     if (ch === ' ' || ch === '\t') {
       i++;
@@ -52,44 +62,60 @@ export function tokenize(src: string): Token[] {
       continue;
     }
     const word: Word = [];
-    let raw = '';
+    const start = i;
     let quoted = false;
     while (i < src.length && !/[\s;&|<>]/.test(src[i])) {
+      onPiece();
       const c = src[i];
-      if (c === "'") {
+      plainRun.lastIndex = i;
+      if (plainRun.test(src)) {
+        word.push({ text: src.slice(i, plainRun.lastIndex), expand: true });
+        i = plainRun.lastIndex;
+      } else if (c === "'") {
         const end = src.indexOf("'", i + 1);
         if (end < 0) throw new Error('syntax error: unterminated quoted string');
         word.push({ text: src.slice(i + 1, end), expand: false });
-        raw += src.slice(i, end + 1);
         quoted = true;
         i = end + 1;
       } else if (c === '"') {
-        let j = i + 1;
-        let text = '';
-        while (j < src.length && src[j] !== '"') {
-          if (src[j] === '\\' && j + 1 < src.length && '"\\$`'.includes(src[j + 1])) {
-            text += src[j + 1] === '$' ? '\u0000' : src[j + 1];
-            j += 2;
-          } else text += src[j++];
-        }
-        if (j >= src.length) throw new Error('syntax error: unterminated quoted string');
+        const [text, end] = doubleQuoted(src, i + 1, onPiece);
         word.push({ text, expand: true });
-        raw += src.slice(i, j + 1);
         quoted = true;
-        i = j + 1;
+        i = end + 1;
       } else if (c === '\\' && i + 1 < src.length) {
         word.push({ text: src[i + 1], expand: false });
-        raw += src.slice(i, i + 2);
         i += 2;
       } else {
         word.push({ text: c, expand: true });
-        raw += c;
         i++;
       }
     }
-    out.push({ kind: 'word', word: merge(word), raw, quoted });
+    out.push({ kind: 'word', word: merge(word), raw: src.slice(start, i), quoted });
   }
   return out;
+}
+
+/** The text of a double-quoted string from `from` (after its opening quote), and the index of its closing quote. */
+function doubleQuoted(src: string, from: number, onPiece: () => void): [string, number] {
+  let text = '';
+  let j = from;
+  for (;;) {
+    quoteStop.lastIndex = j;
+    const m = quoteStop.exec(src);
+    if (!m) throw new Error('syntax error: unterminated quoted string');
+    text += src.slice(j, m.index);
+    j = m.index;
+    if (src[j] === '"') return [text, j];
+    onPiece();
+    if (j + 1 < src.length && '"\\$`'.includes(src[j + 1])) {
+      // An escaped dollar is marked so that it survives expansion as a literal "$".
+      text += src[j + 1] === '$' ? '\u0000' : src[j + 1];
+      j += 2;
+    } else {
+      text += '\\';
+      j++;
+    }
+  }
 }
 
 function merge(w: Word): Word {
@@ -217,7 +243,7 @@ class Parser {
       const t = this.toks[this.i] as Extract<Token, { kind: 'word' }>;
       const m = words.length === 0 ? t.raw.match(/^([A-Za-z_][A-Za-z0-9_]*)=/) : null;
       if (m) {
-        const rest = structuredClone(t.word);
+        const rest = t.word.map((p) => ({ ...p }));
         rest[0] = { ...rest[0], text: rest[0].text.slice(m[0].length) };
         assigns.push([m[1], rest]);
       } else words.push(t.word);
@@ -228,9 +254,9 @@ class Parser {
   }
 }
 
-export function parseScript(src: string): Node {
+export function parseScript(src: string, onPiece?: () => void): Node {
   // Escaped dollars were marked while tokenizing so that they survive expansion as a literal "$".
-  const tokens = tokenize(src).map((t) => (t.kind === 'word' ? { ...t, word: t.word.flatMap(splitEscaped) } : t));
+  const tokens = tokenize(src, onPiece).map((t) => (t.kind === 'word' ? { ...t, word: t.word.flatMap(splitEscaped) } : t));
   return new Parser(tokens).list();
 }
 

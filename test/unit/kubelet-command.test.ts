@@ -62,9 +62,13 @@ test('exec of a server or tail -f runs until stopped; a syntax error exits 2', (
 test('hostile scripts: nesting is bounded, variables named like Object members are ordinary', () => {
   const nested = (n: number) => `${'if true; then '.repeat(n)}echo deep${'; fi'.repeat(n)}`;
   assert.deepEqual(text(sh(nested(50))), ['deep']);
-  const tooDeep = sh(nested(5000));
+  const tooDeep = sh(nested(200));
   assert.equal(tooDeep?.exitCode, 2);
   assert.match(text(tooDeep)?.[0] ?? '', /nested too deeply/);
+  // Reading a script costs a step a token: 20,000 tokens spend the CPU budget before the parser sees the nesting.
+  const long = sh(nested(5000));
+  assert.equal(long?.exitCode, 137);
+  assert.match(text(long)?.[0] ?? '', /CPU budget/);
   assert.deepEqual(text(sh('echo "[$constructor][$toString][$__proto__]"')), ['[][][]']);
   const withEnv = interpret(['sh', '-c', 'echo $__proto__ $constructor'], undefined, { ...env, env: { ...env.env, ['__proto__']: 'p', constructor: 'c' } });
   assert.deepEqual(text(withEnv), ['p c']);
