@@ -122,9 +122,10 @@ describe('fixture helpers', () => {
     try {
       const dir = dirname(other.kubeconfigPath);
       assert.ok(existsSync(dir));
-      const w = other.waitFor('configmaps', 'default', 'never', () => true);
+      // The wait's rejection is handled before close, which rejects it and then takes its time to shut down.
+      const w = assert.rejects(other.waitFor('configmaps', 'default', 'never', () => true), (e: unknown) => e instanceof WaitError && /closed/.test(e.message));
       await other.close();
-      await assert.rejects(w, (e: unknown) => e instanceof WaitError && /closed/.test(e.message));
+      await w;
       await assert.rejects(other.waitFor('configmaps', 'default', 'x', () => true), WaitError);
       assert.equal(existsSync(dir), false, 'temp folder removed');
     } finally {
