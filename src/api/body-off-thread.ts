@@ -1,27 +1,35 @@
 // Large YAML and protobuf bodies are decoded in a worker thread, so that one request at the size limit does not
 // hold the event loop for everyone (the yaml library needs seconds for some 3 MiB documents, the protobuf decoder
 // builds every map entry twice). The body reader hands such a body to the worker before the handler runs and keeps
-// the outcome keyed by the body's Buffer; parseBody then answers from it. JSON stays on the main thread: a depth
-// pre-scan bounds JSON.parse, which is fast. One worker, a bounded queue, a generous wall-clock guard.
+// the outcome keyed by the body's Buffer; parseBody then answers from it. JSON is decoded on the main thread (a depth
+// pre-scan bounds JSON.parse, which is fast), but a large JSON ConfigMap or Secret is first parsed and checked in the
+// worker, which answers for it when it can only be refused (body-precheck.ts). One worker, a bounded queue, a
+// generous wall-clock guard.
 import { Worker } from 'node:worker_threads';
 import { ApiError, type StatusDetails } from '../machinery/errors.js';
 import { compiledModuleUrl } from '../util/paths.js';
+import { precheckedKind, type BodyTarget } from './body-precheck.js';
 
-export type Decoder = 'yaml' | 'protobuf';
+export type Decoder = 'yaml' | 'protobuf' | 'json';
 
-/** Bodies from this size on are decoded off the main thread (a few ms of decoding on the main thread at most). */
-export const offThreadBytes: Record<Decoder, number> = { yaml: 32 * 1024, protobuf: 256 * 1024 };
+/**
+ * Bodies from this size on are decoded off the main thread (a few ms of decoding on the main thread at most); JSON
+ * bodies only when they are bound for a ConfigMap or Secret, and only to be checked there.
+ */
+export const offThreadBytes: Record<Decoder, number> = { yaml: 32 * 1024, protobuf: 256 * 1024, json: 512 * 1024 };
 /** Bodies waiting for or in the worker at most; more are refused with 429. */
 const maxQueued = 8;
 /** Past this, a decode is abandoned and the worker replaced (a guard, not a limit correctness depends on). */
 const guardMs = 30_000;
 
-interface Outcome { json?: string; error?: { code: number; reason: string; message: string; details?: StatusDetails }; crash?: string }
-interface Pending { raw: Buffer; contentType: string; done: (o: Outcome) => void }
+/** `json`: the decoded value as JSON text; `checked`: a JSON body that passed its checks, for the main thread to parse. */
+interface Outcome { json?: string; checked?: boolean; error?: { code: number; reason: string; message: string; details?: StatusDetails }; crash?: string }
+interface Pending { raw: Buffer; contentType: string; target: BodyTarget; done: (o: Outcome) => void }
 
 const outcomes = new WeakMap<Buffer, { decoder: Decoder; outcome: Outcome }>();
 
 export function decoderFor(mediaType: string): Decoder | undefined {
+  if (mediaType === '' || mediaType === 'application/json') return 'json';
   if (mediaType === 'application/yaml' || mediaType === 'application/apply-patch+yaml') return 'yaml';
   if (mediaType === 'application/vnd.kubernetes.protobuf') return 'protobuf';
   return undefined;
@@ -82,19 +90,20 @@ function pump(): void {
   }, guardMs);
   timer.unref();
   running = { ...job, timer };
-  w.postMessage({ id: job.id, raw: new Uint8Array(job.raw), contentType: job.contentType });
+  w.postMessage({ id: job.id, raw: new Uint8Array(job.raw), contentType: job.contentType, target: job.target });
 }
 
 /** Decodes `raw` in the worker when its type and size call for it; resolves when parseBody can answer from it. */
-export function predecode(raw: Buffer, mediaType: string, contentType: string): Promise<void> | undefined {
+export function predecode(raw: Buffer, mediaType: string, contentType: string, target: BodyTarget): Promise<void> | undefined {
   const decoder = decoderFor(mediaType);
   if (!decoder || raw.length < offThreadBytes[decoder]) return undefined;
+  if (decoder === 'json' && !precheckedKind(target)) return undefined;
   if (queue.length + (running ? 1 : 0) >= maxQueued) {
     outcomes.set(raw, { decoder, outcome: { error: { code: 429, reason: 'TooManyRequests', message: 'too many large request bodies are being decoded, please try again later' } } });
     return Promise.resolve();
   }
   return new Promise((resolve) => {
-    queue.push({ id: nextId++, raw, contentType, done: (outcome) => {
+    queue.push({ id: nextId++, raw, contentType, target, done: (outcome) => {
       outcomes.set(raw, { decoder, outcome });
       resolve();
     } });
@@ -106,8 +115,9 @@ export function predecode(raw: Buffer, mediaType: string, contentType: string): 
 export function predecoded(raw: Buffer, decoder: Decoder): { value: unknown } | undefined {
   const hit = outcomes.get(raw);
   if (!hit || hit.decoder !== decoder) return undefined;
-  const { json, error, crash } = hit.outcome;
+  const { json, checked, error, crash } = hit.outcome;
   if (error) throw new ApiError(error.code, error.reason, error.message, error.details);
   if (crash !== undefined) throw new Error(`decoding the request body failed: ${crash}`);
+  if (checked) return undefined;
   return { value: json === undefined ? undefined : (JSON.parse(json) as unknown) };
 }

@@ -59,7 +59,7 @@ function readBody(req: FastifyRequest, payload: NodeJS.ReadableStream, done: (er
       const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
       // Large YAML and protobuf bodies are decoded in a worker before the handler runs (body-off-thread.ts).
       const ct = String(req.headers['content-type'] ?? '');
-      const pending = predecode(body, mediaType(ct), ct);
+      const pending = predecode(body, mediaType(ct), ct, { method: req.method, url: req.url });
       if (!pending) return finish(null, body);
       payload.removeListener('data', onData);
       void pending.then(() => finish(null, body));

@@ -58,6 +58,9 @@ export function largeBodyCases(): HostileCase[] {
   add('JSON objects 500,000 deep', { headers: JSON_CT, body: '{"a":'.repeat(500_000) + '1' + '}'.repeat(500_000), expectCode: 400, expectMessage: deep });
   add('merge patch 1,000,000 deep', { method: 'PATCH', path: `${CMS}/target`, headers: MERGE_CT, body: `{"x":${arrays}}`, expectCode: 400, expectMessage: deep });
   add('json patch 1,000,000 deep', { method: 'PATCH', path: `${CMS}/target`, headers: JSONPATCH_CT, body: `[{"op":"add","path":"/x","value":${arrays}}]`, expectCode: 400, expectMessage: deep });
+  const tooMuch = /Too long: may not be more than 1048576 bytes/;
+  add('JSON ConfigMap of 200,000 keys', { headers: JSON_CT, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: uniq('keys') }, data: bigData(200_000, 0) }), expectCode: 422, expectMessage: tooMuch });
+  add('JSON ConfigMap of 200,000 keys, replacing one', { method: 'PUT', path: `${CMS}/target`, headers: JSON_CT, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'target' }, data: bigData(200_000, 0) }), expectCode: 422, expectMessage: /ConfigMap "target" is invalid: : Too long: may not be more than 1048576 bytes/ });
   add('JSON ConfigMap of 1,000 KiB', { headers: JSON_CT, body: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: uniq('big') }, data: bigData(2_000, 500) }), expectCode: 201 });
   // YAML, as created and as an apply configuration.
   const aliasing = /yaml: document contains excessive aliasing/;

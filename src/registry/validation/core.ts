@@ -124,16 +124,19 @@ export function validateService(obj: KObject, old: KObject | undefined): Errs {
 }
 
 const maxDataBytes = 1024 * 1024;
+/** Most keys: short, not starting with a dot, of the config-key characters (isConfigMapKey has nothing to say). */
+const plainKey = (k: string) => k.length <= 253 && k.charCodeAt(0) !== 46 && /^[-._a-zA-Z0-9]+$/.test(k);
 
 /** Keys and total size of a ConfigMap's data and binaryData, or of a Secret's data (its stringData is merged in before). */
-function validateDataKeys(obj: KObject, kind: 'ConfigMap' | 'Secret'): Errs {
+/** The keys and total size of a ConfigMap's or Secret's data: also run where large bodies are decoded (api/body-precheck.ts). */
+export function validateDataKeys(obj: KObject, kind: 'ConfigMap' | 'Secret'): Errs {
   const errs: Errs = [];
   let total = 0;
   const data = rec(obj.data);
   const binary = kind === 'ConfigMap' ? rec(obj.binaryData) : {};
   for (const [field, map] of [['data', data], ['binaryData', binary]] as const) {
     for (const [k, v] of Object.entries(map)) {
-      for (const m of isConfigMapKey(k)) errs.push(fieldInvalid(`${field}[${k}]`, k, m));
+      if (!plainKey(k)) for (const m of isConfigMapKey(k)) errs.push(fieldInvalid(`${field}[${k}]`, k, m));
       total += k.length + (typeof v === 'string' ? (kind === 'Secret' ? Math.floor((v.length * 3) / 4) : Buffer.byteLength(v)) : 0);
     }
   }
