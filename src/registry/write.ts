@@ -319,11 +319,12 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
     result.metadata.generation = (cur.metadata.generation ?? 0) + 1;
   }
   result.metadata.resourceVersion = cur.metadata.resourceVersion;
-  if (jsonEqual(result, cur, maxObjectDepth)) return cur;
+  // As upstream, a write that changes nothing is validated and admitted all the same; only the store is spared it.
   validate(reg, def, result, cur, opts.subresource, opts.version);
   attrs.object = as ? as.view(result) : result;
   const validating = admitNow(reg.admission, 'validate', attrs);
   if (validating) yield* validating;
+  if (jsonEqual(result, cur, maxObjectDepth)) return cur;
   if (opts.dryRun) return result;
   try {
     if (result.metadata.deletionTimestamp && cur.metadata.finalizers?.length && !result.metadata.finalizers?.length && def.plural !== 'namespaces') {
