@@ -33,6 +33,7 @@ import { startPolicyStatus } from './admission/policy/status-controller.js';
 import { createFixture, withFixture, type FixtureHelpers } from './fixture/handle.js';
 import { parseKubeletSelection, nodeFilterOf, type KubeletSelection } from './leader/kubelet-selection.js';
 import type { LeaderElector } from './leader/elector.js';
+import { simulatedWebhookModes, type SimulatedWebhooks } from './admission/webhook/service-forward.js';
 
 export interface BonsaiOptions {
   host?: string;
@@ -93,6 +94,12 @@ export interface BonsaiOptions {
    * origin may call the API from a browser (CORS headers, preflights). Other origins' writes and upgrades are refused.
    */
   corsAllowedOrigins?: string[];
+  /**
+   * `--simulated-webhooks`: what answers an admission webhook whose Service's endpoints are simulated pods: `allow`
+   * (the default: allowed without a patch, with a Warning) or `fail` (the call fails as it would on a real cluster
+   * where nothing listens, and the webhook's failure policy decides).
+   */
+  simulatedWebhooks?: SimulatedWebhooks;
   /**
    * Called once requests are served, before the controllers, scheduler and simulated kubelets are loaded and started
    * (`startBonsai` resolves after that): the CLI prints its banner here.
@@ -193,9 +200,12 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
   if (opts.clock !== undefined && opts.clock !== 'scaled' && opts.clock !== 'virtual') throw new Error(`clock must be scaled or virtual, not ${String(opts.clock)}`);
   if (opts.clockSpeed !== undefined && !(opts.clockSpeed >= 0 && opts.clockSpeed <= maxClockSpeed)) throw new Error(`clock speed must be a number from 0 to ${maxClockSpeed}`);
   if (opts.eventTtlMs !== undefined && !(opts.eventTtlMs >= 0)) throw new Error('the event TTL must be a number of milliseconds, 0 or more');
+  const simulatedWebhooks = opts.simulatedWebhooks ?? 'allow';
+  if (!simulatedWebhookModes.includes(simulatedWebhooks)) throw new Error(`simulated webhooks must be ${simulatedWebhookModes.join(' or ')}, not ${String(simulatedWebhooks)}`);
   const clock: ControllableClock = opts.clock === 'virtual' ? new VirtualClock({ paused: opts.clockSpeed === 0 }) : new ScaledClock(opts.clockSpeed ?? 1);
   const store = await openStorage(opts, data, () => clock.nowMs(), log);
   const registry = new Registry(store, allResources, clock, log.child({ component: 'registry' }));
+  registry.simulatedWebhooks = simulatedWebhooks;
   let security: Security;
   try {
     security = new Security(registry, { data, anonymousAuth: opts.anonymousAuth, tokenAuthFile: opts.tokenAuthFile });

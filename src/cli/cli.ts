@@ -94,6 +94,7 @@ program
   .option('--max-mutating-requests-inflight <n>', 'mutating requests served at once; beyond either limit a 429 with Retry-After (0: no limit without priority and fairness)', count, 200)
   .option('--enable-priority-and-fairness [bool]', 'API Priority and Fairness: classify requests by FlowSchema, queue them fairly per priority level (false: the max-in-flight limits instead)', bool, true)
   .option('--cors-allowed-origins <patterns>', 'origins whose web pages may call the API from a browser: Go regular expressions, comma separated, each pinned to the whole host (e.g. //dash\\.example\\.com(:|$)); other origins may not write or open streams', patterns, [] as string[])
+  .addOption(new Option('--simulated-webhooks <mode>', 'admission webhooks whose service endpoints are simulated pods: allow (allowed without a patch, with a warning) or fail (as on a cluster where nothing listens: the failure policy decides); a service annotated bonsai.dev/forward-to: host:port is called there').choices(['allow', 'fail']).default('allow'))
   .option('--allowed-host <name>', 'a host name clients use to reach the server (repeatable); IP addresses and localhost always work', collect, [] as string[])
   .option('--exec-cpu-budget <seconds>', "CPU seconds one exec or attach session's simulated shell may spend; then it ends with exit code 137", positive, defaultBudget.cpuMs / 1000)
   .option('--exec-memory-budget <MiB>', "MiB one exec or attach session's simulated shell may produce (variables, output, pipes, files); then it ends with exit code 137", positive, defaultBudget.memoryBytes / 2 ** 20)
@@ -101,7 +102,7 @@ program
   .action(async (o: {
     host: string; port: number; data: string; storage?: string; etcdCompactionInterval: number; apiOnly?: boolean; kubeconfig?: string; logLevel: string; sync: 'NORMAL' | 'FULL'; clock: 'scaled' | 'virtual'; clockSpeed: number; eventTtl: number; kubernetesVersion: string;
     nodes?: number; cluster?: string; controllers: string; addons: string; authorizationMode: string; auditLog?: string; auditLevel: 'None' | 'Metadata' | 'Request' | 'RequestResponse';
-    tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[]; corsAllowedOrigins: string[]; output: 'text' | 'json'; ui: boolean; kubelets: string;
+    tls?: boolean; tlsSan: string[]; tokenAuthFile?: string; anonymousAuth: boolean; insecure?: boolean; allowedHost: string[]; corsAllowedOrigins: string[]; simulatedWebhooks: 'allow' | 'fail'; output: 'text' | 'json'; ui: boolean; kubelets: string;
     maxRequestsInflight: number; maxMutatingRequestsInflight: number; enablePriorityAndFairness: boolean; execCpuBudget: number; execMemoryBudget: number;
   }) => {
     if (o.output === 'json' && o.auditLog === '-') throw new InvalidArgumentError('--audit-log - writes to stdout, which --output json keeps for its line: give a file');
@@ -122,7 +123,7 @@ program
     if (process.env.npm_lifecycle_event) stopWithParent(stop);
     bonsai = await startBonsai({
       host: o.host, port: o.port, data: o.data, storage: o.storage, ...(o.storage ? { compactEveryMs: o.etcdCompactionInterval } : {}), apiOnly: !!o.apiOnly, logLevel: o.logLevel, synchronous: o.sync, clock: o.clock, clockSpeed: o.clockSpeed, eventTtlMs: o.eventTtl, kubernetesVersion: o.kubernetesVersion,
-      cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], addons: [o.addons], allowedHosts: o.allowedHost, corsAllowedOrigins: o.corsAllowedOrigins,
+      cluster: { nodes: o.nodes, clusterFile: o.cluster }, controllers: [o.controllers], addons: [o.addons], allowedHosts: o.allowedHost, corsAllowedOrigins: o.corsAllowedOrigins, simulatedWebhooks: o.simulatedWebhooks,
       authorizationMode: o.authorizationMode, auditLog: o.auditLog, auditLevel: o.auditLevel,
       tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure, kubeconfig: o.kubeconfig, ui: o.ui, kubelets: o.kubelets,
       maxRequestsInflight: o.maxRequestsInflight, maxMutatingRequestsInflight: o.maxMutatingRequestsInflight, enablePriorityAndFairness: o.enablePriorityAndFairness,

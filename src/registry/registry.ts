@@ -34,6 +34,8 @@ export class Registry {
   componentAudit: ComponentAuditSink | undefined;
   /** Admission plugins in the order they run: the built-ins, then policies and webhooks (see `addAdmission`). */
   admission: readonly AdmissionPlugin[] = builtinAdmission;
+  /** What answers a webhook whose Service's endpoints are simulated pods (`--simulated-webhooks`, see service-forward.ts). */
+  simulatedWebhooks: 'allow' | 'fail' = 'allow';
   /** External metrics sources (see metrics-apis/sources.ts), asked in order; register with `addExternalMetrics`. */
   externalMetrics: readonly ExternalMetricsSource[] = [];
   /** The served resources, in declaration order; resources added at run time (custom resources) come last. */

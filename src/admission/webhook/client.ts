@@ -3,12 +3,15 @@
 // Bounded: a deadline (timeoutSeconds, announced as `?timeout=Ns`) and a response size limit. Errors read as Go's.
 import { request } from 'node:https';
 import { isIP } from 'node:net';
-import { networkInterfaces } from 'node:os';
 import type { Registry } from '../../registry/registry.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
+import { forwardTarget, reachable } from './service-forward.js';
 
 /** Largest response body read from a webhook. */
 export const maxResponseBytes = 3 * 1024 * 1024;
+
+/** A Service whose endpoints are simulated pods, answered by the simulation (see service-forward.ts). */
+export interface SimulatedTarget { simulated: string }
 
 interface Target {
   /** The URL as upstream's client names it in errors (service DNS name for service references). */
@@ -23,18 +26,6 @@ interface Target {
 export class TransportError extends Error {}
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
-
-function localAddresses(): Set<string> {
-  const out = new Set<string>();
-  for (const list of Object.values(networkInterfaces())) for (const i of list ?? []) out.add(i.address);
-  return out;
-}
-
-/** Addresses this process can actually connect to: loopback and its own interfaces. */
-function reachable(ip: string): boolean {
-  if (ip === '::1' || ip.startsWith('127.')) return true;
-  return localAddresses().has(ip);
-}
 
 function hostPort(host: string, port: number): string {
   return isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
@@ -62,8 +53,11 @@ function endpointFor(registry: Registry, ns: string, name: string, portName: str
   return 'none';
 }
 
-/** Where to send the review; throws TransportError (with the URL) when the service cannot be resolved. */
-export function resolveTarget(registry: Registry, clientConfig: unknown, timeoutSeconds: number): Target {
+/**
+ * Where to send the review, or the Service the simulation answers for; throws TransportError (with the URL) when the
+ * service cannot be resolved.
+ */
+export function resolveTarget(registry: Registry, clientConfig: unknown, timeoutSeconds: number): Target | SimulatedTarget {
   const cc = isRecord(clientConfig) ? clientConfig : {};
   const query = `?timeout=${timeoutSeconds}s`;
   if (isRecord(cc.service)) {
@@ -82,11 +76,17 @@ export function resolveTarget(registry: Registry, clientConfig: unknown, timeout
       return { url, host, port, path: `${path || '/'}${query}`, servername: dnsName };
     }
     if (spec.clusterIP === 'None') return fail('cannot route to service with ClusterIP "None"');
+    const forward = forwardTarget(svc, port);
+    if (forward && 'error' in forward) return fail(forward.error);
+    if (forward) return { url, host: forward.host, port: forward.port, path: `${path || '/'}${query}`, servername: dnsName };
     const svcPort = (Array.isArray(spec.ports) ? spec.ports.filter(isRecord) : []).find((p) => p.port === port);
     if (!svcPort) return fail(`no service port ${port} found for service "${name}"`);
     const ep = endpointFor(registry, ns, name, str(svcPort.name));
     if (ep === 'none') return fail(`no endpoints available for service "${name}"`);
-    if (!reachable(ep.ip)) return fail(`dial tcp ${hostPort(ep.ip, ep.port)}: connect: no route to host (a simulated address: webhook servers must listen on this machine)`);
+    if (!reachable(ep.ip)) {
+      if (registry.simulatedWebhooks === 'allow') return { simulated: `${ns}/${name}` };
+      return fail(`dial tcp ${hostPort(ep.ip, ep.port)}: connect: no route to host (a simulated address: webhook servers must listen on this machine)`);
+    }
     return { url, host: ep.ip, port: ep.port, path: `${path || '/'}${query}`, servername: dnsName };
   }
   const u = new URL(str(cc.url));

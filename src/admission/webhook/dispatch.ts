@@ -14,6 +14,7 @@ import { admissionRequest, admissionReview, toMatchedVersion, verifyResponse, Pa
 import { postReview, resolveTarget } from './client.js';
 import { CallingWebhookError, dryRunUnsupported, webhookDenied } from './errors.js';
 import { awaitingOutbound } from '../../flowcontrol/dispatch/outbound.js';
+import { simulatedWarning } from './service-forward.js';
 
 /** `deployments.apps "x" is forbidden: <message>` as admission.NewForbidden words it. */
 export function forbiddenFor(a: AdmissionAttributes, message: string): ApiError {
@@ -63,6 +64,14 @@ export async function shouldCall(hook: Hook, a: AdmissionAttributes): Promise<Ru
   return (await conditionsMatch(hook, a, match)) ? match : undefined;
 }
 
+/** The review the simulation gives for a webhook served by simulated pods. */
+function simulatedReview(hook: string, service: string, uid: string): unknown {
+  return {
+    apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview',
+    response: { uid, allowed: true, warnings: [simulatedWarning(hook, service)], auditAnnotations: { 'simulated-by': 'bonsai' } },
+  };
+}
+
 const timeoutOf = (hook: Hook) => {
   const t = hook.spec.timeoutSeconds;
   return typeof t === 'number' && Number.isInteger(t) && t >= 1 && t <= 30 ? t : 10;
@@ -84,8 +93,10 @@ export async function callHook(hook: Hook, a: AdmissionAttributes, match: RuleMa
   let review: unknown;
   try {
     const target = resolveTarget(a.registry, hook.spec.clientConfig, timeout);
+    // The simulation answers for simulated pods: allowed, no patch, warned and audited.
+    if ('simulated' in target) review = simulatedReview(hook.name, target.simulated, uid);
     // The request's APF seat is given back while the webhook answers (see flowcontrol/dispatch/outbound.ts).
-    review = await awaitingOutbound(a.registry, () => postReview(target, (hook.spec.clientConfig as { caBundle?: unknown } | undefined)?.caBundle, body, timeout));
+    else review = await awaitingOutbound(a.registry, () => postReview(target, (hook.spec.clientConfig as { caBundle?: unknown } | undefined)?.caBundle, body, timeout));
   } catch (e) {
     if (e instanceof TypeError && /Invalid URL/.test(e.message)) throw new CallingWebhookError(hook.name, `Unparsable URL: ${e.message}`);
     throw new CallingWebhookError(hook.name, `failed to call webhook: ${e instanceof Error ? e.message : String(e)}`);
