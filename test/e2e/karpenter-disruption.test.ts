@@ -127,17 +127,21 @@ describe('Karpenter disruption', () => {
     await apply(deployment('d', 'drift', 2));
     await eventually(async () => (await running('d')).length === 2, 30_000, '2 pods Running');
     const [old] = (await poolNodes('drift')).map((n) => n.metadata.name as string);
-    await apply(nodePool('drift', { consolidateAfter: 'Never' }, { version: 'two' }));
-    const claim = await eventually(async () => {
-      const nc = (await getJson('nodeclaims', '-l', 'karpenter.sh/nodepool=drift')).items.find((c: Json) => c.metadata.name === old);
-      return nc?.status.conditions.find((c: Json) => c.type === 'Drifted' && c.status === 'True') && nc;
-    }, 20_000, 'the NodeClaim Drifted');
-    assert.equal(claim.status.conditions.find((c: Json) => c.type === 'Drifted').reason, 'NodePoolDrifted');
-    await eventually(async () => {
-      const nodes = await poolNodes('drift');
-      const pods = await running('d');
-      return nodes.length === 1 && nodes[0].metadata.labels.version === 'two' && pods.length === 2 && pods.every((p) => p.spec.nodeName === nodes[0].metadata.name);
-    }, 30_000, 'one replacement node labelled version=two running both pods');
+    // Watched, not polled: at this clock speed the drifted NodeClaim may be replaced between two polls.
+    const watch = env.k.start(['get', 'nodeclaims', '-l', 'karpenter.sh/nodepool=drift', '-w', '-o',
+      'jsonpath={.metadata.name} {.status.conditions[?(@.type=="Drifted")].status} {.status.conditions[?(@.type=="Drifted")].reason}{"\\n"}']);
+    try {
+      await eventually(() => watch.out().includes(old), 10_000, 'the watch listing the NodeClaim');
+      await apply(nodePool('drift', { consolidateAfter: 'Never' }, { version: 'two' }));
+      await eventually(async () => {
+        const nodes = await poolNodes('drift');
+        const pods = await running('d');
+        return nodes.length === 1 && nodes[0].metadata.labels.version === 'two' && pods.length === 2 && pods.every((p) => p.spec.nodeName === nodes[0].metadata.name);
+      }, 30_000, 'one replacement node labelled version=two running both pods');
+      await eventually(() => new RegExp(`^${old} True NodePoolDrifted$`, 'm').test(watch.out()), 10_000, 'the NodeClaim Drifted in the watch');
+    } finally {
+      watch.stop();
+    }
     assert.match(await messages('DisruptionTerminating'), new RegExp(`NodeClaim/${old}: Disrupting NodeClaim: Drifted/Replace`));
     assert.match(await messages('DisruptionLaunching'), /NodeClaim\/drift-\w{5}: Launching NodeClaim: Drifted/);
     await env.k.ok(['delete', 'deployment', 'd']);
