@@ -10,6 +10,7 @@ import { FsError, type Vfs } from '../vfs.js';
 import { ArithError } from './arith.js';
 import { Expander } from './expand.js';
 import { SessionBudget } from './budget.js';
+import { Env } from './env.js';
 import { Vars } from './vars.js';
 
 export class ExitSignal {
@@ -20,8 +21,8 @@ export class LimitError extends Error {}
 /** What one command invocation gets. */
 export interface CmdContext {
   argv: string[];
-  /** The exported variables (and the command's own `NAME=value` prefixes); built when a command first reads it. */
-  readonly env: Map<string, string>;
+  /** The exported variables under the command's own `NAME=value` prefixes, read in place. */
+  readonly env: Env;
   stdin: In;
   stdout: Out;
   stderr: Out;
@@ -71,11 +72,9 @@ export class Shell {
     this.vars.set(name, v);
   }
 
-  /** The environment a command gets: the exported variables, then its own `NAME=value` prefixes. */
-  envMap(assigns: Iterable<[string, string]> = []): Map<string, string> {
-    const env = new Map(this.vars.exported());
-    for (const [n, v] of assigns) env.set(n, v);
-    return env;
+  /** The environment a command gets: the exported variables under its own `NAME=value` prefixes. */
+  env(assigns: Iterable<[string, string]> = []): Env {
+    return new Env(this.vars, new Map(assigns));
   }
 
   /**
@@ -247,10 +246,8 @@ export class Shell {
     const meter = (n: number) => this.budget.charge(n);
     const stdout = new LimitedOut(io.stdout, maxOutputBytes, meter);
     const stderr = new LimitedOut(io.stderr, maxOutputBytes, meter);
-    let env: Map<string, string> | undefined;
-    const shell = this;
     try {
-      this.status = await fn({ argv, get env() { return (env ??= shell.envMap(assigns)); }, stdin: io.stdin, stdout, stderr, shell });
+      this.status = await fn({ argv, env: this.env(assigns), stdin: io.stdin, stdout, stderr, shell: this });
     } catch (e) {
       if (e instanceof FsError) {
         stderr.write(`${name}: ${e.message}\n`);
