@@ -298,6 +298,11 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
     e.start();
     await yieldToIo();
   }
+  // The streaming code loads in the background too, rather than on the first exec while other requests wait.
+  void import('./api/streaming/index.js').then(async (m) => {
+    await yieldToIo();
+    await m.preloadStreaming(yieldToIo);
+  }).catch((err: unknown) => log.warn({ err }, 'preloading the exec and port-forward code failed'));
   const compactEvery = opts.compactEveryMs ?? 60_000;
   const compactTimer = compactEvery > 0 ? setInterval(() => store.compact(), compactEvery) : undefined;
   compactTimer?.unref();

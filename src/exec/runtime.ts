@@ -148,7 +148,7 @@ export class SimRuntime implements ContainerRuntime {
     };
     const meter = (n: number) => p.shell.budget.charge(n);
     try {
-      const code = await fn({ argv, env: p.shell.envMap(), stdin, stdout: new LimitedOut(out, maxOutputBytes, meter), stderr: new LimitedOut(err, maxOutputBytes, meter), shell: p.shell });
+      const code = await fn({ argv, env: p.shell.env(), stdin, stdout: new LimitedOut(out, maxOutputBytes, meter), stderr: new LimitedOut(err, maxOutputBytes, meter), shell: p.shell });
       return { exitCode: code & 255 };
     } catch (e) {
       if (e instanceof ExitSignal) return { exitCode: e.code & 255 };

@@ -80,6 +80,9 @@ test('quoting, variables, pipes, and-or lists, loops, command substitution', asy
   assert.equal(await sh('X="1 2"; for i in $X 3; do echo "[$i]"; done'), '[1]\n[2]\n[3]\n');
   assert.equal(await sh('true && echo yes || echo no; false && echo yes || echo no'), 'yes\nno\n');
   assert.equal(await sh('env | grep ^GREETING= | wc -l'), '1\n');
+  // A command's prefixes override exported variables in place and add the others after them; unexported ones stay out.
+  assert.equal(await sh('A=1; export B=2 C=3; B=x D=4 env E=5 | grep -E "^[A-E]="'), 'B=x\nC=3\nD=4\nE=5\n');
+  assert.equal(await sh('export B=2; GREETING=hi printenv GREETING B A; echo $?; A=9 env printenv A'), 'hi\n2\n1\n9\n');
   assert.equal(await sh('echo "host is $(hostname)"'), 'host is web\n');
   assert.equal(await sh('i=0; while [ $i -lt 3 ]; do echo $i; i=$((i + 1)); done'), '0\n1\n2\n');
   assert.equal(await sh('echo $(( (2 + 3) * $GREETING_N 4 ))'), '');

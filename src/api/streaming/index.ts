@@ -11,16 +11,27 @@ import type { ResourceDef } from '../../registry/resource.js';
 import type { HandlerContext } from '../handler-context.js';
 import { attributesOf, type RequestInfo } from '../request-info.js';
 import type { ExecRequest } from './exec-session.js';
-import { runtimeFor } from './runtime.js';
+import { loadSimulated, runtimeFor } from './runtime.js';
 import type { Transport } from './spdy-connection.js';
 import { serveSpdyExec } from './spdy-exec.js';
 import { serveSpdyPortForward } from './spdy-portforward.js';
 import { takeUpgrade } from './upgrade.js';
 import { pickChannelProtocol } from './ws-channels.js';
 import { serveWsExec } from './ws-exec.js';
-import { acceptWebSocket, offeredProtocols, tunnelTransport } from './ws-transport.js';
+import { acceptWebSocket, offeredProtocols, tunnelTransport, wsServer } from './ws-transport.js';
 
 export type StreamingSubresource = 'exec' | 'attach' | 'portforward';
+
+/**
+ * Loads what the first exec, attach or port-forward needs (the `ws` package, the simulated container runtime), one
+ * piece a turn of the event loop: loaded on the first session instead, they held the loop for 30-60 ms in one task
+ * while other requests waited (issue 22). `between` yields to I/O.
+ */
+export async function preloadStreaming(between: () => Promise<void>): Promise<void> {
+  await wsServer();
+  await between();
+  await loadSimulated();
+}
 
 const spdyExecProtocols = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'];
 const spdyPortForwardProtocols = ['portforward.k8s.io'];

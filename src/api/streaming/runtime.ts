@@ -25,7 +25,7 @@ export function runtimeFor(reg: Registry): Promise<ContainerRuntime> {
   return simulated;
 }
 
-async function loadSimulated(): Promise<ContainerRuntime> {
+export async function loadSimulated(): Promise<ContainerRuntime> {
   const { loadRuntime } = await import('../../exec/index.js');
   return loadRuntime();
 }

@@ -9,7 +9,8 @@ export const wsLimits = { maxPayload: 1 << 20, streamBuffer: 256 * 1024, maxBack
 
 let server: Promise<WebSocketServer> | undefined;
 
-function wsServer(): Promise<WebSocketServer> {
+/** The WebSocket server (the `ws` package is loaded on the first call: see `preloadStreaming`). */
+export function wsServer(): Promise<WebSocketServer> {
   server ??= import('ws').then(({ WebSocketServer: Server }) => new Server({
     noServer: true, maxPayload: wsLimits.maxPayload, perMessageDeflate: false, clientTracking: false,
     // The protocol was chosen (and refused when none fits) before the upgrade: see `acceptWebSocket`.

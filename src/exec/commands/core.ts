@@ -81,9 +81,10 @@ export function coreCommands(info: ContainerInfo): Map<string, CommandFn> {
   m.set('true', async () => 0).set(':', async () => 0).set('false', async () => 1);
   m.set('echo', echo).set('printf', printf);
   m.set('env', async (c) => {
-    const env = new Map(c.env);
+    const more: [string, string][] = [];
     let i = 1;
-    for (; i < c.argv.length && c.argv[i].includes('=') && isName(c.argv[i].slice(0, c.argv[i].indexOf('='))); i++) env.set(c.argv[i].slice(0, c.argv[i].indexOf('=')), c.argv[i].slice(c.argv[i].indexOf('=') + 1));
+    for (; i < c.argv.length && c.argv[i].includes('=') && isName(c.argv[i].slice(0, c.argv[i].indexOf('='))); i++) more.push([c.argv[i].slice(0, c.argv[i].indexOf('=')), c.argv[i].slice(c.argv[i].indexOf('=') + 1)]);
+    const env = more.length ? c.env.with(more) : c.env;
     if (i >= c.argv.length) {
       c.stdout.write(envLines(env));
       return 0;

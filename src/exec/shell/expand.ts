@@ -11,18 +11,35 @@ export class Expander {
   constructor(private readonly sh: Shell) {}
 
 
+  private get(n: string): string | undefined {
+    if (n === '?') return String(this.sh.status);
+    if (n === '$') return '1';
+    if (n === '!') return '';
+    if (n === '-') return '';
+    if (n === '#') return String(Math.max(0, this.sh.args.length - 1));
+    if (n === '@' || n === '*') return this.sh.args.slice(1).join(' ');
+    if (/^\d$/.test(n)) return this.sh.args[Number(n)];
+    return this.sh.vars.get(n);
+  }
+
+  /**
+   * A part's value when no command has to run for it (`$x`, `${#x}`, `$((...))`: most parts), without a promise:
+   * expansion runs at every step of a loop. Undefined for the others.
+   */
+  private now(part: Exclude<Word[number], { t: 'lit' }>): string | undefined {
+    if (part.t === 'arith') return this.arith(part.src);
+    if (part.t !== 'var' || (part.op !== undefined && part.op !== '#')) return undefined;
+    const v = this.get(part.name);
+    return part.op === '#' ? String((v ?? '').length) : v ?? '';
+  }
+
+  private arith(src: string): string {
+    const expr = src.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*|[?#$])\}?/g, (_, n: string) => (n === '?' ? String(this.sh.status) : this.sh.vars.get(n) ?? '0'));
+    return String(evalArith(expr, (n) => this.sh.vars.get(n)));
+  }
+
   private async value(part: Extract<Word[number], { t: 'var' }>, io: Io): Promise<string> {
-    const get = (n: string): string | undefined => {
-      if (n === '?') return String(this.sh.status);
-      if (n === '$') return '1';
-      if (n === '!') return '';
-      if (n === '-') return '';
-      if (n === '#') return String(Math.max(0, this.sh.args.length - 1));
-      if (n === '@' || n === '*') return this.sh.args.slice(1).join(' ');
-      if (/^\d$/.test(n)) return this.sh.args[Number(n)];
-      return this.sh.vars.get(n);
-    };
-    const v = get(part.name);
+    const v = this.get(part.name);
     switch (part.op) {
       case undefined:
         return v ?? '';
@@ -62,8 +79,7 @@ export class Expander {
   private async partValue(part: Exclude<Word[number], { t: 'lit' }>, io: Io): Promise<string> {
     if (part.t === 'var') return this.value(part, io);
     if (part.t === 'sub') return this.substitute(part.src, io);
-    const src = part.src.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*|[?#$])\}?/g, (_, n: string) => (n === '?' ? String(this.sh.status) : this.sh.vars.get(n) ?? '0'));
-    return String(evalArith(src, (n) => this.sh.vars.get(n)));
+    return this.arith(part.src);
   }
 
   /** A word's fields after expansion and field splitting (unquoted expansions split on blanks). */
@@ -77,7 +93,7 @@ export class Expander {
         started = true;
         continue;
       }
-      const v = await this.partValue(part, io);
+      const v = this.now(part) ?? (await this.partValue(part, io));
       if (part.quoted) {
         cur += v;
         started = true;
@@ -103,7 +119,9 @@ export class Expander {
     const out: string[] = [];
     let bytes = 0;
     for (const w of words) {
-      for (const f of await this.word(w, io)) {
+      // A plain word (a command's name, most arguments) is its one field as it stands.
+      const plain = w.length === 1 && w[0].t === 'lit' ? w[0].v : undefined;
+      for (const f of plain !== undefined ? [plain] : await this.word(w, io)) {
         bytes += f.length;
         if (bytes > maxWordBytes || out.length >= 10_000) throw new LimitError('sh: argument list too long');
         out.push(f);
@@ -115,7 +133,7 @@ export class Expander {
   async string(w: Word, io: Io): Promise<string> {
     let s = '';
     for (const part of w) {
-      s += part.t === 'lit' ? part.v : await this.partValue(part, io);
+      s += part.t === 'lit' ? part.v : this.now(part) ?? (await this.partValue(part, io));
       if (s.length > maxWordBytes) throw new LimitError('sh: word too long');
     }
     return s;

@@ -1,14 +1,16 @@
 // Runs parsed shell programs: expansion, pipelines (stages run in turn, each one's output buffered into the next's
 // input), and-or lists, compound commands, redirections. Every session has a CPU and memory budget shared by nested
 // shells (budget.ts); each step of the interpreter counts against it and yields to the event loop every few ms.
-import type { AndOr, Command, List, Pipeline, Redir } from './ast.js';
+import type { AndOr, Command, List, Pipeline } from './ast.js';
 import { parse } from './parser.js';
 import { ShellSyntaxError } from './lexer.js';
-import { Collector, LimitedOut, bufferIn, maxOutputBytes, nullOut, type In, type Out } from './io.js';
-import { FsError, resolvePath, type Vfs } from '../vfs.js';
+import { Collector, LimitedOut, bufferIn, maxOutputBytes, type In, type Out } from './io.js';
+import { noFiles, redirect, type Redirected } from './redirect.js';
+import { FsError, type Vfs } from '../vfs.js';
 import { ArithError } from './arith.js';
 import { Expander } from './expand.js';
 import { SessionBudget } from './budget.js';
+import { Env } from './env.js';
 import { Vars } from './vars.js';
 
 export class ExitSignal {
@@ -19,8 +21,8 @@ export class LimitError extends Error {}
 /** What one command invocation gets. */
 export interface CmdContext {
   argv: string[];
-  /** The exported variables (and the command's own `NAME=value` prefixes); built when a command first reads it. */
-  readonly env: Map<string, string>;
+  /** The exported variables under the command's own `NAME=value` prefixes, read in place. */
+  readonly env: Env;
   stdin: In;
   stdout: Out;
   stderr: Out;
@@ -70,11 +72,9 @@ export class Shell {
     this.vars.set(name, v);
   }
 
-  /** The environment a command gets: the exported variables, then its own `NAME=value` prefixes. */
-  envMap(assigns: Iterable<[string, string]> = []): Map<string, string> {
-    const env = new Map(this.vars.exported());
-    for (const [n, v] of assigns) env.set(n, v);
-    return env;
+  /** The environment a command gets: the exported variables under its own `NAME=value` prefixes. */
+  env(assigns: Iterable<[string, string]> = []): Env {
+    return new Env(this.vars, new Map(assigns));
   }
 
   /**
@@ -106,14 +106,24 @@ export class Shell {
     return this.status;
   }
 
-  private async runAndOr(a: AndOr, io: Io): Promise<void> {
+  // Most lines are one pipeline of one command: the two steps below pass its promise on rather than awaiting it
+  // in a promise of their own (they run at every step of a loop).
+  private runAndOr(a: AndOr, io: Io): Promise<void> {
+    return a.rest.length ? this.runChain(a, io) : this.runPipeline(a.first, io);
+  }
+
+  private async runChain(a: AndOr, io: Io): Promise<void> {
     await this.runPipeline(a.first, io);
     for (const r of a.rest) {
       if ((r.op === '&&') === (this.status === 0)) await this.runPipeline(r.p, io);
     }
   }
 
-  private async runPipeline(p: Pipeline, io: Io): Promise<void> {
+  private runPipeline(p: Pipeline, io: Io): Promise<void> {
+    return p.cmds.length === 1 && !p.bang ? this.runCommand(p.cmds[0], io) : this.runStages(p, io);
+  }
+
+  private async runStages(p: Pipeline, io: Io): Promise<void> {
     let stdin = io.stdin;
     for (let i = 0; i < p.cmds.length; i++) {
       const last = i === p.cmds.length - 1;
@@ -136,9 +146,10 @@ export class Shell {
   async runCommand(c: Command, io: Io): Promise<void> {
     const yielded = this.step();
     if (yielded) await yielded;
-    let redirected: Io & { finish(): void };
+    let redirected: Redirected;
     try {
-      redirected = await this.redirect(c.redirs, io);
+      // Most commands have no redirections: no promise for them (this runs at every step).
+      redirected = c.redirs.length ? await redirect(this, c.redirs, io) : { ...io, finish: noFiles };
     } catch (e) {
       if (e instanceof FsError) {
         io.stderr.write(`sh: can't ${e.reason === 'No such file or directory' ? 'open' : 'create'} ${e.path}: ${e.reason}\n`);
@@ -148,7 +159,7 @@ export class Shell {
       throw e;
     }
     try {
-      await this.runBare(c, redirected);
+      await (c.t === 'simple' ? this.runSimple(c, redirected) : this.runBare(c, redirected));
     } catch (e) {
       if (!(e instanceof ArithError)) throw e;
       io.stderr.write(`sh: arithmetic ${e.message}\n`);
@@ -158,10 +169,8 @@ export class Shell {
     }
   }
 
-  private async runBare(c: Command, io: Io): Promise<void> {
+  private async runBare(c: Exclude<Command, { t: 'simple' }>, io: Io): Promise<void> {
     switch (c.t) {
-      case 'simple':
-        return this.runSimple(c, io);
       case 'group':
         if (!c.subshell) {
           await this.runList(c.body, io);
@@ -237,10 +246,8 @@ export class Shell {
     const meter = (n: number) => this.budget.charge(n);
     const stdout = new LimitedOut(io.stdout, maxOutputBytes, meter);
     const stderr = new LimitedOut(io.stderr, maxOutputBytes, meter);
-    let env: Map<string, string> | undefined;
-    const shell = this;
     try {
-      this.status = await fn({ argv, get env() { return (env ??= shell.envMap(assigns)); }, stdin: io.stdin, stdout, stderr, shell });
+      this.status = await fn({ argv, env: this.env(assigns), stdin: io.stdin, stdout, stderr, shell: this });
     } catch (e) {
       if (e instanceof FsError) {
         stderr.write(`${name}: ${e.message}\n`);
@@ -249,55 +256,8 @@ export class Shell {
     }
   }
 
-  /** Sets up a command's redirections; `finish` writes collected file output once the command is done. */
-  private async redirect(redirs: Redir[], io: Io): Promise<Io & { finish(): void }> {
-    const out: Io = { ...io };
-    const files: { fd: number; path: string; append: boolean; c: Collector }[] = [];
-    for (const r of redirs) {
-      const target = await this.ex.string(r.target, io);
-      if (r.op === '>&') {
-        const src = target === '1' ? out.stdout : target === '2' ? out.stderr : undefined;
-        if (!src) throw new FsError(target, 'No such file or directory');
-        if (r.fd === 1) out.stdout = src;
-        else if (r.fd === 2) out.stderr = src;
-        continue;
-      }
-      const path = resolvePath(this.cwd, target);
-      if (r.op === '<') {
-        out.stdin = target === '/dev/null' ? bufferIn(Buffer.alloc(0)) : bufferIn(this.host.fs.readFile(path));
-        continue;
-      }
-      let sink: Out;
-      if (path === '/dev/null') sink = nullOut;
-      else if (path === '/dev/stdout') sink = io.stdout;
-      else if (path === '/dev/stderr') sink = io.stderr;
-      else {
-        // Fail now as sh does when the file cannot be created; the content is written when the command ends.
-        this.host.fs.writeFile(path, Buffer.alloc(0), r.op === '>>', this.host.nowMs());
-        const c = new Collector(maxOutputBytes);
-        files.push({ fd: r.fd, path, append: true, c });
-        sink = c;
-      }
-      if (r.fd === 1) out.stdout = sink;
-      else if (r.fd === 2) out.stderr = sink;
-    }
-    return {
-      ...out,
-      finish: () => {
-        for (const f of files) {
-          try {
-            this.host.fs.writeFile(f.path, f.c.buffer(), f.append, this.host.nowMs());
-          } catch (e) {
-            if (!(e instanceof FsError)) throw e;
-            io.stderr.write(`sh: write error: ${e.reason}\n`);
-            this.status = 1;
-          }
-        }
-      },
-    };
-  }
-
 }
+
 
 export interface Io {
   stdin: In;
