@@ -67,12 +67,13 @@ describe('pod lifecycle at real speed', () => {
   it('init containers show Init:0/1, then the pod runs', async () => {
     const manifest = JSON.stringify({
       apiVersion: 'v1', kind: 'Pod', metadata: { name: 'init' },
-      spec: { initContainers: [{ name: 'wait', image: 'busybox', command: ['sh', '-c', 'echo waiting; sleep 3'] }], containers: [{ name: 'c', image: 'nginx' }] },
+      // Long enough for the two reads below on a busy machine.
+      spec: { initContainers: [{ name: 'wait', image: 'busybox', command: ['sh', '-c', 'echo waiting; sleep 10'] }], containers: [{ name: 'c', image: 'nginx' }] },
     });
     await env.k.ok(['apply', '-f', '-'], { input: manifest });
     await eventually(async () => (await row('init'))[2] === 'Init:0/1', 3000, 'Init:0/1');
-    await eventually(async () => (await env.k.run(['logs', 'init', '-c', 'wait'])).stdout === 'waiting\n', 3000, 'init container output');
     assert.match(await env.k.fails(['logs', 'init']), /container "c" in pod "init" is waiting to start: PodInitializing/);
+    await eventually(async () => (await env.k.run(['logs', 'init', '-c', 'wait'])).stdout === 'waiting\n', 3000, 'init container output');
     await eventually(async () => (await row('init'))[2] === 'Running', 10_000, 'Running');
   });
 

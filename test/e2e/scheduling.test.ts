@@ -179,9 +179,12 @@ describe('default scheduler', () => {
     const n = await ns('preempt');
     await nodes({ small: { capacity: { cpu: '2' } } });
     await env.k.ok(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'urgent' }, value: 1000 }) });
-    // A finalizer holds the victim while terminating, so its DisruptionTarget condition can be read; its grace period
-    // keeps it running (and counted on the node, as it is not yet Failed) while the preemptor's nomination is read.
-    const low = pod('low', { terminationGracePeriodSeconds: 8 }, {}, { cpu: '1500m' });
+    // A finalizer holds the victim while terminating, so its DisruptionTarget condition can be read; it keeps running
+    // (and counted on the node, as it is not yet Failed) while the preemptor's nomination is read, until the test
+    // deletes it for good.
+    const low = pod('low', { terminationGracePeriodSeconds: 600 }, {}, { cpu: '1500m' });
+    // Its preStop hook keeps the container running through the grace period.
+    low.spec.containers[0].lifecycle = { preStop: { sleep: { seconds: 600 } } };
     low.metadata.finalizers = ['example.com/hold'];
     await apply(n, low);
     await eventually(async () => (await placement(n)).low === 'small', 20_000, 'low-priority pod placed');
@@ -199,6 +202,7 @@ describe('default scheduler', () => {
     const wide = await env.k.ok(['get', 'pod', 'high', '-n', n, '-o', 'wide', '--no-headers']);
     assert.match(wide, /^high\s+0\/1\s+Pending\s+0\s+\S+\s+<none>\s+<none>\s+small\s/);
     await env.k.ok(['patch', 'pod', 'low', '-n', n, '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
+    await env.k.ok(['delete', 'pod', 'low', '-n', n, '--force', '--grace-period=0', '--ignore-not-found']);
     await eventually(async () => (await placement(n)).high === 'small', 30_000, 'high-priority pod bound');
     assert.equal((await placement(n)).low, undefined);
   });
