@@ -25,9 +25,9 @@ export function serveWsExec(ws: WebSocket, runtime: ContainerRuntime, req: ExecR
   const sink = (ch: number) => ({ write: (d: Buffer | string) => send(ch, typeof d === 'string' ? Buffer.from(d) : d) });
   const idle = setTimeout(() => ws.terminate(), wsLimits.idleMs);
   idle.unref();
-  ws.on('message', (data: Buffer, isBinary: boolean) => {
+  ws.on('message', (data: Buffer) => {
     idle.refresh();
-    const m = decodeChannelMessage(protocol, data, isBinary);
+    const m = decodeChannelMessage(protocol, data);
     if (m.kind === 'close') {
       if (m.channel === channel.stdin) stdin?.end();
       if (m.channel === channel.resize) resize?.end();
