@@ -8,8 +8,8 @@ import type { ContainerRuntime } from '../../exec/types.js';
 import { ByteQueue } from './byte-queue.js';
 import { forwardingError } from './portforward-options.js';
 import type { PortForwardTarget } from './spdy-portforward.js';
-import { decodeChannelMessage, encodeChannelMessage, pickChannelProtocol, type ChannelProtocol } from './ws-channels.js';
-import { wsLimits } from './ws-transport.js';
+import { decodeChannelMessage, pickChannelProtocol, type ChannelProtocol } from './ws-channels.js';
+import { channelSender, wsLimits } from './ws-transport.js';
 
 /** The kubelet's choice when the client names no subprotocol: binary channels. */
 const unnamed: ChannelProtocol = { name: '', base64: false, structured: false, closable: false };
@@ -25,15 +25,7 @@ export function serveWsPortForward(ws: WebSocket, runtime: ContainerRuntime, tar
   const aborted = new AbortController();
   const inputs = ports.map(() => new ByteQueue(wsLimits.streamBuffer));
   let over = false;
-  const send = (ch: number, data: Buffer) => {
-    if (over || ws.readyState !== ws.OPEN) return;
-    if (ws.bufferedAmount > wsLimits.maxBacklog) {
-      ws.terminate();
-      return;
-    }
-    const m = encodeChannelMessage(protocol, ch, data);
-    ws.send(m.data, { binary: m.binary });
-  };
+  const send = channelSender(ws, protocol, () => over);
   const idle = setTimeout(() => ws.terminate(), wsLimits.idleMs);
   idle.unref();
   // Reading stops while any port's input is over its bound (the kubelet's pipes block its one reader alike).
