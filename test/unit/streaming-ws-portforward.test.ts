@@ -62,10 +62,11 @@ describe('WebSocket port-forward and Python-style exec', () => {
     await b?.close();
   });
 
-  for (const protocols of [['v4.channel.k8s.io'], ['v4.base64.channel.k8s.io'], []]) {
-    it(`forwards each port on its channel pair (${protocols[0] ?? 'no subprotocol'})`, async () => {
+  // The newest Python client offers v5 then v4 for every WebSocket: port-forward speaks v4.
+  for (const protocols of [['v4.channel.k8s.io'], ['v4.base64.channel.k8s.io'], [], ['v5.channel.k8s.io', 'v4.channel.k8s.io']]) {
+    it(`forwards each port on its channel pair (${protocols.join(', ') || 'no subprotocol'})`, async () => {
       const s = await open(b, `${PF}?ports=8080,81`, protocols);
-      assert.equal(s.protocol, protocols[0] ?? '');
+      assert.equal(s.protocol, protocols.at(-1) ?? '');
       const request = Buffer.from('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
       // The client's data for port i goes on channel 2i, in either kind of message.
       if (protocols[0]?.includes('base64')) s.ws.send(`0${request.toString('base64')}`);
