@@ -5,10 +5,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { startBonsai, type Bonsai } from '../../src/main.js';
-import { clientFor } from '../../src/client/client.js';
 import { installContainerRuntime } from '../../src/api/streaming/runtime.js';
 import { portsOption, webSocketPortsProblem } from '../../src/api/streaming/portforward-options.js';
-import { standInRuntime } from '../helpers/stand-in-runtime.js';
+import { runningWebPod, standInRuntime } from '../helpers/stand-in-runtime.js';
 
 const PF = '/api/v1/namespaces/default/pods/web/portforward';
 const EXEC = '/api/v1/namespaces/default/pods/web/exec';
@@ -50,13 +49,7 @@ describe('WebSocket port-forward and Python-style exec', () => {
       ...standInRuntime,
       portForward: (c) => (c.port === 81 ? Promise.reject(new Error('connection refused')) : standInRuntime.portForward(c)),
     });
-    const c = clientFor(b.registry);
-    c.create('v1/pods', 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } as never);
-    for (let i = 0; i < 400; i++) {
-      const p = c.get('v1/pods', 'default', 'web') as unknown as { status?: { containerStatuses?: Array<{ state?: { running?: unknown } }> } } | undefined;
-      if (p?.status?.containerStatuses?.[0]?.state?.running) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await runningWebPod(b);
   });
   after(async () => {
     await b?.close();
