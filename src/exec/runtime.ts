@@ -201,7 +201,7 @@ export class SimRuntime implements ContainerRuntime {
     const t = findTarget(conn.client, conn.namespace, conn.pod, '', 'portforward');
     if ('error' in t) throw new Error(t.error.message);
     if (!listens(t.pod, conn.port)) {
-      // The tail of containerd's message; the protocol layer prefixes `error forwarding port N to pod P: `.
+      // The tail of containerd's message; the protocol layer prefixes `error forwarding port N to pod P, uid : `.
       const uid = t.pod.metadata?.uid ?? '';
       const p = conn.port;
       throw new Error(`failed to execute portforward in network namespace "/var/run/netns/cni-${uid}": failed to connect to localhost:${p} inside namespace "${uid}", IPv4: dial tcp4 127.0.0.1:${p}: connect: connection refused IPv6 dial tcp6 [::1]:${p}: connect: connection refused`);

@@ -231,7 +231,12 @@ export function subresourceCases(): HostileCase[] {
     ['delete collection with a bad field selector', 'DELETE', `${CMS}?fieldSelector=nope`, undefined, undefined, 400],
     ['log of a pod with a bad tailLines', 'GET', `${PODS}/pod1/log?tailLines=x`, undefined, undefined, 400],
   ];
-  return t.map(([name, method, path, headers, body, expectCode]) => ({ name, method, path, headers, body, expectCode }));
+  const pf = `${PODS}/pod1/portforward`;
+  const ports: HostileCase[] = [
+    ['a port that is not a number', '?ports=x'], ['a port beyond 16 bits', '?ports=65536'], ['a 400-digit port', `?ports=${'9'.repeat(400)}`],
+    ['an empty port', '?ports=80,'], ['two thousand ports', `?ports=${'1,'.repeat(1999)}1`], ['a port named __proto__', '?ports=__proto__'],
+  ].map(([what, q]) => ({ name: `port-forward with ${what}`, method: 'GET', path: `${pf}${q}`, expectCode: 400, expectMessage: /^cannot convert to \[\]int32: / }));
+  return [...t.map(([name, method, path, headers, body, expectCode]) => ({ name, method, path, headers, body, expectCode })), ...ports];
 }
 
 /** Container resources named like Object members or not resources at all. */

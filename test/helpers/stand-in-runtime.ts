@@ -1,6 +1,8 @@
 // A small stand-in for the simulated container runtime (src/exec), for the streaming protocol tests: echo, exit
 // codes, cat of stdin, a prompt with a tty, and a port whose HTTP answer names the pod and port.
 import type { ContainerRuntime, Outcome, Session } from '../../src/exec/types.js';
+import type { Bonsai } from '../../src/main.js';
+import { clientFor } from '../../src/client/client.js';
 
 async function readAll(input: AsyncIterable<Buffer> | undefined, limit = 1 << 20): Promise<Buffer> {
   const parts: Buffer[] = [];
@@ -57,3 +59,15 @@ export const standInRuntime: ContainerRuntime = {
     c.output.write(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
   },
 };
+
+/** Creates pod `web` (one nginx container) in `default` and waits until its container runs. */
+export async function runningWebPod(b: Bonsai): Promise<void> {
+  const c = clientFor(b.registry);
+  c.create('v1/pods', 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } as never);
+  for (let i = 0; i < 400; i++) {
+    const p = c.get('v1/pods', 'default', 'web') as unknown as { status?: { containerStatuses?: Array<{ state?: { running?: unknown } }> } } | undefined;
+    if (p?.status?.containerStatuses?.[0]?.state?.running) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('pod web did not start');
+}

@@ -77,6 +77,15 @@ test('every session has its own budget, and ordinary scripts keep working', asyn
   }
 });
 
+test('seq counts as busybox does, a huge one ends with the budget; uptime prints one line', async () => {
+  const r = await sh('seq 3; seq 2 4; seq 5 -2 1; for i in $(seq 1 3); do echo x$i; done; seq 1 0; seq x');
+  assert.equal(r.out, '1\n2\n3\n2\n3\n4\n5\n3\n1\nx1\nx2\nx3\n');
+  assert.equal(r.err, "seq: invalid number 'x'\n");
+  const bomb = await withBudget({ cpuMs: 1000 }, () => sh('seq 1 999999999999999 > /dev/null'));
+  assert.equal(bomb.exitCode, 137);
+  assert.match((await sh('uptime')).out, /^ \d\d:\d\d:\d\d up \d+ min, {2}0 users, {2}load average: 0\.00, 0\.00, 0\.00\n$/);
+});
+
 test('text utilities over large input: paced, bounded, still right', async () => {
   const seq = 'i=0; while [ $i -lt 9000 ]; do echo $((9000 - i)); i=$((i+1)); done > /data/n';
   const r = await sh(`${seq}; sort -n /data/n | head -n 2; sort /data/n | tail -n 1; sort -r -u /data/n /data/n | wc -l; grep -c 0 /data/n; wc /data/n; head -c 5 /data/n; tail -c 3 /data/n`);

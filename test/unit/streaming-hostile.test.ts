@@ -12,7 +12,7 @@ import { clientFor } from '../../src/client/client.js';
 import { installContainerRuntime } from '../../src/api/streaming/runtime.js';
 import { dataFrame, synStreamFrame } from '../../src/api/streaming/spdy-frames.js';
 import { encodeHeaderBlock } from '../../src/api/streaming/spdy-headers.js';
-import { standInRuntime } from '../helpers/stand-in-runtime.js';
+import { runningWebPod, standInRuntime } from '../helpers/stand-in-runtime.js';
 import { goLikeCompressor } from '../helpers/spdy-compressor.js';
 
 const EXEC = '/api/v1/namespaces/default/pods/web/exec';
@@ -53,29 +53,12 @@ function open(b: Bonsai, path: string, headers: Record<string, string>, read = t
 const spdy = { upgrade: 'SPDY/3.1', 'x-stream-protocol-version': 'v4.channel.k8s.io' };
 const websocket = { upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==', 'sec-websocket-protocol': 'v5.channel.k8s.io' };
 
-async function runningPod(b: Bonsai): Promise<void> {
-  const c = clientFor(b.registry);
-  c.create('v1/pods', 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } as never);
-  for (let i = 0; i < 200; i++) {
-    const p = c.get('v1/pods', 'default', 'web') as unknown as { status?: { containerStatuses?: Array<{ state?: { running?: unknown } }> } } | undefined;
-    if (p?.status?.containerStatuses?.[0]?.state?.running) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('pod web did not start');
-}
-
 describe('streaming endpoints under hostile clients', () => {
   let b: Bonsai;
   before(async () => {
     b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', addons: [] });
     installContainerRuntime(b.registry, standInRuntime);
-    const c = clientFor(b.registry);
-    c.create('v1/pods', 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { containers: [{ name: 'web', image: 'nginx' }] } } as never);
-    for (let i = 0; i < 200; i++) {
-      const p = c.get('v1/pods', 'default', 'web') as unknown as { status?: { containerStatuses?: Array<{ state?: { running?: unknown } }> } } | undefined;
-      if (p?.status?.containerStatuses?.[0]?.state?.running) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await runningWebPod(b);
   });
   after(async () => {
     await b?.close();
@@ -155,7 +138,7 @@ describe('streaming authorization', () => {
     writeFileSync(tokens, 't-getter,getter,u1\nt-creator,creator,u2\n');
     b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', addons: [], authorizationMode: 'RBAC', tokenAuthFile: tokens });
     installContainerRuntime(b.registry, standInRuntime);
-    await runningPod(b);
+    await runningWebPod(b);
     const c = clientFor(b.registry);
     const role = (name: string, verbs: string[]) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace: 'default' }, rules: [{ apiGroups: [''], resources: ['pods/exec'], verbs }] });
     const binding = (name: string, user: string) => ({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name, namespace: 'default' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }] });

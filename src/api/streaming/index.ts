@@ -9,8 +9,10 @@ import { ApiError, badRequest, methodNotAllowed } from '../../machinery/errors.j
 import type { KObject } from '../../machinery/types.js';
 import type { ResourceDef } from '../../registry/resource.js';
 import type { HandlerContext } from '../handler-context.js';
+import { bool, query } from '../query.js';
 import { attributesOf, type RequestInfo } from '../request-info.js';
 import type { ExecRequest } from './exec-session.js';
+import { portsOption, webSocketPortsProblem } from './portforward-options.js';
 import { loadSimulated, runtimeFor } from './runtime.js';
 import type { Transport } from './spdy-connection.js';
 import { serveSpdyExec } from './spdy-exec.js';
@@ -18,6 +20,7 @@ import { serveSpdyPortForward } from './spdy-portforward.js';
 import { takeUpgrade } from './upgrade.js';
 import { pickChannelProtocol } from './ws-channels.js';
 import { serveWsExec } from './ws-exec.js';
+import { pickPortForwardProtocol, portForwardChannelProtocols, serveWsPortForward } from './ws-portforward.js';
 import { acceptWebSocket, offeredProtocols, tunnelTransport, wsServer } from './ws-transport.js';
 
 export type StreamingSubresource = 'exec' | 'attach' | 'portforward';
@@ -41,8 +44,6 @@ interface PodLike {
   spec?: { nodeName?: string; containers?: Array<{ name: string }>; initContainers?: Array<{ name: string }>; ephemeralContainers?: Array<{ name: string }> };
   status?: Record<string, Array<{ name: string; state?: { running?: unknown } }> | undefined>;
 }
-
-const truthy = (v: string | null) => v === 'true' || v === '1';
 
 /** An answer written straight to the socket (the request was an upgrade; Fastify's reply is given up). */
 function rawAnswer(socket: Duplex, code: number, reason: string, body: string, headers: Record<string, string> = {}): void {
@@ -109,15 +110,19 @@ export async function serveStreaming(ctx: HandlerContext, def: ResourceDef, info
   }
   const namespace = info.namespace ?? '';
   const name = info.name ?? '';
-  const pod = reg.get(def, namespace, name) as KObject & PodLike;
   const q = new URLSearchParams(req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '');
+  // The options are converted before the pod is read: a bad port is a 400 whether the pod exists or not.
+  const ports = sub === 'portforward' ? portsOption(q.getAll('ports').slice(0, 1024)) : [];
+  const pod = reg.get(def, namespace, name) as KObject & PodLike;
+  // Booleans as the apiserver converts query parameters (the Python client sends `stdout=True`).
+  const flag = (key: string) => bool(query(req), key);
   const client = clientFor(reg);
   let exec: ExecRequest | undefined;
   if (sub !== 'portforward') {
     const command = sub === 'exec' ? q.getAll('command').slice(0, 1024) : [];
     if (sub === 'exec' && command.length === 0) throw badRequest('you must specify at least 1 command');
     const container = containerOf(pod, name, q.get('container'));
-    exec = { kind: sub, client, namespace, pod: name, container, command, stdin: truthy(q.get('stdin')), stdout: truthy(q.get('stdout')), stderr: truthy(q.get('stderr')), tty: truthy(q.get('tty')) };
+    exec = { kind: sub, client, namespace, pod: name, container, command, stdin: flag('stdin'), stdout: flag('stdout'), stderr: flag('stderr'), tty: flag('tty') };
     if (!exec.stdin && !exec.stdout && !exec.stderr) throw badRequest('you must specify at least one of stdin, stdout, stderr');
   }
   if (!pod.spec?.nodeName) throw badRequest(`pod ${name} does not have a host assigned`);
@@ -142,7 +147,15 @@ export async function serveStreaming(ctx: HandlerContext, def: ResourceDef, info
       const ws = await acceptWebSocket(req.raw, socket, head, p.name);
       return serveWsExec(ws, runtime, exec, p);
     }
-    if (!offered.includes(tunnelProtocol)) return rawAnswer(socket, 400, 'Bad Request', `requested protocol(s) are not supported: [${offered.join(' ')}]`);
+    if (!offered.includes(tunnelProtocol)) {
+      // Not kubectl's SPDY tunnel: the kubelet's own WebSocket port-forward, channels per port.
+      const p = pickPortForwardProtocol(offered);
+      if (!p) return rawAnswer(socket, 400, 'Bad Request', `requested protocol(s) are not supported: [${offered.join(' ')}]; supports [${[...portForwardChannelProtocols, tunnelProtocol].join(' ')}]`);
+      const problem = webSocketPortsProblem(ports);
+      if (problem) return rawAnswer(socket, 400, 'Bad Request', problem);
+      const ws = await acceptWebSocket(req.raw, socket, head, p.name);
+      return serveWsPortForward(ws, runtime, { client, namespace, pod: name }, ports, p);
+    }
     const ws = await acceptWebSocket(req.raw, socket, head, tunnelProtocol);
     const conn = serveSpdyPortForward(tunnelTransport(ws), runtime, { client, namespace, pod: name });
     ws.on('message', (d: Buffer) => conn.receive(d));

@@ -3,6 +3,7 @@
 // headers; the data stream's bytes go to the runtime's responder for that port and its answer comes back.
 import type { Client } from '../../client/client.js';
 import type { ContainerRuntime } from '../../exec/types.js';
+import { forwardingError } from './portforward-options.js';
 import { SpdyConnection, type SpdyStream, type Transport } from './spdy-connection.js';
 
 const pairingMs = 30_000;
@@ -67,7 +68,7 @@ export function serveSpdyPortForward(transport: Transport, runtime: ContainerRun
     }
     runtime.portForward({ ...target, port, input: data.input, output: { write: (d) => data.write(d) }, signal: aborted.signal })
       .catch((e: unknown) => {
-        error.write(`error forwarding port ${port} to pod ${target.pod}: ${e instanceof Error ? e.message : String(e)}`);
+        error.write(forwardingError(port, target.pod, e));
       })
       .finally(() => {
         data.end();

@@ -1,6 +1,7 @@
 // The channel framing of Kubernetes' WebSocket subprotocols: each message starts with its channel (0 stdin,
-// 1 stdout, 2 stderr, 3 error, 4 resize; 255 closes the channel named in the next byte, v5 only), in binary
-// messages, or for the base64 variants in text messages with the channel as an ASCII digit and the data in base64.
+// 1 stdout, 2 stderr, 3 error, 4 resize; 255 closes the channel named in the next byte, v5 only), sent in binary
+// messages, or for the base64 variants in text messages with the channel as an ASCII digit and the data in base64;
+// read from either kind of message.
 export const channel = { stdin: 0, stdout: 1, stderr: 2, error: 3, resize: 4, close: 255 } as const;
 
 export interface ChannelProtocol {
@@ -37,18 +38,20 @@ export const channelProtocolNames = protocols.map((p) => p.name);
 
 export type Decoded = { kind: 'data'; channel: number; data: Buffer } | { kind: 'close'; channel: number } | { kind: 'skip' };
 
-/** One message from the client. Empty, malformed or wrongly typed messages are skipped. */
-export function decodeChannelMessage(p: ChannelProtocol, message: Buffer, isBinary: boolean): Decoded {
+/**
+ * One message from the client. Text and binary frames are read alike, as the kubelet reads them (the Python client
+ * sends string stdin in text frames): the first byte is the channel, an ASCII digit (wrapping past '9', as a byte
+ * does) for the base64 protocols. Empty or malformed messages are skipped; a channel nobody reads is the caller's
+ * to ignore.
+ */
+export function decodeChannelMessage(p: ChannelProtocol, message: Buffer): Decoded {
   if (message.length === 0) return { kind: 'skip' };
   if (p.base64) {
-    if (isBinary) return { kind: 'skip' };
-    const ch = message[0] - 0x30;
-    if (ch < 0 || ch > 9) return { kind: 'skip' };
+    const ch = (message[0] - 0x30) & 0xff;
     const text = message.subarray(1).toString('latin1');
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return { kind: 'skip' };
     return { kind: 'data', channel: ch, data: Buffer.from(text, 'base64') };
   }
-  if (!isBinary) return { kind: 'skip' };
   const ch = message[0];
   if (ch === channel.close) return p.closable && message.length >= 2 ? { kind: 'close', channel: message[1] } : { kind: 'skip' };
   return { kind: 'data', channel: ch, data: message.subarray(1) };

@@ -5,29 +5,21 @@ import type { ContainerRuntime } from '../../exec/types.js';
 import { ByteQueue } from './byte-queue.js';
 import { runExec, type ExecRequest } from './exec-session.js';
 import { execStatus } from './exec-status.js';
-import { channel, decodeChannelMessage, encodeChannelMessage, type ChannelProtocol } from './ws-channels.js';
-import { wsLimits } from './ws-transport.js';
+import { channel, decodeChannelMessage, type ChannelProtocol } from './ws-channels.js';
+import { channelSender, wsLimits } from './ws-transport.js';
 
 export function serveWsExec(ws: WebSocket, runtime: ContainerRuntime, req: ExecRequest, protocol: ChannelProtocol): void {
   const stdin = req.stdin ? new ByteQueue(wsLimits.streamBuffer) : undefined;
   const resize = req.tty ? new ByteQueue(4096) : undefined;
   const aborted = new AbortController();
   let done = false;
-  const send = (ch: number, data: Buffer) => {
-    if (done || ws.readyState !== ws.OPEN) return;
-    if (ws.bufferedAmount > wsLimits.maxBacklog) {
-      ws.terminate();
-      return;
-    }
-    const m = encodeChannelMessage(protocol, ch, data);
-    ws.send(m.data, { binary: m.binary });
-  };
+  const send = channelSender(ws, protocol, () => done);
   const sink = (ch: number) => ({ write: (d: Buffer | string) => send(ch, typeof d === 'string' ? Buffer.from(d) : d) });
   const idle = setTimeout(() => ws.terminate(), wsLimits.idleMs);
   idle.unref();
-  ws.on('message', (data: Buffer, isBinary: boolean) => {
+  ws.on('message', (data: Buffer) => {
     idle.refresh();
-    const m = decodeChannelMessage(protocol, data, isBinary);
+    const m = decodeChannelMessage(protocol, data);
     if (m.kind === 'close') {
       if (m.channel === channel.stdin) stdin?.end();
       if (m.channel === channel.resize) resize?.end();

@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocket, WebSocketServer } from 'ws';
 import type { Transport } from './spdy-connection.js';
+import { encodeChannelMessage, type ChannelProtocol } from './ws-channels.js';
 
 export const wsLimits = { maxPayload: 1 << 20, streamBuffer: 256 * 1024, maxBacklog: 4 << 20, idleMs: 30 * 60_000 };
 
@@ -47,5 +48,18 @@ export function tunnelTransport(ws: WebSocket): Transport {
       if (ws.readyState === ws.OPEN) ws.close(1000);
     },
     destroy: () => ws.terminate(),
+  };
+}
+
+/** Sends channel messages until `over()`; a client whose unread backlog passes the bound is cut off. */
+export function channelSender(ws: WebSocket, protocol: ChannelProtocol, over: () => boolean): (ch: number, data: Buffer) => void {
+  return (ch, data) => {
+    if (over() || ws.readyState !== ws.OPEN) return;
+    if (ws.bufferedAmount > wsLimits.maxBacklog) {
+      ws.terminate();
+      return;
+    }
+    const m = encodeChannelMessage(protocol, ch, data);
+    ws.send(m.data, { binary: m.binary });
   };
 }

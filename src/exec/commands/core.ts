@@ -215,6 +215,18 @@ export function coreCommands(info: ContainerInfo): Map<string, CommandFn> {
     stdout.write(`${out}\n`);
     return 0;
   });
+  // uptime counts from the pod's start (a container shares the node's uptime upstream; the pod's reads better here).
+  m.set('uptime', async ({ stdout }) => {
+    const now = info.nowMs();
+    const started = Date.parse(info.pod.status?.startTime ?? '');
+    const mins = Math.max(0, Math.floor((now - (Number.isFinite(started) ? started : now)) / 60_000));
+    const days = Math.floor(mins / 1440);
+    const hm = mins % 1440;
+    const up = `${days ? `${days} day${days === 1 ? '' : 's'}, ` : ''}${hm < 60 ? `${hm} min` : `${Math.floor(hm / 60)}:${String(hm % 60).padStart(2, '0')}`}`;
+    const t = new Date(now).toISOString().slice(11, 19);
+    stdout.write(` ${t} up ${up},  0 users,  load average: 0.00, 0.00, 0.00\n`);
+    return 0;
+  });
   m.set('uname', async ({ argv, stdout }) => {
     const f = argv.slice(1).join('');
     const parts: string[] = [];

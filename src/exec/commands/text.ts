@@ -1,4 +1,4 @@
-// Text utilities over whole inputs: head, tail, wc, grep, sort. Each loops over at most `maxInputBytes` and yields
+// Text utilities over whole inputs: head, tail, wc, grep, sort; and seq, which makes its lines. Each loops over at most `maxInputBytes` and yields
 // to the event loop as the shell does (a sort is merged in runs), so no single command holds the server for long.
 import type { CmdContext, CommandFn } from '../shell/interp.js';
 import { inputs, lines, opts, pace, writeLines } from './args.js';
@@ -172,6 +172,30 @@ const sort: CommandFn = async (c) => {
   return r.failed ? 2 : 0;
 };
 
+/** `seq [FIRST [INCREMENT]] LAST` over integers (`for i in $(seq 1 3)`), written in paced batches. */
+const seq: CommandFn = async (c) => {
+  const args = c.argv.slice(1);
+  const bad = args.find((a) => !/^-?\d{1,15}$/.test(a));
+  if (!args.length || args.length > 3 || bad !== undefined) {
+    c.stderr.write(bad !== undefined ? `seq: invalid number '${bad.slice(0, 100)}'\n` : 'Usage: seq [-w] [-s SEP] [FIRST [INC]] LAST\n');
+    return 1;
+  }
+  const n = args.map(Number);
+  const [first, inc, last] = n.length === 1 ? [1, 1, n[0]] : n.length === 2 ? [n[0], 1, n[1]] : n;
+  if (inc === 0) return 0;
+  let batch: string[] = [];
+  for (let v = first; inc > 0 ? v <= last : v >= last; v += inc) {
+    batch.push(String(v));
+    if (batch.length < 4096) continue;
+    const paused = pace(c, 0);
+    if (paused) await paused;
+    c.stdout.write(`${batch.join('\n')}\n`);
+    batch = [];
+  }
+  if (batch.length) c.stdout.write(`${batch.join('\n')}\n`);
+  return 0;
+};
+
 export function textCommands(): Map<string, CommandFn> {
-  return new Map<string, CommandFn>([['head', headTail(false)], ['tail', headTail(true)], ['wc', wc], ['grep', grep], ['sort', sort]]);
+  return new Map<string, CommandFn>([['head', headTail(false)], ['tail', headTail(true)], ['wc', wc], ['grep', grep], ['sort', sort], ['seq', seq]]);
 }
