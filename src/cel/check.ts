@@ -5,11 +5,10 @@
 import { compileRegex } from './lib-regex.js';
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { globalFuncs, methodFuncs, numericKinds, primitiveKinds } from './check-funcs.js';
-import { BOOL, DYN, INT, NULL, STRING, UINT, DOUBLE, BYTES, listOf, optionalOf, typeName, type CelT } from './types.js';
+import { BOOL, DYN, INT, NULL, STRING, UINT, DOUBLE, BYTES, listOf, maxRequestSizeBytes, optionalOf, typeName, type CelT } from './types.js';
 import { optFieldFn, optIndexFn } from './lib-optional.js';
 
-/** Upstream's bound on a request body; unbounded strings and lists are sized from it. */
-export const maxRequestSizeBytes = 3 * 1024 * 1024;
+export { maxRequestSizeBytes } from './types.js';
 const maxExprDepth = 250;
 
 export interface CheckIssue { id: bigint; message: string }
@@ -17,14 +16,15 @@ export interface CheckResult { type: CelT; issues: CheckIssue[]; cost: number; v
 
 interface Out { t: CelT; cost: number }
 
+/** The smallest JSON a value of this type serializes to (schema types carry finer bounds from decl.ts). */
 function minSize(t: CelT): number {
-  return t.k === 'string' || t.k === 'object' || t.k === 'list' || t.k === 'map' ? 2 : 1;
+  return t.k === 'bool' ? 4 : t.k === 'string' || t.k === 'bytes' || t.k === 'object' || t.k === 'list' || t.k === 'map' ? 2 : 1;
 }
 
-/** How many elements a list or map of this type can hold (its bound, or what fits in a request). */
+/** How many elements a list or map of this type can hold (its bound, or what fits in a request, as upstream). */
 export function cardinality(t: CelT): number {
-  if (t.k === 'list') return t.maxItems ?? Math.floor(maxRequestSizeBytes / (minSize(t.elem) + 1));
-  if (t.k === 'map') return t.maxProperties ?? Math.floor(maxRequestSizeBytes / (minSize(t.val) + 4));
+  if (t.k === 'list') return t.maxItems ?? Math.floor((maxRequestSizeBytes - 2) / (minSize(t.elem) + 1));
+  if (t.k === 'map') return t.maxProperties ?? Math.floor((maxRequestSizeBytes - 2) / (minSize(t.val) + 6));
   if (t.k === 'object') return t.fields.size;
   return Math.floor(maxRequestSizeBytes / 2);
 }
