@@ -3,6 +3,7 @@
 // worst-case cost (cel-go's model, simplified: one unit a node, loops times the bound of what they iterate,
 // string work a tenth of the string's bound). Types are dyn wherever the schema or the library does not know.
 import { compileRegex } from './lib-regex.js';
+import { regexCost } from './budget.js';
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { globalFuncs, methodFuncs, numericKinds, primitiveKinds } from './check-funcs.js';
 import { BOOL, DYN, INT, NULL, STRING, UINT, DOUBLE, BYTES, listOf, maxRequestSizeBytes, optionalOf, typeName, type CelT } from './types.js';
@@ -36,6 +37,8 @@ function strLen(t: CelT): number {
 
 const stringOps = new Set(['contains', 'startsWith', 'endsWith', 'matches', 'find', 'findAll', 'split', 'replace', 'lowerAscii',
   'upperAscii', 'trim', 'indexOf', 'lastIndexOf', 'substring', 'charAt', 'validate', 'quantity', 'isQuantity', 'url', 'isURL']);
+
+const regexFns = new Set(['matches', 'find', 'findAll']);
 
 const sameLength = new Set(['find', 'trim', 'lowerAscii', 'upperAscii', 'substring', 'charAt']);
 
@@ -192,7 +195,11 @@ export function checkExpr(root: Expr, vars: Map<string, CelT>): CheckResult {
         issue(e, `found no matching overload for '${fn}' applied to '(${typeName(l)}, ${typeName(r)})'`);
       }
     }
-    if (tgt && (fn === 'startsWith' || fn === 'endsWith') && types[0]) cost += Math.ceil(strLen(types[0]) / 10);
+    if (regexFns.has(fn) && types.length) {
+      // The string and the pattern: the target and first argument, or (global matches) the two arguments.
+      const [str, pattern] = tgt ? [tgt.t, types[0]!] : [types[0]!, types[1] ?? STRING];
+      cost += regexCost(strLen(str), strLen(pattern)) - 1;
+    } else if (tgt && (fn === 'startsWith' || fn === 'endsWith') && types[0]) cost += Math.ceil(strLen(types[0]) / 10);
     else if (tgt && stringOps.has(fn)) cost += Math.ceil(strLen(tgt.t) / 10);
     else if (!tgt && stringOps.has(fn) && types[0]) cost += Math.ceil(strLen(types[0]) / 10);
     if ((fn === '_==_' || fn === '_!=_') && types[0]) {

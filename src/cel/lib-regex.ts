@@ -5,7 +5,7 @@
 // is linear in the string, so no pattern can stall the process.
 import { RE2JS } from '@bufbuild/re2';
 import { celFunc, celMethod, CelScalar, listType, type CelFunc } from '@bufbuild/cel';
-import { chargeString } from './budget.js';
+import { chargeRegex } from './budget.js';
 import { Lru } from './lru.js';
 import { findAllIn } from './re2-find.js';
 
@@ -29,12 +29,12 @@ export function compileRegex(pattern: string): RE2JS {
 }
 
 function matches(s: string, pattern: string): boolean {
-  chargeString(s.length);
+  chargeRegex(s.length, pattern.length);
   return compileRegex(pattern).test(s);
 }
 
 function findAll(s: string, pattern: string, limit: number): string[] {
-  chargeString(s.length);
+  chargeRegex(s.length, pattern.length);
   const re = compileRegex(pattern);
   if (limit === 0 || !re.test(s)) return [];
   return findAllIn(re, s, limit);

@@ -41,12 +41,10 @@ function context(before: number, after: number): number {
   return f | (isWord(before) !== isWord(after) ? WORD_BOUNDARY : NO_WORD_BOUNDARY);
 }
 
-/** The code point at `i` (-1 past the end) and how many UTF-16 units it takes. */
-function runeAt(s: string, i: number): [number, number] {
-  if (i >= s.length) return [-1, 0];
-  const r = s.codePointAt(i)!;
-  return [r, r > 0xffff ? 2 : 1];
-}
+/** The code point at `i`, -1 past the end. */
+const runeAt = (s: string, i: number): number => (i < s.length ? s.codePointAt(i)! : -1);
+/** How many UTF-16 units a code point takes (none past the end). */
+const width = (r: number): number => (r < 0 ? 0 : r > 0xffff ? 2 : 1);
 
 function runeBefore(s: string, i: number): number {
   if (i <= 0) return -1;
@@ -113,36 +111,66 @@ class Threads {
   }
 }
 
-/** The leftmost-first match of `re` in `s` starting at or after `from`, as [start, end) UTF-16 offsets. */
-export function findFrom(re: RE2JS, s: string, from: number): [number, number] | undefined {
-  const prog = re.re2().prog;
-  const insts = prog.inst;
-  let run = new Threads(insts);
-  let next = new Threads(insts);
-  let matched: [number, number] | undefined;
-  let pos = from;
-  let prev = runeBefore(s, from);
-  for (;;) {
-    if (run.n === 0 && matched) break;
-    const [r, w] = runeAt(s, pos);
-    if (!matched) run.add(prog.start, pos, context(prev, r));
-    const after = w ? context(r, runeAt(s, pos + w)[0]) : 0;
-    next.clear();
-    for (let i = 0; i < run.n; i++) {
-      const inst = insts[run.pcs[i]!]!;
-      if (inst.op === MATCH) {
-        // A match by this thread outranks every thread after it: they are dropped.
-        matched = [run.starts[i]!, pos];
-        break;
-      }
-      if (w && inst.matchRune(r)) next.add(inst.out, run.starts[i]!, after);
-    }
-    [run, next] = [next, run];
-    if (!w) break;
-    prev = r;
-    pos += w;
+/** A matcher for one pattern: its program and two thread lists, reused across the searches of one call. */
+export class Finder {
+  private readonly prog: Prog;
+  private run: Threads;
+  private next: Threads;
+  /** A literal every match starts with: where no thread runs, the search skips to its next occurrence. */
+  private readonly prefix: string;
+
+  constructor(re: RE2JS) {
+    const re2 = re.re2();
+    this.prog = re2.prog;
+    this.run = new Threads(this.prog.inst);
+    this.next = new Threads(this.prog.inst);
+    this.prefix = re2.prefix;
   }
-  return matched;
+
+  /** The leftmost-first match in `s` starting at or after `from`, as [start, end) UTF-16 offsets. */
+  find(s: string, from: number): [number, number] | undefined {
+    const insts = this.prog.inst;
+    let run = this.run;
+    let next = this.next;
+    run.clear();
+    let matched: [number, number] | undefined;
+    let pos = from;
+    let prev = runeBefore(s, from);
+    for (;;) {
+      if (run.n === 0) {
+        if (matched) break;
+        if (this.prefix) {
+          const at = s.indexOf(this.prefix, pos);
+          if (at < 0) break;
+          if (at > pos) {
+            pos = at;
+            prev = runeBefore(s, at);
+          }
+        }
+      }
+      const r = runeAt(s, pos);
+      const w = width(r);
+      if (!matched) run.add(this.prog.start, pos, context(prev, r));
+      const after = w ? context(r, runeAt(s, pos + w)) : 0;
+      next.clear();
+      for (let i = 0; i < run.n; i++) {
+        const inst = insts[run.pcs[i]!]!;
+        if (inst.op === MATCH) {
+          // A match by this thread outranks every thread after it: they are dropped.
+          matched = [run.starts[i]!, pos];
+          break;
+        }
+        if (w && inst.matchRune(r)) next.add(inst.out, run.starts[i]!, after);
+      }
+      [run, next] = [next, run];
+      if (!w) break;
+      prev = r;
+      pos += w;
+    }
+    this.run = run;
+    this.next = next;
+    return matched;
+  }
 }
 
 /**
@@ -150,16 +178,17 @@ export function findFrom(re: RE2JS, s: string, from: number): [number, number] |
  * right where the previous match ended is skipped.
  */
 export function findAllIn(re: RE2JS, s: string, limit: number): string[] {
+  const finder = new Finder(re);
   const out: string[] = [];
   let pos = 0;
   let prevEnd = -1;
   while ((limit < 0 || out.length < limit) && pos <= s.length) {
-    const m = findFrom(re, s, pos);
+    const m = finder.find(s, pos);
     if (!m) break;
     let accept = true;
     if (m[1] === pos) {
       if (m[0] === prevEnd) accept = false;
-      pos += Math.max(1, runeAt(s, pos)[1]);
+      pos += Math.max(1, width(runeAt(s, pos)));
     } else pos = m[1];
     prevEnd = m[1];
     if (accept) out.push(s.slice(m[0], m[1]));
