@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { assertStatus, useBonsai } from './http.js';
-import { waitDeadline } from '../helpers/wait.js';
+import { eventually } from '../helpers/kubectl.js';
 
 type Json = Record<string, any>;
 
@@ -21,22 +21,12 @@ const fixture = (file: string): Json[] =>
 describe('real projects\' CRDs and policies install', () => {
   const { req } = useBonsai();
 
-  async function eventually<T>(what: string, f: () => Promise<T | undefined | false>, ms = 10_000): Promise<T> {
-    const end = Date.now() + waitDeadline(ms);
-    for (;;) {
-      const v = await f();
-      if (v) return v;
-      if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-
   async function install(crd: Json): Promise<void> {
     const r = await req('POST', CRDS, crd);
     assert.equal(r.status, 201, r.text.slice(0, 800));
     const { group, names, versions } = crd.spec;
     for (const v of (versions as Json[]).filter((x) => x.served)) {
-      await eventually(`${crd.metadata.name} ${v.name} served`, async () => (await req('GET', `/apis/${group}/${v.name}/namespaces/default/${names.plural}`)).status === 200);
+      await eventually(async () => (await req('GET', `/apis/${group}/${v.name}/namespaces/default/${names.plural}`)).status === 200, 10_000, `${crd.metadata.name} ${v.name} served`);
     }
   }
 
@@ -54,11 +44,11 @@ describe('real projects\' CRDs and policies install', () => {
       spec: { group: 'gateway.networking.k8s.io', scope: 'Namespaced', names: { plural: 'olds', singular: 'old', kind: 'Old', listKind: 'OldList' },
         versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }] },
     };
-    const refused = await eventually('the policy in force', async () => {
+    const refused = await eventually(async () => {
       const r = await req('POST', CRDS, old);
       if (r.status === 201) await req('DELETE', `${CRDS}/${old.metadata.name}`);
       return r.status === 201 ? undefined : r;
-    });
+    }, 10_000, 'the policy in force');
     assertStatus(refused, 422, 'Invalid', /^customresourcedefinitions\.apiextensions\.k8s\.io "olds\.gateway\.networking\.k8s\.io" is forbidden: ValidatingAdmissionPolicy 'safe-upgrades\.gateway\.networking\.k8s\.io' with binding 'safe-upgrades\.gateway\.networking\.k8s\.io' denied request: Installing CRDs with version before v1\.5\.0 is prohibited by default/);
 
     for (const file of ['gateway.networking.k8s.io_httproutes.yaml', 'gateway.networking.k8s.io_grpcroutes.yaml']) await install(fixture(file)[0]!);

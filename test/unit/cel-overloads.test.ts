@@ -6,16 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { loadCel } from '../../src/cel/index.js';
-
-const cel = await loadCel();
-
-function value(expr: string, bindings: Record<string, unknown> = {}): unknown {
-  const b = Object.fromEntries(Object.entries(bindings).map(([k, v]) => [k, cel.toCelValue(v, undefined)]));
-  const r = cel.evaluate(expr, b);
-  if (!r.ok) throw new Error(`${expr}: ${r.error}`);
-  return cel.fromCel(r.value);
-}
+import { cel, celValue as value } from '../helpers/cel-value.js';
 
 test('both forms of the standard functions that have two: size and matches', () => {
   for (const [expr, want] of [

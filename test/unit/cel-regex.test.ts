@@ -6,16 +6,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { loadCel } from '../../src/cel/index.js';
+import { cel, celValue as value } from '../helpers/cel-value.js';
 import { compileSchemaRules, validateRules } from '../../src/apiextensions/cel-rules.js';
-
-const cel = await loadCel();
-
-function value(expr: string): unknown {
-  const r = cel.evaluate(expr, {});
-  if (!r.ok) throw new Error(`${expr}: ${r.error}`);
-  return cel.fromCel(r.value);
-}
 
 // Expected values are Go's (regexp.MatchString, FindString, FindAllString).
 const table: [string, unknown][] = [
