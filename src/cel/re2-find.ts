@@ -78,6 +78,16 @@ class Threads {
 
   /** Follows the empty transitions from `pc` depth-first, preferred branch first, as RE2 orders threads. */
   add(pc: number, start: number, ctx: number): void {
+    const first = this.insts[pc]!.op;
+    if (first >= MATCH && first !== NOP) {
+      // A rune or match instruction: the thread itself, no empty transitions to follow.
+      if (this.seen[pc] !== this.stamp) {
+        this.seen[pc] = this.stamp;
+        this.pcs[this.n] = pc;
+        this.starts[this.n++] = start;
+      }
+      return;
+    }
     const stack = this.stack;
     stack.push(pc);
     while (stack.length) {
@@ -135,7 +145,8 @@ export class Finder {
     run.clear();
     let matched: [number, number] | undefined;
     let pos = from;
-    let prev = runeBefore(s, from);
+    let r = runeAt(s, pos);
+    let ctx = context(runeBefore(s, pos), r);
     for (;;) {
       if (run.n === 0) {
         if (matched) break;
@@ -144,14 +155,15 @@ export class Finder {
           if (at < 0) break;
           if (at > pos) {
             pos = at;
-            prev = runeBefore(s, at);
+            r = runeAt(s, pos);
+            ctx = context(runeBefore(s, pos), r);
           }
         }
       }
-      const r = runeAt(s, pos);
       const w = width(r);
-      if (!matched) run.add(this.prog.start, pos, context(prev, r));
-      const after = w ? context(r, runeAt(s, pos + w)) : 0;
+      if (!matched) run.add(this.prog.start, pos, ctx);
+      const following = w ? runeAt(s, pos + w) : -1;
+      const after = w ? context(r, following) : 0;
       next.clear();
       for (let i = 0; i < run.n; i++) {
         const inst = insts[run.pcs[i]!]!;
@@ -162,10 +174,13 @@ export class Finder {
         }
         if (w && inst.matchRune(r)) next.add(inst.out, run.starts[i]!, after);
       }
-      [run, next] = [next, run];
+      const t = run;
+      run = next;
+      next = t;
       if (!w) break;
-      prev = r;
       pos += w;
+      r = following;
+      ctx = after;
     }
     this.run = run;
     this.next = next;
