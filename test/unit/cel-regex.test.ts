@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { cel, celValue as value } from '../helpers/cel-value.js';
 import { compileSchemaRules, validateRules } from '../../src/apiextensions/cel-rules.js';
+import { compileRegex } from '../../src/cel/lib-regex.js';
+import { Finder } from '../../src/cel/re2-find.js';
 
 // Expected values are Go's (regexp.MatchString, FindString, FindAllString).
 const table: [string, unknown][] = [
@@ -78,4 +80,36 @@ test("Gateway API GRPCRoute: the method's service rule compiles and holds", () =
   assert.equal(refused.length, 1);
   assert.equal(refused[0]!.field, 'spec.rules[0].matches[0].method');
   assert.match(refused[0]!.message, /service must only contain valid characters/);
+});
+
+// Where RE2 and a JS RegExp agree by definition (no lookaround, no back-references, no repeated groups, ASCII; both pick the
+// leftmost-first match), the match `find` takes must be the one JS finds: random patterns and strings, fixed seed.
+test('find agrees with a JS RegExp on random patterns where the two engines coincide', () => {
+  let seed = 20261203;
+  const rnd = (n: number) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
+  const atom = (d: number): string => {
+    const k = rnd(d > 2 ? 5 : 9);
+    if (k < 3) return 'abc'[k]!;
+    if (k === 5) return `(${pat(d + 1)})`;
+    if (k === 6) return `(?:${pat(d + 1)}|${pat(d + 1)})`;
+    return ['[ab]', '.', '', '', '\\b', '[^a]'][k - 3]!;
+  };
+  // Groups go unrepeated: how a repeated group that can match empty iterates is where Perl-style engines and RE2 differ.
+  const piece = (d: number) => { const a = atom(d); return a === '\\b' || a.startsWith('(') ? a : a + ['', '', '*', '+', '?', '*?', '+?', '??', '{1,2}'][rnd(9)]!; };
+  const pat = (d: number): string => Array.from({ length: 1 + rnd(3) }, () => piece(d)).join('');
+  let compared = 0;
+  for (let i = 0; i < 3000; i++) {
+    const flags = ['', 'i', 'm', 's', 'im', 'is', 'ms'][rnd(7)]!;
+    const p = `${rnd(4) ? '' : '^'}${pat(0)}${rnd(4) ? '' : '$'}`;
+    const s = Array.from({ length: rnd(12) }, () => 'abcAB \n'[rnd(7)]!).join('');
+    const js = new RegExp(p, `g${flags}`);
+    const finder = new Finder(compileRegex(flags ? `(?${flags})${p}` : p));
+    for (let from = 0; from <= s.length; from++) {
+      js.lastIndex = from;
+      const m = js.exec(s);
+      assert.deepEqual(finder.find(s, from), m ? [m.index, m.index + m[0].length] : undefined, `/${p}/${flags} in ${JSON.stringify(s)} from ${from}`);
+      compared++;
+    }
+  }
+  assert.ok(compared > 10_000);
 });
