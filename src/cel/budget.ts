@@ -71,3 +71,10 @@ export function charge(n: number): void {
 
 /** Cost of a string operation over `len` characters (upstream charges 0.1 a byte). */
 export const chargeString = (len: number) => charge(1 + Math.ceil(len / 10));
+
+/**
+ * Cost of a regular expression over a string (cel-go's and Kubernetes' model: the string's traversal, 0.1 a
+ * character plus one, times a quarter of the pattern's length, a guess at its number of terms).
+ */
+export const regexCost = (len: number, patternLen: number) => 1 + Math.ceil((len + 1) / 10) * Math.max(1, Math.ceil(patternLen / 4));
+export const chargeRegex = (len: number, patternLen: number) => charge(regexCost(len, patternLen));

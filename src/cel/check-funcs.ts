@@ -31,7 +31,7 @@ export const globalFuncs = new Map<string, Rule>([
   ['bytes', fixed(BYTES)], ['bool', fixed(BOOL)], ['dyn', fixed(DYN)], ['type', fixed(TYPE)],
   ['duration', fixed(DURATION)], ['timestamp', fixed(TIMESTAMP)], ['matches', fixed(BOOL)],
   ['quantity', fixed(QUANTITY)], ['isQuantity', fixed(BOOL)], ['url', fixed(URL_T)], ['isURL', fixed(BOOL)],
-  ['ip', fixed(IP_T)], ['isIP', fixed(BOOL)], ['cidr', fixed(CIDR_T)], ['isCIDR', fixed(BOOL)],
+  ['ip', fixed(IP_T)], ['isIP', fixed(BOOL)], ['ip.isCanonical', fixed(BOOL)], ['cidr', fixed(CIDR_T)], ['isCIDR', fixed(BOOL)],
   ['semver', fixed(SEMVER_T)], ['isSemver', fixed(BOOL)],
   ['optional.of', (a) => optionalOf(a[0] ?? DYN)], ['optional.ofNonZeroValue', (a) => optionalOf(a[0] ?? DYN)],
   ['optional.none', fixed(optionalOf(DYN))], ['strings.quote', fixed(STRING)],

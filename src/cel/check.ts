@@ -1,15 +1,17 @@
 // Static checking of a parsed expression against declared variables: undeclared references, undefined fields of
 // schema objects, certain operator mismatches, the output type, the variables used, and an estimate of the
 // worst-case cost (cel-go's model, simplified: one unit a node, loops times the bound of what they iterate,
-// string work a tenth of the string's bound). Types are dyn wherever the schema or the library does not know.
+// string work a tenth of the string's bound, a regex that times a quarter of the pattern's length; bounds of
+// schema values come from decl.ts, as upstream sizes them). Types are dyn wherever the schema or the library does
+// not know.
 import { compileRegex } from './lib-regex.js';
+import { regexCost } from './budget.js';
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { globalFuncs, methodFuncs, numericKinds, primitiveKinds } from './check-funcs.js';
-import { BOOL, DYN, INT, NULL, STRING, UINT, DOUBLE, BYTES, listOf, optionalOf, typeName, type CelT } from './types.js';
+import { BOOL, DYN, INT, NULL, STRING, UINT, DOUBLE, BYTES, listOf, maxRequestSizeBytes, optionalOf, typeName, type CelT } from './types.js';
 import { optFieldFn, optIndexFn } from './lib-optional.js';
 
-/** Upstream's bound on a request body; unbounded strings and lists are sized from it. */
-export const maxRequestSizeBytes = 3 * 1024 * 1024;
+export { maxRequestSizeBytes } from './types.js';
 const maxExprDepth = 250;
 
 export interface CheckIssue { id: bigint; message: string }
@@ -17,14 +19,15 @@ export interface CheckResult { type: CelT; issues: CheckIssue[]; cost: number; v
 
 interface Out { t: CelT; cost: number }
 
+/** The smallest JSON a value of this type serializes to (schema types carry finer bounds from decl.ts). */
 function minSize(t: CelT): number {
-  return t.k === 'string' || t.k === 'object' || t.k === 'list' || t.k === 'map' ? 2 : 1;
+  return t.k === 'bool' ? 4 : t.k === 'string' || t.k === 'bytes' || t.k === 'object' || t.k === 'list' || t.k === 'map' ? 2 : 1;
 }
 
-/** How many elements a list or map of this type can hold (its bound, or what fits in a request). */
+/** How many elements a list or map of this type can hold (its bound, or what fits in a request, as upstream). */
 export function cardinality(t: CelT): number {
-  if (t.k === 'list') return t.maxItems ?? Math.floor(maxRequestSizeBytes / (minSize(t.elem) + 1));
-  if (t.k === 'map') return t.maxProperties ?? Math.floor(maxRequestSizeBytes / (minSize(t.val) + 4));
+  if (t.k === 'list') return t.maxItems ?? Math.floor((maxRequestSizeBytes - 2) / (minSize(t.elem) + 1));
+  if (t.k === 'map') return t.maxProperties ?? Math.floor((maxRequestSizeBytes - 2) / (minSize(t.val) + 6));
   if (t.k === 'object') return t.fields.size;
   return Math.floor(maxRequestSizeBytes / 2);
 }
@@ -36,6 +39,8 @@ function strLen(t: CelT): number {
 
 const stringOps = new Set(['contains', 'startsWith', 'endsWith', 'matches', 'find', 'findAll', 'split', 'replace', 'lowerAscii',
   'upperAscii', 'trim', 'indexOf', 'lastIndexOf', 'substring', 'charAt', 'validate', 'quantity', 'isQuantity', 'url', 'isURL']);
+
+const regexFns = new Set(['matches', 'find', 'findAll']);
 
 const sameLength = new Set(['find', 'trim', 'lowerAscii', 'upperAscii', 'substring', 'charAt']);
 
@@ -192,7 +197,11 @@ export function checkExpr(root: Expr, vars: Map<string, CelT>): CheckResult {
         issue(e, `found no matching overload for '${fn}' applied to '(${typeName(l)}, ${typeName(r)})'`);
       }
     }
-    if (tgt && (fn === 'startsWith' || fn === 'endsWith') && types[0]) cost += Math.ceil(strLen(types[0]) / 10);
+    if (regexFns.has(fn) && types.length) {
+      // The string and the pattern: the target and first argument, or (global matches) the two arguments.
+      const [str, pattern] = tgt ? [tgt.t, types[0]!] : [types[0]!, types[1] ?? STRING];
+      cost += regexCost(strLen(str), strLen(pattern)) - 1;
+    } else if (tgt && (fn === 'startsWith' || fn === 'endsWith') && types[0]) cost += Math.ceil(strLen(types[0]) / 10);
     else if (tgt && stringOps.has(fn)) cost += Math.ceil(strLen(tgt.t) / 10);
     else if (!tgt && stringOps.has(fn) && types[0]) cost += Math.ceil(strLen(types[0]) / 10);
     if ((fn === '_==_' || fn === '_!=_') && types[0]) {

@@ -1,6 +1,6 @@
 // CEL declared types of schema nodes (upstream's SchemaDeclType) and property-name escaping: a property such as
 // `foo-bar` is `self.foo__dash__bar` in CEL; a name CEL cannot spell is left out of the object type.
-import { BOOL, DOUBLE, DYN, INT, STRING, listOf, mapOf, type CelT } from './types.js';
+import { BOOL, DOUBLE, DYN, INT, STRING, listOf, mapOf, maxRequestSizeBytes, type CelT } from './types.js';
 import { maxSchemaDepth, type SchemaView } from './schema-view.js';
 
 const reserved = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function',
@@ -29,34 +29,73 @@ function objectMetaFields(fields: Map<string, CelT>) {
 
 /** The CEL type of values at this schema node; `resourceRoot` adds apiVersion, kind and metadata. */
 export function declType(v: SchemaView, resourceRoot = false, depth = 0): CelT {
-  if (depth > maxSchemaDepth || v.intOrString) return DYN;
+  return sized(v, resourceRoot, depth).t;
+}
+
+// Upstream's size bounds (k8s.io/apiserver/pkg/cel/common/schemas.go), which the cost estimate multiplies: a list
+// without maxItems holds as many of its smallest items as fit in a request, a map likewise, and a string without
+// maxLength is as long as a request (a maxLength counts runes: up to 4 bytes each). The smallest serialized
+// value of each type: `""` 2, `true` 4, a number 1, `[]` and `{}` 2, an object `{}` plus each required property
+// without a default (its name, quotes, colon and comma: 4 more); a date 12, a date-time 21, a duration 3.
+const requestBytes = maxRequestSizeBytes - 2;
+const maxDatetimeLength = 32;
+const maxDurationLength = 32;
+const dateLength = 12;
+
+interface Sized { t: CelT; min: number }
+
+function sized(v: SchemaView, resourceRoot: boolean, depth: number): Sized {
+  if (depth > maxSchemaDepth) return { t: DYN, min: 1 };
+  if (v.intOrString) return { t: DYN, min: 1 };
   switch (v.type) {
     case 'object': {
-      if (v.additionalProperties) return mapOf(STRING, declType(v.additionalProperties, v.additionalProperties.embedded, depth + 1), v.maxProperties);
-      if (!v.properties && !resourceRoot && !v.embedded) return v.preserveUnknown ? DYN : mapOf(STRING, DYN, v.maxProperties);
+      if (v.additionalProperties) {
+        const val = sized(v.additionalProperties, v.additionalProperties.embedded, depth + 1);
+        return { t: mapOf(STRING, val.t, v.maxProperties ?? Math.floor(requestBytes / (val.min + 6))), min: 2 };
+      }
+      if (!v.properties && !resourceRoot && !v.embedded) {
+        return { t: v.preserveUnknown ? DYN : mapOf(STRING, DYN, v.maxProperties ?? Math.floor(requestBytes / 7)), min: 2 };
+      }
       const fields = new Map<string, CelT>();
       if (resourceRoot || v.embedded) objectMetaFields(fields);
+      const required = new Set(v.required ?? []);
+      let min = 2;
       for (const [k, child] of v.properties ?? []) {
+        const c = sized(child, child.embedded, depth + 1);
+        if (required.has(k) && !child.hasDefault) min += k.length + c.min + 4;
         const esc = escapeName(k);
         if (esc === undefined) continue;
-        const t = declType(child, child.embedded, depth + 1);
-        fields.set(esc, t);
+        fields.set(esc, c.t);
         // cel-go accepts a reserved word after a dot; `metadata.namespace` is how rules spell it.
-        if (esc !== k && reserved.has(k)) fields.set(k, t);
+        if (esc !== k && reserved.has(k)) fields.set(k, c.t);
       }
-      return { k: 'object', name: `selfType${++typeCounter}`, fields, maxProperties: v.maxProperties };
+      return { t: { k: 'object', name: `selfType${++typeCounter}`, fields, maxProperties: v.maxProperties }, min };
     }
-    case 'array':
-      return listOf(v.items ? declType(v.items, v.items.embedded, depth + 1) : DYN, v.maxItems);
+    case 'array': {
+      const item = v.items ? sized(v.items, v.items.embedded, depth + 1) : { t: DYN, min: 1 };
+      return { t: listOf(item.t, v.maxItems ?? Math.floor(requestBytes / (item.min + 1))), min: 2 };
+    }
     case 'string':
-      return { k: 'string', maxLength: v.maxLength };
+      return stringType(v);
     case 'integer':
-      return INT;
+      return { t: INT, min: 1 };
     case 'number':
-      return DOUBLE;
+      return { t: DOUBLE, min: 1 };
     case 'boolean':
-      return BOOL;
+      return { t: BOOL, min: 4 };
     default:
-      return DYN;
+      return { t: DYN, min: 1 };
   }
+}
+
+function stringType(v: SchemaView): Sized {
+  switch (v.format) {
+    case 'byte': return { t: { k: 'string', maxLength: v.maxLength ?? requestBytes }, min: 2 };
+    case 'duration': return { t: { k: 'string', maxLength: maxDurationLength }, min: 3 };
+    case 'date': return { t: { k: 'string', maxLength: dateLength }, min: dateLength };
+    case 'date-time': return { t: { k: 'string', maxLength: maxDatetimeLength }, min: 21 };
+    default: break;
+  }
+  const maxLength = v.maxLength !== undefined ? v.maxLength * 4 : v.enumMaxLength ?? requestBytes;
+  return { t: { k: 'string', maxLength }, min: 2 };
 }

@@ -1,4 +1,4 @@
-// Kubernetes' IP and CIDR libraries: ip(s), isIP(s), cidr(s), isCIDR(s), string(...) and their methods.
+// Kubernetes' IP and CIDR libraries: ip(s), isIP(s), ip.isCanonical(s), cidr(s), isCIDR(s), string(...) and their methods.
 import { isIPv4, isIPv6 } from 'node:net';
 import { celFunc, celMethod, CelScalar, type CelFunc } from '@bufbuild/cel';
 import type { ReflectMessage } from '@bufbuild/protobuf/reflect';
@@ -104,6 +104,8 @@ const b = (a: Addr) => a.bytes;
 export const netFuncs: CelFunc[] = [
   celFunc('ip', [STRING], IP, (s) => ipValue(must(parseAddr(s)))),
   celFunc('isIP', [STRING], BOOL, (s) => typeof parseAddr(s) !== 'string'),
+  // Canonical: exactly how the address prints (lower-case, zeros compressed as Go's netip does).
+  celFunc('ip.isCanonical', [STRING], BOOL, (s) => must(parseAddr(s)).text === s),
   celFunc('string', [IP], STRING, (v) => addr(v).text),
   celMethod('family', IP, [], INT, function () { return isV4(addr(this)) ? 4n : 6n; }),
   celMethod('isUnspecified', IP, [], BOOL, function () { return b(addr(this)).every((x) => x === 0); }),

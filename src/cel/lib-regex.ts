@@ -1,62 +1,48 @@
-// Kubernetes' regex library: `s.find(re)` and `s.findAll(re[, limit])`. Patterns are RE2 (checked with the RE2
-// engine @bufbuild/cel ships, which also answers "is there a match" in linear time); the match itself is then
-// taken with a JS RegExp only when RE2 says one exists, so a backtracking pattern cannot stall on a miss.
+// Regular expressions in CEL are RE2, as in cel-go: the standard `matches` (member and global forms) and
+// Kubernetes' regex library, `s.find(re)` and `s.findAll(re[, limit])`. Patterns are read by the RE2 port CRD
+// patterns use (@bufbuild/re2: Go's syntax, flags and error texts); `matches` asks it whether the string matches,
+// and the match `find` and `findAll` return is taken by re2-find.ts over the port's compiled program. Every step
+// is linear in the string, so no pattern can stall the process.
 import { RE2JS } from '@bufbuild/re2';
-import { celMethod, CelScalar, listType, type CelFunc } from '@bufbuild/cel';
-import { chargeString } from './budget.js';
+import { celFunc, celMethod, CelScalar, listType, type CelFunc } from '@bufbuild/cel';
+import { chargeRegex } from './budget.js';
 import { Lru } from './lru.js';
+import { findAllIn } from './re2-find.js';
 
-const { STRING, INT } = CelScalar;
+const { BOOL, STRING, INT } = CelScalar;
 
-interface Compiled { re2: RE2JS; js: RegExp }
-const cache = new Lru<string, Compiled>(256);
+const cache = new Lru<string, RE2JS>(256);
 
-function toJs(pattern: string): RegExp {
-  let flags = 'g';
-  let src = pattern;
-  const lead = /^\(\?([imsU]+)\)/.exec(src);
-  if (lead) {
-    src = src.slice(lead[0].length);
-    if (lead[1].includes('i')) flags += 'i';
-    if (lead[1].includes('m')) flags += 'm';
-    if (lead[1].includes('s')) flags += 's';
-  }
-  src = src.replace(/\(\?P</g, '(?<').replace(/\\z/g, '$(?![\\s\\S])').replace(/\\A/g, '^');
-  return new RegExp(src, flags);
-}
-
-export function compileRegex(pattern: string): Compiled {
+/** The compiled pattern; throws Go's `error parsing regexp: …` when RE2 cannot read it. */
+export function compileRegex(pattern: string): RE2JS {
   const hit = cache.get(pattern);
   if (hit) return hit;
-  let c: Compiled;
+  let re: RE2JS;
   try {
-    c = { re2: RE2JS.compile(pattern), js: toJs(pattern) };
+    re = RE2JS.compile(pattern);
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     throw new Error(why.startsWith('error parsing regexp: ') ? why : `error parsing regexp: ${why}`);
   }
-  cache.set(pattern, c);
-  return c;
+  cache.set(pattern, re);
+  return re;
+}
+
+function matches(s: string, pattern: string): boolean {
+  chargeRegex(s.length, pattern.length);
+  return compileRegex(pattern).test(s);
 }
 
 function findAll(s: string, pattern: string, limit: number): string[] {
-  chargeString(s.length);
-  const c = compileRegex(pattern);
-  if (limit === 0 || !c.re2.test(s)) return [];
-  const out: string[] = [];
-  c.js.lastIndex = 0;
-  for (;;) {
-    if (limit >= 0 && out.length >= limit) break;
-    const m = c.js.exec(s);
-    if (!m) break;
-    out.push(m[0]);
-    if (m[0] === '') c.js.lastIndex++;
-    if (c.js.lastIndex > s.length) break;
-  }
-  return out;
+  chargeRegex(s.length, pattern.length);
+  const re = compileRegex(pattern);
+  if (limit === 0 || !re.test(s)) return [];
+  return findAllIn(re, s, limit);
 }
 
 export const regexFuncs: CelFunc[] = [
+  celMethod('matches', STRING, [STRING], BOOL, function (re) { return matches(this, re); }),
+  celFunc('matches', [STRING, STRING], BOOL, matches),
   celMethod('find', STRING, [STRING], STRING, function (re) { return findAll(this, re, 1)[0] ?? ''; }),
   celMethod('findAll', STRING, [STRING], listType(STRING), function (re) { return findAll(this, re, -1); }),
   celMethod('findAll', STRING, [STRING, INT], listType(STRING), function (re, n) { return findAll(this, re, Number(n)); }),

@@ -1,4 +1,4 @@
-// Kubernetes' semver library: semver(s), isSemver(s), major/minor/patch, compareTo, isGreaterThan, isLessThan.
+// Kubernetes' semver library: semver(s[, normalize]), isSemver(s[, normalize]), major/minor/patch, compareTo, isGreaterThan, isLessThan.
 import { celFunc, celMethod, CelScalar, type CelFunc } from '@bufbuild/cel';
 import type { ReflectMessage } from '@bufbuild/protobuf/reflect';
 import { makeOpaque, opaquePayload, opaqueTypes } from './opaque.js';
@@ -33,13 +33,42 @@ function cmp(a: Ver, b: Ver): number {
 
 const ver = (v: ReflectMessage) => opaquePayload<Ver>(v)!;
 
+/**
+ * The optional `normalize` argument (library version 1): a leading `v` is dropped, leading zeros of the first three
+ * parts are dropped, and a missing minor or patch becomes 0 (a short version may carry no pre-release or build).
+ */
+function normalized(s: string): string | undefined {
+  const parts = (s.startsWith('v') ? s.slice(1) : s).split('.');
+  const head = parts.length > 3 ? [...parts.slice(0, 2), parts.slice(2).join('.')] : parts;
+  const fixed = head.map((p) => {
+    if (p.length <= 1) return p;
+    const t = p.replace(/^0+/, '');
+    return t === '' || !/^[0-9]/.test(t) ? `0${t}` : t;
+  });
+  if (fixed.length < 3) {
+    if (/[+-]/.test(fixed[fixed.length - 1]!)) return undefined;
+    while (fixed.length < 3) fixed.push('0');
+  }
+  return fixed.join('.');
+}
+
+function toSemver(s: string, normalize: boolean): ReflectMessage {
+  const text = normalize ? normalized(s) : s;
+  const v = text === undefined ? undefined : parse(text);
+  if (!v) throw new Error(`string ${JSON.stringify(s)} is not a valid semver`);
+  return makeOpaque('semver', `${v.major}.${v.minor}.${v.patch}${v.pre.length ? `-${v.pre.join('.')}` : ''}`, v);
+}
+
+function isSemver(s: string, normalize: boolean): boolean {
+  const text = normalize ? normalized(s) : s;
+  return text !== undefined && parse(text) !== undefined;
+}
+
 export const semverFuncs: CelFunc[] = [
-  celFunc('semver', [STRING], S, (s) => {
-    const v = parse(s);
-    if (!v) throw new Error(`string ${JSON.stringify(s)} is not a valid semver`);
-    return makeOpaque('semver', `${v.major}.${v.minor}.${v.patch}${v.pre.length ? `-${v.pre.join('.')}` : ''}`, v);
-  }),
-  celFunc('isSemver', [STRING], BOOL, (s) => parse(s) !== undefined),
+  celFunc('semver', [STRING], S, (s) => toSemver(s, false)),
+  celFunc('semver', [STRING, BOOL], S, toSemver),
+  celFunc('isSemver', [STRING], BOOL, (s) => isSemver(s, false)),
+  celFunc('isSemver', [STRING, BOOL], BOOL, isSemver),
   celMethod('major', S, [], INT, function () { return ver(this).major; }),
   celMethod('minor', S, [], INT, function () { return ver(this).minor; }),
   celMethod('patch', S, [], INT, function () { return ver(this).patch; }),

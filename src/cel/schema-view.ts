@@ -17,6 +17,12 @@ export interface SchemaView {
   listType?: string;
   listMapKeys?: string[];
   mapType?: string;
+  /** Property names the object requires. */
+  required?: string[];
+  /** Whether the node declares a default (the server fills it in, so a request may omit it). */
+  hasDefault: boolean;
+  /** The longest string among the node's enum values, when it has an enum. */
+  enumMaxLength?: number;
   raw: Record<string, unknown>;
 }
 
@@ -39,8 +45,13 @@ export function toSchemaView(raw: unknown, depth = 0): SchemaView {
     maxProperties: num(getOwn(s, 'maxProperties')),
     listType: typeof getOwn(s, 'x-kubernetes-list-type') === 'string' ? (getOwn(s, 'x-kubernetes-list-type') as string) : undefined,
     mapType: typeof getOwn(s, 'x-kubernetes-map-type') === 'string' ? (getOwn(s, 'x-kubernetes-map-type') as string) : undefined,
+    hasDefault: getOwn(s, 'default') !== undefined,
     raw: s,
   };
+  const required = getOwn(s, 'required');
+  if (Array.isArray(required)) view.required = required.filter((k): k is string => typeof k === 'string');
+  const values = getOwn(s, 'enum');
+  if (Array.isArray(values) && values.length) view.enumMaxLength = values.reduce((m: number, v) => (typeof v === 'string' ? Math.max(m, v.length) : m), 0);
   const keys = getOwn(s, 'x-kubernetes-list-map-keys');
   if (Array.isArray(keys)) view.listMapKeys = keys.filter((k): k is string => typeof k === 'string');
   if (depth >= maxSchemaDepth) return { ...view, type: '', preserveUnknown: true };

@@ -17,6 +17,9 @@ export type CelT =
   | { k: 'opaque'; name: string }
   | { k: 'optional'; inner: CelT };
 
+/** Upstream's bound on a request body; unbounded strings, lists and maps are sized from it. */
+export const maxRequestSizeBytes = 3 * 1024 * 1024;
+
 export const DYN: CelT = { k: 'dyn' };
 export const BOOL: CelT = { k: 'bool' };
 export const INT: CelT = { k: 'int' };

@@ -92,6 +92,8 @@ export function crdSchemaCases(): HostileCase[] {
     crdCase('CEL of the wrong type', specSchema({ a: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self + 1' }] } }), 422, /x-kubernetes-validations\[0\]\.rule/),
     crdCase('CEL over its cost budget', specSchema({ a: { type: 'array', items: { type: 'string' }, 'x-kubernetes-validations': [{ rule: 'self.all(x, self.all(y, self.all(z, x == y && y == z)))' }] } }), 422, /estimated rule cost exceeds budget/),
     crdCase('CEL with a backtracking regex', specSchema({ a: { type: 'string', maxLength: 10000, 'x-kubernetes-validations': [{ rule: "self.matches('^(a+)+$')" }] } }), 201),
+    crdCase('CEL find with an RE2 flag group', specSchema({ a: { type: 'string', maxLength: 100, 'x-kubernetes-validations': [{ rule: "self.find('^(?i)[a-z]+(?s:.)') != ''" }] } }), 201),
+    crdCase('CEL findAll with a backtracking regex on an unbounded string', specSchema({ a: { type: 'string', 'x-kubernetes-validations': [{ rule: "self.findAll('(a|aa)+$').size() < 10" }] } }), 201),
     // matches() reads its pattern when it runs (upstream: "invalid matches argument" on objects).
     crdCase('CEL matches with an invalid regex', specSchema({ a: { type: 'string', maxLength: 10, 'x-kubernetes-validations': [{ rule: "self.matches('(a')" }] } }), 422, /error parsing regexp: missing closing \)/),
     crdCase('CEL naming __proto__', props('{"__proto__":{"type":"string","maxLength":10,"x-kubernetes-validations":[{"rule":"self.__proto__ == 1"}]}}'), 422),

@@ -1,16 +1,7 @@
 // The CEL engine: Kubernetes library functions, compile errors in cel-go's form, caching, and the run-time guard.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadCel } from '../../src/cel/index.js';
-
-const cel = await loadCel();
-
-function value(expr: string, bindings: Record<string, unknown> = {}): unknown {
-  const b = Object.fromEntries(Object.entries(bindings).map(([k, v]) => [k, cel.toCelValue(v, undefined)]));
-  const r = cel.evaluate(expr, b);
-  if (!r.ok) throw new Error(`${expr}: ${r.error}`);
-  return cel.fromCel(r.value);
-}
+import { cel, celValue as value } from '../helpers/cel-value.js';
 
 const table: [string, unknown][] = [
   ['[1, 2, 3].isSorted()', true],
