@@ -10,7 +10,7 @@ import { storageKey } from './registry/resource.js';
 import { bootstrap } from './registry/bootstrap.js';
 import { configMapMetricsSource } from './metrics-apis/configmap-source.js';
 import { apfServerLimit, buildServer } from './api/server.js';
-import { openWatches } from './api/watch-stream.js';
+import { openWatchesOf } from './api/watch-stream.js';
 import { HostAllowList } from './api/host-check.js';
 import { compileOriginPatterns } from './api/origin-check.js';
 import { closeGracefully, defaultShutdownGraceMs } from './api/graceful-close.js';
@@ -313,7 +313,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
       apfConfig.stop();
       clock.stop();
       await closeGracefully(app, () => {
-        for (const w of [...openWatches]) w();
+        for (const w of [...openWatchesOf(registry)]) w();
       }, opts.shutdownGraceMs ?? defaultShutdownGraceMs);
       authorization.stop();
       await audit?.close();

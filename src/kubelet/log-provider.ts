@@ -16,14 +16,16 @@ export interface LogProvider {
   nowMs(): number;
 }
 
-let provider: LogProvider | undefined;
-export function setLogProvider(p: LogProvider | undefined): void {
-  provider = p;
+/** Each server's provider, by its Registry: two servers in one process read their own kubelets' logs. */
+const providers = new WeakMap<object, LogProvider>();
+export function setLogProvider(server: object, p: LogProvider | undefined): void {
+  if (p) providers.set(server, p);
+  else providers.delete(server);
 }
 
-/** The installed provider, if the kubelet simulation runs. */
-export function logProvider(): LogProvider | undefined {
-  return provider;
+/** The provider installed for the server of `server` (its Registry), if its kubelet simulation runs. */
+export function logProvider(server: object): LogProvider | undefined {
+  return providers.get(server);
 }
 
 /**
