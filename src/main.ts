@@ -33,6 +33,7 @@ import { startPolicyStatus } from './admission/policy/status-controller.js';
 import { createFixture, withFixture, type FixtureHelpers } from './fixture/handle.js';
 import { parseKubeletSelection, nodeFilterOf, type KubeletSelection } from './leader/kubelet-selection.js';
 import type { LeaderElector } from './leader/elector.js';
+import { checkBonsaiOptions } from './options-check.js';
 
 export interface BonsaiOptions {
   host?: string;
@@ -172,7 +173,8 @@ export function databasePath(data: string): string {
   return data === ':memory:' ? ':memory:' : join(data, 'bonsai.db');
 }
 
-export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
+export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> {
+  const opts = checkBonsaiOptions(options);
   const host = opts.host ?? '127.0.0.1';
   const data = opts.data ?? '.bonsai';
   const modes = parseAuthorizationModes(opts.authorizationMode);
