@@ -3,6 +3,7 @@
 // and `kubectl explain` use it. Discovery's storageVersionHash is upstream's digest of the storage version.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { stringify } from 'yaml';
 import { useKubectlServer } from '../helpers/cluster.js';
 import { waitDeadline } from '../helpers/wait.js';
 
@@ -31,7 +32,7 @@ describe('preferred versions and storage version hashes', () => {
   };
 
   it('prefers v1 over v1beta1 in discovery, get and explain', async () => {
-    await env.k.ok(['apply', '-f', '-'], { input: manifests.map((m) => JSON.stringify(m)).join('\n---\n') });
+    await env.k.ok(['apply', '-f', '-'], { input: manifests.map((m) => stringify(m)).join('---\n') });
     await env.k.ok(['wait', '--for=condition=Established', 'crd/olds.prio.example.com', 'crd/gadgets.prio.example.com', `--timeout=${waitDeadline(30_000) / 1000}s`]);
     const group = await get('/apis/prio.example.com');
     assert.deepEqual(group.versions.map((v: Json) => v.version), ['v1', 'v1beta1']);

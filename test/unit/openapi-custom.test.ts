@@ -231,12 +231,12 @@ describe('custom resources in the OpenAPI documents', () => {
       assert.equal(schemaForKind(gvk), undefined);
       assert.ok(schemaForKind(gvk, { custom: store }));
       assert.ok(store.schemaForKind(gvk));
-      const items = fieldNode(fieldNode(rootNode(gvk), 'spec'), 'items');
+      const items = fieldNode(fieldNode(rootNode(gvk, store), 'spec'), 'items');
       assert.deepEqual(structKind(items), { kind: 'list', listType: 'map', keys: ['name'] });
     } finally {
       store.unpublish('example.com/widgets');
     }
-    assert.equal(rootNode({ group: 'example.com', version: 'v1', kind: 'Widget' }), undefined);
+    assert.equal(rootNode({ group: 'example.com', version: 'v1', kind: 'Widget' }, store), undefined);
   });
 
   it('survives hostile schemas and refuses impossible names', () => {
