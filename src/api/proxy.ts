@@ -13,7 +13,7 @@ import { listeningContainer, logRequest } from '../kubelet/well-known-http.js';
 const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const maxPathLength = 8192;
 /** Each server's next endpoint per Service (by its Registry). */
-const roundRobins = new WeakMap<object, Map<string, number>>();
+const roundRobins = new WeakMap<Registry, Map<string, number>>();
 const maxServicesTracked = 10_000;
 const maxBodyBytes = 1 << 20;
 const maxResponseBytes = 4 << 20;
@@ -140,8 +140,8 @@ function servicePod(reg: Registry, namespace: string, svc: Service, portId: stri
   }
   if (!targets.length) throw unavailable(`no endpoints available for service "${name}"`);
   const key = `${namespace}/${name}`;
-  let roundRobin = roundRobins.get(reg);
-  if (!roundRobin) roundRobins.set(reg, (roundRobin = new Map()));
+  let roundRobin = roundRobins.get(reg.root());
+  if (!roundRobin) roundRobins.set(reg.root(), (roundRobin = new Map()));
   if (roundRobin.size >= maxServicesTracked && !roundRobin.has(key)) roundRobin.clear();
   const i = roundRobin.get(key) ?? 0;
   roundRobin.set(key, (i + 1) % targets.length);

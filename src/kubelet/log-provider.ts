@@ -1,6 +1,7 @@
 // Where pods/log reads container output: the kubelet simulation installs a provider, the API's log handler asks it.
 import type { KObject } from '../machinery/types.js';
 import type { LogStore } from './log-store.js';
+import type { Registry } from '../registry/registry.js';
 
 export interface PodLogLine {
   /** Clock time the line was printed, in ms. */
@@ -17,15 +18,15 @@ export interface LogProvider {
 }
 
 /** Each server's provider, by its Registry: two servers in one process read their own kubelets' logs. */
-const providers = new WeakMap<object, LogProvider>();
-export function setLogProvider(server: object, p: LogProvider | undefined): void {
-  if (p) providers.set(server, p);
-  else providers.delete(server);
+const providers = new WeakMap<Registry, LogProvider>();
+export function setLogProvider(reg: Registry, p: LogProvider | undefined): void {
+  if (p) providers.set(reg.root(), p);
+  else providers.delete(reg.root());
 }
 
-/** The provider installed for the server of `server` (its Registry), if its kubelet simulation runs. */
-export function logProvider(server: object): LogProvider | undefined {
-  return providers.get(server);
+/** The provider installed for the server of `reg` (or a view of it), if its kubelet simulation runs. */
+export function logProvider(reg: Registry): LogProvider | undefined {
+  return providers.get(reg.root());
 }
 
 /**

@@ -5,6 +5,7 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { setLogProvider, storeLogProvider } from './log-provider.js';
 import { registryOf } from '../client/client.js';
+import type { Registry } from '../registry/registry.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import { WorkQueue } from '../controllers/runtime/work-queue.js';
 import type { KObject } from '../machinery/types.js';
@@ -60,7 +61,7 @@ export class PodLifecycle {
   readonly logs: LogStore;
 
   /** The server this kubelet simulation belongs to (its Registry): logs are looked up by it. */
-  private readonly server: object;
+  private readonly server: Registry;
 
   constructor(private readonly ctx: KubeletContext, private readonly nodes: NodeDirectory) {
     this.server = registryOf(ctx.client);

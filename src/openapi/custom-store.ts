@@ -4,6 +4,7 @@
 // group-version (and one v2 merge), not one per event.
 import { createHash } from 'node:crypto';
 import type { GroupVersionKind } from '../machinery/types.js';
+import type { Registry } from '../registry/registry.js';
 import type { OpenApiDocument, OpenApiSchema } from './documents.js';
 import { checkSpec, cloneJson, type CustomResourceSpec } from './custom-types.js';
 import { buildV2Parts, buildV3Document, type Published } from './custom-render.js';
@@ -159,14 +160,15 @@ export class CustomOpenApiStore {
   v2Merged: { generation: number; bytes: Buffer } | undefined;
 }
 
-const stores = new WeakMap<object, CustomOpenApiStore>();
+const stores = new WeakMap<Registry, CustomOpenApiStore>();
 
-/** The store of the server `owner` (its Registry) belongs to, made on first use. */
-export function customOpenApiOf(owner: object): CustomOpenApiStore {
-  let s = stores.get(owner);
+/** The store of the server `reg` (or a view of it) belongs to, made on first use. */
+export function customOpenApiOf(reg: Registry): CustomOpenApiStore {
+  const server = reg.root();
+  let s = stores.get(server);
   if (!s) {
     s = new CustomOpenApiStore();
-    stores.set(owner, s);
+    stores.set(server, s);
   }
   return s;
 }
