@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBonsai, type Bonsai, type BonsaiOptions } from '../../src/main.js';
-import { client } from './http.js';
+import { client, openWatch } from './http.js';
 import { waitDeadline } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
@@ -50,6 +50,17 @@ describe('two servers in one process', () => {
       assert.ok(!groups.groups.some((g: Json) => g.name === 'apart.example.com'));
       const aggregated = (await b('GET', '/apis', undefined, { accept: AGGREGATED })).body as Json;
       assert.ok(!aggregated.items.some((g: Json) => g.metadata.name === 'apart.example.com'));
+
+      // Closing the first server ends its own watches only.
+      const watch = await openWatch(`${servers[1].url}/api/v1/namespaces/default/configmaps?watch=true`, { authorization: `Bearer ${servers[1].credentials.token}` });
+      try {
+        await servers[0].close();
+        assert.equal((await b('POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'still' } })).status, 201);
+        await watch.waitFor((evs) => evs.some((e) => e.object.metadata?.name === 'still'), waitDeadline(10_000), 'the event on the second server');
+        assert.equal(watch.isEnded(), false);
+      } finally {
+        watch.close();
+      }
     } finally {
       for (const s of servers) await s.close();
     }
