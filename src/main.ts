@@ -10,7 +10,7 @@ import { storageKey } from './registry/resource.js';
 import { bootstrap } from './registry/bootstrap.js';
 import { configMapMetricsSource } from './metrics-apis/configmap-source.js';
 import { apfServerLimit, buildServer } from './api/server.js';
-import { openWatches } from './api/watch-stream.js';
+import { openWatchesOf } from './api/watch-stream.js';
 import { HostAllowList } from './api/host-check.js';
 import { compileOriginPatterns } from './api/origin-check.js';
 import { closeGracefully, defaultShutdownGraceMs } from './api/graceful-close.js';
@@ -34,6 +34,7 @@ import { createFixture, withFixture, type FixtureHelpers } from './fixture/handl
 import { parseKubeletSelection, nodeFilterOf, type KubeletSelection } from './leader/kubelet-selection.js';
 import type { LeaderElector } from './leader/elector.js';
 import { simulatedWebhookModes, type SimulatedWebhooks } from './admission/webhook/service-forward.js';
+import { checkBonsaiOptions } from './options-check.js';
 
 export interface BonsaiOptions {
   host?: string;
@@ -179,7 +180,8 @@ export function databasePath(data: string): string {
   return data === ':memory:' ? ':memory:' : join(data, 'bonsai.db');
 }
 
-export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
+export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> {
+  const opts = checkBonsaiOptions(options);
   const host = opts.host ?? '127.0.0.1';
   const data = opts.data ?? '.bonsai';
   const modes = parseAuthorizationModes(opts.authorizationMode);
@@ -328,7 +330,7 @@ export async function startBonsai(opts: BonsaiOptions = {}): Promise<Bonsai> {
       apfConfig.stop();
       clock.stop();
       await closeGracefully(app, () => {
-        for (const w of [...openWatches]) w();
+        for (const w of [...openWatchesOf(registry)]) w();
       }, opts.shutdownGraceMs ?? defaultShutdownGraceMs);
       authorization.stop();
       await audit?.close();

@@ -4,6 +4,8 @@ import { notFoundFor } from './not-found.js';
 import type { Registry } from '../registry/registry.js';
 import { allVerbs, servedVersions, type ResourceDef } from '../registry/resource.js';
 import { metricsResources } from './metrics.js';
+import { storageVersionHash } from './storage-version-hash.js';
+import { compareKubeVersions } from '../machinery/version-priority.js';
 import { adapterAggregatedResources, adapterGroups, adapterResources, isAdapterGroupVersion } from '../metrics-apis/discovery.js';
 
 const aggregatedType = (v: string) => `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList`;
@@ -24,8 +26,9 @@ function groups(reg: Registry): GroupInfo[] {
     for (const v of servedVersions(d)) if (!vs.includes(v)) vs.push(v);
     out.set(d.group, vs);
   }
-  // A group's preferred version is the first one served; the metrics adapter's groups come last (lowest priority).
-  return [...out.entries()].map(([name, versions]) => ({ name, versions })).concat(adapterGroups.map((g) => ({ name: g.name, versions: [...g.versions] })));
+  // A group lists its versions by Kubernetes' version priority (v1 > v1beta2 > v1beta1 > v1alpha1), whatever order
+  // its kinds were registered in, and the first is the preferred one; the metrics adapter's groups come last.
+  return [...out.entries()].map(([name, versions]) => ({ name, versions: versions.sort(compareKubeVersions) })).concat(adapterGroups.map((g) => ({ name: g.name, versions: [...g.versions] })));
 }
 
 function defsOf(reg: Registry, group: string, version: string): ResourceDef[] {
@@ -65,7 +68,7 @@ export function apiResourceList(reg: Registry, group: string, version: string): 
     resources.push({
       name: d.plural, singularName: d.singular, namespaced: d.namespaced, kind: d.kind, verbs: d.verbs ?? allVerbs,
       ...(d.shortNames ? { shortNames: d.shortNames } : {}), ...(d.categories ? { categories: d.categories } : {}),
-      ...(d.computed ? {} : { storageVersionHash: Buffer.from(`${d.group}/${d.version}/${d.kind}`).toString('base64').slice(0, 11) }),
+      ...(d.computed ? {} : { storageVersionHash: storageVersionHash(d) }),
     });
     for (const s of d.subresources ?? []) {
       const k = subKind(d, s, version);

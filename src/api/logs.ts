@@ -5,7 +5,7 @@ import { badRequest } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import { bool, int, query, str } from './query.js';
-import { openWatches } from './watch-stream.js';
+import { openWatchesOf } from './watch-stream.js';
 
 /** Bytes a `--follow` stream may hold for a client that does not read them. */
 const maxFollowBuffered = 16 * 1024 * 1024;
@@ -66,7 +66,7 @@ export function podLogs(reg: Registry, namespace: string, name: string, req: Fas
   const previous = bool(q, 'previous');
   const follow = bool(q, 'follow') && !previous;
   const timestamps = bool(q, 'timestamps');
-  const p = logProvider();
+  const p = logProvider(reg);
   if (!p) throw badRequest(`container "${container}" in pod "${name}" is waiting to start: ContainerCreating`);
   const since = sinceMs(q, p.nowMs());
   const got = p.read(pod, container, previous);
@@ -96,10 +96,10 @@ export function podLogs(reg: Registry, namespace: string, name: string, req: Fas
     if (closed) return;
     closed = true;
     cancel?.();
-    openWatches.delete(close);
+    openWatchesOf(reg).delete(close);
     if (!res.writableEnded) res.end();
   };
-  openWatches.add(close);
+  openWatchesOf(reg).add(close);
   req.raw.on('close', close);
   res.on('close', close);
   const write = (l: PodLogLine) => {

@@ -10,6 +10,7 @@ import { checkApplyConfiguration, checkKind, checkPatchedJson, checkPatchedStrat
 import { served, toStorage } from './output.js';
 import { applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, patchTypeOf } from './patch/index.js';
 import { bool, checkWriteOptions, dryRun, fieldValidation, query, str } from './query.js';
+import { customOpenApiOf } from '../openapi/custom-store.js';
 
 /** Applies a patch document of `type` to `current` (in the served version's form). */
 export function applyPatch(type: 'json' | 'merge' | 'strategic', current: KObject, patch: unknown, gvk: { group: string; version: string; kind: string }): KObject {
@@ -50,7 +51,7 @@ export async function handlePatch(reg: Registry, def: ResourceDef, version: stri
     if (!isRecord(applied.metadata)) applied.metadata = {};
     if (applied.metadata.name && applied.metadata.name !== name) throw badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${name})`);
     const live = reg.getStored(storageKey(def), ns, name);
-    const ssa = { fieldManager: opts.fieldManager ?? '', force: bool(q, 'force'), now: rfc3339(reg.clock.now()) };
+    const ssa = { fieldManager: opts.fieldManager ?? '', force: bool(q, 'force'), now: rfc3339(reg.clock.now()), openapi: customOpenApiOf(reg) };
     if (!live) {
       if (subresource) throw notFound({ group: def.group, resource: def.plural }, name);
       const obj = applyServerSideApply(undefined, { ...applied, metadata: { ...applied.metadata, name } }, gvk, ssa);

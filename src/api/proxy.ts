@@ -12,7 +12,8 @@ import { listeningContainer, logRequest } from '../kubelet/well-known-http.js';
 
 const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const maxPathLength = 8192;
-const roundRobin = new Map<string, number>();
+/** Each server's next endpoint per Service (by its Registry). */
+const roundRobins = new WeakMap<Registry, Map<string, number>>();
 const maxServicesTracked = 10_000;
 const maxBodyBytes = 1 << 20;
 const maxResponseBytes = 4 << 20;
@@ -107,7 +108,7 @@ async function answer(reg: Registry, pod: Pod, port: number, req: FastifyRequest
   const res = parseResponse(Buffer.concat(chunks));
   if (!res) throw refused();
   const ua = req.headers['user-agent'];
-  logRequest(pod, port, { method: req.method, path, userAgent: typeof ua === 'string' ? ua.slice(0, 512) : undefined, remoteAddr: '10.244.0.1' }, res.status, res.body.length, reg.clock.nowMs());
+  logRequest(reg, pod, port, { method: req.method, path, userAgent: typeof ua === 'string' ? ua.slice(0, 512) : undefined, remoteAddr: '10.244.0.1' }, res.status, res.body.length, reg.clock.nowMs());
   reply.code(res.status);
   for (const [k, v] of res.headers) if (passHeaders.has(k.toLowerCase())) reply.header(k, v);
   reply.send(req.method === 'HEAD' ? '' : res.body);
@@ -139,6 +140,8 @@ function servicePod(reg: Registry, namespace: string, svc: Service, portId: stri
   }
   if (!targets.length) throw unavailable(`no endpoints available for service "${name}"`);
   const key = `${namespace}/${name}`;
+  let roundRobin = roundRobins.get(reg.root());
+  if (!roundRobin) roundRobins.set(reg.root(), (roundRobin = new Map()));
   if (roundRobin.size >= maxServicesTracked && !roundRobin.has(key)) roundRobin.clear();
   const i = roundRobin.get(key) ?? 0;
   roundRobin.set(key, (i + 1) % targets.length);

@@ -26,11 +26,23 @@ export interface WatchRequest {
   timeoutMs: number;
 }
 
-/** Open watches, so that shutdown can end them. */
-export const openWatches = new Set<() => void>();
+const openByServer = new WeakMap<Registry, Set<() => void>>();
+/** A server's open watches and log follows (by its root Registry), so that its shutdown ends them and no other's. */
+export function openWatchesOf(reg: Registry): Set<() => void> {
+  const server = reg.root();
+  let s = openByServer.get(server);
+  if (!s) openByServer.set(server, (s = new Set()));
+  return s;
+}
 
-/** Watchers cut off for not keeping up, by "resource.group" (upstream's apiserver_terminated_watchers_total). */
-export const terminatedWatchers = new Map<string, number>();
+const terminatedByServer = new WeakMap<Registry, Map<string, number>>();
+/** A server's watchers cut off for not keeping up, by "resource.group" (upstream's apiserver_terminated_watchers_total). */
+export function terminatedWatchersOf(reg: Registry): Map<string, number> {
+  const server = reg.root();
+  let m = terminatedByServer.get(server);
+  if (!m) terminatedByServer.set(server, (m = new Map()));
+  return m;
+}
 
 /** Events that may wait for a watcher whose socket takes no more: upstream's per-watcher channel size without an index. */
 const maxPendingEvents = 100;
@@ -85,6 +97,7 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
       return;
     }
     const hub = reg.store.hub;
+    const openWatches = openWatchesOf(reg);
     const shape: WatchShape = { def: w.def, version: w.version, format: w.format, includeObject: w.includeObject, textOf: storedTextOf(reg.store, w.def) };
     const key = shapeKey(shape);
     const now = () => reg.clock.now();
@@ -129,6 +142,7 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
     const cutOff = () => {
       if (closed) return;
       const resource = w.def.group ? `${w.def.plural}.${w.def.group}` : w.def.plural;
+      const terminatedWatchers = terminatedWatchersOf(reg);
       terminatedWatchers.set(resource, (terminatedWatchers.get(resource) ?? 0) + 1);
       reg.log.info(
         `Forcing ${resource} watcher close due to unresponsiveness: key: "/${w.def.plural}${w.namespace ? `/${w.namespace}` : ''}", ` +

@@ -9,7 +9,7 @@ import { crdFieldSelectors } from './selectable-fields.js';
 import { applyScale, scaleOf, scalePathsOf, validateScaleFields } from './scale.js';
 import { compileVersion, compileVersionSync, enginesLoaded, type CompiledVersion } from './engines.js';
 import { storageVersionOf, type Crd, type CrdVersion } from './crd-types.js';
-import { compareKubeVersions } from './version-priority.js';
+import { compareKubeVersions } from '../machinery/version-priority.js';
 
 const schemaOf = (v: CrdVersion): Record<string, unknown> => v.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
 

@@ -5,7 +5,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { syncLocalAPIServices } from '../registry/resources/apiservices.js';
 import { CrdController } from './crd-controller.js';
-import { publishCustomResourceLater, unpublishCustomResource } from '../openapi/custom-store.js';
+import { customOpenApiOf } from '../openapi/custom-store.js';
 import { customResourceKey, storageVersionOf, type Crd } from './crd-types.js';
 import { enginesLoaded, loadEngines, publishedSchemas } from './engines.js';
 
@@ -36,15 +36,16 @@ export function startApiExtensions(reg: Registry, clock: Clock, log: Logger): { 
       if (!stopped) syncLocalAPIServices(reg);
     });
   });
+  const openapi = customOpenApiOf(reg);
   const controller = new CrdController(reg, clock, log, {
     served: (crd) => {
       const key = customResourceKey(crd.spec.group, crd.spec.names.plural);
       // Converted when a document is next read (after a restart, once the engines are there).
-      const later = () => publishCustomResourceLater(key, () => (reg.defForKey(key) ? publication(crd) : undefined));
+      const later = () => openapi.publishLater(key, () => (reg.defForKey(key) ? publication(crd) : undefined));
       if (enginesLoaded()) later();
       else void loadEngines().then(later, (err: unknown) => log.warn({ err }, 'the schema engines did not load'));
     },
-    unserved: unpublishCustomResource,
+    unserved: (key) => openapi.unpublish(key),
   });
   return {
     stop() {

@@ -1,13 +1,16 @@
 // Lets a simulated runtime print into a running container's log: the HTTP responder writes nginx's access lines
 // when it answers a request. The pod lifecycle installs the sink (the LogStore of the running kubelets).
-import type { Client } from '../client/client.js';
+import { registryOf, type Client } from '../client/client.js';
+import type { Registry } from '../registry/registry.js';
 
 type Sink = (podUid: string, container: string, line: string) => boolean;
 
-let sink: Sink | undefined;
+/** Each server's sink, by its Registry. */
+const sinks = new WeakMap<Registry, Sink>();
 
-export function setContainerLogSink(s: Sink | undefined): void {
-  sink = s;
+export function setContainerLogSink(reg: Registry, s: Sink | undefined): void {
+  if (s) sinks.set(reg.root(), s);
+  else sinks.delete(reg.root());
 }
 
 /** Longest line kept; a longer one is cut. */
@@ -19,13 +22,15 @@ const maxLineLength = 16 * 1024;
  * split the text into several lines.
  */
 export function appendContainerLog(client: Client, namespace: string, pod: string, container: string, line: string): boolean {
-  if (!sink) return false;
+  const server = registryOf(client);
+  if (!sinks.has(server.root())) return false;
   const uid = client.get('v1/pods', namespace, pod)?.metadata.uid;
-  return uid ? appendContainerLogByUid(uid, container, line) : false;
+  return uid ? appendContainerLogByUid(server, uid, container, line) : false;
 }
 
-/** As appendContainerLog, for a pod known by its uid. */
-export function appendContainerLogByUid(uid: string, container: string, line: string): boolean {
+/** As appendContainerLog, for a pod known by its uid on the server of `reg` (or a view of it). */
+export function appendContainerLogByUid(reg: Registry, uid: string, container: string, line: string): boolean {
+  const sink = sinks.get(reg.root());
   if (!sink) return false;
   let ok = true;
   for (const part of line.replace(/\r?\n$/, '').split(/\r?\n/).slice(0, 100)) ok = sink(uid, container, part.slice(0, maxLineLength)) && ok;

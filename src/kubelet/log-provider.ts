@@ -1,6 +1,7 @@
 // Where pods/log reads container output: the kubelet simulation installs a provider, the API's log handler asks it.
 import type { KObject } from '../machinery/types.js';
 import type { LogStore } from './log-store.js';
+import type { Registry } from '../registry/registry.js';
 
 export interface PodLogLine {
   /** Clock time the line was printed, in ms. */
@@ -16,14 +17,16 @@ export interface LogProvider {
   nowMs(): number;
 }
 
-let provider: LogProvider | undefined;
-export function setLogProvider(p: LogProvider | undefined): void {
-  provider = p;
+/** Each server's provider, by its Registry: two servers in one process read their own kubelets' logs. */
+const providers = new WeakMap<Registry, LogProvider>();
+export function setLogProvider(reg: Registry, p: LogProvider | undefined): void {
+  if (p) providers.set(reg.root(), p);
+  else providers.delete(reg.root());
 }
 
-/** The installed provider, if the kubelet simulation runs. */
-export function logProvider(): LogProvider | undefined {
-  return provider;
+/** The provider installed for the server of `reg` (or a view of it), if its kubelet simulation runs. */
+export function logProvider(reg: Registry): LogProvider | undefined {
+  return providers.get(reg.root());
 }
 
 /**

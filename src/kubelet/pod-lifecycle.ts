@@ -4,6 +4,8 @@
 // clock time, writes the resulting status and asks to be called again when the next stage is due.
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { setLogProvider, storeLogProvider } from './log-provider.js';
+import { registryOf } from '../client/client.js';
+import type { Registry } from '../registry/registry.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import { WorkQueue } from '../controllers/runtime/work-queue.js';
 import type { KObject } from '../machinery/types.js';
@@ -58,7 +60,11 @@ export class PodLifecycle {
   private readonly stops: Array<() => void> = [];
   readonly logs: LogStore;
 
+  /** The server this kubelet simulation belongs to (its Registry): logs are looked up by it. */
+  private readonly server: Registry;
+
   constructor(private readonly ctx: KubeletContext, private readonly nodes: NodeDirectory) {
+    this.server = registryOf(ctx.client);
     this.logs = new LogStore(ctx.clock);
     this.queue = new WorkQueue('pod-lifecycle', (key) => this.reconcile(key), ctx.clock, ctx.log);
     this.stops.push(ctx.client.watch('v1/pods', (c) => {
@@ -76,8 +82,8 @@ export class PodLifecycle {
     // Every pod there is gets a first look once the agents have started (they start right after this constructor).
     const first = setImmediate(() => this.firstLook());
     this.stops.push(() => clearImmediate(first));
-    setLogProvider(storeLogProvider(this.logs, (uid) => void this.wake(uid), () => this.ctx.clock.nowMs()));
-    setContainerLogSink((uid, container, line) => {
+    setLogProvider(this.server, storeLogProvider(this.logs, (uid) => void this.wake(uid), () => this.ctx.clock.nowMs()));
+    setContainerLogSink(this.server, (uid, container, line) => {
       this.wake(uid);
       return this.logs.append(uid, container, line);
     });
@@ -86,8 +92,8 @@ export class PodLifecycle {
   stop(): void {
     this.stops.forEach((s) => s());
     this.queue.stop();
-    setLogProvider(undefined);
-    setContainerLogSink(undefined);
+    setLogProvider(this.server, undefined);
+    setContainerLogSink(this.server, undefined);
   }
 
   /**

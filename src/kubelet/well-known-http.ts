@@ -2,6 +2,7 @@
 // what well-known images log when their simulated server (src/exec's responder) answers a request.
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { appendContainerLogByUid } from './container-log-append.js';
+import type { Registry } from '../registry/registry.js';
 import { isBootcamp, nginxAccessTime, repositoryOf } from './well-known-images.js';
 
 export interface SimRequest {
@@ -38,7 +39,7 @@ export function listeningContainer(pod: Pod, port: number): Container | undefine
  * What a well-known image prints when its server answers a request on `port`: the tutorial app's request line,
  * nginx's access line. Other images print nothing.
  */
-export function logRequest(pod: Pod, port: number, req: SimRequest, status: number, bytes: number, nowMs: number): void {
+export function logRequest(server: Registry, pod: Pod, port: number, req: SimRequest, status: number, bytes: number, nowMs: number): void {
   const c = listeningContainer(pod, port);
   if (!c) return;
   const image = c.image ?? '';
@@ -51,11 +52,11 @@ export function logRequest(pod: Pod, port: number, req: SimRequest, status: numb
     requestCounts.set(key, n);
     const started = pod.status?.containerStatuses?.find((s) => s.name === c.name)?.state?.running?.startedAt;
     const uptime = started ? Math.max(0, (nowMs - Date.parse(started)) / 1000) : 0;
-    appendContainerLogByUid(uid, c.name, `Running On: ${host} | Total Requests: ${n} | App Uptime: ${uptime} seconds | Log Time: ${new Date(nowMs).toISOString()}`);
+    appendContainerLogByUid(server, uid, c.name, `Running On: ${host} | Total Requests: ${n} | App Uptime: ${uptime} seconds | Log Time: ${new Date(nowMs).toISOString()}`);
     return;
   }
   if (repositoryOf(image) === 'docker.io/library/nginx') {
     const ua = (req.userAgent ?? '-').replace(/["\\]/g, (ch) => `\\${ch}`);
-    appendContainerLogByUid(uid, c.name, `${req.remoteAddr} - - [${nginxAccessTime(nowMs)}] "${req.method} ${req.path} HTTP/1.1" ${status} ${bytes} "-" "${ua}" "-"`);
+    appendContainerLogByUid(server, uid, c.name, `${req.remoteAddr} - - [${nginxAccessTime(nowMs)}] "${req.method} ${req.path} HTTP/1.1" ${status} ${bytes} "-" "${ua}" "-"`);
   }
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { openapiDir } from '../util/paths.js';
 import type { GroupVersionKind } from '../machinery/types.js';
-import { customGeneration, customSchemaForKind, customV2Parts, customV3Document, customV3Paths } from './custom-store.js';
+import type { CustomOpenApiStore } from './custom-store.js';
 import { spliceV2 } from './custom-v2-merge.js';
 
 export interface OpenApiSchema {
@@ -48,8 +48,8 @@ export function listV3Paths(): string[] {
 }
 
 /** `apis/<group>/<version>` of the served custom resource group-versions (they follow publishing). */
-export function listCustomV3Paths(): string[] {
-  return customV3Paths();
+export function listCustomV3Paths(custom: CustomOpenApiStore): string[] {
+  return custom.v3Paths();
 }
 
 const rawCache = new Map<string, Buffer>();
@@ -66,14 +66,14 @@ function staticV3Bytes(urlPath: string): Buffer | undefined {
 }
 
 /** Raw bytes of the v3 document served at /openapi/v3/<urlPath> (a custom group-version first), or undefined. */
-export function v3DocumentBytes(urlPath: string): Buffer | undefined {
-  return customV3Document(urlPath)?.bytes ?? staticV3Bytes(urlPath);
+export function v3DocumentBytes(custom: CustomOpenApiStore, urlPath: string): Buffer | undefined {
+  return custom.v3Document(urlPath)?.bytes ?? staticV3Bytes(urlPath);
 }
 
 const hashCache = new Map<string, string>();
-export function v3DocumentHash(urlPath: string): string | undefined {
-  const custom = customV3Document(urlPath);
-  if (custom) return custom.hash;
+export function v3DocumentHash(custom: CustomOpenApiStore, urlPath: string): string | undefined {
+  const built = custom.v3Document(urlPath);
+  if (built) return built.hash;
   let h = hashCache.get(urlPath);
   if (h) return h;
   const b = staticV3Bytes(urlPath);
@@ -84,23 +84,17 @@ export function v3DocumentHash(urlPath: string): string | undefined {
 }
 
 let v2Static: Buffer | undefined;
-let v2Merged: { generation: number; bytes: Buffer } | undefined;
 /**
- * The v2 document: openapi/swagger.json (read once, on first use), plus the published custom resources'
+ * The v2 document: openapi/swagger.json (read once, on first use), plus the server's published custom resources'
  * definitions and paths (merged on first use after a change; the same Buffer until the next change).
  */
-export function v2DocumentBytes(): Buffer {
+export function v2DocumentBytes(custom: CustomOpenApiStore): Buffer {
   v2Static ??= readFileSync(join(openapiDir, 'swagger.json'));
-  const parts = customV2Parts();
+  const parts = custom.v2Parts();
   if (!parts) return v2Static;
-  const generation = customGeneration();
-  if (v2Merged?.generation !== generation) v2Merged = { generation, bytes: spliceV2(v2Static, parts) };
-  return v2Merged.bytes;
-}
-
-/** Changes whenever the documents do (caches of schemas found through `schemaForKind` compare it). */
-export function documentsGeneration(): number {
-  return customGeneration();
+  const generation = custom.currentGeneration();
+  if (custom.v2Merged?.generation !== generation) custom.v2Merged = { generation, bytes: spliceV2(v2Static, parts) };
+  return custom.v2Merged.bytes;
 }
 
 const parsed = new Map<string, OpenApiDocument>();
@@ -117,10 +111,9 @@ export function staticV3Document(urlPath: string): OpenApiDocument | undefined {
 
 /**
  * The component schema for a kind, or undefined when the kind is not in the documents. Built-in kinds come
- * from the static documents; with `custom: true`, published custom resources are found too
- * (see also `customSchemaForKind`).
+ * from the static documents; with `custom` (a server's store), its published custom resources are found too.
  */
-export function schemaForKind(gvk: GroupVersionKind, opts: { custom?: boolean } = {}): { schema: OpenApiSchema; doc: OpenApiDocument } | undefined {
+export function schemaForKind(gvk: GroupVersionKind, opts: { custom?: CustomOpenApiStore } = {}): { schema: OpenApiSchema; doc: OpenApiDocument } | undefined {
   const doc = staticV3Document(gvk.group === '' ? `api/${gvk.version}` : `apis/${gvk.group}/${gvk.version}`);
   const schemas = doc?.components?.schemas;
   if (doc && schemas) {
@@ -129,10 +122,8 @@ export function schemaForKind(gvk: GroupVersionKind, opts: { custom?: boolean } 
       if (g?.some((x) => x.group === gvk.group && x.version === gvk.version && x.kind === gvk.kind)) return { schema: s, doc };
     }
   }
-  return opts.custom ? customSchemaForKind(gvk) : undefined;
+  return opts.custom?.schemaForKind(gvk);
 }
-
-export { customSchemaForKind };
 
 /** Follows `$ref` and single-element `allOf` wrappers; keeps the wrapper's own extensions. */
 export function resolveSchema(doc: OpenApiDocument, schema: OpenApiSchema | undefined): OpenApiSchema | undefined {

@@ -4,6 +4,7 @@
 // published or removed: `v2DocumentBytes` then returns a new Buffer); nothing is loaded at import time.
 import { createHash } from 'node:crypto';
 import { v2DocumentBytes } from './documents.js';
+import type { CustomOpenApiStore } from './custom-store.js';
 import { documentEncoder } from './v2-protobuf-layout.js';
 import { WireWriter } from './v2-protobuf-wire.js';
 
@@ -43,8 +44,8 @@ export function negotiateV2(accept: string | undefined): V2Format | undefined {
 
 let etag: { source: Buffer; value: string } | undefined;
 /** Quoted ETag shared by both forms: upper-case hex SHA-512 of the JSON document (kube-openapi's computeETag). */
-export function v2ETag(): string {
-  const source = v2DocumentBytes();
+export function v2ETag(custom: CustomOpenApiStore): string {
+  const source = v2DocumentBytes(custom);
   if (etag?.source !== source) etag = { source, value: `"${createHash('sha512').update(source).digest('hex').toUpperCase()}"` };
   return etag.value;
 }
@@ -53,8 +54,8 @@ let cached: { source: Buffer; bytes: Buffer } | undefined;
 let lastStats: { bytes: number; ms: number } | undefined;
 
 /** The openapi.v2 Document protobuf of the v2 document, encoded once per version of that document. */
-export function v2ProtobufBytes(): Buffer {
-  const source = v2DocumentBytes();
+export function v2ProtobufBytes(custom: CustomOpenApiStore): Buffer {
+  const source = v2DocumentBytes(custom);
   if (cached?.source === source) return cached.bytes;
   const started = performance.now();
   const doc = JSON.parse(source.toString('utf8')) as Record<string, unknown>;

@@ -86,8 +86,11 @@ export class Registry {
     this.notifyDefs();
   }
 
-  /** The registry a view (see `as`) was made from: served resources are indexed there, once for every view. */
-  private root(): Registry {
+  /**
+   * The registry a view (see `as`) was made from: served resources are indexed there, once for every view, and
+   * per-server state kept outside the registry (OpenAPI store, log provider, open watches) is keyed by it.
+   */
+  root(): Registry {
     const proto: unknown = Object.getPrototypeOf(this);
     return proto instanceof Registry ? proto.root() : this;
   }

@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { useBonsai } from './http.js';
-import { publishCustomResource, unpublishCustomResource } from '../../src/openapi/custom-store.js';
+import { customOpenApiOf } from '../../src/openapi/custom-store.js';
 import type { CustomResourceSpec } from '../../src/openapi/custom-types.js';
 import { Kubectl, kubectlBinary } from '../helpers/kubectl.js';
 import type { ResourceDef } from '../../src/registry/resource.js';
@@ -30,6 +30,7 @@ const KEY = 'jobset.x-k8s.io/jobsets';
 
 describe('OpenAPI documents of custom resources over HTTP', () => {
   const { env, req } = useBonsai();
+  const openapi = () => customOpenApiOf(env.b.registry);
 
   it('lists, serves and drops the group-version document; v2 follows with a new ETag', async () => {
     const before = await req('GET', '/openapi/v3');
@@ -39,7 +40,7 @@ describe('OpenAPI documents of custom resources over HTTP', () => {
     const v2Before = await req('GET', '/openapi/v2', undefined, { accept: 'application/json' });
     const etag0 = v2Before.headers.get('etag');
 
-    assert.equal(publishCustomResource(KEY, jobsetSpec()), true);
+    assert.equal(openapi().publish(KEY, jobsetSpec()), true);
     try {
       const listed = await req('GET', '/openapi/v3');
       const url: string = listed.body.paths[GV]?.serverRelativeURL;
@@ -58,7 +59,7 @@ describe('OpenAPI documents of custom resources over HTTP', () => {
       assert.equal(pb.status, 304);
       await pb.arrayBuffer();
     } finally {
-      unpublishCustomResource(KEY);
+      openapi().unpublish(KEY);
     }
     const after = await req('GET', '/openapi/v3');
     assert.equal(after.body.paths[GV], undefined);
@@ -70,7 +71,7 @@ describe('OpenAPI documents of custom resources over HTTP', () => {
     const dir = mkdtempSync(join(tmpdir(), 'bonsai-openapi-'));
     const def: ResourceDef = { group: 'jobset.x-k8s.io', version: 'v1alpha2', kind: 'JobSet', plural: 'jobsets', singular: 'jobset', namespaced: true, subresources: ['status'] };
     env.b.registry.add(def);
-    publishCustomResource(KEY, jobsetSpec());
+    openapi().publish(KEY, jobsetSpec());
     try {
       const kubeconfig = join(dir, 'kubeconfig');
       writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters:\n- name: b\n  cluster:\n    server: ${env.b.url}\ncontexts:\n- name: b\n  context:\n    cluster: b\n    user: u\nusers:\n- name: u\n  user:\n    token: ${env.b.credentials.token}\ncurrent-context: b\n`);
@@ -86,7 +87,7 @@ describe('OpenAPI documents of custom resources over HTTP', () => {
       assert.match(v2, /KIND:\s+JobSet/);
       assert.match(v2, /replicatedJobs\s+<\[\]Object>/);
     } finally {
-      unpublishCustomResource(KEY);
+      openapi().unpublish(KEY);
       env.b.registry.remove('jobset.x-k8s.io/jobsets');
       rmSync(dir, { recursive: true, force: true });
     }

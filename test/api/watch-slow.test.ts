@@ -3,7 +3,7 @@
 import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
-import { openWatches, terminatedWatchers } from '../../src/api/watch-stream.js';
+import { openWatchesOf, terminatedWatchersOf } from '../../src/api/watch-stream.js';
 import { openWatch, useBonsai } from './http.js';
 import { waitDeadline } from '../helpers/wait.js';
 
@@ -43,7 +43,7 @@ describe('slow watchers', () => {
     const rv = env.b.store.revision();
     const path = `${CMS}?watch=true&resourceVersion=${rv}`;
     const subscribers = env.b.store.hub.count();
-    const terminated = terminatedWatchers.get('configmaps') ?? 0;
+    const terminated = terminatedWatchersOf(env.b.registry).get('configmaps') ?? 0;
     const fast = await openWatch(env.b.url + path);
     const slow = await Promise.all(Array.from({ length: 20 }, () => neverReading(env.b.port, path)));
     await until('every watch subscribed', () => env.b.store.hub.count() === subscribers + 21);
@@ -59,9 +59,9 @@ describe('slow watchers', () => {
     }
 
     // The server gave up on every slow watcher: unsubscribed, counted, out of the open watches.
-    await until('the slow watchers cut off', () => (terminatedWatchers.get('configmaps') ?? 0) - terminated === 20);
+    await until('the slow watchers cut off', () => (terminatedWatchersOf(env.b.registry).get('configmaps') ?? 0) - terminated === 20);
     assert.equal(env.b.store.hub.count(), subscribers + 1, 'only the reading watcher is still subscribed');
-    assert.equal(openWatches.size, 1);
+    assert.equal(openWatchesOf(env.b.registry).size, 1);
     // Their sockets were reset by the server: once the client reads, each one is closed.
     for (const s of slow) s.resume();
     await until('the slow sockets closed by the server', () => closedAt.every(Boolean), 10_000);

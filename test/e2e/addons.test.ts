@@ -30,7 +30,7 @@ describe('add-ons installed by default', () => {
     // The add-on's identity and its RBAC, as its install manifests would create them.
     await env.k.ok(['get', 'serviceaccount', '-n', 'kube-system', 'sandbox-controller']);
     const binding = JSON.parse(await env.k.ok(['get', 'clusterrolebinding', 'bonsai:addon:sandbox', '-o', 'json']));
-    assert.deepEqual(binding.subjects, [{ apiGroup: '', kind: 'ServiceAccount', name: 'sandbox-controller', namespace: 'kube-system' }]);
+    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: 'sandbox-controller', namespace: 'kube-system' }]);
     const role = JSON.parse(await env.k.ok(['get', 'clusterrole', 'bonsai:addon:sandbox', '-o', 'json']));
     assert.ok(role.rules.some((r: { apiGroups: string[] }) => r.apiGroups.includes('agents.x-k8s.io')), JSON.stringify(role.rules));
   });

@@ -222,6 +222,21 @@ describe('validating webhooks', () => {
     assert.equal(seen[before].review.request.dryRun, true);
   });
 
+  it('prints the root path of a webhook given without one, as upstream does', async () => {
+    const reg = cluster();
+    configure(reg, 'validating', [hook('root-svc.example.com', '', { clientConfig: { service: { namespace: 'default', name: 'nohook' }, caBundle } })]);
+    const e = await rejection(validatingWebhookPlugin().validate!(attrs(reg)));
+    assert.equal(e.message, 'Internal error occurred: failed calling webhook "root-svc.example.com": failed to call webhook: Post "https://nohook.default.svc:443/?timeout=10s": service "nohook" not found');
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const free = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const reg2 = cluster();
+    configure(reg2, 'validating', [hook('root-url.example.com', '', { clientConfig: { url: `https://127.0.0.1:${free}`, caBundle } })]);
+    const e2 = await rejection(validatingWebhookPlugin().validate!(attrs(reg2)));
+    assert.equal(e2.message, `Internal error occurred: failed calling webhook "root-url.example.com": failed to call webhook: Post "https://127.0.0.1:${free}/?timeout=10s": dial tcp 127.0.0.1:${free}: connect: connection refused`);
+  });
+
   it('calls a service through its endpoints, and says why when it cannot', async () => {
     const reg = cluster();
     configure(reg, 'validating', [hook('svc.example.com', '', { clientConfig: { service: { namespace: 'default', name: 'hook', path: '/deny', port: 443 }, caBundle } })]);

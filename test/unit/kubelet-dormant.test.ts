@@ -26,8 +26,8 @@ function restart(h: Harness, downMs: number, later: PodLifecycle[]): void {
 }
 
 /** The log lines (times from the stored start: adoption reads a start time to the second). */
-function logText(pod: Pod | undefined, container = 'c'): string {
-  const r = logProvider()!.read(pod as unknown as KObject, container, false);
+function logText(h: Harness, pod: Pod | undefined, container = 'c'): string {
+  const r = logProvider(h.reg)!.read(pod as unknown as KObject, container, false);
   assert.ok('lines' in r, `logs of ${pod?.metadata?.name}: ${'error' in r ? r.error : ''}`);
   const started = Date.parse(pod?.status?.containerStatuses?.[0]?.state?.running?.startedAt ?? '');
   return r.lines.map((l) => `${Math.floor((l.atMs - started) / 1000)} ${l.text}`).join('\n');
@@ -71,22 +71,22 @@ test('a dormant pod writes nothing, reads the logs adoption would have built, an
   h.create(podSpec('web', { containers: [{ name: 'c', image: 'nginx', imagePullPolicy: 'IfNotPresent' }] }));
   await h.run(5000);
   const before = h.pod('web');
-  const logs = logText(before);
+  const logs = logText(h, before);
   assert.ok(logs.length > 0, 'nginx prints its start-up lines');
   const events = h.store.count('core/events');
   restart(h, 20_000, later);
   await h.run(30_000);
   assert.equal(rv(h.pod('web')), rv(before), 'no status write');
   assert.equal(h.store.count('core/events'), events, 'no events');
-  assert.equal(logText(h.pod('web')), logs, 'the same lines, at the same times');
+  assert.equal(logText(h, h.pod('web')), logs, 'the same lines, at the same times');
   h.create(podSpec('served', { containers: [{ name: 'c', image: 'nginx' }] }));
   await h.run(5000);
   restart(h, 1000, later);
   await h.run(1000);
   // A line printed into a dormant pod's container (an nginx access line) lands in the log adoption builds.
   const served = h.pod('served');
-  assert.equal(appendContainerLogByUid(served?.metadata?.uid ?? '', 'c', 'GET / 200'), true, 'a running container takes the line');
-  assert.match(logText(h.pod('served')), /\d+ GET \/ 200$/);
+  assert.equal(appendContainerLogByUid(h.reg, served?.metadata?.uid ?? '', 'c', 'GET / 200'), true, 'a running container takes the line');
+  assert.match(logText(h, h.pod('served')), /\d+ GET \/ 200$/);
   h.create(podSpec('again', { containers: [{ name: 'c', image: 'nginx', imagePullPolicy: 'IfNotPresent' }] }));
   await h.run(2000);
   const reasons = h.events('again').map((e) => e.reason);

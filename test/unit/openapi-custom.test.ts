@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { publishCustomResource, unpublishCustomResource, customSchemaForKind } from '../../src/openapi/custom-store.js';
+import { CustomOpenApiStore } from '../../src/openapi/custom-store.js';
 import type { CustomResourceSpec } from '../../src/openapi/custom-types.js';
 import { listCustomV3Paths, schemaForKind, v2DocumentBytes, v3DocumentBytes, v3DocumentHash } from '../../src/openapi/documents.js';
 import { v2ETag, v2ProtobufBytes } from '../../src/openapi/v2-protobuf.js';
@@ -94,12 +94,13 @@ function fields(buf: Buffer, no: number): Buffer[] {
 const names = (m: Buffer | undefined): string[] => (m ? fields(m, 1).map((e) => fields(e, 1)[0].toString('utf8')) : []);
 
 describe('custom resources in the OpenAPI documents', () => {
+  const store = new CustomOpenApiStore();
   it('serves a v3 document per group-version, as apiextensions-apiserver builds it', () => {
-    const etag0 = v2ETag();
-    assert.equal(publishCustomResource('jobset.x-k8s.io/jobsets', specOfCrd('jobset.x-k8s.io_jobsets.yaml')), true);
+    const etag0 = v2ETag(store);
+    assert.equal(store.publish('jobset.x-k8s.io/jobsets', specOfCrd('jobset.x-k8s.io_jobsets.yaml')), true);
     try {
-      assert.ok(listCustomV3Paths().includes(JOBSET_GV));
-      const doc = json(v3DocumentBytes(JOBSET_GV));
+      assert.ok(listCustomV3Paths(store).includes(JOBSET_GV));
+      const doc = json(v3DocumentBytes(store, JOBSET_GV));
       assert.equal(doc.openapi, '3.0.0');
       const schemas = doc.components.schemas;
       const js = schemas[JOBSET];
@@ -136,7 +137,7 @@ describe('custom resources in the OpenAPI documents', () => {
       assert.ok(patchSupports(doc, { group: 'jobset.x-k8s.io', version: 'v1alpha2', kind: 'JobSet' }, 'dryRun'));
 
       // v2: the merged document gains the definitions and paths, without v3-only keywords.
-      const v2 = json(v2DocumentBytes());
+      const v2 = json(v2DocumentBytes(store));
       assert.equal(v2.swagger, '2.0');
       assert.ok(v2.definitions['io.k8s.api.core.v1.ConfigMap']);
       const d2 = v2.definitions[JOBSET];
@@ -147,55 +148,55 @@ describe('custom resources in the OpenAPI documents', () => {
       assert.equal(p2.patch.parameters[0].in, 'body');
       assert.ok(p2.patch.parameters.some((p: Json) => p.name === 'fieldValidation' && p.type === 'string'));
       assert.ok(v2.paths['/api/v1/namespaces/{namespace}/configmaps/{name}']);
-      const etag1 = v2ETag();
+      const etag1 = v2ETag(store);
       assert.notEqual(etag1, etag0);
       assert.match(etag1, /^"[0-9A-F]{128}"$/);
 
-      const pb = v2ProtobufBytes();
+      const pb = v2ProtobufBytes(store);
       const defs = names(fields(pb, 9)[0]);
       assert.ok(defs.includes(JOBSET) && defs.includes('io.k8s.api.core.v1.ConfigMap'));
       assert.ok(fields(fields(pb, 8)[0], 2).map((e) => fields(e, 1)[0].toString('utf8')).includes('/apis/jobset.x-k8s.io/v1alpha2/namespaces/{namespace}/jobsets/{name}/status'));
     } finally {
-      unpublishCustomResource('jobset.x-k8s.io/jobsets');
+      store.unpublish('jobset.x-k8s.io/jobsets');
     }
-    assert.ok(!listCustomV3Paths().includes(JOBSET_GV));
-    assert.equal(v3DocumentBytes(JOBSET_GV), undefined);
-    assert.equal(v2ETag(), etag0);
-    const back = json(v2DocumentBytes());
+    assert.ok(!listCustomV3Paths(store).includes(JOBSET_GV));
+    assert.equal(v3DocumentBytes(store, JOBSET_GV), undefined);
+    assert.equal(v2ETag(store), etag0);
+    const back = json(v2DocumentBytes(store));
     assert.equal(back.definitions[JOBSET], undefined);
-    assert.ok(!names(fields(v2ProtobufBytes(), 9)[0]).includes(JOBSET));
+    assert.ok(!names(fields(v2ProtobufBytes(store), 9)[0]).includes(JOBSET));
   });
 
   it('changes hashes with content, shares one document per group-version, and builds lazily', () => {
     const base = specOfCrd('keda.sh_scaledobjects.yaml');
     const gv = `apis/keda.sh/${base.versions[0].name}`;
-    publishCustomResource('keda.sh/scaledobjects', base);
-    publishCustomResource('keda.sh/scaledjobs', specOfCrd('keda.sh_scaledjobs.yaml'));
+    store.publish('keda.sh/scaledobjects', base);
+    store.publish('keda.sh/scaledjobs', specOfCrd('keda.sh_scaledjobs.yaml'));
     try {
-      const h1 = v3DocumentHash(gv);
+      const h1 = v3DocumentHash(store, gv);
       assert.match(h1 ?? '', /^[0-9A-F]{128}$/);
-      const doc = json(v3DocumentBytes(gv));
+      const doc = json(v3DocumentBytes(store, gv));
       assert.ok(doc.components.schemas['sh.keda.v1alpha1.ScaledObject']);
       assert.ok(doc.components.schemas['sh.keda.v1alpha1.ScaledJob']);
-      assert.equal(v3DocumentHash(gv), h1);
+      assert.equal(v3DocumentHash(store, gv), h1);
       const changed = structuredClone(base);
       (changed.versions[0].schema as Json).description = 'changed';
-      publishCustomResource('keda.sh/scaledobjects', changed);
-      const h2 = v3DocumentHash(gv);
+      store.publish('keda.sh/scaledobjects', changed);
+      const h2 = v3DocumentHash(store, gv);
       assert.notEqual(h2, h1);
-      assert.equal(json(v3DocumentBytes(gv)).components.schemas['sh.keda.v1alpha1.ScaledObject'].description, 'changed');
+      assert.equal(json(v3DocumentBytes(store, gv)).components.schemas['sh.keda.v1alpha1.ScaledObject'].description, 'changed');
       // Mutating the caller's object after publishing changes nothing.
       (changed.versions[0].schema as Json).description = 'mutated later';
-      assert.equal(v3DocumentHash(gv), h2);
+      assert.equal(v3DocumentHash(store, gv), h2);
     } finally {
-      unpublishCustomResource('keda.sh/scaledobjects');
-      unpublishCustomResource('keda.sh/scaledjobs');
+      store.unpublish('keda.sh/scaledobjects');
+      store.unpublish('keda.sh/scaledjobs');
     }
-    assert.equal(v3DocumentHash(gv), undefined);
+    assert.equal(v3DocumentHash(store, gv), undefined);
   });
 
   it('publishes cluster-scoped kinds, scale subresources and embedded resources', () => {
-    publishCustomResource('example.com/widgets', {
+    store.publish('example.com/widgets', {
       group: 'example.com', kind: 'Widget', listKind: 'WidgetList', plural: 'widgets', singular: 'widget', namespaced: false,
       versions: [
         { name: 'v1', served: true, schema: { type: 'object', properties: { spec: { type: 'object', properties: {
@@ -208,8 +209,8 @@ describe('custom resources in the OpenAPI documents', () => {
       subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } },
     });
     try {
-      assert.ok(!listCustomV3Paths().includes('apis/example.com/v2'));
-      const doc = json(v3DocumentBytes('apis/example.com/v1'));
+      assert.ok(!listCustomV3Paths(store).includes('apis/example.com/v2'));
+      const doc = json(v3DocumentBytes(store, 'apis/example.com/v1'));
       assert.equal(doc.paths['/apis/example.com/v1/widgets'].get.operationId, 'listExampleComV1Widget');
       const scale = doc.paths['/apis/example.com/v1/widgets/{name}/scale'];
       assert.equal(scale.get.operationId, 'readExampleComV1WidgetScale');
@@ -221,56 +222,56 @@ describe('custom resources in the OpenAPI documents', () => {
       assert.deepEqual(Object.keys(template.properties).sort(), ['apiVersion', 'kind', 'metadata']);
       assert.deepEqual(template.required, ['kind', 'apiVersion']);
       // v2: nullable untypes the field and leaves `required`; preserve-unknown-fields keeps the embedded object bare.
-      const v2 = json(v2DocumentBytes()).definitions['com.example.v1.Widget'];
+      const v2 = json(v2DocumentBytes(store)).definitions['com.example.v1.Widget'];
       assert.equal(v2.properties.spec.properties.note.type, undefined);
       assert.equal(v2.properties.spec.required, undefined);
       assert.equal(v2.properties.spec.properties.template.properties, undefined);
       // Server-side apply sees the list type through the shared schema walker; built-in lookups do not see custom kinds.
       const gvk = { group: 'example.com', version: 'v1', kind: 'Widget' };
       assert.equal(schemaForKind(gvk), undefined);
-      assert.ok(schemaForKind(gvk, { custom: true }));
-      assert.ok(customSchemaForKind(gvk));
-      const items = fieldNode(fieldNode(rootNode(gvk), 'spec'), 'items');
+      assert.ok(schemaForKind(gvk, { custom: store }));
+      assert.ok(store.schemaForKind(gvk));
+      const items = fieldNode(fieldNode(rootNode(gvk, store), 'spec'), 'items');
       assert.deepEqual(structKind(items), { kind: 'list', listType: 'map', keys: ['name'] });
     } finally {
-      unpublishCustomResource('example.com/widgets');
+      store.unpublish('example.com/widgets');
     }
-    assert.equal(rootNode({ group: 'example.com', version: 'v1', kind: 'Widget' }), undefined);
+    assert.equal(rootNode({ group: 'example.com', version: 'v1', kind: 'Widget' }, store), undefined);
   });
 
   it('survives hostile schemas and refuses impossible names', () => {
     let deep: Json = { type: 'string' };
     for (let i = 0; i < 20_000; i++) deep = { type: 'object', properties: { a: deep } };
     const props = JSON.parse('{"__proto__": {"type": "string", "nullable": true}, "constructor": {"type": "integer"}}');
-    assert.equal(publishCustomResource('evil.example.com/things', {
+    assert.equal(store.publish('evil.example.com/things', {
       group: 'evil.example.com', kind: 'Thing', listKind: 'ThingList', plural: 'things', singular: 'thing', namespaced: true,
       versions: [{ name: 'v1', served: true, schema: { type: 'object', properties: { ...props, deep, __proto__x: { type: 'string' } } } }],
       subresources: {},
     }), true);
     try {
-      const doc = json(v3DocumentBytes('apis/evil.example.com/v1'));
+      const doc = json(v3DocumentBytes(store, 'apis/evil.example.com/v1'));
       const thing = doc.components.schemas['com.example.evil.v1.Thing'];
       assert.ok(Object.prototype.hasOwnProperty.call(thing.properties, '__proto__'));
       assert.equal(thing.properties.constructor.type, 'integer');
       assert.equal(({} as Json).type, undefined);
-      const v2 = json(v2DocumentBytes());
+      const v2 = json(v2DocumentBytes(store));
       assert.ok(v2.definitions['com.example.evil.v1.Thing']);
-      assert.ok(v2ProtobufBytes().length > 0);
+      assert.ok(v2ProtobufBytes(store).length > 0);
     } finally {
-      unpublishCustomResource('evil.example.com/things');
+      store.unpublish('evil.example.com/things');
     }
     const ok = { group: 'x.example.com', kind: 'X', listKind: 'XList', plural: 'xs', singular: 'x', namespaced: true, versions: [{ name: 'v1', served: true }], subresources: {} };
-    assert.equal(publishCustomResource('bad', { ...ok, group: 'a/../b' }), false);
-    assert.equal(publishCustomResource('bad', { ...ok, kind: 'X"Y' }), false);
-    assert.equal(publishCustomResource('bad', { ...ok, versions: [{ name: 'v1/x', served: true }] }), false);
-    assert.ok(!listCustomV3Paths().some((p) => p.includes('..') || p.includes('x.example.com')));
+    assert.equal(store.publish('bad', { ...ok, group: 'a/../b' }), false);
+    assert.equal(store.publish('bad', { ...ok, kind: 'X"Y' }), false);
+    assert.equal(store.publish('bad', { ...ok, versions: [{ name: 'v1/x', served: true }] }), false);
+    assert.ok(!listCustomV3Paths(store).some((p) => p.includes('..') || p.includes('x.example.com')));
     // No schema: an open object, with the operations.
-    assert.equal(publishCustomResource('x.example.com/xs', ok), true);
+    assert.equal(store.publish('x.example.com/xs', ok), true);
     try {
-      const doc = json(v3DocumentBytes('apis/x.example.com/v1'));
+      const doc = json(v3DocumentBytes(store, 'apis/x.example.com/v1'));
       assert.deepEqual(doc.components.schemas['com.example.x.v1.X'], { type: 'object', 'x-kubernetes-group-version-kind': [{ group: 'x.example.com', version: 'v1', kind: 'X' }] });
     } finally {
-      unpublishCustomResource('x.example.com/xs');
+      store.unpublish('x.example.com/xs');
     }
   });
 });

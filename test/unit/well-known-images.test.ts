@@ -39,7 +39,7 @@ test('the pi Job pod logs its digits; appended lines land in a running container
     h.create(podSpec('web', { containers: [{ name: 'web', image: 'nginx' }] }));
     await h.run(2000);
     assert.equal(h.pod('pi')?.status?.phase, 'Succeeded');
-    const p = logProvider()!;
+    const p = logProvider(h.reg)!;
     const read = (name: string) => {
       const r = p.read(h.pod(name) as unknown as KObject, name, false);
       assert.ok('lines' in r, JSON.stringify(r));

@@ -64,7 +64,8 @@ export function resolveTarget(registry: Registry, clientConfig: unknown, timeout
     const ns = str(cc.service.namespace);
     const name = str(cc.service.name);
     const port = typeof cc.service.port === 'number' ? cc.service.port : 443;
-    const path = str(cc.service.path);
+    // No path is the root: the request goes to `/` and the messages print it, as upstream's client does.
+    const path = str(cc.service.path) || '/';
     const dnsName = `${name}.${ns}.svc`;
     const url = `https://${dnsName}:${port}${path}${query}`;
     const fail = (why: string): never => { throw new TransportError(`Post "${url}": ${why}`); };
@@ -73,12 +74,12 @@ export function resolveTarget(registry: Registry, clientConfig: unknown, timeout
     const spec = isRecord(svc.spec) ? svc.spec : {};
     if (spec.type === 'ExternalName') {
       const host = str(spec.externalName);
-      return { url, host, port, path: `${path || '/'}${query}`, servername: dnsName };
+      return { url, host, port, path: `${path}${query}`, servername: dnsName };
     }
     if (spec.clusterIP === 'None') return fail('cannot route to service with ClusterIP "None"');
     const forward = forwardTarget(svc, port);
     if (forward && 'error' in forward) return fail(forward.error);
-    if (forward) return { url, host: forward.host, port: forward.port, path: `${path || '/'}${query}`, servername: dnsName };
+    if (forward) return { url, host: forward.host, port: forward.port, path: `${path}${query}`, servername: dnsName };
     const svcPort = (Array.isArray(spec.ports) ? spec.ports.filter(isRecord) : []).find((p) => p.port === port);
     if (!svcPort) return fail(`no service port ${port} found for service "${name}"`);
     const ep = endpointFor(registry, ns, name, str(svcPort.name));
@@ -87,13 +88,15 @@ export function resolveTarget(registry: Registry, clientConfig: unknown, timeout
       if (registry.simulatedWebhooks === 'allow') return { simulated: `${ns}/${name}` };
       return fail(`dial tcp ${hostPort(ep.ip, ep.port)}: connect: no route to host (a simulated address: webhook servers must listen on this machine)`);
     }
-    return { url, host: ep.ip, port: ep.port, path: `${path || '/'}${query}`, servername: dnsName };
+    return { url, host: ep.ip, port: ep.port, path: `${path}${query}`, servername: dnsName };
   }
   const u = new URL(str(cc.url));
   const host = u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname;
   const port = u.port ? Number(u.port) : 443;
-  const path = `${u.pathname}${query}`;
-  return { url: `${u.protocol}//${u.host}${path}`, host, port, path, servername: isIP(host) ? undefined : host };
+  const path = `${u.pathname || '/'}${query}`;
+  // The host as written (Node's URL drops a default `:443`, Go keeps it in its messages).
+  const written = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?([^/?#]*)/i.exec(str(cc.url))?.[1] || u.host;
+  return { url: `${u.protocol}//${written}${path}`, host, port, path, servername: isIP(host) ? undefined : host };
 }
 
 /** Go's wording for the common Node transport errors. */

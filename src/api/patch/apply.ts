@@ -5,6 +5,7 @@ import { ApiError } from '../../machinery/errors.js';
 import { isRecord, type GroupVersionKind, type KObject } from '../../machinery/types.js';
 import { FieldSet, pathString, type FieldPath } from './fieldset.js';
 import { rootNodeOrMeta, type SchemaNode } from './schema.js';
+import type { CustomOpenApiStore } from '../../openapi/custom-store.js';
 import { isGranular, mergeValues, toFieldSet } from './structured.js';
 import { Locator } from './locate.js';
 import { clone, deepEqual } from './util.js';
@@ -14,6 +15,8 @@ export interface ApplyOptions {
   fieldManager: string;
   force: boolean;
   now: string;
+  /** The server's published custom resources (their schemas give custom kinds' list keys). */
+  openapi?: CustomOpenApiStore;
 }
 
 interface ManagedFieldsEntry {
@@ -99,7 +102,7 @@ function sortEntries(entries: ManagedFieldsEntry[]): ManagedFieldsEntry[] {
 
 /** Applies `applied` for `opts.fieldManager`; creates the object from it when `live` is undefined. */
 export function applyServerSideApply(live: KObject | undefined, applied: KObject, gvk: GroupVersionKind, opts: ApplyOptions): KObject {
-  const root = rootNodeOrMeta(gvk);
+  const root = rootNodeOrMeta(gvk, opts.openapi);
   const config = withoutManagedFields(applied);
   const entries: ManagedFieldsEntry[] = (Array.isArray(live?.metadata?.managedFields) ? clone(live!.metadata.managedFields) : []) as ManagedFieldsEntry[];
   const base = live ? withoutManagedFields(live) : ({} as KObject);

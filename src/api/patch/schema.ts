@@ -1,6 +1,7 @@
 // Walks a kind's OpenAPI v3 schema one field at a time, resolving $ref/allOf at each step, and derives the
 // per-field merge information both patch engines need.
-import { documentsGeneration, resolveSchema, schemaForKind, type OpenApiDocument, type OpenApiSchema } from '../../openapi/documents.js';
+import { resolveSchema, schemaForKind, type OpenApiDocument, type OpenApiSchema } from '../../openapi/documents.js';
+import type { CustomOpenApiStore } from '../../openapi/custom-store.js';
 import type { GroupVersionKind } from '../../machinery/types.js';
 import { hasOwn } from '../../util/own.js';
 
@@ -22,28 +23,39 @@ function node(doc: OpenApiDocument, raw: OpenApiSchema | boolean | undefined): S
   return s ? { doc, s } : undefined;
 }
 
-/** Root nodes by GVK; dropped whenever the documents change (custom resources published or removed). */
-const roots = new Map<string, SchemaNode | null>();
-let rootsGeneration = -1;
-export function rootNode(gvk: GroupVersionKind): SchemaNode | undefined {
-  const generation = documentsGeneration();
-  if (generation !== rootsGeneration || roots.size >= 10_000) {
-    roots.clear();
-    rootsGeneration = generation;
-  }
+/** Root nodes of the built-in kinds by GVK (the static documents never change). */
+const builtinRoots = new Map<string, SchemaNode | null>();
+/** Root nodes of a server's custom kinds, dropped whenever its documents change (published or removed). */
+const customRoots = new WeakMap<CustomOpenApiStore, { generation: number; roots: Map<string, SchemaNode | null> }>();
+
+/** The root of a kind's schema: a built-in kind's, else (given a server's store) a published custom kind's. */
+export function rootNode(gvk: GroupVersionKind, custom?: CustomOpenApiStore): SchemaNode | undefined {
   const key = `${gvk.group}/${gvk.version}/${gvk.kind}`;
-  let r = roots.get(key);
+  let r = builtinRoots.get(key);
   if (r === undefined) {
-    const found = schemaForKind(gvk, { custom: true });
+    const found = schemaForKind(gvk);
     r = (found && node(found.doc, found.schema)) ?? null;
-    roots.set(key, r);
+    if (builtinRoots.size < 10_000) builtinRoots.set(key, r);
   }
-  return r ?? undefined;
+  if (r || !custom) return r ?? undefined;
+  let c = customRoots.get(custom);
+  const generation = custom.currentGeneration();
+  if (!c || c.generation !== generation || c.roots.size >= 10_000) {
+    c = { generation, roots: new Map() };
+    customRoots.set(custom, c);
+  }
+  let cr = c.roots.get(key);
+  if (cr === undefined) {
+    const found = custom.schemaForKind(gvk);
+    cr = (found && node(found.doc, found.schema)) ?? null;
+    c.roots.set(key, cr);
+  }
+  return cr ?? undefined;
 }
 
-/** For kinds without a schema (custom resources): only metadata is known, as ObjectMeta. */
-export function rootNodeOrMeta(gvk: GroupVersionKind): SchemaNode | undefined {
-  const known = rootNode(gvk);
+/** For kinds without a schema (custom resources without one): only metadata is known, as ObjectMeta. */
+export function rootNodeOrMeta(gvk: GroupVersionKind, custom?: CustomOpenApiStore): SchemaNode | undefined {
+  const known = rootNode(gvk, custom);
   if (known) return known;
   const core = schemaForKind({ group: '', version: 'v1', kind: 'ConfigMap' });
   if (!core) return undefined;

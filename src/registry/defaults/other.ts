@@ -88,8 +88,8 @@ export function defaultRoleBinding(rb: RoleBinding | ClusterRoleBinding): void {
   if (present(rb.roleRef) && !rb.roleRef.apiGroup) rb.roleRef.apiGroup = 'rbac.authorization.k8s.io';
   for (const s of list(rb.subjects)) {
     if (!present(s) || s.apiGroup) continue;
-    if (s.kind === 'ServiceAccount') s.apiGroup = '';
-    else if (s.kind === 'User' || s.kind === 'Group') s.apiGroup = 'rbac.authorization.k8s.io';
+    // A ServiceAccount subject's group is the empty string, which the wire form omits: nothing to add.
+    if (s.kind === 'User' || s.kind === 'Group') s.apiGroup = 'rbac.authorization.k8s.io';
   }
 }
 
