@@ -1,6 +1,7 @@
 // Discovery: legacy (/api, /apis, per group-version resource lists) and aggregated v2 documents.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { notFoundFor } from './not-found.js';
+import { notFoundFor, ServiceUnavailable } from './not-found.js';
+import { isUnavailableAggregated, unavailableAggregated } from '../registry/resources/apiservices.js';
 import type { Registry } from '../registry/registry.js';
 import { allVerbs, servedVersions, type ResourceDef } from '../registry/resource.js';
 import { metricsResources } from './metrics.js';
@@ -20,12 +21,17 @@ const discoverable = (reg: Registry): ResourceDef[] => [...reg.defs, ...metricsR
 
 function groups(reg: Registry): GroupInfo[] {
   const out = new Map<string, string[]>();
+  const add = (group: string, v: string) => {
+    const vs = out.get(group) ?? [];
+    if (!vs.includes(v)) vs.push(v);
+    out.set(group, vs);
+  };
   for (const d of discoverable(reg)) {
     if (d.group === '') continue;
-    const vs = out.get(d.group) ?? [];
-    for (const v of servedVersions(d)) if (!vs.includes(v)) vs.push(v);
-    out.set(d.group, vs);
+    for (const v of servedVersions(d)) add(d.group, v);
   }
+  // APIServices nothing answers for are listed too (kube-aggregator lists every APIService), marked stale below.
+  for (const gv of unavailableAggregated(reg)) add(gv.group, gv.version);
   // A group lists its versions by Kubernetes' version priority (v1 > v1beta2 > v1beta1 > v1alpha1), whatever order
   // its kinds were registered in, and the first is the preferred one; the metrics adapter's groups come last.
   return [...out.entries()].map(([name, versions]) => ({ name, versions: versions.sort(compareKubeVersions) })).concat(adapterGroups.map((g) => ({ name: g.name, versions: [...g.versions] })));
@@ -60,6 +66,7 @@ function subKind(def: ResourceDef, sub: string, version: string) {
 }
 
 export function apiResourceList(reg: Registry, group: string, version: string): Record<string, unknown> {
+  if (isUnavailableAggregated(reg, group, version)) throw new ServiceUnavailable();
   if (isAdapterGroupVersion(group, version)) return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${version}`, resources: adapterResources(reg, group, version) };
   const defs = defsOf(reg, group, version);
   if (!defs.length) throw notFoundFor(reg, group, version);
@@ -89,12 +96,21 @@ function aggregatedResource(d: ResourceDef, version: string): Record<string, unk
   };
 }
 
+function aggregatedVersion(reg: Registry, group: string, version: string, unavailable: Set<string>): Record<string, unknown> {
+  // An APIService nothing answers for: its version is listed Stale without resources, which kubectl reports as
+  // `stale GroupVersion discovery`.
+  if (unavailable.has(`${group}/${version}`)) return { version, freshness: 'Stale' };
+  const resources = isAdapterGroupVersion(group, version) ? adapterAggregatedResources(reg, group, version) : defsOf(reg, group, version).map((d) => aggregatedResource(d, version));
+  return { version, resources, freshness: 'Current' };
+}
+
 function aggregated(reg: Registry, legacy: boolean, v: string): Record<string, unknown> {
+  const unavailable = new Set(unavailableAggregated(reg).map((gv) => `${gv.group}/${gv.version}`));
   const items = legacy
     ? [{ metadata: { name: '', creationTimestamp: null }, versions: [{ version: 'v1', resources: defsOf(reg, '', 'v1').map((d) => aggregatedResource(d, 'v1')), freshness: 'Current' }] }]
     : groups(reg).map((g) => ({
       metadata: { name: g.name, creationTimestamp: null },
-      versions: g.versions.map((ver) => ({ version: ver, resources: isAdapterGroupVersion(g.name, ver) ? adapterAggregatedResources(reg, g.name, ver) : defsOf(reg, g.name, ver).map((d) => aggregatedResource(d, ver)), freshness: 'Current' })),
+      versions: g.versions.map((ver) => aggregatedVersion(reg, g.name, ver, unavailable)),
     }));
   return { kind: 'APIGroupDiscoveryList', apiVersion: `apidiscovery.k8s.io/${v}`, metadata: {}, items };
 }

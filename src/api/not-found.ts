@@ -6,12 +6,25 @@ import type { Registry } from '../registry/registry.js';
 import { servedVersions } from '../registry/resource.js';
 import { metricsResources } from './metrics.js';
 import { pathNotFound } from './request-info.js';
+import { isUnavailableAggregated } from '../registry/resources/apiservices.js';
 
 /** Thrown for a path no API serves; the error handler answers it as text, not as a Status. */
 export class PageNotFound extends ApiError {
   constructor() {
     super(404, 'NotFound', 'the server could not find the requested resource', {});
   }
+}
+
+/** Thrown for a path of an APIService nothing answers for; answered as kube-aggregator's plain-text 503. */
+export class ServiceUnavailable extends ApiError {
+  constructor() {
+    super(503, 'ServiceUnavailable', 'service unavailable', {});
+  }
+}
+
+/** kube-aggregator's answer for an unavailable APIService (http.Error), byte for byte. */
+export function sendServiceUnavailable(reply: FastifyReply): void {
+  void reply.code(503).header('Content-Type', 'text/plain; charset=utf-8').header('X-Content-Type-Options', 'nosniff').send('service unavailable\n');
 }
 
 /** Go's http.NotFound, byte for byte. */
@@ -26,6 +39,7 @@ export function sendPageNotFound(reply: FastifyReply): void {
  * through to the plain-text not-found handler.
  */
 export function notFoundFor(reg: Registry, group: string, version: string | undefined): ApiError {
+  if (isUnavailableAggregated(reg, group, version)) return new ServiceUnavailable();
   if (group === '' || reg.defs.some((d) => d.group === group && !d.computed)) return pathNotFound();
   if (version && metricsResources.some((d) => d.group === group && servedVersions(d).includes(version))) return pathNotFound();
   return new PageNotFound();

@@ -10,7 +10,7 @@ import { handleMetricsAdapter } from '../metrics-apis/http.js';
 import { isAdapterGroup } from '../metrics-apis/discovery.js';
 import { registerOpenApi } from './openapi-routes.js';
 import { parseRequestPath } from './request-info.js';
-import { groupVersionOf, notFoundFor, PageNotFound, sendPageNotFound } from './not-found.js';
+import { groupVersionOf, notFoundFor, PageNotFound, sendPageNotFound, sendServiceUnavailable, ServiceUnavailable } from './not-found.js';
 import { installJsonFraming } from './json-framing.js';
 import { HostAllowList, installHostCheck } from './host-check.js';
 import { installOriginCheck, type OriginPattern } from './origin-check.js';
@@ -141,6 +141,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   app.setErrorHandler((err, _req, reply) => {
     if (reply.sent || reply.raw.headersSent) return;
     if (err instanceof PageNotFound) return sendPageNotFound(reply);
+    if (err instanceof ServiceUnavailable) return sendServiceUnavailable(reply);
     if (keepsConnection(err)) reply.removeHeader('connection');
     const status = statusFor(err, log);
     reply.code(status.code).header('Content-Type', 'application/json').send(status.toStatus());

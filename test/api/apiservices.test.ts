@@ -43,4 +43,26 @@ describe('APIServices', () => {
     const bad = await req('POST', AS, { ...base, metadata: { name: 'v2.svc.example.com' }, spec: { ...base.spec, version: 'v2', caBundle: 'AAAA' } });
     assertStatus(bad, 422, 'Invalid', /spec\.caBundle: Invalid value: "3 bytes": local APIServices may not have a caBundle/);
   });
+  it('lists an APIService nothing answers for as stale in discovery, and answers its paths 503', async () => {
+    const visibility = { apiVersion: 'apiregistration.k8s.io/v1', kind: 'APIService', metadata: { name: 'v1beta1.visibility.example.com' }, spec: { group: 'visibility.example.com', version: 'v1beta1', groupPriorityMinimum: 100, versionPriority: 100, insecureSkipTLSVerify: true, service: { namespace: 'default', name: 'kubernetes' } } };
+    assert.equal((await req('POST', AS, visibility)).status, 201);
+    const got = await req('GET', `${AS}/v1beta1.visibility.example.com`);
+    assert.deepEqual(got.body.status.conditions.map((c: Record<string, string>) => [c.status, c.reason]), [['False', 'FailedDiscoveryCheck']]);
+    const groups = await req('GET', '/apis');
+    const listed = groups.body.groups.find((g: { name: string }) => g.name === 'visibility.example.com');
+    assert.deepEqual(listed?.preferredVersion, { groupVersion: 'visibility.example.com/v1beta1', version: 'v1beta1' });
+    const agg = await req('GET', '/apis', undefined, { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' });
+    const item = agg.body.items.find((g: { metadata: { name: string } }) => g.metadata.name === 'visibility.example.com');
+    assert.deepEqual(item?.versions, [{ version: 'v1beta1', freshness: 'Stale' }]);
+    for (const path of ['/apis/visibility.example.com/v1beta1', '/apis/visibility.example.com/v1beta1/namespaces/default/localqueues/q/pendingworkloads']) {
+      const r = await req('GET', path);
+      assert.equal(r.status, 503, path);
+      assert.equal(r.text, 'service unavailable\n');
+      assert.match(r.headers.get('content-type') ?? '', /^text\/plain/);
+    }
+    // Gone with its APIService.
+    assert.equal((await req('DELETE', `${AS}/v1beta1.visibility.example.com`)).status, 200);
+    assert.equal((await req('GET', '/apis/visibility.example.com/v1beta1')).status, 404);
+    assert.equal((await req('GET', '/apis')).body.groups.some((g: { name: string }) => g.name === 'visibility.example.com'), false);
+  });
 });

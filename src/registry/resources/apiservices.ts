@@ -83,6 +83,26 @@ function servedHere(reg: Registry, group: string, version: string): boolean {
   return servedGroupVersions(reg).some((gv) => gv.group === group && gv.version === version);
 }
 
+/**
+ * The group versions of APIServices backed by a Service that this server does not serve itself: nothing answers for
+ * them (no aggregated API server runs in Bonsai, e.g. kueue's visibility API), so discovery lists them as stale and
+ * their paths answer 503, as kube-aggregator does for an unavailable APIService.
+ */
+export function unavailableAggregated(reg: Registry): { group: string; version: string }[] {
+  const out: { group: string; version: string }[] = [];
+  for (const o of reg.listStored(storageKey(apiServices), '')) {
+    const s = spec(o);
+    const group = typeof s.group === 'string' ? s.group : '';
+    const version = typeof s.version === 'string' ? s.version : '';
+    if (service(o) && group && version && !servedHere(reg, group, version)) out.push({ group, version });
+  }
+  return out;
+}
+
+export function isUnavailableAggregated(reg: Registry, group: string, version: string | undefined): boolean {
+  return !!version && unavailableAggregated(reg).some((gv) => gv.group === group && gv.version === version);
+}
+
 /** The Available condition the aggregator would report. */
 function availability(reg: Registry, o: KObject): { status: string; reason: string; message: string } {
   const s = spec(o);
