@@ -89,8 +89,9 @@ export class SandboxController {
       delete status.service;
       delete status.serviceFQDN;
     }
-    // v1alpha1's status.replicas, as upstream's conversion fills it.
-    status.replicas = isSuspended(sb) ? 0 : 1;
+    // The controller writes v1beta1, whose status has no `replicas` (v1alpha1's, which upstream's conversion webhook
+    // fills on the way out): a copy left by an earlier Bonsai goes.
+    delete (status as Record<string, unknown>).replicas;
     const gen = sb.metadata.generation;
     setCondition(conditions, suspendedCondition(sb, pod, gen), now);
     const finished = finishedCondition(sb, pod, gen);
