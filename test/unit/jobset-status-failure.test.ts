@@ -59,7 +59,7 @@ describe('JobSet controller: a refused status write', () => {
       "<nil>: Internal error: invalid job failure reason 'OOMKilled' in failure policy is not a recognized job failure reason",
       "<nil>: Internal error: rule names are not unique, rules with indices [1 2] all have the same name 'ok'",
     ]);
-    assert.deepEqual(validateJobSetCreate(env.client, jobSet('fine', 'true', { rules: [{ name: 'restart_on:OOM', action: 'RestartJobSet', onJobFailureReasons: ['PodFailurePolicy'] }] })), []);
+    assert.deepEqual(validateJobSetCreate(env.client, jobSet('fine', 'true', { rules: [{ name: 'restart_on:OOM', action: 'RestartJobSet', onJobFailureReasons: ['PodFailurePolicy', 'PodFailurePolicy_bad-config'] }] })), []);
     const long = validateJobSetCreate(env.client, jobSet('a'.repeat(60), 'true')).map((e) => e.message);
     assert.ok(long.includes(`Invalid value: "${'a'.repeat(60)}-w-0": JobSet name is too long, job names generated for this JobSet will exceed 63 characters`), long.join('\n'));
   });

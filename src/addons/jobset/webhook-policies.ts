@@ -5,6 +5,7 @@ import { fieldInternal, fieldInvalid, type FieldError } from '../../machinery/er
 import type { Client } from '../../client/client.js';
 import { isDns1123Subdomain, isLabelValue } from '../../registry/validation/names.js';
 import { arr, deepEqual, rec, str } from '../../registry/validation/common.js';
+import { ruleNameFmt } from '../../registry/validation/pod-failure-policy.js';
 import type { JobSetSpec } from './types.js';
 
 /** A plain error of the webhook (fmt.Errorf upstream): a field-less internal error in the 422. */
@@ -13,6 +14,9 @@ export const plain = (text: string): FieldError => fieldInternal(undefined, text
 const ruleNameRe = /^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$/;
 const maxRuleNameLength = 128;
 const maxReplicasForRestartJob = 1024;
+// Bonsai's Jobs name the pod failure policy rule that failed them (KEP-4443, `PodFailurePolicy_<rule>`), the pairing
+// the JobSet failure-policy KEP describes: such reasons are recognized too.
+const namedRuleReason = new RegExp(`^PodFailurePolicy_${ruleNameFmt}$`);
 const knownJobFailureReasons = ['BackoffLimitExceeded', 'DeadlineExceeded', 'FailedIndexes', 'MaxFailedIndexesExceeded', 'PodFailurePolicy'];
 
 export function failurePolicyErrors(spec: JobSetSpec, rjobNames: Set<string>): FieldError[] {
@@ -40,7 +44,7 @@ export function failurePolicyErrors(spec: JobSetSpec, rjobNames: Set<string>): F
       if (!rjobNames.has(t)) errs.push(plain(`invalid replicatedJob name '${t}' in failure policy does not appear in .spec.ReplicatedJobs`));
     }
     for (const r of rule.onJobFailureReasons ?? []) {
-      if (!knownJobFailureReasons.includes(r)) errs.push(plain(`invalid job failure reason '${r}' in failure policy is not a recognized job failure reason`));
+      if (!knownJobFailureReasons.includes(r) && !namedRuleReason.test(r)) errs.push(plain(`invalid job failure reason '${r}' in failure policy is not a recognized job failure reason`));
     }
   });
   // Upstream walks a Go map here: the order of several duplicate names is unspecified; Bonsai keeps first-seen order.

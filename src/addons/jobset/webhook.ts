@@ -120,8 +120,13 @@ export function validateJobSetUpdate(obj: KObject, oldObj: KObject): FieldError[
         if (oldPod.spec?.[k] === undefined) delete podSpec[k];
         else (podSpec as Record<string, unknown>)[k] = oldPod.spec[k];
       }
-      const metadata = { ...pod.metadata, labels: oldPod.metadata?.labels, annotations: oldPod.metadata?.annotations };
-      return { ...rj, template: { ...rj.template, spec: { ...rj.template.spec, template: { ...pod, metadata, spec: podSpec } } } };
+      const metadata: Record<string, unknown> = { ...pod.metadata };
+      for (const k of ['labels', 'annotations'] as const) {
+        if (oldPod.metadata?.[k] === undefined) delete metadata[k];
+        else metadata[k] = oldPod.metadata[k];
+      }
+      const template = { ...pod, spec: podSpec, ...(Object.keys(metadata).length ? { metadata } : { metadata: undefined }) };
+      return { ...rj, template: { ...rj.template, spec: { ...rj.template.spec, template } } };
     });
   }
   const errs: FieldError[] = [];
