@@ -44,7 +44,8 @@ describe('leaderworkerset restart policy and webhook', () => {
     await eventually(() => allReady('infer', 3), 30_000, '3 pods ready');
     assert.equal(JSON.parse(await env.k.ok(['get', 'lws', 'infer', '-o', 'json'])).spec.leaderWorkerTemplate.restartPolicy, 'RecreateGroupOnPodRestart');
     const first = await uids('infer');
-    await env.k.ok(['delete', 'pod', 'infer-0-2']);
+    // --wait=false: the simulated pod is gone (and its StatefulSet's successor there) before kubectl starts waiting.
+    await env.k.ok(['delete', 'pod', 'infer-0-2', '--wait=false']);
     await eventually(async () => {
       const now = await uids('infer');
       return now.size === 3 && [...now].every(([n, u]) => first.get(n) !== u) && allReady('infer', 3);
@@ -57,7 +58,7 @@ describe('leaderworkerset restart policy and webhook', () => {
     await create(lws('solo', { restartPolicy: 'None' }));
     await eventually(() => allReady('solo', 3), 30_000, '3 pods ready');
     const first = await uids('solo');
-    await env.k.ok(['delete', 'pod', 'solo-0-2']);
+    await env.k.ok(['delete', 'pod', 'solo-0-2', '--wait=false']);
     const now = await eventually(async () => {
       const m = await uids('solo');
       return m.size === 3 && m.get('solo-0-2') !== first.get('solo-0-2') && m;

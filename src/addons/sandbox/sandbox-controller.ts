@@ -8,6 +8,8 @@ import type { Change } from '../../client/types.js';
 import type { KObject } from '../../machinery/types.js';
 import { ApiError } from '../../machinery/errors.js';
 import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { EventRecorder } from '../../client/event-recorder.js';
+import { reportStatusWriteFailure } from '../status-write.js';
 import { rfc3339, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import {
@@ -21,8 +23,10 @@ const notFound = (e: unknown) => e instanceof ApiError && e.code === 404;
 export class SandboxController {
   private readonly queue: WorkQueue;
   private readonly stops: Array<() => void> = [];
+  private readonly events: EventRecorder;
 
-  constructor(private readonly client: Client, private readonly clock: Clock, log: Logger) {
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
+    this.events = new EventRecorder(client, { component: 'sandbox-controller' });
     this.queue = new WorkQueue('sandbox', (key) => this.reconcile(key), clock, log);
     this.stops.push(client.watch(sandboxRef, (c) => this.queue.add(keyOf(c.object))));
     const byOwner = (c: Change) => {
@@ -111,7 +115,7 @@ export class SandboxController {
     try {
       this.client.guaranteedUpdate(sandboxRef, sb.metadata.namespace ?? '', sb.metadata.name ?? '', (cur) => ({ ...cur, status }), { subresource: 'status' });
     } catch (e) {
-      if (!notFound(e)) throw e;
+      if (!notFound(e)) throw reportStatusWriteFailure(this.events, this.log, sb, e);
     }
   }
 
