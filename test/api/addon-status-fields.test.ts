@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { startBonsai } from '../../src/main.js';
 import { clientFor, type Client } from '../../src/client/client.js';
 import type { KObject } from '../../src/machinery/types.js';
+import { unknownFields } from '../helpers/addon-fields.js';
 import { until } from '../unit/jobset-helpers.js';
 
 type Json = Record<string, any>;
@@ -25,22 +26,6 @@ function createObjects(client: Client): void {
     apiVersion: 'agents.x-k8s.io/v1beta1', kind: 'Sandbox', metadata: { name: 'sb', namespace: 'default' },
     spec: { podTemplate: { spec: { containers: container('sleep 3600') } }, service: true },
   } as unknown as KObject);
-}
-
-/** Every object of every add-on CRD, with the unknown fields its storage version's schema finds in it. */
-function unknownFields(client: Client): string[] {
-  const found: string[] = [];
-  for (const crd of client.list<Json>('apiextensions.k8s.io/v1/customresourcedefinitions', '', { labelSelector: 'bonsai.dev/addon' })) {
-    const version = (crd.spec.versions as Json[]).find((v) => v.storage)?.name as string;
-    const ref = `${crd.spec.group}/${version}/${crd.spec.names.plural}`;
-    const def = client.resource(ref);
-    assert.ok(def?.checkFields, ref);
-    for (const obj of client.list(ref)) {
-      const { unknownFields: u } = def.checkFields(structuredClone(obj), version, true);
-      for (const f of u) found.push(`${crd.spec.names.kind} ${obj.metadata.namespace}/${obj.metadata.name}: ${f}`);
-    }
-  }
-  return found;
 }
 
 describe('add-on status writes', () => {
