@@ -58,7 +58,7 @@ export const notAcceptable = (message: string) => new ApiError(406, 'NotAcceptab
 
 /** One field error as upstream's field.Error renders it. */
 export interface FieldError {
-  type: 'FieldValueRequired' | 'FieldValueNotFound' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueTooLong' | 'FieldValueTooMany' | 'FieldValueTypeInvalid';
+  type: 'FieldValueRequired' | 'FieldValueNotFound' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueTooLong' | 'FieldValueTooMany' | 'FieldValueTypeInvalid' | 'InternalError';
   field: string;
   /** Full message as upstream renders it, e.g. `Required value` or `Invalid value: "x": must be ...`. */
   message: string;
@@ -75,6 +75,9 @@ export const fieldForbidden = (field: string, detail: string): FieldError => ({ 
 export const fieldDuplicate = (field: string, value: unknown): FieldError => ({ type: 'FieldValueDuplicate', field, message: `Duplicate value: ${renderValue(value)}` });
 export const fieldNotFound = (field: string, value: unknown): FieldError => ({ type: 'FieldValueNotFound', field, message: `Not found: ${renderValue(value)}` });
 export const fieldTooLong = (field: string, value: unknown, max: number): FieldError => ({ type: 'FieldValueTooLong', field, message: `Too long: may not be more than ${max} bytes` });
+
+/** field.InternalError: with no path (a plain error a webhook turned into a field error) the field reads `<nil>`. */
+export const fieldInternal = (field: string | undefined, detail: string): FieldError => ({ type: 'InternalError', field: field ?? '<nil>', message: `Internal error: ${detail}` });
 
 /** Renders a value as upstream field errors do: quoted strings, JSON for structured values. */
 function renderValue(v: unknown): string {

@@ -3,13 +3,16 @@
 // __proto__/constructor/prototype, wrong kinds, absurd numbers and huge strings; KEDA's metrics-api trigger reads
 // from endpoints that answer too much, nonsense, deeply nested JSON or never, and is pointed at cloud metadata
 // addresses. The server must answer every write without a 5xx, the controllers must reach a sentinel created after
-// them (so they processed the hostile ones first), and the prototypes stay clean.
+// them (so they processed the hostile ones first), the prototypes stay clean and what the controllers wrote fits
+// their CRDs' schemas.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { useBonsai } from './http.js';
 import { eventually } from '../helpers/kubectl.js';
+import { unknownFields } from '../helpers/addon-fields.js';
+import { clientFor } from '../../src/client/client.js';
 
 const NS = 'default';
 const evil = '"__proto__":{"polluted":"yes","x":1},"constructor":{"prototype":{"polluted":"yes"}},"prototype":{"x":1}';
@@ -167,6 +170,8 @@ describe('hostile objects for the add-ons', () => {
   });
 
   it('leaves the prototypes clean and the API answering', async () => {
+    // What the KEDA, VPA and Karpenter controllers wrote fits their CRDs' storage versions.
+    assert.deepEqual(unknownFields(clientFor(env.b.registry)), []);
     assert.equal(prototypeSnapshot(), before0);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
     const r = await req('GET', '/api/v1/namespaces');

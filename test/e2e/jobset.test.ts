@@ -109,6 +109,24 @@ describe('JobSet add-on', () => {
     assert.ok(jobs.some((j) => cond(j, 'Failed')?.reason === 'PodFailurePolicy_bad-config'), JSON.stringify(jobs.map((j) => j.status)));
   });
 
+  it('the JobSet webhook refuses an invalid failure-policy rule name and a change of replicatedJobs', async () => {
+    await served();
+    const spec = { failurePolicy: { rules: [{ name: 'retry-oom', action: 'RestartJobSet' }] }, replicatedJobs: [worker('workers', 1, 'sleep 1')] };
+    const r = await env.k.run(['apply', '-f', '-'], { input: jobSet('refused', spec) });
+    assert.notEqual(r.code, 0);
+    // A 422 with causes: kubectl prints the causes (the webhook's name is in the Status message only).
+    assert.equal(r.stderr.trim(), 'The JobSet "refused" is invalid: <nil>: Internal error: invalid failure policy rule name \'retry-oom\', a failure policy rule name must '
+      + 'start with an alphabetic character, optionally followed by a string of alphanumeric characters or \'_,:\', and must end with an alphanumeric character or \'_\'');
+    assert.equal((await env.k.run(['get', 'jobset', 'refused'])).code, 1, 'nothing stored');
+    await apply(jobSet('fixed', { ...spec, suspend: true, failurePolicy: { rules: [{ name: 'retry_oom', action: 'RestartJobSet' }] } }));
+    const patch = await env.k.run(['patch', 'jobset', 'fixed', '--type', 'json', '-p', '[{"op":"replace","path":"/spec/replicatedJobs/0/replicas","value":2}]']);
+    assert.notEqual(patch.code, 0);
+    assert.match(patch.stderr, /^The JobSet "fixed" is invalid: spec\.replicatedJobs: Invalid value: .*: field is immutable$/m);
+    assert.equal((await getJson('jobset', 'fixed')).spec.replicatedJobs[0].replicas, 1);
+    // Suspended, the pods' node selector may change.
+    await env.k.ok(['patch', 'jobset', 'fixed', '--type', 'json', '-p', '[{"op":"add","path":"/spec/replicatedJobs/0/template/spec/template/spec/nodeSelector","value":{"zone":"a"}}]']);
+  });
+
   it('bonsai node stop on a worker\'s node restarts the JobSet; all pods Running on other nodes', async () => {
     await served();
     const tolerations = ['unreachable', 'not-ready'].map((t) => ({ key: `node.kubernetes.io/${t}`, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 5 }));

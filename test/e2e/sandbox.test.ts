@@ -139,4 +139,19 @@ describe('agent sandbox', () => {
     await env.k.ok(['delete', 'sandbox', 'dev']);
     await eventually(async () => !(await tryJson('pod', 'dev')) && !(await tryJson('service', 'dev')) && !(await tryJson('pvc', 'workspace-dev')), 20_000, 'dependents collected');
   });
+
+  it('a user patch of what the controllers wrote warns of no unknown field (their status is of the served version)', async () => {
+    for (const kind of ['sandbox', 'sandboxwarmpool', 'sandboxclaim']) {
+      // (`old` was written in v1alpha1: its spec.replicas is the user's own, which Bonsai cannot convert.)
+      const names = ((await getJson(kind)).items as Json[]).map((o) => o.metadata.name as string).filter((n) => n !== 'old');
+      assert.ok(names.length > 0, `some ${kind} from the tests above`);
+      for (const name of names) {
+        const r = await env.k.run(['patch', kind, name, '--type', 'merge', '-p', '{"metadata":{"labels":{"touched":"yes"}}}']);
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(r.stderr, '', `${kind}/${name}`);
+      }
+    }
+    const sb = await getJson('sandbox', 'old');
+    assert.equal(sb.status.replicas, undefined);
+  });
 });

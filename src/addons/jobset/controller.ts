@@ -11,6 +11,7 @@ import type { KObject } from '../../machinery/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { reportStatusWriteFailure } from '../status-write.js';
 import { classify, replicatedJobStatuses, type ChildJobs } from './child-jobs.js';
 import { finishedAtMs, isFinished, setCondition, type StatusUpdate } from './conditions.js';
 import { effectiveSpec, subdomainOf, type EffectiveSpec } from './defaults.js';
@@ -165,12 +166,19 @@ export class JobSetController {
     }
   }
 
-  /** One status write per reconcile, when something changed; the events follow a successful write. */
+  /**
+   * One status write per reconcile, when something changed; the events follow a successful write. A refused write
+   * is reported on the JobSet and retried with backoff (the queue goes on with the other JobSets meanwhile).
+   */
   private writeStatus(stored: JobSet, w: Work): void {
     if (!w.update.changed) return;
     const status = { ...w.js.status, restarts: w.js.status?.restarts ?? 0 };
     const next = { ...stored, status } as KObject;
-    this.client.updateStatus(jobSetsRef, stored.metadata.namespace ?? '', stored.metadata.name ?? '', next);
+    try {
+      this.client.updateStatus(jobSetsRef, stored.metadata.namespace ?? '', stored.metadata.name ?? '', next);
+    } catch (err) {
+      throw reportStatusWriteFailure(this.events, this.log, stored as KObject, err);
+    }
     for (const e of w.update.events) this.events.event(stored as KObject, e.type, e.reason, e.message);
   }
 }

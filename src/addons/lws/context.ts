@@ -15,6 +15,20 @@ export interface LwsContext {
   pods: Informer<Pod>;
   /** StatefulSets with the set-name label, indexed by `set`. */
   statefulSets: Informer<StatefulSet>;
+  /**
+   * The last state of LWS pods deleted since their key was last reconciled (bounded): a pod deleted at once (no
+   * grace period, or a kubelet that stops it at once) is never seen terminating, and its deletion still counts.
+   */
+  deletedPods: Map<string, Pod>;
+}
+
+/** At most this many deleted pods are remembered between reconciles (the oldest go first). */
+export const maxDeletedPods = 10_000;
+
+export function rememberDeletedPod(ctx: LwsContext, key: string, pod: Pod): void {
+  ctx.deletedPods.delete(key);
+  ctx.deletedPods.set(key, pod);
+  if (ctx.deletedPods.size > maxDeletedPods) ctx.deletedPods.delete(ctx.deletedPods.keys().next().value!);
 }
 
 export const stsRes = 'apps/v1/statefulsets';

@@ -1,5 +1,6 @@
 // The LeaderWorkerSet add-on (kubernetes-sigs/lws, leaderworkerset.x-k8s.io/v1): the CRD, the LeaderWorkerSet and
-// pod reconcilers, and the pod defaulting upstream does in a webhook (here an in-process admission plugin).
+// pod reconcilers, and the pod defaulting and LeaderWorkerSet validation upstream does in webhooks (here in-process
+// admission plugins).
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
 import type { Addon, AddonContext, AddonHandle } from '../types.js';
@@ -8,10 +9,11 @@ import { addAdmission } from '../../client/services.js';
 import type { Change } from '../../client/types.js';
 import { WorkQueue } from '../../controllers/runtime/work-queue.js';
 import { labels as L, lwsResource } from './types.js';
-import { groupKey, podRes, setKey, stsRes, svcRes, type LwsContext } from './context.js';
+import { groupKey, podRes, rememberDeletedPod, setKey, stsRes, svcRes, type LwsContext } from './context.js';
 import { reconcileLws } from './lws-controller.js';
 import { reconcilePod } from './pod-controller.js';
 import { lwsPodAdmission } from './pod-defaulter.js';
+import { lwsWebhook } from './webhook.js';
 
 const split = (key: string): [string, string] => {
   const i = key.indexOf('/');
@@ -23,17 +25,19 @@ function start(actx: AddonContext): AddonHandle {
   const recorder = new EventRecorder(client, { component: 'lws-controller-manager' });
   const pods = client.informer<Pod>(podRes, { indexes: { set: (p) => setKey(p), group: (p) => groupKey(p) } });
   const statefulSets = client.informer<StatefulSet>(stsRes, { indexes: { set: (s) => setKey(s) } });
-  const ctx: LwsContext = { client, recorder, pods, statefulSets };
+  const ctx: LwsContext = { client, recorder, pods, statefulSets, deletedPods: new Map() };
   const lwsQueue = new WorkQueue('leaderworkerset', (key) => reconcileLws(ctx, ...split(key)), actx.clock, log);
   const podQueue = new WorkQueue('leaderworkerset-pod', (key) => reconcilePod(ctx, ...split(key)), actx.clock, log);
   const removeAdmission = addAdmission(client, lwsPodAdmission(client));
+  const removeWebhook = addAdmission(client, lwsWebhook());
   const unsubs: Array<() => void> = [];
   const objKey = (c: Change) => `${c.object.metadata.namespace ?? ''}/${c.object.metadata.name ?? ''}`;
   unsubs.push(client.watch(lwsResource, (c) => lwsQueue.add(objKey(c))));
   unsubs.push(pods.onChange((c) => {
     const set = setKey(c.object);
     if (set === undefined) return;
-    if (c.type !== 'DELETED') podQueue.add(objKey(c));
+    if (c.type === 'DELETED') rememberDeletedPod(ctx, objKey(c), c.object as Pod);
+    podQueue.add(objKey(c));
     lwsQueue.add(set);
   }));
   unsubs.push(statefulSets.onChange((c) => {
@@ -59,6 +63,7 @@ function start(actx: AddonContext): AddonHandle {
       pods.stop();
       statefulSets.stop();
       removeAdmission();
+      removeWebhook();
     },
   };
 }

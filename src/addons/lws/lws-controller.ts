@@ -2,6 +2,7 @@
 // partition from the rollout arithmetic), the shared headless Service, and the status. Level-triggered: every pass
 // reads the set, its StatefulSets and its leader pods as they are now.
 import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
+import { reportStatusWriteFailure } from '../status-write.js';
 import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
 import { canonicalJson } from '../../controllers/workload/hash.js';
@@ -114,7 +115,7 @@ function updateStatus(ctx: LwsContext, lws: LeaderWorkerSet, key: string): numbe
       ctx.client.updateStatus(lwsResource, ns, name, { ...lws, status: result.status } as KObject);
     } catch (err) {
       if (err instanceof ApiError && err.code === 409) return 0;
-      throw err;
+      throw reportStatusWriteFailure(ctx.recorder, ctx.client.log, lws as KObject, err);
     }
     if (result.event) ctx.recorder.event(lws as KObject, 'Normal', result.event.reason, result.event.message);
   }

@@ -44,10 +44,10 @@ function belongsTo(ctx: LwsContext, worker: Pod, leader: Pod): boolean {
 }
 
 /** Applies the restart policy; true when the group is being recreated (nothing else to do for this pod). */
-function restartGroup(ctx: LwsContext, pod: Pod, lws: LeaderWorkerSet): boolean {
+function restartGroup(ctx: LwsContext, pod: Pod, lws: LeaderWorkerSet, deleted = false): boolean {
   const policy = restartPolicyOf(lws);
   if (policy !== 'RecreateGroupOnPodRestart' && policy !== 'RecreateGroupAfterStart') return false;
-  if (!podBroken(pod) && !pod.metadata?.deletionTimestamp) return false;
+  if (!deleted && !podBroken(pod) && !pod.metadata?.deletionTimestamp) return false;
   const afterStart = policy === 'RecreateGroupAfterStart' || Object.hasOwn(lws.metadata.annotations ?? {}, A.recreateGroupAfterStart);
   if (afterStart && groupPending(ctx, pod, sizeOf(lws))) return false;
   const ns = pod.metadata?.namespace ?? '';
@@ -82,13 +82,28 @@ function exclusiveSelector(ctx: LwsContext, leader: Pod, lws: LeaderWorkerSet): 
   return { [topologyKey]: value };
 }
 
+/** The set a pod belongs to, when it carries the labels every LWS pod has. */
+function setOf(ctx: LwsContext, pod: Pod): LeaderWorkerSet | undefined {
+  const lwsName = pod.metadata?.labels?.[L.setName];
+  if (!lwsName || pod.metadata?.labels?.[L.workerIndex] === undefined) return undefined;
+  return ctx.client.get<LeaderWorkerSet>(lwsResource, pod.metadata?.namespace ?? '', lwsName);
+}
+
 export function reconcilePod(ctx: LwsContext, namespace: string, name: string): number | void {
+  // A pod deleted since the last pass (its successor may exist already): its deletion applies the restart policy,
+  // as upstream's does when it sees the pod terminating. A pod of an earlier group no longer matches its leader.
+  const key = `${namespace}/${name}`;
+  const gone = ctx.deletedPods.get(key);
+  if (gone) {
+    ctx.deletedPods.delete(key);
+    const set = setOf(ctx, gone);
+    if (set && restartGroup(ctx, gone, set, true)) return;
+  }
   const pod = ctx.client.get<Pod>(podRes, namespace, name);
   if (!pod) return;
-  const lwsName = pod.metadata?.labels?.[L.setName];
-  if (!lwsName || pod.metadata?.labels?.[L.workerIndex] === undefined) return;
-  const lws = ctx.client.get<LeaderWorkerSet>(lwsResource, namespace, lwsName);
+  const lws = setOf(ctx, pod);
   if (!lws) return;
+  const lwsName = lws.metadata.name ?? '';
   if (restartGroup(ctx, pod, lws)) return;
   if (!isLeader(pod) || pod.metadata?.deletionTimestamp) return;
   if (pod.metadata?.annotations?.[A.leaderName]) {

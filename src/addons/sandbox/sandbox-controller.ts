@@ -8,6 +8,8 @@ import type { Change } from '../../client/types.js';
 import type { KObject } from '../../machinery/types.js';
 import { ApiError } from '../../machinery/errors.js';
 import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { EventRecorder } from '../../client/event-recorder.js';
+import { reportStatusWriteFailure } from '../status-write.js';
 import { rfc3339, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import {
@@ -21,8 +23,10 @@ const notFound = (e: unknown) => e instanceof ApiError && e.code === 404;
 export class SandboxController {
   private readonly queue: WorkQueue;
   private readonly stops: Array<() => void> = [];
+  private readonly events: EventRecorder;
 
-  constructor(private readonly client: Client, private readonly clock: Clock, log: Logger) {
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
+    this.events = new EventRecorder(client, { component: 'sandbox-controller' });
     this.queue = new WorkQueue('sandbox', (key) => this.reconcile(key), clock, log);
     this.stops.push(client.watch(sandboxRef, (c) => this.queue.add(keyOf(c.object))));
     const byOwner = (c: Change) => {
@@ -89,8 +93,9 @@ export class SandboxController {
       delete status.service;
       delete status.serviceFQDN;
     }
-    // v1alpha1's status.replicas, as upstream's conversion fills it.
-    status.replicas = isSuspended(sb) ? 0 : 1;
+    // The controller writes v1beta1, whose status has no `replicas` (v1alpha1's, which upstream's conversion webhook
+    // fills on the way out): a copy left by an earlier Bonsai goes.
+    delete (status as Record<string, unknown>).replicas;
     const gen = sb.metadata.generation;
     setCondition(conditions, suspendedCondition(sb, pod, gen), now);
     const finished = finishedCondition(sb, pod, gen);
@@ -110,7 +115,7 @@ export class SandboxController {
     try {
       this.client.guaranteedUpdate(sandboxRef, sb.metadata.namespace ?? '', sb.metadata.name ?? '', (cur) => ({ ...cur, status }), { subresource: 'status' });
     } catch (e) {
-      if (!notFound(e)) throw e;
+      if (!notFound(e)) throw reportStatusWriteFailure(this.events, this.log, sb, e);
     }
   }
 

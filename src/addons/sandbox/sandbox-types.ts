@@ -53,7 +53,6 @@ export interface Sandbox extends KObject {
     selector?: string;
     podIPs?: string[];
     nodeName?: string;
-    replicas?: number;
   };
 }
 
