@@ -16,9 +16,11 @@ export type Decoder = 'yaml' | 'protobuf' | 'json';
  * Bodies from this size on are decoded off the main thread (a few ms of decoding on the main thread at most); JSON
  * bodies only when they are bound for a ConfigMap or Secret, and only to be checked there.
  */
-export const offThreadBytes: Record<Decoder, number> = { yaml: 32 * 1024, protobuf: 256 * 1024, json: 512 * 1024 };
+export const offThreadBytes: Record<Decoder, number> = { yaml: 4 * 1024, protobuf: 256 * 1024, json: 512 * 1024 };
 /** Bodies waiting for or in the worker at most; more are refused with 429. */
-const maxQueued = 8;
+const maxQueued = 256;
+/** Bytes of bodies waiting for or in the worker at most (server-side apply sends every object as YAML). */
+const maxQueuedBytes = 32 * 1024 * 1024;
 /** Past this, a decode is abandoned and the worker replaced (a guard, not a limit correctness depends on). */
 const guardMs = 30_000;
 
@@ -98,7 +100,8 @@ export function predecode(raw: Buffer, mediaType: string, contentType: string, t
   const decoder = decoderFor(mediaType);
   if (!decoder || raw.length < offThreadBytes[decoder]) return undefined;
   if (decoder === 'json' && !precheckedKind(target)) return undefined;
-  if (queue.length + (running ? 1 : 0) >= maxQueued) {
+  const queuedBytes = queue.reduce((n, j) => n + j.raw.length, running?.raw.length ?? 0);
+  if (queue.length + (running ? 1 : 0) >= maxQueued || queuedBytes + raw.length > maxQueuedBytes) {
     outcomes.set(raw, { decoder, outcome: { error: { code: 429, reason: 'TooManyRequests', message: 'too many large request bodies are being decoded, please try again later' } } });
     return Promise.resolve();
   }
