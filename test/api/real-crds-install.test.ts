@@ -2,7 +2,7 @@
 // the global `matches(s, re)`) guards the install of its standard HTTPRoute and GRPCRoute CRDs (RE2 `(?i)` rules),
 // then routes are created and a bad GRPCRoute service name is refused; Kueue's Workload CRD (rules whose cost estimate
 // sizes an unbounded conditions list) installs, a Workload is created, and its podSets rule refuses a bad status.
-// Fixtures and provenance: test/fixtures/crds/SOURCE.md.
+// Fixtures and provenance: test/fixtures/ecosystem/SOURCE.md.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -16,7 +16,7 @@ type Json = Record<string, any>;
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const ADMISSION = '/apis/admissionregistration.k8s.io/v1';
 const fixture = (file: string): Json[] =>
-  parseAllDocuments(readFileSync(join(process.cwd(), 'test/fixtures/crds', file), 'utf8')).map((d) => d.toJS() as Json).filter(Boolean);
+  parseAllDocuments(readFileSync(join(process.cwd(), 'test/fixtures/ecosystem', file), 'utf8')).map((d) => d.toJS() as Json).filter(Boolean);
 
 describe('real projects\' CRDs and policies install', () => {
   const { req } = useBonsai();

@@ -43,7 +43,7 @@ test('bounds of unbounded lists, maps and strings follow their smallest items', 
 });
 
 test("Kueue's Workload CRD compiles: each rule's estimate is within the budget", () => {
-  const file = join(process.cwd(), 'test/fixtures/crds/kueue.x-k8s.io_workloads.yaml');
+  const file = join(process.cwd(), 'test/fixtures/ecosystem/kueue.x-k8s.io_workloads.yaml');
   const crd = parseAllDocuments(readFileSync(file, 'utf8'))[0]!.toJS() as { spec: { versions: { name: string; schema: { openAPIV3Schema: unknown } }[] } };
   for (const [i, v] of crd.spec.versions.entries()) {
     const { errors, rules } = compileSchemaRules(v.schema.openAPIV3Schema, `spec.versions[${i}].schema.openAPIV3Schema`);

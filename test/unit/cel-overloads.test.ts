@@ -35,7 +35,7 @@ test('semver and isSemver with normalize', () => {
 });
 
 test("Gateway API's safe-upgrades policy rules compile and run", () => {
-  const file = join(process.cwd(), 'test/fixtures/crds/gateway.networking.k8s.io_vap_safeupgrades.yaml');
+  const file = join(process.cwd(), 'test/fixtures/ecosystem/gateway.networking.k8s.io_vap_safeupgrades.yaml');
   const policy = parseAllDocuments(readFileSync(file, 'utf8'))[0]!.toJS() as { spec: { validations: { expression: string }[] } };
   const crd = (version: string, channel = 'standard') => ({
     spec: { group: 'gateway.networking.k8s.io' },

@@ -66,7 +66,7 @@ test('a flag group JS refuses compiles; a pattern RE2 refuses fails the compile 
 });
 
 test("Gateway API GRPCRoute: the method's service rule compiles and holds", () => {
-  const file = join(process.cwd(), 'test/fixtures/crds/gateway.networking.k8s.io_grpcroutes.yaml');
+  const file = join(process.cwd(), 'test/fixtures/ecosystem/gateway.networking.k8s.io_grpcroutes.yaml');
   const crd = parseAllDocuments(readFileSync(file, 'utf8'))[0]!.toJS() as { spec: { versions: { schema: { openAPIV3Schema: unknown } }[] } };
   const { errors, rules } = compileSchemaRules(crd.spec.versions[0]!.schema.openAPIV3Schema, 'spec.versions[0].schema.openAPIV3Schema');
   assert.deepEqual(errors, []);
