@@ -14,6 +14,7 @@ import type { KObject } from '../machinery/types.js';
 import type { KubeletTimings } from './types.js';
 import type { PullResult } from './registry/image-registry.js';
 import { pullStageEnd } from './registry/pull-stage.js';
+import { mountStage } from './pod-mount-stage.js';
 
 export interface AdvanceContext {
   now: number;
@@ -26,11 +27,17 @@ export interface AdvanceContext {
   /** Asks the simulated registry (and the pod's override) whether pulling a container's image works. */
   pull(image: string, container: string): PullResult;
   allocateIP(): string;
+  /** The FailedMount messages of the volumes that cannot be set up now (none: every volume can). */
+  mountFailures?(): string[];
+  /** Why a container's environment cannot be built now (CreateContainerConfigError), or undefined. */
+  configError?(spec: Container): string | undefined;
 }
 
 const maxBackoffMs = 300_000;
 const initialBackoffMs = 10_000;
 const backoffResetMs = 600_000;
+/** After a CreateContainerConfigError the pod's next sync comes after the pod worker's back-off (10 s). */
+const configRetryMs = 10_000;
 
 export class PodAdvancer {
   private next = Infinity;
@@ -62,7 +69,9 @@ export class PodAdvancer {
     const run = this.run;
     if (run.sandboxReadyMs === undefined) {
       if (run.terminating) return;
-      const at = run.firstSeenMs + this.ctx.timings.sandboxMs;
+      const mount = mountStage(run, this.ctx.now, () => this.ctx.mountFailures?.() ?? [], (m) => this.ctx.event('Warning', 'FailedMount', m));
+      if (!mount.mounted) return void this.due(mount.retryAtMs);
+      const at = Math.max(run.firstSeenMs, run.mountedMs ?? run.firstSeenMs) + this.ctx.timings.sandboxMs;
       if (!this.due(at)) return;
       run.sandboxReadyMs = at;
       run.podIP = this.ctx.allocateIP();
@@ -154,6 +163,12 @@ export class PodAdvancer {
         return this.step(c);
       case 'creating':
         if (c.dueMs === undefined || !this.due(c.dueMs)) return;
+        if (c.configRetry) {
+          c.configRetry = undefined;
+          this.beginStart(c, c.dueMs);
+          return this.step(c);
+        }
+        if (this.configFailed(c, spec, c.dueMs)) return;
         this.start(c, spec, c.dueMs);
         this.changed = true;
         return this.step(c);
@@ -167,6 +182,19 @@ export class PodAdvancer {
         return this.step(c);
       default:
     }
+  }
+
+  /** The container's environment cannot be built: CreateContainerConfigError, and a retry after the back-off. */
+  private configFailed(c: ContainerRun, spec: Container, at: number): boolean {
+    const error = this.ctx.configError?.(spec);
+    c.configError = error;
+    if (error === undefined) return false;
+    this.ctx.event('Warning', 'Failed', `Error: ${error}`, c);
+    c.configRetry = true;
+    c.dueMs = Math.max(at, this.ctx.now) + configRetryMs;
+    this.due(c.dueMs);
+    this.changed = true;
+    return true;
   }
 
   private pullMs(c: ContainerRun): number {

@@ -23,6 +23,8 @@ import type { KubeletContext, NodeAgentView, NodeDirectory } from './types.js';
 import { nodeClient } from './node-client.js';
 import { pullImage } from './registry/pull.js';
 import { setContainerLogSink } from './container-log-append.js';
+import { containerConfigError, mountFailures } from './pod-references.js';
+import { recheckReferences, ReferenceWaits, referenceLookup, waitsOnReferences } from './reference-waits.js';
 
 /** The event fieldPath of a container: `spec.containers{web}`, `spec.initContainers{setup}`, `spec.ephemeralContainers{debugger-x}`. */
 const fieldPathOf = (c: { kind: string; name: string }) =>
@@ -58,6 +60,8 @@ export class PodLifecycle {
    */
   private readonly dormant = new Map<string, Pod>();
   private readonly stops: Array<() => void> = [];
+  /** Pods held back for a Secret or ConfigMap, woken when one is written in their namespace. */
+  private readonly refs: ReferenceWaits;
   readonly logs: LogStore;
 
   /** The server this kubelet simulation belongs to (its Registry): logs are looked up by it. */
@@ -76,6 +80,12 @@ export class PodLifecycle {
       if (!(c.object as unknown as Pod).spec?.nodeName && !this.uidOfKey.has(key)) return;
       this.queue.add(key);
     }));
+    this.refs = new ReferenceWaits(ctx.client, (key) => {
+      const run = this.runs.get(this.uidOfKey.get(key) ?? '');
+      if (run) recheckReferences(run, ctx.clock.nowMs());
+      this.queue.add(key);
+    });
+    this.stops.push(() => this.refs.stop());
     this.stops.push(nodes.onAgentStarted((node) => {
       for (const key of this.filed.keysOn(node)) this.queue.add(key);
     }));
@@ -121,6 +131,7 @@ export class PodLifecycle {
 
   private forget(key: string, uid: string | undefined): void {
     this.uidOfKey.delete(key);
+    this.refs.track(key, false);
     this.filed.unfile(key);
     if (!uid) return;
     const asleep = this.dormant.get(uid);
@@ -176,6 +187,7 @@ export class PodLifecycle {
     }
     // A pod just adopted whose stored status is already current is written nothing, without building it.
     if (!fresh || !adoptedStatusCurrent(pod, run, now, agent.hostIP)) this.writeStatus(pod, run, agent, now, next);
+    this.refs.track(key, !run.finished && waitsOnReferences(run));
     return next === Infinity ? undefined : Math.max(1, next - now);
   }
 
@@ -228,7 +240,10 @@ export class PodLifecycle {
     let images = this.pulled.get(run.nodeName);
     if (!images) this.pulled.set(run.nodeName, (images = new Set()));
     const cache = images;
+    const lookup = referenceLookup(this.ctx.client, run.namespace);
     return new PodAdvancer(run, {
+      mountFailures: () => mountFailures(pod, lookup),
+      configError: (spec) => containerConfigError(pod, spec, lookup),
       now, pod, timings: this.ctx.timings, logs: this.logs,
       event: (type, reason, message, c?: ContainerRun) => rec.event(obj, type, reason, message, c ? fieldPathOf(c) : undefined),
       imagePresent: (image) => cache.has(image),

@@ -53,6 +53,10 @@ export interface ContainerRun {
   pullBackoffMs?: number;
   /** An ephemeral container: when the kubelet first saw it in the pod spec (it starts from then on). */
   addedAtMs?: number;
+  /** Its environment could not be built (CreateContainerConfigError): the message, until a start succeeds. */
+  configError?: string;
+  /** The current `creating` stage is the wait before retrying after a config error (the retry pulls again). */
+  configRetry?: boolean;
 }
 
 export interface Terminating {
@@ -69,6 +73,10 @@ export interface PodRun {
   nodeName: string;
   firstSeenMs: number;
   sandboxReadyMs?: number;
+  /** When the pod's volumes were set up (the sandbox follows); undefined while a Secret or ConfigMap is missing. */
+  mountedMs?: number;
+  /** Volume set-up failing: the next retry (back-off doubling) and whether a watched change asks for a check now. */
+  mountWait?: { retryAtMs: number; backoffMs: number; recheck?: boolean };
   podIP?: string;
   containers: ContainerRun[];
   /** Ephemeral containers, in the order they were added; they take no part in the pod's phase or readiness. */

@@ -70,6 +70,7 @@ function containerState(pod: Pod, c: ContainerRun, initializing: boolean): Conta
       return backoffWaiting();
     default:
       if (c.stage === 'pulling' && c.pullFailure) return { waiting: { reason: c.pullFailure.reason, message: c.pullFailure.message } };
+      if (c.configError !== undefined) return { waiting: { reason: 'CreateContainerConfigError', message: c.configError } };
       if (restarting) return c.waitingBackoffMs !== undefined ? backoffWaiting() : terminatedState(c);
       return { waiting: { reason: c.kind === 'ephemeral' || (c.kind === 'main' && !initializing) ? 'ContainerCreating' : 'PodInitializing' } };
   }
