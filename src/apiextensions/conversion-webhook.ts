@@ -11,6 +11,8 @@ import type { Registry } from '../registry/registry.js';
 import type { ResourceDef } from '../registry/resource.js';
 import { validateAnnotations, validateLabels } from '../registry/validation/common.js';
 import { postReview, resolveTarget } from '../admission/webhook/client.js';
+import { jsonDepth } from '../util/json-tree.js';
+import { jsonTooDeep, maxObjectDepth } from '../machinery/depth-limits.js';
 import { awaitingOutbound } from '../flowcontrol/dispatch/outbound.js';
 
 /** What a CRD with conversion strategy Webhook declares (spec.conversion.webhook). */
@@ -152,6 +154,8 @@ export async function convertByWebhook(reg: Registry, def: ResourceDef, objs: re
   } catch (e) {
     throw failure(`${prefix} failed: ${(e as Error).message}`);
   }
+  // Stored objects are held to maxObjectDepth (V8 copies and serializes recursively); deeper answers are refused.
+  if (answered.some((o) => jsonDepth(o, maxObjectDepth) > maxObjectDepth)) throw failure(`${prefix} failed: json: ${jsonTooDeep('object')}`);
   if (answered.length !== pending.length) throw failure(`${prefix} returned ${answered.length} objects, expected ${pending.length}`);
   const out = [...objs];
   pending.forEach(({ o, i }, n) => { out[i] = acceptConverted(o, answered[n], desired, n, prefix, list); });
