@@ -67,7 +67,7 @@ export async function handlePatch(reg: Registry, def: ResourceDef, version: stri
     return { object, created: false };
   }
 
-  if (needsConversion(def, version) && !subresource) {
+  if (needsConversion(def, version)) {
     return patchConverted(reg, def, version, ns, name, (cur) => {
       const patched = applyPatch(type, cur, patch, gvk);
       if (type === 'strategic') checkPatchedStrategic(def, version, patched, patch, mode, warnings);
