@@ -5,11 +5,9 @@
 // Service backed by simulated pods converts by carrying the fields over, with a Warning.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { useKubectlServer } from '../helpers/cluster.js';
-import { ClusterCa, generateCa } from '../../src/auth/pki/cluster-ca.js';
+import { startHttpsTestServer, type HttpsTestServer } from '../helpers/https-test-server.js';
 
 type Json = Record<string, any>;
 
@@ -30,18 +28,13 @@ function convert(obj: Json, desired: string): Json {
   return { ...obj, apiVersion: desired, spec, metadata: { ...obj.metadata, labels: { ...(obj.metadata?.labels ?? {}), converted: 'yes' } } };
 }
 
-function serve(req: IncomingMessage, res: ServerResponse): void {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json;
-    received.push(review);
-    const { uid, desiredAPIVersion, objects } = review.request;
-    let response: Json = { uid, result: { status: 'Success' }, convertedObjects: objects.map((o: Json) => convert(o, desiredAPIVersion)) };
-    if (req.url?.startsWith('/fail')) response = { uid, result: { status: 'Failure', message: 'backends cannot be converted today' } };
-    if (req.url?.startsWith('/bad-uid')) response.uid = 'not-the-request';
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response }));
-  });
+function serve(url: string, review: Json, res: ServerResponse): void {
+  received.push(review);
+  const { uid, desiredAPIVersion, objects } = review.request;
+  let response: Json = { uid, result: { status: 'Success' }, convertedObjects: objects.map((o: Json) => convert(o, desiredAPIVersion)) };
+  if (url.startsWith('/fail')) response = { uid, result: { status: 'Failure', message: 'backends cannot be converted today' } };
+  if (url.startsWith('/bad-uid')) response.uid = 'not-the-request';
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response }));
 }
 
 /** A CRD of Backends in group `group`, converted by `clientConfig` (YAML flow). */
@@ -78,21 +71,14 @@ spec: {host: db.example, port: 5432}
 `;
 
 describe('CRD conversion webhooks with kubectl', () => {
-  let server: Server;
+  let server: HttpsTestServer;
   let base = '';
   let caBundle = '';
   before(async () => {
-    const ca = await generateCa('conversion-e2e-ca');
-    const serving = await new ClusterCa(ca.certPem, ca.keyPem).issueKeyPair('server', [{ CN: ['conversion-e2e'] }], 1, { dns: [], ips: ['127.0.0.1'] });
-    server = createServer({ key: serving.keyPem, cert: serving.certPem }, serve);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    caBundle = Buffer.from(ca.certPem).toString('base64');
+    server = await startHttpsTestServer('conversion-e2e', serve);
+    ({ base, caBundle } = server);
   });
-  after(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
+  after(() => server.close());
   const env = useKubectlServer();
   const k = () => env.k;
   const getJson = async (resource: string, name: string) => JSON.parse(await k().ok(['get', resource, name, '-o', 'json'])) as Json;

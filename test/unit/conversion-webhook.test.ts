@@ -3,10 +3,8 @@
 // hostile answers of test/helpers/hostile-conversion.ts each refused (or accepted) with upstream's words.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { ClusterCa, generateCa } from '../../src/auth/pki/cluster-ca.js';
+import type { ServerResponse } from 'node:http';
+import { startHttpsTestServer, type HttpsTestServer } from '../helpers/https-test-server.js';
 import { ApiError } from '../../src/machinery/errors.js';
 import type { KObject } from '../../src/machinery/types.js';
 import type { Registry } from '../../src/registry/registry.js';
@@ -17,23 +15,18 @@ import { conversionRows } from '../helpers/hostile-conversion.js';
 
 type Json = Record<string, any>;
 
-let server: Server;
+let server: HttpsTestServer;
 let base = '';
 let caBundle = '';
 const seen: Json[] = [];
 
-function serve(req: IncomingMessage, res: ServerResponse): void {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Json;
-    seen.push(review);
-    const row = /^\/hostile\/(\d+)/.exec(req.url ?? '');
-    const body = row
-      ? conversionRows[Number(row[1])].answer(review as Parameters<(typeof conversionRows)[0]['answer']>[0])
-      : JSON.stringify({ apiVersion: review.apiVersion, kind: 'ConversionReview', response: { uid: review.request.uid, result: { status: 'Success' }, convertedObjects: review.request.objects.map((o: Json) => ({ ...o, apiVersion: review.request.desiredAPIVersion })) } });
-    res.writeHead(200, { 'content-type': 'application/json' }).end(body);
-  });
+function serve(url: string, review: Json, res: ServerResponse): void {
+  seen.push(review);
+  const row = /^\/hostile\/(\d+)/.exec(url);
+  const body = row
+    ? conversionRows[Number(row[1])].answer(review as Parameters<(typeof conversionRows)[0]['answer']>[0])
+    : JSON.stringify({ apiVersion: review.apiVersion, kind: 'ConversionReview', response: { uid: review.request.uid, result: { status: 'Success' }, convertedObjects: review.request.objects.map((o: Json) => ({ ...o, apiVersion: review.request.desiredAPIVersion })) } });
+  res.writeHead(200, { 'content-type': 'application/json' }).end(body);
 }
 
 /** What convertByWebhook reads of the registry with a url clientConfig. */
@@ -53,17 +46,10 @@ const thing = (name = 'one', uid = 'u1'): KObject => ({
 
 describe('CRD conversion webhook', () => {
   before(async () => {
-    const ca = await generateCa('conversion-unit-ca');
-    const serving = await new ClusterCa(ca.certPem, ca.keyPem).issueKeyPair('server', [{ CN: ['conversion-unit'] }], 1, { dns: [], ips: ['127.0.0.1'] });
-    server = createServer({ key: serving.keyPem, cert: serving.certPem }, serve);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    caBundle = Buffer.from(ca.certPem).toString('base64');
+    server = await startHttpsTestServer('conversion-unit', serve);
+    ({ base, caBundle } = server);
   });
-  after(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
+  after(() => server.close());
 
   it('sends only the objects not in the desired version, in one review, and keeps the order', async () => {
     seen.length = 0;
