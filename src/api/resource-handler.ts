@@ -134,7 +134,7 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
         };
         if (needsConversion(def, version)) {
           return convertedForWrite(reg, def, decoded, warnings)
-            .then((obj) => reg.createAsync(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), warnings, owned: true, version: def.version }))
+            .then((obj) => reg.createOrWait(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), warnings, owned: true, version: def.version }))
             .then(done, (e) => withWarnings(reply, warnings, e));
         }
         const obj = decoded;
