@@ -1,8 +1,8 @@
 // CRDs with conversion strategy Webhook through the real kubectl: a Backend is `spec.host` + `spec.port` in v1 (the
 // storage version) and `spec.address: "host:port"` in v2, converted by an HTTPS ConversionReview server in this test
 // (a self-signed CA in caBundle, url clientConfig). Created in v1 and read in v2, updated and patched in v2 and read
-// in v1, listed in v2; a webhook that answers Failure, or a wrong uid, fails the read with upstream's 500; a webhook
-// Service backed by simulated pods converts by carrying the fields over, with a Warning.
+// in v1, its status written in v2, listed in v2; a webhook that answers Failure, or a wrong uid, fails the read with
+// upstream's 500; a webhook Service backed by simulated pods converts by carrying the fields over, with a Warning.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
@@ -42,11 +42,13 @@ function crd(group: string, clientConfig: string): string {
   const version = (name: string, storage: boolean, spec: string) => `  - name: ${name}
     served: true
     storage: ${storage}
+    subresources: {status: {}}
     schema:
       openAPIV3Schema:
         type: object
         properties:
           spec: {type: object, properties: ${spec}}
+          status: {type: object, properties: {ready: {type: boolean}}}
 `;
   return `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -109,6 +111,11 @@ describe('CRD conversion webhooks with kubectl', () => {
     // Patched in v2.
     await k().ok(['patch', 'backends.v2.conv.example.com', 'db', '--type=merge', '-p', '{"spec":{"address":"other.example:7000"}}']);
     assert.deepEqual((await getJson('backends.v1.conv.example.com', 'db')).spec, { host: 'other.example', port: 7000 });
+    // Its status written in v2: the spec stays as it was.
+    await k().ok(['patch', 'backends.v2.conv.example.com', 'db', '--subresource=status', '--type=merge', '-p', '{"status":{"ready":true}}']);
+    const afterStatus = await getJson('backends.v1.conv.example.com', 'db');
+    assert.deepEqual([afterStatus.spec, afterStatus.status], [{ host: 'other.example', port: 7000 }, { ready: true }]);
+    assert.deepEqual((await getJson('backends.v2.conv.example.com', 'db')).status, { ready: true });
     // Listed in v2.
     const list = JSON.parse(await k().ok(['get', 'backends.v2.conv.example.com', '-o', 'json'])) as Json;
     assert.deepEqual(list.items.map((i: Json) => [i.apiVersion, i.spec]), [['conv.example.com/v2', { address: 'other.example:7000' }]]);
