@@ -28,10 +28,27 @@ export interface CrdFile {
   hash: string;
 }
 
+/**
+ * Mixed into every manifest's hash: bumped when what applyCrd installs changes for the same file, so that CRDs
+ * installed before are updated once (2: conversion webhooks replaced by None, see installedForm).
+ */
+const installRevision = '2';
+
 export async function readCrdFile(file: string): Promise<CrdFile> {
   const path = isAbsolute(file) ? file : join(projectRoot, file);
   const text = await readFile(path, 'utf8');
-  return { path: file, text, hash: createHash('sha256').update(text).digest('hex').slice(0, 32) };
+  return { path: file, text, hash: createHash('sha256').update(`${installRevision}\u0000${text}`).digest('hex').slice(0, 32) };
+}
+
+/**
+ * The CRD as an add-on installs it. An add-on runs its operator's controllers, not the operator's webhook server, so
+ * a CRD converting by webhook (agent-sandbox's) would name a Service nothing serves and every read in another version
+ * would fail: it is installed with conversion None (the versions share one stored form, relabelled on read).
+ */
+function installedForm(crd: KObject): KObject {
+  const spec = isRecord(crd.spec) ? crd.spec : undefined;
+  if (!spec || !isRecord(spec.conversion) || spec.conversion.strategy !== 'Webhook') return crd;
+  return { ...crd, spec: { ...spec, conversion: { strategy: 'None' } } };
 }
 
 /** The CRD names a controller-gen style file declares (top-level `metadata:` then an indented `name:`), unparsed. */
@@ -121,7 +138,7 @@ export function applyCrd(client: Client, addon: string, crd: KObject, hash: stri
   const name = crd.metadata.name ?? '';
   const labels = { ...(crd.metadata.labels ?? {}), [addonLabel]: addon };
   const annotations = { ...(crd.metadata.annotations ?? {}), [manifestHashAnnotation]: hash };
-  const desired: KObject = { ...crd, metadata: { ...crd.metadata, labels, annotations } };
+  const desired: KObject = { ...installedForm(crd), metadata: { ...crd.metadata, labels, annotations } };
   const current = client.get(crdRef, '', name);
   if (!current) {
     client.create(crdRef, '', desired);

@@ -20,6 +20,8 @@ export function outputFormat(accept: string | undefined): OutputFormat {
 
 /** The stored object as served in `version` (shared objects are copied only when converted). */
 export function served(def: ResourceDef, version: string, stored: KObject): KObject {
+  // Already converted by the CRD's webhook (api/converted.ts): served as the webhook gave it.
+  if (def.conversionWebhook && version !== def.version && stored.apiVersion === apiVersionOf(def.group, version)) return stored;
   const obj = def.onRead ? def.onRead(stored) : stored;
   const apiVersion = apiVersionOf(def.group, version);
   if (def.toVersion && (version !== def.version || def.sharedStorage)) {
@@ -30,8 +32,10 @@ export function served(def: ResourceDef, version: string, stored: KObject): KObj
   return { ...obj, apiVersion, kind: def.kind };
 }
 
-/** A request body of `version` converted to the storage form. */
+/** A request body of `version` converted to the storage form (but see conversion webhooks below). */
 export function toStorage(def: ResourceDef, version: string, obj: KObject): KObject {
+  // Left in its version for the CRD's conversion webhook, which the handler awaits (api/converted.ts).
+  if (def.conversionWebhook && version !== def.version) return { ...obj, apiVersion: apiVersionOf(def.group, version), kind: def.kind };
   const c = def.fromVersion && (version !== def.version || def.sharedStorage) ? def.fromVersion(obj, version) : obj;
   return { ...c, apiVersion: storageApiVersion(def), kind: def.sharedStorage ? c.kind ?? def.kind : def.kind };
 }

@@ -2,7 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError, badRequest, notFound } from '../machinery/errors.js';
 import { isRecord, type KObject } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
+import type { Registry, WriteOptions } from '../registry/registry.js';
 import { storageKey, type PartialWrite, type ResourceDef } from '../registry/resource.js';
 import { rfc3339 } from '../util/clock.js';
 import { mediaType, parseBody, strategicMergeRefused, unsupportedPatchType } from './body.js';
@@ -11,6 +11,7 @@ import { served, toStorage } from './output.js';
 import { applyJsonPatch, applyMergePatch, applyServerSideApply, applyStrategicMergePatch, patchTypeOf } from './patch/index.js';
 import { bool, checkWriteOptions, dryRun, fieldValidation, query, str } from './query.js';
 import { customOpenApiOf } from '../openapi/custom-store.js';
+import { convertedForRead, convertedForWrite, needsConversion } from './converted.js';
 
 /** Applies a patch document of `type` to `current` (in the served version's form). */
 export function applyPatch(type: 'json' | 'merge' | 'strategic', current: KObject, patch: unknown, gvk: { group: string; version: string; kind: string }): KObject {
@@ -55,10 +56,25 @@ export async function handlePatch(reg: Registry, def: ResourceDef, version: stri
     if (!live) {
       if (subresource) throw notFound({ group: def.group, resource: def.plural }, name);
       const obj = applyServerSideApply(undefined, { ...applied, metadata: { ...applied.metadata, name } }, gvk, ssa);
+      if (needsConversion(def, version)) {
+        const stored = await convertedForWrite(reg, def, toStorage(def, version, obj), warnings);
+        return { object: await reg.createAsync(def, namespace, stored, { ...opts, version: def.version }), created: true };
+      }
       return { object: await reg.createAsync(def, namespace, toStorage(def, version, obj), opts), created: true };
     }
+    if (needsConversion(def, version)) return patchConverted(reg, def, version, ns, name, (cur) => applyServerSideApply(cur, applied, gvk, ssa), opts);
     const object = await reg.guaranteedUpdateAsync(def, namespace, name, (cur) => toStorage(def, version, applyServerSideApply(served(def, version, cur), applied, gvk, ssa)), opts);
     return { object, created: false };
+  }
+
+  if (needsConversion(def, version)) {
+    return patchConverted(reg, def, version, ns, name, (cur) => {
+      const patched = applyPatch(type, cur, patch, gvk);
+      if (type === 'strategic') checkPatchedStrategic(def, version, patched, patch, mode, warnings);
+      else checkPatchedJson(def, version, patched, mode, warnings);
+      if (!isRecord(patched.metadata)) throw badRequest('metadata: expected an object');
+      return toStorage(def, version, patched);
+    }, opts);
   }
 
   // As kube-apiserver does, a result the store finds too large is tried once more without its managedFields (which
@@ -82,4 +98,18 @@ export async function handlePatch(reg: Registry, def: ResourceDef, version: stri
     warnings.length = warned;
     return { object: await update(true), created: false };
   }
+}
+
+/**
+ * A patch of a custom resource whose CRD converts by webhook, in another version than the stored one: the current
+ * object converted to `version`, patched there, converted back, and written if it has not changed meanwhile (the
+ * patched object keeps the resourceVersion it was read at, so a concurrent write answers 409).
+ */
+async function patchConverted(reg: Registry, def: ResourceDef, version: string, ns: string, name: string, change: (cur: KObject) => KObject, opts: WriteOptions & { warnings: string[] }): Promise<{ object: KObject; created: boolean }> {
+  const current = reg.get(def, ns, name);
+  const [inVersion] = await convertedForRead(reg, def, version, [current], opts.warnings);
+  const changed = change(structuredClone(inVersion));
+  if (changed.metadata.resourceVersion === undefined) changed.metadata.resourceVersion = current.metadata.resourceVersion;
+  const stored = await convertedForWrite(reg, def, changed, opts.warnings);
+  return { object: await reg.guaranteedUpdateAsync(def, ns, name, () => stored, { ...opts, version: def.version }), created: false };
 }

@@ -10,6 +10,7 @@ import type { PartialWrite, ResourceDef } from '../registry/resource.js';
 import { matchesResourceVersion } from '../registry/write.js';
 import { objectBody } from './body.js';
 import { decodeObject } from './decode-object.js';
+import { convertedForRead, convertedForWrite, needsConversion } from './converted.js';
 import { served } from './output.js';
 import { applyPatch, handlePatch } from './patch-handler.js';
 import { checkWriteOptions, dryRun, fieldValidation, query, str } from './query.js';
@@ -93,10 +94,13 @@ async function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestIn
     if (req.method === 'GET') out = reg.get(def, ns, name);
     else if (req.method === 'PUT') {
       checkWriteOptions(q, 'UpdateOptions');
-      const obj = decodeObject(reg, def, info.version, req, fieldValidation(q, 'UpdateOptions'), warnings);
-      out = await reg.guaranteedUpdateAsync(def, ns, name, () => obj, { dryRun: dryRun(q, 'UpdateOptions'), subresource: part, warnings, version: info.version });
+      const decoded = decodeObject(reg, def, info.version, req, fieldValidation(q, 'UpdateOptions'), warnings);
+      const convert = needsConversion(def, info.version);
+      const obj = convert ? await convertedForWrite(reg, def, decoded, warnings) : decoded;
+      out = await reg.guaranteedUpdateAsync(def, ns, name, () => obj, { dryRun: dryRun(q, 'UpdateOptions'), subresource: part, warnings, version: convert ? def.version : info.version });
     } else if (req.method === 'PATCH') out = (await handlePatch(reg, def, info.version, ns, name, req, part, warnings)).object;
     else throw methodNotAllowed();
+    if (needsConversion(def, info.version)) [out] = await convertedForRead(reg, def, info.version, [out], warnings);
   } catch (e) {
     withWarnings(reply, warnings, e);
   }

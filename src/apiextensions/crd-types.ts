@@ -44,7 +44,7 @@ export interface Crd extends KObject {
     names: CrdNames;
     scope: 'Namespaced' | 'Cluster';
     versions: CrdVersion[];
-    conversion?: { strategy?: string };
+    conversion?: { strategy?: string; webhook?: { clientConfig?: unknown; conversionReviewVersions?: string[] } };
     preserveUnknownFields?: boolean;
   };
   status?: {

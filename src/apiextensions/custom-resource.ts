@@ -61,7 +61,7 @@ class CompiledCrd {
   }
 }
 
-/** The resource a CRD defines, served from its storage version (all versions share one storage form: conversion None). */
+/** The resource a CRD defines, served from its storage version (one stored form; conversion None relabels, Webhook calls it). */
 export function customResourceDef(crd: Crd, opts: { terminating?: boolean } = {}): ResourceDef {
   const { group, names, scope } = crd.spec;
   const storage = storageVersionOf(crd) ?? crd.spec.versions[0];
@@ -104,6 +104,11 @@ export function customResourceDef(crd: Crd, opts: { terminating?: boolean } = {}
     table: crdTablePrinter(crd, storageVersion),
     fieldSelectors: crdFieldSelectors(crd, storageVersion, scope === 'Namespaced'),
   };
+  const conversion = crd.spec.conversion;
+  if (conversion?.strategy === 'Webhook' && conversion.webhook) {
+    const reviewVersions = Array.isArray(conversion.webhook.conversionReviewVersions) ? conversion.webhook.conversionReviewVersions.filter((v): v is string => typeof v === 'string') : [];
+    def.conversionWebhook = { clientConfig: conversion.webhook.clientConfig, conversionReviewVersions: reviewVersions };
+  }
   if (scalePaths) def.scale = { get: (obj) => scaleOf(obj, scalePaths) as unknown as KObject, set: (obj, replicas) => applyScale(obj, replicas, scalePaths) };
   if (opts.terminating) {
     def.prepareCreate = () => {

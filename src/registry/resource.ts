@@ -63,6 +63,11 @@ export interface ResourceDef {
   onRead?: (obj: KObject) => KObject;
   /** Converts a stored object to a served version (apiVersion set by the caller). */
   toVersion?: (obj: KObject, version: string) => KObject;
+  /**
+   * A custom resource's conversion webhook (CRD conversion strategy Webhook): reads and writes in another version
+   * than the storage one await it (src/apiextensions/conversion-webhook.ts); toVersion/fromVersion stay unset.
+   */
+  conversionWebhook?: { clientConfig: unknown; conversionReviewVersions: string[] };
   /** Converts a request body of a served version to the storage version. */
   fromVersion?: (obj: KObject, version: string) => KObject;
   /** Runs after defaults and system metadata on create, before validation. */

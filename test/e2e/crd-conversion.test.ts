@@ -1,0 +1,159 @@
+// CRDs with conversion strategy Webhook through the real kubectl: a Backend is `spec.host` + `spec.port` in v1 (the
+// storage version) and `spec.address: "host:port"` in v2, converted by an HTTPS ConversionReview server in this test
+// (a self-signed CA in caBundle, url clientConfig). Created in v1 and read in v2, updated and patched in v2 and read
+// in v1, its status written in v2, listed in v2; a webhook that answers Failure, or a wrong uid, fails the read with
+// upstream's 500; a webhook Service backed by simulated pods converts by carrying the fields over, with a Warning.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
+import { useKubectlServer } from '../helpers/cluster.js';
+import { startHttpsTestServer, type HttpsTestServer } from '../helpers/https-test-server.js';
+
+type Json = Record<string, any>;
+
+/** The reviews the server received, in order. */
+const received: Json[] = [];
+
+function convert(obj: Json, desired: string): Json {
+  const spec: Json = { ...(obj.spec ?? {}) };
+  if (desired.endsWith('/v2') && 'host' in spec) {
+    spec.address = `${spec.host}:${spec.port}`;
+    delete spec.host;
+    delete spec.port;
+  } else if (desired.endsWith('/v1') && 'address' in spec) {
+    const [host, port] = String(spec.address).split(':');
+    Object.assign(spec, { host, port: Number(port) });
+    delete spec.address;
+  }
+  return { ...obj, apiVersion: desired, spec, metadata: { ...obj.metadata, labels: { ...(obj.metadata?.labels ?? {}), converted: 'yes' } } };
+}
+
+function serve(url: string, review: Json, res: ServerResponse): void {
+  received.push(review);
+  const { uid, desiredAPIVersion, objects } = review.request;
+  let response: Json = { uid, result: { status: 'Success' }, convertedObjects: objects.map((o: Json) => convert(o, desiredAPIVersion)) };
+  if (url.startsWith('/fail')) response = { uid, result: { status: 'Failure', message: 'backends cannot be converted today' } };
+  if (url.startsWith('/bad-uid')) response.uid = 'not-the-request';
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response }));
+}
+
+/** A CRD of Backends in group `group`, converted by `clientConfig` (YAML flow). */
+function crd(group: string, clientConfig: string): string {
+  const version = (name: string, storage: boolean, spec: string) => `  - name: ${name}
+    served: true
+    storage: ${storage}
+    subresources: {status: {}}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: ${spec}}
+          status: {type: object, properties: {ready: {type: boolean}}}
+`;
+  return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: backends.${group}}
+spec:
+  group: ${group}
+  scope: Namespaced
+  names: {plural: backends, singular: backend, kind: Backend}
+  conversion:
+    strategy: Webhook
+    webhook:
+      conversionReviewVersions: ["v1"]
+      clientConfig: ${clientConfig}
+  versions:
+${version('v1', true, '{host: {type: string}, port: {type: integer}}')}${version('v2', false, '{address: {type: string}}')}`;
+}
+
+const backend = (group: string, name: string) => `apiVersion: ${group}/v1
+kind: Backend
+metadata: {name: ${name}, namespace: default}
+spec: {host: db.example, port: 5432}
+`;
+
+describe('CRD conversion webhooks with kubectl', () => {
+  let server: HttpsTestServer;
+  let base = '';
+  let caBundle = '';
+  before(async () => {
+    server = await startHttpsTestServer('conversion-e2e', serve);
+    ({ base, caBundle } = server);
+  });
+  after(() => server.close());
+  const env = useKubectlServer();
+  const k = () => env.k;
+  const getJson = async (resource: string, name: string) => JSON.parse(await k().ok(['get', resource, name, '-o', 'json'])) as Json;
+
+  it('converts reads and writes between versions of different shapes', async () => {
+    await k().ok(['apply', '-f', '-'], { input: crd('conv.example.com', `{url: "${base}/convert", caBundle: ${caBundle}}`) });
+    await k().ok(['wait', '--for=condition=Established', 'crd/backends.conv.example.com', '--timeout=30s']);
+    await k().ok(['apply', '-f', '-'], { input: backend('conv.example.com', 'db') });
+    // Created in the storage version: nothing converted.
+    const stored = await getJson('backends.v1.conv.example.com', 'db');
+    assert.deepEqual(stored.spec, { host: 'db.example', port: 5432 });
+    assert.equal(received.length, 0);
+
+    const v2 = await getJson('backends.v2.conv.example.com', 'db');
+    assert.equal(v2.apiVersion, 'conv.example.com/v2');
+    assert.deepEqual(v2.spec, { address: 'db.example:5432' });
+    assert.equal(v2.metadata.labels.converted, 'yes', 'labels from the webhook are kept');
+    assert.equal(v2.metadata.uid, stored.metadata.uid);
+    const review = received.at(-1)!;
+    assert.equal(review.apiVersion, 'apiextensions.k8s.io/v1');
+    assert.equal(review.request.desiredAPIVersion, 'conv.example.com/v2');
+    assert.equal(review.request.objects[0].apiVersion, 'conv.example.com/v1');
+
+    // Updated in v2 (replace), read in v1.
+    v2.spec = { address: 'replica.example:6543' };
+    await k().ok(['replace', '-f', '-'], { input: JSON.stringify(v2) });
+    assert.deepEqual((await getJson('backends.v1.conv.example.com', 'db')).spec, { host: 'replica.example', port: 6543 });
+    // Patched in v2.
+    await k().ok(['patch', 'backends.v2.conv.example.com', 'db', '--type=merge', '-p', '{"spec":{"address":"other.example:7000"}}']);
+    assert.deepEqual((await getJson('backends.v1.conv.example.com', 'db')).spec, { host: 'other.example', port: 7000 });
+    // Its status written in v2: the spec stays as it was.
+    await k().ok(['patch', 'backends.v2.conv.example.com', 'db', '--subresource=status', '--type=merge', '-p', '{"status":{"ready":true}}']);
+    const afterStatus = await getJson('backends.v1.conv.example.com', 'db');
+    assert.deepEqual([afterStatus.spec, afterStatus.status], [{ host: 'other.example', port: 7000 }, { ready: true }]);
+    assert.deepEqual((await getJson('backends.v2.conv.example.com', 'db')).status, { ready: true });
+    // Listed in v2.
+    const list = JSON.parse(await k().ok(['get', 'backends.v2.conv.example.com', '-o', 'json'])) as Json;
+    assert.deepEqual(list.items.map((i: Json) => [i.apiVersion, i.spec]), [['conv.example.com/v2', { address: 'other.example:7000' }]]);
+  });
+
+  it("fails reads in another version with upstream's 500 when the webhook refuses or answers for another request", async () => {
+    for (const [group, path] of [['fail.example.com', '/fail'], ['uid.example.com', '/bad-uid']]) {
+      await k().ok(['apply', '-f', '-'], { input: crd(group, `{url: "${base}${path}", caBundle: ${caBundle}}`) });
+      await k().ok(['wait', '--for=condition=Established', `crd/backends.${group}`, '--timeout=30s']);
+      await k().ok(['apply', '-f', '-'], { input: backend(group, 'db') });
+      assert.deepEqual((await getJson(`backends.v1.${group}`, 'db')).spec, { host: 'db.example', port: 5432 });
+    }
+    const refused = await k().fails(['get', 'backends.v2.fail.example.com', 'db']);
+    assert.match(refused, /conversion webhook for fail\.example\.com\/v1, Kind=Backend failed: backends cannot be converted today/);
+    const raw = JSON.parse((await k().run(['get', '--raw', '/apis/fail.example.com/v2/namespaces/default/backends/db'])).stdout || '{}') as Json;
+    if (raw.kind === 'Status') assert.equal(raw.code, 500);
+    const wrongUid = await k().fails(['get', 'backends.v2.uid.example.com']);
+    assert.match(wrongUid, /conversion webhook for uid\.example\.com\/v1, Kind=Backend failed: expected response\.uid="[0-9a-f-]+", got "not-the-request"/);
+    // A write in v2 fails the same way, and nothing is written.
+    const write = await k().fails(['patch', 'backends.v2.fail.example.com', 'db', '--type=merge', '-p', '{"spec":{"address":"x:1"}}']);
+    assert.match(write, /backends cannot be converted today/);
+  });
+
+  it('carries the fields over, with a Warning, when the webhook Service is backed by simulated pods', async () => {
+    await k().ok(['create', 'namespace', 'conv']);
+    await k().ok(['create', 'deployment', 'converter', '-n', 'conv', '--image=registry.example/converter:1', '--port=8443']);
+    await k().ok(['expose', 'deployment', 'converter', '-n', 'conv', '--port=443', '--target-port=8443']);
+    await k().ok(['rollout', 'status', 'deployment/converter', '-n', 'conv', '--timeout=60s']);
+    await k().ok(['apply', '-f', '-'], { input: crd('sim.example.com', `{service: {namespace: conv, name: converter, path: /convert}, caBundle: ${caBundle}}`) });
+    await k().ok(['wait', '--for=condition=Established', 'crd/backends.sim.example.com', '--timeout=30s']);
+    await k().ok(['apply', '-f', '-'], { input: backend('sim.example.com', 'db') });
+    const before = received.length;
+    const r = await k().run(['get', 'backends.v2.sim.example.com', 'db', '-o', 'json']);
+    assert.equal(r.code, 0, r.stderr);
+    const v2 = JSON.parse(r.stdout) as Json;
+    assert.equal(v2.apiVersion, 'sim.example.com/v2');
+    assert.deepEqual(v2.spec, { host: 'db.example', port: 5432 });
+    assert.match(r.stderr, /conversion webhook for sim\.example\.com\/Backend is served by simulated pods \(service conv\/converter\): converted without calling it/);
+    assert.equal(received.length, before, 'the test server is not called');
+  });
+});
