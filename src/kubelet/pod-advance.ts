@@ -31,6 +31,8 @@ export interface AdvanceContext {
   mountFailures?(): string[];
   /** Why a container's environment cannot be built now (CreateContainerConfigError), or undefined. */
   configError?(spec: Container): string | undefined;
+  /** A container has just started (its image's effects on the API run here, see image-effects.ts). */
+  started?(spec: Container): void;
 }
 
 const maxBackoffMs = 300_000;
@@ -220,6 +222,7 @@ export class PodAdvancer {
     c.containerID = containerID(this.run.uid, c.name, c.restartCount);
     this.ctx.event('Normal', 'Created', 'Container created', c);
     this.ctx.event('Normal', 'Started', 'Container started', c);
+    this.ctx.started?.(spec);
     const t = this.plan(c, spec, at);
     c.startedProbeMs = t.startedMs;
     c.readyAtMs = t.readyAtMs;

@@ -24,6 +24,7 @@ import { nodeClient } from './node-client.js';
 import { pullImage } from './registry/pull.js';
 import { setContainerLogSink } from './container-log-append.js';
 import { containerConfigError, mountFailures } from './pod-references.js';
+import { runImageEffects } from './image-effects.js';
 import { recheckReferences, ReferenceWaits, referenceLookup, waitsOnReferences } from './reference-waits.js';
 
 /** The event fieldPath of a container: `spec.containers{web}`, `spec.initContainers{setup}`, `spec.ephemeralContainers{debugger-x}`. */
@@ -244,6 +245,7 @@ export class PodLifecycle {
     return new PodAdvancer(run, {
       mountFailures: () => mountFailures(pod, lookup),
       configError: (spec) => containerConfigError(pod, spec, lookup),
+      started: (spec) => runImageEffects(this.ctx.client, pod, spec, (msg, err) => this.ctx.log.debug({ err }, msg)),
       now, pod, timings: this.ctx.timings, logs: this.logs,
       event: (type, reason, message, c?: ContainerRun) => rec.event(obj, type, reason, message, c ? fieldPathOf(c) : undefined),
       imagePresent: (image) => cache.has(image),

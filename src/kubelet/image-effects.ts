@@ -1,0 +1,88 @@
+// What well-known utility images do to the API when their simulated container starts. Install manifests run them
+// in Jobs whose results other pods wait for: ingress-nginx's (and others') kube-webhook-certgen `create` makes the
+// webhook's serving Secret, and `patch` writes that CA into the WebhookConfiguration's caBundle. Nothing runs in a
+// simulated container, so the kubelet does their writes for them, as the pod's ServiceAccount (RBAC applies, as it
+// would to the real program). A failed write is logged at debug, as the real Job would log and retry.
+import type { Client } from '../client/client.js';
+import { isRecord, type KObject } from '../machinery/types.js';
+import { serviceAccountUser } from '../auth/identities.js';
+import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import { containerEnv } from './container-plan.js';
+
+type Log = (msg: string, err?: unknown) => void;
+
+/** `--name=value` and `--name value` flags of a command line, after `$(VAR)` expansion. */
+function flags(argv: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < argv.length && i < 256; i++) {
+    const a = argv[i];
+    if (!a.startsWith('--')) continue;
+    const eq = a.indexOf('=');
+    if (eq > 0) out.set(a.slice(2, eq), a.slice(eq + 1));
+    else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) out.set(a.slice(2), argv[++i]);
+    else out.set(a.slice(2), 'true');
+  }
+  return out;
+}
+
+const isCertgen = (image: string) => /(^|\/)kube-webhook-certgen(:|@|$)/.test(image);
+
+/** The subcommand and flags a certgen container runs with, or undefined for any other image. */
+export function certgenInvocation(pod: Pod, spec: Container): { command: string; flags: Map<string, string> } | undefined {
+  if (!isCertgen(spec.image ?? '')) return undefined;
+  const env = containerEnv(pod, spec);
+  const expand = (s: string) => s.replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (m, n: string) => env[n] ?? m);
+  const argv = [...(spec.command ?? []), ...(spec.args ?? [])].map(expand);
+  const command = argv.find((a) => a === 'create' || a === 'patch');
+  return command ? { command, flags: flags(argv) } : undefined;
+}
+
+async function createSecret(client: Client, ns: string, f: Map<string, string>): Promise<void> {
+  const name = f.get('secret-name');
+  if (!name || client.get('v1/secrets', ns, name)) return;
+  const { ClusterCa, generateCa } = await import('../auth/pki/cluster-ca.js');
+  const ca = await generateCa('certgen-ca');
+  const hosts = (f.get('host') ?? '').split(',').slice(0, 100).map((h) => h.trim()).filter((h) => h && h.length <= 253);
+  const serving = await new ClusterCa(ca.certPem, ca.keyPem).issueKeyPair('server', [{ O: ['nil2'] }], 365, { dns: hosts, ips: [] });
+  if (client.get('v1/secrets', ns, name)) return;
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  client.create('v1/secrets', ns, {
+    apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: ns },
+    data: { [f.get('ca-name') ?? 'ca']: b64(ca.certPem), [f.get('cert-name') ?? 'cert']: b64(serving.certPem), [f.get('key-name') ?? 'key']: b64(serving.keyPem) },
+  });
+}
+
+function patchWebhooks(client: Client, ns: string, f: Map<string, string>): void {
+  const webhook = f.get('webhook-name');
+  const secret = f.get('secret-name') ? client.get('v1/secrets', ns, f.get('secret-name') ?? '') : undefined;
+  const ca = isRecord(secret?.data) ? secret.data[f.get('ca-name') ?? 'ca'] : undefined;
+  if (!webhook || typeof ca !== 'string') return;
+  const policy = f.get('patch-failure-policy');
+  const kinds: [string, boolean][] = [
+    ['admissionregistration.k8s.io/v1/validatingwebhookconfigurations', f.get('patch-validating') !== 'false'],
+    ['admissionregistration.k8s.io/v1/mutatingwebhookconfigurations', f.get('patch-mutating') !== 'false'],
+  ];
+  for (const [res, wanted] of kinds) {
+    if (!wanted || !client.get(res, '', webhook)) continue;
+    client.guaranteedUpdate(res, '', webhook, (cur: KObject) => {
+      const hooks = Array.isArray(cur.webhooks) ? cur.webhooks.filter(isRecord) : [];
+      const next = hooks.map((h) => ({
+        ...h, clientConfig: { ...(isRecord(h.clientConfig) ? h.clientConfig : {}), caBundle: ca },
+        ...(policy ? { failurePolicy: policy } : {}),
+      }));
+      return { ...cur, webhooks: next };
+    });
+  }
+}
+
+/** Runs the API effects of `spec`'s image, if it has any, as the pod's ServiceAccount. */
+export function runImageEffects(client: Client, pod: Pod, spec: Container, log: Log): void {
+  const call = certgenInvocation(pod, spec);
+  if (!call) return;
+  const ns = pod.metadata?.namespace ?? 'default';
+  const sa = pod.spec?.serviceAccountName ?? 'default';
+  const as = client.as(serviceAccountUser(ns, sa));
+  const target = call.flags.get('namespace') ?? ns;
+  const run = call.command === 'create' ? createSecret(as, target, call.flags) : Promise.resolve().then(() => patchWebhooks(as, target, call.flags));
+  run.catch((e: unknown) => log(`kube-webhook-certgen ${call.command} in pod ${ns}/${pod.metadata?.name ?? ''} failed`, e));
+}
