@@ -40,7 +40,7 @@ export async function handlePatch(reg: Registry, def: ResourceDef, version: stri
   if (patch === undefined) throw badRequest('the body of the request was empty');
   const gvk = { group: def.group, version, kind: def.kind };
   const mode = fieldValidation(q, 'PatchOptions');
-  const opts = { dryRun: dryRun(q, 'PatchOptions'), fieldManager: str(q, 'fieldManager'), subresource, warnings, version };
+  const opts = { dryRun: dryRun(q, 'PatchOptions'), fieldManager: str(q, 'fieldManager'), subresource, warnings, version, userAgent: req.headers['user-agent'] ?? '' };
   const ns = def.namespaced ? namespace : '';
 
   if (type === 'apply') {
@@ -52,18 +52,19 @@ export async function handlePatch(reg: Registry, def: ResourceDef, version: stri
     if (!isRecord(applied.metadata)) applied.metadata = {};
     if (applied.metadata.name && applied.metadata.name !== name) throw badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${name})`);
     const live = reg.getStored(storageKey(def), ns, name);
+    const applyOpts = { ...opts, managedFieldsSet: true };
     const ssa = { fieldManager: opts.fieldManager ?? '', force: bool(q, 'force'), now: rfc3339(reg.clock.now()), openapi: customOpenApiOf(reg) };
     if (!live) {
       if (subresource) throw notFound({ group: def.group, resource: def.plural }, name);
       const obj = applyServerSideApply(undefined, { ...applied, metadata: { ...applied.metadata, name } }, gvk, ssa);
       if (needsConversion(def, version)) {
         const stored = await convertedForWrite(reg, def, toStorage(def, version, obj), warnings);
-        return { object: await reg.createAsync(def, namespace, stored, { ...opts, version: def.version }), created: true };
+        return { object: await reg.createAsync(def, namespace, stored, { ...applyOpts, version: def.version }), created: true };
       }
-      return { object: await reg.createAsync(def, namespace, toStorage(def, version, obj), opts), created: true };
+      return { object: await reg.createAsync(def, namespace, toStorage(def, version, obj), applyOpts), created: true };
     }
-    if (needsConversion(def, version)) return patchConverted(reg, def, version, ns, name, (cur) => applyServerSideApply(cur, applied, gvk, ssa), opts);
-    const object = await reg.guaranteedUpdateAsync(def, namespace, name, (cur) => toStorage(def, version, applyServerSideApply(served(def, version, cur), applied, gvk, ssa)), opts);
+    if (needsConversion(def, version)) return patchConverted(reg, def, version, ns, name, (cur) => applyServerSideApply(cur, applied, gvk, ssa), applyOpts);
+    const object = await reg.guaranteedUpdateAsync(def, namespace, name, (cur) => toStorage(def, version, applyServerSideApply(served(def, version, cur), applied, gvk, ssa)), applyOpts);
     return { object, created: false };
   }
 

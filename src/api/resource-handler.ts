@@ -134,13 +134,13 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
         };
         if (needsConversion(def, version)) {
           return convertedForWrite(reg, def, decoded, warnings)
-            .then((obj) => reg.createOrWait(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), warnings, owned: true, version: def.version }))
+            .then((obj) => reg.createOrWait(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', warnings, owned: true, version: def.version }))
             .then(done, (e) => withWarnings(reply, warnings, e));
         }
         const obj = decoded;
         let created: KObject | Promise<KObject>;
         try {
-          created = reg.createOrWait(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), warnings, owned: true, version });
+          created = reg.createOrWait(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', warnings, owned: true, version });
         } catch (e) {
           return withWarnings(reply, warnings, e);
         }
@@ -172,7 +172,7 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
       checkWriteOptions(q, 'UpdateOptions');
       const decoded = decodeObject(reg, def, version, req, fieldValidation(q, 'UpdateOptions'), warnings);
       const writeVersion = needsConversion(def, version) ? def.version : version;
-      const write = (obj: KObject) => reg.guaranteedUpdateAsync(def, ns ?? '', name, () => obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), warnings, version: writeVersion });
+      const write = (obj: KObject) => reg.guaranteedUpdateAsync(def, ns ?? '', name, () => obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', warnings, version: writeVersion });
       return (writeVersion === version ? write(decoded) : convertedForWrite(reg, def, decoded, warnings).then(write))
         .then((updated) => {
           sendWarnings(reply, warnings);

@@ -76,7 +76,7 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
     if (def.scale) return def.scale.set(cur, replicas);
     const spec = { ...(cur.spec as object), replicas };
     return { ...cur, spec };
-  }, { dryRun: dryRun(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions'), fieldManager: str(q, 'fieldManager'), version: info.version, admitAs: scaleAdmission(def), warnings })
+  }, { dryRun: dryRun(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions'), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', version: info.version, admitAs: scaleAdmission(def), warnings })
     .then((updated) => {
       sendWarnings(reply, warnings);
       reply.send(toScale(def, updated));
@@ -97,7 +97,7 @@ async function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestIn
       const decoded = decodeObject(reg, def, info.version, req, fieldValidation(q, 'UpdateOptions'), warnings);
       const convert = needsConversion(def, info.version);
       const obj = convert ? await convertedForWrite(reg, def, decoded, warnings) : decoded;
-      out = await reg.guaranteedUpdateAsync(def, ns, name, () => obj, { dryRun: dryRun(q, 'UpdateOptions'), subresource: part, warnings, version: convert ? def.version : info.version });
+      out = await reg.guaranteedUpdateAsync(def, ns, name, () => obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', subresource: part, warnings, version: convert ? def.version : info.version });
     } else if (req.method === 'PATCH') out = (await handlePatch(reg, def, info.version, ns, name, req, part, warnings)).object;
     else throw methodNotAllowed();
     if (needsConversion(def, info.version)) [out] = await convertedForRead(reg, def, info.version, [out], warnings);

@@ -9,6 +9,7 @@ import { jsonDepth } from '../util/json-tree.js';
 import { maxObjectDepth, objectTooDeep } from '../machinery/depth-limits.js';
 import { copyJson, jsonEqual, jsonEqualExcept, JsonTooDeep } from '../util/json-tree.js';
 import { managedFieldsDecodable } from './managed-fields.js';
+import { trackCreate, trackUpdate } from './update-tracking.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/common.js';
 import { nameIsDnsSubdomain } from './validation/names.js';
 import { storageKey, type PartialWrite, type ResourceDef } from './resource.js';
@@ -55,6 +56,10 @@ export interface WriteOptions {
    * its name, kind and the view of the object. Mutations of the view are not written back.
    */
   admitAs?: { subresource: string; kind: GroupVersionKind; view: (obj: KObject) => KObject };
+  /** The request's User-Agent: names the manager of a write that sends no fieldManager (see update-tracking.ts). */
+  userAgent?: string;
+  /** The object's managedFields are already the write's (server-side apply): no Update entry is recorded. */
+  managedFieldsSet?: boolean;
 }
 
 /** Thrown inside an awaited update whose object changed meanwhile: the update starts over from the current object. */
@@ -132,6 +137,7 @@ export function* createSteps(reg: Registry, def: ResourceDef, namespace: string,
   if (def.virtualCreate) return def.virtualCreate(obj, ctx);
   if (def.subresources?.includes('status') && !def.keepStatusOnCreate) delete obj.status;
   applyDefaults(def, obj, opts.version);
+  trackCreate(reg, def, obj, opts);
   // Mutating admission sees the object as decoded; a plugin may replace it (a webhook's patch).
   const attrs = admissionAttributes(reg, def, 'CREATE', namespace, obj.metadata.name ?? '', obj, undefined, opts);
   const mutating = admitNow(reg.admission, 'mutate', attrs);
@@ -303,6 +309,7 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   let result = merge(def, cur, next, opts, reg.clock.now());
   const ctx = reg.ctx(!!opts.dryRun);
   result = defaulted(def, result, isStatus, opts.version);
+  trackUpdate(reg, def, cur, result, opts);
   const attrs = admissionAttributes(reg, def, 'UPDATE', namespace, name, result, cur, opts);
   const as = opts.admitAs;
   if (as) Object.assign(attrs, { subresource: as.subresource, kind: as.kind, object: as.view(result), oldObject: as.view(cur) });

@@ -10,6 +10,7 @@ import { isGranular, mergeValues, toFieldSet } from './structured.js';
 import { Locator } from './locate.js';
 import { clone, deepEqual } from './util.js';
 import { hasOwn } from '../../util/own.js';
+import { sortEntries, type ManagedFieldsEntry } from './update-managers.js';
 
 export interface ApplyOptions {
   fieldManager: string;
@@ -17,17 +18,6 @@ export interface ApplyOptions {
   now: string;
   /** The server's published custom resources (their schemas give custom kinds' list keys). */
   openapi?: CustomOpenApiStore;
-}
-
-interface ManagedFieldsEntry {
-  manager?: string;
-  operation?: string;
-  apiVersion?: string;
-  time?: string;
-  fieldsType?: string;
-  fieldsV1?: unknown;
-  subresource?: string;
-  [k: string]: unknown;
 }
 
 /** Paths never recorded for a manager (identity and bookkeeping metadata). */
@@ -59,7 +49,8 @@ function withoutManagedFields(o: KObject): KObject {
 function managerLabel(e: ManagedFieldsEntry): string {
   let s = JSON.stringify(e.manager ?? '');
   if (e.subresource) s += ` with subresource ${JSON.stringify(e.subresource)}`;
-  if (e.operation === 'Update') s += e.time ? ` using ${e.apiVersion} at ${e.time}` : ` using ${e.apiVersion}`;
+  // Upstream names a manager by its identity, which leaves the time out.
+  if (e.operation === 'Update') s += ` using ${e.apiVersion}`;
   return s;
 }
 
@@ -93,11 +84,32 @@ function change(at: Locator, live: KObject, merged: KObject, path: FieldPath, ro
   return deepEqual(before.value, after.value) ? undefined : 'modified';
 }
 
-const seconds = (t?: string) => (t ? Math.floor(Date.parse(t) / 1000) || 0 : 0);
-function sortEntries(entries: ManagedFieldsEntry[]): ManagedFieldsEntry[] {
-  const cmp = (a = '', b = '') => (a < b ? -1 : a > b ? 1 : 0);
-  return entries.sort((p, q) =>
-    cmp(p.operation, q.operation) || seconds(p.time) - seconds(q.time) || cmp(p.manager, q.manager) || cmp(p.apiVersion, q.apiVersion) || cmp(p.subresource, q.subresource));
+const lastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * Whether a path is one the live object's last-applied configuration (client-side apply's annotation, in the same
+ * apiVersion) sets to the value the object still has: such conflicts of kubectl's server-side apply are overridden.
+ */
+function lastAppliedFields(live: KObject, apiVersion: string | undefined, root: SchemaNode | undefined, at: Locator): ((p: FieldPath) => boolean) | undefined {
+  const text = live.metadata?.annotations?.[lastAppliedAnnotation];
+  if (typeof text !== 'string' || !text) return undefined;
+  let last: unknown;
+  let set: FieldSet;
+  try {
+    last = JSON.parse(text);
+    if (!isRecord(last) || last.apiVersion !== apiVersion) return undefined;
+    set = toFieldSet(last, root);
+  } catch {
+    return undefined;
+  }
+  const config = last as KObject;
+  return (p) => {
+    if (!set.has(p)) return false;
+    const a = at.locate(config, p, root);
+    const b = at.locate(live, p, root);
+    if (!a.found || !b.found) return false;
+    return (isGranular(a.value, a.node) && isGranular(b.value, b.node)) || deepEqual(a.value, b.value);
+  };
 }
 
 /** Applies `applied` for `opts.fieldManager`; creates the object from it when `live` is undefined. */
@@ -145,7 +157,12 @@ export function applyServerSideApply(live: KObject | undefined, applied: KObject
     if (owned.isEmpty() && changed) return;
     keep.push(changed ? { ...entry, fieldsV1: owned.toFieldsV1() } : entry);
   });
-  if (conflicts.length && !opts.force) throw conflictError(conflicts);
+  if (conflicts.length && !opts.force) {
+    // kubectl's first server-side apply of what it applied client-side takes over the fields it applied then.
+    const allowed = opts.fieldManager === 'kubectl' ? lastAppliedFields(base, config.apiVersion, root, at) : undefined;
+    const left = allowed ? conflicts.filter((c) => !allowed(c.path)) : conflicts;
+    if (left.length) throw conflictError(left);
+  }
 
   const objectChanged = !live || !deepEqual(base, merged);
   if (!isRecord(merged.metadata)) merged.metadata = {};
