@@ -169,11 +169,11 @@ export function customPatchCases(): HostileCase[] {
     p('json patch of 10,000 operations', JSONPATCH_CT, JSON.stringify(Array.from({ length: 10_000 }, (_, i) => ({ op: 'add', path: `/spec/labels/k${i}`, value: 'v' }))), 200),
     p('json patch moving into itself', JSONPATCH_CT, '[{"op":"move","from":"/spec","path":"/spec/free/x"}]', 422),
     p('apply without fieldManager', APPLY_CT, applied('{"color":"red"}'), 422),
-    p('apply with Object member fields', { ...APPLY_CT }, applied('{"__proto__":"a","constructor":{"prototype":{"x":1}}}'), 200, `${target}?fieldManager=evil`),
+    p('apply with Object member fields', { ...APPLY_CT }, applied('{"__proto__":"a","constructor":{"prototype":{"x":1}}}'), 200, `${target}?fieldManager=evil&force=true`),
     p('apply with an unknown field', APPLY_CT, applied('{"unknownThing":1}'), 400, `${target}?fieldManager=evil2`, /\.spec\.unknownThing: field not declared in schema$/),
     p('apply with an unknown field, strict', APPLY_CT, applied('{"unknownThing":1}'), 400, `${target}?fieldManager=evil2&fieldValidation=Strict`),
     p('apply YAML with aliases', APPLY_CT, `apiVersion: ${XGROUP}/v1\nkind: Thing\nmetadata: {name: target}\nspec:\n  free: &a {x: [1, 2]}\n  labels: {k: v}\n`, 200, `${target}?fieldManager=yaml`),
-    p('apply 250 deep in a free-form field', APPLY_CT, applied(`{"free":{"a":${deepJson(250)}}}`), 200, `${target}?fieldManager=deep`),
+    p('apply 250 deep in a free-form field', APPLY_CT, applied(`{"free":{"a":${deepJson(250)}}}`), 200, `${target}?fieldManager=deep&force=true`),
     p('apply 900 deep in a free-form field (past the YAML limit)', APPLY_CT, applied(`{"free":{"a":${deepJson(900)}}}`), 400, `${target}?fieldManager=deep`),
     p('status merge patch with Object member keys', MERGE_CT, '{"status":{"__proto__":{"x":1},"replicas":2},"spec":{"color":"blue"}}', 200, `${target}/status`),
   ];
