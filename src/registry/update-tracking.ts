@@ -6,9 +6,9 @@
 import type { KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
 import { customOpenApiOf } from '../openapi/custom-store.js';
-import { compareObjects, emptyObjectLike } from '../api/patch/field-changes.js';
+import { compareObjects, createdFieldsV1, emptyObjectLike } from '../api/patch/field-changes.js';
 import { rootNode, rootNodeOrMeta } from '../api/patch/schema.js';
-import { managerFromUserAgent, recordUpdate, type ManagedFieldsEntry, type UpdateWriter } from '../api/patch/update-managers.js';
+import { entryOf, managerFromUserAgent, recordUpdate, type ManagedFieldsEntry, type UpdateWriter } from '../api/patch/update-managers.js';
 import { managedFieldsDecodable } from './managed-fields.js';
 import type { ResourceDef } from './resource.js';
 import type { Registry } from './registry.js';
@@ -42,8 +42,14 @@ export function trackCreate(reg: Registry, def: ResourceDef, obj: KObject, opts:
   const entries = (sent !== undefined && managedFieldsDecodable(sent) ? sent : []) as ManagedFieldsEntry[];
   // A built-in kind is compared against its Go type's empty object, a custom one against nothing.
   const builtin = !!rootNode({ group: def.group, version: def.version, kind: def.kind });
-  const changes = compareObjects(builtin ? emptyObjectLike(obj) : undefined, obj, schemaOf(reg, def), { skipStatus: hasStatus(def) });
-  const next = recordUpdate(entries, changes, writerOf(reg, def, opts));
+  const root = schemaOf(reg, def);
+  let next: ManagedFieldsEntry[];
+  if (entries.length === 0) {
+    const fieldsV1 = createdFieldsV1(obj, root, builtin, hasStatus(def));
+    next = fieldsV1 ? [entryOf(writerOf(reg, def, opts), fieldsV1)] : [];
+  } else {
+    next = recordUpdate(entries, compareObjects(builtin ? emptyObjectLike(obj) : undefined, obj, root, { skipStatus: hasStatus(def) }), writerOf(reg, def, opts));
+  }
   if (next.length) meta.managedFields = next as never;
   else delete meta.managedFields;
 }

@@ -2,7 +2,7 @@
 // metadata.managedFields follow (update-managers.ts), as upstream's field manager records them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compareObjects, emptyObjectLike, maxChangeDepth } from '../../src/api/patch/field-changes.js';
+import { compareObjects, createdFieldsV1, emptyObjectLike, maxChangeDepth } from '../../src/api/patch/field-changes.js';
 import { rootNode } from '../../src/api/patch/schema.js';
 import { managerFromUserAgent, recordUpdate, type ManagedFieldsEntry } from '../../src/api/patch/update-managers.js';
 
@@ -43,6 +43,18 @@ test('a create gives its writer every field it set, containers of the empty obje
   assert.equal(entry.time, '2026-01-01T00:00:00Z');
   // Key order as upstream encodes an entry.
   assert.deepEqual(Object.keys(entry), ['manager', 'operation', 'apiVersion', 'time', 'fieldsType', 'fieldsV1']);
+});
+
+test('the one-walk encoding of a create equals the comparison against the empty object', () => {
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { a: 'b' }, annotations: {} }, spec: { containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 80, protocol: 'TCP' }, { containerPort: 81 }], args: ['x'] }], volumes: [], securityContext: {} }, status: { phase: 'Pending' } };
+  const POD = rootNode({ group: '', version: 'v1', kind: 'Pod' });
+  for (const [obj, root] of [[deployment(), DEPLOY], [pod, POD]] as const) {
+    assert.deepEqual(createdFieldsV1(obj, root, true, true), compareObjects(emptyObjectLike(obj), obj, root, { skipStatus: true }).ownedFieldsV1());
+    assert.deepEqual(JSON.stringify(createdFieldsV1(obj, root, true, true)), JSON.stringify(compareObjects(emptyObjectLike(obj), obj, root, { skipStatus: true }).ownedFieldsV1()));
+  }
+  const custom = { apiVersion: 'x/v1', kind: 'T', metadata: { name: 't', labels: { x: 'y' } }, spec: { a: [1, 2], m: { k: {} } }, status: { s: 1 } };
+  assert.deepEqual(createdFieldsV1(custom, undefined, false, false), compareObjects(undefined, custom, undefined).ownedFieldsV1());
+  assert.equal(createdFieldsV1({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }, CM, true, false), undefined);
 });
 
 test('a custom kind is compared against nothing: its spec is a member too', () => {

@@ -169,6 +169,83 @@ export function compareObjects(oldObj: Rec | undefined, newObj: Rec, root: Schem
   return out;
 }
 
+/**
+ * The fields of a new object in FieldsV1 form, as `compareObjects(emptyObjectLike(obj) or nothing, obj)` finds them
+ * added, built in one walk without the change tree (the common create, with no managers before it).
+ */
+export function createdFieldsV1(obj: Rec, root: SchemaNode | undefined, builtin: boolean, skipStatus: boolean): Rec | undefined {
+  const shape = builtin ? builtinShape : undefined;
+  const out: Rec = {};
+  let any = false;
+  for (const k of Object.keys(obj).sort()) {
+    const v = obj[k];
+    if (v === undefined || k === 'apiVersion' || k === 'kind' || (skipStatus && k === 'status')) continue;
+    let enc: Rec | undefined;
+    if (k === 'metadata') {
+      enc = isRecord(v) ? encodeAddedMap(v, fieldNode(root, k), undefined, 1, unmanagedMeta) : undefined;
+    } else {
+      enc = encodeAdded(v, fieldNode(root, k), shape && hasOwn(shape, k) ? shape[k] : undefined, 1);
+    }
+    if (enc) {
+      out[fieldElement(k)] = enc;
+      any = true;
+    }
+  }
+  return any ? out : undefined;
+}
+
+/** `f:<name>` strings, kept so that the same keys are not built and hashed again on every write (bounded). */
+const fieldElements = new Map<string, string>();
+function fieldElement(name: string): string {
+  let pe = fieldElements.get(name);
+  if (pe === undefined) {
+    pe = `f:${name}`;
+    if (fieldElements.size < 20_000) fieldElements.set(name, pe);
+  }
+  return pe;
+}
+
+/**
+ * The FieldsV1 of a value added whole. `shape` is what the empty object already has there: undefined (nothing: the
+ * container is a member itself), an object (a struct: only what it holds is added) or null (a list serialized as null).
+ * Undefined when nothing is added. Keys are `f:`/`k:`/`v:`/`i:` path elements, never a prototype key.
+ */
+function encodeAdded(v: unknown, n: SchemaNode | undefined, shape: unknown, depth: number): Rec | undefined {
+  if (depth >= maxChangeDepth || !isGranular(v, n)) return {};
+  let out: Rec | undefined;
+  if (Array.isArray(v)) {
+    const item = itemNode(n);
+    const first = new Map<string, unknown>();
+    for (let i = 0; i < v.length; i++) {
+      const pe = itemPathElement(v[i], i, n);
+      if (!first.has(pe)) first.set(pe, v[i]);
+    }
+    const pes = [...first.keys()];
+    if (pes.length > 1) pes.sort(comparePathElements);
+    if (pes.length) {
+      out = shape === undefined ? { '.': {} } : {};
+      for (const pe of pes) out[pe] = encodeAdded(first.get(pe), item, undefined, depth + 1) ?? {};
+    }
+  } else out = encodeAddedMap(v as Rec, n, isRecord(shape) ? shape : undefined, depth, undefined, shape === undefined);
+  if (out) return out;
+  return shape === undefined ? {} : undefined;
+}
+
+function encodeAddedMap(v: Rec, n: SchemaNode | undefined, shape: Rec | undefined, depth: number, skip: ReadonlySet<string> | undefined, member = false): Rec | undefined {
+  const keys = Object.keys(v);
+  if (keys.length > 1) keys.sort();
+  let out: Rec | undefined;
+  for (const k of keys) {
+    const c = v[k];
+    if (c === undefined || skip?.has(k)) continue;
+    const enc = encodeAdded(c, fieldNode(n, k), shape && hasOwn(shape, k) ? shape[k] : undefined, depth + 1);
+    if (!enc) continue;
+    out ??= member ? { '.': {} } : {};
+    out[fieldElement(k)] = enc;
+  }
+  return out;
+}
+
 const rootSkip: ReadonlySet<string> = new Set(['apiVersion', 'kind', 'metadata']);
 const rootSkipWithStatus: ReadonlySet<string> = new Set(['apiVersion', 'kind', 'metadata', 'status']);
 

@@ -100,9 +100,18 @@ export type StructKind =
   | { kind: 'list'; listType: 'atomic' | 'set' | 'map'; keys: string[] }
   | { kind: 'deduced' };
 
+const deduced: StructKind = { kind: 'deduced' };
+const kinds = new WeakMap<OpenApiSchema, StructKind>();
+
 /** Classifies a schema position as structured-merge-diff would (deduced when there is no usable schema). */
 export function structKind(n: SchemaNode | undefined): StructKind {
-  if (!n) return { kind: 'deduced' };
+  if (!n) return deduced;
+  let k = kinds.get(n.s);
+  if (!k) kinds.set(n.s, (k = classify(n)));
+  return k;
+}
+
+function classify(n: SchemaNode): StructKind {
   const s = n.s;
   if (s.type === 'array') {
     const lt = s['x-kubernetes-list-type'];

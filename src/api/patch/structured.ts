@@ -18,7 +18,7 @@ export function itemPathElement(item: unknown, index: number, list: SchemaNode |
   if (k.kind === 'list' && k.listType === 'map' && k.keys.length && isRecord(item)) {
     const itemSchema = itemNode(list);
     const key: Rec = {};
-    for (const name of [...k.keys].sort()) {
+    for (const name of k.keys.length > 1 ? [...k.keys].sort() : k.keys) {
       const v = item[name] ?? fieldNode(itemSchema, name)?.s.default;
       if (v !== undefined) key[name] = v;
     }

@@ -95,6 +95,16 @@ function union(a: unknown, b: Record<string, unknown>): Record<string, unknown> 
 const sameWriter = (e: ManagedFieldsEntry, w: UpdateWriter) =>
   e.operation === 'Update' && e.manager === w.manager && e.apiVersion === w.apiVersion && (e.subresource ?? '') === (w.subresource ?? '');
 
+/** The writer's entry holding `fieldsV1` (keys in upstream's order). */
+export function entryOf(writer: UpdateWriter, fieldsV1: Record<string, unknown>): ManagedFieldsEntry {
+  const entry: ManagedFieldsEntry = { manager: writer.manager, operation: 'Update', apiVersion: writer.apiVersion };
+  if (writer.time) entry.time = writer.time;
+  entry.fieldsType = 'FieldsV1';
+  entry.fieldsV1 = fieldsV1;
+  if (writer.subresource) entry.subresource = writer.subresource;
+  return entry;
+}
+
 /** The entries after a write by `writer` that made `changes`; `entries` itself when the write changed no field. */
 export function recordUpdate(entries: ManagedFieldsEntry[], changes: FieldChanges, writer: UpdateWriter): ManagedFieldsEntry[] {
   if (changes.isEmpty()) return entries;
@@ -110,15 +120,9 @@ export function recordUpdate(entries: ManagedFieldsEntry[], changes: FieldChange
     else if (!isEmptySet(fv)) out.push({ ...e, fieldsV1: fv });
   }
   const owned = changes.ownedFieldsV1();
-  if (owned) {
-    const entry: ManagedFieldsEntry = { manager: writer.manager, operation: 'Update', apiVersion: writer.apiVersion };
-    if (writer.time) entry.time = writer.time;
-    entry.fieldsType = 'FieldsV1';
-    entry.fieldsV1 = mine ? union(mine.fieldsV1, owned) : owned;
-    if (writer.subresource) entry.subresource = writer.subresource;
-    out.push(entry);
-  } else if (mine && !isEmptySet(mine.fieldsV1)) out.push(mine);
-  return sortEntries(capUpdateManagers(out));
+  if (owned) out.push(entryOf(writer, mine ? union(mine.fieldsV1, owned) : owned));
+  else if (mine && !isEmptySet(mine.fieldsV1)) out.push(mine);
+  return out.length > 1 ? sortEntries(capUpdateManagers(out)) : out;
 }
 
 /** Merges the oldest Update entries into `ancient-changes` ones (one per apiVersion) until ten are left. */
