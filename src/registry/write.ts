@@ -141,9 +141,11 @@ export function* createSteps(reg: Registry, def: ResourceDef, namespace: string,
   // Mutating admission sees the object as decoded; a plugin may replace it (a webhook's patch).
   const attrs = admissionAttributes(reg, def, 'CREATE', namespace, obj.metadata.name ?? '', obj, undefined, opts);
   const mutating = admitNow(reg.admission, 'mutate', attrs);
+  let mutated = false;
   if (mutating && (yield* mutating)) {
     obj = checkedReplacement(def, attrs.object, obj);
     applyDefaults(def, obj, opts.version);
+    mutated = true;
   }
   const meta = (obj.metadata ??= {});
   if (def.namespaced) meta.namespace = namespace;
@@ -156,7 +158,8 @@ export function* createSteps(reg: Registry, def: ResourceDef, namespace: string,
   delete meta.selfLink;
   if (def.generation) meta.generation = 1;
   else delete meta.generation;
-  if (meta.managedFields !== undefined && !managedFieldsDecodable(meta.managedFields)) delete meta.managedFields;
+  // The entries are the field manager's own (checked when they came from the client), unless admission changed them.
+  if (mutated && meta.managedFields !== undefined && !managedFieldsDecodable(meta.managedFields)) delete meta.managedFields;
   def.prepareCreate?.(obj, ctx);
   fillEmptyStatus(def, obj);
   validate(reg, def, obj, undefined, undefined, opts.version);

@@ -236,6 +236,25 @@ describe('hostile input', () => {
     assert.match(list.text, new RegExp(`"name":"${name}"`), 'the label constructor=v selects the object that has it');
   });
 
+  it('names the manager of a write from a hostile User-Agent within bounds, and keeps hostile managedFields out', async () => {
+    const b = base();
+    const name = uniq('agent');
+    const agent = `__proto__ constructor ${'é'.repeat(40)}${'x'.repeat(8_000)}/v1`;
+    const created = await send(b, { method: 'POST', path: CMS, headers: { ...json, 'user-agent': agent }, body: JSON.stringify({ metadata: { name }, data: { a: '1' } }) });
+    assert.equal(created.status, 201, created.text.slice(0, 300));
+    const entries = (JSON.parse(created.text) as { metadata: { managedFields: { manager: string }[] } }).metadata.managedFields;
+    assert.equal(entries.length, 1);
+    assert.ok(Buffer.byteLength(entries[0].manager) <= 128, entries[0].manager);
+    assert.ok(entries[0].manager.startsWith('__proto__ constructor '));
+    // managedFields a client sends that do not decode are replaced by the live ones; `[]` clears them.
+    const bad = [{ manager: 'x', operation: 'Update', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { __proto__: { 'f:x': {} }, 'f:data': { 'k:not json': {} } } }];
+    const put = await send(b, { method: 'PATCH', path: `${CMS}/${name}`, headers: { 'content-type': 'application/merge-patch+json', 'user-agent': agent }, body: JSON.stringify({ metadata: { managedFields: bad }, data: { a: '2' } }) });
+    assert.equal(put.status, 200, put.text.slice(0, 300));
+    const after = (JSON.parse(put.text) as { metadata: { managedFields: { manager: string }[] } }).metadata.managedFields;
+    assert.deepEqual(after.map((e) => e.manager), [entries[0].manager]);
+    assert.deepEqual(polluted(), []);
+  });
+
   it('leaves the process answering, its prototypes untouched, no warnings printed, and deletions completing', async () => {
     assert.ok(total >= 500, `only ${total} generated cases`);
     const b = base();
