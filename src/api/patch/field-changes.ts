@@ -191,8 +191,25 @@ export function createdFieldsV1(obj: Rec, root: SchemaNode | undefined, builtin:
       any = true;
     }
   }
-  return any ? out : undefined;
+  return any ? shared(out) : undefined;
 }
+
+/** Field sets of created objects by their JSON text: objects created alike (a Deployment's pods) share one (bounded). */
+const createdSets = new Map<string, Rec>();
+function shared(set: Rec): Rec {
+  const text = JSON.stringify(set);
+  const known = createdSets.get(text);
+  if (known) return known;
+  if (createdSets.size >= 2_000) createdSets.clear();
+  createdSets.set(text, set);
+  return set;
+}
+
+/**
+ * The one empty object every leaf member of a created field set shares (stored objects are never written in place:
+ * writers copy first), so that a pod's field set is not thirty objects of its own.
+ */
+const leaf: Rec = Object.freeze({}) as Rec;
 
 /** `f:<name>` strings, kept so that the same keys are not built and hashed again on every write (bounded). */
 const fieldElements = new Map<string, string>();
@@ -211,7 +228,7 @@ function fieldElement(name: string): string {
  * Undefined when nothing is added. Keys are `f:`/`k:`/`v:`/`i:` path elements, never a prototype key.
  */
 function encodeAdded(v: unknown, n: SchemaNode | undefined, shape: unknown, depth: number): Rec | undefined {
-  if (depth >= maxChangeDepth || !isGranular(v, n)) return {};
+  if (depth >= maxChangeDepth || !isGranular(v, n)) return leaf;
   let out: Rec | undefined;
   if (Array.isArray(v)) {
     const item = itemNode(n);
@@ -223,12 +240,12 @@ function encodeAdded(v: unknown, n: SchemaNode | undefined, shape: unknown, dept
     const pes = [...first.keys()];
     if (pes.length > 1) pes.sort(comparePathElements);
     if (pes.length) {
-      out = shape === undefined ? { '.': {} } : {};
-      for (const pe of pes) out[pe] = encodeAdded(first.get(pe), item, undefined, depth + 1) ?? {};
+      out = shape === undefined ? { '.': leaf } : {};
+      for (const pe of pes) out[pe] = encodeAdded(first.get(pe), item, undefined, depth + 1) ?? leaf;
     }
   } else out = encodeAddedMap(v as Rec, n, isRecord(shape) ? shape : undefined, depth, undefined, shape === undefined);
   if (out) return out;
-  return shape === undefined ? {} : undefined;
+  return shape === undefined ? leaf : undefined;
 }
 
 function encodeAddedMap(v: Rec, n: SchemaNode | undefined, shape: Rec | undefined, depth: number, skip: ReadonlySet<string> | undefined, member = false): Rec | undefined {
@@ -240,7 +257,7 @@ function encodeAddedMap(v: Rec, n: SchemaNode | undefined, shape: Rec | undefine
     if (c === undefined || skip?.has(k)) continue;
     const enc = encodeAdded(c, fieldNode(n, k), shape && hasOwn(shape, k) ? shape[k] : undefined, depth + 1);
     if (!enc) continue;
-    out ??= member ? { '.': {} } : {};
+    out ??= member ? { '.': leaf } : {};
     out[fieldElement(k)] = enc;
   }
   return out;
