@@ -187,23 +187,13 @@ export function createdFieldsV1(obj: Rec, root: SchemaNode | undefined, builtin:
       enc = encodeAdded(v, fieldNode(root, k), shape && hasOwn(shape, k) ? shape[k] : undefined, 1);
     }
     if (enc) {
-      out[fieldElement(k)] = enc;
+      out[`f:${k}`] = enc;
       any = true;
     }
   }
-  return any ? shared(out) : undefined;
+  return any ? out : undefined;
 }
 
-/** Field sets of created objects by their JSON text: objects created alike (a Deployment's pods) share one (bounded). */
-const createdSets = new Map<string, Rec>();
-function shared(set: Rec): Rec {
-  const text = JSON.stringify(set);
-  const known = createdSets.get(text);
-  if (known) return known;
-  if (createdSets.size >= 2_000) createdSets.clear();
-  createdSets.set(text, set);
-  return set;
-}
 
 /**
  * The one empty object every leaf member of a created field set shares (stored objects are never written in place:
@@ -211,15 +201,20 @@ function shared(set: Rec): Rec {
  */
 const leaf: Rec = Object.freeze({}) as Rec;
 
-/** `f:<name>` strings, kept so that the same keys are not built and hashed again on every write (bounded). */
-const fieldElements = new Map<string, string>();
-function fieldElement(name: string): string {
-  let pe = fieldElements.get(name);
-  if (pe === undefined) {
-    pe = `f:${name}`;
-    if (fieldElements.size < 20_000) fieldElements.set(name, pe);
+/** A field's path element and schema below a schema position, remembered per position (bounded: maps have any keys). */
+interface Step { pe: string; node: SchemaNode | undefined }
+const steps = new WeakMap<object, Map<string, Step>>();
+const unknownPosition = {};
+function fieldStep(n: SchemaNode | undefined, name: string): Step {
+  const owner = n ? n.s : unknownPosition;
+  let m = steps.get(owner);
+  if (!m) steps.set(owner, (m = new Map()));
+  let st = m.get(name);
+  if (!st) {
+    st = { pe: `f:${name}`, node: fieldNode(n, name) };
+    if (m.size < 512) m.set(name, st);
   }
-  return pe;
+  return st;
 }
 
 /**
@@ -255,10 +250,11 @@ function encodeAddedMap(v: Rec, n: SchemaNode | undefined, shape: Rec | undefine
   for (const k of keys) {
     const c = v[k];
     if (c === undefined || skip?.has(k)) continue;
-    const enc = encodeAdded(c, fieldNode(n, k), shape && hasOwn(shape, k) ? shape[k] : undefined, depth + 1);
+    const st = fieldStep(n, k);
+    const enc = encodeAdded(c, st.node, shape && hasOwn(shape, k) ? shape[k] : undefined, depth + 1);
     if (!enc) continue;
     out ??= member ? { '.': leaf } : {};
-    out[fieldElement(k)] = enc;
+    out[st.pe] = enc;
   }
   return out;
 }

@@ -16,6 +16,11 @@ type Rec = Record<string, unknown>;
 export function itemPathElement(item: unknown, index: number, list: SchemaNode | undefined): string {
   const k = structKind(list);
   if (k.kind === 'list' && k.listType === 'map' && k.keys.length && isRecord(item)) {
+    // The usual key, one string or number (a container's name): its text without building an object.
+    if (k.keys.length === 1) {
+      const v = item[k.keys[0]];
+      if (typeof v === 'string' || typeof v === 'number') return `k:{${JSON.stringify(k.keys[0])}:${JSON.stringify(v)}}`;
+    }
     const itemSchema = itemNode(list);
     const key: Rec = {};
     for (const name of k.keys.length > 1 ? [...k.keys].sort() : k.keys) {
