@@ -5,6 +5,8 @@
 import type { Addon } from '../types.js';
 import { ScaledJobController } from './scaled-job-controller.js';
 import { ScaledObjectController } from './scaled-object-controller.js';
+import { scaledObjectWebhook } from './webhook.js';
+import { addAdmission } from '../../client/services.js';
 
 export const kedaCrds = [
   'src/addons/keda/crds/keda.sh_scaledobjects.yaml',
@@ -23,8 +25,10 @@ export const kedaAddon: Addon = {
     const log = ctx.log.child({ component: 'keda' });
     const so = new ScaledObjectController(ctx.client, ctx.clock, log);
     const sj = new ScaledJobController(ctx.client, ctx.clock, log);
+    const removeWebhook = addAdmission(ctx.client, scaledObjectWebhook(ctx.client));
     return {
       stop() {
+        removeWebhook();
         so.stop();
         sj.stop();
       },
