@@ -158,6 +158,14 @@ describe('KEDA add-on', () => {
     assertRefused(await refused('bounds', 'w4', { minReplicaCount: 2, idleReplicaCount: 2, triggers: workload }), `IdleReplicaCount=2 must be less than MinReplicaCount=2`);
     const long = 'x'.repeat(64);
     assertRefused(await refused(long, 'w4', { triggers: workload }), `scaledobject name "${long}" is 64 characters long; must be no more than 63 characters because it is used as the "scaledobject.keda.sh/name" label value`);
+    // ScaledJobs have their triggers checked the same way, TriggerAuthentications their identity settings.
+    const job = { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } };
+    const sj = JSON.stringify({ apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledJob', metadata: { name: 'twice' }, spec: { jobTargetRef: job, triggers: [{ type: 'cron', name: 'same', metadata: { timezone: 'UTC', start: '0 * * * *', end: '1 * * * *', desiredReplicas: '1' } }, { type: 'cron', name: 'same', metadata: { timezone: 'UTC', start: '0 * * * *', end: '1 * * * *', desiredReplicas: '1' } }] } });
+    const twice = await env.k.fails(['apply', '-f', '-'], { input: sj });
+    assert.ok(twice.includes('admission webhook "vscaledjob.kb.io" denied the request: triggerName "same" is defined multiple times in the ScaledObject/ScaledJob, but it must be unique'), twice);
+    const ta = JSON.stringify({ apiVersion: 'keda.sh/v1alpha1', kind: 'TriggerAuthentication', metadata: { name: 'aws' }, spec: { podIdentity: { provider: 'aws', externalID: 'x' } } });
+    const aws = await env.k.fails(['apply', '-f', '-'], { input: ta });
+    assert.ok(aws.includes('admission webhook "vstriggerauthentication.kb.io" denied the request: externalID of PodIdentity requires roleArn to be set'), aws);
     // None of them was stored; the first one is still the only one.
     assert.equal((await env.k.ok(['get', 'scaledobjects', '-o', 'name'])).split('\n').filter((l) => /first|second|on-hpa|no-requests|fallback|bounds/.test(l)).join(','), 'scaledobject.keda.sh/first');
   });

@@ -6,6 +6,7 @@ import type { Addon } from '../types.js';
 import { ScaledJobController } from './scaled-job-controller.js';
 import { ScaledObjectController } from './scaled-object-controller.js';
 import { scaledObjectWebhook } from './webhook.js';
+import { scaledJobWebhook, triggerAuthenticationWebhook } from './webhook-jobs-auth.js';
 import { addAdmission } from '../../client/services.js';
 
 export const kedaCrds = [
@@ -25,10 +26,10 @@ export const kedaAddon: Addon = {
     const log = ctx.log.child({ component: 'keda' });
     const so = new ScaledObjectController(ctx.client, ctx.clock, log);
     const sj = new ScaledJobController(ctx.client, ctx.clock, log);
-    const removeWebhook = addAdmission(ctx.client, scaledObjectWebhook(ctx.client));
+    const removeWebhooks = [scaledObjectWebhook(ctx.client), scaledJobWebhook(), triggerAuthenticationWebhook()].map((w) => addAdmission(ctx.client, w));
     return {
       stop() {
-        removeWebhook();
+        for (const remove of removeWebhooks) remove();
         so.stop();
         sj.stop();
       },
