@@ -1,9 +1,9 @@
 // KEDA's ScaledObject validating webhook (kedacore/keda `vscaledobject.kb.io`), in process: another ScaledObject
 // already scaling the same workload or owning the same HPA name, an HPA (not KEDA's own) already scaling the
 // workload, cpu/memory triggers on a Deployment or StatefulSet whose containers request neither the resource nor get
-// it from a LimitRange default, replica bounds, fallback, name lengths and triggers. Upstream runs its checks from a
-// Go map (in no fixed order) and answers the first error as a plain error, which controller-runtime turns into 403
-// Forbidden. An update that only removes finalizers is not checked; a dry run skips the workload lookup.
+// it from a LimitRange default (and only such triggers with minReplicaCount 0), replica bounds, fallback, name lengths
+// and triggers. Upstream runs its checks from a Go map (in no fixed order) and answers the first error as a plain
+// error, which controller-runtime turns into 403 Forbidden. An update that only removes finalizers is not checked; a dry run skips the workload lookup.
 import type { Client } from '../../client/client.js';
 import type { AdmissionPlugin } from '../../admission/types.js';
 import type { KObject } from '../../machinery/types.js';
@@ -11,7 +11,8 @@ import { getOwn } from '../../util/own.js';
 import { quantityValue } from '../../machinery/resources.js';
 import { denied, validatingWebhook } from '../validating-webhook.js';
 import { hpaNameOf } from './hpa.js';
-import { replicaBoundsError, scaledObjectSpec, triggersError, type ScaledObjectSpec } from './spec.js';
+import { replicaBoundsError, scaledObjectSpec, type ScaledObjectSpec } from './spec.js';
+import { validateTriggers } from './webhook-jobs-auth.js';
 
 const maxLabelValue = 63;
 const ownerLabel = 'scaledobject.keda.sh/name';
@@ -96,6 +97,7 @@ function verifyCpuMemory(client: Client, so: KObject, spec: ScaledObjectSpec, dr
       }
     }
   }
+  if (resourceTriggers.length === spec.triggers.length && !spec.minReplicaCount) return "scaledobject has only cpu/memory triggers AND minReplica is 0 (scale to zero doesn't work in this case)";
   return undefined;
 }
 
@@ -125,7 +127,7 @@ export function scaledObjectWebhook(client: Client): AdmissionPlugin {
       if (old && finalizerRemoval(so, old)) return undefined;
       const spec = scaledObjectSpec(so.spec);
       const error = verifyScaledObjects(client, so, spec) ?? verifyCpuMemory(client, so, spec, a.dryRun) ?? verifyHpas(client, so, spec)
-        ?? replicaBoundsError(spec) ?? verifyFallback(spec) ?? verifyName(so, spec) ?? triggersError(spec);
+        ?? replicaBoundsError(spec) ?? verifyFallback(spec) ?? verifyName(so, spec) ?? validateTriggers((so.spec as { triggers?: unknown } | undefined)?.triggers);
       return error === undefined ? undefined : denied(error);
     },
   });
