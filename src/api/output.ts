@@ -56,7 +56,7 @@ export function partialBody(obj: KObject): Record<string, unknown> {
 
 /** `includeObject`: None, Metadata (default) or Object. */
 export function tableBody(def: ResourceDef, version: string, items: KObject[], meta: ListMeta | { resourceVersion?: string }, includeObject: string | undefined, withColumns: boolean, now: Date): Record<string, unknown> {
-  const printer = tablePrinterOf(def);
+  const printer = tablePrinterOf(def, version);
   const rows = (printer.order ? printer.order(items) : items).map((o) => {
     const s = served(def, version, o);
     const row: Record<string, unknown> = { cells: printer.cells(s, now) };
@@ -124,7 +124,7 @@ export function listSpec(def: ResourceDef, version: string, items: readonly KObj
     };
   }
   if (fmt === 'table') {
-    const printer = tablePrinterOf(def);
+    const printer = tablePrinterOf(def, version);
     const at = now();
     const rows = printer.order ? printer.order(items) : items;
     return {

@@ -92,8 +92,6 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
     if (!verbAllowed(def, 'watch')) throw methodNotAllowed();
     const fieldSelector = name ? [`metadata.name=${name}`, str(q, 'fieldSelector')].filter(Boolean).join(',') : str(q, 'fieldSelector');
     const sendInitial = str(q, 'sendInitialEvents');
-    // Not yet converted by a CRD's conversion webhook: said rather than served silently in the stored shape.
-    if (needsConversion(def, version)) sendWarnings(reply, [`watch events of ${def.plural}.${def.group} are served in the storage version's shape (${def.version}) relabelled ${version}: Bonsai does not call conversion webhooks for watches yet`]);
     // The watch stream writes its head on the raw response: hand it the warnings set so far.
     const warning = reply.getHeader('Warning');
     if (warning !== undefined) reply.raw.setHeader('Warning', warning);
@@ -151,11 +149,14 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
         if (!verbAllowed(def, 'deletecollection')) throw methodNotAllowed();
         const opts = deleteOptions(q, parseBody(req.body as Buffer | undefined, req.headers['content-type']));
         const r = reg.list(def, ns, { labelSelector: str(q, 'labelSelector'), fieldSelector: str(q, 'fieldSelector') });
-        return deleteEach(reg, def, r.items, { ...opts, warnings }).then(() => {
-          sendWarnings(reply, warnings);
-          // Upstream answers with the list it deleted, as it was listed (streamed like any list).
-          sendList(req, reply, listSpec(def, version, r.items, { resourceVersion: r.resourceVersion }, 'object', undefined, () => reg.clock.now()), { force: true });
-        }, (e) => withWarnings(reply, warnings, e));
+        // Upstream answers with the list it deleted, as it was listed (streamed like any list), in the version asked
+        // for: a CRD's conversion webhook converts it once the objects are gone, as upstream encodes its answer.
+        return deleteEach(reg, def, r.items, { ...opts, warnings })
+          .then(() => (needsConversion(def, version) ? convertedForRead(reg, def, version, r.items, warnings, true) : r.items))
+          .then((items) => {
+            sendWarnings(reply, warnings);
+            sendList(req, reply, listSpec(def, version, items, { resourceVersion: r.resourceVersion }, 'object', undefined, () => reg.clock.now()), { force: true });
+          }, (e) => withWarnings(reply, warnings, e));
       }
       default:
         throw methodNotAllowed();

@@ -2,6 +2,8 @@
 // reaches a watcher as one write of shared, once-encoded event lines. A watcher whose socket stops taking data is
 // cut off once more than maxPendingEvents events wait for it, as kube-apiserver's cacher terminates a watcher
 // whose channel stays full: its socket is reset and everything it held is released; the client watches again.
+// A custom resource watched in another version than its storage one has each event converted by its CRD's
+// webhook on the way out (watch-conversion.ts), in order, under the same bound.
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../machinery/errors.js';
@@ -13,6 +15,12 @@ import { storedTextOf, type OutputFormat } from './output.js';
 import { encodeEvent, shapeKey, sharedEvent, type WatchShape } from './watch-encoding.js';
 import { longTimeout } from './watch-timeout.js';
 import { watchInitialized } from '../flowcontrol/dispatch/apf-filter.js';
+import { openWatchesOf, terminatedWatchersOf } from './open-watches.js';
+
+export { openWatchesOf, terminatedWatchersOf };
+import { convertedEvent, needsConversion } from './converted.js';
+import { storedJson } from '../storage/sqlite-store.js';
+import { OrderedConverter, type ConvertedItem } from './watch-conversion.js';
 
 export interface WatchRequest {
   def: ResourceDef;
@@ -26,24 +34,6 @@ export interface WatchRequest {
   timeoutMs: number;
 }
 
-const openByServer = new WeakMap<Registry, Set<() => void>>();
-/** A server's open watches and log follows (by its root Registry), so that its shutdown ends them and no other's. */
-export function openWatchesOf(reg: Registry): Set<() => void> {
-  const server = reg.root();
-  let s = openByServer.get(server);
-  if (!s) openByServer.set(server, (s = new Set()));
-  return s;
-}
-
-const terminatedByServer = new WeakMap<Registry, Map<string, number>>();
-/** A server's watchers cut off for not keeping up, by "resource.group" (upstream's apiserver_terminated_watchers_total). */
-export function terminatedWatchersOf(reg: Registry): Map<string, number> {
-  const server = reg.root();
-  let m = terminatedByServer.get(server);
-  if (!m) terminatedByServer.set(server, (m = new Map()));
-  return m;
-}
-
 /** Events that may wait for a watcher whose socket takes no more: upstream's per-watcher channel size without an index. */
 const maxPendingEvents = 100;
 /** Bytes that may wait for one watcher (its socket's buffer and its queue), whatever the count of events. */
@@ -51,6 +41,9 @@ const maxPendingBytes = 16 * 1024 * 1024;
 /** Events from before the watch began (initial state, replay) are read and written this many at a time. */
 const backlogEvents = 100;
 const bookmarkEveryMs = 5_000;
+/** Conversion webhook calls one watch may have under way, and backlog events it reads ahead of the socket. */
+const conversionsInFlight = 4;
+const conversionWindow = 16;
 const crlf = Buffer.from('\r\n');
 
 /** A live event: its shared line, or (a Table watch before its column definitions are out) the event itself. */
@@ -98,7 +91,13 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
     }
     const hub = reg.store.hub;
     const openWatches = openWatchesOf(reg);
-    const shape: WatchShape = { def: w.def, version: w.version, format: w.format, includeObject: w.includeObject, textOf: storedTextOf(reg.store, w.def) };
+    /**
+     * A CRD's conversion webhook converts every event (not PartialObjectMetadata, which has no version of the
+     * kind): backlog and live events go through `conv`, live ones held back until the backlog is in. A converted
+     * object is a new one: the stored text (found by resourceVersion) is not its text.
+     */
+    const converting = needsConversion(w.def, w.version) && w.format !== 'partial';
+    const shape: WatchShape = { def: w.def, version: w.version, format: w.format, includeObject: w.includeObject, textOf: converting ? storedJson : storedTextOf(reg.store, w.def) };
     const key = shapeKey(shape);
     const now = () => reg.clock.now();
     let closed = false;
@@ -114,7 +113,15 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
     let batch: Queued[] = [];
     let columnsSent = false;
     const cancels: Array<() => void> = [];
-    const behind = () => blocked || !backlogDone || queue.length > 0;
+    const conv = converting
+      ? new OrderedConverter((o) => convertedEvent(reg, w.def, w.version, o), conversionsInFlight, { ready: (items) => converted(items), failed: (e) => conversionFailed(e) })
+      : undefined;
+    let held: WatchEvent[] = [];
+    /** A conversion failed: the stream ends once what came before it is written. */
+    let ending = false;
+    const stuck = () => blocked || !backlogDone || queue.length > 0;
+    const behind = () => stuck() || (conv !== undefined && (conv.size > 0 || held.length > 0));
+    const overflowing = () => queue.length + held.length + (conv?.size ?? 0) > maxPendingEvents || queuedBytes + sock.writableLength > maxPendingBytes;
 
     const onDrain = () => {
       blocked = false;
@@ -128,15 +135,17 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
       for (const c of cancels) c();
       cancels.length = 0;
       openWatches.delete(close);
+      conv?.stop();
       queue = [];
       batch = [];
+      held = [];
     };
     /** Ends the stream; a socket that is not taking data is reset rather than left holding the rest. */
     const close = (): void => {
       if (closed) return;
-      const stuck = behind();
+      const wasStuck = stuck();
       release();
-      if (stuck) sock.destroy();
+      if (wasStuck) sock.destroy();
       else if (!res.writableEnded) res.end();
     };
     const cutOff = () => {
@@ -146,7 +155,7 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
       terminatedWatchers.set(resource, (terminatedWatchers.get(resource) ?? 0) + 1);
       reg.log.info(
         `Forcing ${resource} watcher close due to unresponsiveness: key: "/${w.def.plural}${w.namespace ? `/${w.namespace}` : ''}", ` +
-        `labels: "${w.opts.labelSelector ?? ''}", fields: "${w.opts.fieldSelector ?? ''}". pending events = ${queue.length}, buffered bytes = ${sock.writableLength + queuedBytes}`,
+        `labels: "${w.opts.labelSelector ?? ''}", fields: "${w.opts.fieldSelector ?? ''}". pending events = ${queue.length + held.length + (conv?.size ?? 0)}, buffered bytes = ${sock.writableLength + queuedBytes}`,
       );
       release();
       // A reset frees the kernel's buffers at once; a plain close would keep sending what the client does not read.
@@ -187,9 +196,12 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
     const pump = () => {
       while (!closed && !blocked) {
         if (!backlogDone && handle) {
+          // Converted events are read ahead only as far as the conversion window reaches.
+          const room = conv ? conversionWindow - conv.size : backlogEvents;
+          if (room <= 0) break;
           let got;
           try {
-            got = handle.backlog(backlogEvents);
+            got = handle.backlog(room);
           } catch (e) {
             // Compaction overtook the replay. As upstream, the stream just ends: watching again from the last event
             // it got, the client learns that its resourceVersion is too old.
@@ -200,6 +212,16 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
           backlogDone = got.done;
           // The initial events are out: the watch's APF seat goes back.
           if (backlogDone) watchInitialized(req);
+          if (conv) {
+            for (const e of got.events) conv.push(e.type, e.object);
+            if (backlogDone && endBookmark) conv.pushLine(bookmarkLine(startRv, { 'k8s.io/initial-events-end': 'true' }));
+            endBookmark &&= !backlogDone;
+            if (backlogDone) {
+              for (const e of held) conv.push(e.type, e.object);
+              held = [];
+            }
+            continue;
+          }
           const parts = got.events.map(encodeOwn);
           if (backlogDone && endBookmark) parts.push(bookmarkLine(startRv, { 'k8s.io/initial-events-end': 'true' }));
           endBookmark &&= !backlogDone;
@@ -211,6 +233,27 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
           write(parts);
         } else break;
       }
+      if (ending && !closed && !queue.length) finish();
+    };
+    /** Converted events, in order: written at once unless the socket or older events hold them back. */
+    const converted = (items: ConvertedItem[]) => {
+      if (closed) return;
+      if (!blocked && !queue.length) write(items.map(line));
+      else for (const q of items) queue.push(q), queuedBytes += Buffer.isBuffer(q) ? q.length : 0;
+      if (overflowing()) return cutOff();
+      pump();
+    };
+    /** As upstream's watch server: the error is logged and the stream ends (no ERROR event). */
+    const conversionFailed = (e: unknown) => {
+      if (closed) return;
+      reg.log.info(`unable to encode watch object *unstructured.Unstructured: ${e instanceof Error ? e.message : String(e)}`);
+      ending = true;
+      if (!blocked && !queue.length) finish();
+    };
+    /** Ends the stream after what has been written (the socket's buffer included). */
+    const finish = () => {
+      release();
+      if (!res.writableEnded) res.end();
     };
     const flushBatch = () => {
       const items = batch;
@@ -226,6 +269,13 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
     };
     const live = (type: WatchEventType, obj: KObject) => {
       if (closed) return;
+      if (conv) {
+        if (ending) return;
+        if (backlogDone) conv.push(type, obj);
+        else held.push({ type, object: obj });
+        if (overflowing()) cutOff();
+        return;
+      }
       batch.push(w.format === 'table' && !columnsSent ? { type, object: obj } : sharedEvent(hub, shape, key, type, obj, false, now));
       if (batch.length === 1) hub.atBatchEnd(flushBatch);
     };

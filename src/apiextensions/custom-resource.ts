@@ -72,6 +72,8 @@ export function customResourceDef(crd: Crd, opts: { terminating?: boolean } = {}
   const scalePaths = storage.subresources?.scale ? scalePathsOf(storage.subresources.scale) : undefined;
   if (scalePaths) subresources.push('scale');
   const storageVersion = storage.name;
+  // Each served version shows its own printer columns (upstream's table convertor per version).
+  const printers = new Map(served.map((v) => [v, crdTablePrinter(crd, v)]));
   const schemaVersion = (v: string | undefined) => (v && crd.spec.versions.some((x) => x.name === v) ? v : storageVersion);
   const def: ResourceDef = {
     group,
@@ -102,6 +104,7 @@ export function customResourceDef(crd: Crd, opts: { terminating?: boolean } = {}
       return { unknownFields: [], typeErrors: unknown.map((p) => `.${p}: field not declared in schema`) };
     },
     table: crdTablePrinter(crd, storageVersion),
+    tableOf: (v) => printers.get(v),
     fieldSelectors: crdFieldSelectors(crd, storageVersion, scope === 'Namespaced'),
   };
   const conversion = crd.spec.conversion;

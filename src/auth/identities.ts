@@ -50,6 +50,7 @@ export const controllerClientNames: Record<string, string> = {
   'garbage-collector': 'generic-garbage-collector',
   namespace: 'namespace-controller',
   serviceaccount: 'service-account-controller',
+  'root-ca-certificate-publisher': 'root-ca-cert-publisher',
   disruption: 'disruption-controller',
   endpoints: 'endpoint-controller',
   endpointslice: 'endpointslice-controller',

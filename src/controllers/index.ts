@@ -7,6 +7,7 @@ import { controllerNames, selectControllers, type ControllerName } from './selec
 import { GarbageCollector } from './garbage-collector.js';
 import { NamespaceController } from './namespace-controller.js';
 import { ServiceAccountController } from './serviceaccount-controller.js';
+import { RootCaPublisherController } from './root-ca-publisher-controller.js';
 import { DisruptionController } from './disruption-controller.js';
 import { EndpointsController } from './endpoints-controller.js';
 import { EndpointSliceController } from './endpointslice-controller.js';
@@ -38,6 +39,7 @@ const factories: Record<ControllerName, Factory> = {
   'garbage-collector': (r, c, l) => new GarbageCollector(r, c, l),
   namespace: (r, c, l) => new NamespaceController(r, c, l),
   serviceaccount: (r, c, l) => new ServiceAccountController(r, c, l),
+  'root-ca-certificate-publisher': (r, c, l) => new RootCaPublisherController(r, c, l),
   disruption: (r, c, l) => new DisruptionController(r, c, l),
   endpoints: (r, c, l) => new EndpointsController(r, c, l),
   endpointslice: (r, c, l) => new EndpointSliceController(r, c, l),

@@ -4,7 +4,7 @@ import { selectNames } from '../util/name-selection.js';
 
 /** Every controller by its kube-controller-manager name (without the `-controller` suffix), in start order. */
 export const controllerNames = [
-  'garbage-collector', 'namespace', 'serviceaccount', 'disruption', 'endpoints', 'endpointslice', 'node-lifecycle',
+  'garbage-collector', 'namespace', 'serviceaccount', 'root-ca-certificate-publisher', 'disruption', 'endpoints', 'endpointslice', 'node-lifecycle',
   'taint-eviction', 'pod-garbage-collector', 'replicaset', 'deployment', 'job', 'daemonset', 'cronjob',
   'ttl-after-finished', 'horizontal-pod-autoscaler', 'statefulset', 'persistentvolume-binder', 'clusterrole-aggregation', 'serviceaccount-token', 'certificatesigningrequest-signing',
 ] as const;

@@ -8,12 +8,6 @@ import type { PodRun } from './pod-runtime.js';
 import { allRuns } from './pod-runtime.js';
 import type { RefKind, RefLookup } from './pod-references.js';
 
-/**
- * Upstream's root-ca-cert-publisher puts ConfigMap kube-root-ca.crt in every namespace, and projected
- * service-account volumes name it. Bonsai publishes none, so a pod naming it is not held back for it.
- */
-const rootCA = 'kube-root-ca.crt';
-const rootCAKeys = { data: new Set(['ca.crt']), binary: new Set<string>() };
 const none: ReadonlySet<string> = new Set();
 
 const keysOf = (v: unknown): ReadonlySet<string> => (v && typeof v === 'object' ? new Set(Object.keys(v)) : none);
@@ -22,7 +16,7 @@ const keysOf = (v: unknown): ReadonlySet<string> => (v && typeof v === 'object' 
 export function referenceLookup(client: Client, namespace: string): RefLookup {
   return (kind: RefKind, name: string) => {
     const o = client.get<KObject>(kind === 'secret' ? 'v1/secrets' : 'v1/configmaps', namespace, name);
-    if (!o) return kind === 'configmap' && name === rootCA ? rootCAKeys : undefined;
+    if (!o) return undefined;
     return { data: keysOf(o.data), binary: kind === 'configmap' ? keysOf(o.binaryData) : none };
   };
 }

@@ -87,6 +87,8 @@ export interface ResourceDef {
   maxNameLength?: number;
   /** Server-side Table columns and cells (`kubectl get`); the default is Name and Created At. */
   table?: TablePrinter;
+  /** A served version's own table, where versions differ (a CRD's additionalPrinterColumns); else `table`. */
+  tableOf?: (version: string) => TablePrinter | undefined;
   /** Finalizers the registry adds when the object is deleted (CRDs: their instances are removed first). */
   deleteFinalizers?: string[];
   /**

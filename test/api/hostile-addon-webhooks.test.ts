@@ -1,5 +1,5 @@
-// Hostile JobSets and LeaderWorkerSets for the add-ons' in-process validating webhooks (vjobset.kb.io,
-// vleaderworkerset.kb.io): keys named __proto__/constructor/prototype, huge and repeated rule names, absurd numbers and
+// Hostile JobSets, LeaderWorkerSets, ScaledObjects and VPAs for the add-ons' in-process validating webhooks
+// (vjobset.kb.io, vleaderworkerset.kb.io, vscaledobject.kb.io, vpa.k8s.io): keys named __proto__/constructor/prototype, huge and repeated rule names, absurd numbers and
 // percentages, thousands of rules and replicated jobs, hostile updates. Every write is answered without a 5xx, the
 // webhooks refuse with a 4xx or admit, and the prototypes stay clean.
 import { describe, it } from 'node:test';
@@ -27,7 +27,7 @@ const lws = (name: string, spec: Record<string, unknown>, tmpl: Record<string, u
 });
 
 describe('hostile objects for the add-on webhooks', () => {
-  const { env, req } = useBonsai({ addons: ['jobset', 'lws'], cluster: { nodes: 0 } });
+  const { env, req } = useBonsai({ addons: ['jobset', 'lws', 'keda', 'vpa'], cluster: { nodes: 0 } });
   const before0 = snapshot();
 
   const send = async (method: string, path: string, raw: string, contentType?: string): Promise<number> => {
@@ -71,6 +71,34 @@ describe('hostile objects for the add-on webhooks', () => {
     assert.equal(await send('POST', sets, lws('ok', { replicas: 1 }, { size: 4, subGroupPolicy: { subGroupSize: 2 } })), 201);
     await send('PATCH', `${sets}/ok`, JSON.stringify({ spec: { leaderWorkerTemplate: { subGroupPolicy: null } } }), 'application/merge-patch+json');
     await send('PATCH', `${sets}/ok`, JSON.stringify({ spec: { leaderWorkerTemplate: { subGroupPolicy: { subGroupSize: 2 ** 31 - 1 } } } }), 'application/merge-patch+json');
+  });
+
+  it('ScaledObjects and VPAs: hostile targets, triggers, policies and quantities', async () => {
+    const sos = `/apis/keda.sh/v1alpha1/namespaces/${NS}/scaledobjects`;
+    const vpas = `/apis/autoscaling.k8s.io/v1/namespaces/${NS}/verticalpodautoscalers`;
+    await eventually(async () => (await req('GET', sos)).status === 200 && (await req('GET', vpas)).status === 200, 20_000, 'ScaledObjects and VPAs served');
+    const so = (name: string, spec: Record<string, unknown>) => JSON.stringify({ apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', metadata: { name, annotations: evilMap }, spec });
+    const soCases: Array<[string, Record<string, unknown>]> = [
+      ['proto', { scaleTargetRef: { name: '__proto__', kind: 'constructor', apiVersion: 'prototype' }, triggers: [{ type: 'cpu', metricType: 'Utilization', metadata: { value: '50', containerName: '__proto__' } }] }],
+      ['proto-2', { scaleTargetRef: { name: '__proto__', kind: 'constructor', apiVersion: 'prototype' }, triggers: [{ type: 'cron', metadata: evilMap }] }],
+      ['hpa-huge', { scaleTargetRef: { name: 'x' }, advanced: { horizontalPodAutoscalerConfig: { name: huge.slice(0, 5000) } }, triggers: [{ type: 'cron', metadata: evilMap }] }],
+      ['fallback', { scaleTargetRef: { name: 'y' }, minReplicaCount: 1, fallback: { failureThreshold: -(2 ** 31), replicas: 2 ** 31 - 1 }, triggers: Array.from({ length: 500 }, () => ({ type: 'memory', metadata: evilMap })) }],
+    ];
+    for (const [name, spec] of soCases) {
+      const status = await send('POST', sos, so(name, spec));
+      assert.ok(status === 201 || status === 403 || status === 422, `${name}: ${status}`);
+    }
+    const vpa = (name: string, spec: Record<string, unknown>) => JSON.stringify({ apiVersion: 'autoscaling.k8s.io/v1', kind: 'VerticalPodAutoscaler', metadata: { name }, spec: { targetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: '__proto__' }, ...spec } });
+    const policy = { containerName: '__proto__', minAllowed: { ...evilMap, cpu: '0.0000000001', memory: '1e400' }, maxAllowed: { constructor: '-1', cpu: '1e-400' } };
+    const vpaCases: Array<[string, Record<string, unknown>]> = [
+      ['policies', { resourcePolicy: { containerPolicies: Array.from({ length: 3000 }, () => policy) } }],
+      ['numbers', { updatePolicy: { updateMode: 'Recreate', minReplicas: -(2 ** 31) }, recommenders: Array.from({ length: 1000 }, () => ({ name: '__proto__' })) }],
+      ['modes', { updatePolicy: { updateMode: '__proto__' }, resourcePolicy: { containerPolicies: [{ containerName: 'c', mode: 'constructor', controlledValues: 'prototype' }] } }],
+    ];
+    for (const [name, spec] of vpaCases) {
+      const status = await send('POST', vpas, vpa(name, spec));
+      assert.ok(status === 201 || status === 400 || status === 422, `${name}: ${status}`);
+    }
   });
 
   it('leaves the prototypes clean and the API answering', async () => {

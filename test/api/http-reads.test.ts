@@ -82,9 +82,16 @@ describe('HTTP semantics: lists, watches and tables', () => {
 
   describe('list resourceVersion semantics', () => {
     it('serves resourceVersion=0, NotOlderThan and Exact with the current revision', async () => {
-      const cur = String(b.store.revision());
-      for (const q of ['resourceVersion=0', `resourceVersion=${cur}&resourceVersionMatch=NotOlderThan`, `resourceVersion=${cur}&resourceVersionMatch=Exact`, 'resourceVersion=1&resourceVersionMatch=NotOlderThan', `resourceVersion=${cur}`]) {
-        const r = await req('GET', `${CMS}?${q}`);
+      let cur = String(b.store.revision());
+      for (let q of ['resourceVersion=0', `resourceVersion=${cur}&resourceVersionMatch=NotOlderThan`, `resourceVersion=${cur}&resourceVersionMatch=Exact`, 'resourceVersion=1&resourceVersionMatch=NotOlderThan', `resourceVersion=${cur}`]) {
+        let r = await req('GET', `${CMS}?${q}`);
+        // Exact serves the current revision only: a background write (a controller publishing into a new namespace)
+        // between reading it and asking makes it too old, and it is asked again at the new one.
+        for (let tries = 0; q.endsWith('Exact') && r.status === 410 && String(b.store.revision()) !== cur && tries < 20; tries++) {
+          cur = String(b.store.revision());
+          q = `resourceVersion=${cur}&resourceVersionMatch=Exact`;
+          r = await req('GET', `${CMS}?${q}`);
+        }
         assert.equal(r.status, 200, `${q}: ${r.text}`);
         // Exact is the revision asked for; the others the current one, which a background write (a controller
         // running late on a loaded machine) may have moved on since `cur` was read.

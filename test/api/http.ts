@@ -191,3 +191,16 @@ export function useBonsai(opts: BonsaiOptions = {}): { env: { b: Bonsai }; req: 
   });
   return { env, req: client(() => env.b.url, () => env.b.credentials.token) };
 }
+
+/**
+ * Waits until the root-ca-certificate-publisher has put kube-root-ca.crt in `namespace` (as in every namespace), so
+ * that a test's later writes and watches there are not interleaved with it.
+ */
+export async function rootCaPublished(b: Bonsai, namespace: string): Promise<void> {
+  const cms = b.registry.find('', 'v1', 'configmaps')!;
+  const deadline = Date.now() + waitDeadline(20_000);
+  while (b.registry.list(cms, namespace, { fieldSelector: 'metadata.name=kube-root-ca.crt' }).items.length === 0) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for kube-root-ca.crt in ${namespace}`);
+    await sleep(20);
+  }
+}

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { Writable } from 'node:stream';
-import { useBonsai, openWatch, sleep, type Resp } from './http.js';
+import { useBonsai, openWatch, rootCaPublished, sleep, type Resp } from './http.js';
 import { ListStream, listBudgetOf, maxChunkBytes } from '../../src/api/list-stream.js';
 import { inflightOf } from '../../src/api/inflight.js';
 import type { Bonsai } from '../../src/main.js';
@@ -20,8 +20,10 @@ function createConfigMaps(b: Bonsai, ns: string, count: number, bytes = 16, pref
   }
 }
 
-function createNamespace(b: Bonsai, name: string): void {
+/** A namespace, once the root-ca-certificate-publisher has put its kube-root-ca.crt in it (as in every namespace). */
+async function createNamespace(b: Bonsai, name: string): Promise<void> {
   b.registry.create(b.registry.find('', 'v1', 'namespaces')!, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  await rootCaPublished(b, name);
 }
 
 /** A GET on a raw socket that is never read: the server's writes back up as a stalled client's would. */
@@ -56,7 +58,7 @@ describe('streamed lists', () => {
   const { env, req } = useBonsai();
 
   it('streams a large list in chunks, every stored object in key order, as a GET of each answers it', async () => {
-    createNamespace(env.b, 'big');
+    await createNamespace(env.b, 'big');
     createConfigMaps(env.b, 'big', 3000, 200);
     const r = await req('GET', '/api/v1/namespaces/big/configmaps');
     assert.equal(r.status, 200);
@@ -67,7 +69,8 @@ describe('streamed lists', () => {
     assert.equal(r.body.kind, 'ConfigMapList');
     assert.equal(r.body.metadata.resourceVersion, String(env.b.store.revision()));
     const names = r.body.items.map((o: KObject) => o.metadata.name);
-    assert.equal(names.length, 3000);
+    assert.equal(names.length, 3001);
+    assert.ok(names.includes('kube-root-ca.crt'));
     assert.deepEqual(names, [...names].sort());
     for (const i of [0, 1234, 2999]) {
       const one = await req('GET', `/api/v1/namespaces/big/configmaps/${names[i]}`);
@@ -78,7 +81,7 @@ describe('streamed lists', () => {
   });
 
   it('sends committed objects as the text the store keeps, byte for byte their JSON.stringify, and a rewritten one afresh', async () => {
-    createNamespace(env.b, 'texts');
+    await createNamespace(env.b, 'texts');
     const def = env.b.registry.find('', 'v1', 'configmaps')!;
     const odd = ['ключ 😀 漢字 \u2028\u2029', 'quote " back \\ tab \t nul \u0000 del \u007f </script>&', 'lone \ud800 x \udfff', '1e21'];
     for (let i = 0; i < 40; i++) {
@@ -121,7 +124,7 @@ describe('streamed lists', () => {
   });
 
   it('sends a large list through a few chunk buffers, each filled again once the socket has written it', async () => {
-    createNamespace(env.b, 'reuse');
+    await createNamespace(env.b, 'reuse');
     createConfigMaps(env.b, 'reuse', 3000, 3000);
     await env.b.store.committed();
     const alloc = Buffer.allocUnsafe;
@@ -146,15 +149,14 @@ describe('streamed lists', () => {
   });
 
   it('indents pretty lists and Tables as Go does, escaping <, > and & and ending with no newline', async () => {
-    createNamespace(env.b, 'pretty');
+    await createNamespace(env.b, 'pretty');
     const def = env.b.registry.find('', 'v1', 'configmaps')!;
     env.b.registry.create(def, 'pretty', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'html', namespace: 'pretty' }, data: { page: '<a href="x">&</a>', nested: '{"a":[1,{}]}' } });
     createConfigMaps(env.b, 'pretty', 3);
     for (const accept of [undefined, tableAccept]) {
-      // Not the namespace's kube-root-ca.crt, which the service account controller may add between the two.
-      const path = '/api/v1/namespaces/pretty/configmaps?fieldSelector=metadata.name%21%3Dkube-root-ca.crt';
+      const path = '/api/v1/namespaces/pretty/configmaps';
       const compact = await req('GET', path, undefined, { accept });
-      const pretty = await req('GET', `${path}&pretty=true`, undefined, { accept });
+      const pretty = await req('GET', `${path}?pretty=true`, undefined, { accept });
       // Written meanwhile (the namespace's service account): the same objects, maybe a later list revision.
       const expected = JSON.parse(compact.text);
       expected.metadata.resourceVersion = JSON.parse(pretty.text).metadata.resourceVersion;
@@ -167,7 +169,7 @@ describe('streamed lists', () => {
   });
 
   it('pages with limit and continue through every object once, within a namespace and with a selector', async () => {
-    for (const ns of ['pg', 'pg-a', 'pga']) createNamespace(env.b, ns);
+    for (const ns of ['pg', 'pg-a', 'pga']) await createNamespace(env.b, ns);
     createConfigMaps(env.b, 'pg-a', 5, 16, 'before');
     createConfigMaps(env.b, 'pg', 23);
     createConfigMaps(env.b, 'pga', 5, 16, 'after');
@@ -186,8 +188,7 @@ describe('streamed lists', () => {
       throw new Error('paging did not end');
     };
     const all = await walk('/api/v1/namespaces/pg/configmaps');
-    // The service account controller may add its kube-root-ca.crt after them.
-    assert.deepEqual(all.names.filter((n) => n.startsWith('cm-')), Array.from({ length: 23 }, (_, i) => `cm-${String(i).padStart(5, '0')}`));
+    assert.deepEqual(all.names, [...Array.from({ length: 23 }, (_, i) => `cm-${String(i).padStart(5, '0')}`), 'kube-root-ca.crt']);
     assert.deepEqual(all.remaining.slice(0, 3), [all.names.length - 7, all.names.length - 14, all.names.length - 21]);
     const odd = await walk('/api/v1/namespaces/pg/configmaps?labelSelector=parity%3Dodd');
     assert.deepEqual(odd.names, Array.from({ length: 11 }, (_, i) => `cm-${String(2 * i + 1).padStart(5, '0')}`));
@@ -206,15 +207,16 @@ describe('streamed lists', () => {
   });
 
   it('reads a page without visiting the rest of the list (the store scan stops after the limit)', async () => {
-    createNamespace(env.b, 'scan');
+    await createNamespace(env.b, 'scan');
     createConfigMaps(env.b, 'scan', 400);
     let visited = 0;
     const left = env.b.store.scan('core/configmaps', 'scan', 'scan/cm-00100', () => ++visited <= 10);
     assert.equal(visited, 11);
-    assert.equal(left, 400 - 101 - 10);
+    // The 400, and the namespace's kube-root-ca.crt after them.
+    assert.equal(left, 401 - 101 - 10);
     visited = 0;
     assert.equal(env.b.store.scan('core/configmaps', 'scan', 'scan/cm-00395', () => (++visited, true)), 0);
-    assert.equal(visited, 4);
+    assert.equal(visited, 5);
     assert.equal(env.b.store.scan('core/configmaps', 'scan-none', '', () => assert.fail('no objects there')), 0);
   });
 });
@@ -223,7 +225,7 @@ describe('key order under churn', () => {
   const { env } = useBonsai();
 
   it('keeps lists and pages in key order while objects are created, deleted and created again between them', async () => {
-    createNamespace(env.b, 'churn');
+    await createNamespace(env.b, 'churn');
     const def = env.b.registry.find('', 'v1', 'configmaps')!;
     const live = new Set<string>();
     let seed = 7;
@@ -275,7 +277,7 @@ describe('stalled list clients', () => {
   const { env, req } = useBonsai({ listLimits: { stallMs: 300, maxBytesInflight: 1 } });
 
   it('cuts off a client that stops reading, releasing what its list held; a second list waits for the budget', async () => {
-    createNamespace(env.b, 'stall');
+    await createNamespace(env.b, 'stall');
     createConfigMaps(env.b, 'stall', 1500, 20_000);
     const budget = listBudgetOf(env.b.app);
     const s = await stalledGet(env.b, '/api/v1/namespaces/stall/configmaps');
@@ -293,7 +295,7 @@ describe('max requests in flight', () => {
   const anon = { anonymous: true };
 
   it('answers 429 with Retry-After beyond the limit; system:masters and watches are not limited', async () => {
-    createNamespace(env.b, 'busy');
+    await createNamespace(env.b, 'busy');
     createConfigMaps(env.b, 'busy', 1500, 20_000);
     assert.equal((await req('GET', '/api/v1/namespaces', undefined, anon)).status, 200);
     const s = await stalledGet(env.b, '/api/v1/namespaces/busy/configmaps');

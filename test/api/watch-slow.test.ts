@@ -4,7 +4,7 @@ import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { openWatchesOf, terminatedWatchersOf } from '../../src/api/watch-stream.js';
-import { openWatch, useBonsai } from './http.js';
+import { openWatch, rootCaPublished, useBonsai } from './http.js';
 import { waitDeadline } from '../helpers/wait.js';
 
 const NS = 'slow';
@@ -37,6 +37,8 @@ describe('slow watchers', () => {
   const { env, req } = useBonsai({ compactEveryMs: 0 });
   before(async () => {
     assert.equal((await req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status, 201);
+    // The namespace's kube-root-ca.crt (kube-controller-manager publishes one in every namespace) comes first.
+    await rootCaPublished(env.b, NS);
   });
 
   it('cuts off watchers that do not read, keeps serving, and a reading watcher gets every event in order', async () => {
@@ -88,6 +90,7 @@ describe('slow watchers', () => {
     const ns = 'initial';
     const path = `/api/v1/namespaces/${ns}/configmaps`;
     assert.equal((await req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })).status, 201);
+    await rootCaPublished(env.b, ns);
     const n = 600; // about 20 MB of initial events: far beyond a socket's buffers
     for (let i = 0; i < n; i += 16) {
       const rs = await Promise.all(Array.from({ length: Math.min(16, n - i) }, (_, j) =>
@@ -98,8 +101,8 @@ describe('slow watchers', () => {
     assert.equal((await req('POST', path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'live' } })).status, 201);
     await w.waitFor((evs) => evs.some((e) => e.object.metadata.name === 'live'), 20_000, 'the live event after the initial state');
     const names = w.events.map((e) => (e.type === 'BOOKMARK' ? 'BOOKMARK' : e.object.metadata.name));
-    assert.deepEqual(names, [...Array.from({ length: n }, (_, i) => `init-${String(i).padStart(3, '0')}`), 'BOOKMARK', 'live']);
-    assert.equal(w.events[n].object.metadata.annotations['k8s.io/initial-events-end'], 'true');
+    assert.deepEqual(names, [...Array.from({ length: n }, (_, i) => `init-${String(i).padStart(3, '0')}`), 'kube-root-ca.crt', 'BOOKMARK', 'live']);
+    assert.equal(w.events[n + 1].object.metadata.annotations['k8s.io/initial-events-end'], 'true');
     w.close();
   });
 
@@ -107,6 +110,7 @@ describe('slow watchers', () => {
     const ns = 'replay';
     const path = `/api/v1/namespaces/${ns}/configmaps`;
     assert.equal((await req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })).status, 201);
+    await rootCaPublished(env.b, ns);
     const rv = env.b.store.revision();
     const n = 600; // about 20 MB of changes to replay
     for (let i = 0; i < n; i += 16) {

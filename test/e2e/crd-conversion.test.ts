@@ -3,74 +3,37 @@
 // (a self-signed CA in caBundle, url clientConfig). Created in v1 and read in v2, updated and patched in v2 and read
 // in v1, its status written in v2, listed in v2; a webhook that answers Failure, or a wrong uid, fails the read with
 // upstream's 500; a webhook Service backed by simulated pods converts by carrying the fields over, with a Warning.
+// `kubectl get -w` in v2 prints every event converted, and ends when the webhook refuses one; deletecollection in v2
+// answers with the deleted objects converted.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { useKubectlServer } from '../helpers/cluster.js';
+import { eventually } from '../helpers/kubectl.js';
 import { startHttpsTestServer, type HttpsTestServer } from '../helpers/https-test-server.js';
+import { backendCrd, backendV1, convertedReview } from '../helpers/conversion-backends.js';
 
 type Json = Record<string, any>;
 
 /** The reviews the server received, in order. */
 const received: Json[] = [];
 
-function convert(obj: Json, desired: string): Json {
-  const spec: Json = { ...(obj.spec ?? {}) };
-  if (desired.endsWith('/v2') && 'host' in spec) {
-    spec.address = `${spec.host}:${spec.port}`;
-    delete spec.host;
-    delete spec.port;
-  } else if (desired.endsWith('/v1') && 'address' in spec) {
-    const [host, port] = String(spec.address).split(':');
-    Object.assign(spec, { host, port: Number(port) });
-    delete spec.address;
-  }
-  return { ...obj, apiVersion: desired, spec, metadata: { ...obj.metadata, labels: { ...(obj.metadata?.labels ?? {}), converted: 'yes' } } };
-}
-
 function serve(url: string, review: Json, res: ServerResponse): void {
   received.push(review);
-  const { uid, desiredAPIVersion, objects } = review.request;
-  let response: Json = { uid, result: { status: 'Success' }, convertedObjects: objects.map((o: Json) => convert(o, desiredAPIVersion)) };
-  if (url.startsWith('/fail')) response = { uid, result: { status: 'Failure', message: 'backends cannot be converted today' } };
-  if (url.startsWith('/bad-uid')) response.uid = 'not-the-request';
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response }));
+  // A webhook that cannot convert one object (named poison), for the watch that meets it.
+  if (review.request.objects.some((o: Json) => o.metadata?.name === 'poison')) {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid: review.request.uid, result: { status: 'Failure', message: 'poison cannot be converted' } } }));
+    return;
+  }
+  const answer = convertedReview(review);
+  const { uid } = review.request;
+  if (url.startsWith('/fail')) answer.response = { uid, result: { status: 'Failure', message: 'backends cannot be converted today' } };
+  if (url.startsWith('/bad-uid')) answer.response.uid = 'not-the-request';
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
 }
 
-/** A CRD of Backends in group `group`, converted by `clientConfig` (YAML flow). */
-function crd(group: string, clientConfig: string): string {
-  const version = (name: string, storage: boolean, spec: string) => `  - name: ${name}
-    served: true
-    storage: ${storage}
-    subresources: {status: {}}
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec: {type: object, properties: ${spec}}
-          status: {type: object, properties: {ready: {type: boolean}}}
-`;
-  return `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: backends.${group}}
-spec:
-  group: ${group}
-  scope: Namespaced
-  names: {plural: backends, singular: backend, kind: Backend}
-  conversion:
-    strategy: Webhook
-    webhook:
-      conversionReviewVersions: ["v1"]
-      clientConfig: ${clientConfig}
-  versions:
-${version('v1', true, '{host: {type: string}, port: {type: integer}}')}${version('v2', false, '{address: {type: string}}')}`;
-}
-
-const backend = (group: string, name: string) => `apiVersion: ${group}/v1
-kind: Backend
-metadata: {name: ${name}, namespace: default}
-spec: {host: db.example, port: 5432}
-`;
+const crd = backendCrd;
+const backend = (group: string, name: string) => backendV1(group, name);
 
 describe('CRD conversion webhooks with kubectl', () => {
   let server: HttpsTestServer;
@@ -155,5 +118,35 @@ describe('CRD conversion webhooks with kubectl', () => {
     assert.deepEqual(v2.spec, { host: 'db.example', port: 5432 });
     assert.match(r.stderr, /conversion webhook for sim\.example\.com\/Backend is served by simulated pods \(service conv\/converter\): converted without calling it/);
     assert.equal(received.length, before, 'the test server is not called');
+  });
+
+  it('converts every watch event, deletecollection answers, and a failed conversion ends the watch', async () => {
+    const group = 'watch.example.com';
+    await k().ok(['apply', '-f', '-'], { input: crd(group, `{url: "${base}/convert", caBundle: ${caBundle}}`) });
+    await k().ok(['wait', '--for=condition=Established', `crd/backends.${group}`, '--timeout=30s']);
+    await k().ok(['apply', '-f', '-'], { input: backendV1(group, 'db') });
+    const w = k().start(['get', `backends.v2.${group}`, '-w']);
+    try {
+      await eventually(() => /^db\s+db\.example:5432\s*$/m.test(w.out()), 20_000, 'the listed row in v2');
+      await k().ok(['apply', '-f', '-'], { input: backendV1(group, 'cache', 'cache.example', 6379) });
+      await eventually(() => /^cache\s+cache\.example:6379\s*$/m.test(w.out()), 20_000, 'a created object, converted');
+      await k().ok(['patch', `backends.v1.${group}`, 'db', '--type=merge', '-p', '{"spec":{"host":"replica.example"}}']);
+      await eventually(() => /^db\s+replica\.example:5432\s*$/m.test(w.out()), 20_000, 'a change made in v1, converted');
+      // The webhook refuses one object: the watch ends after the events before it, as upstream's does.
+      await k().ok(['apply', '-f', '-'], { input: backendV1(group, 'poison') });
+      await eventually(() => w.proc.exitCode !== null || w.proc.signalCode !== null, 20_000, 'the watch to end');
+    } finally {
+      w.stop();
+    }
+    assert.match(w.out(), /^NAME\s+ADDRESS$/m);
+    assert.doesNotMatch(w.out(), /poison/);
+    for (const row of w.out().trim().split('\n').slice(1)) assert.match(row, /^\S+\s+[a-z.]+:\d+$/, 'every row in the v2 shape');
+    await k().ok(['delete', `backends.v1.${group}`, 'poison']);
+    // deletecollection in v2 answers with the deleted objects converted.
+    const deleted = JSON.parse(await k().ok(['delete', '--raw', `/apis/${group}/v2/namespaces/default/backends`])) as Json;
+    assert.deepEqual(deleted.items.map((i: Json) => [i.apiVersion, i.metadata.name, i.spec]).sort(), [
+      [`${group}/v2`, 'cache', { address: 'cache.example:6379' }], [`${group}/v2`, 'db', { address: 'replica.example:5432' }],
+    ]);
+    assert.equal((await k().ok(['get', `backends.v1.${group}`, '-o', 'name'])).trim(), '');
   });
 });

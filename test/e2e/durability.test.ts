@@ -254,6 +254,8 @@ describe('durability', () => {
   it('fails a watch from an unusable resourceVersion cleanly instead of hanging', async () => {
     const s = await startServer();
     servers.push(s);
+    // Once the namespace's kube-root-ca.crt is published, nothing else writes ConfigMaps there.
+    await eventually(async () => JSON.stringify((await api(s.url, cmPath())).body).includes('kube-root-ca.crt'), 20_000, 'kube-root-ca.crt');
     const before = (await api(s.url, cmPath())).body as { metadata: { resourceVersion: string }; items: Array<{ metadata: { name: string; resourceVersion: string } }> };
     const current = Number(before.metadata.resourceVersion);
     const cases: Array<{ rv: string; codes: number[]; reason: RegExp }> = [

@@ -133,12 +133,41 @@ describe('KEDA add-on', () => {
     assert.equal(cond(so, 'Ready').reason, 'ScaledObjectCheckFailed');
     assert.equal(cond(so, 'Ready').message, 'failed to ensure HPA is correctly created for ScaledObject: no scaler found for type: foo');
     assert.ok((await events('ScaledObject', 'odd')).includes('Warning KEDAScalerFailed no scaler found for type: foo'));
-    await apply(scaledObject('cpu0', 'other', { minReplicaCount: 0, triggers: [{ type: 'cpu', metricType: 'Utilization', metadata: { value: '50' } }] }));
-    const cpu = await eventually(async () => {
-      const o = await getJson('scaledobject', 'cpu0');
-      return cond(o, 'Ready')?.status === 'False' && o;
-    }, 20_000, 'cpu0 Ready False');
-    assert.match(cond(cpu, 'Ready').message, /only cpu\/memory triggers AND minReplica is 0/);
+    // KEDA's webhook refuses it at admission.
+    await apply(deployment('other2'));
+    const cpu = await env.k.fails(['apply', '-f', '-'], { input: scaledObject('cpu0', 'other2', { minReplicaCount: 0, triggers: [{ type: 'cpu', metricType: 'Utilization', metadata: { value: '50' } }] }) });
+    assert.match(cpu, /admission webhook "vscaledobject\.kb\.io" denied the request: scaledobject has only cpu\/memory triggers AND minReplica is 0 \(scale to zero doesn't work in this case\)/);
+  });
+
+  it("refuses at admission what KEDA's ScaledObject webhook refuses, with its messages", async () => {
+    await served();
+    for (const d of ['w1', 'w2', 'w3', 'w4']) await apply(deployment(d));
+    await apply(JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'nores' }, spec: { replicas: 0, selector: { matchLabels: { app: 'nores' } }, template: { metadata: { labels: { app: 'nores' } }, spec: { containers: [{ name: 'main', image: 'nginx' }] } } } }));
+    const workload = [{ type: 'kubernetes-workload', metadata: { podSelector: 'app=none', value: '1' } }];
+    const cpu = [{ type: 'cpu', metricType: 'Utilization', metadata: { value: '50' } }];
+    await apply(scaledObject('first', 'w1', { triggers: workload }));
+    const refused = async (name: string, target: string, spec: Json) => env.k.fails(['apply', '-f', '-'], { input: scaledObject(name, target, spec) });
+    const prefix = 'admission webhook "vscaledobject.kb.io" denied the request: ';
+    const assertRefused = (stderr: string, message: string) => assert.ok(stderr.includes(`${prefix}${message}`), stderr);
+    assertRefused(await refused('second', 'w1', { triggers: workload }), `the workload 'w1' of type 'apps/v1.Deployment' is already managed by the ScaledObject 'first'`);
+    await env.k.ok(['autoscale', 'deployment', 'w2', '--max=3', '--cpu-percent=50']);
+    assertRefused(await refused('on-hpa', 'w2', { triggers: workload }), `the workload 'w2' of type 'apps/v1.Deployment' is already managed by the hpa 'w2'`);
+    assertRefused(await refused('no-requests', 'nores', { minReplicaCount: 1, triggers: cpu }), `the scaledobject has a cpu trigger but the container main doesn't have the cpu request defined`);
+    assertRefused(await refused('fallback', 'w3', { minReplicaCount: 1, fallback: { failureThreshold: 3, replicas: 2 }, triggers: cpu }), `at least one trigger (that is not cpu or memory) has to have the \`AverageValue\` type for the fallback to be enabled`);
+    // (min above max is refused earlier, by the CRD's own validation rule)
+    assertRefused(await refused('bounds', 'w4', { minReplicaCount: 2, idleReplicaCount: 2, triggers: workload }), `IdleReplicaCount=2 must be less than MinReplicaCount=2`);
+    const long = 'x'.repeat(64);
+    assertRefused(await refused(long, 'w4', { triggers: workload }), `scaledobject name "${long}" is 64 characters long; must be no more than 63 characters because it is used as the "scaledobject.keda.sh/name" label value`);
+    // ScaledJobs have their triggers checked the same way, TriggerAuthentications their identity settings.
+    const job = { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } };
+    const sj = JSON.stringify({ apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledJob', metadata: { name: 'twice' }, spec: { jobTargetRef: job, triggers: [{ type: 'cron', name: 'same', metadata: { timezone: 'UTC', start: '0 * * * *', end: '1 * * * *', desiredReplicas: '1' } }, { type: 'cron', name: 'same', metadata: { timezone: 'UTC', start: '0 * * * *', end: '1 * * * *', desiredReplicas: '1' } }] } });
+    const twice = await env.k.fails(['apply', '-f', '-'], { input: sj });
+    assert.ok(twice.includes('admission webhook "vscaledjob.kb.io" denied the request: triggerName "same" is defined multiple times in the ScaledObject/ScaledJob, but it must be unique'), twice);
+    const ta = JSON.stringify({ apiVersion: 'keda.sh/v1alpha1', kind: 'TriggerAuthentication', metadata: { name: 'aws' }, spec: { podIdentity: { provider: 'aws', externalID: 'x' } } });
+    const aws = await env.k.fails(['apply', '-f', '-'], { input: ta });
+    assert.ok(aws.includes('admission webhook "vstriggerauthentication.kb.io" denied the request: externalID of PodIdentity requires roleArn to be set'), aws);
+    // None of them was stored; the first one is still the only one.
+    assert.equal((await env.k.ok(['get', 'scaledobjects', '-o', 'name'])).split('\n').filter((l) => /first|second|on-hpa|no-requests|fallback|bounds/.test(l)).join(','), 'scaledobject.keda.sh/first');
   });
 });
 

@@ -145,4 +145,23 @@ describe('VerticalPodAutoscaler add-on', () => {
     // The add-on still works for the others: the InPlaceOrRecreate VPA keeps its recommendation.
     assert.equal(cond(await getJson('vpa', 'inplace-vpa'), 'RecommendationProvided')?.status, 'True');
   });
+
+  it("refuses at admission what the VPA admission controller refuses, with its messages", async () => {
+    await served();
+    const refused = async (name: string, extra: Json, updateMode = 'Off') => (await env.k.fails(['apply', '-f', '-'], { input: vpa(name, 'nothing', updateMode, extra) }));
+    const prefix = 'admission webhook "vpa.k8s.io" denied the request: ';
+    const cases: Array<[Json, string]> = [
+      [{ updatePolicy: { updateMode: 'Recreate', minReplicas: 0 } }, 'minReplicas has to be positive, got 0'],
+      [{ resourcePolicy: { containerPolicies: [{ containerName: 'app', minAllowed: { cpu: '500m' }, maxAllowed: { cpu: '100m' } }] } }, 'max resource for cpu is lower than min'],
+      [{ resourcePolicy: { containerPolicies: [{ containerName: 'app', minAllowed: { cpu: '0.0005' } }] } }, 'minAllowed: CPU [500u] must be a whole number of milli CPUs'],
+      [{ resourcePolicy: { containerPolicies: [{ containerName: 'app', maxAllowed: { memory: '0.5' } }] } }, 'maxAllowed: memory [500m] must be a whole number of bytes'],
+      [{ resourcePolicy: { containerPolicies: [{ containerName: 'app', mode: 'Off', controlledValues: 'RequestsAndLimits' }] } }, "controlledValues shouldn't be specified if container scaling mode is off"],
+      [{ recommenders: [{ name: 'a' }, { name: 'b' }] }, "the current version of VPA object shouldn't specify more than one recommenders"],
+    ];
+    for (const [i, [extra, message]] of cases.entries()) {
+      const stderr = await refused(`bad-${i}`, extra);
+      assert.ok(stderr.includes(`${prefix}${message}`), stderr);
+    }
+    assert.equal((await env.k.ok(['get', 'vpa', '-o', 'name'])).split('\n').filter((l) => l.includes('bad-')).length, 0);
+  });
 });

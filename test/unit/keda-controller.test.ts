@@ -120,7 +120,9 @@ describe('KEDA controllers in process', () => {
       return cond(x, 'Ready')?.status === 'False' && x;
     }, 10_000, 'Ready False');
     assert.match(cond(o, 'Ready').message, /^failed to ensure HPA is correctly created for ScaledObject: error parsing metric API metadata: error parsing metrics API metadata: unable to set param "targetValue" value "NaN"/);
-    await so('hostile2', { scaleTargetRef: { name: 'hostile' }, triggers: [{ type: 'cron', metadata: { timezone: 'UTC', start: '0 0 * * *', end: '0 1 * * *', desiredReplicas: '99999999999999999999' } }] });
+    // A workload of its own: KEDA's webhook refuses a second ScaledObject for one.
+    deploy('hostile-2', 1);
+    await so('hostile2', { scaleTargetRef: { name: 'hostile-2' }, triggers: [{ type: 'cron', metadata: { timezone: 'UTC', start: '0 0 * * *', end: '0 1 * * *', desiredReplicas: '99999999999999999999' } }] });
     await until(() => cond(get(SO, 'hostile2'), 'Ready')?.status === 'False', 10_000, 'hostile2 Ready False');
     await so('hostile3', { scaleTargetRef: { name: 'nope', kind: 'Nothing', apiVersion: 'example.com/v1' }, triggers: [idleCron] });
     const t = await until(() => {

@@ -37,6 +37,8 @@ test('a missing Secret volume retries with back-off and starts once the Secret i
 
 test('projected sources aggregate their errors; a missing item key is named', () => withHarness(async (h) => {
   put(h, 'configmaps', 'conf', { present: '1' });
+  // What the root-ca-certificate-publisher puts in every namespace (this harness runs no controllers).
+  put(h, 'configmaps', 'kube-root-ca.crt', { 'ca.crt': '-----BEGIN CERTIFICATE-----\n' });
   h.create(podSpec('proj', {
     containers: [{ name: 'c', image: 'nginx' }],
     volumes: [

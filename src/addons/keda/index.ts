@@ -5,6 +5,9 @@
 import type { Addon } from '../types.js';
 import { ScaledJobController } from './scaled-job-controller.js';
 import { ScaledObjectController } from './scaled-object-controller.js';
+import { scaledObjectWebhook } from './webhook.js';
+import { scaledJobWebhook, triggerAuthenticationWebhook } from './webhook-jobs-auth.js';
+import { addAdmission } from '../../client/services.js';
 
 export const kedaCrds = [
   'src/addons/keda/crds/keda.sh_scaledobjects.yaml',
@@ -23,8 +26,10 @@ export const kedaAddon: Addon = {
     const log = ctx.log.child({ component: 'keda' });
     const so = new ScaledObjectController(ctx.client, ctx.clock, log);
     const sj = new ScaledJobController(ctx.client, ctx.clock, log);
+    const removeWebhooks = [scaledObjectWebhook(ctx.client), scaledJobWebhook(), triggerAuthenticationWebhook()].map((w) => addAdmission(ctx.client, w));
     return {
       stop() {
+        for (const remove of removeWebhooks) remove();
         so.stop();
         sj.stop();
       },

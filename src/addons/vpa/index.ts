@@ -5,6 +5,7 @@ import { addAdmission } from '../../client/services.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import type { Addon } from '../types.js';
 import { vpaPodAdmission } from './admission.js';
+import { vpaWebhook } from './webhook.js';
 import { Recommender } from './recommender.js';
 import { parseVpaSettings } from './settings.js';
 import { Updater } from './updater.js';
@@ -20,6 +21,7 @@ export const vpaAddon: Addon = {
     const recommender = new Recommender(ctx.client, settings, new EventRecorder(ctx.client, { component: 'vpa-recommender' }), ctx.log.child({ component: 'vpa-recommender' }));
     const updater = new Updater(ctx.client, settings, new EventRecorder(ctx.client, { component: 'vpa-updater' }), ctx.log.child({ component: 'vpa-updater' }));
     const removeAdmission = addAdmission(ctx.client, vpaPodAdmission(ctx.client));
+    const removeWebhook = addAdmission(ctx.client, vpaWebhook());
     const stops = [
       ctx.clock.setInterval(() => recommender.runOnce(), settings.recommenderIntervalMs),
       ctx.clock.setInterval(() => updater.runOnce(), settings.updaterIntervalMs),
@@ -28,6 +30,7 @@ export const vpaAddon: Addon = {
       stop() {
         for (const s of stops) s();
         removeAdmission();
+        removeWebhook();
       },
     };
   },

@@ -40,9 +40,9 @@ function guarded(printer: TablePrinter): TablePrinter {
 /** Guarded printers by the printer they wrap (printers are module constants, or one per custom resource def). */
 const guardedOf = new WeakMap<TablePrinter, TablePrinter>();
 
-/** The (guarded) printer for `def`'s Tables. */
-export function tablePrinterOf(def: Pick<ResourceDef, 'table'>): TablePrinter {
-  const printer = def.table ?? defaultPrinter;
+/** The (guarded) printer for `def`'s Tables (in `version`, when its versions have tables of their own). */
+export function tablePrinterOf(def: Pick<ResourceDef, 'table' | 'tableOf'>, version?: string): TablePrinter {
+  const printer = (version !== undefined ? def.tableOf?.(version) : undefined) ?? def.table ?? defaultPrinter;
   let g = guardedOf.get(printer);
   if (!g) {
     g = guarded(printer);
