@@ -65,19 +65,32 @@ export class GatekeeperEffects {
     const as = this.client.as(serviceAccountUser(first.metadata?.namespace ?? 'default', first.spec?.serviceAccountName ?? 'default'));
     const template = this.client.get(templates, '', name);
     if (!template || template.metadata.deletionTimestamp) return this.removeCrd(as, name);
-    const { crd, error } = constraintCrdFor(template);
-    if (crd) this.writeCrd(as, crd);
+    const made = constraintCrdFor(template);
+    let error = made.error ? { code: 'ingest_error', message: made.error } : undefined;
+    if (made.crd) error = this.writeCrd(as, made.crd);
     const byPod = pods.map((p) => ({
       id: p.metadata?.name ?? '', observedGeneration: template.metadata.generation ?? 1, operations: operations(p), templateUID: template.metadata.uid ?? '',
-      ...(error ? { errors: [{ code: 'ingest_error', message: error }] } : {}),
+      ...(error ? { errors: [error] } : {}),
     }));
-    const status = { created: !!crd, byPod };
+    const status = { created: !error, byPod };
     const current = isRecord(template.status) ? template.status : {};
     if (JSON.stringify({ created: current.created, byPod: current.byPod }) === JSON.stringify(status)) return;
     as.updateStatus(templates, '', name, { ...template, status: { ...current, ...status } });
   }
 
-  private writeCrd(as: Client, crd: KObject): void {
+  /** Creates or updates the CRD; a refusal (an invalid schema, RBAC) is the template's error, a conflict retries. */
+  private writeCrd(as: Client, crd: KObject): { code: string; message: string } | undefined {
+    try {
+      this.applyCrd(as, crd);
+      return undefined;
+    } catch (err) {
+      const code = statusCode(err);
+      if (code === undefined || code === 409 || code >= 500) throw err;
+      return { code: 'create_error', message: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  private applyCrd(as: Client, crd: KObject): void {
     const name = crd.metadata.name ?? '';
     const current = as.get(crds, '', name);
     if (!current) {

@@ -61,6 +61,15 @@ describe('installing Gatekeeper (release manifest)', () => {
     await k.ok(['run', 'web', '-n', 'shop', '--image=nginx']);
     await k.ok(['create', 'deployment', 'api', '-n', 'shop', '--image=nginx']);
     await k.ok(['rollout', 'status', 'deployment/api', '-n', 'shop', '--timeout=60s']);
+    // A template whose name is not its kind lower-cased makes no CRD: the template's status says why.
+    await k.ok(['apply', '-f', '-'], { input: 'apiVersion: templates.gatekeeper.sh/v1\nkind: ConstraintTemplate\nmetadata: {name: required-owner}\nspec:\n  crd: {spec: {names: {kind: K8sRequiredOwner}}}\n  targets: [{target: admission.k8s.gatekeeper.sh, rego: "package x"}]\n' });
+    const refused = await eventually(async () => {
+      const s = JSON.parse(await k.ok(['get', 'constrainttemplate', 'required-owner', '-o', 'jsonpath={.status}']) || '{}') as Json;
+      return s.byPod?.[0]?.errors ? s : undefined;
+    }, 20_000, 'the template\'s error');
+    assert.equal(refused.created, false);
+    assert.equal(refused.byPod[0].errors[0].code, 'ingest_error');
+    assert.match(refused.byPod[0].errors[0].message, /name "required-owner" is not equal to the lowercase of CRD's Kind: "k8srequiredowner"/);
     // Deleting the template removes its constraint kind.
     await k.ok(['delete', 'constrainttemplate', 'k8srequiredlabels']);
     await k.ok(['wait', '--for=delete', 'crd/k8srequiredlabels.constraints.gatekeeper.sh', '--timeout=30s']);
