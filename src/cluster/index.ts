@@ -11,6 +11,7 @@ import { ImageRegistry } from '../kubelet/registry/image-registry.js';
 import { loadClusterConfig, type ClusterConfig } from './config.js';
 import { buildNode, plannedNodes } from './node-object.js';
 import { startKubeSystem } from './kube-system.js';
+import { GatekeeperEffects } from '../kubelet/gatekeeper-effects.js';
 
 export interface ClusterOptions {
   /** Path of a YAML cluster file (node pools, kubelet timings). */
@@ -68,6 +69,7 @@ export function startCluster(client: Client, clock: Clock, log: Logger, opts: Cl
   const pods = new PodLifecycle({ client, clock, log: log.child({ component: 'pod-lifecycle' }), timings: config.kubelet, registry: new ImageRegistry(config.registry) }, kubelets);
   const created = registerNodes(client, clock, kubelets, config, opts.nodeFilter);
   kubelets.start(new Map(created.map((n) => [n.metadata.name ?? '', { registered: true, leaseSoon: true }])));
+  const gatekeeper = new GatekeeperEffects(client, clock, log.child({ component: 'gatekeeper-effects' }));
   const stopKubeSystem = startKubeSystem(client, clock, log.child({ component: 'kube-system' }), config, opts.nodeFilter);
   log.debug({ nodes: client.count('v1/nodes'), registered: created.length }, 'cluster started');
   return {
@@ -75,6 +77,7 @@ export function startCluster(client: Client, clock: Clock, log: Logger, opts: Cl
     setNodeStopped: (name, stopped) => kubelets.setStopped(name, stopped),
     stop() {
       stopKubeSystem();
+      gatekeeper.stop();
       pods.stop();
       kubelets.stop();
     },

@@ -101,3 +101,16 @@ export function containerPlan(pod: Pod, c: Container, kind: ContainerKind, timin
     livenessFailAfterMs: seconds(ann('livenessFailAfterSeconds')),
   };
 }
+
+/** How a program with effects on the API ends when it cannot do its work (image-effects.ts): its code and log. */
+export interface ImageOutcome {
+  exitCode: number;
+  lines: string[];
+}
+
+/** `plan` ending as `outcome` says, after the default run time when the plan had none. */
+export function withOutcome(plan: ContainerPlan, outcome: ImageOutcome, defaultRunMs: number): ContainerPlan {
+  const runMs = plan.runMs ?? defaultRunMs;
+  const code = outcome.exitCode & 255;
+  return { ...plan, runMs, exitCode: code, reason: code === 0 ? 'Completed' : 'Error', lines: [...plan.lines, ...outcome.lines.map((text) => ({ atMs: runMs, text }))] };
+}

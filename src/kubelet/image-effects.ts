@@ -2,12 +2,13 @@
 // in Jobs whose results other pods wait for: ingress-nginx's (and others') kube-webhook-certgen `create` makes the
 // webhook's serving Secret, and `patch` writes that CA into the WebhookConfiguration's caBundle. Nothing runs in a
 // simulated container, so the kubelet does their writes for them, as the pod's ServiceAccount (RBAC applies, as it
-// would to the real program). A failed write is logged at debug, as the real Job would log and retry.
+// would to the real program). A failed write is logged at debug, as the real Job would log and retry; `patch` run
+// before its Secret exists fails (exit 1, restarted by its Job) as the program does.
 import type { Client } from '../client/client.js';
 import { isRecord, type KObject } from '../machinery/types.js';
 import { serviceAccountUser } from '../auth/identities.js';
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import { containerEnv } from './container-plan.js';
+import { containerEnv, type ImageOutcome } from './container-plan.js';
 
 type Log = (msg: string, err?: unknown) => void;
 
@@ -75,14 +76,37 @@ function patchWebhooks(client: Client, ns: string, f: Map<string, string>): void
   }
 }
 
-/** Runs the API effects of `spec`'s image, if it has any, as the pod's ServiceAccount. */
-export function runImageEffects(client: Client, pod: Pod, spec: Container, log: Log): void {
+/**
+ * Why certgen `patch` cannot run yet, as the program fails then (exit 1 with its log; the Job's pod restarts and tries
+ * again): its Secret is not there (the `create` Job, started at the same time, has not written it yet) or has no CA.
+ */
+function patchPrecondition(client: Client, ns: string, f: Map<string, string>): ImageOutcome | undefined {
+  const name = f.get('secret-name') ?? '';
+  const secret = client.get('v1/secrets', ns, name);
+  const fatal = (msg: string) => JSON.stringify({ level: 'fatal', msg });
+  if (!secret) {
+    return { exitCode: 1, lines: [JSON.stringify({ err: `secrets "${name}" not found`, level: 'info', msg: 'no secret found' }), fatal(`no secret with '${name}' in '${ns}'`)] };
+  }
+  if (!isRecord(secret.data) || typeof secret.data[f.get('ca-name') ?? 'ca'] !== 'string') return { exitCode: 1, lines: [fatal("got secret, but it did not contain a 'ca' key")] };
+  return undefined;
+}
+
+/**
+ * Runs the API effects of `spec`'s image, if it has any, as the pod's ServiceAccount; returns how the container ends
+ * instead of its default when the program fails at once.
+ */
+export function runImageEffects(client: Client, pod: Pod, spec: Container, log: Log): ImageOutcome | undefined {
   const call = certgenInvocation(pod, spec);
-  if (!call) return;
+  if (!call) return undefined;
   const ns = pod.metadata?.namespace ?? 'default';
   const sa = pod.spec?.serviceAccountName ?? 'default';
   const as = client.as(serviceAccountUser(ns, sa));
   const target = call.flags.get('namespace') ?? ns;
+  if (call.command === 'patch') {
+    const failed = patchPrecondition(as, target, call.flags);
+    if (failed) return failed;
+  }
   const run = call.command === 'create' ? createSecret(as, target, call.flags) : Promise.resolve().then(() => patchWebhooks(as, target, call.flags));
   run.catch((e: unknown) => log(`kube-webhook-certgen ${call.command} in pod ${ns}/${pod.metadata?.name ?? ''} failed`, e));
+  return undefined;
 }

@@ -3,7 +3,7 @@
 // its own due time, so a late reconcile catches up exactly; the earliest future due time is returned.
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { simAnnotation } from './annotations.js';
-import { containerPlan } from './container-plan.js';
+import { containerPlan, withOutcome, type ImageOutcome } from './container-plan.js';
 import { containerID, imageSize } from './container-ids.js';
 import { formatGoDurationMs } from '../util/duration.js';
 import type { LogStore } from './log-store.js';
@@ -31,8 +31,11 @@ export interface AdvanceContext {
   mountFailures?(): string[];
   /** Why a container's environment cannot be built now (CreateContainerConfigError), or undefined. */
   configError?(spec: Container): string | undefined;
-  /** A container has just started (its image's effects on the API run here, see image-effects.ts). */
-  started?(spec: Container): void;
+  /**
+   * A container has just started (its image's effects on the API run here, see image-effects.ts); an outcome
+   * overrides how the container ends (a program that fails at once when what it needs is missing).
+   */
+  started?(spec: Container): ImageOutcome | void;
 }
 
 const maxBackoffMs = 300_000;
@@ -222,16 +225,17 @@ export class PodAdvancer {
     c.containerID = containerID(this.run.uid, c.name, c.restartCount);
     this.ctx.event('Normal', 'Created', 'Container created', c);
     this.ctx.event('Normal', 'Started', 'Container started', c);
-    this.ctx.started?.(spec);
-    const t = this.plan(c, spec, at);
+    const outcome = this.ctx.started?.(spec);
+    const t = this.plan(c, spec, at, outcome || undefined);
     c.startedProbeMs = t.startedMs;
     c.readyAtMs = t.readyAtMs;
     c.nextUnhealthyMs = t.firstUnhealthyMs;
   }
 
   /** What a container started at `at` will do: its plan, its log lines from then on, and its probe times. */
-  private plan(c: ContainerRun, spec: Container, at: number): ReturnType<typeof probeTimes> {
+  private plan(c: ContainerRun, spec: Container, at: number, outcome?: ImageOutcome): ReturnType<typeof probeTimes> {
     c.plan = containerPlan(this.ctx.pod, spec, c.kind, this.ctx.timings, at);
+    if (outcome) c.plan = withOutcome(c.plan, outcome, this.ctx.timings.defaultRunMs);
     this.ctx.logs.start(this.run.uid, c.name, at, c.plan.lines);
     const t = probeTimes(spec, c.plan, at, c.kind !== 'init');
     c.livenessKillMs = t.livenessKillMs;

@@ -6,21 +6,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../helpers/server.js';
 import { useKubectlServer } from '../helpers/cluster.js';
+import { applyVerbs as verbs } from '../helpers/ecosystem-install.js';
 
 type Json = Record<string, any>;
 
 const corpus = join(projectRoot, 'test', 'fixtures', 'reapply-corpus.yaml');
 const documents = readFileSync(corpus, 'utf8').split(/^---$/m).length;
-
-/** `kind.group/name verb` lines of an apply, as a map from object to verb. */
-function verbs(out: string): Map<string, string> {
-  const m = new Map<string, string>();
-  for (const line of out.trim().split('\n')) {
-    const [obj, verb] = line.split(' ');
-    m.set(obj, verb);
-  }
-  return m;
-}
 
 // Upstream's PodDisruptionBudget selector has patch strategy "replace": kubectl's three-way patch always carries
 // it, so kube-apiserver's kubectl prints "configured" there as well.

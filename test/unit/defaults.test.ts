@@ -49,6 +49,26 @@ test('explicit values are kept and Recreate gets no rollingUpdate', () => {
   assert.equal(spec.revisionHistoryLimit, 2);
 });
 
+test('a pod template carries the deprecated serviceAccount alias of serviceAccountName, as v1 objects do', () => {
+  const named = deployment();
+  (named.spec as Record<string, any>).template.spec.serviceAccountName = 'cert-manager';
+  defaultKind(apps('Deployment'), named);
+  const pod = (named.spec as Record<string, any>).template.spec;
+  assert.equal(pod.serviceAccount, 'cert-manager');
+  assert.equal(pod.serviceAccountName, 'cert-manager');
+  const old = deployment();
+  (old.spec as Record<string, any>).template.spec.serviceAccount = 'legacy';
+  defaultKind(apps('Deployment'), old);
+  assert.equal((old.spec as Record<string, any>).template.spec.serviceAccountName, 'legacy');
+  const both = deployment();
+  Object.assign((both.spec as Record<string, any>).template.spec, { serviceAccount: 'stale', serviceAccountName: 'new' });
+  defaultKind(apps('Deployment'), both);
+  assert.equal((both.spec as Record<string, any>).template.spec.serviceAccount, 'new');
+  const none = deployment();
+  defaultKind(apps('Deployment'), none);
+  assert.equal((none.spec as Record<string, any>).template.spec.serviceAccount, undefined);
+});
+
 test('image pull policy follows the tag', () => {
   assert.equal(defaultPullPolicy('nginx'), 'Always');
   assert.equal(defaultPullPolicy('nginx:latest'), 'Always');

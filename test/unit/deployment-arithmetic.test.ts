@@ -60,6 +60,12 @@ test('templates compare equal without the hash label and null fields', () => {
   assert.ok(!equalIgnoreHash({ spec: { containers: [{ name: 'c', image: 'i' }] } }, { spec: { containers: [{ name: 'c', image: 'j' }] } }));
 });
 
+test('a template stored before the serviceAccount alias was defaulted still matches (no rollout)', () => {
+  const containers = [{ name: 'c', image: 'i' }];
+  assert.ok(equalIgnoreHash({ spec: { containers, serviceAccountName: 'sa' } }, { spec: { containers, serviceAccountName: 'sa', serviceAccount: 'sa' } }));
+  assert.ok(!equalIgnoreHash({ spec: { containers, serviceAccountName: 'sa' } }, { spec: { containers, serviceAccountName: 'other', serviceAccount: 'other' } }));
+});
+
 test('pods to delete: unassigned, pending, not ready, then shortest ready, most restarts, newest', () => {
   const now = Date.parse('2026-01-01T01:00:00Z');
   const pod = (name: string, o: { node?: string; phase?: string; readySince?: string; restarts?: number; created?: string; cost?: string }): Pod => ({

@@ -106,12 +106,15 @@ function stripped(t: PodTemplateSpec | undefined): string {
     delete c.metadata.labels[podTemplateHashLabel];
     if (!Object.keys(c.metadata.labels).length) delete c.metadata.labels;
   }
+  // The deprecated serviceAccount alias (defaulted from serviceAccountName) is not a change: templates stored before
+  // it was defaulted still match.
+  if (c.spec && c.spec.serviceAccount === c.spec.serviceAccountName) delete c.spec.serviceAccount;
   const text = canonicalJson(c);
   if (t) strippedText.set(t, text);
   return text;
 }
 
-/** Templates equal once the pod-template-hash label is taken out of both. */
+/** Templates equal once the pod-template-hash label (and the serviceAccount alias) is taken out of both. */
 export function equalIgnoreHash(a: PodTemplateSpec | undefined, b: PodTemplateSpec | undefined): boolean {
   return stripped(a) === stripped(b);
 }

@@ -119,6 +119,9 @@ export function defaultPodSpec(spec: PodSpec | undefined): void {
   if (spec.securityContext === undefined || spec.securityContext === null) spec.securityContext = {};
   if (spec.terminationGracePeriodSeconds === undefined || spec.terminationGracePeriodSeconds === null) spec.terminationGracePeriodSeconds = 30;
   if (!spec.schedulerName) spec.schedulerName = 'default-scheduler';
+  // The deprecated `serviceAccount` is an alias: v1 objects carry both, `serviceAccountName` winning when both are set.
+  if (!spec.serviceAccountName && spec.serviceAccount) spec.serviceAccountName = spec.serviceAccount;
+  if (spec.serviceAccountName) spec.serviceAccount = spec.serviceAccountName;
   for (const c of Array.isArray(spec.containers) ? spec.containers : []) defaultContainer(c);
   for (const c of Array.isArray(spec.initContainers) ? spec.initContainers : []) defaultContainer(c);
   for (const c of Array.isArray(spec.ephemeralContainers) ? spec.ephemeralContainers : []) defaultContainer(c as Container);
