@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { useKubectlServer } from '../helpers/cluster.js';
-import { assertEveryObject, assertReapplyWritesNothing, fixture } from '../helpers/ecosystem.js';
+import { assertEveryObject, assertOrdinaryWorkloads, assertReapplyWritesNothing, fixture } from '../helpers/ecosystem.js';
 
 const crds = fixture('knative-serving', 'serving-crds.yaml');
 const core = fixture('knative-serving', 'serving-core.yaml');
@@ -60,12 +60,6 @@ describe('Knative Serving installs from its release manifests', () => {
   });
 
   it('still accepts ordinary Namespaces, Deployments, Jobs and Pods', async () => {
-    await env.k.ok(['create', 'namespace', 'apps']);
-    await env.k.ok(['create', 'deployment', 'web', '-n', 'apps', '--image=nginx:1.27']);
-    await env.k.ok(['create', 'job', 'once', '-n', 'apps', '--image=busybox:1.36', '--', 'true']);
-    await env.k.ok(['run', 'solo', '-n', 'apps', '--image=busybox:1.36', '--restart=Never', '--', 'sleep', '3600']);
-    await env.k.ok(['rollout', 'status', 'deployment/web', '-n', 'apps', '--timeout=120s']);
-    await env.k.ok(['wait', '--for=condition=Complete', 'job/once', '-n', 'apps', '--timeout=120s']);
-    await env.k.ok(['wait', '--for=condition=Ready', 'pod/solo', '-n', 'apps', '--timeout=120s']);
+    await assertOrdinaryWorkloads(env.k, 'apps');
   });
 });

@@ -9,7 +9,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { useKubectlServer } from '../helpers/cluster.js';
-import { assertEveryObject, assertReapplyWritesNothing, fixture } from '../helpers/ecosystem.js';
+import { assertEveryObject, assertOrdinaryWorkloads, assertReapplyWritesNothing, fixture } from '../helpers/ecosystem.js';
 
 const manifests = fixture('kueue', 'manifests.yaml');
 
@@ -86,13 +86,7 @@ describe('Kueue installs from its release manifests', () => {
   });
 
   it('still accepts ordinary Namespaces, Deployments, Jobs and Pods', async () => {
-    await env.k.ok(['create', 'namespace', 'team-a']);
-    await env.k.ok(['create', 'deployment', 'web', '-n', 'team-a', '--image=nginx:1.27']);
-    await env.k.ok(['create', 'job', 'once', '-n', 'team-a', '--image=busybox:1.36', '--', 'true']);
-    await env.k.ok(['run', 'solo', '-n', 'team-a', '--image=busybox:1.36', '--restart=Never', '--', 'sleep', '3600']);
-    await env.k.ok(['rollout', 'status', 'deployment/web', '-n', 'team-a', '--timeout=120s']);
-    await env.k.ok(['wait', '--for=condition=Complete', 'job/once', '-n', 'team-a', '--timeout=120s']);
-    await env.k.ok(['wait', '--for=condition=Ready', 'pod/solo', '-n', 'team-a', '--timeout=120s']);
+    await assertOrdinaryWorkloads(env.k, 'team-a');
   });
 });
 

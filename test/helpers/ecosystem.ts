@@ -74,3 +74,14 @@ export async function assertReapplyWritesNothing(k: Kubectl, path: string, serve
   const moved = [...after].filter(([key, state]) => before.get(key) !== state).map(([key]) => key);
   assert.deepEqual(moved, [], `objects of ${path} written by a re-apply that changes nothing`);
 }
+
+/** The cluster is still usable after an install: a Namespace, a Deployment rolled out, a Job completed, a Pod Ready. */
+export async function assertOrdinaryWorkloads(k: Kubectl, ns: string): Promise<void> {
+  await k.ok(['create', 'namespace', ns]);
+  await k.ok(['create', 'deployment', 'web', '-n', ns, '--image=nginx:1.27']);
+  await k.ok(['create', 'job', 'once', '-n', ns, '--image=busybox:1.36', '--', 'true']);
+  await k.ok(['run', 'solo', '-n', ns, '--image=busybox:1.36', '--restart=Never', '--', 'sleep', '3600']);
+  await k.ok(['rollout', 'status', 'deployment/web', '-n', ns, '--timeout=120s']);
+  await k.ok(['wait', '--for=condition=Complete', 'job/once', '-n', ns, '--timeout=120s']);
+  await k.ok(['wait', '--for=condition=Ready', 'pod/solo', '-n', ns, '--timeout=120s']);
+}
