@@ -23,6 +23,7 @@ import { execBudgetRows } from './exec-budget.js';
 import { hostileStallRows } from './hostile-stall.js';
 import { timingRows } from './timing-figures.js';
 import { containerCommandRows } from './container-command.js';
+import { ecosystemInstallRows } from './ecosystem-install.js';
 import { median } from './load.js';
 import { scaleRows } from './scale.js';
 import { flowControlRows } from './flowcontrol.js';
@@ -203,6 +204,7 @@ async function everydayRows(rows: Row[]): Promise<void> {
   rows.push(...(await hostileStallRows(quick, log)));
   rows.push(...(await timingRows(log)));
   rows.push(...containerCommandRows(quick, log));
+  rows.push(...(await ecosystemInstallRows(log)));
 }
 
 process.on('exit', killAllSync);

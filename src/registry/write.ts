@@ -8,7 +8,7 @@ import { rfc3339 } from '../util/clock.js';
 import { jsonDepth } from '../util/json-tree.js';
 import { maxObjectDepth, objectTooDeep } from '../machinery/depth-limits.js';
 import { copyJson, jsonEqual, jsonEqualExcept, JsonTooDeep } from '../util/json-tree.js';
-import { managedFieldsDecodable } from './managed-fields.js';
+import { keepManagedTimesIfOnlyChange, managedFieldsDecodable } from './managed-fields.js';
 import { trackCreate, trackUpdate } from './update-tracking.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/common.js';
 import { nameIsDnsSubdomain } from './validation/names.js';
@@ -334,7 +334,7 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   attrs.object = as ? as.view(result) : result;
   const validating = admitNow(reg.admission, 'validate', attrs);
   if (validating) yield* validating;
-  if (jsonEqual(result, cur, maxObjectDepth)) return cur;
+  if (jsonEqual(result, cur, maxObjectDepth) || jsonEqual(keepManagedTimesIfOnlyChange(result, cur), cur, maxObjectDepth)) return cur;
   if (opts.dryRun) return result;
   try {
     if (result.metadata.deletionTimestamp && cur.metadata.finalizers?.length && !result.metadata.finalizers?.length && def.plural !== 'namespaces') {
