@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 import { startHttpsTestServer, type HttpsTestServer } from '../helpers/https-test-server.js';
 
 type Json = Record<string, any>;
@@ -81,7 +81,7 @@ describe('CRD conversion webhooks with kubectl', () => {
     ({ base, caBundle } = server);
   });
   after(() => server.close());
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: [...noAddons] });
   const k = () => env.k;
   const getJson = async (resource: string, name: string) => JSON.parse(await k().ok(['get', resource, name, '-o', 'json'])) as Json;
 

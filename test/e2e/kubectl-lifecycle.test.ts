@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 
 type Json = Record<string, any>;
 
@@ -20,7 +20,7 @@ const podManifest = (name: string, labels: Record<string, string>, owner?: Json,
 
 describe('kubectl object lifecycle', () => {
   // No simulated nodes: unbound pods stay Pending, and a test adds the one node it needs.
-  const env = useKubectlServer({ args: ['--nodes', '0'] });
+  const env = useKubectlServer({ args: [...noAddons, '--nodes', '0'] });
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const exists = async (...args: string[]) => (await env.k.run(['get', ...args])).code === 0;
 

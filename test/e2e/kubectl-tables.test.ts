@@ -1,13 +1,13 @@
 // `kubectl get` of every served kind prints the server's (upstream's) columns, plain and wide.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 import { allResources } from '../../src/registry/resources/index.js';
 import { tablePrinterOf } from '../../src/registry/tables/def-printer.js';
 import { servedVersions } from '../../src/registry/resource.js';
 
 describe('tables for every kind', () => {
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: [...noAddons] });
 
   const listable = allResources.filter((d) => (d.verbs ?? ['list']).includes('list'));
   it(`prints the header of each of ${listable.length} listable kinds`, async () => {
