@@ -1,7 +1,8 @@
-// Runs every compiled test file under dist/test with node's test runner, two files at a time, longest first.
+// Runs every compiled test file under dist/test with node's test runner, two at a time in name order: api, e2e, then
+// the many short unit files, which keep both slots busy to the end (no long file is left to run alone).
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 function find(dir) {
@@ -14,16 +15,7 @@ function find(dir) {
   return out.sort();
 }
 
-// Longest first: with two files at a time, a long file started last leaves a core idle at the end. A file's cost is
-// its seconds in test/file-seconds.json (one file alone on this 2-core machine, busy: only the order matters);
-// a file not listed yet counts as its folder's typical one.
-const seconds = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), 'file-seconds.json'), 'utf8'));
-const folderSeconds = { e2e: 40, api: 5, unit: 2 };
-const cost = (f) => {
-  const rel = relative('dist/test', f).split(sep).join('/').replace(/\.js$/, '.ts');
-  return seconds[rel] ?? folderSeconds[rel.split('/')[0]] ?? 2;
-};
-const files = find('dist/test').sort((a, b) => cost(b) - cost(a) || (a < b ? -1 : 1));
+const files = find('dist/test');
 // `--storage=etcd` (or BONSAI_TEST_STORAGE=etcd): the API test servers run on a fresh etcd each (/usr/bin/etcd).
 const args = process.argv.slice(2);
 const storage = args.find((a) => a.startsWith('--storage='));
