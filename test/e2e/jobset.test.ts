@@ -40,7 +40,7 @@ const failurePolicy = (maxRestarts: number) => ({
 });
 
 describe('JobSet add-on', () => {
-  const env = useKubectlServer({ args: ['--addons', 'jobset', '--clock-speed', '10'] });
+  const env = useKubectlServer({ args: ['--clock-speed', '10'] });
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const cond = (o: Json, type: string) => (o.status?.conditions ?? []).find((c: Json) => c.type === type);
   const apply = (manifest: string) => env.k.ok(['apply', '-f', '-'], { input: manifest });
