@@ -1,4 +1,5 @@
-// Runs every compiled test file under dist/test with node's test runner (unit first, then end-to-end).
+// Runs every compiled test file under dist/test with node's test runner, two at a time in name order: api, e2e, then
+// the many short unit files, which keep both slots busy to the end (no long file is left to run alone).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -25,6 +26,8 @@ const selected = only.length ? files.filter((f) => only.some((o) => f.includes(o
 // BONSAI_TEST_TIMEOUT_MS), each file 20 minutes in all (node 20's --test-timeout bounds whole files), and a file
 // whose tests are done exits even if something it started still holds the event loop.
 const timeouts = join(dirname(fileURLToPath(import.meta.url)), 'timeouts', 'register.mjs');
-const runner = ['--import', pathToFileURL(timeouts).href, '--test', '--test-concurrency=2', '--test-timeout=1200000', '--test-force-exit'];
+// Two files at a time; BONSAI_TEST_CONCURRENCY=N runs N (the e2e files alone use about 0.8 of a core each).
+const concurrency = Number(process.env.BONSAI_TEST_CONCURRENCY) || 2;
+const runner = ['--import', pathToFileURL(timeouts).href, '--test', `--test-concurrency=${concurrency}`, '--test-timeout=1200000', '--test-force-exit'];
 const r = spawnSync(process.execPath, [...runner, '--test-reporter=spec', ...selected], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

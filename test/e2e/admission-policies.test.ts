@@ -3,7 +3,7 @@
 // table columns kubectl prints for policies and bindings.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 import { eventually } from '../helpers/kubectl.js';
 
 const policy = `apiVersion: admissionregistration.k8s.io/v1
@@ -67,7 +67,7 @@ spec:
 `;
 
 describe('ValidatingAdmissionPolicy with kubectl', () => {
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: [...noAddons] });
   const k = () => env.k;
 
   it('applies a policy and two bindings, and prints their columns', async () => {

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 import { eventually } from '../helpers/kubectl.js';
 import { ClusterCa, generateCa } from '../../src/auth/pki/cluster-ca.js';
 
@@ -136,7 +136,7 @@ describe('admission webhooks with kubectl', () => {
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   });
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: [...noAddons] });
   const k = () => env.k;
   const calls = (path: string, ns: string) => (received.get(path) ?? []).filter((r) => r.request.namespace === ns);
 

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 import { runBonsai } from '../helpers/server.js';
 import { eventually, Kubectl } from '../helpers/kubectl.js';
 import { csrManifest, httpsRequest, makeCsr, writeKubeconfigFor } from '../helpers/tls.js';
@@ -17,7 +17,7 @@ const tokenFile = join(scratch, 'tokens.csv');
 writeFileSync(tokenFile, 'alice-token,alice,1001,"dev,ops"\n,ignored,1\nbob-token,bob,1002\n');
 
 describe('authentication over TLS (kubectl)', () => {
-  const env = useKubectlServer({ args: ['--tls', '--token-auth-file', tokenFile, '--nodes', '0'] });
+  const env = useKubectlServer({ args: [...noAddons, '--tls', '--token-auth-file', tokenFile, '--nodes', '0'] });
   let ca = '';
   /** kubectl as the holder of `token` (no client certificate). */
   const asToken = (name: string, token: string) => new Kubectl(writeKubeconfigFor(join(scratch, `${name}.kubeconfig`), env.server.url, { ca, token }));
@@ -159,7 +159,7 @@ describe('authentication over TLS (kubectl)', () => {
 });
 
 describe('anonymous requests', () => {
-  const env = useKubectlServer({ args: ['--tls', '--anonymous-auth=false', '--nodes', '1'] });
+  const env = useKubectlServer({ args: [...noAddons, '--tls', '--anonymous-auth=false', '--nodes', '1'] });
 
   it('with --anonymous-auth=false, a request without credentials is a 401 and the kubeconfig still works', async () => {
     const ca = readFileSync(join(env.server.dataDir, 'pki', 'ca.crt'), 'utf8');

@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ApiException, AppsV1Api, CoreV1Api, KubeConfig, ListWatch, makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
 import { projectRoot, startServer, type ServerHandle } from '../helpers/server.js';
+import { noAddons } from '../helpers/cluster.js';
 import { eventually } from '../helpers/kubectl.js';
 
 const python = '/usr/bin/python3';
@@ -23,7 +24,7 @@ describe('client libraries', () => {
   let kc: KubeConfig;
   let core: CoreV1Api;
   before(async () => {
-    server = await startServer();
+    server = await startServer({ args: [...noAddons] });
     kc = new KubeConfig();
     kc.loadFromFile(server.kubeconfig);
     core = kc.makeApiClient(CoreV1Api);

@@ -8,7 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 import { eventually } from '../helpers/kubectl.js';
 import { startHttpsTestServer, type HttpsTestServer } from '../helpers/https-test-server.js';
 import { backendCrd, backendV1, convertedReview } from '../helpers/conversion-backends.js';
@@ -44,7 +44,7 @@ describe('CRD conversion webhooks with kubectl', () => {
     ({ base, caBundle } = server);
   });
   after(() => server.close());
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: [...noAddons] });
   const k = () => env.k;
   const getJson = async (resource: string, name: string) => JSON.parse(await k().ok(['get', resource, name, '-o', 'json'])) as Json;
 

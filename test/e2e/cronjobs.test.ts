@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 
 type Json = Record<string, any>;
 
@@ -29,7 +29,7 @@ const finishedType = (j: Json): string | undefined =>
   (j.status?.conditions ?? []).find((c: Json) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')?.type;
 
 describe('CronJobs', () => {
-  const env = useKubectlServer({ args: ['--clock-speed', '60'] });
+  const env = useKubectlServer({ args: [...noAddons, '--clock-speed', '60'] });
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const jobsOf = async (cj: string) => ((await getJson('jobs', '-l', `cron=${cj}`)).items as Json[]);
   const events = async (cj: string, reason: string) =>

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 import { runBonsai } from '../helpers/server.js';
 
 type Json = Record<string, any>;
@@ -28,7 +28,7 @@ function daemonSet(name: string, spec: Json = {}, podSpec: Json = {}, annotation
 const bonsai = runBonsai;
 
 describe('daemonsets', () => {
-  const env = useKubectlServer({ args: ['--clock-speed', '10'] });
+  const env = useKubectlServer({ args: [...noAddons, '--clock-speed', '10'] });
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const live = async (app: string) => ((await getJson('pods', '-l', `app=${app}`)).items as Json[]).filter((p) => !p.metadata.deletionTimestamp);
   const ready = (p: Json) => p.status?.conditions?.some((c: Json) => c.type === 'Ready' && c.status === 'True');

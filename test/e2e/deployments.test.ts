@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 
 type Json = Record<string, any>;
 
@@ -64,7 +64,7 @@ const isReady = (p: Json) => (p.status?.conditions ?? []).some((c: Json) => c.ty
 const live = (p: Json) => !p.metadata.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed';
 
 describe('deployments and replicasets', () => {
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: [...noAddons] });
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const rsOf = async (ns: string, app: string) => (await getJson('rs', '-n', ns, '-l', `app=${app}`)).items as Json[];
   const rollout = (ns: string, name: string) => env.k.ok(['rollout', 'status', `deployment/${name}`, '-n', ns, '--timeout=30s']);
@@ -329,7 +329,7 @@ describe('deployments and replicasets', () => {
 
 describe('deployment progress deadline on a fast clock', () => {
   // 30x: a 60 s deadline passes in about 2 s of real time; nothing but the controller's own timer notices it.
-  const env = useKubectlServer({ args: ['--clock-speed', '30'] });
+  const env = useKubectlServer({ args: [...noAddons, '--clock-speed', '30'] });
 
   it('times out after progressDeadlineSeconds of clock time', async () => {
     await env.k.ok(['apply', '-f', '-'], {

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 
 type Json = Record<string, any>;
 
@@ -33,7 +33,7 @@ const daemonSet = JSON.stringify({
 });
 
 describe('drain with workloads', () => {
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: [...noAddons] });
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const ready = (p: Json) => !p.metadata.deletionTimestamp && p.status?.conditions?.some((c: Json) => c.type === 'Ready' && c.status === 'True');
 

@@ -3,7 +3,7 @@
 // the built-in objects a user changes.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 import { eventually } from '../helpers/kubectl.js';
 
 /** The rows of a `kubectl get` table, each as its cells (columns are separated by two or more spaces). */
@@ -66,7 +66,7 @@ spec:
 `;
 
 describe('flowcontrol.apiserver.k8s.io/v1', () => {
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: [...noAddons] });
 
   it('lists the built-in FlowSchemas by precedence and the priority levels by name, with upstream columns', async () => {
     // The configuration producer runs once the server listens: wait until every status is set.

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 
 type Json = Record<string, any>;
 // The GPU node may carry the taint managed clusters put on GPU nodes: these pods tolerate it either way.
@@ -50,7 +50,7 @@ function checkNoPartialGang(lines: string[], minCount: Record<string, number>): 
 }
 
 describe('gang scheduling (Workload API)', () => {
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: [...noAddons] });
 
   const apply = (...items: Json[]) => env.k.ok(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }) });
   const pods = async (ns: string): Promise<Json[]> => JSON.parse(await env.k.ok(['get', 'pods', '-n', ns, '-o', 'json'])).items;

@@ -6,12 +6,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 
 type Json = Record<string, any>;
 
 describe('HorizontalPodAutoscaler', () => {
-  const env = useKubectlServer({ args: ['--clock-speed', '20'] });
+  const env = useKubectlServer({ args: [...noAddons, '--clock-speed', '20'] });
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const condition = (hpa: Json, type: string) => (hpa.status?.conditions ?? []).find((c: Json) => c.type === type) as Json | undefined;
   const replicas = async (name: string) => (await getJson('deployment', name)).spec.replicas as number;

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 
 const certgenJob = (name: string, args: string[]) => JSON.stringify({
   apiVersion: 'batch/v1', kind: 'Job', metadata: { name, namespace: 'ingress' },
@@ -32,7 +32,7 @@ const webhook = JSON.stringify({
 });
 
 describe('images with effects on the API', () => {
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: [...noAddons] });
 
   it('kube-webhook-certgen creates the serving Secret and patches the webhook\'s caBundle', async () => {
     const k = env.k;

@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 
 type Json = Record<string, any>;
 
@@ -24,7 +24,7 @@ const exitRule = (name: string | undefined, values: number[], action = 'FailJob'
   ({ ...(name === undefined ? {} : { name }), action, onExitCodes: { operator: 'In', values } });
 
 describe('Job TTL and pod failure policy schema', () => {
-  const env = useKubectlServer({ args: ['--clock-speed', '60'] });
+  const env = useKubectlServer({ args: [...noAddons, '--clock-speed', '60'] });
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
 
   it('deletes a finished Job and its pods ttlSecondsAfterFinished after it finished', async () => {

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 
 type Json = Record<string, any>;
 
@@ -38,7 +38,7 @@ function job(name: string, spec: Json, o: JobOpts = {}): string {
 const cond = (j: Json, type: string): Json | undefined => (j.status?.conditions ?? []).find((c: Json) => c.type === type && c.status === 'True');
 
 describe('Job controller', () => {
-  const env = useKubectlServer({ args: ['--clock-speed', '10'] });
+  const env = useKubectlServer({ args: [...noAddons, '--clock-speed', '10'] });
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const apply = (manifest: string) => env.k.ok(['apply', '-f', '-'], { input: manifest });
   const podsOf = async (name: string) => (await getJson('pods', '-l', `batch.kubernetes.io/job-name=${name}`)).items as Json[];

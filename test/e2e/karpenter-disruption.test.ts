@@ -38,7 +38,7 @@ const deployment = (name: string, pool: string, replicas: number) => ({
 });
 
 describe('Karpenter disruption', () => {
-  const env = useKubectlServer({ args: ['--nodes', '0', '--clock-speed', '20'] });
+  const env = useKubectlServer({ args: ['--addons', 'karpenter', '--nodes', '0', '--clock-speed', '20'] });
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const apply = (obj: Json) => env.k.ok(['apply', '-f', '-'], { input: JSON.stringify(obj) });
   const running = async (app: string) => ((await getJson('pods', '-l', `app=${app}`)).items as Json[]).filter((p) => p.status?.phase === 'Running' && !p.metadata.deletionTimestamp);
@@ -47,7 +47,7 @@ describe('Karpenter disruption', () => {
   const messages = async (reason: string) => (await events(reason)).map((e) => `${e.involvedObject.kind}/${e.involvedObject.name}: ${e.message}`).join('\n');
 
   it('an underutilised node whose pods fit elsewhere is consolidated away, after the PDB blocking it is deleted', async () => {
-    await eventually(async () => (await env.k.run(['get', 'nodepools'])).code === 0, 20_000, 'the Karpenter CRDs installed');
+    await eventually(async () => (await env.k.run(['get', 'nodepools,nodeclaims,kwoknodeclasses'])).code === 0, 20_000, 'the Karpenter CRDs installed');
     await apply(nodeClass);
     await apply(nodePool('web', { consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '10s' }));
     // Three pods fill a node; a fourth needs a second node. Scaling to 2 then deletes from the fuller node first

@@ -32,14 +32,14 @@ const deployment = (name: string, replicas: number, requests: Json, podSpec: Jso
 });
 
 describe('Karpenter add-on', () => {
-  const env = useKubectlServer({ args: ['--clock-speed', '10', '--cluster', clusterFile] });
+  const env = useKubectlServer({ args: ['--addons', 'karpenter', '--clock-speed', '10', '--cluster', clusterFile] });
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const apply = (obj: Json) => env.k.ok(['apply', '-f', '-'], { input: JSON.stringify(obj) });
   const cond = (o: Json, type: string) => (o.status?.conditions ?? []).find((c: Json) => c.type === type);
   const running = async (app: string) => (await getJson('pods', '-l', `app=${app}`)).items.filter((p: Json) => p.status?.phase === 'Running');
 
   it('a Deployment of 10 one-CPU pods gets NodeClaims, nodes join and all pods run', async () => {
-    await eventually(async () => (await env.k.run(['get', 'nodepools'])).code === 0, 20_000, 'the Karpenter CRDs installed');
+    await eventually(async () => (await env.k.run(['get', 'nodepools,nodeclaims,kwoknodeclasses'])).code === 0, 20_000, 'the Karpenter CRDs installed');
     await apply(nodeClass);
     // Consolidation is off here (its own tests are in karpenter-disruption): the nodes stay as provisioned.
     await apply(nodePool('default', { disruption: { consolidateAfter: 'Never' } }, { metadata: { labels: { team: 'web' } }, spec: { startupTaints: [{ key: 'example.com/agent-not-ready', effect: 'NoExecute' }] } }));

@@ -24,7 +24,7 @@ const scaledObject = (name: string, target: string, spec: Json) => JSON.stringif
 });
 
 describe('KEDA add-on', () => {
-  const env = useKubectlServer({ args: ['--clock-speed', '10'] });
+  const env = useKubectlServer({ args: ['--addons', 'keda', '--clock-speed', '10'] });
   const q = useQueueEndpoint();
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const cond = (o: Json, type: string) => (o.status?.conditions ?? []).find((c: Json) => c.type === type);
@@ -172,7 +172,7 @@ describe('KEDA add-on', () => {
 });
 
 describe('KEDA cron trigger at --clock-speed 60', () => {
-  const env = useKubectlServer({ args: ['--clock-speed', '60'] });
+  const env = useKubectlServer({ args: ['--addons', 'keda', '--clock-speed', '60'] });
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
 
   it('scales up inside its window and down after it', async () => {

@@ -5,12 +5,12 @@ import { readFileSync, writeFileSync, mkdtempSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../helpers/server.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 
 type Json = Record<string, any>;
 
 describe('kubectl apply and friends', () => {
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: [...noAddons] });
   const dir = mkdtempSync(join(tmpdir(), 'bonsai-apply-'));
   const bundle = readFileSync(join(projectRoot, 'test', 'fixtures', 'bundle.yaml'), 'utf8');
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;

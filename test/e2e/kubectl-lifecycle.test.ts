@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 
 type Json = Record<string, any>;
 
@@ -20,7 +20,7 @@ const podManifest = (name: string, labels: Record<string, string>, owner?: Json,
 
 describe('kubectl object lifecycle', () => {
   // No simulated nodes: unbound pods stay Pending, and a test adds the one node it needs.
-  const env = useKubectlServer({ args: ['--nodes', '0'] });
+  const env = useKubectlServer({ args: [...noAddons, '--nodes', '0'] });
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const exists = async (...args: string[]) => (await env.k.run(['get', ...args])).code === 0;
 
@@ -121,11 +121,19 @@ describe('kubectl object lifecycle', () => {
     graceful.spec.containers[0].lifecycle = { preStop: { sleep: { seconds: 2 } } };
     await env.k.ok(['apply', '-f', '-'], { input: JSON.stringify(graceful) });
     await eventually(async () => (await getJson('pod', 'graceful')).status.phase === 'Running', 10_000, 'graceful pod running');
-    await env.k.ok(['delete', 'pod', 'graceful', '--wait=false', '--grace-period=5']);
-    const pod = await getJson('pod', 'graceful');
-    assert.ok(pod.metadata.deletionTimestamp, 'deletionTimestamp is set');
-    assert.equal(pod.metadata.deletionGracePeriodSeconds, 5);
-    assert.match(await env.k.ok(['get', 'pod', 'graceful']), /Terminating/);
+    // The cluster clock stands still while the terminating pod is inspected: its preStop hook and grace period count
+    // cluster time, so however slow kubectl is on a busy machine, the pod is still there, Terminating.
+    const clock = (action: string) => env.k.ok(['create', '--raw', '/bonsai/v1/clock', '-f', '-'], { input: JSON.stringify({ action }) });
+    await clock('pause');
+    try {
+      await env.k.ok(['delete', 'pod', 'graceful', '--wait=false', '--grace-period=5']);
+      const pod = await getJson('pod', 'graceful');
+      assert.ok(pod.metadata.deletionTimestamp, 'deletionTimestamp is set');
+      assert.equal(pod.metadata.deletionGracePeriodSeconds, 5);
+      assert.match(await env.k.ok(['get', 'pod', 'graceful']), /Terminating/);
+    } finally {
+      await clock('resume');
+    }
     await eventually(async () => !(await exists('pod', 'graceful')), 10_000, 'graceful pod gone');
     await env.k.ok(['create', 'configmap', 'col-a', '--from-literal=x=1']);
     await env.k.ok(['label', 'configmap', 'col-a', 'batch=1']);

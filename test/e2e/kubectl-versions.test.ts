@@ -8,7 +8,8 @@ import { Kubectl } from '../helpers/kubectl.js';
 const versions = ['1.27', '1.28', '1.29', '1.30', '1.31', '1.33'];
 const binary = (v: string) => `/usr/lib/google-cloud-sdk/bin/kubectl.${v}`;
 
-describe('older and newer kubectl binaries', () => {
+// The versions are independent (a namespace each) and mostly wait on rollouts: they run at once.
+describe('older and newer kubectl binaries', { concurrency: true }, () => {
   const env = useKubectlServer();
 
   for (const v of versions) {

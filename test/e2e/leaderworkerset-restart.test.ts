@@ -23,7 +23,7 @@ function lws(name: string, template: Json = {}, spec: Json = {}): string {
 const ready = (p: Json) => p.status?.phase === 'Running' && (p.status.conditions ?? []).some((c: Json) => c.type === 'Ready' && c.status === 'True');
 
 describe('leaderworkerset restart policy and webhook', () => {
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: ['--addons', 'lws'] });
   const pods = async (set: string) => ((JSON.parse(await env.k.ok(['get', 'pods', '-l', `leaderworkerset.sigs.k8s.io/name=${set}`, '-o', 'json'])) as Json).items as Json[])
     .filter((p) => !p.metadata.deletionTimestamp);
   const uids = async (set: string) => new Map((await pods(set)).map((p) => [p.metadata.name as string, p.metadata.uid as string]));

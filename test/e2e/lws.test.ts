@@ -21,7 +21,7 @@ const ready = (p: Json) => p.status?.phase === 'Running' && (p.status.conditions
 const isLeader = (p: Json) => p.metadata.labels['leaderworkerset.sigs.k8s.io/worker-index'] === '0';
 
 describe('leaderworkerset', () => {
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: ['--addons', 'lws'] });
   const pods = async (set: string) => (JSON.parse(await env.k.ok(['get', 'pods', '-l', `leaderworkerset.sigs.k8s.io/name=${set}`, '-o', 'json'])) as Json).items as Json[];
   const live = async (set: string) => (await pods(set)).filter((p) => !p.metadata.deletionTimestamp);
   const allReady = async (set: string, n: number) => {

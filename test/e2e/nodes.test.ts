@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 import { runBonsai } from '../helpers/server.js';
 
 type Json = Record<string, any>;
@@ -16,7 +16,7 @@ const pod = (name: string, node: string, extra: Json = {}, labels: Record<string
 const bonsai = runBonsai;
 
 describe('simulated nodes', () => {
-  const env = useKubectlServer({ args: ['--clock-speed', '10'] });
+  const env = useKubectlServer({ args: [...noAddons, '--clock-speed', '10'] });
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const taintsOf = async (node: string) => ((await getJson('node', node)).spec.taints ?? []) as Json[];
   const podReady = (p: Json) => p.status?.conditions?.find((c: Json) => c.type === 'Ready')?.status;

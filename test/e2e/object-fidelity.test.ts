@@ -4,12 +4,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
 describe('kubectl: object fidelity', () => {
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: [...noAddons] });
 
   it('deletes objects whatever DELETE answers (a Status, or the object)', async () => {
     await env.k.ok(['create', 'deployment', 'gone', '--image=nginx']);

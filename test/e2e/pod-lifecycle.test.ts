@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
-import { useKubectlServer, type KubectlEnv } from '../helpers/cluster.js';
+import { useKubectlServer, type KubectlEnv, noAddons } from '../helpers/cluster.js';
 
 type Json = Record<string, any>;
 
@@ -19,7 +19,7 @@ function helpers(env: KubectlEnv) {
 }
 
 describe('pod lifecycle at real speed', () => {
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: [...noAddons] });
   const { pod, row } = helpers(env);
 
   it('kubectl run is Running and Ready, with IP, node, events and logs', async () => {
@@ -103,7 +103,7 @@ describe('pod lifecycle at real speed', () => {
 });
 
 describe('pod lifecycle on a fast clock', () => {
-  const env = useKubectlServer({ args: ['--clock-speed', '20'] });
+  const env = useKubectlServer({ args: [...noAddons, '--clock-speed', '20'] });
   const { pod, row } = helpers(env);
 
   it('restartPolicy Always crash-loops with growing restarts and keeps the previous logs', async () => {

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 
 type Json = Record<string, any>;
 
@@ -14,7 +14,7 @@ const podWith = (name: string, container: Json, volumes?: Json[]) => JSON.string
 });
 
 describe('pods wait for the Secrets and ConfigMaps they reference', () => {
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: [...noAddons] });
   const pod = async (name: string) => JSON.parse(await env.k.ok(['get', 'pod', name, '-o', 'json'])) as Json;
   const status = async (name: string) => (await env.k.ok(['get', 'pod', name, '--no-headers'])).trim().split(/\s+/)[2];
   const events = async (name: string, reason: string) => (JSON.parse(await env.k.ok([

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { stringify } from 'yaml';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 import { waitDeadline } from '../helpers/wait.js';
 
 type Json = Record<string, any>;
@@ -24,7 +24,7 @@ const manifests = [
 ];
 
 describe('preferred versions and storage version hashes', () => {
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: [...noAddons] });
   const get = async (path: string, accept = 'application/json'): Promise<Json> => {
     const r = await fetch(env.server.url + path, { headers: { accept } });
     assert.equal(r.status, 200, path);

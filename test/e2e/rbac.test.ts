@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually, Kubectl } from '../helpers/kubectl.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 import { writeKubeconfigFor } from '../helpers/tls.js';
 
 const auditPath = join(mkdtempSync(join(tmpdir(), 'bonsai-audit-')), 'audit.log');
@@ -35,7 +35,7 @@ function auditLines(): AuditLine[] {
 }
 
 describe('RBAC with kubectl', () => {
-  const env = useKubectlServer({ args: ['--tls', '--authorization-mode', 'RBAC', '--audit-log', auditPath, '--nodes', '1'] });
+  const env = useKubectlServer({ args: [...noAddons, '--tls', '--authorization-mode', 'RBAC', '--audit-log', auditPath, '--nodes', '1'] });
 
   it('forbids jane until a RoleBinding grants view, and can-i follows', async () => {
     const denied = await env.k.fails(['get', 'pods', '--as', 'jane']);

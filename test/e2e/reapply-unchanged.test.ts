@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../helpers/server.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 import { applyVerbs as verbs } from '../helpers/ecosystem-install.js';
 
 type Json = Record<string, any>;
@@ -18,7 +18,7 @@ const documents = readFileSync(corpus, 'utf8').split(/^---$/m).length;
 const configuredUpstreamToo = new Set(['poddisruptionbudget.policy/web']);
 
 describe('re-applying typical manifests', () => {
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: [...noAddons] });
 
   it('prints "unchanged" for every object the second time', async () => {
     const first = verbs(await env.k.ok(['apply', '-f', corpus]));

@@ -22,7 +22,7 @@ const sandbox = (name: string, extra: Json = {}) => JSON.stringify({
 });
 
 describe('agent sandbox', () => {
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: ['--addons', 'sandbox'] });
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const tryJson = async (...args: string[]) => {
     const r = await env.k.run(['get', ...args, '-o', 'json']);

@@ -2,7 +2,7 @@
 import { describe, it, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 
 type Json = Record<string, any>;
 
@@ -18,7 +18,7 @@ const pod = (name: string, spec: Json = {}, labels: Record<string, string> = {},
 });
 
 describe('default scheduler', () => {
-  const env = useKubectlServer({ args: ['--nodes', '0'] });
+  const env = useKubectlServer({ args: [...noAddons, '--nodes', '0'] });
   let created: string[] = [];
   let namespaces: string[] = [];
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { useKubectlServer, type KubectlEnv } from '../helpers/cluster.js';
+import { useKubectlServer, type KubectlEnv, noAddons } from '../helpers/cluster.js';
 import { ClusterCa, generateCa } from '../../src/auth/pki/cluster-ca.js';
 
 type Json = Record<string, any>;
@@ -79,7 +79,7 @@ describe('webhooks served by simulated pods', () => {
   });
 
   describe('by default', () => {
-    const env = useKubectlServer();
+    const env = useKubectlServer({ args: [...noAddons] });
 
     it('allows what they match, without a patch, and warns naming each webhook', async () => {
       await install(env, caBundle);
@@ -109,7 +109,7 @@ describe('webhooks served by simulated pods', () => {
   });
 
   describe('with --simulated-webhooks fail', () => {
-    const env = useKubectlServer({ args: ['--simulated-webhooks', 'fail'] });
+    const env = useKubectlServer({ args: [...noAddons, '--simulated-webhooks', 'fail'] });
 
     it('fails the call as on a cluster where nothing listens, and the failure policy refuses', async () => {
       await install(env, caBundle);

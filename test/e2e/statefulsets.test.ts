@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 
 type Json = Record<string, any>;
 
@@ -42,7 +42,7 @@ const list = (...items: Json[]) => JSON.stringify({ apiVersion: 'v1', kind: 'Lis
 const isReady = (p: Json) => p.status?.phase === 'Running' && (p.status?.conditions ?? []).some((c: Json) => c.type === 'Ready' && c.status === 'True');
 
 describe('statefulsets', () => {
-  const env = useKubectlServer();
+  const env = useKubectlServer({ args: [...noAddons] });
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const pods = async (app: string) => ((await getJson('pods', '-l', `app=${app}`)).items as Json[])
     .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));

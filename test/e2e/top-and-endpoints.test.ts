@@ -6,7 +6,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { eventually } from '../helpers/kubectl.js';
-import { useKubectlServer } from '../helpers/cluster.js';
+import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 
 type Json = Record<string, any>;
 
@@ -34,7 +34,7 @@ const service = (name: string, selector?: Record<string, string>) => JSON.string
 });
 
 describe('kubectl top and service endpoints', () => {
-  const env = useKubectlServer({ args: ['--nodes', '0'] });
+  const env = useKubectlServer({ args: [...noAddons, '--nodes', '0'] });
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const podIP = async (name: string) => (await env.k.ok(['get', 'pod', name, '-o', 'jsonpath={.status.podIP}'])).trim();
   let ipCounter = 10;

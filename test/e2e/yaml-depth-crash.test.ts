@@ -5,12 +5,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type ServerHandle } from '../helpers/server.js';
+import { noAddons } from '../helpers/cluster.js';
 
 describe('deep YAML bodies against bonsai serve', () => {
   let srv: ServerHandle;
   let stderr = '';
   before(async () => {
-    srv = await startServer();
+    srv = await startServer({ args: [...noAddons] });
     srv.proc.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   });
   after(async () => {

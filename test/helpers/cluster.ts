@@ -21,3 +21,11 @@ export function useKubectlServer(opts: { args?: string[] } = {}): KubectlEnv {
   });
   return env;
 }
+
+/**
+ * `bonsai serve` arguments for a suite whose subject is not an add-on: no add-ons. Installing their CRDs costs
+ * every server seconds of CPU in its first half minute and changes discovery under kubectl meanwhile; the
+ * default cluster with its add-ons keeps its own suites (default-cluster, kubectl-basics, kubernetes-basics,
+ * lessons, addons); a suite about one add-on starts only that one (`--addons lws`).
+ */
+export const noAddons: readonly string[] = ['--addons', ''];

@@ -63,6 +63,20 @@ export class Kubectl {
     });
   }
 
+  /**
+   * Runs independent commands (reads, or writes to distinct objects), `limit` at a time, and returns their results in
+   * the order given: for a test that checks many outputs, each as if run alone.
+   */
+  async runMany(argsList: string[][], limit = 4): Promise<KubectlResult[]> {
+    const results: KubectlResult[] = new Array(argsList.length);
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < argsList.length; i = next++) results[i] = await this.run(argsList[i]);
+    };
+    await Promise.all(Array.from({ length: Math.min(limit, argsList.length) }, worker));
+    return results;
+  }
+
   /** Runs and fails the test with the output when the exit code is not 0. */
   async ok(args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<string> {
     // A command expected to succeed waits (`wait`, `rollout status --timeout=Ns`) at least the wait floor: the
