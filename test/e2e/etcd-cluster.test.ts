@@ -81,7 +81,8 @@ describe('Bonsai processes on one etcd', () => {
     await eventually(async () => (await kb.run(['get', 'configmap', 'kube-root-ca.crt', '-n', 'order'])).code === 0, 20_000, 'kube-root-ca.crt on b');
     const w = kb.start(['get', 'configmaps', '-n', 'order', '-w', '--output-watch-events', '-o', 'custom-columns=EVENT:.type,NAME:.object.metadata.name', '--no-headers']);
     try {
-      // Writes made before the watch starts come from its initial list, in name order: the same order here.
+      // The watch's initial list holds kube-root-ca.crt; wait for it so that cm-00 (earlier in name order) is a live event.
+      await eventually(() => /ADDED\s+kube-root-ca\.crt/.test(w.out()), 20_000, 'the initial list on b');
       const names: string[] = [];
       for (let i = 0; i < 12; i++) {
         names.push(`cm-${String(i).padStart(2, '0')}`);
