@@ -22,7 +22,9 @@ import { watchFrom } from './watch-replay.js';
 import { ObjectCache, jsonOf } from './object-cache.js';
 import { StoredRef, keyOf } from './object-table.js';
 import { ensureIncrementalVacuum, releaseFreePages } from './vacuum.js';
-import { batchWriter, type PendingWrite } from './batch-writer.js';
+import { batchWriter, commitRows, compactChangeLog, setMeta, type CommitRow, type PendingWrite } from './batch-writer.js';
+import { CommitThread } from './commit-thread.js';
+import { configureConnection } from './connection.js';
 import { InternQueue } from './intern-queue.js';
 import { WatchHub, type Change, type ChangeListener, type ChangeType, type Trigger } from './watch-hub.js';
 
@@ -36,6 +38,11 @@ export interface StoreOptions {
   now?: () => number;
   /** Resources held as text in the change log only, parsed on each read (default: Events). */
   coldResources?: readonly string[];
+  /**
+   * Commits a file store's batches on a worker thread (commit-thread.ts) instead of the main thread; the server
+   * does. Off, `flush()` commits at once, as an in-memory store always does.
+   */
+  commitThread?: boolean;
 }
 
 export type { StoreWatch } from './storage.js';
@@ -76,13 +83,16 @@ export class SqliteStore implements Storage {
   private pending: PendingWrite[] = [];
   private flushScheduled = false;
   private closed = false;
-  private waiters: Array<() => void> = [];
+  /** Who waits for the writes up to a revision to be published (see `committed`), in revision order. */
+  private waiters: Array<{ rv: number; resolve: () => void }> = [];
   /** One transaction for a batch of writes: each object's current revision and its change-log entry. */
-  private readonly persist: (batch: PendingWrite[]) => void;
+  private readonly persist: (rows: CommitRow[], time: number) => void;
+  /** The worker thread committing batches (a file store with `commitThread`), and the batches it is committing, in order. */
+  private readonly thread: CommitThread | undefined;
+  private readonly inFlight: PendingWrite[][] = [];
   /** Written hot objects wait here to be interned in spare time (see intern-queue.ts). */
   readonly interning: InternQueue;
   private readonly stmts: {
-    setMeta: Statement;
     changesPage: Statement;
     keyAt: Statement;
   };
@@ -96,21 +106,21 @@ export class SqliteStore implements Storage {
     this.db = new BetterSqlite3(inMemory ? '' : opts.path);
     ensureIncrementalVacuum(this.db);
     if (!inMemory) this.db.pragma('journal_mode = WAL');
-    this.db.pragma(`synchronous = ${inMemory ? 'OFF' : opts.synchronous ?? 'NORMAL'}`);
-    this.db.pragma('cache_size = -65536');
-    this.db.pragma('wal_autocheckpoint = 8192');
+    configureConnection(this.db, inMemory ? 'OFF' : opts.synchronous ?? 'NORMAL');
     this.retain = opts.retainChanges ?? 100_000;
     this.now = opts.now ?? Date.now;
     migrate(this.db);
     this.cache = new ObjectCache(this.db, new Set(opts.coldResources ?? defaultColdResources), () => this.closed);
     this.stmts = {
-      setMeta: this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
       changesPage: this.db.prepare('SELECT rv, resource, namespace, name, type, value FROM changes WHERE resource = ? AND rv > ? AND rv <= ? ORDER BY rv LIMIT ?'),
       keyAt: this.db.prepare('SELECT namespace, name FROM changes WHERE rv = ? AND resource = ?'),
     };
-    this.persist = batchWriter(this.db, () => this.now());
+    this.persist = batchWriter(this.db);
     this.interning = new InternQueue((obj) => this.cache.internAll(obj as KObject));
     this.load();
+    this.thread = opts.commitThread && !inMemory
+      ? new CommitThread(opts.path, opts.synchronous ?? 'NORMAL', () => this.afterCommit(), (why) => this.commitFailed(why))
+      : undefined;
   }
 
   private load(): void {
@@ -266,15 +276,27 @@ export class SqliteStore implements Storage {
   /**
    * Commits every pending write in one transaction, then tells watchers, in revision order. A failed commit
    * leaves memory ahead of the database, so it is fatal: the process stops rather than serve unsaved state.
+   * With a commit thread the transaction runs there, while this thread goes on (several batches may be on their
+   * way, committed in order), and watchers are told when it is done.
    */
   flush(): void {
     this.flushScheduled = false;
+    if (!this.pending.length) return;
     const batch = this.pending;
-    if (!batch.length) return;
     this.pending = [];
-    this.persist(batch);
-    const waiters = this.waiters;
-    this.waiters = [];
+    this.inFlight.push(batch);
+    const rows = commitRows(batch);
+    if (this.thread?.isReady()) this.thread.commit(rows, this.now());
+    else {
+      this.persist(rows, this.now());
+      this.afterCommit();
+    }
+  }
+
+  /** The oldest batch in flight is committed: its texts leave memory, watchers are told, and its writers answered. */
+  private afterCommit(): void {
+    const batch = this.inFlight.shift();
+    if (!batch) return;
     // Committed: cold objects' texts are read from the change log from now on.
     for (const p of batch) {
       if (!p.ref) continue;
@@ -289,18 +311,31 @@ export class SqliteStore implements Storage {
     } finally {
       // Told to every watcher (and the writes' responses were encoded before): hot objects drop their text.
       for (const p of batch) if (!p.ref) jsonOf.delete(p.change.object);
+      this.wake();
     }
-    for (const w of waiters) w();
+  }
+
+  private wake(): void {
+    let n = 0;
+    while (n < this.waiters.length && this.waiters[n].rv <= this.published) n++;
+    if (n === 0) return;
+    const done = this.waiters.splice(0, n);
+    for (const w of done) w.resolve();
+  }
+
+  private commitFailed(why: string): never {
+    throw new Error(`the store could not commit its writes: ${why}`);
   }
 
   /** Resolves once every write made so far is committed (at once when none is pending). */
   committed(): Promise<void> {
-    if (!this.pending.length) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push(resolve));
+    if (!this.hasPending()) return Promise.resolve();
+    const rv = this.rev;
+    return new Promise((resolve) => this.waiters.push({ rv, resolve }));
   }
 
   hasPending(): boolean {
-    return this.pending.length > 0;
+    return this.pending.length > 0 || this.inFlight.length > 0;
   }
 
   /**
@@ -329,30 +364,30 @@ export class SqliteStore implements Storage {
   compact(retain = this.retain): number {
     const target = this.rev - retain;
     if (target <= this.compacted) return this.compacted;
-    this.db.transaction(() => {
-      // Entries that are still some object's current state stay: start-up reads them. So does each key's latest
-      // change at or before the target unless it deleted the key (as etcd keeps it): the state at the compacted
-      // revision, and any after it, can still be rebuilt from the log (time travel).
-      this.db.prepare(
-        `DELETE FROM changes WHERE rv <= @target AND rv NOT IN (SELECT rv FROM objects) AND rv NOT IN
-           (SELECT rv FROM (SELECT MAX(rv) AS rv, type FROM changes WHERE rv <= @target GROUP BY resource, namespace, name) WHERE type <> 'DELETED')`,
-      ).run({ target });
-      this.db.prepare('DELETE FROM revision_times WHERE rv < ?').run(target);
-      this.stmts.setMeta.run('compacted', String(target));
-      this.stmts.setMeta.run('revision', String(this.rev));
-    })();
+    // The thread compacts after the batches posted before (it is the file's only writer once ready).
+    if (this.thread?.isReady()) this.thread.compact(target, this.rev);
+    else {
+      compactChangeLog(this.db, target, this.rev);
+      releaseFreePages(this.db);
+    }
     this.compacted = target;
-    releaseFreePages(this.db);
     return target;
   }
 
   close(): void {
-    this.flush();
+    if (this.closed) return;
+    // Commits what is pending: on the thread, after the batches in flight (posted already; nobody waits for them now).
+    if (this.thread?.isReady()) {
+      this.inFlight.length = 0;
+      if (this.pending.length) this.thread.commit(commitRows(this.pending), this.now());
+      this.pending = [];
+    } else this.flush();
     this.closed = true;
     this.interning.clear();
     this.hub.clear();
     try {
-      this.stmts.setMeta.run('revision', String(this.rev));
+      if (this.thread) this.thread.close(this.rev);
+      else setMeta(this.db, 'revision', String(this.rev));
     } catch {
       /* closing anyway */
     }
