@@ -4,7 +4,8 @@
 // BENCH_QUICK=1 shrinks every figure for a fast smoke run.
 // Sections: `npm run bench` runs the everyday figures (about 3-4 minutes), `npm run bench -- scale` only the scale
 // section (bench/scale.ts: the 5,000-node / 150,000-pod envelope, minutes at full CPU; BENCH_SCALE=0.1 shrinks it),
-// `npm run bench -- all` both.
+// `npm run bench -- storage` only the storage figures (bench/storage.ts: SQLite and etcd under 16 writers, also part
+// of the default run), `npm run bench -- all` everything.
 import { cpus, loadavg, totalmem } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { cleanup, killAllSync } from './proc.js';
@@ -27,6 +28,7 @@ import { ecosystemInstallRows } from './ecosystem-install.js';
 import { median } from './load.js';
 import { scaleRows } from './scale.js';
 import { flowControlRows } from './flowcontrol.js';
+import { storageRows } from './storage.js';
 import { join, mb, ms, rate, ratio, render, target, type Row } from './table.js';
 
 const quick = process.env.BENCH_QUICK === '1';
@@ -56,14 +58,14 @@ const t0 = performance.now();
 const loadAvg = () => loadavg().map((x) => x.toFixed(2)).join(' ');
 const log = (msg: string) => process.stderr.write(`[bench +${((performance.now() - t0) / 1000).toFixed(1)}s] ${msg}\n`);
 
-const sections = { default: ['everyday'], scale: ['scale'], all: ['everyday', 'scale'] } as const;
+const sections = { default: ['everyday', 'storage'], scale: ['scale'], storage: ['storage'], all: ['everyday', 'storage', 'scale'] } as const;
 type SectionArg = keyof typeof sections;
 
 function sectionArg(): SectionArg {
   const args = process.argv.slice(2).filter((a) => a !== '--');
   if (args.length === 0) return 'default';
-  if (args.length === 1 && (args[0] === 'scale' || args[0] === 'all')) return args[0];
-  process.stderr.write('usage: npm run bench [-- scale | all]   (BENCH_QUICK=1 for a smoke run; BENCH_SCALE=<factor> shrinks the scale section)\n');
+  if (args.length === 1 && (args[0] === 'scale' || args[0] === 'storage' || args[0] === 'all')) return args[0];
+  process.stderr.write('usage: npm run bench [-- scale | storage | all]   (BENCH_QUICK=1 for a smoke run; BENCH_SCALE=<factor> shrinks the scale section)\n');
   process.exit(2);
 }
 
@@ -72,6 +74,7 @@ async function main(): Promise<void> {
   log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${loadAvg()}${quick ? ', QUICK mode' : ''}; sections: ${which.join(', ')}`);
   const rows: Row[] = [];
   if (which.includes('everyday')) await everydayRows(rows);
+  if (which.includes('storage')) rows.push(...(await storageRows(quick, log)));
   if (which.includes('scale')) rows.push(...(await scaleRows(quick, log)));
 
   process.stdout.write(`\nBonsai benchmark — ${cpus().length} CPUs, node ${process.version}; servers are child processes, the undici load generator runs in the bench process.\n`);

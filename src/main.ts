@@ -170,7 +170,7 @@ async function openStorage(opts: BonsaiOptions, data: string, now: () => number,
     return new EtcdStore({ endpoints: parseEtcdUrl(opts.storage), builtins: allResources.map(storageKey), now, log: (m) => storeLog.warn(m) });
   }
   if (data !== ':memory:') preparePrivateDatabase(databasePath(data));
-  return new SqliteStore({ path: databasePath(data), synchronous: opts.synchronous, now, commitThread: process.env.EXP_NOTHREAD ? false : true });
+  return new SqliteStore({ path: databasePath(data), synchronous: opts.synchronous, now, commitThread: true });
 }
 
 /** Resolves after the I/O callbacks pending now have run (an immediate runs after the event loop's poll phase). */

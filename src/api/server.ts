@@ -10,6 +10,7 @@ import { handleMetricsAdapter } from '../metrics-apis/http.js';
 import { isAdapterGroup } from '../metrics-apis/discovery.js';
 import { registerOpenApi } from './openapi-routes.js';
 import { parseRequestPath } from './request-info.js';
+import { readsCommittedObject } from './committed-read.js';
 import { groupVersionOf, notFoundFor, PageNotFound, sendPageNotFound, sendServiceUnavailable, ServiceUnavailable } from './not-found.js';
 import { installJsonFraming } from './json-framing.js';
 import { HostAllowList, installHostCheck } from './host-check.js';
@@ -133,9 +134,10 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
   }
   setListBudget(app, new ListBudget(opts.maxListBytesInflight, opts.listStallMs));
 
-  // Group commit: writes are committed together after the current turn; no answer leaves before its data is saved.
-  app.addHook('onSend', (_req, _reply, payload, done) => {
-    if (!reg.store.hasPending()) return done(null, payload);
+  // Group commit: writes are committed together after the current turn; no answer to a write leaves before its data
+  // is saved. A read waited before it read (see dispatchAsync), so its answer holds committed data only.
+  app.addHook('onSend', (req, _reply, payload, done) => {
+    if (req.method === 'GET' || !reg.store.hasPending()) return done(null, payload);
     void reg.store.committed().then(() => done(null, payload));
   });
   app.setErrorHandler((err, _req, reply) => {
@@ -201,7 +203,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
         throw e instanceof StorageError ? new ApiError(504, 'Timeout', e.message) : e;
       });
     }
-    if (req.method === 'GET' && reg.store.hasPending()) await reg.store.committed();
+    if (req.method === 'GET' && reg.store.hasPending() && !readsCommittedObject(reg, info, req.url)) await reg.store.committed();
     const acting = actingRegistry(reg, req);
     if (info.group === metricsGroup) handleMetrics(acting, info, req, reply);
     else await handleResource({ reg: acting }, info, req, reply);

@@ -13,6 +13,10 @@ import type { Logger } from '../util/logger.js';
 import { Resolver } from './resolve.js';
 import { Informer, type InformerOptions } from './informer.js';
 import type { ChangeListener, ResourceRef, WatchTrigger } from './types.js';
+import type { BuiltinResources } from '../generated/k8s/resources.js';
+
+/** A built-in resource's reference, as the generated types name it (`'apps/v1/deployments'`). */
+export type BuiltinRef = keyof BuiltinResources;
 
 export type { WriteOptions, DeleteOptions };
 
@@ -91,13 +95,20 @@ export class Client {
 
   // ---- reads (from the cache: shared objects, never mutate them) ----
 
-  /** The current object, or undefined. `namespace` is '' for cluster-scoped resources. */
+  /**
+   * The current object, or undefined. `namespace` is '' for cluster-scoped resources. A built-in resource named by
+   * its reference (`'v1/pods'`) reads as its generated type (src/generated/k8s, from the 1.35 OpenAPI).
+   */
+  get<R extends BuiltinRef>(res: R, namespace: string, name: string): BuiltinResources[R] | undefined;
+  get<T = KObject>(res: ResourceRef, namespace: string, name: string): T | undefined;
   get<T = KObject>(res: ResourceRef, namespace: string, name: string): T | undefined {
     const key = this.resolver.key(res);
     return key === undefined ? undefined : (this.reg.store.get(key, namespace, name) as T | undefined);
   }
 
   /** Objects in key order (namespace, then name); `namespace` undefined lists all namespaces. */
+  list<R extends BuiltinRef>(res: R, namespace?: string, opts?: ClientListOptions): Array<BuiltinResources[R]>;
+  list<T = KObject>(res: ResourceRef, namespace?: string, opts?: ClientListOptions): T[];
   list<T = KObject>(res: ResourceRef, namespace?: string, opts?: ClientListOptions): T[] {
     const key = this.resolver.key(res);
     if (key === undefined) return [];
@@ -135,6 +146,8 @@ export class Client {
 
   // ---- writes (the registry pipeline: defaults, validation, admission, concurrency) ----
 
+  create<R extends BuiltinRef>(res: R, namespace: string, obj: BuiltinResources[R], opts?: WriteOptions): BuiltinResources[R];
+  create<T = KObject>(res: ResourceRef, namespace: string, obj: T, opts?: WriteOptions): T;
   create<T = KObject>(res: ResourceRef, namespace: string, obj: T, opts?: WriteOptions): T {
     return this.reg.create(this.resolver.def(res), namespace, obj as KObject, opts) as T;
   }
@@ -148,11 +161,15 @@ export class Client {
   }
 
   /** Replaces the object (its resourceVersion, when set, must be current). */
+  update<R extends BuiltinRef>(res: R, namespace: string, name: string, obj: BuiltinResources[R], opts?: WriteOptions): BuiltinResources[R];
+  update<T = KObject>(res: ResourceRef, namespace: string, name: string, obj: T, opts?: WriteOptions): T;
   update<T = KObject>(res: ResourceRef, namespace: string, name: string, obj: T, opts?: WriteOptions): T {
     return this.reg.update(this.resolver.def(res), namespace, name, obj as KObject, opts) as T;
   }
 
   /** Replaces the object's status (the status subresource). */
+  updateStatus<R extends BuiltinRef>(res: R, namespace: string, name: string, obj: BuiltinResources[R], opts?: WriteOptions): BuiltinResources[R];
+  updateStatus<T = KObject>(res: ResourceRef, namespace: string, name: string, obj: T, opts?: WriteOptions): T;
   updateStatus<T = KObject>(res: ResourceRef, namespace: string, name: string, obj: T, opts?: WriteOptions): T {
     return this.reg.update(this.resolver.def(res), namespace, name, obj as KObject, { ...opts, subresource: 'status' }) as T;
   }

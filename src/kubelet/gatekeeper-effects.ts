@@ -98,7 +98,7 @@ export class GatekeeperEffects {
       this.log.debug({ crd: name }, 'gatekeeper: constraint CRD created');
       return;
     }
-    const have = isRecord(current.spec) ? current.spec : {};
+    const have: Readonly<Record<string, unknown>> = current.spec ?? {};
     const want = isRecord(crd.spec) ? crd.spec : {};
     if (Object.keys(want).every((k) => JSON.stringify(have[k]) === JSON.stringify(want[k]))) return;
     as.guaranteedUpdate(crds, '', name, (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: crd.metadata.labels }, spec: { ...(isRecord(cur.spec) ? cur.spec : {}), ...want } }));

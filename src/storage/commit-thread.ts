@@ -26,7 +26,8 @@ export class CommitThread {
     this.worker.on('message', (m: CommitReply) => this.onReply(m));
     this.worker.on('error', (e) => this.lost(e.message));
     this.worker.on('exit', (code) => this.lost(`the commit thread exited with code ${code}`));
-    // After the listeners (a 'message' listener refs the port again): the thread never keeps the process alive.
+    // After the listeners (a 'message' listener refs the port again): the thread keeps the process alive only while
+    // a batch is on its way (someone may be waiting for it).
     this.worker.unref();
   }
 
@@ -41,7 +42,7 @@ export class CommitThread {
   }
 
   commit(rows: CommitRow[], time: number): void {
-    this.inFlight++;
+    if (this.inFlight++ === 0) this.worker.ref();
     this.post({ kind: 'batch', rows, time });
   }
 
@@ -75,7 +76,7 @@ export class CommitThread {
     if (this.closed) return;
     if (m.kind === 'ready') this.ready = true;
     else if (m.kind === 'committed') {
-      this.inFlight--;
+      if (--this.inFlight === 0) this.worker.unref();
       this.onCommitted();
     } else this.onFailed(m.message);
   }

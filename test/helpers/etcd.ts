@@ -1,92 +1,9 @@
-// Starts Debian's etcd (/usr/bin/etcd, 3.4) on random loopback ports with a temporary data dir, for tests.
-import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// One etcd for a test file, and the stores its tests open on it (the process itself: etcd-process.ts).
 import { after, before } from 'node:test';
 import { EtcdStore, parseEtcdUrl, type EtcdStoreOptions } from '../../src/storage/etcd/etcd-store.js';
+import { startEtcd, type EtcdHandle } from './etcd-process.js';
 
-export const etcdBinary = process.env.BONSAI_ETCD_BINARY ?? '/usr/bin/etcd';
-
-export interface EtcdHandle {
-  /** `127.0.0.1:PORT`, for `--storage etcd://…`. */
-  address: string;
-  /** `etcd://127.0.0.1:PORT`. */
-  storage: string;
-  /** `http://127.0.0.1:PORT`. */
-  url: string;
-  stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** etcd 3.4 fsyncs every write (it has no --unsafe-no-fsync): keep test data in memory where the system allows. */
-function scratchRoot(): string {
-  try {
-    accessSync('/dev/shm', constants.W_OK);
-    return '/dev/shm';
-  } catch {
-    return tmpdir();
-  }
-}
-
-export async function startEtcd(opts: { progressNotifyMs?: number } = {}): Promise<EtcdHandle> {
-  const dir = mkdtempSync(join(scratchRoot(), 'bonsai-etcd-'));
-  const [client, peer] = [await freePort(), await freePort()];
-  const url = `http://127.0.0.1:${client}`;
-  const peerUrl = `http://127.0.0.1:${peer}`;
-  const args = [
-    '--name', 'bonsai-test', '--data-dir', join(dir, 'data'),
-    '--listen-client-urls', url, '--advertise-client-urls', url,
-    '--listen-peer-urls', peerUrl, '--initial-advertise-peer-urls', peerUrl,
-    '--initial-cluster', `bonsai-test=${peerUrl}`, '--initial-cluster-state', 'new',
-    '--quota-backend-bytes', String(256 * 1024 * 1024),
-    '--experimental-watch-progress-notify-interval', `${opts.progressNotifyMs ?? 1000}ms`,
-    '--log-level', 'error', '--logger', 'zap',
-  ];
-  const proc = spawn(etcdBinary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  proc.stderr!.on('data', (d: Buffer) => {
-    if (err.length < 20_000) err += d.toString();
-  });
-  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-  const stop = async () => {
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
-    await exited;
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const until = Date.now() + 20_000;
-  for (;;) {
-    if (proc.exitCode !== null) {
-      await stop();
-      throw new Error(`etcd exited with ${proc.exitCode}: ${err.slice(0, 2000)}`);
-    }
-    try {
-      const res = await fetch(`${url}/health`);
-      if (res.ok && /"health":\s*"true"/.test(await res.text())) break;
-    } catch {
-      /* not listening yet */
-    }
-    if (Date.now() > until) {
-      await stop();
-      throw new Error(`etcd did not become healthy within 20 s: ${err.slice(0, 2000)}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  const address = `127.0.0.1:${client}`;
-  return { address, storage: `etcd://${address}`, url, stop };
-}
+export { etcdBinary, startEtcd, type EtcdHandle } from './etcd-process.js';
 
 /**
  * One etcd for a test file (started before its tests, stopped after them) and the stores the tests open on it,

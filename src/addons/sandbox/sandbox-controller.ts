@@ -146,7 +146,7 @@ export class SandboxController {
   private async reconcilePod(sb: Sandbox, hash: string): Promise<KObject | undefined> {
     const ns = sb.metadata.namespace ?? '';
     const podName = sb.metadata.annotations?.[ann.podName] || (sb.metadata.name ?? '');
-    let pod = this.client.get('v1/pods', ns, podName);
+    let pod: KObject | undefined = this.client.get<KObject>('v1/pods', ns, podName);
     if (!pod && sb.metadata.annotations?.[ann.podName]) this.setPodNameAnnotation(sb, undefined);
     if (!pod) {
       const owned = this.client.list('v1/pods', ns, { labelSelector: `${lbl.nameHash}=${hash}` }).filter((p) => ownership(p, sb) === 'owned');
