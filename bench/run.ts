@@ -1,7 +1,8 @@
 // `npm run bench`: measures Bonsai against a bare Fastify + better-sqlite3 baseline and prints a table.
 // Every server (Bonsai and baseline) runs as a spawned child process; the load generator (undici) runs
-// in this process. Nothing is written to the repository: data lives in a temp dir removed at the end.
-// BENCH_QUICK=1 shrinks every figure for a fast smoke run.
+// in this process. Data lives in a temp dir removed at the end; the only file written is docs/performance.md, whose
+// marked sections get each section's table (bench/perf-doc.ts), except in smoke runs (BENCH_QUICK=1, which shrinks
+// every figure, or BENCH_SCALE for the scale section) or with BENCH_DOC=0.
 // Sections: `npm run bench` runs the everyday figures (about 3-4 minutes), `npm run bench -- scale` only the scale
 // section (bench/scale.ts: the 5,000-node / 150,000-pod envelope, minutes at full CPU; BENCH_SCALE=0.1 shrinks it),
 // `npm run bench -- storage` only the storage figures (bench/storage.ts: SQLite and etcd under 16 writers, also part
@@ -26,10 +27,11 @@ import { timingRows } from './timing-figures.js';
 import { containerCommandRows } from './container-command.js';
 import { ecosystemInstallRows } from './ecosystem-install.js';
 import { median } from './load.js';
-import { scaleRows } from './scale.js';
+import { scaleConfig, scaleRows } from './scale.js';
 import { flowControlRows } from './flowcontrol.js';
 import { storageRows } from './storage.js';
 import { join, mb, ms, rate, ratio, render, target, type Row } from './table.js';
+import { perfDocPath, sectionBody, writeSection, type BenchSection } from './perf-doc.js';
 
 const quick = process.env.BENCH_QUICK === '1';
 const cfg = {
@@ -72,15 +74,39 @@ function sectionArg(): SectionArg {
 async function main(): Promise<void> {
   const which: readonly string[] = sections[sectionArg()];
   log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${loadAvg()}${quick ? ', QUICK mode' : ''}; sections: ${which.join(', ')}`);
-  const rows: Row[] = [];
-  if (which.includes('everyday')) await everydayRows(rows);
-  if (which.includes('storage')) rows.push(...(await storageRows(quick, log)));
-  if (which.includes('scale')) rows.push(...(await scaleRows(quick, log)));
+  const loadAtStart = loadAvg();
+  const done: { section: BenchSection; rows: Row[]; seconds: number }[] = [];
+  const measure = async (section: BenchSection, fill: (rows: Row[]) => Promise<void>) => {
+    const start = performance.now();
+    const rows: Row[] = [];
+    await fill(rows);
+    done.push({ section, rows, seconds: (performance.now() - start) / 1000 });
+  };
+  if (which.includes('everyday')) await measure('everyday', everydayRows);
+  if (which.includes('storage')) await measure('storage', async (rows) => { rows.push(...(await storageRows(quick, log))); });
+  if (which.includes('scale')) await measure('scale', async (rows) => { rows.push(...(await scaleRows(quick, log))); });
+  const rows = done.flatMap((d) => d.rows);
 
   process.stdout.write(`\nBonsai benchmark — ${cpus().length} CPUs, node ${process.version}; servers are child processes, the undici load generator runs in the bench process.\n`);
-  if (which.includes('everyday')) process.stdout.write('Baseline: bare Fastify + one better-sqlite3 insert per create (WAL, synchronous=NORMAL, temp file); its GET/list routes read SQLite directly.\n');
+  if (which.includes('everyday')) process.stdout.write(`${baselineNote}\n`);
   process.stdout.write(`\n${render(rows)}\n`);
   process.stdout.write(`\nTotal bench time: ${((performance.now() - t0) / 1000).toFixed(0)} s; load average at the end ${loadAvg()} (other work on this shared machine skews figures).${which.includes('everyday') ? ` p99 of ${cfg.listRuns} samples is their maximum.` : ''}\n`);
+  for (const d of done) writeDoc(d.section, d.rows, d.seconds, loadAtStart);
+}
+
+const baselineNote = 'Baseline: bare Fastify + one better-sqlite3 insert per create (WAL, synchronous=NORMAL, temp file); its GET/list routes read SQLite directly.';
+
+/** Writes a section's table into docs/performance.md, unless this is a smoke run or BENCH_DOC=0. */
+function writeDoc(section: BenchSection, rows: Row[], seconds: number, loadAtStart: string): void {
+  const shrunk = quick || (section === 'scale' && scaleConfig(quick).factor !== 1);
+  if (shrunk || process.env.BENCH_DOC === '0') {
+    log(`${section}: docs/performance.md left as it was (${shrunk ? 'shrunk figures' : 'BENCH_DOC=0'})`);
+    return;
+  }
+  const info = { date: new Date(), nodeVersion: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '?', loadAtStart, loadAtEnd: loadAvg(), seconds };
+  const notes = section === 'everyday' ? [baselineNote] : [];
+  writeSection(perfDocPath, section, sectionBody(section, info, notes, render(rows)));
+  log(`${section}: table written into ${perfDocPath}`);
 }
 
 /** The everyday figures (1-17 and the add-on rows): what `npm run bench` has always run. */

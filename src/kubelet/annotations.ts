@@ -1,4 +1,4 @@
-// Pod annotations that steer the simulated containers (documented in the README's "Simulated pods" section).
+// Pod annotations that steer the simulated containers (documented in docs/cluster.md).
 // A key applies to every container; `<key>.<container>` overrides it for one container.
 import type { KObject } from '../machinery/types.js';
 

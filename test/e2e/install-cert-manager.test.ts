@@ -1,7 +1,7 @@
 // cert-manager's release manifest, unchanged, through real kubectl (issue 23): `kubectl apply -f cert-manager.yaml`,
 // the docs' wait for its three Deployments, a second apply, then the docs' verification resources (a self-signed
 // Issuer and a Certificate, answered by the simulated webhook with its Warning) beside ordinary objects. The
-// controllers are simulated: nothing issues the Certificate (README, issue 23).
+// controllers are simulated: nothing issues the Certificate (docs/cluster.md, issue 23).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { useKubectlServer } from '../helpers/cluster.js';

@@ -1,4 +1,4 @@
-// The README's pytest example (examples/pytest/) runs as written: its session fixture starts
+// The pytest example of docs/testing-with-bonsai.md (examples/pytest/) runs as written: its session fixture starts
 // `bonsai serve --port 0 --data :memory: --output json` and its tests use the official Python kubernetes client.
 // CI installs python3-pytest and python3-kubernetes (.ci/run), so this test runs rather than skips.
 import { it } from 'node:test';

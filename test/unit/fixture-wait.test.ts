@@ -60,7 +60,7 @@ describe('fixture helpers', () => {
     assert.equal(findResource(b.registry, 'nosuchthing'), undefined);
   });
 
-  it('waitFor on a Deployment reaching readyReplicas 3 (the README example)', async () => {
+  it('waitFor on a Deployment reaching readyReplicas 3 (the example in docs/testing-with-bonsai.md)', async () => {
     const apps = (await b.kubeConfig()).makeApiClient(AppsV1Api);
     const labels = { app: 'web' };
     await apps.createNamespacedDeployment({

@@ -1,4 +1,4 @@
-// The dashboard's JSON paths under /bonsai/v1 (documented in the README's dashboard section):
+// The dashboard's JSON paths under /bonsai/v1 (documented in docs/dashboard.md):
 // scheduling explanations and time travel over the change log.
 import type { FastifyInstance } from 'fastify';
 import type { Registry } from '../../registry/registry.js';
