@@ -172,7 +172,9 @@ export function* createSteps(reg: Registry, def: ResourceDef, namespace: string,
     return obj;
   }
   try {
-    return reg.store.create(storageKey(def), obj);
+    // A driver that waits lets a backend that must ask another process (etcd) answer later.
+    const later = opts.canWait ? reg.store.asyncWrites : undefined;
+    return later ? ((yield later.create(storageKey(def), obj)) as KObject) : reg.store.create(storageKey(def), obj);
   } catch (e) {
     throw reg.translate(e, def, meta.name ?? '');
   }
@@ -337,12 +339,14 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   if (jsonEqual(result, cur, maxObjectDepth) || jsonEqual(keepManagedTimesIfOnlyChange(result, cur), cur, maxObjectDepth)) return cur;
   if (opts.dryRun) return result;
   try {
+    const later = opts.canWait ? reg.store.asyncWrites : undefined;
+    const expected = Number(cur.metadata.resourceVersion);
     if (result.metadata.deletionTimestamp && cur.metadata.finalizers?.length && !result.metadata.finalizers?.length && def.plural !== 'namespaces') {
-      const gone = reg.store.delete(key, ns, name, Number(cur.metadata.resourceVersion));
+      const gone = later ? ((yield later.delete(key, ns, name, expected)) as KObject) : reg.store.delete(key, ns, name, expected);
       def.afterDelete?.(gone, ctx);
       return gone;
     }
-    return reg.store.update(key, result, Number(cur.metadata.resourceVersion));
+    return later ? ((yield later.update(key, result, expected)) as KObject) : reg.store.update(key, result, expected);
   } catch (e) {
     // Admission waited and the object changed meanwhile: an update that pinned no resourceVersion starts over.
     const pinned = sentVersion !== undefined && sentVersion !== null && sentVersion !== '' && String(sentVersion) !== '0';

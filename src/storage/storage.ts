@@ -17,6 +17,12 @@ export interface StoreWatch {
   replay(max: number): Change[];
 }
 
+export interface AsyncWrites {
+  create(resource: string, obj: KObject): Promise<KObject>;
+  update(resource: string, obj: KObject, expectedRv?: number): Promise<KObject>;
+  delete(resource: string, namespace: string, name: string, expectedRv?: number): Promise<KObject>;
+}
+
 export interface Storage {
   /** The local change feed: every change, in revision order, once it is durable (and, on etcd, seen by its watch). */
   readonly hub: WatchHub;
@@ -52,6 +58,12 @@ export interface Storage {
   /** Replaces the stored object; `expectedRv` (if given) must equal the stored resourceVersion (else Conflict). */
   update(resource: string, obj: KObject, expectedRv?: number): KObject;
   delete(resource: string, namespace: string, name: string, expectedRv?: number): KObject;
+  /**
+   * The same writes without blocking, for a backend that must ask another process (etcd): the API server's requests
+   * use them (their handlers can wait), so many are in flight at once. Undefined when writes are applied here
+   * (SQLite: in memory at once, committed in the background).
+   */
+  readonly asyncWrites?: AsyncWrites;
 
   /**
    * The changes of `resource` after `fromRv` with no gap: older ones through `replay`, later ones to `listener`.

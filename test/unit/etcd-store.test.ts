@@ -173,3 +173,24 @@ test('etcd going away: a write fails with Timeout instead of hanging', async () 
     s.close();
   }
 });
+
+test('asynchronous writes: many transactions in flight, each answered with its revision; refusals as the blocking writes give them', async () => {
+  const s = open();
+  const seen: Change[] = [];
+  s.hub.subscribe('*', (c) => seen.push(c));
+  const created = await Promise.all(Array.from({ length: 40 }, (_, i) => s.asyncWrites.create('core/configmaps', cm(`async-${i}`, { i: String(i) }))));
+  const revs = created.map((o) => Number(o.metadata.resourceVersion));
+  assert.equal(new Set(revs).size, 40, 'one revision each');
+  for (const o of created) assert.equal(s.get('core/configmaps', 'default', o.metadata.name ?? '')?.metadata.resourceVersion, o.metadata.resourceVersion, 'read back at once');
+  await s.committed();
+  assert.deepEqual(seen.filter((c) => c.type === 'ADDED' && c.object.metadata.name?.startsWith('async-')).map((c) => c.rv), [...revs].sort((a, b) => a - b), 'watchers told once each, in revision order');
+  await assert.rejects(s.asyncWrites.create('core/configmaps', cm('async-0')), (e: unknown) => e instanceof StorageError && e.code === 'AlreadyExists');
+  const first = created[0];
+  const updated = await s.asyncWrites.update('core/configmaps', { ...first, data: { i: 'changed' } }, Number(first.metadata.resourceVersion));
+  assert.equal(dataOf(s.get('core/configmaps', 'default', 'async-0')).i, 'changed');
+  await assert.rejects(s.asyncWrites.update('core/configmaps', { ...first, data: { i: 'stale' } }, Number(first.metadata.resourceVersion)), (e: unknown) => e instanceof StorageError && e.code === 'Conflict');
+  const gone = await s.asyncWrites.delete('core/configmaps', 'default', 'async-0', Number(updated.metadata.resourceVersion));
+  assert.equal(gone.metadata.name, 'async-0');
+  assert.equal(s.get('core/configmaps', 'default', 'async-0'), undefined);
+  await assert.rejects(s.asyncWrites.delete('core/configmaps', 'default', 'async-0'), (e: unknown) => e instanceof StorageError && e.code === 'NotFound');
+});

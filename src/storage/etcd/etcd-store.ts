@@ -12,7 +12,7 @@ import { WatchHub, type Change, type ChangeListener, type Trigger } from '../wat
 import { ChangeWindow } from './change-window.js';
 import { KeyLayout, registryRoot } from './keys.js';
 import { Mirror, rvOf } from './mirror.js';
-import type { KV, Notice, Reply, TxnKind, WatchEvent } from './protocol.js';
+import type { KV, Notice, Reply, Request, TxnKind, WatchEvent } from './protocol.js';
 import { resync } from './resync.js';
 import { RevisionWaiters } from './revision-waiters.js';
 import { WorkerChannel } from './worker-channel.js';
@@ -35,6 +35,17 @@ export interface EtcdStoreOptions {
 }
 
 const pageSize = 1000;
+
+/** A write's transaction and what applying its answer needs. */
+interface PreparedWrite {
+  kind: TxnKind;
+  resource: string;
+  namespace: string;
+  name: string;
+  stored: KObject;
+  previous: KObject | undefined;
+  req: Request;
+}
 
 
 export class EtcdStore implements Storage {
@@ -157,25 +168,55 @@ export class EtcdStore implements Storage {
   }
 
   create(resource: string, obj: KObject): KObject {
-    return this.write('create', resource, obj, 0, undefined);
+    return this.finish(this.prepare('create', resource, obj, 0, undefined), (req) => this.channel.callSync(req));
   }
 
   update(resource: string, obj: KObject, expectedRv?: number): KObject {
-    const { namespace, name } = ident(obj);
-    const cur = this.get(resource, namespace, name);
-    if (!cur) throw new StorageError('NotFound', `${resource} ${namespace}/${name} not found`);
-    if (expectedRv !== undefined && rvOf(cur) !== expectedRv) throw new StorageError('Conflict', `${resource} ${namespace}/${name} changed`);
-    return this.write('update', resource, obj, rvOf(cur), cur);
+    const cur = this.current(resource, obj.metadata.namespace ?? '', obj.metadata.name ?? '', expectedRv);
+    return this.finish(this.prepare('update', resource, obj, rvOf(cur), cur), (req) => this.channel.callSync(req));
   }
 
   delete(resource: string, namespace: string, name: string, expectedRv?: number): KObject {
+    const cur = this.current(resource, namespace, name, expectedRv);
+    return this.finish(this.prepare('delete', resource, cur, rvOf(cur), cur), (req) => this.channel.callSync(req));
+  }
+
+  /**
+   * The same writes without blocking: each transaction is sent to etcd and answered when etcd has; many are in
+   * flight at once (the API server's requests, whose handlers can wait).
+   */
+  readonly asyncWrites = {
+    create: (resource: string, obj: KObject): Promise<KObject> => this.later(() => this.prepare('create', resource, obj, 0, undefined)),
+    update: (resource: string, obj: KObject, expectedRv?: number): Promise<KObject> => this.later(() => {
+      const cur = this.current(resource, obj.metadata.namespace ?? '', obj.metadata.name ?? '', expectedRv);
+      return this.prepare('update', resource, obj, rvOf(cur), cur);
+    }),
+    delete: (resource: string, namespace: string, name: string, expectedRv?: number): Promise<KObject> => this.later(() => {
+      const cur = this.current(resource, namespace, name, expectedRv);
+      return this.prepare('delete', resource, cur, rvOf(cur), cur);
+    }),
+  };
+
+  private later(prepare: () => PreparedWrite): Promise<KObject> {
+    let w: PreparedWrite;
+    try {
+      w = prepare();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.channel.call(w.req).then((reply) => this.finish(w, () => reply));
+  }
+
+  /** The mirror's object, which must exist and (when given) be at `expectedRv`. */
+  private current(resource: string, namespace: string, name: string, expectedRv: number | undefined): KObject {
     const cur = this.get(resource, namespace, name);
     if (!cur) throw new StorageError('NotFound', `${resource} ${namespace}/${name} not found`);
     if (expectedRv !== undefined && rvOf(cur) !== expectedRv) throw new StorageError('Conflict', `${resource} ${namespace}/${name} changed`);
-    return this.write('delete', resource, cur, rvOf(cur), cur);
+    return cur;
   }
 
-  private write(kind: TxnKind, resource: string, input: KObject, expect: number, previous: KObject | undefined): KObject {
+  /** The transaction of a write, guarded by the key's revision as the mirror has it (0: the key must not exist). */
+  private prepare(kind: TxnKind, resource: string, input: KObject, expect: number, previous: KObject | undefined): PreparedWrite {
     if (this.closed) throw new StorageError('Closed', 'the store is closed');
     const { namespace, name } = ident(input);
     const key = this.layout.key(resource, namespace, name);
@@ -187,7 +228,13 @@ export class EtcdStore implements Storage {
       value = JSON.stringify(stored);
       if (value.length > maxObjectBytes && Buffer.byteLength(value) > maxObjectBytes) throw new StorageError('TooLarge', 'etcdserver: request is too large');
     }
-    const r = this.sync(this.channel.callSync({ op: 'txn', kind, key, value, expect }));
+    return { kind, resource, namespace, name, stored, previous, req: { op: 'txn', kind, key, value, expect } };
+  }
+
+  /** Sends the write's transaction with `send` and applies etcd's answer to the mirror (or throws its refusal). */
+  private finish(w: PreparedWrite, send: (req: Request) => Reply): KObject {
+    const { kind, resource, namespace, name, stored, previous } = w;
+    const r = this.sync(send(w.req));
     if (!r.succeeded) {
       // Bring the mirror up to what etcd holds, so the caller's retry starts from it.
       const cur = r.current;
@@ -199,9 +246,11 @@ export class EtcdStore implements Storage {
       throw new StorageError('Conflict', `${resource} ${namespace}/${name} changed`);
     }
     const rv = r.revision;
-    const object: KObject = { ...stored, metadata: { ...metadata, resourceVersion: String(rv) } };
+    const object: KObject = { ...stored, metadata: { ...stored.metadata, resourceVersion: String(rv) } };
+    // An answer may come after the watch brought a newer state of the key: the mirror keeps the newer one.
     this.mirror.apply(resource, namespace, name, kind === 'delete' ? undefined : object, rv);
-    this.local.set(rv, { object, previous });
+    // Kept until the watch brings the change (not when it came first: then watchers were told already).
+    if (rv > this.lastEvent) this.local.set(rv, { object, previous });
     this.localMax = Math.max(this.localMax, rv);
     this.rev = Math.max(this.rev, rv);
     return object;
