@@ -66,6 +66,8 @@ export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string,
   if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
   for (const f of def.deleteFinalizers ?? []) if (!cur.metadata.deletionTimestamp && !finalizers.includes(f)) finalizers.push(f);
   const grace = podGrace(def, cur, opts);
+  // A driver that waits lets a backend that must ask another process (etcd) answer later.
+  const later = opts.canWait ? reg.store.asyncWrites : undefined;
 
   if (finalizers.length || grace > 0) {
     // Only the metadata changes: the rest is the stored object's own, shared (never changed in place).
@@ -82,10 +84,10 @@ export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string,
     if (finalizers.length) m.finalizers = finalizers;
     if (opts.dryRun) return { object: next, deleted: false };
     if (jsonEqual(m, cur.metadata, maxObjectDepth)) return { object: cur, deleted: false };
-    return { object: reg.store.update(key, next), deleted: false };
+    return { object: later ? ((yield later.update(key, next)) as KObject) : reg.store.update(key, next), deleted: false };
   }
   if (opts.dryRun) return { object: cur, deleted: true };
-  const gone = reg.store.delete(key, ns, name);
+  const gone = later ? ((yield later.delete(key, ns, name)) as KObject) : reg.store.delete(key, ns, name);
   def.afterDelete?.(gone, reg.ctx());
   return { object: gone, deleted: true };
 }
