@@ -35,6 +35,7 @@ import { parseKubeletSelection, nodeFilterOf, type KubeletSelection } from './le
 import type { LeaderElector } from './leader/elector.js';
 import { simulatedWebhookModes, type SimulatedWebhooks } from './admission/webhook/service-forward.js';
 import { checkBonsaiOptions } from './options-check.js';
+import { setExecBudget } from './api/streaming/runtime.js';
 
 export interface BonsaiOptions {
   host?: string;
@@ -127,6 +128,8 @@ export interface BonsaiOptions {
   kubelets?: string;
   /** This process's leader election identity (default `<hostname>_<uuid>`, as upstream's components). */
   identity?: string;
+  /** `--exec-cpu-budget`/`--exec-memory-budget`: what one exec or attach session's simulated shell may spend (ms of CPU, bytes). */
+  execBudget?: { cpuMs?: number; memoryBytes?: number };
 }
 
 /** How the generated kubeconfig authenticates: a client certificate over TLS, the admin token otherwise. */
@@ -208,6 +211,7 @@ export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> 
   const store = await openStorage(opts, data, () => clock.nowMs(), log);
   const registry = new Registry(store, allResources, clock, log.child({ component: 'registry' }));
   registry.simulatedWebhooks = simulatedWebhooks;
+  if (opts.execBudget) setExecBudget(registry, opts.execBudget);
   let security: Security;
   try {
     security = new Security(registry, { data, anonymousAuth: opts.anonymousAuth, tokenAuthFile: opts.tokenAuthFile });

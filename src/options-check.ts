@@ -12,7 +12,7 @@ const expected: { [K in keyof Required<BonsaiOptions>]: Kind } = {
   tokenAuthFile: 'string', anonymousAuth: 'boolean', insecure: 'boolean', allowedHosts: 'list', corsAllowedOrigins: 'list',
   onListening: 'function', kubeconfig: 'string', ui: 'boolean', maxRequestsInflight: 'number', maxMutatingRequestsInflight: 'number',
   enablePriorityAndFairness: 'boolean', listLimits: 'object', shutdownGraceMs: 'number', kubelets: 'string', identity: 'string',
-  simulatedWebhooks: 'string',
+  simulatedWebhooks: 'string', execBudget: 'object',
 };
 
 const describe = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);

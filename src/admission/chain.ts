@@ -47,16 +47,13 @@ function* waitFrom(list: readonly AdmissionPlugin[], from: number, first: Promis
   return true;
 }
 
-/** The plugins of a list that take part in a phase (computed once per list). */
+/**
+ * The plugins of a list that take part in a phase, computed once per list (a server's list is a new array whenever
+ * it changes, so the split is derived from the list alone and kept with it, never shared between servers).
+ */
 const phases = new WeakMap<readonly AdmissionPlugin[], { mutate: AdmissionPlugin[]; validate: AdmissionPlugin[] }>();
-/** The list asked last (every registry view shares the root's list, so nearly every write asks for the same one). */
-let lastPlugins: readonly AdmissionPlugin[] | undefined;
-let lastSplit: { mutate: AdmissionPlugin[]; validate: AdmissionPlugin[] } | undefined;
 function phaseOf(plugins: readonly AdmissionPlugin[], phase: 'mutate' | 'validate'): AdmissionPlugin[] {
-  if (plugins === lastPlugins) return lastSplit![phase];
   let split = phases.get(plugins);
   if (!split) phases.set(plugins, (split = { mutate: plugins.filter((p) => p.mutate), validate: plugins.filter((p) => p.validate) }));
-  lastPlugins = plugins;
-  lastSplit = split;
   return split[phase];
 }

@@ -7,13 +7,16 @@ import type { Endpoints, Pod, Service } from 'kubernetes-types/core/v1.js';
 import { ApiError, badRequest, methodNotAllowed } from '../machinery/errors.js';
 import type { ResourceDef } from '../registry/resource.js';
 import type { Registry } from '../registry/registry.js';
+import { ServerSlot } from '../util/server-slot.js';
+import { simulatedRuntimeFor } from './streaming/runtime.js';
 import type { RequestInfo } from './request-info.js';
 import { listeningContainer, logRequest } from '../kubelet/well-known-http.js';
 
 const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const maxPathLength = 8192;
 /** Each server's next endpoint per Service (by its Registry). */
-const roundRobins = new WeakMap<Registry, Map<string, number>>();
+/** Each server's next endpoint by Service, for round-robin. */
+const roundRobins = new ServerSlot('proxy round-robin', () => new Map<string, number>());
 const maxServicesTracked = 10_000;
 const maxBodyBytes = 1 << 20;
 const maxResponseBytes = 4 << 20;
@@ -82,8 +85,7 @@ async function answer(reg: Registry, pod: Pod, port: number, req: FastifyRequest
   const refused = () => unavailable(`error trying to reach service: dial tcp ${ip}:${port}: connect: connection refused`);
   if (!listeningContainer(pod, port)) throw refused();
   // Loaded on first use: the runtime (and the in-process client it reads through) is not part of start-up.
-  const [{ loadRuntime }, { clientFor }] = await Promise.all([import('../exec/index.js'), import('../client/client.js')]);
-  const runtime = await loadRuntime();
+  const [runtime, { clientFor }] = await Promise.all([simulatedRuntimeFor(reg), import('../client/client.js')]);
   const chunks: Buffer[] = [];
   let size = 0;
   const output = { write(data: Buffer | string) {
@@ -140,8 +142,7 @@ function servicePod(reg: Registry, namespace: string, svc: Service, portId: stri
   }
   if (!targets.length) throw unavailable(`no endpoints available for service "${name}"`);
   const key = `${namespace}/${name}`;
-  let roundRobin = roundRobins.get(reg.root());
-  if (!roundRobin) roundRobins.set(reg.root(), (roundRobin = new Map()));
+  const roundRobin = reg.state(roundRobins);
   if (roundRobin.size >= maxServicesTracked && !roundRobin.has(key)) roundRobin.clear();
   const i = roundRobin.get(key) ?? 0;
   roundRobin.set(key, (i + 1) % targets.length);

@@ -81,17 +81,14 @@ export class Authorization implements Authorizer {
   }
 }
 
-const byStore = new WeakMap<object, Authorization>();
-
 /**
- * The authorization of the server `reg` belongs to: the one it was given, else AlwaysAllow, made once per store
- * (registry views share the store; an Authorization made per view would never be stopped).
+ * The authorization of the server `reg` belongs to: the one it was given at start-up, else AlwaysAllow, made once
+ * on the server's root registry (which every view reads; an Authorization made per view would never be stopped).
  */
 export function authorizationOf(reg: Registry): Authorization {
   if (reg.authorization) return reg.authorization;
-  let authz = byStore.get(reg.store);
-  if (!authz) byStore.set(reg.store, (authz = new Authorization(['AlwaysAllow'], reg.store)));
-  return (reg.authorization = authz);
+  const root = reg.root();
+  return (root.authorization ??= new Authorization(['AlwaysAllow'], root.store));
 }
 
 /** `User "jane" cannot list resource "pods" in API group "" in the namespace "default"`, as upstream words it. */

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Registry } from '../registry/registry.js';
 import type { KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
+import { ServerSlot } from '../util/server-slot.js';
 import { keyStoreFor, MemoryKeyStore, type KeyStore } from './pki/key-store.js';
 import { Pki } from './pki/pki.js';
 import { ServiceAccountKeys } from './serviceaccount/signing-key.js';
@@ -82,19 +83,16 @@ export class Security {
   }
 }
 
-const byStore = new WeakMap<object, Security>();
+/** The server's security: set at start-up (`attachSecurity`), else made with in-memory defaults on first use. */
+const securitySlot = new ServerSlot<{ security?: Security }>('security', () => ({}));
 
-/** Makes `security` the one every view of `reg` (they share its store) finds. */
+/** Makes `security` the one every view of `reg`'s server finds. */
 export function attachSecurity(reg: Registry, security: Security): void {
-  byStore.set(reg.store, security);
+  reg.state(securitySlot).security = security;
 }
 
 /** The security of the server `reg` belongs to (in-memory defaults for a registry built without one). */
 export function securityOf(reg: Registry): Security {
-  let s = byStore.get(reg.store);
-  if (!s) {
-    s = new Security(reg, {}, new MemoryKeyStore());
-    byStore.set(reg.store, s);
-  }
-  return s;
+  const held = reg.state(securitySlot);
+  return (held.security ??= new Security(reg.root(), {}, new MemoryKeyStore()));
 }

@@ -1,4 +1,4 @@
-// Run-time bound on one evaluation. Evaluation is synchronous, so one module-level meter serves every call:
+// Run-time bound on one evaluation. Each evaluation has its own meter (see `metered`):
 // comprehension loops charge, once an iteration, the nodes their condition and step evaluate (the engine wraps
 // each loop condition), and library functions charge their work (string length / 10, list sizes, as upstream's
 // cost model). The cost limit is counted, never timed: the same expression over the same data gets the same
@@ -16,13 +16,6 @@ export const evaluationTimedOut = 'operation cancelled: evaluation timed out';
 export const defaultTimeGuardMs = 5_000;
 let timeGuardMs = defaultTimeGuardMs;
 
-let remaining = Number.POSITIVE_INFINITY;
-let spent = 0;
-let deadline = Number.POSITIVE_INFINITY;
-let exhausted = false;
-let timedOut = false;
-let sinceClock = 0;
-
 /** Sets the wall-clock guard (Infinity disables it); returns the previous value. For tests. */
 export function setTimeGuardMs(ms: number): number {
   const prev = timeGuardMs;
@@ -30,43 +23,56 @@ export function setTimeGuardMs(ms: number): number {
   return prev;
 }
 
-export function startMeter(limit: number): void {
-  remaining = limit;
+/** The meter of one evaluation: what it may still spend and what it spent. */
+class Meter {
   spent = 0;
   exhausted = false;
   timedOut = false;
-  sinceClock = 0;
-  deadline = Number.isFinite(timeGuardMs) ? performance.now() + timeGuardMs : Number.POSITIVE_INFINITY;
-}
+  private sinceClock = 0;
+  private readonly deadline = Number.isFinite(timeGuardMs) ? performance.now() + timeGuardMs : Number.POSITIVE_INFINITY;
 
-/** Ends a metered evaluation; returns what it cost, whether it ran out and whether the guard cancelled it. */
-export function stopMeter(): { cost: number; exhausted: boolean; timedOut: boolean } {
-  const r = { cost: spent, exhausted, timedOut };
-  remaining = Number.POSITIVE_INFINITY;
-  deadline = Number.POSITIVE_INFINITY;
-  exhausted = false;
-  timedOut = false;
-  return r;
-}
+  constructor(private remaining: number) {}
 
-/** Charges `n` units; throws (which @bufbuild/cel turns into an error value) once the budget is gone. */
-export function charge(n: number): void {
-  spent += n;
-  remaining -= n;
-  if (exhausted) throw new Error(costLimitExceeded);
-  if (timedOut) throw new Error(evaluationTimedOut);
-  if (remaining < 0) {
-    exhausted = true;
-    throw new Error(costLimitExceeded);
-  }
-  sinceClock += n;
-  if (sinceClock >= 4096 && deadline !== Number.POSITIVE_INFINITY) {
-    sinceClock = 0;
-    if (performance.now() > deadline) {
-      timedOut = true;
-      throw new Error(evaluationTimedOut);
+  charge(n: number): void {
+    this.spent += n;
+    this.remaining -= n;
+    if (this.exhausted) throw new Error(costLimitExceeded);
+    if (this.timedOut) throw new Error(evaluationTimedOut);
+    if (this.remaining < 0) {
+      this.exhausted = true;
+      throw new Error(costLimitExceeded);
+    }
+    this.sinceClock += n;
+    if (this.sinceClock >= 4096 && this.deadline !== Number.POSITIVE_INFINITY) {
+      this.sinceClock = 0;
+      if (performance.now() > this.deadline) {
+        this.timedOut = true;
+        throw new Error(evaluationTimedOut);
+      }
     }
   }
+}
+
+/**
+ * The meter of the evaluation running now. Evaluation is synchronous, so this names one call in progress (the
+ * library functions it calls charge it), never state that outlives the call or is shared between servers.
+ */
+let active: Meter | undefined;
+
+/** Meters `run` with `limit` units; returns its result, what it cost, whether it ran out and whether the guard cancelled it. */
+export function metered<T>(limit: number, run: () => T): { result: T; cost: number; exhausted: boolean; timedOut: boolean } {
+  const outer = active;
+  const m = (active = new Meter(limit));
+  try {
+    return { result: run(), cost: m.spent, exhausted: m.exhausted, timedOut: m.timedOut };
+  } finally {
+    active = outer;
+  }
+}
+
+/** Charges `n` units to the running evaluation; throws (which @bufbuild/cel turns into an error value) once its budget is gone. */
+export function charge(n: number): void {
+  active?.charge(n);
 }
 
 /** Cost of a string operation over `len` characters (upstream charges 0.1 a byte). */

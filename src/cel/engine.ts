@@ -8,7 +8,7 @@ import { celEnv, isCelError, parse, plan, type CelValue } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import { checkExpr } from './check.js';
-import { costLimitExceeded, charge, evaluationTimedOut, startMeter, stopMeter } from './budget.js';
+import { costLimitExceeded, charge, evaluationTimedOut, metered } from './budget.js';
 import { formatCompileError, type SourceIssue } from './errors.js';
 import { formatFuncs } from './lib-format.js';
 import { listFuncs } from './lib-lists.js';
@@ -87,14 +87,14 @@ function compileUncached(source: string, vars: Map<string, CelT>): CompileResult
   const program: Program = {
     source, outputType: checked.type, estimatedCost: checked.cost, usesVars: checked.vars,
     eval(activation, limit = perCallLimit) {
-      startMeter(limit);
-      let r: CelValue | Error;
-      try {
-        r = planned(activation as never);
-      } catch (e) {
-        r = e instanceof Error ? e : new Error(String(e));
-      }
-      const m = stopMeter();
+      const m = metered(limit, (): CelValue | Error => {
+        try {
+          return planned(activation as never);
+        } catch (e) {
+          return e instanceof Error ? e : new Error(String(e));
+        }
+      });
+      const r = m.result;
       if (m.exhausted) return { ok: false, error: costLimitExceeded, costExceeded: true, cost: m.cost };
       if (m.timedOut) return { ok: false, error: evaluationTimedOut, costExceeded: false, timedOut: true, cost: m.cost };
       if (isCelError(r) || r instanceof Error) return { ok: false, error: r.message, costExceeded: false, cost: m.cost };

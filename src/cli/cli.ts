@@ -7,7 +7,7 @@ import { readyLine } from './ready-line.js';
 import { ensurePrivateDir } from '../util/private-files.js';
 import { maxClockSpeed } from '../util/clock-scaled.js';
 import { parseGoDuration } from '../util/duration.js';
-import { defaultBudget, setExecBudget } from '../exec/shell/budget.js';
+import { defaultBudget } from '../exec/shell/budget.js';
 
 function port(v: string): number {
   const n = Number(v);
@@ -107,7 +107,6 @@ program
   }) => {
     if (o.output === 'json' && o.auditLog === '-') throw new InvalidArgumentError('--audit-log - writes to stdout, which --output json keeps for its line: give a file');
     if (o.data !== ':memory:') ensurePrivateDir(o.data);
-    setExecBudget({ cpuMs: o.execCpuBudget * 1000, memoryBytes: Math.round(o.execMemoryBudget * 2 ** 20) });
     // A signal may come while the rest starts: it stops the server once there is one.
     let bonsai: Bonsai | undefined;
     let stopping = false;
@@ -127,6 +126,7 @@ program
       authorizationMode: o.authorizationMode, auditLog: o.auditLog, auditLevel: o.auditLevel,
       tls: !!o.tls, tlsSans: o.tlsSan, tokenAuthFile: o.tokenAuthFile, anonymousAuth: o.anonymousAuth, insecure: !!o.insecure, kubeconfig: o.kubeconfig, ui: o.ui, kubelets: o.kubelets,
       maxRequestsInflight: o.maxRequestsInflight, maxMutatingRequestsInflight: o.maxMutatingRequestsInflight, enablePriorityAndFairness: o.enablePriorityAndFairness,
+      execBudget: { cpuMs: o.execCpuBudget * 1000, memoryBytes: Math.round(o.execMemoryBudget * 2 ** 20) },
       // The banner goes out as soon as requests are served; controllers, scheduler and kubelets start meanwhile.
       // The kubeconfig (<data>/kubeconfig, or a temp folder removed on exit for :memory:) is merged into what is there.
       onListening(at) {

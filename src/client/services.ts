@@ -39,13 +39,7 @@ export function securityOf(client: Client): Security {
  * project ships); returns the function that removes it again.
  */
 export function addAdmission(client: Client, plugin: AdmissionPlugin): () => void {
-  // Client views are registry views made with Object.create: register on the root, which every view reads through.
-  let root = registryOf(client);
-  for (let i = 0; i < 16 && !Object.hasOwn(root, 'admission'); i++) root = Object.getPrototypeOf(root) as typeof root;
-  root.addAdmission(plugin);
-  return () => {
-    root.admission = root.admission.filter((p) => p !== plugin);
-  };
+  return registryOf(client).addAdmission(plugin);
 }
 
 /**

@@ -1,13 +1,14 @@
 // Entry point of the simulated container runtime, loaded on first exec/attach/port-forward (dynamic import).
-import type { ContainerRuntime } from './types.js';
+import { defaultBudget, type BudgetLimits } from './shell/budget.js';
 import { SimRuntime } from './runtime.js';
 
 export { findTarget, type Target, type TargetError, type Verb } from './target.js';
 export { httpResponseAnnotation } from './responder.js';
 
-let runtime: SimRuntime | undefined;
-
-/** The process's one runtime (it keeps emptyDir contents and Service round-robin positions between sessions). */
-export async function loadRuntime(): Promise<ContainerRuntime> {
-  return (runtime ??= new SimRuntime());
+/**
+ * A server's runtime (it keeps the server's emptyDir contents and Service round-robin positions between sessions),
+ * its sessions bounded by `budget` (the defaults where not given).
+ */
+export function newRuntime(budget: Partial<BudgetLimits> = {}): SimRuntime {
+  return new SimRuntime({ ...defaultBudget, ...budget });
 }

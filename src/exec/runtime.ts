@@ -11,7 +11,7 @@ import { defaultProcess, isBusyboxLike, type ContainerInfo } from './container-i
 import { Network } from './network.js';
 import { findTarget } from './target.js';
 import { ExitSignal, LimitError, sessionShell, type CommandFn, type Shell, type ShellHost } from './shell/interp.js';
-import { BudgetExhausted, SessionBudget } from './shell/budget.js';
+import { BudgetExhausted, SessionBudget, type BudgetLimits } from './shell/budget.js';
 import { LimitedOut, maxOutputBytes, readBounded, type In, type Out } from './shell/io.js';
 import { coreCommands } from './commands/core.js';
 import { fileCommands } from './commands/files.js';
@@ -53,6 +53,12 @@ async function ended(err: Out, run: () => Promise<number>): Promise<Outcome> {
 }
 
 export class SimRuntime implements ContainerRuntime {
+  /** The limits of sessions started from now on (the server's `--exec-cpu-budget`/`--exec-memory-budget`). */
+  budget: BudgetLimits;
+
+  constructor(budget: BudgetLimits) {
+    this.budget = budget;
+  }
   private readonly writable = new WritableDirs();
   private readonly networks = new WeakMap<Client, Network>();
 
@@ -69,7 +75,7 @@ export class SimRuntime implements ContainerRuntime {
     const onAbort = () => command.abort();
     s.signal.addEventListener('abort', onAbort, { once: true });
     const nowMs = () => client.clock.nowMs();
-    const budget = new SessionBudget();
+    const budget = new SessionBudget(this.budget);
     const info: ContainerInfo = {
       client, pod, container, hostname: pod.spec?.hostname ?? pod.metadata?.name ?? '', busybox: isBusyboxLike(container.image ?? ''),
       network: this.network(client), mainProcess: defaultProcess(container), tty: s.tty, nowMs,

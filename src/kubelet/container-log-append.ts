@@ -2,15 +2,15 @@
 // when it answers a request. The pod lifecycle installs the sink (the LogStore of the running kubelets).
 import { registryOf, type Client } from '../client/client.js';
 import type { Registry } from '../registry/registry.js';
+import { ServerSlot } from '../util/server-slot.js';
 
 type Sink = (podUid: string, container: string, line: string) => boolean;
 
-/** Each server's sink, by its Registry. */
-const sinks = new WeakMap<Registry, Sink>();
+/** Each server's sink (while its kubelet simulation runs). */
+const sinks = new ServerSlot<{ sink?: Sink }>('container log sink', () => ({}));
 
 export function setContainerLogSink(reg: Registry, s: Sink | undefined): void {
-  if (s) sinks.set(reg.root(), s);
-  else sinks.delete(reg.root());
+  reg.state(sinks).sink = s;
 }
 
 /** Longest line kept; a longer one is cut. */
@@ -23,14 +23,14 @@ const maxLineLength = 16 * 1024;
  */
 export function appendContainerLog(client: Client, namespace: string, pod: string, container: string, line: string): boolean {
   const server = registryOf(client);
-  if (!sinks.has(server.root())) return false;
+  if (!server.state(sinks).sink) return false;
   const uid = client.get('v1/pods', namespace, pod)?.metadata.uid;
   return uid ? appendContainerLogByUid(server, uid, container, line) : false;
 }
 
 /** As appendContainerLog, for a pod known by its uid on the server of `reg` (or a view of it). */
 export function appendContainerLogByUid(reg: Registry, uid: string, container: string, line: string): boolean {
-  const sink = sinks.get(reg.root());
+  const sink = reg.state(sinks).sink;
   if (!sink) return false;
   let ok = true;
   for (const part of line.replace(/\r?\n$/, '').split(/\r?\n/).slice(0, 100)) ok = sink(uid, container, part.slice(0, maxLineLength)) && ok;

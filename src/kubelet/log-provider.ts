@@ -2,6 +2,7 @@
 import type { KObject } from '../machinery/types.js';
 import type { LogStore } from './log-store.js';
 import type { Registry } from '../registry/registry.js';
+import { ServerSlot } from '../util/server-slot.js';
 
 export interface PodLogLine {
   /** Clock time the line was printed, in ms. */
@@ -17,16 +18,15 @@ export interface LogProvider {
   nowMs(): number;
 }
 
-/** Each server's provider, by its Registry: two servers in one process read their own kubelets' logs. */
-const providers = new WeakMap<Registry, LogProvider>();
+/** Each server's provider: two servers in one process read their own kubelets' logs. */
+const providers = new ServerSlot<{ provider?: LogProvider }>('log provider', () => ({}));
 export function setLogProvider(reg: Registry, p: LogProvider | undefined): void {
-  if (p) providers.set(reg.root(), p);
-  else providers.delete(reg.root());
+  reg.state(providers).provider = p;
 }
 
 /** The provider installed for the server of `reg` (or a view of it), if its kubelet simulation runs. */
 export function logProvider(reg: Registry): LogProvider | undefined {
-  return providers.get(reg.root());
+  return reg.state(providers).provider;
 }
 
 /**

@@ -3,6 +3,7 @@
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { appendContainerLogByUid } from './container-log-append.js';
 import type { Registry } from '../registry/registry.js';
+import { ServerSlot } from '../util/server-slot.js';
 import { isBootcamp, nginxAccessTime, repositoryOf } from './well-known-images.js';
 
 export interface SimRequest {
@@ -21,7 +22,8 @@ const imagePorts: Record<string, number> = {
   'us-docker.pkg.dev/google-samples/containers/gke/hello-app': 8080, 'registry.k8s.io/echoserver': 8080,
 };
 
-const requestCounts = new Map<string, number>();
+/** Each server's requests answered by bootcamp containers, by pod uid and container (the app's own counter). */
+const requestCounts = new ServerSlot('bootcamp request counts', () => new Map<string, number>());
 const maxCounted = 10_000;
 
 /** The running container of the pod that listens on `port`. */
@@ -47,9 +49,10 @@ export function logRequest(server: Registry, pod: Pod, port: number, req: SimReq
   const host = pod.spec?.hostname ?? pod.metadata?.name ?? '';
   if (isBootcamp(image)) {
     const key = `${uid}/${c.name}`;
-    const n = (requestCounts.get(key) ?? 0) + 1;
-    if (requestCounts.size >= maxCounted && !requestCounts.has(key)) requestCounts.clear();
-    requestCounts.set(key, n);
+    const counts = server.state(requestCounts);
+    const n = (counts.get(key) ?? 0) + 1;
+    if (counts.size >= maxCounted && !counts.has(key)) counts.clear();
+    counts.set(key, n);
     const started = pod.status?.containerStatuses?.find((s) => s.name === c.name)?.state?.running?.startedAt;
     const uptime = started ? Math.max(0, (nowMs - Date.parse(started)) / 1000) : 0;
     appendContainerLogByUid(server, uid, c.name, `Running On: ${host} | Total Requests: ${n} | App Uptime: ${uptime} seconds | Log Time: ${new Date(nowMs).toISOString()}`);

@@ -9,6 +9,7 @@ import type { Registry } from '../registry/registry.js';
 import { storageKey, type ResourceDef } from '../registry/resource.js';
 import { rfc3339 } from '../util/clock.js';
 import { getOwn } from '../util/own.js';
+import { ServerSlot } from '../util/server-slot.js';
 import { groupResource, metricNotFound, metricNotFoundFor } from './errors.js';
 
 /** The annotation prefix; the rest of the key is the metric name. */
@@ -80,17 +81,17 @@ export function metricBySelector(reg: Registry, gr: string, namespace: string, s
 
 /** Discovery asks on every `/apis`: the scan over every object is reused for a few seconds, as an adapter's cache is. */
 const listCacheMs = 5_000;
-const listCache = new WeakMap<object, { at: number; metrics: CustomMetricInfo[] }>();
+const listCache = new ServerSlot<{ hit?: { at: number; metrics: CustomMetricInfo[] } }>('custom metrics list', () => ({}));
 
 /**
  * The metrics that exist now, as `ListAllMetrics` reports them: one entry per group-resource and metric name
  * found in annotations (namespaces' own metrics are root-scoped), at most `maxListedMetrics`.
  */
 export function listCustomMetrics(reg: Registry): CustomMetricInfo[] {
-  const hit = listCache.get(reg.store);
-  if (hit && Date.now() - hit.at < listCacheMs) return hit.metrics;
+  const cache = reg.state(listCache);
+  if (cache.hit && Date.now() - cache.hit.at < listCacheMs) return cache.hit.metrics;
   const metrics = scanCustomMetrics(reg);
-  listCache.set(reg.store, { at: Date.now(), metrics });
+  cache.hit = { at: Date.now(), metrics };
   return metrics;
 }
 

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { GroupVersionKind } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
+import { ServerSlot } from '../util/server-slot.js';
 import type { OpenApiDocument, OpenApiSchema } from './documents.js';
 import { checkSpec, cloneJson, type CustomResourceSpec } from './custom-types.js';
 import { buildV2Parts, buildV3Document, type Published } from './custom-render.js';
@@ -158,17 +159,14 @@ export class CustomOpenApiStore {
 
   /** The v2 document merged with these custom resources, rebuilt after a change (kept here, per server). */
   v2Merged: { generation: number; bytes: Buffer } | undefined;
+  /** The ETag and the protobuf encoding of that document, by the document they were made from (see v2-protobuf.ts). */
+  v2ETag: { source: Buffer; value: string } | undefined;
+  v2Protobuf: { source: Buffer; bytes: Buffer } | undefined;
 }
 
-const stores = new WeakMap<Registry, CustomOpenApiStore>();
+const stores = new ServerSlot('custom resources OpenAPI', () => new CustomOpenApiStore());
 
 /** The store of the server `reg` (or a view of it) belongs to, made on first use. */
 export function customOpenApiOf(reg: Registry): CustomOpenApiStore {
-  const server = reg.root();
-  let s = stores.get(server);
-  if (!s) {
-    s = new CustomOpenApiStore();
-    stores.set(server, s);
-  }
-  return s;
+  return reg.state(stores);
 }

@@ -42,33 +42,22 @@ export function negotiateV2(accept: string | undefined): V2Format | undefined {
   return undefined;
 }
 
-let etag: { source: Buffer; value: string } | undefined;
 /** Quoted ETag shared by both forms: upper-case hex SHA-512 of the JSON document (kube-openapi's computeETag). */
 export function v2ETag(custom: CustomOpenApiStore): string {
   const source = v2DocumentBytes(custom);
-  if (etag?.source !== source) etag = { source, value: `"${createHash('sha512').update(source).digest('hex').toUpperCase()}"` };
-  return etag.value;
+  if (custom.v2ETag?.source !== source) custom.v2ETag = { source, value: `"${createHash('sha512').update(source).digest('hex').toUpperCase()}"` };
+  return custom.v2ETag.value;
 }
 
-let cached: { source: Buffer; bytes: Buffer } | undefined;
-let lastStats: { bytes: number; ms: number } | undefined;
-
-/** The openapi.v2 Document protobuf of the v2 document, encoded once per version of that document. */
+/** The openapi.v2 Document protobuf of the v2 document, encoded once per version of that document (kept per server). */
 export function v2ProtobufBytes(custom: CustomOpenApiStore): Buffer {
   const source = v2DocumentBytes(custom);
-  if (cached?.source === source) return cached.bytes;
-  const started = performance.now();
+  if (custom.v2Protobuf?.source === source) return custom.v2Protobuf.bytes;
   const doc = JSON.parse(source.toString('utf8')) as Record<string, unknown>;
   const w = new WireWriter();
   documentEncoder(yamlText)(w, doc);
-  cached = { source, bytes: w.finish() };
-  lastStats = { bytes: cached.bytes.length, ms: performance.now() - started };
-  return cached.bytes;
-}
-
-/** Size and encoding time of the cached protobuf, once built. */
-export function v2ProtobufStats(): { bytes: number; ms: number } | undefined {
-  return lastStats;
+  custom.v2Protobuf = { source, bytes: w.finish() };
+  return custom.v2Protobuf.bytes;
 }
 
 /** Plain words YAML 1.1 would read as something other than a string (booleans, null). */

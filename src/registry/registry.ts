@@ -5,6 +5,7 @@ import { alreadyExists, ApiError, conflict, gone, notFound } from '../machinery/
 import type { KObject } from '../machinery/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { ServerState, type ServerSlot } from '../util/server-slot.js';
 import type { UserInfo } from '../auth/types.js';
 import type { Authorization } from '../auth/authorization.js';
 import type { ComponentInfo } from '../auth/identities.js';
@@ -41,6 +42,8 @@ export class Registry {
   /** The served resources, in declaration order; resources added at run time (custom resources) come last. */
   private served: readonly ResourceDef[] = [];
   private readonly defsChanged = new Set<() => void>();
+  /** This server's state kept by other parts (see util/server-slot.ts); views read the root's. */
+  private readonly serverState = new ServerState();
 
   constructor(
     readonly store: Storage,
@@ -88,11 +91,16 @@ export class Registry {
 
   /**
    * The registry a view (see `as`) was made from: served resources are indexed there, once for every view, and
-   * per-server state kept outside the registry (OpenAPI store, log provider, open watches) is keyed by it.
+   * it owns the server's state (see `state`).
    */
   root(): Registry {
     const proto: unknown = Object.getPrototypeOf(this);
     return proto instanceof Registry ? proto.root() : this;
+  }
+
+  /** This server's value of `slot` (the OpenAPI store, log provider, open watches, ...), made on first use. */
+  state<T>(slot: ServerSlot<T>): T {
+    return this.root().serverState.get(slot);
   }
 
   private unindex(d: ResourceDef): void {
@@ -121,9 +129,14 @@ export class Registry {
     };
   }
 
-  /** Appends admission plugins (policies, webhooks) after those already in the list. */
-  addAdmission(...plugins: AdmissionPlugin[]): void {
-    this.admission = [...this.admission, ...plugins];
+  /** Appends admission plugins (policies, webhooks) after those already in the server's list; returns their removal. */
+  addAdmission(...plugins: AdmissionPlugin[]): () => void {
+    // On the root: every view reads the server's list through it.
+    const root = this.root();
+    root.admission = [...root.admission, ...plugins];
+    return () => {
+      root.admission = root.admission.filter((p) => !plugins.includes(p));
+    };
   }
 
   find(group: string, version: string, plural: string): ResourceDef | undefined {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { useBonsai } from '../api/http.js';
 import { eventually } from '../helpers/kubectl.js';
 import { clientFor } from '../../src/client/client.js';
-import { loadRuntime } from '../../src/exec/index.js';
+import { runtimeFor } from '../../src/api/streaming/runtime.js';
 import type { Session } from '../../src/exec/types.js';
 
 const NS = '/api/v1/namespaces/default';
@@ -21,7 +21,7 @@ describe('exec in a running cluster', () => {
       stdout: { write: (d) => out.push(Buffer.from(d)) }, stderr: { write: (d) => err.push(Buffer.from(d)) },
       onResize: () => undefined, signal: new AbortController().signal,
     };
-    const o = await (await loadRuntime()).exec(s);
+    const o = await (await runtimeFor(env.b.registry)).exec(s);
     return { ...o, out: Buffer.concat(out).toString(), err: Buffer.concat(err).toString() };
   }
 

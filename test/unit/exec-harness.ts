@@ -1,11 +1,12 @@
 // Drives the simulated container runtime in process: a kubelet harness (manual clock) with running pods, and fake
 // sessions whose output is collected and whose input a test feeds.
 import { clientFor } from '../../src/client/client.js';
-import { loadRuntime } from '../../src/exec/index.js';
-import type { ContainerRuntime, Outcome, Session } from '../../src/exec/types.js';
+import { newRuntime } from '../../src/exec/index.js';
+import type { SimRuntime } from '../../src/exec/runtime.js';
+import type { Outcome, Session } from '../../src/exec/types.js';
 import type { KObject } from '../../src/machinery/types.js';
 import { Harness, podSpec } from './kubelet-harness.js';
-import { execBudget, setExecBudget, type BudgetLimits } from '../../src/exec/shell/budget.js';
+import type { BudgetLimits } from '../../src/exec/shell/budget.js';
 
 export { Harness, podSpec };
 
@@ -74,9 +75,9 @@ export function fakeSession(h: Harness, pod: string, command: string[], opts: { 
   };
 }
 
-let rt: ContainerRuntime | undefined;
-export async function runtime(): Promise<ContainerRuntime> {
-  return (rt ??= await loadRuntime());
+let rt: SimRuntime | undefined;
+export async function runtime(): Promise<SimRuntime> {
+  return (rt ??= newRuntime());
 }
 
 /** Runs a non-interactive exec; returns its outcome and output. */
@@ -93,11 +94,12 @@ export function createObject(h: Harness, group: string, version: string, plural:
 
 /** Runs `run` with sessions started under other budget limits (e.g. a small CPU budget for a bomb), then restores them. */
 export async function withBudget<T>(limits: Partial<BudgetLimits>, run: () => Promise<T>): Promise<T> {
-  const saved = execBudget();
-  setExecBudget(limits);
+  const rt = await runtime();
+  const saved = rt.budget;
+  rt.budget = { ...saved, ...limits };
   try {
     return await run();
   } finally {
-    setExecBudget(saved);
+    rt.budget = saved;
   }
 }

@@ -1,31 +1,44 @@
-// Where the protocol layer finds the container runtime: the simulated one in src/exec (loaded on first use), or one
-// a test installs for a registry.
+// Where the protocol layer finds a server's container runtime: its own simulated one (src/exec, loaded on first
+// use; it keeps the server's emptyDir contents and Service round-robin positions), or one a test installs.
 import type { ContainerRuntime } from '../../exec/types.js';
+import type { BudgetLimits } from '../../exec/shell/budget.js';
 import type { Registry } from '../../registry/registry.js';
+import { ServerSlot } from '../../util/server-slot.js';
 
-const installed = new WeakMap<object, ContainerRuntime>();
-let simulated: Promise<ContainerRuntime> | undefined;
+interface Held {
+  installed?: ContainerRuntime;
+  simulated?: Promise<ContainerRuntime>;
+  /** The limits of the simulated runtime's exec sessions (`--exec-cpu-budget`, `--exec-memory-budget`). */
+  execBudget?: Partial<BudgetLimits>;
+}
+const runtimes = new ServerSlot<Held>('container runtime', () => ({}));
 
-/** Serves this registry's exec, attach and port-forward with `runtime` (tests use a stand-in). */
+/** Sets the limits of the server's exec and attach sessions (at start-up, before the runtime is made). */
+export function setExecBudget(reg: Registry, limits: Partial<BudgetLimits>): void {
+  reg.state(runtimes).execBudget = limits;
+}
+
+/** Serves this registry's server's exec, attach and port-forward with `runtime` (tests use a stand-in). */
 export function installContainerRuntime(reg: Registry, runtime: ContainerRuntime): void {
-  installed.set(reg, runtime);
+  reg.state(runtimes).installed = runtime;
 }
 
 export function runtimeFor(reg: Registry): Promise<ContainerRuntime> {
-  // Request views inherit from the root registry: walk up (one or two levels).
-  let r: object | null = reg;
-  for (let depth = 0; r && depth < 4; depth++, r = Object.getPrototypeOf(r) as object | null) {
-    const rt = installed.get(r);
-    if (rt) return Promise.resolve(rt);
-  }
-  simulated ??= loadSimulated().catch((e: unknown) => {
-    simulated = undefined;
-    throw e;
-  });
-  return simulated;
+  const held = reg.state(runtimes);
+  return held.installed ? Promise.resolve(held.installed) : simulatedRuntimeFor(reg);
 }
 
-export async function loadSimulated(): Promise<ContainerRuntime> {
-  const { loadRuntime } = await import('../../exec/index.js');
-  return loadRuntime();
+/** The server's simulated runtime (made on first use; the service proxy answers through it). */
+export function simulatedRuntimeFor(reg: Registry): Promise<ContainerRuntime> {
+  const held = reg.state(runtimes);
+  held.simulated ??= loadSimulated().then((m) => m.newRuntime(held.execBudget)).catch((e: unknown) => {
+    held.simulated = undefined;
+    throw e;
+  });
+  return held.simulated;
+}
+
+/** Loads the simulated runtime's code (start-up preloads it, see preloadStreaming). */
+export function loadSimulated(): Promise<typeof import('../../exec/index.js')> {
+  return import('../../exec/index.js');
 }

@@ -16,17 +16,6 @@ export interface BudgetLimits {
 
 export const defaultBudget: Readonly<BudgetLimits> = { cpuMs: 10_000, memoryBytes: 64 << 20, maxVars: 10_000 };
 
-let current: BudgetLimits = { ...defaultBudget };
-
-/** Sets the limits of sessions started from now on (`bonsai serve --exec-cpu-budget/--exec-memory-budget`, tests). */
-export function setExecBudget(limits: Partial<BudgetLimits>): void {
-  current = { ...current, ...limits };
-}
-
-export function execBudget(): BudgetLimits {
-  return { ...current };
-}
-
 /** How long the interpreter runs before it yields to the event loop. */
 export const sliceMs = 4;
 
@@ -51,7 +40,7 @@ export class SessionBudget {
   private slice = 0;
   private spent: BudgetExhausted | undefined;
 
-  constructor(readonly limits: BudgetLimits = execBudget()) {}
+  constructor(readonly limits: BudgetLimits = defaultBudget) {}
 
   /**
    * Called at every step of the interpreter: throws once the budget is spent; after `sliceMs` of work, returns a
