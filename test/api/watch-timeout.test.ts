@@ -24,6 +24,12 @@ describe('watch timeoutSeconds', () => {
     storage = await testStorage();
     b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', compactEveryMs: 0, cluster: { nodes: 0 }, ...storage.options });
     assert.equal((await req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status, 201);
+    // The namespace's kube-root-ca.crt (the root CA publisher's) comes first, so the watches below see only their own.
+    const until = Date.now() + waitDeadline(20_000);
+    while ((await req('GET', `${CMS}/kube-root-ca.crt`)).status !== 200) {
+      assert.ok(Date.now() < until, 'kube-root-ca.crt was published in the namespace');
+      await new Promise((r) => setTimeout(r, 20));
+    }
   });
   after(async () => {
     process.off('warning', onWarning);
