@@ -73,5 +73,5 @@ test('the heap probe samples the heap and, on SIGUSR2, writes a sample taken aft
 test('bench/run.js refuses an unknown section with its usage and exit code 2', () => {
   const r = spawnSync(process.execPath, [join(distBench, 'run.js'), 'bogus'], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(r.status, 2);
-  assert.match(r.stderr, /usage: npm run bench \[-- scale \| all\]/);
+  assert.match(r.stderr, /usage: npm run bench \[-- scale \| storage \| all\]/);
 });
