@@ -281,6 +281,16 @@ function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions
 }
 
 /**
+ * Whether an update removes the object instead of writing it: it is being deleted and nothing holds it any longer. A
+ * namespace is held by its spec finalizers too (the finalize subresource removes them), as upstream's namespace store decides.
+ */
+function deletesOnUpdate(def: ResourceDef, result: KObject, cur: KObject): boolean {
+  if (!result.metadata.deletionTimestamp || result.metadata.finalizers?.length) return false;
+  if (def.group === '' && def.plural === 'namespaces') return !(result.spec as { finalizers?: unknown[] } | undefined)?.finalizers?.length;
+  return !!cur.metadata.finalizers?.length;
+}
+
+/**
  * Update through a mutation of the current object (PUT passes a function returning the body). The mutation gets a
  * copy of the stored object (the object itself with `opts.pure`); what it returns is copied again unless `opts.owned` (the objects it reaches may be
  * the caller's), except on status writes, which take only its status (copied) and keep the rest of the stored object.
@@ -311,7 +321,8 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   if (!isStatus) next.metadata = nextMeta;
   let result = merge(def, cur, next, opts, reg.clock.now());
   const ctx = reg.ctx(!!opts.dryRun);
-  result = defaulted(def, result, isStatus, opts.version);
+  const undefaulted = !!opts.subresource && opts.subresource !== 'status' && !!def.partialWrites?.[opts.subresource]?.undefaulted;
+  if (!undefaulted) result = defaulted(def, result, isStatus, opts.version);
   trackUpdate(reg, def, cur, result, opts);
   const attrs = admissionAttributes(reg, def, 'UPDATE', namespace, name, result, cur, opts);
   const as = opts.admitAs;
@@ -320,7 +331,7 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   if (mutating && (yield* mutating) && !as) {
     const replaced = checkedReplacement(def, attrs.object, result);
     result = replaced === result ? result : merge(def, cur, replaced, opts, reg.clock.now());
-    result = defaulted(def, result, isStatus, opts.version);
+    if (!undefaulted) result = defaulted(def, result, isStatus, opts.version);
   }
   if (!opts.subresource) def.prepareUpdate?.(result, cur, ctx);
   fillEmptyStatus(def, result);
@@ -337,7 +348,7 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   if (jsonEqual(result, cur, maxObjectDepth) || jsonEqual(keepManagedTimesIfOnlyChange(result, cur), cur, maxObjectDepth)) return cur;
   if (opts.dryRun) return result;
   try {
-    if (result.metadata.deletionTimestamp && cur.metadata.finalizers?.length && !result.metadata.finalizers?.length && def.plural !== 'namespaces') {
+    if (deletesOnUpdate(def, result, cur)) {
       const gone = reg.store.delete(key, ns, name, Number(cur.metadata.resourceVersion));
       def.afterDelete?.(gone, ctx);
       return gone;
