@@ -6,7 +6,7 @@ import type { Clock } from '../util/clock.js';
 import type { Registry } from './registry.js';
 import type { UserInfo } from '../auth/types.js';
 import type { TablePrinter } from './tables/helpers.js';
-import type { NameFn } from './validation/names.js';
+import type { NameFn } from '../machinery/names.js';
 
 export type Subresource = 'status' | 'scale' | 'log' | 'binding' | 'eviction' | 'finalize' | 'exec' | 'attach' | 'portforward' | 'proxy' | 'ephemeralcontainers' | 'resize' | 'token' | 'approval';
 

@@ -11,7 +11,7 @@ import { copyJson, jsonEqual, jsonEqualExcept, JsonTooDeep } from '../util/json-
 import { keepManagedTimesIfOnlyChange, managedFieldsDecodable } from './managed-fields.js';
 import { trackCreate, trackUpdate } from './update-tracking.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/common.js';
-import { nameIsDnsSubdomain } from './validation/names.js';
+import { nameIsDnsSubdomain } from '../machinery/names.js';
 import { storageKey, type PartialWrite, type ResourceDef } from './resource.js';
 import type { Registry } from './registry.js';
 import { fillEmptyStatus } from './empty-status.js';
