@@ -239,11 +239,12 @@ test('no import cycle at run time', () => {
 });
 
 /**
- * The files that sit on an import cycle through type-only imports: may only shrink. Today 7 cycles (strongly
- * connected groups) over 44 files, the largest the 29-file registry / admission / api / auth / audit / openapi knot. A new file on a cycle fails; a
- * file no longer on one must be removed from the list.
+ * The files that sit on an import cycle through type-only imports: may only shrink. Today 5 cycles (strongly
+ * connected groups) over 38 files, the largest the 29-file registry / admission / api / auth / audit / openapi
+ * knot (registry.ts runs the built-in admission plugins, whose types name ResourceDef, whose StrategyContext names
+ * the Registry). A new file on a cycle fails; a file no longer on one must be removed from the list.
  */
-const typeCycleCount = 7;
+const typeCycleCount = 5;
 const typeCycleAllowList = [
   'addons/jobset/controller.ts', 'addons/jobset/startup.ts',
   'admission/builtin/default-storage-class.ts', 'admission/builtin/extended-resource-toleration.ts', 'admission/builtin/index.ts',
@@ -251,7 +252,7 @@ const typeCycleAllowList = [
   'admission/types.ts',
   'api/patch/field-changes.ts', 'api/patch/schema.ts', 'api/patch/structured.ts', 'api/patch/update-managers.ts',
   'audit/component-audit.ts',
-  'auth/authn/service-account-jwt.ts', 'auth/authn/service-account-validators.ts', 'auth/authorization.ts',
+  'auth/authorization.ts',
   'exec/shell/expand.ts', 'exec/shell/interp.ts', 'exec/shell/redirect.ts',
   'main.ts', 'options-check.ts',
   'openapi/custom-operations.ts', 'openapi/custom-render.ts', 'openapi/custom-schema.ts', 'openapi/custom-static.ts',
@@ -259,7 +260,6 @@ const typeCycleAllowList = [
   'registry/delete.ts', 'registry/empty-status.ts', 'registry/read.ts', 'registry/registry.ts', 'registry/resource.ts',
   'registry/update-tracking.ts', 'registry/write.ts',
   'scheduler/gang-cycle.ts', 'scheduler/scheduler.ts',
-  'util/clock-base.ts', 'util/clock-scaled.ts', 'util/clock-virtual.ts', 'util/clock.ts',
 ];
 
 test('type-only import cycles: no new one, and the allow-list shrinks as they are untied', () => {
