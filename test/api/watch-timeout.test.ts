@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { startBonsai, type Bonsai } from '../../src/main.js';
 import { watchTimeoutMs } from '../../src/api/watch-timeout.js';
-import { assertStatus, client, openWatch, testStorage } from './http.js';
+import { assertStatus, client, openWatch, rootCaPublished, testStorage } from './http.js';
 import { waitDeadline, within } from '../helpers/wait.js';
 
 const NS = 'timeouts';
@@ -24,6 +24,8 @@ describe('watch timeoutSeconds', () => {
     storage = await testStorage();
     b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', compactEveryMs: 0, cluster: { nodes: 0 }, ...storage.options });
     assert.equal((await req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } })).status, 201);
+    // The namespace's kube-root-ca.crt comes from a controller: once it is there, the watches below see only their own writes.
+    await rootCaPublished(b, NS);
   });
   after(async () => {
     process.off('warning', onWarning);
