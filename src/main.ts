@@ -277,7 +277,7 @@ export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> 
   const identity = opts.identity ?? leader.leaderIdentity();
   const electionLog = log.child({ component: 'leader-election' });
   const elect = <T extends { stop(): void }>(name: string, client: typeof root, run: () => T, onRunning?: (r: T | undefined) => void) =>
-    leader.whileLeading(client, { name, identity, exclusive: store instanceof SqliteStore, log: electionLog }, run, onRunning);
+    leader.whileLeading(client, { name, identity, exclusive: store.exclusive, log: electionLog }, run, onRunning);
   const clusterConfig = loadClusterConfig(opts.cluster ?? {});
   const nodeFilter = nodeFilterOf(kubeletSelection);
   let cluster: ClusterHandle | undefined;

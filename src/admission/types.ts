@@ -4,7 +4,20 @@
 import type { KObject, GroupVersionKind } from '../machinery/types.js';
 import type { UserInfo } from '../auth/types.js';
 import type { ResourceDef } from '../registry/resource.js';
-import type { Registry } from '../registry/registry.js';
+import type { Authorization } from '../auth/authorization.js';
+
+/**
+ * The part of the registry admission plugins use: stored objects (read-only, shared: never mutate them), the served
+ * resources, the server's authorization (CEL's authorizer) and how simulated webhook endpoints answer.
+ */
+export interface AdmissionServer {
+  readonly defs: readonly ResourceDef[];
+  findByKind(group: string, kind: string): ResourceDef | undefined;
+  getStored(key: string, namespace: string, name: string): KObject | undefined;
+  listStored(key: string, namespace?: string): KObject[];
+  readonly authorization: Authorization | undefined;
+  readonly simulatedWebhooks: 'allow' | 'fail';
+}
 
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -31,8 +44,8 @@ export interface AdmissionAttributes {
   warnings: string[];
   /** Audit annotations plugins add (key → value). */
   auditAnnotations?: Record<string, string>;
-  /** The registry the write goes through (for reading namespaces, params, ...). */
-  registry: Registry;
+  /** What plugins read of the server the write goes through (namespaces, params, configurations, ...). */
+  registry: AdmissionServer;
   /**
    * False when the write cannot wait (an in-process write through the synchronous API): plugins that need to wait
    * for something outside the process (webhooks) skip themselves. True on the API server's request path.

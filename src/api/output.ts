@@ -2,9 +2,7 @@
 import type { KObject } from '../machinery/types.js';
 import { apiVersionOf } from '../machinery/types.js';
 import { storageApiVersion, storageKey, type ResourceDef } from '../registry/resource.js';
-import type { Storage } from '../storage/storage.js';
 import { tablePrinterOf } from '../registry/tables/def-printer.js';
-import { storedJson } from '../storage/sqlite-store.js';
 import type { ListSpec } from './list-stream.js';
 
 export type OutputFormat = 'object' | 'table' | 'partial';
@@ -73,16 +71,9 @@ export function tableBody(def: ResourceDef, version: string, items: KObject[], m
 
 /**
  * The JSON text of a stored object, when one is at hand without serializing it (byte for byte JSON.stringify(o)):
- * written and not yet published (`storedJson`), or kept by the store (see storedTextOf).
+ * written and not yet published (Registry.pendingText), or kept by the store (Registry.textOf).
  */
 export type TextOf = (o: KObject) => string | undefined;
-
-/** The texts the store keeps of `def`'s objects (Storage.storedText), or else those of writes not yet published. */
-export function storedTextOf(store: Storage, def: ResourceDef): TextOf {
-  if (!store.storedText) return storedJson;
-  const key = storageKey(def);
-  return (o) => store.storedText!(key, o);
-}
 
 /** The stored object's JSON text as served in `version` (the stored text itself when no conversion is needed). */
 function servedJson(def: ResourceDef, version: string, o: KObject, textOf: TextOf): string {
@@ -116,7 +107,7 @@ function servedRuns(def: ResourceDef, version: string, items: readonly KObject[]
  * the stored JSON text when there is one (`textOf`: the store's, see TextOf). `items` is the list's snapshot (references
  * to immutable objects).
  */
-export function listSpec(def: ResourceDef, version: string, items: readonly KObject[], meta: ListMeta, fmt: OutputFormat, includeObject: string | undefined, now: () => Date, textOf: TextOf = storedJson): ListSpec {
+export function listSpec(def: ResourceDef, version: string, items: readonly KObject[], meta: ListMeta, fmt: OutputFormat, includeObject: string | undefined, now: () => Date, textOf: TextOf): ListSpec {
   if (fmt === 'partial') {
     return {
       head: { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata: meta }, field: 'items', count: items.length,

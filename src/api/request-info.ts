@@ -1,6 +1,6 @@
 // Parses a Kubernetes API path into group, version, namespace, resource, name and subresource.
 import { ApiError, badRequest } from '../machinery/errors.js';
-import { isPathSegmentName } from '../registry/validation/names.js';
+import { isPathSegmentName } from '../machinery/names.js';
 import { anonymousUser, type RequestAttributes, type UserInfo } from '../auth/types.js';
 
 /**

@@ -6,7 +6,7 @@ import type { Registry, DeleteOptions } from '../registry/registry.js';
 import { allVerbs, type ResourceDef } from '../registry/resource.js';
 import { parseBody } from './body.js';
 import { decodeObject } from './decode-object.js';
-import { listSpec, outputFormat, partialBody, served, storedTextOf, tableBody } from './output.js';
+import { listSpec, outputFormat, partialBody, served, tableBody } from './output.js';
 import { sendList } from './list-stream.js';
 import { handlePatch } from './patch-handler.js';
 import { bool, checkWriteOptions, dryRun, fieldValidation, int, query, str } from './query.js';
@@ -17,7 +17,6 @@ import { deleteOptions } from './delete-options.js';
 import type { HandlerContext } from './handler-context.js';
 import { streamWatch } from './watch-stream.js';
 import { watchTimeoutMs } from './watch-timeout.js';
-import { storedJson } from '../storage/sqlite-store.js';
 import { convertedForRead, convertedForWrite, needsConversion } from './converted.js';
 
 /** deletecollection: each listed object in turn; one deleted meanwhile is skipped. */
@@ -42,7 +41,7 @@ function respondObject(reg: Registry, req: FastifyRequest, reply: FastifyReply, 
   else if (fmt === 'partial') reply.code(code).send(partialBody(served(def, version, obj)));
   else {
     const s = served(def, version, obj);
-    const json = s === obj ? storedJson(obj) : undefined;
+    const json = s === obj ? reg.pendingText(obj) : undefined;
     if (json) reply.code(code).type('application/json').send(json);
     else reply.code(code).send(s);
   }
@@ -115,11 +114,11 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
         if (needsConversion(def, version)) {
           return convertedForRead(reg, def, version, r.items, warnings, true).then((items) => {
             sendWarnings(reply, warnings);
-            return sendList(req, reply, listSpec(def, version, items, meta, outputFormat(req.headers.accept), str(q, 'includeObject'), () => reg.clock.now()));
+            return sendList(req, reply, listSpec(def, version, items, meta, outputFormat(req.headers.accept), str(q, 'includeObject'), () => reg.clock.now(), (o) => reg.pendingText(o)));
           });
         }
         // Streamed as the client reads it: no list is ever built whole, in memory or as one string.
-        return sendList(req, reply, listSpec(def, version, r.items, meta, outputFormat(req.headers.accept), str(q, 'includeObject'), () => reg.clock.now(), storedTextOf(reg.store, def)));
+        return sendList(req, reply, listSpec(def, version, r.items, meta, outputFormat(req.headers.accept), str(q, 'includeObject'), () => reg.clock.now(), reg.textOf(def)));
       }
       case 'POST': {
         if (!verbAllowed(def, 'create')) throw methodNotAllowed();
@@ -155,7 +154,7 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
           .then(() => (needsConversion(def, version) ? convertedForRead(reg, def, version, r.items, warnings, true) : r.items))
           .then((items) => {
             sendWarnings(reply, warnings);
-            sendList(req, reply, listSpec(def, version, items, { resourceVersion: r.resourceVersion }, 'object', undefined, () => reg.clock.now()), { force: true });
+            sendList(req, reply, listSpec(def, version, items, { resourceVersion: r.resourceVersion }, 'object', undefined, () => reg.clock.now(), (o) => reg.pendingText(o)), { force: true });
           }, (e) => withWarnings(reply, warnings, e));
       }
       default:

@@ -108,19 +108,21 @@ async function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestIn
   reply.send(served(def, info.version, out));
 }
 
-function handleFinalize(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void {
+/** PUT namespaces/<name>/finalize: an update of the finalize subresource (the registry deletes a namespace it frees). */
+async function handleFinalize(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): Promise<void> {
   if (req.method !== 'PUT') throw methodNotAllowed();
-  const name = info.name ?? '';
   // Decoded as an update of the Namespace is (type errors in upstream's words); unknown fields are dropped.
   const body = decodeObject(reg, def, info.version, req, 'Ignore', []);
-  const finalizers = (body.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
-  const cur = reg.get(def, '', name);
-  const next: KObject = { ...cur, spec: { ...(cur.spec as object), finalizers } };
+  const spec = { finalizers: (body.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [] };
+  const warnings: string[] = [];
   let out: KObject;
-  if (cur.metadata.deletionTimestamp && finalizers.length === 0 && !cur.metadata.finalizers?.length) out = reg.store.delete('core/namespaces', '', name);
-  else if (JSON.stringify(next.spec) === JSON.stringify(cur.spec)) out = cur;
-  else out = reg.store.update('core/namespaces', next);
-  reply.send(served(def, info.version, { ...out, spec: next.spec }));
+  try {
+    out = await reg.guaranteedUpdateAsync(def, '', info.name ?? '', (cur) => ({ ...cur, spec }), { subresource: 'finalize', pure: true, userAgent: req.headers['user-agent'] ?? '', warnings, version: info.version });
+  } catch (e) {
+    withWarnings(reply, warnings, e);
+  }
+  sendWarnings(reply, warnings);
+  reply.send(served(def, info.version, { ...out, spec: { ...(out.spec as object), ...spec } }));
 }
 
 export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void | Promise<void> {

@@ -3,7 +3,6 @@
 import type { KObject } from '../machinery/types.js';
 import type { WatchEventType } from '../registry/read.js';
 import type { ResourceDef } from '../registry/resource.js';
-import { storedJson } from '../storage/sqlite-store.js';
 import type { WatchHub } from '../storage/watch-hub.js';
 import { partialBody, served, tableBody, type OutputFormat, type TextOf } from './output.js';
 
@@ -13,7 +12,7 @@ export interface WatchShape {
   version: string;
   format: OutputFormat;
   includeObject?: string;
-  /** The stored text of an object, when at hand without serializing it (see storedTextOf; default storedJson). */
+  /** The stored text of an object, when at hand without serializing it (see Registry.textOf); none when absent. */
   textOf?: TextOf;
 }
 
@@ -30,7 +29,7 @@ export function encodeEvent(s: WatchShape, type: WatchEventType, obj: KObject, w
   }
   if (s.format === 'partial') return Buffer.from(`${JSON.stringify({ type, object: partialBody(served(s.def, s.version, obj)) })}\n`);
   const out = served(s.def, s.version, obj);
-  const json = out === obj ? (s.textOf ?? storedJson)(obj) : undefined;
+  const json = out === obj ? s.textOf?.(obj) : undefined;
   // The stored JSON text is reused as is (a write's own, or read back by revision: a watch's initial events): the
   // object is not serialized again.
   return Buffer.from(json !== undefined ? `{"type":"${type}","object":${json}}\n` : `${JSON.stringify({ type, object: out })}\n`);

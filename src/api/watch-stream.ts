@@ -11,7 +11,7 @@ import { apiVersionOf, type KObject } from '../machinery/types.js';
 import type { Registry, WatchOptions } from '../registry/registry.js';
 import type { WatchEvent, WatchEventType, WatchHandle } from '../registry/read.js';
 import type { ResourceDef } from '../registry/resource.js';
-import { storedTextOf, type OutputFormat } from './output.js';
+import type { OutputFormat } from './output.js';
 import { encodeEvent, shapeKey, sharedEvent, type WatchShape } from './watch-encoding.js';
 import { longTimeout } from './watch-timeout.js';
 import { watchInitialized } from '../flowcontrol/dispatch/apf-filter.js';
@@ -19,7 +19,6 @@ import { openWatchesOf, terminatedWatchersOf } from './open-watches.js';
 
 export { openWatchesOf, terminatedWatchersOf };
 import { convertedEvent, needsConversion } from './converted.js';
-import { storedJson } from '../storage/sqlite-store.js';
 import { OrderedConverter, type ConvertedItem } from './watch-conversion.js';
 
 export interface WatchRequest {
@@ -97,7 +96,7 @@ export function streamWatch(reg: Registry, w: WatchRequest, req: FastifyRequest,
      * object is a new one: the stored text (found by resourceVersion) is not its text.
      */
     const converting = needsConversion(w.def, w.version) && w.format !== 'partial';
-    const shape: WatchShape = { def: w.def, version: w.version, format: w.format, includeObject: w.includeObject, textOf: converting ? storedJson : storedTextOf(reg.store, w.def) };
+    const shape: WatchShape = { def: w.def, version: w.version, format: w.format, includeObject: w.includeObject, textOf: converting ? (o) => reg.pendingText(o) : reg.textOf(w.def) };
     const key = shapeKey(shape);
     const now = () => reg.clock.now();
     let closed = false;

@@ -34,7 +34,7 @@ export class CrdController {
 
   constructor(private readonly reg: Registry, private readonly clock: Clock, log: Logger, private readonly hooks: ServingHooks = {}) {
     this.queue = new WorkQueue('customresourcedefinitions', (name) => this.reconcile(name), clock, log);
-    this.stops.push(reg.store.hub.subscribe(crdKey, (c) => {
+    this.stops.push(reg.onChange(crdKey, (c) => {
       this.queue.add(c.object.metadata.name ?? '');
       this.requeueRefused(c.object as Crd);
     }));
@@ -76,7 +76,7 @@ export class CrdController {
     const have = this.serving.get(name);
     if (have && have.key === key && have.generation === crd.metadata.generation && have.terminating === terminating) return;
     if (have && have.key !== key) this.unserve(name);
-    this.reg.add(customResourceDef(crd, { terminating }));
+    this.reg.add(customResourceDef(crd, { terminating, textOf: (o) => this.reg.pendingText(o) }));
     this.serving.set(name, { key, generation: crd.metadata.generation ?? 0, terminating });
     this.hooks.served?.(crd);
   }
@@ -146,7 +146,7 @@ export class CrdController {
   /** While a CRD is terminating, each change of its instances wakes it (the last one gone lets it go). */
   private watchInstances(name: string, key: string): void {
     if (this.watchedKeys.has(name)) return;
-    this.watchedKeys.set(name, this.reg.store.hub.subscribe(key, () => this.queue.add(name)));
+    this.watchedKeys.set(name, this.reg.onChange(key, () => this.queue.add(name)));
   }
 
   private writeStatus(crd: Crd, status: { conditions: CrdCondition[]; acceptedNames?: Crd['spec']['names'] }): void {

@@ -3,7 +3,7 @@
 import {
   fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, type FieldError,
 } from '../machinery/errors.js';
-import { isDns1035Label, isDns1123Subdomain, inclusiveRangeError } from '../registry/validation/names.js';
+import { isDns1035Label, isDns1123Subdomain, inclusiveRangeError } from '../machinery/names.js';
 import { hasOwn } from '../util/own.js';
 import { rec, str, goStrings, type Json } from './crd-view.js';
 

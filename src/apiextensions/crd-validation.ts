@@ -6,7 +6,7 @@
 import { fieldInvalid, fieldRequired, type FieldError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
 import { deepEqual } from '../registry/validation/common.js';
-import { isDns1035Label, isDns1123Subdomain } from '../registry/validation/names.js';
+import { isDns1035Label, isDns1123Subdomain } from '../machinery/names.js';
 import { maxObjectDepth } from '../machinery/depth-limits.js';
 import { getOwn, hasOwn } from '../util/own.js';
 import { goStrings, rec, str, versionsGo, viewOf, type CrdView, type Json } from './crd-view.js';

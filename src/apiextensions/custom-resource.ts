@@ -2,7 +2,6 @@
 // differ from built-in ones. Schemas compile on first use (the def's `load`), once per CRD generation.
 import { ApiError, type FieldError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
-import { storedJson } from '../storage/sqlite-store.js';
 import type { ResourceDef, Subresource } from '../registry/resource.js';
 import { crdTablePrinter } from './printer-columns.js';
 import { crdFieldSelectors } from './selectable-fields.js';
@@ -18,7 +17,7 @@ class CompiledCrd {
   private readonly byVersion = new Map<string, CompiledVersion>();
   private ready: Promise<void> | undefined;
 
-  constructor(private readonly crd: Crd) {}
+  constructor(private readonly crd: Crd, private readonly textOf: (obj: KObject) => string | undefined) {}
 
   load(): Promise<void> {
     this.ready ??= (async () => {
@@ -44,7 +43,7 @@ class CompiledCrd {
     if (!compiled) return obj; // not compiled yet (after a restart, before the first write): served as stored
     const copy = structuredClone(obj);
     compiled.defaults(copy);
-    const out = JSON.stringify(copy) === (storedJson(obj) ?? JSON.stringify(obj)) ? obj : copy;
+    const out = JSON.stringify(copy) === (this.textOf(obj) ?? JSON.stringify(obj)) ? obj : copy;
     this.readDefaults.set(obj, out);
     return out;
   }
@@ -61,12 +60,18 @@ class CompiledCrd {
   }
 }
 
+export interface CustomResourceOptions {
+  terminating?: boolean;
+  /** The stored JSON text of an object when the storage holds it in memory (Registry.pendingText): spares a stringify. */
+  textOf?: (obj: KObject) => string | undefined;
+}
+
 /** The resource a CRD defines, served from its storage version (one stored form; conversion None relabels, Webhook calls it). */
-export function customResourceDef(crd: Crd, opts: { terminating?: boolean } = {}): ResourceDef {
+export function customResourceDef(crd: Crd, opts: CustomResourceOptions = {}): ResourceDef {
   const { group, names, scope } = crd.spec;
   const storage = storageVersionOf(crd) ?? crd.spec.versions[0];
   const served = crd.spec.versions.filter((v) => v.served).map((v) => v.name).sort(compareKubeVersions);
-  const compiled = new CompiledCrd(crd);
+  const compiled = new CompiledCrd(crd, opts.textOf ?? (() => undefined));
   const subresources: Subresource[] = [];
   if (storage.subresources?.status) subresources.push('status');
   const scalePaths = storage.subresources?.scale ? scalePathsOf(storage.subresources.scale) : undefined;

@@ -1,5 +1,5 @@
 // Who the in-process components are (as upstream's components authenticate) and the ServiceAccount user names.
-import { isDns1123Label, isDns1123Subdomain } from '../registry/validation/names.js';
+import { isDns1123Label, isDns1123Subdomain } from '../machinery/names.js';
 import { groups, type UserInfo } from './types.js';
 
 const saPrefix = 'system:serviceaccount:';

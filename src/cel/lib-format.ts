@@ -4,7 +4,7 @@ import { celFunc, celList, celMethod, CelScalar, type CelFunc } from '@bufbuild/
 import {
   isDns1035Label, isDns1123Label, isDns1123Subdomain, isLabelValue, isQualifiedName,
   nameIsDns1035Label, nameIsDnsLabel, nameIsDnsSubdomain,
-} from '../registry/validation/names.js';
+} from '../machinery/names.js';
 import { makeOpaque, opaqueText, opaqueTypes } from './opaque.js';
 import { optionalNone, optionalOf } from './lib-optional.js';
 import { chargeString } from './budget.js';

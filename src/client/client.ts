@@ -3,6 +3,7 @@
 // be mutated); writes go through the registry's full pipeline as the client's identity; watches are the store's
 // change feed. This is the one place outside registry/, storage/ and api/ that touches the store.
 import type { KObject } from '../machinery/types.js';
+import { ApiError } from '../machinery/errors.js';
 import { matchesSelector, parseLabelSelector, type Selector } from '../machinery/labels.js';
 import type { Registry, WriteOptions, DeleteOptions } from '../registry/registry.js';
 import { storageKey, type ResourceDef } from '../registry/resource.js';
@@ -188,12 +189,13 @@ export class Client {
    * writes the remaining spec finalizers, or removes the namespace when none (and no metadata finalizer) is left.
    */
   finalizeNamespace(name: string, finalizers: string[]): void {
-    const store = this.reg.store;
-    const cur = store.get('core/namespaces', '', name);
-    if (!cur) return;
-    const spec = (cur.spec ?? {}) as { finalizers?: string[] };
-    if (!finalizers.length && !cur.metadata.finalizers?.length) store.delete('core/namespaces', '', name);
-    else if (finalizers.length !== (spec.finalizers ?? []).length) store.update('core/namespaces', { ...cur, spec: { ...spec, finalizers } });
+    // An update of the finalize subresource through the whole pipeline (admission, validation, audit): the registry
+    // removes the namespace when it leaves nothing holding it.
+    try {
+      this.reg.guaranteedUpdate(this.resolver.def('v1/namespaces'), '', name, (cur) => ({ ...cur, spec: { finalizers } }), { subresource: 'finalize', pure: true });
+    } catch (e) {
+      if (!(e instanceof ApiError && e.code === 404)) throw e;
+    }
   }
 
   // ---- watches ----
@@ -205,12 +207,12 @@ export class Client {
   watch(res: ResourceRef, listener: ChangeListener, trigger?: WatchTrigger): () => void {
     const key = this.resolver.key(res);
     if (key === undefined) return () => {};
-    return this.reg.store.hub.subscribe(key, listener, trigger);
+    return this.reg.onChange(key, listener, trigger);
   }
 
   /** Every committed change of every resource (the garbage collector's view). */
   watchAll(listener: ChangeListener): () => void {
-    return this.reg.store.hub.subscribe('*', listener);
+    return this.reg.onChange('*', listener);
   }
 
   /** A cache of the resource with named indexes, kept from the change feed; stop it when done. */

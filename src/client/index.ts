@@ -2,4 +2,4 @@
 export { Client, clientFor, type ClientListOptions, type WriteOptions, type DeleteOptions } from './client.js';
 export { Informer, type IndexFn, type InformerOptions } from './informer.js';
 export { EventRecorder, objectReference, type EventSource } from './event-recorder.js';
-export type { Change, ChangeListener, ChangeType, ResourceRef, WatchTrigger } from './types.js';
+export type { Change, ChangeListener, ChangeType, ResourceDef, ResourceRef, WatchTrigger } from './types.js';

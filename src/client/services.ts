@@ -10,6 +10,8 @@ import type { KObject } from '../machinery/types.js';
 import { defaultStorageClass as defaultClass } from '../registry/resources/claims.js';
 import type { AdmissionPlugin } from '../admission/types.js';
 import type { ExternalMetricsSource, ExternalMetricValue } from '../metrics-apis/sources.js';
+import { metricByName, metricBySelector, type CustomMetricValue } from '../metrics-apis/custom-metrics.js';
+import type { Selector } from '../machinery/labels.js';
 import { evictPod as evict } from '../registry/pod-eviction.js';
 import type { DeleteOptions } from '../registry/registry.js';
 import { registryOf, type Client } from './client.js';
@@ -62,4 +64,17 @@ export function externalMetricValues(client: Client, namespace: string, metricNa
     if (v !== undefined) return v;
   }
   return undefined;
+}
+
+/**
+ * One object's value of a custom metric (custom.metrics.k8s.io, `namespace` '' for root-scoped objects), as the
+ * simulated adapter answers it; throws the adapter's 404 when the object has none.
+ */
+export function customMetricValue(client: Client, groupResource: string, namespace: string, name: string, metric: string): CustomMetricValue {
+  return metricByName(registryOf(client), groupResource, namespace, name, metric);
+}
+
+/** The custom metric of every object the selector matches that has it; throws the adapter's 404 when none has. */
+export function customMetricValues(client: Client, groupResource: string, namespace: string, selector: Selector, metric: string): CustomMetricValue[] {
+  return metricBySelector(registryOf(client), groupResource, namespace, selector, metric);
 }

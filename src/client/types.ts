@@ -8,6 +8,9 @@ import type { ResourceDef } from '../registry/resource.js';
  */
 export type ResourceRef = string | ResourceDef;
 
+/** A served resource's declaration, as the client's `resource()` and `resources()` hand it out. */
+export type { ResourceDef };
+
 /** One committed change, as watchers and informers see it (the store's own change record, never copied). */
 export type { Change, ChangeType, ChangeListener } from '../storage/watch-hub.js';
 

@@ -29,7 +29,7 @@
 import { readFileSync } from 'node:fs';
 import { yaml } from '../util/yaml.js';
 import { isRecord } from '../machinery/types.js';
-import { parseQuantity } from '../registry/validation/quantity.js';
+import { parseQuantity } from '../machinery/quantity.js';
 import { defaultTimings, type KubeletTimings } from '../kubelet/types.js';
 import { defaultRegistrySettings, readRegistrySettings, type RegistrySettings } from '../kubelet/registry/image-registry.js';
 

@@ -1,7 +1,7 @@
 // Garbage collection through ownerReferences: background deletion of orphans-to-be, foreground and orphan finalizers.
 import type { KObject, OwnerReference } from '../machinery/types.js';
 import type { Client } from '../client/client.js';
-import type { ResourceDef } from '../registry/resource.js';
+import type { ResourceDef } from '../client/types.js';
 import type { Change } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';

@@ -4,7 +4,7 @@
 import type { Job } from 'kubernetes-types/batch/v1.js';
 import type { KObject } from '../machinery/types.js';
 import type { Client } from '../client/client.js';
-import type { ResourceDef } from '../registry/resource.js';
+import type { ResourceDef } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { finishedCondition } from './cronjob/finished-jobs.js';

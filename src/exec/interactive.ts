@@ -2,7 +2,8 @@
 // edits lines in a TTY (with a prompt) or reads plain lines without one, and runs each complete program.
 import { ShellSyntaxError } from './shell/lexer.js';
 import { parse } from './shell/parser.js';
-import { ExitSignal, LimitError, type Shell } from './shell/interp.js';
+import type { Shell } from './shell/interp.js';
+import { ExitSignal, LimitError } from './shell/signals.js';
 import { LimitedOut, type Out } from './shell/io.js';
 import { LineEditor, maxLineChars } from './line-editor.js';
 

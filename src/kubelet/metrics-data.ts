@@ -5,8 +5,14 @@ import type { KObject } from '../machinery/types.js';
 import { formatScaled, quantityValue } from '../machinery/resources.js';
 import { simAnnotation } from './annotations.js';
 import { containerUsage } from './usage.js';
-import type { Registry } from '../registry/registry.js';
-import { rfc3339 } from '../util/clock.js';
+import { rfc3339, type Clock } from '../util/clock.js';
+
+/** What the metrics pipeline reads: stored objects by storage key and the clock (the registry's read API gives it). */
+export interface MetricsReader {
+  readonly clock: Clock;
+  getStored(key: string, namespace: string, name: string): KObject | undefined;
+  listStored(key: string, namespace?: string): KObject[];
+}
 
 /** metrics-server's default --metric-resolution: one scrape every 15 s. */
 export const scrapeIntervalMs = 15_000;
@@ -87,9 +93,9 @@ function pageRound(bytes: number): number {
 }
 
 /** Per-container usage of a pod that has metrics (Running, on a node whose kubelet reports); undefined otherwise. */
-export function podUsageNow(reg: Registry, pod: Pod): Array<{ name: string } & Usage> | undefined {
+export function podUsageNow(reg: MetricsReader, pod: Pod): Array<{ name: string } & Usage> | undefined {
   if (pod.status?.phase !== 'Running' || !pod.spec?.nodeName) return undefined;
-  const node = reg.store.get('core/nodes', '', pod.spec.nodeName) as unknown as Node | undefined;
+  const node = reg.getStored('core/nodes', '', pod.spec.nodeName) as unknown as Node | undefined;
   if (!node || !nodeReports(node)) return undefined;
   const containers = runningContainers(pod);
   if (!containers.length) return undefined;
@@ -99,7 +105,7 @@ export function podUsageNow(reg: Registry, pod: Pod): Array<{ name: string } & U
   });
 }
 
-export function podMetrics(reg: Registry, pod: Pod): PodMetrics | undefined {
+export function podMetrics(reg: MetricsReader, pod: Pod): PodMetrics | undefined {
   const usage = podUsageNow(reg, pod);
   if (!usage) return undefined;
   const name = pod.metadata?.name ?? '';
@@ -113,9 +119,9 @@ export function podMetrics(reg: Registry, pod: Pod): PodMetrics | undefined {
 }
 
 /** The summed usage of the pods running on each node (one pass over all pods). */
-export function podUsageByNode(reg: Registry): Map<string, Usage> {
+export function podUsageByNode(reg: MetricsReader): Map<string, Usage> {
   const out = new Map<string, Usage>();
-  for (const p of reg.store.list('core/pods') as unknown as Pod[]) {
+  for (const p of reg.listStored('core/pods') as unknown as Pod[]) {
     const node = p.spec?.nodeName;
     if (!node) continue;
     for (const u of podUsageNow(reg, p) ?? []) {
@@ -129,7 +135,7 @@ export function podUsageByNode(reg: Registry): Map<string, Usage> {
 }
 
 /** A node's usage: what its system uses plus the usage of every pod running on it. */
-export function nodeUsageNow(reg: Registry, node: Node, byNode = podUsageByNode(reg)): Usage | undefined {
+export function nodeUsageNow(reg: MetricsReader, node: Node, byNode = podUsageByNode(reg)): Usage | undefined {
   if (!nodeReports(node)) return undefined;
   const capacity = (node.status?.capacity ?? node.status?.allocatable ?? {}) as Record<string, unknown>;
   const pods = byNode.get(node.metadata?.name ?? '') ?? { nanoCores: 0, bytes: 0 };
@@ -139,7 +145,7 @@ export function nodeUsageNow(reg: Registry, node: Node, byNode = podUsageByNode(
   };
 }
 
-export function nodeMetrics(reg: Registry, node: Node, byNode?: Map<string, Usage>): NodeMetrics | undefined {
+export function nodeMetrics(reg: MetricsReader, node: Node, byNode?: Map<string, Usage>): NodeMetrics | undefined {
   const usage = nodeUsageNow(reg, node, byNode);
   if (!usage) return undefined;
   const name = node.metadata?.name ?? '';

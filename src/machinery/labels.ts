@@ -3,7 +3,7 @@ import { badRequest } from './errors.js';
 import type { LabelSelector } from './types.js';
 import { goQuote } from './go-quote.js';
 import { hasOwn } from '../util/own.js';
-import { isQualifiedName } from '../registry/validation/names.js';
+import { isQualifiedName } from './names.js';
 
 export type Operator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Equals' | 'NotEquals' | 'Gt' | 'Lt';
 export interface Requirement {

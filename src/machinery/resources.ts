@@ -1,6 +1,6 @@
 // Resource quantities as numbers, and a pod's effective requests as the scheduler and kubelet account them.
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
-import { parseQuantity } from '../registry/validation/quantity.js';
+import { parseQuantity } from './quantity.js';
 import { getOwn, setOwn } from '../util/own.js';
 
 /** name -> amount in base units (cpu in cores, memory in bytes, counts as counts). */

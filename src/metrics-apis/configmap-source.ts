@@ -4,7 +4,7 @@
 // imports nothing heavy); sources registered later (KEDA) are asked when this one does not have the metric.
 import { matchesSelector, parseLabelSelector } from '../machinery/labels.js';
 import { badRequest } from '../machinery/errors.js';
-import { parseQuantity } from '../registry/validation/quantity.js';
+import { parseQuantity } from '../machinery/quantity.js';
 import type { Registry } from '../registry/registry.js';
 import { rfc3339 } from '../util/clock.js';
 import { getOwn } from '../util/own.js';

@@ -4,7 +4,7 @@
 // metrics that exist, for discovery.
 import type { KObject } from '../machinery/types.js';
 import { matchesSelector, type Selector } from '../machinery/labels.js';
-import { parseQuantity } from '../registry/validation/quantity.js';
+import { parseQuantity } from '../machinery/quantity.js';
 import type { Registry } from '../registry/registry.js';
 import { storageKey, type ResourceDef } from '../registry/resource.js';
 import { rfc3339 } from '../util/clock.js';

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badRequest, methodNotAllowed } from '../machinery/errors.js';
 import { parseLabelSelector } from '../machinery/labels.js';
 import type { Registry } from '../registry/registry.js';
-import { isPathSegmentName } from '../registry/validation/names.js';
+import { isPathSegmentName } from '../machinery/names.js';
 import { pathNotFound } from '../api/request-info.js';
 import { query, str } from '../api/query.js';
 import { metricByName, metricBySelector, type CustomMetricValue } from './custom-metrics.js';

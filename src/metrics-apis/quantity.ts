@@ -1,6 +1,6 @@
 // Quantities as an adapter serializes them (resource.Quantity, DecimalSI): `1500m`, `2`, `3k`.
 import { formatScaled } from '../machinery/resources.js';
-import { parseQuantity } from '../registry/validation/quantity.js';
+import { parseQuantity } from '../machinery/quantity.js';
 
 /** The canonical DecimalSI form of a quantity string (values are kept to the milli-unit, rounded up). */
 export function canonicalQuantity(raw: string): string {

@@ -76,7 +76,7 @@ export class EventTtl {
   start(): void {
     if (this.unsubscribe) return;
     this.startedMs = this.clock.nowMs();
-    this.unsubscribe = this.reg.store.hub.subscribe(eventsKey, (c) => {
+    this.unsubscribe = this.reg.onChange(eventsKey, (c) => {
       if (c.type === 'DELETED') {
         this.live--;
         return;

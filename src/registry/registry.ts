@@ -1,5 +1,6 @@
 // The generic store every resource goes through: lookups, reads, and the entry points of the write pipeline.
 import type { Storage } from '../storage/storage.js';
+import type { ChangeListener, Trigger } from '../storage/watch-hub.js';
 import { StorageError } from '../storage/errors.js';
 import { alreadyExists, ApiError, conflict, gone, notFound } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
@@ -195,6 +196,33 @@ export class Registry {
   }
   listStored(key: string, namespace?: string): KObject[] {
     return this.store.list(key, namespace);
+  }
+
+  /**
+   * Every committed change of the objects stored under `key` ('*' for all) from now on, after the commit and in
+   * revision order; returns the unsubscribe function. A `trigger` narrows it to objects whose indexed field has one value.
+   */
+  onChange(key: string, listener: ChangeListener, trigger?: Trigger): () => void {
+    return this.store.hub.subscribe(key, listener, trigger);
+  }
+
+  /**
+   * The JSON text (byte for byte JSON.stringify) of a write not yet published, found by the object's identity, when
+   * the storage holds it in memory; undefined otherwise (the caller serializes the object).
+   */
+  pendingText(obj: KObject): string | undefined {
+    return this.store.pendingText?.(obj);
+  }
+
+  /**
+   * The texts the storage keeps of `def`'s objects (see Storage.storedText), or else those of writes not yet
+   * published: for objects it returned, unchanged.
+   */
+  textOf(def: ResourceDef): (obj: KObject) => string | undefined {
+    const store = this.store;
+    if (!store.storedText) return (o) => this.pendingText(o);
+    const key = storageKey(def);
+    return (o) => store.storedText!(key, o);
   }
 
   /** The current object; `resourceVersion` (as on a GET) must not be ahead of the store. */

@@ -6,12 +6,20 @@ import type { Clock } from '../util/clock.js';
 import type { Registry } from './registry.js';
 import type { UserInfo } from '../auth/types.js';
 import type { TablePrinter } from './tables/helpers.js';
-import type { NameFn } from './validation/names.js';
+import type { NameFn } from '../machinery/names.js';
 
 export type Subresource = 'status' | 'scale' | 'log' | 'binding' | 'eviction' | 'finalize' | 'exec' | 'attach' | 'portforward' | 'proxy' | 'ephemeralcontainers' | 'resize' | 'token' | 'approval';
 
 /** Subresources that write one part of their object (see ResourceDef.partialWrites). */
-export type PartialWrite = 'resize' | 'ephemeralcontainers' | 'approval' | 'binding';
+export type PartialWrite = 'resize' | 'ephemeralcontainers' | 'approval' | 'binding' | 'finalize';
+
+/** What a partial write takes from the request, and the validation that replaces the object's own. */
+export interface PartialWriteRule {
+  merge: (current: KObject, request: KObject, now: Date) => KObject;
+  validate: (obj: KObject, old: KObject) => FieldError[];
+  /** The part is written as merged, without the kind's defaults (a namespace's finalize empties what defaults would refill). */
+  undefaulted?: boolean;
+}
 
 export const allVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
@@ -106,7 +114,7 @@ export interface ResourceDef {
    * Subresources other than status that write one part of the object (pods/resize, pods/ephemeralcontainers): what
    * the write takes from the request, and the validation that replaces the object's own.
    */
-  partialWrites?: Partial<Record<PartialWrite, { merge: (current: KObject, request: KObject, now: Date) => KObject; validate: (obj: KObject, old: KObject) => FieldError[] }>>;
+  partialWrites?: Partial<Record<PartialWrite, PartialWriteRule>>;
   /** Create-only virtual resources (e.g. SelfSubjectAccessReview): compute the response, store nothing. */
   virtualCreate?: (obj: KObject, ctx: StrategyContext) => KObject;
   /**

@@ -11,7 +11,7 @@ import { copyJson, jsonEqual, jsonEqualExcept, JsonTooDeep } from '../util/json-
 import { keepManagedTimesIfOnlyChange, managedFieldsDecodable } from './managed-fields.js';
 import { trackCreate, trackUpdate } from './update-tracking.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/common.js';
-import { nameIsDnsSubdomain } from './validation/names.js';
+import { nameIsDnsSubdomain } from '../machinery/names.js';
 import { storageKey, type PartialWrite, type ResourceDef } from './resource.js';
 import type { Registry } from './registry.js';
 import { fillEmptyStatus } from './empty-status.js';
@@ -283,6 +283,16 @@ function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions
 }
 
 /**
+ * Whether an update removes the object instead of writing it: it is being deleted and nothing holds it any longer. A
+ * namespace is held by its spec finalizers too (the finalize subresource removes them), as upstream's namespace store decides.
+ */
+function deletesOnUpdate(def: ResourceDef, result: KObject, cur: KObject): boolean {
+  if (!result.metadata.deletionTimestamp || result.metadata.finalizers?.length) return false;
+  if (def.group === '' && def.plural === 'namespaces') return !(result.spec as { finalizers?: unknown[] } | undefined)?.finalizers?.length;
+  return !!cur.metadata.finalizers?.length;
+}
+
+/**
  * Update through a mutation of the current object (PUT passes a function returning the body). The mutation gets a
  * copy of the stored object (the object itself with `opts.pure`); what it returns is copied again unless `opts.owned` (the objects it reaches may be
  * the caller's), except on status writes, which take only its status (copied) and keep the rest of the stored object.
@@ -313,7 +323,8 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   if (!isStatus) next.metadata = nextMeta;
   let result = merge(def, cur, next, opts, reg.clock.now());
   const ctx = reg.ctx(!!opts.dryRun);
-  result = defaulted(def, result, isStatus, opts.version);
+  const undefaulted = !!opts.subresource && opts.subresource !== 'status' && !!def.partialWrites?.[opts.subresource]?.undefaulted;
+  if (!undefaulted) result = defaulted(def, result, isStatus, opts.version);
   trackUpdate(reg, def, cur, result, opts);
   const attrs = admissionAttributes(reg, def, 'UPDATE', namespace, name, result, cur, opts);
   const as = opts.admitAs;
@@ -322,7 +333,7 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   if (mutating && (yield* mutating) && !as) {
     const replaced = checkedReplacement(def, attrs.object, result);
     result = replaced === result ? result : merge(def, cur, replaced, opts, reg.clock.now());
-    result = defaulted(def, result, isStatus, opts.version);
+    if (!undefaulted) result = defaulted(def, result, isStatus, opts.version);
   }
   if (!opts.subresource) def.prepareUpdate?.(result, cur, ctx);
   fillEmptyStatus(def, result);
@@ -341,7 +352,7 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   try {
     const later = opts.canWait ? reg.store.asyncWrites : undefined;
     const expected = Number(cur.metadata.resourceVersion);
-    if (result.metadata.deletionTimestamp && cur.metadata.finalizers?.length && !result.metadata.finalizers?.length && def.plural !== 'namespaces') {
+    if (deletesOnUpdate(def, result, cur)) {
       const gone = later ? ((yield later.delete(key, ns, name, expected)) as KObject) : reg.store.delete(key, ns, name, expected);
       def.afterDelete?.(gone, ctx);
       return gone;

@@ -20,6 +20,7 @@ import { ChangeHistory } from './history.js';
 import type { Storage, StoreWatch, WriteTimes } from './storage.js';
 import { watchFrom } from './watch-replay.js';
 import { ObjectCache, jsonOf } from './object-cache.js';
+import { checkObjectSize } from './limits.js';
 import { StoredRef, keyOf } from './object-table.js';
 import { ensureIncrementalVacuum, releaseFreePages } from './vacuum.js';
 import { batchWriter, commitRows, compactChangeLog, setMeta, type CommitRow, type PendingWrite } from './batch-writer.js';
@@ -58,16 +59,8 @@ interface Row {
   value: string;
 }
 
-/** The largest object stored, as etcd's default request limit (--max-request-bytes, 1.5 MiB) bounds it. */
-export const maxObjectBytes = 1.5 * 1024 * 1024;
-
-export function storedJson(obj: KObject): string | undefined {
-  return jsonOf.get(obj);
-}
-
-
-/** The first index of `keys` (sorted) whose key is not before `k`. */
 export class SqliteStore implements Storage {
+  readonly exclusive = true;
   readonly hub = new WatchHub();
   private readonly db: Database;
   private readonly cache: ObjectCache;
@@ -212,6 +205,11 @@ export class SqliteStore implements Storage {
     return jsonOf.get(obj) ?? this.cache.committedText(resource, obj);
   }
 
+  /** The JSON text of a write not yet published (or of an object parsed from it at start-up), kept beside the object. */
+  pendingText(obj: KObject): string | undefined {
+    return jsonOf.get(obj);
+  }
+
   count(resource: string): number {
     return this.cache.count(resource);
   }
@@ -253,7 +251,7 @@ export class SqliteStore implements Storage {
     const obj: KObject = { ...input, metadata: { ...input.metadata, resourceVersion: String(rv) } };
     const { namespace, name } = ident(obj);
     const json = JSON.stringify(obj);
-    if (type !== 'DELETED' && json.length > maxObjectBytes && Buffer.byteLength(json) > maxObjectBytes) throw new StorageError('TooLarge', 'etcdserver: request is too large');
+    if (type !== 'DELETED') checkObjectSize(json);
     this.rev = rv;
     jsonOf.set(obj, json);
     const t = this.cache.table(resource);

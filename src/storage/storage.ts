@@ -26,6 +26,11 @@ export interface AsyncWrites {
 export interface Storage {
   /** The local change feed: every change, in revision order, once it is durable (and, on etcd, seen by its watch). */
   readonly hub: WatchHub;
+  /**
+   * Whether this process alone writes the backing store (SQLite): what it holds in memory is the truth and leader
+   * elections need no contest. False for a store shared with other processes (etcd).
+   */
+  readonly exclusive: boolean;
   /** The clock change times are recorded by (ms). */
   now: () => number;
 
@@ -50,6 +55,11 @@ export interface Storage {
    * an object of `resource` it returned, unchanged; undefined when it cannot (the caller serializes `obj` itself).
    */
   storedText?(resource: string, obj: KObject): string | undefined;
+  /**
+   * Optionally, byte for byte JSON.stringify(obj) when the backend holds that text in memory beside the object it
+   * returned (a write not yet published): found by the object's identity only, never read from disk.
+   */
+  pendingText?(obj: KObject): string | undefined;
   /** Storage keys holding objects. */
   resources(): string[];
 

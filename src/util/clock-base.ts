@@ -1,7 +1,7 @@
 // What the scaled and the virtual clock share: their own timer heap (Node's timers cannot be paused or re-timed),
 // pause/resume, and stepping: moving simulated time forward instant by instant, letting the work each instant's
 // timers start settle before the next instant fires.
-import type { Clock } from './clock.js';
+import type { Clock } from './clock-interface.js';
 import { IdleProbe, probeNextTurn } from './clock-idle.js';
 import { delayOf, maxClockMs, TimerHeap } from './clock-timers.js';
 

@@ -2,14 +2,9 @@
 // steppable: clock-scaled.ts) or virtual (jumps to the next timer whenever the process is idle: clock-virtual.ts).
 // Whatever simulates behaviour (timestamps, delays, periods) reads it; only genuinely real-time matters (HTTP and
 // watch timeouts, audit, certificates, caches) read Date.now().
-export interface Clock {
-  now(): Date;
-  nowMs(): number;
-  /** Runs fn after `ms` of clock time; returns a cancel function. */
-  setTimeout(fn: () => void, ms: number): () => void;
-  setInterval(fn: () => void, ms: number): () => void;
-}
+import type { Clock } from './clock-interface.js';
 
+export type { Clock };
 export { ScaledClock, maxClockSpeed } from './clock-scaled.js';
 export { VirtualClock, type VirtualClockOptions } from './clock-virtual.js';
 export { isControllable, type ClockControl, type ClockMode, type ClockStatus, type ControllableClock } from './clock-base.js';

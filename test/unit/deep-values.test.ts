@@ -12,7 +12,7 @@ import { decodeYaml } from '../../src/api/yaml-body.js';
 import { cloneJson, jsonDepth, jsonEqual } from '../../src/util/json-tree.js';
 import { recurse, runRecursion, type Step } from '../../src/util/trampoline.js';
 import { goQuote } from '../../src/machinery/go-quote.js';
-import { parseQuantity } from '../../src/registry/validation/quantity.js';
+import { parseQuantity } from '../../src/machinery/quantity.js';
 import type { KObject } from '../../src/machinery/types.js';
 
 const CM = { group: '', version: 'v1', kind: 'ConfigMap' };

@@ -2,7 +2,8 @@
 // cluster file's `addons.karpenter` section, checked as hostile input.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { builtinCatalog, catalogFromSettings, cheapestPrice, gpuResource, instanceTypeLabels } from '../../src/addons/karpenter/catalog.js';
+import { builtinCatalog, cheapestPrice, gpuResource, instanceTypeLabels } from '../../src/addons/karpenter/catalog.js';
+import { catalogFromSettings } from '../../src/addons/karpenter/catalog-settings.js';
 import { parseSettings } from '../../src/addons/karpenter/settings.js';
 
 test('the built-in catalog: c/m/r in 1..64 CPUs on amd64 and arm64, GPU types, spot cheaper, prices rising with size', () => {

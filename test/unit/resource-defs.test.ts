@@ -6,7 +6,7 @@ import type { ResourceDef } from '../../src/registry/resource.js';
 import { allResources } from '../../src/registry/resources/index.js';
 import { applyDefaults, objectErrors } from '../../src/registry/write.js';
 import { tablePrinterOf, defaultPrinter } from '../../src/registry/tables/def-printer.js';
-import { nameIsDns1035Label, nameIsDnsLabel, nameIsPathSegment } from '../../src/registry/validation/names.js';
+import { nameIsDns1035Label, nameIsDnsLabel, nameIsPathSegment } from '../../src/machinery/names.js';
 import * as coreTables from '../../src/registry/tables/core.js';
 import * as appsTables from '../../src/registry/tables/apps.js';
 import { cronJobPrinter, jobPrinter } from '../../src/registry/tables/batch.js';

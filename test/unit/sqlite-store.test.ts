@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { SqliteStore, storedJson } from '../../src/storage/sqlite-store.js';
+import { SqliteStore } from '../../src/storage/sqlite-store.js';
 import { StringInterner } from '../../src/storage/intern.js';
 import type { KObject } from '../../src/machinery/types.js';
 
@@ -35,7 +35,7 @@ test('cold objects (Events) are read back from the change log, a fresh copy with
     const b = s.get('core/events', 'default', 'e1')!;
     assert.notEqual(a, b, 'each read parses anew');
     assert.deepEqual(a, written);
-    assert.equal(storedJson(a), JSON.stringify(written));
+    assert.equal(s.pendingText(a), JSON.stringify(written));
     s.update('core/events', { ...a, count: 2 }, Number(a.metadata.resourceVersion));
     assert.equal(s.get('core/events', 'default', 'e1')?.count, 2);
     s.flush();
@@ -60,13 +60,13 @@ test('hot objects keep one parsed copy; their written text is dropped once watch
   const s = new SqliteStore({ path: ':memory:' });
   try {
     let seenText: string | undefined;
-    s.hub.subscribe('core/pods', (c) => (seenText = storedJson(c.object)));
+    s.hub.subscribe('core/pods', (c) => (seenText = s.pendingText(c.object)));
     const p = s.create('core/pods', pod('p1'));
-    assert.equal(storedJson(p), JSON.stringify(p), 'the write and its watchers encode from the text');
+    assert.equal(s.pendingText(p), JSON.stringify(p), 'the write and its watchers encode from the text');
     assert.equal(s.get('core/pods', 'default', 'p1'), p, 'the stored object itself');
     s.flush();
     assert.equal(seenText, JSON.stringify(p));
-    assert.equal(storedJson(p), undefined, 'no second copy once published');
+    assert.equal(s.pendingText(p), undefined, 'no second copy once published');
     assert.equal(s.get('core/pods', 'default', 'p1'), p);
   } finally {
     s.close();

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { defaultJobSelector } from '../../src/registry/defaults/batch.js';
 import { defaultKind, validateKind } from '../helpers/builtin-defs.js';
 import { checkAgainstSchema } from '../../src/registry/validation/schema.js';
-import { cronError } from '../../src/registry/validation/cron.js';
-import { parseQuantity } from '../../src/registry/validation/quantity.js';
+import { cronError } from '../../src/machinery/cron.js';
+import { parseQuantity } from '../../src/machinery/quantity.js';
 import type { GroupVersionKind, KObject } from '../../src/machinery/types.js';
 
 const deploymentGvk: GroupVersionKind = { group: 'apps', version: 'v1', kind: 'Deployment' };

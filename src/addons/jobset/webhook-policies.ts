@@ -3,7 +3,7 @@
 // field-less internal errors) or field errors.
 import { fieldInternal, fieldInvalid, type FieldError } from '../../machinery/errors.js';
 import type { Client } from '../../client/client.js';
-import { isDns1123Subdomain, isLabelValue } from '../../registry/validation/names.js';
+import { isDns1123Subdomain, isLabelValue } from '../../machinery/names.js';
 import { arr, deepEqual, rec, str } from '../../registry/validation/common.js';
 import { ruleNameFmt } from '../../registry/validation/pod-failure-policy.js';
 import type { JobSetSpec } from './types.js';

@@ -7,7 +7,7 @@ import type { AdmissionPlugin } from '../../admission/types.js';
 import type { Client } from '../../client/client.js';
 import { fieldInvalid, fieldTooLong, invalid, type FieldError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
-import { isDns1035Label, isDns1123Subdomain, maxLenError } from '../../registry/validation/names.js';
+import { isDns1035Label, isDns1123Subdomain, maxLenError } from '../../machinery/names.js';
 import { deepEqual, rec } from '../../registry/validation/common.js';
 import { validatingWebhook } from '../validating-webhook.js';
 import { coordinatorErrors, failurePolicyErrors, plain, volumeClaimPolicyErrors } from './webhook-policies.js';

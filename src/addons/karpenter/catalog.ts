@@ -152,5 +152,3 @@ export function builtinCatalog(zones: readonly string[] = ['zone-a', 'zone-b', '
   }
   return new Catalog(types);
 }
-
-export { catalogFromSettings } from './catalog-settings.js';

@@ -5,7 +5,7 @@
 import type { AdmissionPlugin } from '../../admission/types.js';
 import { fieldInvalid, type FieldError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
-import { isValidPercent, nameIsDns1035Label } from '../../registry/validation/names.js';
+import { isValidPercent, nameIsDns1035Label } from '../../machinery/names.js';
 import { aggregate, denied, validatingWebhook } from '../validating-webhook.js';
 import { annotations as A, type IntOrString, type LeaderWorkerSet } from './types.js';
 

@@ -7,7 +7,7 @@
 import type { AdmissionPlugin } from '../../admission/types.js';
 import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
-import { parseQuantity } from '../../registry/validation/quantity.js';
+import { parseQuantity } from '../../machinery/quantity.js';
 import { validatingWebhook } from '../validating-webhook.js';
 
 type Rec = Record<string, unknown>;

@@ -2,7 +2,7 @@
 // extended resource (nvidia.com/gpu, ...) tolerates the `<resource>:NoSchedule` taint that nodes offering it carry,
 // so such pods may land there and others stay away. Handles pod creates and updates (not subresources).
 import type { Container, Pod, Toleration } from 'kubernetes-types/core/v1.js';
-import { isQualifiedName } from '../../registry/validation/names.js';
+import { isQualifiedName } from '../../machinery/names.js';
 import { hasOwn } from '../../util/own.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.js';
 

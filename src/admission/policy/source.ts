@@ -1,6 +1,6 @@
 // ValidatingAdmissionPolicies with their bindings, rebuilt only when a policy or binding changed (uid and
 // resourceVersion of each are the cache key); compiled programs survive a rebuild when the policy's generation did.
-import type { Registry } from '../../registry/registry.js';
+import type { AdmissionServer } from '../types.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
 import type { CompiledPolicy } from './compile.js';
 
@@ -21,7 +21,7 @@ export class PolicySource {
   private signature = '';
   private entries: PolicyEntry[] = [];
 
-  current(registry: Registry): PolicyEntry[] {
+  current(registry: AdmissionServer): PolicyEntry[] {
     const policies = registry.listStored(policiesKey);
     if (policies.length === 0) {
       if (this.entries.length) { this.entries = []; this.signature = ''; }

@@ -35,7 +35,7 @@ export function startPolicyStatus(reg: Registry, log: Logger): { stop(): void } 
     queued.add(name);
     setImmediate(() => sync(name));
   };
-  const unsubscribe = reg.store.hub.subscribe(policiesKey, (c) => {
+  const unsubscribe = reg.onChange(policiesKey, (c) => {
     if (c.type !== 'DELETED') enqueue(c.object.metadata.name ?? '');
   });
   for (const p of reg.listStored(policiesKey)) enqueue(p.metadata.name ?? '');

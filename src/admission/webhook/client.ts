@@ -3,7 +3,7 @@
 // Bounded: a deadline (timeoutSeconds, announced as `?timeout=Ns`) and a response size limit. Errors read as Go's.
 import { request } from 'node:https';
 import { isIP } from 'node:net';
-import type { Registry } from '../../registry/registry.js';
+import type { AdmissionServer } from '../types.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
 import { forwardTarget, reachable } from './service-forward.js';
 
@@ -32,7 +32,7 @@ function hostPort(host: string, port: number): string {
 }
 
 /** The address behind a ClusterIP service port: a ready endpoint of an EndpointSlice, else of Endpoints. */
-function endpointFor(registry: Registry, ns: string, name: string, portName: string): { ip: string; port: number } | 'none' {
+function endpointFor(registry: AdmissionServer, ns: string, name: string, portName: string): { ip: string; port: number } | 'none' {
   const slices = registry.listStored('discovery.k8s.io/endpointslices', ns).filter((s) => s.metadata.labels?.['kubernetes.io/service-name'] === name);
   for (const s of slices) {
     for (const p of Array.isArray(s.ports) ? s.ports.filter(isRecord) : []) {
@@ -57,7 +57,7 @@ function endpointFor(registry: Registry, ns: string, name: string, portName: str
  * Where to send the review, or the Service the simulation answers for; throws TransportError (with the URL) when the
  * service cannot be resolved.
  */
-export function resolveTarget(registry: Registry, clientConfig: unknown, timeoutSeconds: number): Target | SimulatedTarget {
+export function resolveTarget(registry: AdmissionServer, clientConfig: unknown, timeoutSeconds: number): Target | SimulatedTarget {
   const cc = isRecord(clientConfig) ? clientConfig : {};
   const query = `?timeout=${timeoutSeconds}s`;
   if (isRecord(cc.service)) {

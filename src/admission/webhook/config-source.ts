@@ -1,6 +1,6 @@
 // The webhooks of every Validating/MutatingWebhookConfiguration, in upstream's order (configurations by name, webhooks
 // in order), recomputed only when a configuration changed (their resourceVersions are the cache key).
-import type { Registry } from '../../registry/registry.js';
+import type { AdmissionServer } from '../types.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
 import type { CompiledConditions } from './match-conditions.js';
 
@@ -31,7 +31,7 @@ export class WebhookSource {
   constructor(readonly kind: WebhookKind) {}
 
   /** The current webhooks; cheap when nothing changed (no configurations: one empty list read). */
-  current(registry: Registry): Hook[] {
+  current(registry: AdmissionServer): Hook[] {
     const configs = registry.listStored(configurationKey[this.kind]);
     if (configs.length === 0) {
       if (this.hooks.length) { this.hooks = []; this.signature = ''; }

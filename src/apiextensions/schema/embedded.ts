@@ -6,7 +6,7 @@
 import { fieldDuplicate, fieldInvalid, fieldRequired, type FieldError } from '../../machinery/errors.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
 import { validateObjectMeta } from '../../registry/validation/common.js';
-import { isDns1035Label, nameIsPathSegment } from '../../registry/validation/names.js';
+import { isDns1035Label, nameIsPathSegment } from '../../machinery/names.js';
 import { getOwn, hasOwn } from '../../util/own.js';
 import { maxSchemaDepth, type Node } from './node.js';
 

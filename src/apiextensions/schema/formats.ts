@@ -2,8 +2,8 @@
 // kube-openapi's strfmt.Default does). Names are compared with dashes removed (`date-time` is `datetime`); any other
 // format is ignored, as upstream strips it before building the validator.
 import { isIP } from 'node:net';
-import { parseQuantity } from '../../registry/validation/quantity.js';
-import { isDns1123Label } from '../../registry/validation/names.js';
+import { parseQuantity } from '../../machinery/quantity.js';
+import { isDns1123Label } from '../../machinery/names.js';
 
 const re = (r: RegExp) => (s: string) => r.test(s);
 

@@ -1,22 +1,16 @@
 // ServiceAccount JWTs, as upstream's JWT token authenticator checks them: a token of one of our issuers, signed by
 // our key, good for the audiences asked for, then checked against the live objects it names by the issuer's
 // validator (bound tokens: pod, secret or node refs and expiry; legacy Secret tokens: the Secret's own copy).
-import type { KObject } from '../../machinery/types.js';
 import type { ServiceAccountKeys } from '../serviceaccount/signing-key.js';
 import { legacyIssuer } from '../serviceaccount/claims.js';
 import { acceptedAlgorithms, audiencesOf, decodeJwt, verifySignature, type DecodedJwt } from './jwt.js';
 import { quoteList, type Outcome, type TokenAuthenticator } from './outcome.js';
 import { validateBoundToken, validateLegacyToken } from './service-account-validators.js';
 import { serviceAccountTokenUser, type ServiceAccountInfo } from './service-account-user.js';
+import type { ObjectLookup } from './object-lookup.js';
 
-/** Reads the live objects a token names. */
-export interface ObjectLookup {
-  get(resource: 'serviceaccounts' | 'secrets' | 'pods' | 'nodes', namespace: string, name: string): KObject | undefined;
-  /** Seconds since the epoch, on the cluster's clock. */
-  now(): number;
-  /** Records that a legacy Secret token was used today (upstream's last-used label). */
-  markLegacyTokenUsed?(secret: KObject): void;
-}
+// The lookup's shape lives in object-lookup.ts (the validators use it too); auth/security.ts takes it from here.
+export type { ObjectLookup };
 
 export interface ServiceAccountJwtOptions {
   keys: ServiceAccountKeys;

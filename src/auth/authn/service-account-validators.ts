@@ -3,7 +3,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { isRecord, type KObject } from '../../machinery/types.js';
 import { numericDate } from './jwt.js';
-import type { ObjectLookup } from './service-account-jwt.js';
+import type { ObjectLookup } from './object-lookup.js';
 import { serviceAccountUsername } from '../identities.js';
 import { legacyClaimKeys } from '../serviceaccount/claims.js';
 import type { ServiceAccountInfo } from './service-account-user.js';

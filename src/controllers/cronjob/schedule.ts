@@ -3,7 +3,7 @@
 // `@every <duration>`, and an optional time zone (spec.timeZone, or a legacy `TZ=`/`CRON_TZ=` prefix).
 import { createRequire } from 'node:module';
 import type { CronExpressionParser as Parser } from 'cron-parser';
-import { cronError } from '../../registry/validation/cron.js';
+import { cronError } from '../../machinery/cron.js';
 import { parseGoDuration } from '../../util/duration.js';
 
 // cron-parser (with luxon) is loaded on the first CronJob, not at start-up, which it would slow by ~15 ms.

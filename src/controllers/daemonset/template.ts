@@ -6,8 +6,8 @@ import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import { revisionHashLabel } from '../workload/history.js';
 import { addDaemonTolerations } from './eligibility.js';
 
-export { templateGenerationAnnotation, templateGenerationLabel, templateGeneration } from '../../registry/defaults/daemonset-generation.js';
-import { templateGeneration, templateGenerationLabel } from '../../registry/defaults/daemonset-generation.js';
+export { templateGenerationAnnotation, templateGenerationLabel, templateGeneration } from '../../machinery/daemonset-generation.js';
+import { templateGeneration, templateGenerationLabel } from '../../machinery/daemonset-generation.js';
 
 /** The template pods are created from: daemon tolerations plus the generation and revision hash labels. */
 export function daemonPodTemplate(ds: DaemonSet, hash: string): PodTemplateSpec {

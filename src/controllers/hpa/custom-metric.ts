@@ -3,9 +3,9 @@
 // unready pods handled as for resource metrics), and one object's value against a Value or AverageValue target.
 import type { MetricStatus, ObjectMetricSource, PodsMetricSource } from 'kubernetes-types/autoscaling/v2.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { registryOf, type Client } from '../../client/client.js';
+import type { Client } from '../../client/client.js';
+import { customMetricValue, customMetricValues } from '../../client/services.js';
 import type { Selector } from '../../machinery/labels.js';
-import { metricByName, metricBySelector } from '../../metrics-apis/custom-metrics.js';
 import { groupResource } from '../../metrics-apis/errors.js';
 import { perPodReplicas, valueReplicas } from './metric-calculator.js';
 import { milliValue, replicasForAverageValue, type CalcOptions, type PodMetrics } from './replica-calculator.js';
@@ -31,7 +31,7 @@ const fetchFailed = (e: unknown) => `unable to fetch metrics from custom metrics
 export function podsMetricValues(client: Client, ns: string, podSelector: Selector, metric: string): PodMetrics {
   let values;
   try {
-    values = metricBySelector(registryOf(client), 'pods', ns, podSelector, metric);
+    values = customMetricValues(client, 'pods', ns, podSelector, metric);
   } catch (e) {
     throw new Error(fetchFailed(e));
   }
@@ -77,8 +77,8 @@ export function objectMetricValue(client: Client, ns: string, src: ObjectMetricS
     const gr = groupResource(def.group, def.plural);
     try {
       const v = group === '' && ref.kind === 'Namespace'
-        ? metricByName(registryOf(client), gr, '', ns, metric)
-        : metricByName(registryOf(client), gr, ns, ref.name, metric);
+        ? customMetricValue(client, gr, '', ns, metric)
+        : customMetricValue(client, gr, ns, ref.name, metric);
       return milliValue(v.value);
     } catch (e) {
       throw new Error(fetchFailed(e));

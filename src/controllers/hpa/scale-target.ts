@@ -6,7 +6,7 @@ import type { CrossVersionObjectReference } from 'kubernetes-types/autoscaling/v
 import { formatLabelSelector } from '../../machinery/labels.js';
 import type { KObject, LabelSelector } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';
-import type { ResourceDef } from '../../registry/resource.js';
+import type { ResourceDef } from '../../client/types.js';
 
 export interface Scale {
   def: ResourceDef;

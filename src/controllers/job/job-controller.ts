@@ -8,7 +8,7 @@ import { EventRecorder } from '../../client/event-recorder.js';
 import { labelSelectorMatches } from '../../machinery/labels.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';
-import type { ResourceDef } from '../../registry/resource.js';
+import type { ResourceDef } from '../../client/types.js';
 import { rfc3339, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { WorkQueue } from '../runtime/work-queue.js';

@@ -6,7 +6,7 @@ import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import { isPodReady } from '../../machinery/conditions.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';
-import type { ResourceDef } from '../../registry/resource.js';
+import type { ResourceDef } from '../../client/types.js';
 import type { PodControl } from '../workload/pod-control.js';
 import { statusCode } from '../workload/pod-control.js';
 import { hasTrackingFinalizer, trackingFinalizer } from './job-pods.js';

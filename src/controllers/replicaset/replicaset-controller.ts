@@ -7,7 +7,7 @@ import { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
 import { labelSelectorMatches } from '../../machinery/labels.js';
 import type { Client } from '../../client/client.js';
-import type { ResourceDef } from '../../registry/resource.js';
+import type { ResourceDef } from '../../client/types.js';
 import type { Change } from '../../client/types.js';
 import { rfc3339 } from '../../util/clock.js';
 import type { Clock } from '../../util/clock.js';

@@ -7,7 +7,7 @@ import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject, OwnerReference } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';
-import type { ResourceDef } from '../../registry/resource.js';
+import type { ResourceDef } from '../../client/types.js';
 import { errorMessage, statusCode } from '../workload/pod-control.js';
 import { claimsFor, inOrdinalRange, ordinalOf } from './identity.js';
 

@@ -6,7 +6,7 @@ import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';
-import type { ResourceDef } from '../../registry/resource.js';
+import type { ResourceDef } from '../../client/types.js';
 import { errorMessage, statusCode } from '../workload/pod-control.js';
 import { ClaimControl } from './claims.js';
 import { identityMatches, storageMatches, updateIdentity, updateStorage } from './identity.js';

@@ -6,7 +6,7 @@ import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
 import { labelSelectorMatches } from '../../machinery/labels.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';
-import type { ResourceDef } from '../../registry/resource.js';
+import type { ResourceDef } from '../../client/types.js';
 import { canonicalJson, computeHash } from './hash.js';
 import { claim } from './claim.js';
 

@@ -4,7 +4,7 @@ import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';
-import type { ResourceDef } from '../../registry/resource.js';
+import type { ResourceDef } from '../../client/types.js';
 import { controllerRefTo } from './owner.js';
 import type { Steps } from '../../util/steps.js';
 

@@ -1,6 +1,7 @@
 // Builtins and basic utilities: echo, printf, env, printenv, cd, pwd, exit, export, unset, sleep, test, id, date,
 // uname, hostname, ps, sh.
-import { ExitSignal, runProgram, type CmdContext, type CommandFn } from '../shell/interp.js';
+import { runProgram, type CmdContext, type CommandFn } from '../shell/interp.js';
+import { ExitSignal } from '../shell/signals.js';
 import type { ContainerInfo } from '../container-info.js';
 import { resolvePath } from '../vfs.js';
 import { isName } from '../shell/lexer.js';

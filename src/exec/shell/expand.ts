@@ -3,7 +3,8 @@
 import type { Word } from './ast.js';
 import { Collector } from './io.js';
 import { evalArith } from './arith.js';
-import { ExitSignal, LimitError, maxWordBytes, type Io, type Shell } from './interp.js';
+import { ExitSignal, LimitError, maxWordBytes } from './signals.js';
+import type { Io, Shell } from './interp.js';
 
 export class Expander {
   /** The status of the last command substitution (an assignment-only command's status). */

@@ -12,11 +12,7 @@ import { Expander } from './expand.js';
 import { SessionBudget } from './budget.js';
 import { Env } from './env.js';
 import { Vars } from './vars.js';
-
-export class ExitSignal {
-  constructor(readonly code: number) {}
-}
-export class LimitError extends Error {}
+import { ExitSignal, LimitError, maxWordBytes } from './signals.js';
 
 /** What one command invocation gets. */
 export interface CmdContext {
@@ -41,7 +37,6 @@ export interface ShellHost {
 }
 
 export const maxShellDepth = 16;
-export const maxWordBytes = 256 * 1024;
 
 export class Shell {
   vars: Vars;

@@ -46,7 +46,7 @@ export class FlowControl {
     const changed = () => {
       this.dirty = true;
     };
-    this.unsubscribe = [reg.store.hub.subscribe(flowSchemasKey, changed), reg.store.hub.subscribe(priorityLevelsKey, changed)];
+    this.unsubscribe = [reg.onChange(flowSchemasKey, changed), reg.onChange(priorityLevelsKey, changed)];
   }
 
   stop(): void {

@@ -2,18 +2,8 @@
 // DeprecatedTemplateGeneration): 1 on create, one more on every change of spec.template.
 import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
 import type { KObject } from '../../machinery/types.js';
+import { templateGeneration, templateGenerationAnnotation } from '../../machinery/daemonset-generation.js';
 import { deepEqual } from '../validation/common.js';
-
-/** The annotation holding the DaemonSet's template generation (upstream DeprecatedTemplateGeneration). */
-export const templateGenerationAnnotation = 'deprecated.daemonset.template.generation';
-/** The pod label carrying the template generation a pod was created from. */
-export const templateGenerationLabel = 'pod-template-generation';
-
-export function templateGeneration(ds: DaemonSet): number | undefined {
-  const v = ds.metadata?.annotations?.[templateGenerationAnnotation];
-  if (v === undefined || !/^\d+$/.test(v)) return undefined;
-  return Number(v);
-}
 
 /** A new DaemonSet starts at template generation 1. */
 export function prepareDaemonSetCreate(obj: KObject): void {

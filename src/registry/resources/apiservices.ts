@@ -8,7 +8,7 @@ import { rfc3339 } from '../../util/clock.js';
 import type { Registry } from '../registry.js';
 import { servedVersions, storageKey, type ResourceDef, type StrategyContext } from '../resource.js';
 import { ApiError } from '../../machinery/errors.js';
-import { isDns1035Label, isDns1123Subdomain, nameIsPathSegment } from '../validation/names.js';
+import { isDns1035Label, isDns1123Subdomain, nameIsPathSegment } from '../../machinery/names.js';
 import { apiServicePrinter } from '../tables/apiregistration.js';
 
 const apiRegistrationGroup = 'apiregistration.k8s.io';

@@ -9,7 +9,7 @@ import { rfc3339 } from '../../util/clock.js';
 import type { ResourceDef, StrategyContext } from '../resource.js';
 import { validateCertificateSigningRequest } from '../validation/certificates.js';
 import { arr, rec, str } from '../validation/common.js';
-import { nameIsPathSegment } from '../validation/names.js';
+import { nameIsPathSegment } from '../../machinery/names.js';
 import { certificateSigningRequestPrinter } from '../tables/certificates.js';
 
 /** Spec in Go's field order, with the requester's identity replacing whatever the client sent. */

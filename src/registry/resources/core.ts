@@ -15,7 +15,7 @@ import {
   validateConfigMap, validateNamespace, validatePod, validatePodTemplateKind, validatePvc, validateReplicationController, validateSecret,
   validateService,
 } from '../validation/core.js';
-import { nameIsDns1035Label, nameIsDnsLabel, nameIsPathSegment } from '../validation/names.js';
+import { nameIsDns1035Label, nameIsDnsLabel, nameIsPathSegment } from '../../machinery/names.js';
 import {
   configMapPrinter, endpointsPrinter, namespacePrinter, podTemplatePrinter, replicationControllerPrinter, resourceQuotaPrinter, secretPrinter,
   serviceAccountPrinter, servicePrinter,

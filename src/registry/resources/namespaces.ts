@@ -2,13 +2,21 @@
 import type { Namespace } from 'kubernetes-types/core/v1.js';
 import type { KObject } from '../../machinery/types.js';
 import type { ResourceDef } from '../resource.js';
+import { validateNamespace } from '../validation/core.js';
 
 function nameLabel(obj: KObject): void {
   const name = obj.metadata.name;
   if (name) obj.metadata.labels = { ...obj.metadata.labels, 'kubernetes.io/metadata.name': name };
 }
 
+/** The finalize subresource writes spec.finalizers and nothing else (as upstream's finalize strategy). */
+function finalized(cur: KObject, request: KObject): KObject {
+  const finalizers = (request as unknown as Namespace).spec?.finalizers ?? [];
+  return { ...cur, metadata: { ...cur.metadata }, spec: { ...(cur.spec as object), finalizers: [...finalizers] } };
+}
+
 export const namespaceStrategy: Partial<ResourceDef> = {
+  partialWrites: { finalize: { merge: finalized, validate: (obj) => validateNamespace(obj), undefaulted: true } },
   prepareCreate(obj) {
     nameLabel(obj);
     const ns = obj as unknown as Namespace;

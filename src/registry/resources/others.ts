@@ -11,7 +11,7 @@ import {
   defaultEndpointSlice, defaultHpaV2, defaultIngressClass, defaultNetworkPolicy, defaultPriorityClass, defaultRoleBinding, defaultStorageClass,
 } from '../defaults/other.js';
 import { validateHpa, validateIngress, validateNetworkPolicy, validatePdb, validateRole, validateRoleBinding } from '../validation/other.js';
-import { nameIsPathSegment } from '../validation/names.js';
+import { nameIsPathSegment } from '../../machinery/names.js';
 import { horizontalPodAutoscalerPrinter } from '../tables/autoscaling.js';
 import { leasePrinter, podDisruptionBudgetPrinter, priorityClassPrinter } from '../tables/misc.js';
 import { eventsV1EventPrinter } from '../tables/events.js';

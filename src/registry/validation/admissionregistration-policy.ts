@@ -3,7 +3,7 @@
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
 import { arr, deepEqual, present, qualifiedNameErrors, rec, str, validateLabelSelector, type Errs } from './common.js';
-import { isDns1035Label, isDns1123Subdomain, isPathSegmentName } from './names.js';
+import { isDns1035Label, isDns1123Subdomain, isPathSegmentName } from '../../machinery/names.js';
 import { celErrors, validateMatchConditions, validateRuleWithOperations } from './admissionregistration.js';
 import { policyVariables } from '../../admission/policy/variables.js';
 

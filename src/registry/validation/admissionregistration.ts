@@ -4,7 +4,7 @@ import { fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired, type Fi
 import type { KObject } from '../../machinery/types.js';
 import { loadedCel } from '../../admission/policy/cel-adapter.js';
 import { arr, deepEqual, present, qualifiedNameErrors, rec, str, validateLabelSelector, type Errs } from './common.js';
-import { isDns1035Label, isDns1123Subdomain } from './names.js';
+import { isDns1035Label, isDns1123Subdomain } from '../../machinery/names.js';
 
 const has = (list: unknown[], v: string) => list.includes(v);
 

@@ -3,7 +3,7 @@
 import { fieldInvalid, fieldRequired } from '../../machinery/errors.js';
 import { isRecord } from '../../machinery/types.js';
 import { arr, qualifiedNameErrors, rec, requirementErrors, str, validateLabelSelector, type Errs } from './common.js';
-import { nameIsDnsSubdomain } from './names.js';
+import { nameIsDnsSubdomain } from '../../machinery/names.js';
 
 function nodeFieldSelectorRequirement(r: Record<string, unknown>, path: string): Errs {
   const errs: Errs = [];

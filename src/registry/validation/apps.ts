@@ -5,7 +5,7 @@ import {
   deepEqual, immutable, rec, selectorIsEmpty, selectorMatches, selectorValue, sortedMap, validateLabelSelector,
   validateNonNegative, type Errs,
 } from './common.js';
-import { isValidPercent } from './names.js';
+import { isValidPercent } from '../../machinery/names.js';
 import { validatePodTemplate } from './pod.js';
 import { validatePvcSpec } from './core.js';
 

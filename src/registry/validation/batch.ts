@@ -6,7 +6,7 @@ import {
   deepEqual, immutable, rec, selectorMatches, selectorValue, sortedMap, str, validateAnnotations, validateLabels,
   validateLabelSelector, validateNonNegative, type Errs,
 } from './common.js';
-import { cronError } from './cron.js';
+import { cronError } from '../../machinery/cron.js';
 import { validatePodTemplate } from './pod.js';
 import { validatePodFailurePolicy, validatePodReplacementPolicy } from './pod-failure-policy.js';
 

@@ -9,7 +9,7 @@ import {
 import type { KObject } from '../../machinery/types.js';
 import { decodePem, parseCsr } from '../../auth/pki/csr.js';
 import { knownUsages, signers } from '../../auth/pki/csr-signing.js';
-import { isDns1123Label, isDns1123Subdomain } from './names.js';
+import { isDns1123Label, isDns1123Subdomain } from '../../machinery/names.js';
 import { arr, deepEqual, rec, str, type Errs } from './common.js';
 
 const legacyUnknownSigner = signers.legacyUnknown;

@@ -3,7 +3,7 @@ import {
   fieldForbidden, fieldInvalid, fieldRequired, fieldTooLong, type FieldError,
 } from '../../machinery/errors.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
-import { isLabelValue, isQualifiedName, nameIsDnsLabel, type NameFn } from './names.js';
+import { isLabelValue, isQualifiedName, nameIsDnsLabel, type NameFn } from '../../machinery/names.js';
 import { goQuote, isGoPrintable } from '../../machinery/go-quote.js';
 
 export type Errs = FieldError[];

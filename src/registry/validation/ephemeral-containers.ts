@@ -3,7 +3,7 @@
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotFound, fieldRequired } from '../../machinery/errors.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
 import { arr, deepEqual, rec, str, type Errs } from './common.js';
-import { isDns1123Label } from './names.js';
+import { isDns1123Label } from '../../machinery/names.js';
 
 /**
  * Fields an ephemeral container may not set (upstream keeps an allow-list of EphemeralContainerCommon's fields;

@@ -3,7 +3,7 @@
 // the mandatory objects' specs fixed (the exempt level's `spec.exempt` excepted); unique condition types.
 import { fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
-import { isDns1123Label, isDns1123Subdomain } from './names.js';
+import { isDns1123Label, isDns1123Subdomain } from '../../machinery/names.js';
 import { arr, deepEqual, present, rec, str, type Errs } from './common.js';
 import { mandatoryFlowSchemas, mandatoryPriorityLevels } from '../../flowcontrol/bootstrap.js';
 

@@ -2,7 +2,7 @@
 import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from '../../machinery/errors.js';
 import { isRecord, type KObject } from '../../machinery/types.js';
 import { arr, deepEqual, rec, str, validateLabelSelector, type Errs } from './common.js';
-import { isValidPercent } from './names.js';
+import { isValidPercent } from '../../machinery/names.js';
 
 /** Go's %#v of a string list, as upstream's field errors print one. */
 const goStrings = (v: unknown[]) => `[]string{${v.map((x) => JSON.stringify(String(x))).join(', ')}}`;

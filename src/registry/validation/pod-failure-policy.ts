@@ -4,7 +4,7 @@
 import { fieldDuplicate, fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from '../../machinery/errors.js';
 import { isRecord } from '../../machinery/types.js';
 import { arr, qualifiedNameErrors, rec, str, type Errs } from './common.js';
-import { maxLenError, regexError } from './names.js';
+import { maxLenError, regexError } from '../../machinery/names.js';
 
 const maxRules = 20;
 const maxExitCodeValues = 255;

@@ -4,7 +4,7 @@
 import { fieldInvalid, fieldNotSupported, fieldRequired } from '../../machinery/errors.js';
 import { isRecord } from '../../machinery/types.js';
 import { arr, qualifiedNameErrors, rec, str, type Errs } from './common.js';
-import { invalidIpError, isDns1123Label, isDns1123Subdomain, isIp } from './names.js';
+import { invalidIpError, isDns1123Label, isDns1123Subdomain, isIp } from '../../machinery/names.js';
 
 
 /** The rules of ValidateTolerations that Bonsai's pod validation did not have: keys, empty keys, NoExecute seconds. */

@@ -7,7 +7,7 @@ import { isRecord, type KObject } from '../../machinery/types.js';
 import { hasOwn } from '../../util/own.js';
 import { qosClass } from '../pod-qos.js';
 import { arr, deepEqual, rec, str, validateAnnotations, validateLabels, validateNonNegative, type Errs } from './common.js';
-import { inclusiveRangeError, isDns1123Label, isRelaxedEnvVarName, isValidPortName, nameIsDnsSubdomain } from './names.js';
+import { inclusiveRangeError, isDns1123Label, isRelaxedEnvVarName, isValidPortName, nameIsDnsSubdomain } from '../../machinery/names.js';
 import { validateEphemeralContainers } from './ephemeral-containers.js';
 import { validateContainerResourceNames, validateResources } from './resource-requirements.js';
 import { validateAffinity } from './affinity.js';

@@ -4,8 +4,8 @@ import { fieldInvalid, fieldRequired } from '../../machinery/errors.js';
 import { isRecord } from '../../machinery/types.js';
 import { hasOwn } from '../../util/own.js';
 import { rec, type Errs } from './common.js';
-import { isQualifiedName } from './names.js';
-import { parseQuantity } from './quantity.js';
+import { isQualifiedName } from '../../machinery/names.js';
+import { parseQuantity } from '../../machinery/quantity.js';
 
 const isExtended = (name: string) => name.includes('/') && !name.startsWith('kubernetes.io/') && !name.startsWith('requests.');
 const overcommitAllowed = (name: string) => !isExtended(name) && !name.startsWith('hugepages-');

@@ -3,7 +3,7 @@
 // meets them words them (see type-errors.ts). Schemas resolve lazily and are cached; nothing runs at import time.
 import { isRecord, type GroupVersionKind } from '../../machinery/types.js';
 import { resolveSchema, schemaForKind, type OpenApiDocument, type OpenApiSchema } from '../../openapi/documents.js';
-import { parseQuantity } from './quantity.js';
+import { parseQuantity } from '../../machinery/quantity.js';
 import { hasOwn, setOwn } from '../../util/own.js';
 import { mismatchText, listKeyElement, type Shape, type TypeErrorWording } from './type-errors.js';
 

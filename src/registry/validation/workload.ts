@@ -3,7 +3,7 @@ import { fieldDuplicate, fieldInvalid, fieldRequired, type FieldError } from '..
 import type { KObject } from '../../machinery/types.js';
 import { hasOwn } from '../../util/own.js';
 import { arr, deepEqual, immutable, rec, str, type Errs } from './common.js';
-import { isDns1123Label, isDns1123Subdomain, isPathSegmentName } from './names.js';
+import { isDns1123Label, isDns1123Subdomain, isPathSegmentName } from '../../machinery/names.js';
 
 /** Upstream's WorkloadMaxPodGroups. */
 export const maxPodGroups = 8;

@@ -5,7 +5,7 @@
 // watch stream only, so every process publishes the same sequence.
 import type { KObject } from '../../machinery/types.js';
 import { StorageError } from '../errors.js';
-import { maxObjectBytes } from '../sqlite-store.js';
+import { checkObjectSize } from '../limits.js';
 import type { Storage, StoreWatch } from '../storage.js';
 import { watchFrom } from '../watch-replay.js';
 import { WatchHub, type Change, type ChangeListener, type Trigger } from '../watch-hub.js';
@@ -49,6 +49,7 @@ interface PreparedWrite {
 
 
 export class EtcdStore implements Storage {
+  readonly exclusive = false;
   readonly hub = new WatchHub();
   now: () => number;
   private readonly layout: KeyLayout;
@@ -226,7 +227,7 @@ export class EtcdStore implements Storage {
     let value: string | undefined;
     if (kind !== 'delete') {
       value = JSON.stringify(stored);
-      if (value.length > maxObjectBytes && Buffer.byteLength(value) > maxObjectBytes) throw new StorageError('TooLarge', 'etcdserver: request is too large');
+      checkObjectSize(value);
     }
     return { kind, resource, namespace, name, stored, previous, req: { op: 'txn', kind, key, value, expect } };
   }

@@ -1,5 +1,5 @@
 // resource.Quantity parsing, enough to validate and compare; errors worded as upstream's ParseQuantity.
-import { hasOwn } from '../../util/own.js';
+import { hasOwn } from '../util/own.js';
 
 export const quantityFormatError = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 export const quantitySuffixError = "unable to parse quantity's suffix";
