@@ -4,7 +4,7 @@ import { aggregatedRules, selectorsOf } from '../auth/rbac/aggregation.js';
 import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { WorkQueue } from './runtime/work-queue.js';
+import { WorkQueue } from '../util/work-queue.js';
 
 const key = 'rbac.authorization.k8s.io/v1/clusterroles';
 

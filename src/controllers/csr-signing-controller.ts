@@ -6,7 +6,7 @@ import type { KObject } from '../machinery/types.js';
 import type { Clock } from '../util/clock.js';
 import { rfc3339 } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { WorkQueue } from './runtime/work-queue.js';
+import { WorkQueue } from '../util/work-queue.js';
 import { securityOf } from '../client/services.js';
 import { loadX509 } from '../auth/pki/x509-lib.js';
 import { parseCsr } from '../auth/pki/csr.js';

@@ -13,9 +13,9 @@ import type { Client } from '../client/client.js';
 import { rfc3339 } from '../util/clock.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { WorkQueue } from './runtime/work-queue.js';
+import { WorkQueue } from '../util/work-queue.js';
 import { setCondition, type Condition } from './workload/status-conditions.js';
-import { splitKey } from './workload/owner.js';
+import { splitKey } from '../machinery/object-key.js';
 
 /** How long an admitted eviction counts against the budget before the pod must be terminating (upstream: 2 minutes). */
 const deletionTimeoutMs = 2 * 60 * 1000;

@@ -9,12 +9,13 @@ import type { KObject } from '../machinery/types.js';
 import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { WorkQueue } from './runtime/work-queue.js';
+import { WorkQueue } from '../util/work-queue.js';
 import { isPodReady } from '../machinery/conditions.js';
 import {
   findPort, headlessLabel, isIPv6, isNamespaceTerminating, labelsEqual, lastChangeTriggerTime, managedSelector, podIPs,
   selectedPods, servicesForPodChange, shouldPodBeInEndpoints, shouldSetHostname, TriggerTimeTracker,
 } from './service-endpoints.js';
+import { keyOf } from '../machinery/object-key.js';
 
 export const controllerName = 'endpointslice-controller.k8s.io';
 const serviceNameLabel = 'kubernetes.io/service-name';
@@ -64,7 +65,6 @@ export class EndpointSliceController {
   constructor(private readonly client: Client, clock: Clock, private readonly log: Logger) {
     this.queue = new WorkQueue('endpointslice', (key) => this.reconcile(key), clock, log);
     this.events = new EventRecorder(client, { component: 'endpoint-slice-controller' });
-    const keyOf = (o: KObject) => `${o.metadata.namespace}/${o.metadata.name}`;
     this.stops.push(client.watch('v1/services', (c) => this.queue.add(keyOf(c.object))));
     this.stops.push(client.watch('v1/pods', (c) => servicesForPodChange(client, c).forEach((k) => this.queue.add(k))));
     // A managed slice changed or deleted by someone else is put back in shape.

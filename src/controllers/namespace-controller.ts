@@ -3,7 +3,7 @@ import type { Namespace } from 'kubernetes-types/core/v1.js';
 import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { WorkQueue } from './runtime/work-queue.js';
+import { WorkQueue } from '../util/work-queue.js';
 
 export class NamespaceController {
   private readonly queue: WorkQueue;

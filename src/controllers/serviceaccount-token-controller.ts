@@ -6,10 +6,10 @@ import type { Client } from '../client/client.js';
 import type { KObject } from '../machinery/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { splitKey } from './workload/owner.js';
-import { WorkQueue } from './runtime/work-queue.js';
+import { WorkQueue } from '../util/work-queue.js';
 import { securityOf } from '../client/services.js';
 import { legacyClaims, signToken } from '../auth/serviceaccount/claims.js';
+import { splitKey } from '../machinery/object-key.js';
 
 const tokenType = 'kubernetes.io/service-account-token';
 const nameKey = 'kubernetes.io/service-account.name';

@@ -10,7 +10,7 @@ import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { WorkQueue } from '../../util/work-queue.js';
 import { reportStatusWriteFailure } from '../status-write.js';
 import { classify, replicatedJobStatuses, type ChildJobs } from './child-jobs.js';
 import { finishedAtMs, isFinished, setCondition, type StatusUpdate } from './conditions.js';
@@ -22,8 +22,8 @@ import {
   apiVersion, cond, controllerName, headlessServiceCreationFailedReason, jobSetsRef, jobsRef, reasons, restartingJobSetCompleted,
   restartingJobsReady, servicesRef, type JobSet, type ReplicatedJobStatus,
 } from './types.js';
+import { keyFor, keyOf } from '../../machinery/object-key.js';
 
-const keyOf = (ns: string | undefined, name: string | undefined) => `${ns ?? ''}/${name ?? ''}`;
 
 /** The JobSet owning a Job or Service: its controller reference to a JobSet. */
 function ownerJobSet(obj: { metadata?: KObject['metadata'] }): { name: string; uid: string } | undefined {
@@ -52,12 +52,12 @@ export class JobSetController {
     this.queue = new WorkQueue('jobset', (k) => this.reconcile(k), clock, log);
     this.jobs = client.informer<Job>(jobsRef, { indexes: { owner: (j) => ownerJobSet(j)?.uid } });
     this.stops.push(() => this.jobs.stop());
-    this.stops.push(client.watch(jobSetsRef, (c) => this.queue.add(keyOf(c.object.metadata.namespace, c.object.metadata.name))));
+    this.stops.push(client.watch(jobSetsRef, (c) => this.queue.add(keyOf(c.object))));
     this.stops.push(this.jobs.onChange((c) => this.enqueueOwner(c.object)));
     this.stops.push(client.watch(servicesRef, (c) => {
       if (c.type === 'DELETED') this.enqueueOwner(c.object);
     }));
-    for (const js of client.list(jobSetsRef)) this.queue.add(keyOf(js.metadata.namespace, js.metadata.name));
+    for (const js of client.list(jobSetsRef)) this.queue.add(keyOf(js));
   }
 
   stop(): void {
@@ -67,7 +67,7 @@ export class JobSetController {
 
   private enqueueOwner(obj: KObject): void {
     const owner = ownerJobSet(obj);
-    if (owner) this.queue.add(keyOf(obj.metadata.namespace, owner.name));
+    if (owner) this.queue.add(keyFor(obj.metadata.namespace, owner.name));
   }
 
   async reconcile(key: string): Promise<void | number> {

@@ -7,7 +7,7 @@ import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { WorkQueue } from '../../util/work-queue.js';
 import type { KarpenterDeps } from './deps.js';
 import { condition, dueIn, initialConditions, isTrue, launched, nextStage, nodeFor, readyCondition, registeredNode, setCondition, type StageContext } from './lifecycle.js';
 import { terminate } from './termination.js';

@@ -2,7 +2,7 @@
 // resources (capacity) of its NodeClaims, and is Ready when its spec validated and its node class is Ready; a
 // KWOKNodeClass is Ready (the kwok provider has nothing to resolve).
 import type { Client } from '../../client/client.js';
-import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { WorkQueue } from '../../util/work-queue.js';
 import { amounts, type ResourceAmounts } from '../../machinery/resources.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';

@@ -5,7 +5,7 @@ import type { Job } from 'kubernetes-types/batch/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Client } from '../../client/client.js';
 import { EventRecorder } from '../../client/event-recorder.js';
-import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { WorkQueue } from '../../util/work-queue.js';
 import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Clock } from '../../util/clock.js';
@@ -21,6 +21,7 @@ import { needsPause, readTriggers, type Trigger } from './spec.js';
 import { patchStatus } from './status.js';
 import { apiVersion, defaults, jobsRef, kedaVersion, msg, podsRef, scaledJobNameLabel, scaledJobsRef, type KedaCondition, type ScaledJob, type ScaledJobStatus } from './types.js';
 import { parseQuantityString } from './value-location.js';
+import { keyOf } from '../../machinery/object-key.js';
 
 const maxJobsPerPoll = 500;
 
@@ -75,8 +76,8 @@ export class ScaledJobController {
     this.events = new EventRecorder(client, { component: 'keda-operator' });
     this.env = { client, clock };
     this.queue = new WorkQueue('scaledjob', (k) => this.reconcile(k), clock, log);
-    this.stops.push(client.watch(scaledJobsRef, (c) => this.queue.add(`${c.object.metadata.namespace ?? ''}/${c.object.metadata.name ?? ''}`)));
-    for (const sj of client.list(scaledJobsRef)) this.queue.add(`${sj.metadata.namespace ?? ''}/${sj.metadata.name ?? ''}`);
+    this.stops.push(client.watch(scaledJobsRef, (c) => this.queue.add(keyOf(c.object))));
+    for (const sj of client.list(scaledJobsRef)) this.queue.add(keyOf(sj));
   }
 
   stop(): void {

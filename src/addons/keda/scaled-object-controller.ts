@@ -5,7 +5,7 @@
 import type { Client } from '../../client/client.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import { addExternalMetrics } from '../../client/services.js';
-import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { WorkQueue } from '../../util/work-queue.js';
 import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Clock } from '../../util/clock.js';
@@ -21,11 +21,7 @@ import type { ScalerEnv } from './scalers/scaler.js';
 import { needsPause, pausedReplicas, pauseScaleIn, pauseScaleOut, replicaBoundsError, scaledObjectSpec, triggersError, type ScaledObjectSpec } from './spec.js';
 import { patchStatus } from './status.js';
 import { finalizer, hpasRef, msg, scaledObjectNameLabel, scaledObjectsRef, type KedaCondition, type ScaledObject, type ScaledObjectStatus } from './types.js';
-
-const split = (key: string): [string, string] => {
-  const i = key.indexOf('/');
-  return [key.slice(0, i), key.slice(i + 1)];
-};
+import { keyOf, splitKey } from '../../machinery/object-key.js';
 
 class CheckFailed extends Error {
   constructor(readonly what: string, cause: string) {
@@ -44,7 +40,7 @@ export class ScaledObjectController {
     this.events = new EventRecorder(client, { component: 'keda-operator' });
     this.env = { client, clock };
     this.queue = new WorkQueue('scaledobject', (k) => this.reconcile(k), clock, log);
-    this.stops.push(client.watch(scaledObjectsRef, (c) => this.queue.add(`${c.object.metadata.namespace ?? ''}/${c.object.metadata.name ?? ''}`)));
+    this.stops.push(client.watch(scaledObjectsRef, (c) => this.queue.add(keyOf(c.object))));
     this.stops.push(client.watch(hpasRef, (c) => {
       const owner = c.object.metadata.ownerReferences?.find((r) => r.controller && r.kind === 'ScaledObject');
       if (owner && c.type === 'DELETED') this.queue.add(`${c.object.metadata.namespace ?? ''}/${owner.name}`);
@@ -55,7 +51,7 @@ export class ScaledObjectController {
       loop: (ns, name) => this.loops.get(`${ns}/${name}`),
       fallbackReplicas: (ns, name) => scaledObjectSpec(this.client.get<ScaledObject>(scaledObjectsRef, ns, name)?.spec).fallback?.replicas,
     })));
-    for (const so of client.list(scaledObjectsRef)) this.queue.add(`${so.metadata.namespace ?? ''}/${so.metadata.name ?? ''}`);
+    for (const so of client.list(scaledObjectsRef)) this.queue.add(keyOf(so));
   }
 
   stop(): void {
@@ -76,7 +72,7 @@ export class ScaledObjectController {
   }
 
   async reconcile(key: string): Promise<void> {
-    const [ns, name] = split(key);
+    const { namespace: ns, name } = splitKey(key);
     const so = this.client.get<ScaledObject>(scaledObjectsRef, ns, name);
     if (!so) {
       this.stopLoop(key);

@@ -7,17 +7,18 @@ import type { Addon, AddonContext, AddonHandle } from '../types.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import { addAdmission } from '../../client/services.js';
 import type { Change } from '../../client/types.js';
-import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { WorkQueue } from '../../util/work-queue.js';
 import { labels as L, lwsResource } from './types.js';
 import { groupKey, podRes, rememberDeletedPod, setKey, stsRes, svcRes, type LwsContext } from './context.js';
 import { reconcileLws } from './lws-controller.js';
 import { reconcilePod } from './pod-controller.js';
 import { lwsPodAdmission } from './pod-defaulter.js';
 import { lwsWebhook } from './webhook.js';
+import { keyOf, splitKey } from '../../machinery/object-key.js';
 
-const split = (key: string): [string, string] => {
-  const i = key.indexOf('/');
-  return [key.slice(0, i), key.slice(i + 1)];
+const nsName = (key: string): [string, string] => {
+  const { namespace, name } = splitKey(key);
+  return [namespace, name];
 };
 
 function start(actx: AddonContext): AddonHandle {
@@ -26,12 +27,12 @@ function start(actx: AddonContext): AddonHandle {
   const pods = client.informer<Pod>(podRes, { indexes: { set: (p) => setKey(p), group: (p) => groupKey(p) } });
   const statefulSets = client.informer<StatefulSet>(stsRes, { indexes: { set: (s) => setKey(s) } });
   const ctx: LwsContext = { client, recorder, pods, statefulSets, deletedPods: new Map() };
-  const lwsQueue = new WorkQueue('leaderworkerset', (key) => reconcileLws(ctx, ...split(key)), actx.clock, log);
-  const podQueue = new WorkQueue('leaderworkerset-pod', (key) => reconcilePod(ctx, ...split(key)), actx.clock, log);
+  const lwsQueue = new WorkQueue('leaderworkerset', (key) => reconcileLws(ctx, ...nsName(key)), actx.clock, log);
+  const podQueue = new WorkQueue('leaderworkerset-pod', (key) => reconcilePod(ctx, ...nsName(key)), actx.clock, log);
   const removeAdmission = addAdmission(client, lwsPodAdmission(client));
   const removeWebhook = addAdmission(client, lwsWebhook());
   const unsubs: Array<() => void> = [];
-  const objKey = (c: Change) => `${c.object.metadata.namespace ?? ''}/${c.object.metadata.name ?? ''}`;
+  const objKey = (c: Change) => keyOf(c.object);
   unsubs.push(client.watch(lwsResource, (c) => lwsQueue.add(objKey(c))));
   unsubs.push(pods.onChange((c) => {
     const set = setKey(c.object);

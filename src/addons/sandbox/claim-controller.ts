@@ -5,13 +5,14 @@
 // v1alpha1 claims name a template (`sandboxTemplateRef`, `warmpool`: none/default/<pool>); v1beta1 ones a pool.
 import type { Client } from '../../client/client.js';
 import { ApiError } from '../../machinery/errors.js';
-import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { WorkQueue } from '../../util/work-queue.js';
 import { rfc3339, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { controllerOf, labels as lbl, nameHash, ownerReference, ownership, removeCondition, sandboxRef, setCondition, type Condition, type Sandbox } from './sandbox-types.js';
 import {
-  claimRef, isReady, keyOf, poolRef, specFromTemplate, splitKey, templateRef, type SandboxClaim, type SandboxTemplate, type SandboxWarmPool,
+  claimRef, isReady, poolRef, specFromTemplate, templateRef, type SandboxClaim, type SandboxTemplate, type SandboxWarmPool,
 } from './sandbox-extensions-types.js';
+import { keyOf, splitKey } from '../../machinery/object-key.js';
 
 const notFound = (e: unknown) => e instanceof ApiError && e.code === 404;
 
@@ -48,7 +49,7 @@ export class ClaimController {
   }
 
   async reconcile(key: string): Promise<void> {
-    const [ns, name] = splitKey(key);
+    const { namespace: ns, name } = splitKey(key);
     const claim = this.client.get<SandboxClaim>(claimRef, ns, name);
     if (!claim || claim.metadata.deletionTimestamp) return;
     let sb: Sandbox | undefined;

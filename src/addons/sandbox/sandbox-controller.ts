@@ -7,7 +7,7 @@ import type { Client } from '../../client/client.js';
 import type { Change } from '../../client/types.js';
 import type { KObject } from '../../machinery/types.js';
 import { ApiError } from '../../machinery/errors.js';
-import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { WorkQueue } from '../../util/work-queue.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import { reportStatusWriteFailure } from '../status-write.js';
 import { rfc3339, type Clock } from '../../util/clock.js';
@@ -17,6 +17,7 @@ import {
   removeCondition, sandboxRef, setCondition, type Condition, type Sandbox,
 } from './sandbox-types.js';
 import { readyCondition, suspendedCondition, finishedCondition, scheduledCondition } from './sandbox-status.js';
+import { keyOf } from '../../machinery/object-key.js';
 
 const notFound = (e: unknown) => e instanceof ApiError && e.code === 404;
 
@@ -282,7 +283,6 @@ export class SandboxController {
   }
 }
 
-const keyOf = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
 
 /** The headless service's ports: each container port once (by port and protocol), named after it or `p-<port>-<proto>`. */
 function servicePorts(sb: Sandbox): Array<{ name: string; protocol: string; port: number; targetPort: number }> {

@@ -5,11 +5,12 @@
 import type { Client } from '../../client/client.js';
 import type { Change } from '../../client/types.js';
 import { ApiError } from '../../machinery/errors.js';
-import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { WorkQueue } from '../../util/work-queue.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { controllerOf, labels as lbl, nameHash, ownerReference, sandboxRef, type Sandbox } from './sandbox-types.js';
-import { isReady, keyOf, poolRef, specFromTemplate, splitKey, templateRef, type SandboxTemplate, type SandboxWarmPool } from './sandbox-extensions-types.js';
+import { isReady, poolRef, specFromTemplate, templateRef, type SandboxTemplate, type SandboxWarmPool } from './sandbox-extensions-types.js';
+import { keyOf, splitKey } from '../../machinery/object-key.js';
 
 const notFound = (e: unknown) => e instanceof ApiError && e.code === 404;
 /** How many sandboxes one pass may create: a bound on a pool asking for a huge replica count. */
@@ -43,7 +44,7 @@ export class WarmPoolController {
   }
 
   async reconcile(key: string): Promise<void> {
-    const [ns, name] = splitKey(key);
+    const { namespace: ns, name } = splitKey(key);
     const pool = this.client.get<SandboxWarmPool>(poolRef, ns, name);
     if (!pool || pool.metadata.deletionTimestamp) return;
     const hash = nameHash(name);

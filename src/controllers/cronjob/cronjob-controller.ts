@@ -9,13 +9,14 @@ import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../registry/resource.js';
 import { rfc3339, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../runtime/work-queue.js';
-import { controllerRef, isControlledBy, splitKey } from '../workload/owner.js';
+import { WorkQueue } from '../../util/work-queue.js';
+import { controllerRef, isControlledBy } from '../workload/owner.js';
 import { errorMessage, statusCode } from '../workload/pod-control.js';
 import { finishedCondition, jobsBeyondHistory } from './finished-jobs.js';
 import { jobFromTemplate, jobNameFor, jobReference, rfc1123z } from './job-from-template.js';
 import { dueScheduleTime, nextRequeueDelay, type ScheduleState } from './schedule-math.js';
 import { knownTimeZone, parseSchedule, type Schedule } from './schedule.js';
+import { splitKey } from '../../machinery/object-key.js';
 
 const ms = (t: string | undefined): number | undefined => (t ? Date.parse(t) : undefined);
 

@@ -10,9 +10,9 @@ import type { Client } from '../../client/client.js';
 import type { Change } from '../../client/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../runtime/work-queue.js';
+import { WorkQueue } from '../../util/work-queue.js';
 import { claim } from '../workload/claim.js';
-import { controllerIndex, controllerRef, splitKey } from '../workload/owner.js';
+import { controllerIndex, controllerRef } from '../workload/owner.js';
 import type { Informer } from '../../client/informer.js';
 import { ownerKeysFor } from '../workload/dependents.js';
 import { getCondition, newCondition, setCondition } from './deployment-conditions.js';
@@ -23,6 +23,7 @@ import { cleanupDeployment, getAllReplicaSetsAndSyncRevision } from './revisions
 import { rolloutRolling } from './rolling.js';
 import { scale } from './scaling.js';
 import { SyncContext, type Services } from './sync-context.js';
+import { splitKey } from '../../machinery/object-key.js';
 
 const byName = (a: KObject, b: KObject) => {
   const x = a.metadata.name ?? '';

@@ -7,7 +7,7 @@ import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';
 import { rfc3339, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../runtime/work-queue.js';
+import { WorkQueue } from '../../util/work-queue.js';
 import { newHistory, normalizeLegacy, normalizeWithBehavior, recordInitialRecommendation, recordScaleEvent, type ScalingHistory } from './behavior.js';
 import { HpaConditions } from './conditions.js';
 import { replicasForMetrics } from './metric-replicas.js';

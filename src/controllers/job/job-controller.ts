@@ -11,15 +11,16 @@ import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../registry/resource.js';
 import { rfc3339, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../runtime/work-queue.js';
+import { WorkQueue } from '../../util/work-queue.js';
 import { claim } from '../workload/claim.js';
-import { controllerRef, splitKey } from '../workload/owner.js';
+import { controllerRef } from '../workload/owner.js';
 import { PodControl } from '../workload/pod-control.js';
 import type { BackoffRecord } from './backoff.js';
 import { isJobFinished } from './job-conditions.js';
 import { hasTrackingFinalizer } from './job-pods.js';
 import { JobPodOps } from './pod-ops.js';
 import { syncJob } from './sync-job.js';
+import { keyOf, splitKey } from '../../machinery/object-key.js';
 
 export const jobControllerName = 'kubernetes.io/job-controller';
 
@@ -29,7 +30,6 @@ export const managedElsewhere = (job: Job): boolean => {
   return m !== undefined && m !== null && m !== jobControllerName;
 };
 
-const key = (o: { metadata?: { namespace?: string; name?: string } }) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
 export class JobController {
   private readonly queue: WorkQueue;
@@ -48,12 +48,12 @@ export class JobController {
     this.orphans = new WorkQueue('job-orphan-pod', (k) => this.syncOrphanPod(k), clock, log);
     this.stops.push(client.watch('batch/v1/jobs', (c) => {
       const job = c.object as unknown as Job;
-      this.queue.add(key(job));
+      this.queue.add(keyOf(job));
       if (c.type === 'DELETED' || isJobFinished(job)) this.orphanPodsOf(job);
     }));
     this.stops.push(client.watch('v1/pods', (c) => this.onPod(c.object as unknown as Pod)));
-    for (const j of client.list('batch/v1/jobs')) this.queue.add(key(j));
-    for (const p of client.list('v1/pods') as unknown as Pod[]) if (hasTrackingFinalizer(p)) this.orphans.add(key(p));
+    for (const j of client.list('batch/v1/jobs')) this.queue.add(keyOf(j));
+    for (const p of client.list('v1/pods') as unknown as Pod[]) if (hasTrackingFinalizer(p)) this.orphans.add(keyOf(p));
   }
 
   private job(ns: string, name: string): Job | undefined {
@@ -72,20 +72,20 @@ export class JobController {
     const ref = controllerRef(pod as unknown as KObject);
     if (ref) {
       const job = this.resolve(pod);
-      if (job && !isJobFinished(job)) this.queue.add(key(job));
-      else if (hasTrackingFinalizer(pod)) this.orphans.add(key(pod));
+      if (job && !isJobFinished(job)) this.queue.add(keyOf(job));
+      else if (hasTrackingFinalizer(pod)) this.orphans.add(keyOf(pod));
       return;
     }
-    if (hasTrackingFinalizer(pod)) this.orphans.add(key(pod));
+    if (hasTrackingFinalizer(pod)) this.orphans.add(keyOf(pod));
     // An orphan: Jobs whose selector matches may adopt it.
     for (const j of this.client.list('batch/v1/jobs', pod.metadata?.namespace ?? '') as unknown as Job[]) {
-      if (j.spec?.selector && labelSelectorMatches(j.spec.selector, pod.metadata?.labels)) this.queue.add(key(j));
+      if (j.spec?.selector && labelSelectorMatches(j.spec.selector, pod.metadata?.labels)) this.queue.add(keyOf(j));
     }
   }
 
   private orphanPodsOf(job: Job): void {
     for (const p of this.client.list('v1/pods', job.metadata?.namespace ?? '') as unknown as Pod[]) {
-      if (hasTrackingFinalizer(p) && controllerRef(p as unknown as KObject)?.uid === job.metadata?.uid) this.orphans.add(key(p));
+      if (hasTrackingFinalizer(p) && controllerRef(p as unknown as KObject)?.uid === job.metadata?.uid) this.orphans.add(keyOf(p));
     }
   }
 

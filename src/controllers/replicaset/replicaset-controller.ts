@@ -12,9 +12,9 @@ import type { Change } from '../../client/types.js';
 import { rfc3339 } from '../../util/clock.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../runtime/work-queue.js';
+import { WorkQueue } from '../../util/work-queue.js';
 import { claim } from '../workload/claim.js';
-import { controllerIndex, controllerRef, splitKey } from '../workload/owner.js';
+import { controllerIndex, controllerRef } from '../workload/owner.js';
 import { ownerKeysFor } from '../workload/dependents.js';
 import { drive, type Steps } from '../../util/steps.js';
 import { PodControl, errorMessage } from '../workload/pod-control.js';
@@ -22,6 +22,7 @@ import { isPodActive, isPodTerminating } from '../workload/pod-state.js';
 import type { Informer } from '../../client/informer.js';
 import { podsToDelete } from './pod-ranking.js';
 import { calculateReplicaSetStatus, nextAvailableIn, sameStatus, type ManageError } from './replicaset-status.js';
+import { splitKey } from '../../machinery/object-key.js';
 
 /** The index value of a pod: its controller's uid, or `orphan/<namespace>`. */
 const podController = (p: Pod): string => controllerRef(p as unknown as KObject)?.uid ?? `orphan/${p.metadata?.namespace ?? ''}`;

@@ -9,16 +9,17 @@ import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../runtime/work-queue.js';
+import { WorkQueue } from '../../util/work-queue.js';
 import { claim } from '../workload/claim.js';
 import { History } from '../workload/history.js';
-import { controllerRef, splitKey } from '../workload/owner.js';
+import { controllerRef } from '../workload/owner.js';
 import { ownerKeysFor } from '../workload/dependents.js';
 import { byOrdinal, isMemberOf, parentAndOrdinal, podRevision } from './identity.js';
 import { StatefulPodOps } from './pod-ops.js';
 import { resolveRevisions } from './revisions.js';
 import { writeStatus } from './status.js';
 import { syncStatefulSet } from './sync.js';
+import { splitKey } from '../../machinery/object-key.js';
 
 export class StatefulSetController {
   private readonly queue: WorkQueue;

@@ -8,7 +8,7 @@ import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../runtime/work-queue.js';
+import { WorkQueue } from '../../util/work-queue.js';
 import { bind, findMatchingVolume, getVolume, refersToClaim, syncVolume } from './binder.js';
 import { ann, claimClassName, defaultClass, simulatedProvisioner, storageClass } from './classes.js';
 import { provision } from './provisioner.js';

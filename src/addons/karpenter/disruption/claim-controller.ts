@@ -4,7 +4,7 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Client } from '../../../client/client.js';
 import type { Change } from '../../../client/types.js';
-import { WorkQueue } from '../../../controllers/runtime/work-queue.js';
+import { WorkQueue } from '../../../util/work-queue.js';
 import type { KObject } from '../../../machinery/types.js';
 import { rfc3339 } from '../../../util/clock.js';
 import type { Clock } from '../../../util/clock.js';
