@@ -14,7 +14,7 @@ import { EndpointSliceController } from './endpointslice-controller.js';
 import { NodeLifecycleController } from './node-lifecycle-controller.js';
 import { TaintEvictionController } from './taint-eviction-controller.js';
 import { PodGcController } from './pod-gc-controller.js';
-import { ReplicaSetController } from './replicaset/replicaset-controller.js';
+import { replicaSetController } from './replicaset/replicaset-controller.js';
 import { DeploymentController } from './deployment/deployment-controller.js';
 import { JobController } from './job/job-controller.js';
 import { DaemonSetController } from './daemonset/daemonset-controller.js';
@@ -50,7 +50,7 @@ const factories: Record<ControllerName, Factory | ControllerDef> = {
   'node-lifecycle': (r, c, l) => new NodeLifecycleController(r, c, l),
   'taint-eviction': (r, c, l) => new TaintEvictionController(r, c, l),
   'pod-garbage-collector': (r, c, l) => new PodGcController(r, c, l),
-  replicaset: (r, c, l) => new ReplicaSetController(r, c, l),
+  replicaset: replicaSetController,
   deployment: (r, c, l) => new DeploymentController(r, c, l),
   job: (r, c, l) => new JobController(r, c, l),
   daemonset: (r, c, l) => new DaemonSetController(r, c, l),

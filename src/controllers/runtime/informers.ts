@@ -4,17 +4,25 @@ import type { Client } from '../../client/client.js';
 import type { IndexFn, Informer } from '../../client/informer.js';
 import type { ResourceRef } from '../../client/types.js';
 import type { KObject } from '../../machinery/types.js';
-import { controllerIndex } from '../workload/owner.js';
 
 /** Index names every controller may ask for with the functions below. */
 export const indexNames = { namespace: 'namespace', byOwner: 'byOwner', byNode: 'byNode' } as const;
 
-/** Common index functions: by namespace, by controller uid (`orphan/<namespace>` when none), by pod node. */
+/** The fields the common indexes read (any kind's type has them: KObject, Pod, ReplicaSet...). */
+interface Indexable {
+  metadata?: { namespace?: string; ownerReferences?: ReadonlyArray<{ controller?: boolean; uid: string }> };
+  spec?: unknown;
+}
+
+/**
+ * Common index functions (share these very functions: an informer holds one function per index name): by namespace,
+ * by controller uid (`orphan/<namespace>` when none, as controllers adopt orphans), by the node a pod is bound to.
+ */
 export const indexes = {
-  namespace: (o: KObject): string => o.metadata.namespace ?? '',
-  byOwner: controllerIndex,
-  byNode: (o: KObject): string | undefined => (o.spec as { nodeName?: string } | undefined)?.nodeName,
-} satisfies Record<keyof typeof indexNames, IndexFn<KObject>>;
+  namespace: (o: Indexable): string => o.metadata?.namespace ?? '',
+  byOwner: (o: Indexable): string => o.metadata?.ownerReferences?.find((r) => r.controller === true)?.uid ?? `orphan/${o.metadata?.namespace ?? ''}`,
+  byNode: (o: Indexable): string | undefined => (o.spec as { nodeName?: string } | undefined)?.nodeName,
+} satisfies Record<keyof typeof indexNames, IndexFn<Indexable>>;
 
 export class SharedInformers {
   private readonly byResource = new Map<string, Informer>();
@@ -22,7 +30,7 @@ export class SharedInformers {
   constructor(private readonly client: Client) {}
 
   /** The shared informer of `res` (made on first use), with the named indexes added to it. */
-  informer<T = KObject>(res: ResourceRef, withIndexes: Record<string, IndexFn<T>> = {}): Informer<T> {
+  informer<T = KObject>(res: ResourceRef, withIndexes: Record<string, IndexFn<NoInfer<T>>> = {}): Informer<T> {
     const id = this.idOf(res);
     let informer = this.byResource.get(id);
     if (!informer) this.byResource.set(id, (informer = this.client.informer(res)));
