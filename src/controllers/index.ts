@@ -15,7 +15,7 @@ import { NodeLifecycleController } from './node-lifecycle-controller.js';
 import { TaintEvictionController } from './taint-eviction-controller.js';
 import { PodGcController } from './pod-gc-controller.js';
 import { replicaSetController } from './replicaset/replicaset-controller.js';
-import { DeploymentController } from './deployment/deployment-controller.js';
+import { deploymentController } from './deployment/deployment-controller.js';
 import { JobController } from './job/job-controller.js';
 import { DaemonSetController } from './daemonset/daemonset-controller.js';
 import { CronJobController } from './cronjob/cronjob-controller.js';
@@ -51,7 +51,7 @@ const factories: Record<ControllerName, Factory | ControllerDef> = {
   'taint-eviction': (r, c, l) => new TaintEvictionController(r, c, l),
   'pod-garbage-collector': (r, c, l) => new PodGcController(r, c, l),
   replicaset: replicaSetController,
-  deployment: (r, c, l) => new DeploymentController(r, c, l),
+  deployment: deploymentController,
   job: (r, c, l) => new JobController(r, c, l),
   daemonset: (r, c, l) => new DaemonSetController(r, c, l),
   cronjob: (r, c, l) => new CronJobController(r, c, l),
