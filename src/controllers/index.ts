@@ -16,7 +16,7 @@ import { TaintEvictionController } from './taint-eviction-controller.js';
 import { PodGcController } from './pod-gc-controller.js';
 import { replicaSetController } from './replicaset/replicaset-controller.js';
 import { deploymentController } from './deployment/deployment-controller.js';
-import { JobController } from './job/job-controller.js';
+import { jobControllers } from './job/job-controller.js';
 import { DaemonSetController } from './daemonset/daemonset-controller.js';
 import { CronJobController } from './cronjob/cronjob-controller.js';
 import { ttlAfterFinishedController } from './ttl-after-finished-controller.js';
@@ -37,9 +37,9 @@ type Factory = (client: Client, clock: Clock, log: Logger) => ControllerHandle;
 
 /**
  * Each controller by its kube-controller-manager name (the start order is `controllerNames`): its definition on the
- * controller runtime, or (not migrated yet) how it is made.
+ * controller runtime (several: helper queues acting as it), or (not migrated yet) how it is made.
  */
-const factories: Record<ControllerName, Factory | ControllerDef> = {
+const factories: Record<ControllerName, Factory | ControllerDef | ControllerDef[]> = {
   'garbage-collector': (r, c, l) => new GarbageCollector(r, c, l),
   namespace: (r, c, l) => new NamespaceController(r, c, l),
   serviceaccount: serviceAccountController,
@@ -52,7 +52,7 @@ const factories: Record<ControllerName, Factory | ControllerDef> = {
   'pod-garbage-collector': (r, c, l) => new PodGcController(r, c, l),
   replicaset: replicaSetController,
   deployment: deploymentController,
-  job: (r, c, l) => new JobController(r, c, l),
+  job: jobControllers,
   daemonset: (r, c, l) => new DaemonSetController(r, c, l),
   cronjob: (r, c, l) => new CronJobController(r, c, l),
   'ttl-after-finished': ttlAfterFinishedController,
@@ -78,9 +78,14 @@ export function startControllers(root: Client, clock: Clock, log: Logger, which:
   const manager = new Manager({ client: root, clock, log, clientFor });
   for (const name of selected) {
     const f = factories[name];
-    if (typeof f === 'function') manager.addRunnable({ name, start: () => f(clientFor(name), clock, log.child({ controller: name })) });
-    else if (f.name !== name) throw new Error(`controller ${name} is defined as ${f.name}`);
-    else manager.add(f);
+    if (typeof f === 'function') {
+      manager.addRunnable({ name, start: () => f(clientFor(name), clock, log.child({ controller: name })) });
+      continue;
+    }
+    for (const def of Array.isArray(f) ? f : [f]) {
+      if ((def.identity ?? def.name) !== name) throw new Error(`controller ${name} is defined as ${def.name}`);
+      manager.add(def);
+    }
   }
   return manager.start();
 }

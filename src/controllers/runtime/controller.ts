@@ -46,6 +46,8 @@ export interface Reconciler {
 interface Common {
   /** The controller's name (kube-controller-manager's, or the add-on's). */
   name: string;
+  /** Whose client and logger it uses when not its own name's (a controller's helper queue acts as the controller). */
+  identity?: string;
   /** The reconciled resource: each change enqueues the object's `namespace/name`, and every object is queued at start. */
   for?: ResourceRef | Source;
   /** Resources whose objects the reconciled kind controls: a change enqueues the controller (now and before). */

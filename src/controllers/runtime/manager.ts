@@ -92,8 +92,9 @@ export class Manager {
   private startEntry(e: Entry): void {
     const { client, clock, log, clientFor, logFor } = this.opts;
     const name = e.kind === 'controller' ? e.def.name : e.runnable.name;
+    const as = (e.kind === 'controller' && e.def.identity) || name;
     const handle = e.kind === 'controller'
-      ? new RunningController(e.def, clientFor?.(name) ?? client, clock, logFor?.(name) ?? log.child({ controller: name }), this.shared!)
+      ? new RunningController(e.def, clientFor?.(as) ?? client, clock, logFor?.(as) ?? log.child({ controller: as }), this.shared!)
       : e.runnable.start();
     this.running!.push({ name, handle });
   }
