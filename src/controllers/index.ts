@@ -21,7 +21,7 @@ import { DaemonSetController } from './daemonset/daemonset-controller.js';
 import { CronJobController } from './cronjob/cronjob-controller.js';
 import { ttlAfterFinishedController } from './ttl-after-finished-controller.js';
 import { HorizontalPodAutoscalerController } from './hpa/hpa-controller.js';
-import { StatefulSetController } from './statefulset/controller.js';
+import { statefulSetController } from './statefulset/controller.js';
 import { VolumeController } from './volume/controller.js';
 import { ClusterRoleAggregationController } from './clusterrole-aggregation-controller.js';
 import { controllerClientNames, controllerIdentity, controllerManagerIdentity } from '../auth/identities.js';
@@ -57,7 +57,7 @@ const factories: Record<ControllerName, Factory | ControllerDef | ControllerDef[
   cronjob: (r, c, l) => new CronJobController(r, c, l),
   'ttl-after-finished': ttlAfterFinishedController,
   'horizontal-pod-autoscaler': (r, c, l) => new HorizontalPodAutoscalerController(r, c, l),
-  statefulset: (r, c, l) => new StatefulSetController(r, c, l),
+  statefulset: statefulSetController,
   'persistentvolume-binder': (r, c, l) => new VolumeController(r, c, l),
   'clusterrole-aggregation': (r, c, l) => new ClusterRoleAggregationController(r, c, l),
   'serviceaccount-token': (r, c, l) => new ServiceAccountTokenController(r, c, l),
