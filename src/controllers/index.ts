@@ -17,7 +17,7 @@ import { PodGcController } from './pod-gc-controller.js';
 import { replicaSetController } from './replicaset/replicaset-controller.js';
 import { deploymentController } from './deployment/deployment-controller.js';
 import { jobControllers } from './job/job-controller.js';
-import { DaemonSetController } from './daemonset/daemonset-controller.js';
+import { daemonSetController } from './daemonset/daemonset-controller.js';
 import { CronJobController } from './cronjob/cronjob-controller.js';
 import { ttlAfterFinishedController } from './ttl-after-finished-controller.js';
 import { HorizontalPodAutoscalerController } from './hpa/hpa-controller.js';
@@ -53,7 +53,7 @@ const factories: Record<ControllerName, Factory | ControllerDef | ControllerDef[
   replicaset: replicaSetController,
   deployment: deploymentController,
   job: jobControllers,
-  daemonset: (r, c, l) => new DaemonSetController(r, c, l),
+  daemonset: daemonSetController,
   cronjob: (r, c, l) => new CronJobController(r, c, l),
   'ttl-after-finished': ttlAfterFinishedController,
   'horizontal-pod-autoscaler': (r, c, l) => new HorizontalPodAutoscalerController(r, c, l),
