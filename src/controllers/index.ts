@@ -18,7 +18,7 @@ import { replicaSetController } from './replicaset/replicaset-controller.js';
 import { deploymentController } from './deployment/deployment-controller.js';
 import { jobControllers } from './job/job-controller.js';
 import { daemonSetController } from './daemonset/daemonset-controller.js';
-import { CronJobController } from './cronjob/cronjob-controller.js';
+import { cronJobController } from './cronjob/cronjob-controller.js';
 import { ttlAfterFinishedController } from './ttl-after-finished-controller.js';
 import { HorizontalPodAutoscalerController } from './hpa/hpa-controller.js';
 import { statefulSetController } from './statefulset/controller.js';
@@ -54,7 +54,7 @@ const factories: Record<ControllerName, Factory | ControllerDef | ControllerDef[
   deployment: deploymentController,
   job: jobControllers,
   daemonset: daemonSetController,
-  cronjob: (r, c, l) => new CronJobController(r, c, l),
+  cronjob: cronJobController,
   'ttl-after-finished': ttlAfterFinishedController,
   'horizontal-pod-autoscaler': (r, c, l) => new HorizontalPodAutoscalerController(r, c, l),
   statefulset: statefulSetController,
