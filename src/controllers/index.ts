@@ -20,7 +20,7 @@ import { jobControllers } from './job/job-controller.js';
 import { daemonSetController } from './daemonset/daemonset-controller.js';
 import { cronJobController } from './cronjob/cronjob-controller.js';
 import { ttlAfterFinishedController } from './ttl-after-finished-controller.js';
-import { HorizontalPodAutoscalerController } from './hpa/hpa-controller.js';
+import { hpaController } from './hpa/hpa-controller.js';
 import { statefulSetController } from './statefulset/controller.js';
 import { VolumeController } from './volume/controller.js';
 import { ClusterRoleAggregationController } from './clusterrole-aggregation-controller.js';
@@ -56,7 +56,7 @@ const factories: Record<ControllerName, Factory | ControllerDef | ControllerDef[
   daemonset: daemonSetController,
   cronjob: cronJobController,
   'ttl-after-finished': ttlAfterFinishedController,
-  'horizontal-pod-autoscaler': (r, c, l) => new HorizontalPodAutoscalerController(r, c, l),
+  'horizontal-pod-autoscaler': hpaController,
   statefulset: statefulSetController,
   'persistentvolume-binder': (r, c, l) => new VolumeController(r, c, l),
   'clusterrole-aggregation': (r, c, l) => new ClusterRoleAggregationController(r, c, l),

@@ -20,6 +20,13 @@ export interface Source {
   when?: (c: Change) => boolean;
 }
 
+/**
+ * controller-runtime's GenerationChangedPredicate: additions, deletions and spec changes pass; a write that leaves
+ * metadata.generation as it was (status, labels) does not (nor is it dropped when the previous state is unknown).
+ */
+export const generationChanged = (c: Change): boolean =>
+  c.type !== 'MODIFIED' || !c.previous || c.previous.metadata.generation !== c.object.metadata.generation;
+
 /** A source whose changes map to keys of the reconciled resource (controller-runtime's EnqueueRequestsFromMapFunc). */
 export interface WatchSource extends Source {
   map: (c: Change, ctx: ControllerContext) => Iterable<string>;
