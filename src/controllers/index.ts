@@ -5,7 +5,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { controllerNames, selectControllers, type ControllerName } from './selection.js';
 import { GarbageCollector } from './garbage-collector.js';
-import { NamespaceController } from './namespace-controller.js';
+import { namespaceController } from './namespace-controller.js';
 import { serviceAccountController } from './serviceaccount-controller.js';
 import { rootCaPublisherController } from './root-ca-publisher-controller.js';
 import { DisruptionController } from './disruption-controller.js';
@@ -41,7 +41,7 @@ type Factory = (client: Client, clock: Clock, log: Logger) => ControllerHandle;
  */
 const factories: Record<ControllerName, Factory | ControllerDef | ControllerDef[]> = {
   'garbage-collector': (r, c, l) => new GarbageCollector(r, c, l),
-  namespace: (r, c, l) => new NamespaceController(r, c, l),
+  namespace: namespaceController,
   serviceaccount: serviceAccountController,
   'root-ca-certificate-publisher': rootCaPublisherController,
   disruption: (r, c, l) => new DisruptionController(r, c, l),
