@@ -29,7 +29,7 @@ async function settle(done: () => boolean = () => false, turns = 200): Promise<v
   for (let i = 0; i < turns && !done(); i++) await new Promise((r) => setImmediate(r));
 }
 
-const pod = (name: string, owner?: { kind: string; name: string }, nodeName?: string): KObject => ({
+const pod = (name: string, owner?: { kind: string; name: string; apiVersion?: string }, nodeName?: string): KObject => ({
   apiVersion: 'v1', kind: 'Pod',
   metadata: { name, namespace: 'default', ...(owner ? { ownerReferences: [{ apiVersion: 'apps/v1', ...owner, uid: `uid-${owner.name}`, controller: true }] } : {}) },
   spec: { containers: [{ name: 'c', image: 'nginx' }], ...(nodeName ? { nodeName } : {}) },
@@ -189,7 +189,7 @@ describe('controllers on a manager', () => {
     }
   });
 
-  it('queues the controller of an owned object (of the `for` kind only) and maps watched changes to keys', async () => {
+  it('queues the controller of an owned object (of the `for` group and kind only) and maps watched changes to keys', async () => {
     const env = setup();
     try {
       const { def, seen } = recording({
@@ -200,6 +200,7 @@ describe('controllers on a manager', () => {
       env.client.create('v1/pods', 'default', pod('p1', { kind: 'ReplicaSet', name: 'web' }));
       env.client.create('v1/pods', 'default', pod('p2', { kind: 'StatefulSet', name: 'db' }));
       env.client.create('v1/pods', 'default', pod('p3'));
+      env.client.create('v1/pods', 'default', pod('p4', { kind: 'ReplicaSet', name: 'elsewhere', apiVersion: 'example.com/v1' }));
       env.client.create('v1/configmaps', 'default', configMap('cfg'));
       await env.client.pendingCommit();
       await settle(() => seen.length >= 2);

@@ -5,6 +5,7 @@
 import type { Client } from '../../client/client.js';
 import type { Change, ResourceRef } from '../../client/types.js';
 import { keyFor, keyOf } from '../../machinery/object-key.js';
+import { parseApiVersion } from '../../machinery/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { WorkQueue, type ReconcileResult, type WorkQueueOptions } from '../../util/work-queue.js';
@@ -57,7 +58,7 @@ interface Common {
   identity?: string;
   /** The reconciled resource: each change enqueues the object's `namespace/name`, and every object is queued at start. */
   for?: ResourceRef | Source;
-  /** Resources whose objects the reconciled kind controls: a change enqueues the controller (now and before). */
+  /** Resources whose objects the reconciled kind (its group and kind) controls: a change enqueues that controller (now and before). */
   owns?: Array<ResourceRef | Source>;
   /** Other sources mapped to keys. */
   watches?: WatchSource[];
@@ -95,8 +96,9 @@ export class RunningController {
     if (primary) this.listen(informers, primary, (c) => [keyOf(c.object)]);
     if (def.owns?.length) {
       if (!primary) throw new Error(`controller ${def.name}: owns needs for`);
-      const kind = client.resource(primary.resource)?.kind;
-      for (const owned of def.owns) this.listen(informers, asSource(owned), (c) => ownerKeys(c, kind));
+      const owner = client.resource(primary.resource);
+      if (!owner) throw new Error(`controller ${def.name}: no resource ${String(primary.resource)}`);
+      for (const owned of def.owns) this.listen(informers, asSource(owned), (c) => ownerKeys(c, owner.group, owner.kind));
     }
     for (const w of def.watches ?? []) this.listen(informers, w, (c) => w.map(c, ctx));
     const initial = def.initialKeys ? def.initialKeys(ctx) : primary ? initialKeysOf(informers, primary) : [];
@@ -121,11 +123,11 @@ export class RunningController {
 
 const asSource = (s: ResourceRef | Source): Source => (typeof s === 'object' && 'resource' in s ? s : { resource: s });
 
-/** The keys of the controllers of `kind` a change of an owned object concerns: its controller now and before. */
-function ownerKeys(c: Change, kind: string | undefined): string[] {
+/** The keys of the controllers of group/kind a change of an owned object concerns: its controller now and before. */
+function ownerKeys(c: Change, group: string, kind: string): string[] {
   const keys: string[] = [];
   for (const ref of [controllerRef(c.object), c.previous && controllerRef(c.previous)]) {
-    if (ref && ref.kind === kind) {
+    if (ref && ref.kind === kind && parseApiVersion(ref.apiVersion).group === group) {
       const key = keyFor(c.object.metadata.namespace, ref.name);
       if (!keys.includes(key)) keys.push(key);
     }
