@@ -23,10 +23,10 @@ import { ttlAfterFinishedController } from './ttl-after-finished-controller.js';
 import { hpaController } from './hpa/hpa-controller.js';
 import { statefulSetController } from './statefulset/controller.js';
 import { VolumeController } from './volume/controller.js';
-import { ClusterRoleAggregationController } from './clusterrole-aggregation-controller.js';
+import { clusterRoleAggregationController } from './clusterrole-aggregation-controller.js';
 import { controllerClientNames, controllerIdentity, controllerManagerIdentity } from '../auth/identities.js';
-import { ServiceAccountTokenController } from './serviceaccount-token-controller.js';
-import { CsrSigningController } from './csr-signing-controller.js';
+import { serviceAccountTokenController } from './serviceaccount-token-controller.js';
+import { csrSigningController } from './csr-signing-controller.js';
 import { Manager, type ControllerDef } from './runtime/index.js';
 
 export interface ControllerHandle {
@@ -59,9 +59,9 @@ const factories: Record<ControllerName, Factory | ControllerDef | ControllerDef[
   'horizontal-pod-autoscaler': hpaController,
   statefulset: statefulSetController,
   'persistentvolume-binder': (r, c, l) => new VolumeController(r, c, l),
-  'clusterrole-aggregation': (r, c, l) => new ClusterRoleAggregationController(r, c, l),
-  'serviceaccount-token': (r, c, l) => new ServiceAccountTokenController(r, c, l),
-  'certificatesigningrequest-signing': (r, c, l) => new CsrSigningController(r, c, l),
+  'clusterrole-aggregation': clusterRoleAggregationController,
+  'serviceaccount-token': serviceAccountTokenController,
+  'certificatesigningrequest-signing': csrSigningController,
 };
 
 /**
