@@ -10,7 +10,7 @@ import { serviceAccountController } from './serviceaccount-controller.js';
 import { rootCaPublisherController } from './root-ca-publisher-controller.js';
 import { DisruptionController } from './disruption-controller.js';
 import { endpointsController } from './endpoints-controller.js';
-import { EndpointSliceController } from './endpointslice-controller.js';
+import { endpointSliceController } from './endpointslice-controller.js';
 import { NodeLifecycleController } from './node-lifecycle-controller.js';
 import { TaintEvictionController } from './taint-eviction-controller.js';
 import { PodGcController } from './pod-gc-controller.js';
@@ -46,7 +46,7 @@ const factories: Record<ControllerName, Factory | ControllerDef | ControllerDef[
   'root-ca-certificate-publisher': rootCaPublisherController,
   disruption: (r, c, l) => new DisruptionController(r, c, l),
   endpoints: endpointsController,
-  endpointslice: (r, c, l) => new EndpointSliceController(r, c, l),
+  endpointslice: endpointSliceController,
   'node-lifecycle': (r, c, l) => new NodeLifecycleController(r, c, l),
   'taint-eviction': (r, c, l) => new TaintEvictionController(r, c, l),
   'pod-garbage-collector': (r, c, l) => new PodGcController(r, c, l),
