@@ -22,7 +22,7 @@ import { cronJobController } from './cronjob/cronjob-controller.js';
 import { ttlAfterFinishedController } from './ttl-after-finished-controller.js';
 import { hpaController } from './hpa/hpa-controller.js';
 import { statefulSetController } from './statefulset/controller.js';
-import { VolumeController } from './volume/controller.js';
+import { volumeController } from './volume/controller.js';
 import { clusterRoleAggregationController } from './clusterrole-aggregation-controller.js';
 import { controllerClientNames, controllerIdentity, controllerManagerIdentity } from '../auth/identities.js';
 import { serviceAccountTokenController } from './serviceaccount-token-controller.js';
@@ -58,7 +58,7 @@ const factories: Record<ControllerName, Factory | ControllerDef | ControllerDef[
   'ttl-after-finished': ttlAfterFinishedController,
   'horizontal-pod-autoscaler': hpaController,
   statefulset: statefulSetController,
-  'persistentvolume-binder': (r, c, l) => new VolumeController(r, c, l),
+  'persistentvolume-binder': volumeController,
   'clusterrole-aggregation': clusterRoleAggregationController,
   'serviceaccount-token': serviceAccountTokenController,
   'certificatesigningrequest-signing': csrSigningController,
