@@ -8,7 +8,7 @@ import { GarbageCollector } from './garbage-collector.js';
 import { namespaceController } from './namespace-controller.js';
 import { serviceAccountController } from './serviceaccount-controller.js';
 import { rootCaPublisherController } from './root-ca-publisher-controller.js';
-import { DisruptionController } from './disruption-controller.js';
+import { disruptionController } from './disruption-controller.js';
 import { endpointsController } from './endpoints-controller.js';
 import { endpointSliceController } from './endpointslice-controller.js';
 import { NodeLifecycleController } from './node-lifecycle-controller.js';
@@ -44,7 +44,7 @@ const factories: Record<ControllerName, Factory | ControllerDef | ControllerDef[
   namespace: namespaceController,
   serviceaccount: serviceAccountController,
   'root-ca-certificate-publisher': rootCaPublisherController,
-  disruption: (r, c, l) => new DisruptionController(r, c, l),
+  disruption: disruptionController,
   endpoints: endpointsController,
   endpointslice: endpointSliceController,
   'node-lifecycle': (r, c, l) => new NodeLifecycleController(r, c, l),

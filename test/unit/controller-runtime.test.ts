@@ -239,6 +239,26 @@ describe('controllers on a manager', () => {
     }
   });
 
+  it('gives a controller one event recorder per source component, shared by its mappers and reconciler', () => {
+    const env = setup();
+    try {
+      const seen: unknown[] = [];
+      const def = defineController({
+        name: 'rec', for: 'v1/configmaps',
+        setup: (ctx) => {
+          seen.push(ctx.recorder('a'), ctx.recorder('a'), ctx.recorder('b'));
+          return { reconcile: () => undefined };
+        },
+      });
+      const m = new Manager({ client: env.client, clock: env.clock, log }).add(def).start();
+      assert.equal(seen[0], seen[1]);
+      assert.notEqual(seen[0], seen[2]);
+      m.stop();
+    } finally {
+      env.close();
+    }
+  });
+
   it('runs the manager only while its process holds the Lease, and hands it over on release', () => {
     const env = setup();
     try {

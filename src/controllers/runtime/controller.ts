@@ -3,6 +3,7 @@
 // manager wires it to the shared informers and a rate-limited work queue. Reconciles are level-triggered: they read
 // the current state by key, never the event that queued them.
 import type { Client } from '../../client/client.js';
+import { EventRecorder } from '../../client/event-recorder.js';
 import type { Change, ResourceRef } from '../../client/types.js';
 import { keyFor, keyOf } from '../../machinery/object-key.js';
 import { parseApiVersion } from '../../machinery/types.js';
@@ -44,6 +45,8 @@ export interface ControllerContext {
   readonly informers: SharedInformers;
   /** The controller's queue, for keys a reconciler schedules itself. */
   readonly queue: Pick<WorkQueue, 'add' | 'addAfter'>;
+  /** The controller's event recorder for a source component (one per component, shared by its reconciler and mappers). */
+  recorder(component: string): EventRecorder;
 }
 
 export interface Reconciler {
@@ -85,7 +88,13 @@ export class RunningController {
   constructor(readonly def: ControllerDef, client: Client, clock: Clock, log: Logger, informers: SharedInformers) {
     let reconciler: Reconciler | undefined;
     this.queue = new WorkQueue(def.name, (key) => reconciler!.reconcile(key), clock, log, def.queue);
-    const ctx: ControllerContext = { name: def.name, client, clock, log, informers, queue: this.queue };
+    const recorders = new Map<string, EventRecorder>();
+    const recorder = (component: string) => {
+      let r = recorders.get(component);
+      if (!r) recorders.set(component, (r = new EventRecorder(client, { component })));
+      return r;
+    };
+    const ctx: ControllerContext = { name: def.name, client, clock, log, informers, queue: this.queue, recorder };
     if ('setup' in def) reconciler = def.setup(ctx);
     else {
       const fn = def.reconcile;
