@@ -206,6 +206,9 @@ describe('controllers on a manager', () => {
       await settle(() => seen.length >= 2);
       await settle();
       assert.deepEqual([...seen].sort(), ['default/from-cfg', 'default/web']);
+      // A source the server does not serve is skipped, as a watch of it hears nothing.
+      m.add(recording({ name: 'absent', watches: [{ resource: 'example.com/v1/nothings', map: () => ['x/y'] }] }).def);
+      assert.ok(m.controller('absent'));
       m.stop();
     } finally {
       env.close();

@@ -122,6 +122,8 @@ export class RunningController {
   }
 
   private listen(informers: SharedInformers, source: Source, keys: (c: Change) => Iterable<string>): void {
+    // A resource this server does not serve (an API group turned off) has nothing to tell, as a watch of it.
+    if (!informers.serves(source.resource)) return;
     const when = source.when;
     this.stops.push(informers.informer(source.resource).onChange((c) => {
       if (when && !when(c)) return;
@@ -145,6 +147,7 @@ function ownerKeys(c: Change, group: string, kind: string): string[] {
 }
 
 function* initialKeysOf(informers: SharedInformers, primary: Source): Iterable<string> {
+  if (!informers.serves(primary.resource)) return;
   const informer = informers.informer(primary.resource);
   for (const object of informer.list()) {
     if (!primary.when || primary.when({ type: 'ADDED', resource: informer.resource, rv: 0, object })) yield keyOf(object);

@@ -39,6 +39,11 @@ export class SharedInformers {
     return typed;
   }
 
+  /** Whether the server serves `res` (an informer of it can be had). */
+  serves(res: ResourceRef): boolean {
+    return typeof res !== 'string' || this.client.resource(res) !== undefined;
+  }
+
   /** The resources an informer is running for (`group/version/plural`). */
   resources(): string[] {
     return [...this.byResource.keys()];
