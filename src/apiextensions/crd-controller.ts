@@ -6,7 +6,7 @@ import { ApiError } from '../machinery/errors.js';
 import type { Clock } from '../util/clock.js';
 import { rfc3339 } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { WorkQueue } from '../controllers/runtime/work-queue.js';
+import { WorkQueue } from '../util/work-queue.js';
 import { customResourceDef } from './custom-resource.js';
 import { judgeNames } from './crd-names.js';
 import { cleanupFinalizer, conditionOf, crdKey, customResourceKey, type Crd, type CrdCondition } from './crd-types.js';

@@ -4,6 +4,7 @@
 import type { KObject } from '../machinery/types.js';
 import type { Storage } from '../storage/storage.js';
 import type { Change, ChangeListener } from './types.js';
+import { keyOf } from '../machinery/object-key.js';
 
 /** The values an object is indexed under (none: undefined, '' or []). Must be cheap and must not mutate. */
 export type IndexFn<T> = (obj: T) => readonly string[] | string | undefined;
@@ -16,8 +17,6 @@ interface Index<T> {
   fn: IndexFn<T>;
   byValue: Map<string, Set<string>>;
 }
-
-const keyOf = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
 
 function valuesOf(v: readonly string[] | string | undefined): readonly string[] {
   if (v === undefined || v === '') return [];
@@ -37,6 +36,21 @@ export class Informer<T = KObject> {
     for (const [name, fn] of Object.entries(opts.indexes ?? {})) this.indexes.set(name, { fn, byValue: new Map() });
     if (this.indexes.size) for (const o of store.list(resource)) this.track(o as T);
     this.unsubscribe = store.hub.subscribe(resource, (c) => this.observe(c));
+  }
+
+  /**
+   * Adds a named index (informers shared by several controllers gather their indexes this way); the objects stored
+   * now are indexed at once. Adding a name again with the same function does nothing; with another, throws.
+   */
+  addIndex(name: string, fn: IndexFn<T>): void {
+    const existing = this.indexes.get(name);
+    if (existing) {
+      if (existing.fn !== fn) throw new Error(`informer of ${this.resource} has another index named ${name}`);
+      return;
+    }
+    const index: Index<T> = { fn, byValue: new Map() };
+    this.indexes.set(name, index);
+    for (const o of this.store.list(this.resource)) for (const v of valuesOf(fn(o as T))) add(index.byValue, v, keyOf(o));
   }
 
   /** The current object, or undefined (shared: never mutate). */

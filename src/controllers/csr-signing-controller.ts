@@ -5,8 +5,8 @@ import type { Client } from '../client/client.js';
 import type { KObject } from '../machinery/types.js';
 import type { Clock } from '../util/clock.js';
 import { rfc3339 } from '../util/clock.js';
-import type { Logger } from '../util/logger.js';
-import { WorkQueue } from './runtime/work-queue.js';
+import { splitKey } from '../machinery/object-key.js';
+import { defineController } from './runtime/index.js';
 import { securityOf } from '../client/services.js';
 import { loadX509 } from '../auth/pki/x509-lib.js';
 import { parseCsr } from '../auth/pki/csr.js';
@@ -21,54 +21,46 @@ interface CsrShape {
 
 const hasTrue = (csr: CsrShape, type: string) => (csr.status?.conditions ?? []).some((c) => c?.type === type && c.status === 'True');
 
-export class CsrSigningController {
-  private readonly queue: WorkQueue;
-  private readonly stopWatch: () => void;
+export const csrSigningController = defineController({
+  name: 'certificatesigningrequest-signing',
+  for: { resource: key, when: (c) => c.type !== 'DELETED' },
+  reconcile: (k, { client, clock }) => sign(client, clock, splitKey(k).name),
+});
 
-  constructor(private readonly client: Client, private readonly clock: Clock, log: Logger) {
-    this.queue = new WorkQueue('certificatesigningrequest-signing', (name) => this.reconcile(name), clock, log);
-    this.stopWatch = client.watch(key, (c) => c.type !== 'DELETED' && this.queue.add(c.object.metadata.name ?? ''));
-    for (const o of client.list(key)) this.queue.add(o.metadata.name ?? '');
-  }
+/** The request when it is approved and neither denied, failed nor issued yet. */
+function pending(obj: KObject | undefined): CsrShape | undefined {
+  const csr = obj as CsrShape | undefined;
+  if (!csr || !hasTrue(csr, 'Approved') || hasTrue(csr, 'Denied') || hasTrue(csr, 'Failed') || csr.status?.certificate) return undefined;
+  return csr;
+}
 
-  private pending(obj: KObject | undefined): CsrShape | undefined {
-    const csr = obj as CsrShape | undefined;
-    if (!csr || !hasTrue(csr, 'Approved') || hasTrue(csr, 'Denied') || hasTrue(csr, 'Failed') || csr.status?.certificate) return undefined;
-    return csr;
-  }
-
-  private async reconcile(name: string): Promise<void> {
-    const csr = this.pending(this.client.get(key, '', name));
-    if (!csr) return;
-    const signerName = csr.spec?.signerName ?? '';
-    if (!signerName.startsWith('kubernetes.io/')) return;
-    await loadX509();
-    const parsed = parseCsr(Buffer.from(csr.spec?.request ?? '', 'base64'));
-    const usages = (csr.spec?.usages ?? []).map(String);
-    const problem = signerCheck(signerName, parsed, usages);
-    if (problem === undefined) return;
-    const def = this.client.resource('certificates.k8s.io/v1/certificatesigningrequests')!;
-    if (problem) {
-      const now = rfc3339(this.clock.now());
-      this.client.guaranteedUpdate(def, '', name, (cur) => {
-        if (!this.pending(cur)) return cur;
-        const status = (cur.status ??= {}) as { conditions?: unknown[] };
-        status.conditions = [...(status.conditions ?? []), { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: problem, lastUpdateTime: now, lastTransitionTime: now }];
-        return cur;
-      }, { subresource: 'status' });
-      return;
-    }
-    const ca = await securityOf(this.client).pki.ca();
-    const pem = await signRequest(ca, parsed, usages, csr.spec?.expirationSeconds);
-    this.client.guaranteedUpdate(def, '', name, (cur) => {
-      if (!this.pending(cur)) return cur;
-      cur.status = { ...(cur.status as Record<string, unknown> | undefined), certificate: Buffer.from(pem).toString('base64') };
+async function sign(client: Client, clock: Clock, name: string): Promise<void> {
+  const csr = pending(client.get(key, '', name));
+  if (!csr) return;
+  const signerName = csr.spec?.signerName ?? '';
+  if (!signerName.startsWith('kubernetes.io/')) return;
+  await loadX509();
+  const parsed = parseCsr(Buffer.from(csr.spec?.request ?? '', 'base64'));
+  const usages = (csr.spec?.usages ?? []).map(String);
+  const problem = signerCheck(signerName, parsed, usages);
+  if (problem === undefined) return;
+  const def = client.resource('certificates.k8s.io/v1/certificatesigningrequests')!;
+  if (problem) {
+    const now = rfc3339(clock.now());
+    client.guaranteedUpdate(def, '', name, (cur) => {
+      if (!pending(cur)) return cur;
+      const status = (cur.status ??= {}) as { conditions?: unknown[] };
+      status.conditions = [...(status.conditions ?? []), { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: problem, lastUpdateTime: now, lastTransitionTime: now }];
       return cur;
     }, { subresource: 'status' });
+    return;
   }
-
-  stop(): void {
-    this.stopWatch();
-    this.queue.stop();
-  }
+  const ca = await securityOf(client).pki.ca();
+  const pem = await signRequest(ca, parsed, usages, csr.spec?.expirationSeconds);
+  client.guaranteedUpdate(def, '', name, (cur) => {
+    if (!pending(cur)) return cur;
+    cur.status = { ...(cur.status as Record<string, unknown> | undefined), certificate: Buffer.from(pem).toString('base64') };
+    return cur;
+  }, { subresource: 'status' });
 }
+

@@ -4,18 +4,17 @@
 // (condition reason SyncFailed). Upstream: pkg/controller/disruption.
 import type { PodDisruptionBudget, PodDisruptionBudgetStatus } from 'kubernetes-types/policy/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
-import { EventRecorder } from '../client/event-recorder.js';
+import type { EventRecorder } from '../client/event-recorder.js';
 import { isPodReady } from '../machinery/conditions.js';
 import { labelSelectorMatches } from '../machinery/labels.js';
 import type { KObject, OwnerReference } from '../machinery/types.js';
-import type { ResourceRef } from '../client/types.js';
+import type { Change, ResourceRef } from '../client/types.js';
 import type { Client } from '../client/client.js';
 import { rfc3339 } from '../util/clock.js';
-import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { WorkQueue } from './runtime/work-queue.js';
+import { defineController, type ControllerContext } from './runtime/index.js';
 import { setCondition, type Condition } from './workload/status-conditions.js';
-import { splitKey } from './workload/owner.js';
+import { keyOf, splitKey } from '../machinery/object-key.js';
 
 /** How long an admitted eviction counts against the budget before the pod must be terminating (upstream: 2 minutes). */
 const deletionTimeoutMs = 2 * 60 * 1000;
@@ -33,40 +32,43 @@ function scaled(v: number | string, total: number): number {
 
 const groupOf = (apiVersion: string | undefined) => (apiVersion?.includes('/') ? apiVersion.split('/')[0] : '');
 
-export class DisruptionController {
-  private readonly queue: WorkQueue;
-  private readonly stops: Array<() => void> = [];
-  private readonly events: EventRecorder;
+const component = 'controllermanager';
+const pdbsIn = (client: Client, ns: string) => client.list<PodDisruptionBudget>('policy/v1/poddisruptionbudgets', ns);
 
-  constructor(private readonly client: Client, clock: Clock, private readonly log: Logger) {
-    this.queue = new WorkQueue('disruption', (key) => this.reconcile(key), clock, log);
-    this.events = new EventRecorder(client, { component: 'controllermanager' });
-    const pdbs = (ns: string) => client.list('policy/v1/poddisruptionbudgets', ns) as unknown as PodDisruptionBudget[];
-    const add = (p: PodDisruptionBudget) => this.queue.add(`${p.metadata?.namespace}/${p.metadata?.name}`);
-    this.stops.push(client.watch('policy/v1/poddisruptionbudgets', (c) => c.type !== 'DELETED' && this.queue.add(`${c.object.metadata.namespace}/${c.object.metadata.name}`)));
-    this.stops.push(client.watch('v1/pods', (c) => {
-      const ns = c.object.metadata.namespace ?? '';
-      // Most namespaces have no budget: then a pod change concerns none (and needs no label comparison).
-      const inNs = pdbs(ns);
-      if (!inNs.length) return;
-      const matching = inNs.filter((p) => [c.object, c.previous].some((o) => o && labelSelectorMatches(p.spec?.selector, o.metadata.labels ?? {})));
-      matching.forEach(add);
-      const labelsChanged = c.type === 'ADDED' || (c.type === 'MODIFIED' && JSON.stringify(c.previous?.metadata.labels ?? {}) !== JSON.stringify(c.object.metadata.labels ?? {}));
-      const now = matching.filter((p) => labelSelectorMatches(p.spec?.selector, c.object.metadata.labels ?? {}));
-      if (labelsChanged && now.length > 1) {
-        this.events.event(c.object, 'Warning', 'MultiplePodDisruptionBudgets', `Pod "${ns}"/"${c.object.metadata.name}" matches multiple PodDisruptionBudgets.  Chose "${now[0].metadata?.name}" arbitrarily.`);
-      }
-    }));
-    // A controller's scale feeds expectedPods and desiredHealthy.
-    for (const key of ['apps/v1/deployments', 'apps/v1/replicasets', 'apps/v1/statefulsets', 'v1/replicationcontrollers']) {
-      this.stops.push(client.watch(key, (c) => pdbs(c.object.metadata.namespace ?? '').forEach(add)));
-    }
-    for (const p of client.list('policy/v1/poddisruptionbudgets')) this.queue.add(`${p.metadata.namespace}/${p.metadata.name}`);
+/** The budgets a pod change concerns (its labels now or before match); a pod newly matching several is told so. */
+function budgetsForPod(c: Change, { client, recorder }: ControllerContext): string[] {
+  const ns = c.object.metadata.namespace ?? '';
+  // Most namespaces have no budget: then a pod change concerns none (and needs no label comparison).
+  const inNs = pdbsIn(client, ns);
+  if (!inNs.length) return [];
+  const matching = inNs.filter((p) => [c.object, c.previous].some((o) => o && labelSelectorMatches(p.spec?.selector, o.metadata.labels ?? {})));
+  const labelsChanged = c.type === 'ADDED' || (c.type === 'MODIFIED' && JSON.stringify(c.previous?.metadata.labels ?? {}) !== JSON.stringify(c.object.metadata.labels ?? {}));
+  const now = matching.filter((p) => labelSelectorMatches(p.spec?.selector, c.object.metadata.labels ?? {}));
+  if (labelsChanged && now.length > 1) {
+    recorder(component).event(c.object, 'Warning', 'MultiplePodDisruptionBudgets', `Pod "${ns}"/"${c.object.metadata.name}" matches multiple PodDisruptionBudgets.  Chose "${now[0].metadata?.name}" arbitrarily.`);
   }
+  return matching.map(keyOf);
+}
 
-  private reconcile(key: string): void | number {
+export const disruptionController = defineController({
+  name: 'disruption',
+  for: { resource: 'policy/v1/poddisruptionbudgets', when: (c) => c.type !== 'DELETED' },
+  watches: [
+    { resource: 'v1/pods', map: budgetsForPod },
+    // A controller's scale feeds expectedPods and desiredHealthy.
+    ...['apps/v1/deployments', 'apps/v1/replicasets', 'apps/v1/statefulsets', 'v1/replicationcontrollers'].map((resource) => ({
+      resource, map: (c: Change, { client }: ControllerContext) => pdbsIn(client, c.object.metadata.namespace ?? '').map(keyOf),
+    })),
+  ],
+  setup: (ctx) => new DisruptionReconciler(ctx.client, ctx.log, ctx.recorder(component)),
+});
+
+class DisruptionReconciler {
+  constructor(private readonly client: Client, private readonly log: Logger, private readonly events: EventRecorder) {}
+
+  reconcile(key: string): void | number {
     const { namespace: ns, name } = splitKey(key);
-    const pdb = this.client.get('policy/v1/poddisruptionbudgets', ns, name) as unknown as PodDisruptionBudget | undefined;
+    const pdb = this.client.get<PodDisruptionBudget>('policy/v1/poddisruptionbudgets', ns, name);
     if (!pdb) return;
     try {
       return this.trySync(pdb);
@@ -214,11 +216,6 @@ export class DisruptionController {
   private writeStatus(pdb: PodDisruptionBudget, status: PodDisruptionBudgetStatus): void {
     const def = this.client.resource('policy/v1/poddisruptionbudgets')!;
     this.client.guaranteedUpdate(def, pdb.metadata?.namespace ?? '', pdb.metadata?.name ?? '', (cur: KObject) => ({ ...cur, status }), { subresource: 'status' });
-  }
-
-  stop(): void {
-    this.stops.forEach((s) => s());
-    this.queue.stop();
   }
 }
 

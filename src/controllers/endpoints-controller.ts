@@ -5,14 +5,14 @@ import { EventRecorder } from '../client/event-recorder.js';
 import { ApiError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
 import type { Client } from '../client/client.js';
-import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { WorkQueue } from './runtime/work-queue.js';
+import { defineController } from './runtime/index.js';
 import { isPodReady } from '../machinery/conditions.js';
 import {
   findPort, headlessLabel, isIPv6, isNamespaceTerminating, labelsEqual, lastChangeTriggerTime, managedSelector, podIPs,
   selectedPods, servicesForPodChange, shouldPodBeInEndpoints, shouldSetHostname, TriggerTimeTracker,
 } from './service-endpoints.js';
+import { keyOf, splitKey } from '../machinery/object-key.js';
 
 /** Endpoints hold at most this many addresses; beyond it they are truncated and annotated. */
 const maxCapacity = 1000;
@@ -83,26 +83,31 @@ function truncate(subsets: EndpointSubset[]): boolean {
   return true;
 }
 
-export class EndpointsController {
-  private readonly queue: WorkQueue;
-  private readonly stops: Array<() => void> = [];
+export const endpointsController = defineController({
+  name: 'endpoints',
+  for: 'v1/services',
+  watches: [
+    { resource: 'v1/pods', map: (c, { client }) => servicesForPodChange(client, c) },
+    { resource: 'v1/endpoints', when: (c) => c.type === 'DELETED', map: (c) => [keyOf(c.object)] },
+  ],
+  // Endpoints left without a Service (deleted while the controller was down) are found once at start.
+  initialKeys: ({ client }) => [
+    ...client.list('v1/services').map(keyOf),
+    ...client.list('v1/endpoints').filter((e) => !e.metadata.annotations?.[leaderAnnotation]).map(keyOf),
+  ],
+  setup: (ctx) => new EndpointsReconciler(ctx.client, ctx.log),
+});
+
+class EndpointsReconciler {
   private readonly triggers = new TriggerTimeTracker();
   private readonly events: EventRecorder;
 
-  constructor(private readonly client: Client, clock: Clock, private readonly log: Logger) {
-    this.queue = new WorkQueue('endpoint', (key) => this.reconcile(key), clock, log);
+  constructor(private readonly client: Client, private readonly log: Logger) {
     this.events = new EventRecorder(client, { component: 'endpoint-controller' });
-    const keyOf = (o: KObject) => `${o.metadata.namespace}/${o.metadata.name}`;
-    this.stops.push(client.watch('v1/services', (c) => this.queue.add(keyOf(c.object))));
-    this.stops.push(client.watch('v1/pods', (c) => servicesForPodChange(client, c).forEach((k) => this.queue.add(k))));
-    this.stops.push(client.watch('v1/endpoints', (c) => c.type === 'DELETED' && this.queue.add(keyOf(c.object))));
-    for (const s of client.list('v1/services')) this.queue.add(keyOf(s));
-    // Endpoints left without a Service (deleted while the controller was down) are found once at start.
-    for (const e of client.list('v1/endpoints')) if (!e.metadata.annotations?.[leaderAnnotation]) this.queue.add(keyOf(e));
   }
 
-  private reconcile(key: string): void {
-    const [ns, name] = key.split('/');
+  reconcile(key: string): void {
+    const { namespace: ns, name } = splitKey(key);
     // The API server itself keeps the `kubernetes` Service's endpoints.
     if (ns === 'default' && name === 'kubernetes') return;
     const def = this.client.resource('v1/endpoints')!;
@@ -183,10 +188,5 @@ export class EndpointsController {
       }
     }
     return out;
-  }
-
-  stop(): void {
-    this.stops.forEach((s) => s());
-    this.queue.stop();
   }
 }

@@ -7,14 +7,14 @@ import { EventRecorder } from '../client/event-recorder.js';
 import { ApiError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
 import type { Client } from '../client/client.js';
-import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { WorkQueue } from './runtime/work-queue.js';
+import { defineController } from './runtime/index.js';
 import { isPodReady } from '../machinery/conditions.js';
 import {
   findPort, headlessLabel, isIPv6, isNamespaceTerminating, labelsEqual, lastChangeTriggerTime, managedSelector, podIPs,
   selectedPods, servicesForPodChange, shouldPodBeInEndpoints, shouldSetHostname, TriggerTimeTracker,
 } from './service-endpoints.js';
+import { keyFor, splitKey } from '../machinery/object-key.js';
 
 export const controllerName = 'endpointslice-controller.k8s.io';
 const serviceNameLabel = 'kubernetes.io/service-name';
@@ -55,28 +55,33 @@ function sliceLabels(current: Record<string, string> | undefined, svc: Service):
   return { labels, changed };
 }
 
-export class EndpointSliceController {
-  private readonly queue: WorkQueue;
-  private readonly stops: Array<() => void> = [];
+export const endpointSliceController = defineController({
+  name: 'endpointslice',
+  for: 'v1/services',
+  watches: [
+    { resource: 'v1/pods', map: (c, { client }) => servicesForPodChange(client, c) },
+    // A managed slice changed or deleted by someone else is put back in shape.
+    {
+      resource: sliceKey,
+      map: (c) => {
+        const l = c.object.metadata.labels;
+        return l?.[managedByLabel] === controllerName && l[serviceNameLabel] ? [keyFor(c.object.metadata.namespace, l[serviceNameLabel])] : [];
+      },
+    },
+  ],
+  setup: ({ client, log }) => new EndpointSliceReconciler(client, log),
+});
+
+class EndpointSliceReconciler {
   private readonly triggers = new TriggerTimeTracker();
   private readonly events: EventRecorder;
 
-  constructor(private readonly client: Client, clock: Clock, private readonly log: Logger) {
-    this.queue = new WorkQueue('endpointslice', (key) => this.reconcile(key), clock, log);
+  constructor(private readonly client: Client, private readonly log: Logger) {
     this.events = new EventRecorder(client, { component: 'endpoint-slice-controller' });
-    const keyOf = (o: KObject) => `${o.metadata.namespace}/${o.metadata.name}`;
-    this.stops.push(client.watch('v1/services', (c) => this.queue.add(keyOf(c.object))));
-    this.stops.push(client.watch('v1/pods', (c) => servicesForPodChange(client, c).forEach((k) => this.queue.add(k))));
-    // A managed slice changed or deleted by someone else is put back in shape.
-    this.stops.push(client.watch(sliceKey, (c) => {
-      const l = c.object.metadata.labels;
-      if (l?.[managedByLabel] === controllerName && l[serviceNameLabel]) this.queue.add(`${c.object.metadata.namespace}/${l[serviceNameLabel]}`);
-    }));
-    for (const s of client.list('v1/services')) this.queue.add(keyOf(s));
   }
 
-  private reconcile(key: string): void {
-    const [ns, name] = key.split('/');
+  reconcile(key: string): void {
+    const { namespace: ns, name } = splitKey(key);
     const svc = this.client.get('v1/services', ns, name) as unknown as Service | undefined;
     if (!svc) {
       // The garbage collector removes the slices through their owner reference.
@@ -276,10 +281,5 @@ export class EndpointSliceController {
     if (plan.create.length + plan.update.length + plan.remove.length) {
       this.log.debug({ service: `${ns}/${svc.metadata?.name}`, created: plan.create.length, updated: plan.update.length, deleted: plan.remove.length }, 'synced endpoint slices');
     }
-  }
-
-  stop(): void {
-    this.stops.forEach((s) => s());
-    this.queue.stop();
   }
 }

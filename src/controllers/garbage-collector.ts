@@ -5,7 +5,7 @@ import type { ResourceDef } from '../client/types.js';
 import type { Change } from '../client/types.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { WorkQueue } from './runtime/work-queue.js';
+import { WorkQueue } from '../util/work-queue.js';
 import { jsonEqual } from '../util/json-tree.js';
 
 interface Ref {

@@ -5,28 +5,29 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { controllerNames, selectControllers, type ControllerName } from './selection.js';
 import { GarbageCollector } from './garbage-collector.js';
-import { NamespaceController } from './namespace-controller.js';
-import { ServiceAccountController } from './serviceaccount-controller.js';
-import { RootCaPublisherController } from './root-ca-publisher-controller.js';
-import { DisruptionController } from './disruption-controller.js';
-import { EndpointsController } from './endpoints-controller.js';
-import { EndpointSliceController } from './endpointslice-controller.js';
+import { namespaceController } from './namespace-controller.js';
+import { serviceAccountController } from './serviceaccount-controller.js';
+import { rootCaPublisherController } from './root-ca-publisher-controller.js';
+import { disruptionController } from './disruption-controller.js';
+import { endpointsController } from './endpoints-controller.js';
+import { endpointSliceController } from './endpointslice-controller.js';
 import { NodeLifecycleController } from './node-lifecycle-controller.js';
 import { TaintEvictionController } from './taint-eviction-controller.js';
 import { PodGcController } from './pod-gc-controller.js';
-import { ReplicaSetController } from './replicaset/replicaset-controller.js';
-import { DeploymentController } from './deployment/deployment-controller.js';
-import { JobController } from './job/job-controller.js';
-import { DaemonSetController } from './daemonset/daemonset-controller.js';
-import { CronJobController } from './cronjob/cronjob-controller.js';
-import { TtlAfterFinishedController } from './ttl-after-finished-controller.js';
-import { HorizontalPodAutoscalerController } from './hpa/hpa-controller.js';
-import { StatefulSetController } from './statefulset/controller.js';
-import { VolumeController } from './volume/controller.js';
-import { ClusterRoleAggregationController } from './clusterrole-aggregation-controller.js';
+import { replicaSetController } from './replicaset/replicaset-controller.js';
+import { deploymentController } from './deployment/deployment-controller.js';
+import { jobControllers } from './job/job-controller.js';
+import { daemonSetController } from './daemonset/daemonset-controller.js';
+import { cronJobController } from './cronjob/cronjob-controller.js';
+import { ttlAfterFinishedController } from './ttl-after-finished-controller.js';
+import { hpaController } from './hpa/hpa-controller.js';
+import { statefulSetController } from './statefulset/controller.js';
+import { volumeController } from './volume/controller.js';
+import { clusterRoleAggregationController } from './clusterrole-aggregation-controller.js';
 import { controllerClientNames, controllerIdentity, controllerManagerIdentity } from '../auth/identities.js';
-import { ServiceAccountTokenController } from './serviceaccount-token-controller.js';
-import { CsrSigningController } from './csr-signing-controller.js';
+import { serviceAccountTokenController } from './serviceaccount-token-controller.js';
+import { csrSigningController } from './csr-signing-controller.js';
+import { Manager, type ControllerDef } from './runtime/index.js';
 
 export interface ControllerHandle {
   stop(): void;
@@ -34,44 +35,59 @@ export interface ControllerHandle {
 
 type Factory = (client: Client, clock: Clock, log: Logger) => ControllerHandle;
 
-/** How each controller is made, by its kube-controller-manager name (the start order is `controllerNames`). */
-const factories: Record<ControllerName, Factory> = {
+/**
+ * Each controller by its kube-controller-manager name (the start order is `controllerNames`): its definition on the
+ * controller runtime (several: helper queues acting as it), or (not migrated yet) how it is made.
+ */
+const factories: Record<ControllerName, Factory | ControllerDef | ControllerDef[]> = {
   'garbage-collector': (r, c, l) => new GarbageCollector(r, c, l),
-  namespace: (r, c, l) => new NamespaceController(r, c, l),
-  serviceaccount: (r, c, l) => new ServiceAccountController(r, c, l),
-  'root-ca-certificate-publisher': (r, c, l) => new RootCaPublisherController(r, c, l),
-  disruption: (r, c, l) => new DisruptionController(r, c, l),
-  endpoints: (r, c, l) => new EndpointsController(r, c, l),
-  endpointslice: (r, c, l) => new EndpointSliceController(r, c, l),
+  namespace: namespaceController,
+  serviceaccount: serviceAccountController,
+  'root-ca-certificate-publisher': rootCaPublisherController,
+  disruption: disruptionController,
+  endpoints: endpointsController,
+  endpointslice: endpointSliceController,
   'node-lifecycle': (r, c, l) => new NodeLifecycleController(r, c, l),
   'taint-eviction': (r, c, l) => new TaintEvictionController(r, c, l),
   'pod-garbage-collector': (r, c, l) => new PodGcController(r, c, l),
-  replicaset: (r, c, l) => new ReplicaSetController(r, c, l),
-  deployment: (r, c, l) => new DeploymentController(r, c, l),
-  job: (r, c, l) => new JobController(r, c, l),
-  daemonset: (r, c, l) => new DaemonSetController(r, c, l),
-  cronjob: (r, c, l) => new CronJobController(r, c, l),
-  'ttl-after-finished': (r, c, l) => new TtlAfterFinishedController(r, c, l),
-  'horizontal-pod-autoscaler': (r, c, l) => new HorizontalPodAutoscalerController(r, c, l),
-  statefulset: (r, c, l) => new StatefulSetController(r, c, l),
-  'persistentvolume-binder': (r, c, l) => new VolumeController(r, c, l),
-  'clusterrole-aggregation': (r, c, l) => new ClusterRoleAggregationController(r, c, l),
-  'serviceaccount-token': (r, c, l) => new ServiceAccountTokenController(r, c, l),
-  'certificatesigningrequest-signing': (r, c, l) => new CsrSigningController(r, c, l),
+  replicaset: replicaSetController,
+  deployment: deploymentController,
+  job: jobControllers,
+  daemonset: daemonSetController,
+  cronjob: cronJobController,
+  'ttl-after-finished': ttlAfterFinishedController,
+  'horizontal-pod-autoscaler': hpaController,
+  statefulset: statefulSetController,
+  'persistentvolume-binder': volumeController,
+  'clusterrole-aggregation': clusterRoleAggregationController,
+  'serviceaccount-token': serviceAccountTokenController,
+  'certificatesigningrequest-signing': csrSigningController,
 };
 
 /**
  * Starts the selected controllers, each with a client acting as its upstream identity (kube-controller-manager with
  * --use-service-account-credentials: the ServiceAccount kube-system/<client name>).
  */
-export function startControllers(root: Client, clock: Clock, log: Logger, which: Set<ControllerName> = selectControllers()): ControllerHandle {
+export function startControllers(root: Client, clock: Clock, log: Logger, which: Set<ControllerName> = selectControllers()): Manager {
   const selected = controllerNames.filter((name) => which.has(name));
   ensureControllerServiceAccounts(root, selected);
-  const running = selected.map((name) => {
+  const clientFor = (name: string) => {
     const id = controllerIdentity(name);
-    return factories[name](root.as(id.user, id.component), clock, log.child({ controller: name }));
-  });
-  return { stop: () => running.forEach((c) => c.stop()) };
+    return root.as(id.user, id.component);
+  };
+  const manager = new Manager({ client: root, clock, log, clientFor });
+  for (const name of selected) {
+    const f = factories[name];
+    if (typeof f === 'function') {
+      manager.addRunnable({ name, start: () => f(clientFor(name), clock, log.child({ controller: name })) });
+      continue;
+    }
+    for (const def of Array.isArray(f) ? f : [f]) {
+      if ((def.identity ?? def.name) !== name) throw new Error(`controller ${name} is defined as ${def.name}`);
+      manager.add(def);
+    }
+  }
+  return manager.start();
 }
 
 /** kube-controller-manager creates the ServiceAccount each controller acts as, in kube-system, before starting it. */

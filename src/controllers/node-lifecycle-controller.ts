@@ -12,7 +12,7 @@ import { markPodsNotReady } from './mark-pods-not-ready.js';
 import { nodeTaints, sameTaint, swapTaints, taintKeys, type TaintRef } from './node-taints.js';
 import { byNode, podsByNode } from './pods-by-node.js';
 import type { Informer } from '../client/informer.js';
-import { WorkQueue } from './runtime/work-queue.js';
+import { WorkQueue } from '../util/work-queue.js';
 import { computeZoneState, qpsFor, ZoneTainter, zoneKey, type ZoneState } from './zone-tainter.js';
 
 export const nodeMonitorPeriodMs = 5_000;

@@ -8,9 +8,8 @@ import type { Client } from '../client/client.js';
 import { securityOf } from '../client/services.js';
 import type { KObject } from '../machinery/types.js';
 import { ApiError } from '../machinery/errors.js';
-import type { Clock } from '../util/clock.js';
-import type { Logger } from '../util/logger.js';
-import { WorkQueue } from './runtime/work-queue.js';
+import { keyFor, splitKey } from '../machinery/object-key.js';
+import { defineController } from './runtime/index.js';
 
 export const rootCaConfigMap = 'kube-root-ca.crt';
 const descriptionKey = 'kubernetes.io/description';
@@ -24,54 +23,41 @@ function upToDate(cm: KObject, pem: string): boolean {
   return cm.metadata.annotations?.[descriptionKey] === description;
 }
 
-export class RootCaPublisherController {
-  private readonly queue: WorkQueue;
-  private readonly stops: Array<() => void> = [];
-  private pem: Promise<string> | undefined;
+/** Keys are namespaces (`/<name>`); the CA's certificate is read once per start. */
+export const rootCaPublisherController = defineController({
+  name: 'root-ca-certificate-publisher',
+  for: { resource: 'v1/namespaces', when: (c) => c.type !== 'DELETED' },
+  watches: [{ resource: 'v1/configmaps', when: (c) => c.object.metadata.name === rootCaConfigMap, map: (c) => [keyFor('', c.object.metadata.namespace)] }],
+  setup({ client }) {
+    let pem: Promise<string> | undefined;
+    const caPem = () => (pem ??= securityOf(client).pki.ca().then((ca) => ca.certPem));
+    return { reconcile: async (key: string) => publish(client, splitKey(key).name, await caPem()) };
+  },
+});
 
-  constructor(private readonly client: Client, clock: Clock, log: Logger) {
-    this.queue = new WorkQueue('root-ca-certificate-publisher', (ns) => this.reconcile(ns), clock, log);
-    this.stops.push(client.watch('v1/namespaces', (c) => c.type !== 'DELETED' && this.queue.add(c.object.metadata.name ?? '')));
-    this.stops.push(client.watch('v1/configmaps', (c) => c.object.metadata.name === rootCaConfigMap && this.queue.add(c.object.metadata.namespace ?? '')));
-    for (const ns of client.list('v1/namespaces')) this.queue.add(ns.metadata.name ?? '');
-  }
-
-  private caPem(): Promise<string> {
-    this.pem ??= securityOf(this.client).pki.ca().then((ca) => ca.certPem);
-    return this.pem;
-  }
-
-  private async reconcile(namespace: string): Promise<void> {
-    const pem = await this.caPem();
-    const ns = this.client.get('v1/namespaces', '', namespace);
-    // As upstream: only active namespaces (a terminating one refuses new objects anyway).
-    if (!ns || ns.metadata.deletionTimestamp || (ns.status as { phase?: string } | undefined)?.phase === 'Terminating') return;
-    const def = this.client.resource('v1/configmaps')!;
-    const cur = this.client.get('v1/configmaps', namespace, rootCaConfigMap);
-    if (!cur) {
-      try {
-        this.client.create(def, namespace, {
-          apiVersion: 'v1', kind: 'ConfigMap',
-          metadata: { name: rootCaConfigMap, namespace, annotations: { [descriptionKey]: description } },
-          data: { 'ca.crt': pem },
-        });
-      } catch (e) {
-        // Created meanwhile (its watch event brings the namespace back), or the namespace began terminating.
-        if (e instanceof ApiError && (e.code === 409 || e.code === 403)) return;
-        throw e;
-      }
-      return;
+function publish(client: Client, namespace: string, pem: string): void {
+  const ns = client.get('v1/namespaces', '', namespace);
+  // As upstream: only active namespaces (a terminating one refuses new objects anyway).
+  if (!ns || ns.metadata.deletionTimestamp || (ns.status as { phase?: string } | undefined)?.phase === 'Terminating') return;
+  const cur = client.get('v1/configmaps', namespace, rootCaConfigMap);
+  if (!cur) {
+    try {
+      client.create('v1/configmaps', namespace, {
+        apiVersion: 'v1', kind: 'ConfigMap',
+        metadata: { name: rootCaConfigMap, namespace, annotations: { [descriptionKey]: description } },
+        data: { 'ca.crt': pem },
+      });
+    } catch (e) {
+      // Created meanwhile (its watch event brings the namespace back), or the namespace began terminating.
+      if (e instanceof ApiError && (e.code === 409 || e.code === 403)) return;
+      throw e;
     }
-    if (upToDate(cur, pem)) return;
-    this.client.guaranteedUpdate(def, namespace, rootCaConfigMap, (o) => {
-      o.data = { 'ca.crt': pem };
-      o.metadata.annotations = { ...o.metadata.annotations, [descriptionKey]: description };
-      return o;
-    });
+    return;
   }
-
-  stop(): void {
-    this.stops.forEach((s) => s());
-    this.queue.stop();
-  }
+  if (upToDate(cur, pem)) return;
+  client.guaranteedUpdate('v1/configmaps', namespace, rootCaConfigMap, (o) => {
+    o.data = { 'ca.crt': pem };
+    o.metadata.annotations = { ...o.metadata.annotations, [descriptionKey]: description };
+    return o;
+  });
 }

@@ -1,34 +1,20 @@
-// Every active namespace gets a `default` ServiceAccount.
-import type { Client } from '../client/client.js';
-import type { Clock } from '../util/clock.js';
-import type { Logger } from '../util/logger.js';
-import { WorkQueue } from './runtime/work-queue.js';
+// Every active namespace gets a `default` ServiceAccount (keys are namespaces: `/<name>`).
+import { keyFor, splitKey } from '../machinery/object-key.js';
+import { defineController } from './runtime/index.js';
 
-export class ServiceAccountController {
-  private readonly queue: WorkQueue;
-  private readonly stops: Array<() => void> = [];
-
-  constructor(private readonly client: Client, clock: Clock, log: Logger) {
-    this.queue = new WorkQueue('serviceaccount', (ns) => this.reconcile(ns), clock, log);
-    this.stops.push(client.watch('v1/namespaces', (c) => c.type !== 'DELETED' && this.queue.add(c.object.metadata.name ?? '')));
-    this.stops.push(client.watch('v1/serviceaccounts', (c) => c.type === 'DELETED' && this.queue.add(c.object.metadata.namespace ?? '')));
-    for (const ns of client.list('v1/namespaces')) this.queue.add(ns.metadata.name ?? '');
-  }
-
-  private reconcile(namespace: string): void {
-    const ns = this.client.get('v1/namespaces', '', namespace);
+export const serviceAccountController = defineController({
+  name: 'serviceaccount',
+  for: { resource: 'v1/namespaces', when: (c) => c.type !== 'DELETED' },
+  watches: [{ resource: 'v1/serviceaccounts', when: (c) => c.type === 'DELETED', map: (c) => [keyFor('', c.object.metadata.namespace)] }],
+  reconcile(key, { client }): void {
+    const { name: namespace } = splitKey(key);
+    const ns = client.get('v1/namespaces', '', namespace);
     if (!ns || ns.metadata.deletionTimestamp) return;
-    if (this.client.get('v1/serviceaccounts', namespace, 'default')) return;
-    const def = this.client.resource('v1/serviceaccounts')!;
+    if (client.get('v1/serviceaccounts', namespace, 'default')) return;
     try {
-      this.client.create(def, namespace, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace } });
+      client.create('v1/serviceaccounts', namespace, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace } });
     } catch {
       /* created meanwhile or namespace terminating */
     }
-  }
-
-  stop(): void {
-    this.stops.forEach((s) => s());
-    this.queue.stop();
-  }
-}
+  },
+});

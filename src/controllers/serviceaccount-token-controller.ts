@@ -4,12 +4,10 @@
 // is gone (or was recreated with another uid) is deleted, as kube-controller-manager's tokens controller does.
 import type { Client } from '../client/client.js';
 import type { KObject } from '../machinery/types.js';
-import type { Clock } from '../util/clock.js';
-import type { Logger } from '../util/logger.js';
-import { splitKey } from './workload/owner.js';
-import { WorkQueue } from './runtime/work-queue.js';
+import { defineController } from './runtime/index.js';
 import { securityOf } from '../client/services.js';
 import { legacyClaims, signToken } from '../auth/serviceaccount/claims.js';
+import { keyOf, splitKey } from '../machinery/object-key.js';
 
 const tokenType = 'kubernetes.io/service-account-token';
 const nameKey = 'kubernetes.io/service-account.name';
@@ -18,25 +16,24 @@ const uidKey = 'kubernetes.io/service-account.uid';
 const data = (s: KObject) => (s.data ?? {}) as Record<string, string>;
 const b64 = (v: string) => Buffer.from(v).toString('base64');
 
-export class ServiceAccountTokenController {
-  private readonly queue: WorkQueue;
-  private readonly stops: Array<() => void> = [];
+const isToken = (s: KObject) => s.type === tokenType;
 
-  constructor(private readonly client: Client, clock: Clock, log: Logger) {
-    this.queue = new WorkQueue('serviceaccount-token', (k) => this.reconcile(k), clock, log);
-    const addSecret = (s: KObject) => s.type === tokenType && this.queue.add(`${s.metadata.namespace}/${s.metadata.name}`);
-    this.stops.push(client.watch('v1/secrets', (c) => c.type !== 'DELETED' && addSecret(c.object)));
-    // A ServiceAccount that appears, changes or goes: its token Secrets are looked at again.
-    this.stops.push(client.watch('v1/serviceaccounts', (c) => {
-      const sa = c.object;
-      for (const s of client.list('v1/secrets', sa.metadata.namespace)) {
-        if (s.type === tokenType && s.metadata.annotations?.[nameKey] === sa.metadata.name) addSecret(s);
-      }
-    }));
-    for (const s of client.list('v1/secrets')) addSecret(s);
-  }
+export const serviceAccountTokenController = defineController({
+  name: 'serviceaccount-token',
+  for: { resource: 'v1/secrets', when: (c) => c.type !== 'DELETED' && isToken(c.object) },
+  // A ServiceAccount that appears, changes or goes: its token Secrets are looked at again.
+  watches: [{
+    resource: 'v1/serviceaccounts',
+    map: (c, { client }) => client.list('v1/secrets', c.object.metadata.namespace)
+      .filter((s) => isToken(s) && s.metadata.annotations?.[nameKey] === c.object.metadata.name).map(keyOf),
+  }],
+  setup: ({ client }) => new TokenReconciler(client),
+});
 
-  private async reconcile(key: string): Promise<void> {
+class TokenReconciler {
+  constructor(private readonly client: Client) {}
+
+  async reconcile(key: string): Promise<void> {
     const { namespace, name } = splitKey(key);
     const secret = this.client.get('v1/secrets', namespace, name);
     if (!secret || secret.type !== tokenType || secret.metadata.deletionTimestamp) return;
@@ -72,10 +69,5 @@ export class ServiceAccountTokenController {
     } catch {
       /* deleted meanwhile */
     }
-  }
-
-  stop(): void {
-    this.stops.forEach((s) => s());
-    this.queue.stop();
   }
 }

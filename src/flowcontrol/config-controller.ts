@@ -13,7 +13,7 @@ import { ApiError } from '../machinery/errors.js';
 import type { Clock } from '../util/clock.js';
 import { rfc3339 } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { WorkQueue } from '../controllers/runtime/work-queue.js';
+import { WorkQueue } from '../util/work-queue.js';
 import { sameSpec } from '../registry/validation/flowcontrol.js';
 import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from './bootstrap.js';
 import { autoUpdateAnnotation, type Condition, type FlowSchema, type PriorityLevelConfiguration } from './types.js';

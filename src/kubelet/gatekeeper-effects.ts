@@ -9,7 +9,7 @@ import type { Client } from '../client/client.js';
 import type { Change } from '../client/types.js';
 import { serviceAccountUser } from '../auth/identities.js';
 import { isRecord, type KObject } from '../machinery/types.js';
-import { WorkQueue } from '../controllers/runtime/work-queue.js';
+import { WorkQueue } from '../util/work-queue.js';
 import { statusCode } from '../controllers/workload/pod-control.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';

@@ -7,7 +7,7 @@ import { setLogProvider, storeLogProvider } from './log-provider.js';
 import { registryOf } from '../client/client.js';
 import type { Registry } from '../registry/registry.js';
 import { EventRecorder } from '../client/event-recorder.js';
-import { WorkQueue } from '../controllers/runtime/work-queue.js';
+import { WorkQueue } from '../util/work-queue.js';
 import type { KObject } from '../machinery/types.js';
 import { jsonEqual } from '../util/json-tree.js';
 import { LogStore } from './log-store.js';
@@ -26,12 +26,12 @@ import { setContainerLogSink } from './container-log-append.js';
 import { containerConfigError, mountFailures } from './pod-references.js';
 import { runImageEffects } from './image-effects.js';
 import { recheckReferences, ReferenceWaits, referenceLookup, waitsOnReferences } from './reference-waits.js';
+import { keyOf } from '../machinery/object-key.js';
 
 /** The event fieldPath of a container: `spec.containers{web}`, `spec.initContainers{setup}`, `spec.ephemeralContainers{debugger-x}`. */
 const fieldPathOf = (c: { kind: string; name: string }) =>
   `spec.${c.kind === 'main' ? 'containers' : c.kind === 'ephemeral' ? 'ephemeralContainers' : 'initContainers'}{${c.name}}`;
 
-const keyOf = (o: { metadata?: { namespace?: string; name?: string } }) => `${o.metadata?.namespace}/${o.metadata?.name}`;
 /** Deeper than any pod status the kubelet builds (a deeper one compares unequal and is written, which is safe). */
 const statusDepth = 32;
 const isTerminal = (phase: string | undefined) => phase === 'Succeeded' || phase === 'Failed';

@@ -5,13 +5,14 @@ import { parse } from 'yaml';
 import { startBonsai, type Bonsai } from '../../src/main.js';
 import { clientFor, type Client } from '../../src/client/client.js';
 import type { KObject } from '../../src/machinery/types.js';
-import { JobSetController, jobSetCrd } from '../../src/addons/jobset/index.js';
+import { jobSetController, jobSetCrd } from '../../src/addons/jobset/index.js';
+import { Manager } from '../../src/controllers/runtime/index.js';
 import { waitDeadline } from '../helpers/wait.js';
 
 export interface JobSetEnv {
   b: Bonsai;
   client: Client;
-  controller: JobSetController;
+  controller: Manager;
   close(): Promise<void>;
 }
 
@@ -21,7 +22,7 @@ export async function startJobSetEnv(clockSpeed = 10): Promise<JobSetEnv> {
   await client.resource('apiextensions.k8s.io/v1/customresourcedefinitions')?.load?.(); // ajv and CEL, as the HTTP handler loads them
   await client.createOrWait('apiextensions.k8s.io/v1/customresourcedefinitions', '', parse(readFileSync(jobSetCrd, 'utf8')) as KObject);
   await until(() => !!client.resource('jobset.x-k8s.io/v1alpha2/jobsets'), 10_000, 'the JobSet CRD established');
-  const controller = new JobSetController(client, b.clock, b.log);
+  const controller = new Manager({ client, clock: b.clock, log: b.log }).add(jobSetController).start();
   return { b, client, controller, async close() { controller.stop(); await b.close(); } };
 }
 

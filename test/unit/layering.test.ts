@@ -150,9 +150,10 @@ const LAYERS: Record<string, string[]> = {
   client: ['admission', 'auth', 'generated', 'kubelet', 'machinery', 'metrics-apis', 'registry', 'storage', 'util'],
   leader: ['client', 'machinery', 'util'],
   scheduler: ['auth', 'client', 'machinery', 'util'],
-  // kubelet -> controllers: the WorkQueue (controllers/runtime/), until it moves to the controller runtime's home.
+  // kubelet -> controllers: gatekeeper-effects.ts reads an error's status code with the workload controllers' helper.
   kubelet: ['auth', 'client', 'controllers', 'machinery', 'util', 'registry'],
-  controllers: ['auth', 'client', 'kubelet', 'machinery', 'metrics-apis', 'util'],
+  // controllers -> leader: the controller runtime's manager runs its controllers while holding a Lease.
+  controllers: ['auth', 'client', 'kubelet', 'leader', 'machinery', 'metrics-apis', 'util'],
   cluster: ['client', 'kubelet', 'machinery', 'util'],
   addons: ['admission', 'auth', 'client', 'controllers', 'machinery', 'metrics-apis', 'registry', 'scheduler', 'util'],
 };

@@ -10,7 +10,7 @@ import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { defineController, type ControllerContext } from '../../controllers/runtime/index.js';
 import { reportStatusWriteFailure } from '../status-write.js';
 import { classify, replicatedJobStatuses, type ChildJobs } from './child-jobs.js';
 import { finishedAtMs, isFinished, setCondition, type StatusUpdate } from './conditions.js';
@@ -22,8 +22,8 @@ import {
   apiVersion, cond, controllerName, headlessServiceCreationFailedReason, jobSetsRef, jobsRef, reasons, restartingJobSetCompleted,
   restartingJobsReady, servicesRef, type JobSet, type ReplicatedJobStatus,
 } from './types.js';
+import { keyFor, splitKey } from '../../machinery/object-key.js';
 
-const keyOf = (ns: string | undefined, name: string | undefined) => `${ns ?? ''}/${name ?? ''}`;
 
 /** The JobSet owning a Job or Service: its controller reference to a JobSet. */
 function ownerJobSet(obj: { metadata?: KObject['metadata'] }): { name: string; uid: string } | undefined {
@@ -41,39 +41,41 @@ export interface Work {
   now: Date;
 }
 
+/** The JobSet a Job or Service belongs to, by uid: the index the reconciler reads a JobSet's Jobs by. */
+const ownerIndex = (j: Job): string | undefined => ownerJobSet(j)?.uid;
+
+const ownerKey = (obj: KObject): string[] => {
+  const owner = ownerJobSet(obj);
+  return owner ? [keyFor(obj.metadata.namespace, owner.name)] : [];
+};
+
+export const jobSetController = defineController({
+  name: 'jobset',
+  for: jobSetsRef,
+  watches: [
+    { resource: jobsRef, map: (c) => ownerKey(c.object) },
+    { resource: servicesRef, when: (c) => c.type === 'DELETED', map: (c) => ownerKey(c.object) },
+  ],
+  setup: (ctx) => new JobSetController(ctx),
+});
+
 export class JobSetController {
-  private readonly queue: WorkQueue;
+  readonly client: Client;
+  readonly clock: Clock;
+  private readonly log: Logger;
   readonly jobs: Informer<Job>;
-  private readonly stops: Array<() => void> = [];
   readonly events: EventRecorder;
 
-  constructor(readonly client: Client, readonly clock: Clock, private readonly log: Logger) {
+  constructor({ client, clock, log, informers }: ControllerContext) {
+    this.client = client;
+    this.clock = clock;
+    this.log = log;
     this.events = new EventRecorder(client, { component: 'jobset' });
-    this.queue = new WorkQueue('jobset', (k) => this.reconcile(k), clock, log);
-    this.jobs = client.informer<Job>(jobsRef, { indexes: { owner: (j) => ownerJobSet(j)?.uid } });
-    this.stops.push(() => this.jobs.stop());
-    this.stops.push(client.watch(jobSetsRef, (c) => this.queue.add(keyOf(c.object.metadata.namespace, c.object.metadata.name))));
-    this.stops.push(this.jobs.onChange((c) => this.enqueueOwner(c.object)));
-    this.stops.push(client.watch(servicesRef, (c) => {
-      if (c.type === 'DELETED') this.enqueueOwner(c.object);
-    }));
-    for (const js of client.list(jobSetsRef)) this.queue.add(keyOf(js.metadata.namespace, js.metadata.name));
-  }
-
-  stop(): void {
-    this.queue.stop();
-    for (const s of this.stops) s();
-  }
-
-  private enqueueOwner(obj: KObject): void {
-    const owner = ownerJobSet(obj);
-    if (owner) this.queue.add(keyOf(obj.metadata.namespace, owner.name));
+    this.jobs = informers.informer<Job>(jobsRef, { owner: ownerIndex });
   }
 
   async reconcile(key: string): Promise<void | number> {
-    const i = key.indexOf('/');
-    const ns = key.slice(0, i);
-    const name = key.slice(i + 1);
+    const { namespace: ns, name } = splitKey(key);
     const stored = this.client.get<JobSet>(jobSetsRef, ns, name);
     if (!stored || stored.metadata.deletionTimestamp) return;
     const managedBy = stored.spec?.managedBy;

@@ -2,7 +2,8 @@
 // (an in-process admission plugin).
 import type { Addon } from '../types.js';
 import { addAdmission } from '../../client/services.js';
-import { JobSetController } from './controller.js';
+import { Manager } from '../../controllers/runtime/index.js';
+import { JobSetController, jobSetController } from './controller.js';
 import { jobSetWebhook } from './webhook.js';
 
 export const jobSetCrd = 'src/addons/jobset/crds/jobset.x-k8s.io_jobsets.yaml';
@@ -12,7 +13,7 @@ export const jobSetAddon: Addon = {
   crds: [jobSetCrd],
   start(ctx) {
     const removeWebhook = addAdmission(ctx.client, jobSetWebhook(ctx.client));
-    const controller = new JobSetController(ctx.client, ctx.clock, ctx.log.child({ component: 'jobset' }));
+    const controller = new Manager({ client: ctx.client, clock: ctx.clock, log: ctx.log.child({ component: 'jobset' }) }).add(jobSetController).start();
     return {
       stop() {
         controller.stop();
@@ -23,4 +24,4 @@ export const jobSetAddon: Addon = {
 };
 
 export const addon = jobSetAddon;
-export { JobSetController };
+export { JobSetController, jobSetController };

@@ -7,39 +7,35 @@ import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { defineController } from '../../controllers/runtime/index.js';
+import { keyFor, keyOf, splitKey } from '../../machinery/object-key.js';
 import type { KarpenterDeps } from './deps.js';
 import { condition, dueIn, initialConditions, isTrue, launched, nextStage, nodeFor, readyCondition, registeredNode, setCondition, type StageContext } from './lifecycle.js';
 import { terminate } from './termination.js';
-import { conditionTypes as ct, labels as wk, nodeClaimsRef, nodesRef, terminationFinalizer, type NodeClaim } from './types.js';
+import { conditionTypes as ct, labels as wk, nodeClaimsRef, nodesRef, podsRef, terminationFinalizer, type NodeClaim } from './types.js';
 
-export class NodeClaimController {
-  private readonly queue: WorkQueue;
-  private readonly stops: Array<() => void> = [];
+/** One reconcile per NodeClaim (keys `/<name>`): its own changes, its Node's, and pods leaving a terminating one's node. */
+export const nodeClaimController = (deps: KarpenterDeps) => defineController({
+  name: 'karpenter-nodeclaim',
+  for: nodeClaimsRef,
+  watches: [
+    { resource: nodesRef, map: (c) => (deps.nodeClaims.get('', c.object.metadata.name ?? '') ? [keyOf(c.object)] : []) },
+    {
+      resource: podsRef,
+      map: (c) => {
+        const nodeName = (c.object.spec as { nodeName?: string } | undefined)?.nodeName;
+        return nodeName && deps.nodeClaims.get('', nodeName)?.metadata.deletionTimestamp ? [keyFor('', nodeName)] : [];
+      },
+    },
+  ],
+  setup: ({ client, clock, log }) => {
+    const c = new NodeClaimController(client, clock, log, deps);
+    return { reconcile: (key: string) => c.reconcile(splitKey(key).name) };
+  },
+});
 
-  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger, private readonly deps: KarpenterDeps) {
-    this.queue = new WorkQueue('karpenter-nodeclaim', (k) => this.reconcile(k), clock, log);
-    this.stops.push(deps.nodeClaims.onChange((c) => this.queue.add(c.object.metadata.name ?? '')));
-    this.stops.push(deps.nodes.onChange((c) => {
-      const name = c.object.metadata.name ?? '';
-      if (deps.nodeClaims.get('', name)) this.queue.add(name);
-    }));
-    this.stops.push(deps.pods.onChange((c) => {
-      const nodeName = (c.object.spec as { nodeName?: string } | undefined)?.nodeName;
-      if (nodeName && deps.nodeClaims.get('', nodeName)?.metadata.deletionTimestamp) this.queue.add(nodeName);
-    }));
-    for (const c of deps.nodeClaims.list()) this.queue.add(c.metadata.name ?? '');
-  }
-
-  stop(): void {
-    this.queue.stop();
-    for (const s of this.stops) s();
-  }
-
-  /** Enqueues a claim (the disruption half calls this after deleting one). */
-  enqueue(name: string): void {
-    this.queue.add(name);
-  }
+class NodeClaimController {
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger, private readonly deps: KarpenterDeps) {}
 
   async reconcile(name: string): Promise<void | number> {
     const claim = this.client.get<NodeClaim>(nodeClaimsRef, '', name);

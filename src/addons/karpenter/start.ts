@@ -1,24 +1,30 @@
-// Starts the Karpenter controllers: shared informers and settings, then the status, NodeClaim (lifecycle and
-// termination) and provisioning controllers, then disruption.
+// Starts the Karpenter controllers: a manager (its shared informers) and settings, then the status, NodeClaim
+// (lifecycle and termination) and provisioning controllers, then disruption.
 import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import type { AddonContext, AddonHandle } from '../types.js';
 import type { KarpenterDeps } from './deps.js';
-import { NodeClaimController } from './nodeclaim-controller.js';
+import { Manager } from '../../controllers/runtime/index.js';
+import { nodeClaimController } from './nodeclaim-controller.js';
 import { Provisioner } from './provisioner.js';
 import { parseSettings } from './settings.js';
-import { StatusController } from './status.js';
+import { statusController } from './status.js';
 import { nodeClaimsRef, nodePoolsRef, nodesRef, podsRef, type NodeClaim, type NodePool } from './types.js';
 // ---- DISRUPTION HOOK: the disruption controller (branch `kdis`) is started below, after provisioning. ----
 import { startDisruption } from './disruption/index.js';
 
+/** Pods' index `node`: spec.nodeName. */
+const podNode = (p: Pod): string | undefined => p.spec?.nodeName;
+
 export function startKarpenter(ctx: AddonContext): AddonHandle & { deps: KarpenterDeps; provisioner: Provisioner } {
   const { settings, catalog } = parseSettings(ctx.settings);
   const { client, clock, log } = ctx;
-  const nodePools = client.informer<NodePool>(nodePoolsRef);
-  const nodeClaims = client.informer<NodeClaim>(nodeClaimsRef);
-  const nodes = client.informer<Node>(nodesRef);
-  const pods = client.informer<Pod>(podsRef, { indexes: { node: (p) => p.spec?.nodeName } });
+  const manager = new Manager({ client, clock, log, logFor: (name) => log.child({ component: name }) }).start();
+  const informers = manager.informers!;
+  const nodePools = informers.informer<NodePool>(nodePoolsRef);
+  const nodeClaims = informers.informer<NodeClaim>(nodeClaimsRef);
+  const nodes = informers.informer<Node>(nodesRef);
+  const pods = informers.informer<Pod>(podsRef, { node: podNode });
   let provisioner: Provisioner | undefined;
   const deps: KarpenterDeps = {
     catalog, settings, events: new EventRecorder(client, { component: 'karpenter' }), nodePools, nodeClaims, nodes, pods,
@@ -26,20 +32,17 @@ export function startKarpenter(ctx: AddonContext): AddonHandle & { deps: Karpent
     expectPlacements: (claim) => provisioner?.expectPlacements(claim),
     nominated: () => provisioner?.nominatedClaims() ?? new Set(),
   };
-  const status = new StatusController(client, clock, log.child({ component: 'karpenter-status' }), deps);
-  const claimsCtl = new NodeClaimController(client, clock, log.child({ component: 'karpenter-nodeclaim' }), deps);
+  manager.add(statusController(deps)).add(nodeClaimController(deps));
   provisioner = new Provisioner(client, clock, log.child({ component: 'karpenter-provisioner' }), deps);
   // ---- DISRUPTION HOOK ----
-  const disruption = startDisruption(ctx, deps);
+  const disruption = startDisruption(ctx, deps, manager);
   const p = provisioner;
   return {
     deps, provisioner: p,
     stop() {
       disruption.stop();
       p.stop();
-      claimsCtl.stop();
-      status.stop();
-      for (const i of [pods, nodes, nodeClaims, nodePools]) i.stop();
+      manager.stop();
     },
   };
 }

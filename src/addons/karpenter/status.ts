@@ -2,42 +2,42 @@
 // resources (capacity) of its NodeClaims, and is Ready when its spec validated and its node class is Ready; a
 // KWOKNodeClass is Ready (the kwok provider has nothing to resolve).
 import type { Client } from '../../client/client.js';
-import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { defineController } from '../../controllers/runtime/index.js';
 import { amounts, type ResourceAmounts } from '../../machinery/resources.js';
 import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../util/logger.js';
 import type { KarpenterDeps } from './deps.js';
 import { condition, setCondition } from './lifecycle.js';
 import { formatAmounts } from './nodeclaims.js';
 import { sum } from './scheduling/fit.js';
-import { conditionTypes as ct, kwokNodeClassesRef, labels as wk, nodePoolsRef, type KWOKNodeClass, type NodePool } from './types.js';
+import { conditionTypes as ct, kwokNodeClassesRef, labels as wk, nodeClaimsRef, nodePoolsRef, type KWOKNodeClass, type NodePool } from './types.js';
 
 const classKey = (name: string) => `class/${name}`;
 const poolKey = (name: string) => `pool/${name}`;
 
-export class StatusController {
-  private readonly queue: WorkQueue;
-  private readonly stops: Array<() => void> = [];
+/** NodePool and KWOKNodeClass status: keys `class/<name>` and `pool/<name>`. */
+export const statusController = (deps: KarpenterDeps) => defineController({
+  name: 'karpenter-status',
+  watches: [
+    { resource: nodePoolsRef, map: (c) => [poolKey(c.object.metadata.name ?? '')] },
+    {
+      resource: nodeClaimsRef,
+      map: (c) => {
+        const pool = c.object.metadata.labels?.[wk.nodePool];
+        return pool ? [poolKey(pool)] : [];
+      },
+    },
+    {
+      resource: kwokNodeClassesRef,
+      map: (c) => [classKey(c.object.metadata.name ?? ''), ...deps.nodePools.list()
+        .filter((p) => p.spec?.template?.spec?.nodeClassRef?.name === c.object.metadata.name).map((p) => poolKey(p.metadata.name ?? ''))],
+    },
+  ],
+  initialKeys: ({ client }) => [...client.list(kwokNodeClassesRef).map((c) => classKey(c.metadata.name ?? '')), ...deps.nodePools.list().map((p) => poolKey(p.metadata.name ?? ''))],
+  setup: ({ client, clock }) => new StatusController(client, clock, deps),
+});
 
-  constructor(private readonly client: Client, private readonly clock: Clock, log: Logger, private readonly deps: KarpenterDeps) {
-    this.queue = new WorkQueue('karpenter-status', (k) => this.reconcile(k), clock, log);
-    this.stops.push(deps.nodePools.onChange((c) => this.queue.add(poolKey(c.object.metadata.name ?? ''))));
-    this.stops.push(deps.nodeClaims.onChange((c) => {
-      const pool = c.object.metadata.labels?.[wk.nodePool];
-      if (pool) this.queue.add(poolKey(pool));
-    }));
-    this.stops.push(client.watch(kwokNodeClassesRef, (c) => {
-      this.queue.add(classKey(c.object.metadata.name ?? ''));
-      for (const p of deps.nodePools.list()) if (p.spec?.template?.spec?.nodeClassRef?.name === c.object.metadata.name) this.queue.add(poolKey(p.metadata.name ?? ''));
-    }));
-    for (const c of client.list(kwokNodeClassesRef)) this.queue.add(classKey(c.metadata.name ?? ''));
-    for (const p of deps.nodePools.list()) this.queue.add(poolKey(p.metadata.name ?? ''));
-  }
-
-  stop(): void {
-    this.queue.stop();
-    for (const s of this.stops) s();
-  }
+class StatusController {
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly deps: KarpenterDeps) {}
 
   reconcile(key: string): void {
     const name = key.slice(key.indexOf('/') + 1);

@@ -3,8 +3,9 @@
 // external.metrics.k8s.io source, and the ScaledJob controller. Scalers: cron, kubernetes-workload, cpu, memory and
 // metrics-api; any other trigger type is `no scaler found for type: <type>` in the Ready condition.
 import type { Addon } from '../types.js';
-import { ScaledJobController } from './scaled-job-controller.js';
-import { ScaledObjectController } from './scaled-object-controller.js';
+import { Manager } from '../../controllers/runtime/index.js';
+import { ScaledJobController, scaledJobController } from './scaled-job-controller.js';
+import { ScaledObjectController, scaledObjectController } from './scaled-object-controller.js';
 import { scaledObjectWebhook } from './webhook.js';
 import { scaledJobWebhook, triggerAuthenticationWebhook } from './webhook-jobs-auth.js';
 import { addAdmission } from '../../client/services.js';
@@ -24,14 +25,12 @@ export const kedaAddon: Addon = {
   ],
   start(ctx) {
     const log = ctx.log.child({ component: 'keda' });
-    const so = new ScaledObjectController(ctx.client, ctx.clock, log);
-    const sj = new ScaledJobController(ctx.client, ctx.clock, log);
+    const controllers = new Manager({ client: ctx.client, clock: ctx.clock, log }).add(scaledObjectController).add(scaledJobController).start();
     const removeWebhooks = [scaledObjectWebhook(ctx.client), scaledJobWebhook(), triggerAuthenticationWebhook()].map((w) => addAdmission(ctx.client, w));
     return {
       stop() {
         for (const remove of removeWebhooks) remove();
-        so.stop();
-        sj.stop();
+        controllers.stop();
       },
     };
   },

@@ -5,7 +5,7 @@ import type { Job } from 'kubernetes-types/batch/v1.js';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Client } from '../../client/client.js';
 import { EventRecorder } from '../../client/event-recorder.js';
-import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { defineController } from '../../controllers/runtime/index.js';
 import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Clock } from '../../util/clock.js';
@@ -21,6 +21,7 @@ import { needsPause, readTriggers, type Trigger } from './spec.js';
 import { patchStatus } from './status.js';
 import { apiVersion, defaults, jobsRef, kedaVersion, msg, podsRef, scaledJobNameLabel, scaledJobsRef, type KedaCondition, type ScaledJob, type ScaledJobStatus } from './types.js';
 import { parseQuantityString } from './value-location.js';
+import { splitKey } from '../../machinery/object-key.js';
 
 const maxJobsPerPoll = 500;
 
@@ -64,24 +65,23 @@ export function scaledJobSpec(spec: unknown): JobSpecView {
 
 const finishedType = (j: Job) => j.status?.conditions?.find((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True')?.type;
 
+export const scaledJobController = defineController({
+  name: 'scaledjob',
+  for: scaledJobsRef,
+  setup: ({ client, clock, log }) => new ScaledJobController(client, clock, log),
+});
+
 export class ScaledJobController {
   readonly events: EventRecorder;
   readonly env: ScalerEnv;
-  private readonly queue: WorkQueue;
   private readonly loops = new Map<string, ScaleLoop>();
-  private readonly stops: Array<() => void> = [];
 
   constructor(readonly client: Client, readonly clock: Clock, readonly log: Logger) {
     this.events = new EventRecorder(client, { component: 'keda-operator' });
     this.env = { client, clock };
-    this.queue = new WorkQueue('scaledjob', (k) => this.reconcile(k), clock, log);
-    this.stops.push(client.watch(scaledJobsRef, (c) => this.queue.add(`${c.object.metadata.namespace ?? ''}/${c.object.metadata.name ?? ''}`)));
-    for (const sj of client.list(scaledJobsRef)) this.queue.add(`${sj.metadata.namespace ?? ''}/${sj.metadata.name ?? ''}`);
   }
 
   stop(): void {
-    this.queue.stop();
-    for (const s of this.stops) s();
     for (const l of this.loops.values()) l.stop();
     this.loops.clear();
   }
@@ -92,8 +92,7 @@ export class ScaledJobController {
   }
 
   reconcile(key: string): void {
-    const i = key.indexOf('/');
-    const ns = key.slice(0, i), name = key.slice(i + 1);
+    const { namespace: ns, name } = splitKey(key);
     const sj = this.client.get<ScaledJob>(scaledJobsRef, ns, name);
     if (!sj || sj.metadata.deletionTimestamp) {
       this.stopLoop(key);

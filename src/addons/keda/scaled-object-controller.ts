@@ -5,7 +5,7 @@
 import type { Client } from '../../client/client.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import { addExternalMetrics } from '../../client/services.js';
-import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { defineController } from '../../controllers/runtime/index.js';
 import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Clock } from '../../util/clock.js';
@@ -21,11 +21,15 @@ import type { ScalerEnv } from './scalers/scaler.js';
 import { needsPause, pausedReplicas, pauseScaleIn, pauseScaleOut, replicaBoundsError, scaledObjectSpec, triggersError, type ScaledObjectSpec } from './spec.js';
 import { patchStatus } from './status.js';
 import { finalizer, hpasRef, msg, scaledObjectNameLabel, scaledObjectsRef, type KedaCondition, type ScaledObject, type ScaledObjectStatus } from './types.js';
+import { splitKey } from '../../machinery/object-key.js';
 
-const split = (key: string): [string, string] => {
-  const i = key.indexOf('/');
-  return [key.slice(0, i), key.slice(i + 1)];
-};
+/** ScaledObjects, and the HPA one controls going away (it is made again). */
+export const scaledObjectController = defineController({
+  name: 'scaledobject',
+  for: scaledObjectsRef,
+  owns: [{ resource: hpasRef, when: (c) => c.type === 'DELETED' }],
+  setup: ({ client, clock, log }) => new ScaledObjectController(client, clock, log),
+});
 
 class CheckFailed extends Error {
   constructor(readonly what: string, cause: string) {
@@ -36,30 +40,21 @@ class CheckFailed extends Error {
 export class ScaledObjectController {
   readonly events: EventRecorder;
   readonly env: ScalerEnv;
-  private readonly queue: WorkQueue;
   private readonly loops = new Map<string, ScaleLoop>();
   private readonly stops: Array<() => void> = [];
 
   constructor(readonly client: Client, readonly clock: Clock, readonly log: Logger) {
     this.events = new EventRecorder(client, { component: 'keda-operator' });
     this.env = { client, clock };
-    this.queue = new WorkQueue('scaledobject', (k) => this.reconcile(k), clock, log);
-    this.stops.push(client.watch(scaledObjectsRef, (c) => this.queue.add(`${c.object.metadata.namespace ?? ''}/${c.object.metadata.name ?? ''}`)));
-    this.stops.push(client.watch(hpasRef, (c) => {
-      const owner = c.object.metadata.ownerReferences?.find((r) => r.controller && r.kind === 'ScaledObject');
-      if (owner && c.type === 'DELETED') this.queue.add(`${c.object.metadata.namespace ?? ''}/${owner.name}`);
-    }));
     this.stops.push(addExternalMetrics(client, kedaMetricsSource({
       env: this.env,
       loopsIn: (ns) => [...this.loops.values()].filter((l) => l.key.startsWith(`${ns}/`)),
       loop: (ns, name) => this.loops.get(`${ns}/${name}`),
       fallbackReplicas: (ns, name) => scaledObjectSpec(this.client.get<ScaledObject>(scaledObjectsRef, ns, name)?.spec).fallback?.replicas,
     })));
-    for (const so of client.list(scaledObjectsRef)) this.queue.add(`${so.metadata.namespace ?? ''}/${so.metadata.name ?? ''}`);
   }
 
   stop(): void {
-    this.queue.stop();
     for (const s of this.stops) s();
     for (const l of this.loops.values()) l.stop();
     this.loops.clear();
@@ -76,7 +71,7 @@ export class ScaledObjectController {
   }
 
   async reconcile(key: string): Promise<void> {
-    const [ns, name] = split(key);
+    const { namespace: ns, name } = splitKey(key);
     const so = this.client.get<ScaledObject>(scaledObjectsRef, ns, name);
     if (!so) {
       this.stopLoop(key);

@@ -7,61 +7,81 @@ import type { Addon, AddonContext, AddonHandle } from '../types.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import { addAdmission } from '../../client/services.js';
 import type { Change } from '../../client/types.js';
-import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { defineController, Manager, type ControllerContext } from '../../controllers/runtime/index.js';
 import { labels as L, lwsResource } from './types.js';
 import { groupKey, podRes, rememberDeletedPod, setKey, stsRes, svcRes, type LwsContext } from './context.js';
 import { reconcileLws } from './lws-controller.js';
 import { reconcilePod } from './pod-controller.js';
 import { lwsPodAdmission } from './pod-defaulter.js';
 import { lwsWebhook } from './webhook.js';
+import { keyFor, keyOf, splitKey } from '../../machinery/object-key.js';
 
-const split = (key: string): [string, string] => {
-  const i = key.indexOf('/');
-  return [key.slice(0, i), key.slice(i + 1)];
+const nsName = (key: string): [string, string] => {
+  const { namespace, name } = splitKey(key);
+  return [namespace, name];
+};
+
+/** The pod a StatefulSet or Service belongs to (a leader pod owns its group's workers and their Service). */
+const ownerPodKey = (c: Change): string[] => {
+  const owner = c.object.metadata.ownerReferences?.find((r) => r.controller);
+  return owner?.kind === 'Pod' ? [keyFor(c.object.metadata.namespace, owner.name)] : [];
+};
+
+const setOf = (c: Change): string[] => {
+  const set = setKey(c.object);
+  return set === undefined ? [] : [set];
 };
 
 function start(actx: AddonContext): AddonHandle {
-  const { client, log } = actx;
+  const { client } = actx;
   const recorder = new EventRecorder(client, { component: 'lws-controller-manager' });
-  const pods = client.informer<Pod>(podRes, { indexes: { set: (p) => setKey(p), group: (p) => groupKey(p) } });
-  const statefulSets = client.informer<StatefulSet>(stsRes, { indexes: { set: (s) => setKey(s) } });
-  const ctx: LwsContext = { client, recorder, pods, statefulSets, deletedPods: new Map() };
-  const lwsQueue = new WorkQueue('leaderworkerset', (key) => reconcileLws(ctx, ...split(key)), actx.clock, log);
-  const podQueue = new WorkQueue('leaderworkerset-pod', (key) => reconcilePod(ctx, ...split(key)), actx.clock, log);
+  // What both reconcilers share, made from the manager's informers when the first starts.
+  let shared: LwsContext | undefined;
+  const lwsContext = ({ informers }: ControllerContext): LwsContext => (shared ??= {
+    client, recorder, deletedPods: new Map(),
+    pods: informers.informer<Pod>(podRes, { set: setKey, group: groupKey }),
+    statefulSets: informers.informer<StatefulSet>(stsRes, { set: setKey }),
+  });
+  const lws = defineController({
+    name: 'leaderworkerset',
+    for: lwsResource,
+    watches: [
+      { resource: podRes, map: setOf },
+      { resource: stsRes, map: setOf },
+      { resource: svcRes, when: (c) => c.type === 'DELETED', map: setOf },
+    ],
+    setup: (ctx) => {
+      const l = lwsContext(ctx);
+      return { reconcile: (key: string) => reconcileLws(l, ...nsName(key)) };
+    },
+  });
+  const pods = defineController({
+    name: 'leaderworkerset-pod',
+    watches: [
+      {
+        resource: podRes,
+        when: (c) => setKey(c.object) !== undefined,
+        map: (c, ctx) => {
+          if (c.type === 'DELETED') rememberDeletedPod(lwsContext(ctx), keyOf(c.object), c.object as Pod);
+          return [keyOf(c.object)];
+        },
+      },
+      { resource: stsRes, map: ownerPodKey },
+      { resource: svcRes, when: (c) => c.type === 'DELETED' && !!c.object.metadata.labels?.[L.setName], map: ownerPodKey },
+    ],
+    // Sets (and their pods) that exist already: a restart picks them up.
+    initialKeys: (ctx) => lwsContext(ctx).pods.list().filter((p) => setKey(p) !== undefined).map(keyOf),
+    setup: (ctx) => {
+      const l = lwsContext(ctx);
+      return { reconcile: (key: string) => reconcilePod(l, ...nsName(key)) };
+    },
+  });
   const removeAdmission = addAdmission(client, lwsPodAdmission(client));
   const removeWebhook = addAdmission(client, lwsWebhook());
-  const unsubs: Array<() => void> = [];
-  const objKey = (c: Change) => `${c.object.metadata.namespace ?? ''}/${c.object.metadata.name ?? ''}`;
-  unsubs.push(client.watch(lwsResource, (c) => lwsQueue.add(objKey(c))));
-  unsubs.push(pods.onChange((c) => {
-    const set = setKey(c.object);
-    if (set === undefined) return;
-    if (c.type === 'DELETED') rememberDeletedPod(ctx, objKey(c), c.object as Pod);
-    podQueue.add(objKey(c));
-    lwsQueue.add(set);
-  }));
-  unsubs.push(statefulSets.onChange((c) => {
-    const set = setKey(c.object);
-    if (set !== undefined) lwsQueue.add(set);
-    const owner = c.object.metadata.ownerReferences?.find((r) => r.controller);
-    if (owner?.kind === 'Pod') podQueue.add(`${c.object.metadata.namespace ?? ''}/${owner.name}`);
-  }));
-  unsubs.push(client.watch(svcRes, (c) => {
-    const set = c.type === 'DELETED' ? setKey(c.object) : undefined;
-    if (set !== undefined) lwsQueue.add(set);
-    const owner = c.object.metadata.ownerReferences?.find((r) => r.controller);
-    if (c.type === 'DELETED' && owner?.kind === 'Pod' && c.object.metadata.labels?.[L.setName]) podQueue.add(`${c.object.metadata.namespace ?? ''}/${owner.name}`);
-  }));
-  // Sets (and their pods) that exist already: a restart picks them up.
-  for (const o of client.list(lwsResource)) lwsQueue.add(`${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`);
-  for (const p of pods.list()) if (setKey(p) !== undefined) podQueue.add(`${p.metadata?.namespace ?? ''}/${p.metadata?.name ?? ''}`);
+  const manager = new Manager({ client, clock: actx.clock, log: actx.log }).add(lws).add(pods).start();
   return {
     stop() {
-      for (const u of unsubs) u();
-      lwsQueue.stop();
-      podQueue.stop();
-      pods.stop();
-      statefulSets.stop();
+      manager.stop();
       removeAdmission();
       removeWebhook();
     },

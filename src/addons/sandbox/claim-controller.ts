@@ -5,13 +5,13 @@
 // v1alpha1 claims name a template (`sandboxTemplateRef`, `warmpool`: none/default/<pool>); v1beta1 ones a pool.
 import type { Client } from '../../client/client.js';
 import { ApiError } from '../../machinery/errors.js';
-import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { defineController } from '../../controllers/runtime/index.js';
 import { rfc3339, type Clock } from '../../util/clock.js';
-import type { Logger } from '../../util/logger.js';
 import { controllerOf, labels as lbl, nameHash, ownerReference, ownership, removeCondition, sandboxRef, setCondition, type Condition, type Sandbox } from './sandbox-types.js';
 import {
-  claimRef, isReady, keyOf, poolRef, specFromTemplate, splitKey, templateRef, type SandboxClaim, type SandboxTemplate, type SandboxWarmPool,
+  claimRef, isReady, poolRef, specFromTemplate, templateRef, type SandboxClaim, type SandboxTemplate, type SandboxWarmPool,
 } from './sandbox-extensions-types.js';
+import { keyFor, keyOf, splitKey } from '../../machinery/object-key.js';
 
 const notFound = (e: unknown) => e instanceof ApiError && e.code === 404;
 
@@ -21,34 +21,34 @@ class ClaimError extends Error {
   }
 }
 
-export class ClaimController {
-  private readonly queue: WorkQueue;
-  private readonly stops: Array<() => void> = [];
+/** The claims still waiting for a sandbox in a namespace. */
+const waitingClaims = (client: Client, ns: string): string[] =>
+  client.list<SandboxClaim>(claimRef, ns).filter((cl) => !cl.status?.sandbox?.name).map(keyOf);
 
-  constructor(private readonly client: Client, private readonly clock: Clock, log: Logger) {
-    this.queue = new WorkQueue('sandboxclaim', (key) => this.reconcile(key), clock, log);
-    this.stops.push(client.watch(claimRef, (c) => this.queue.add(keyOf(c.object))));
-    this.stops.push(client.watch(sandboxRef, (c) => {
-      const ref = controllerOf(c.object);
-      if (ref?.kind === 'SandboxClaim') this.queue.add(`${c.object.metadata.namespace ?? ''}/${ref.name}`);
-      // A pool sandbox turning Ready may be what a waiting claim needs.
-      else if (ref?.kind === 'SandboxWarmPool' && isReady(c.object as Sandbox)) this.enqueueWaiting(c.object.metadata.namespace ?? '');
-    }));
-    this.stops.push(client.watch(templateRef, (c) => this.enqueueWaiting(c.object.metadata.namespace ?? '')));
-    for (const cl of client.list(claimRef)) this.queue.add(keyOf(cl));
-  }
+export const claimController = defineController({
+  name: 'sandboxclaim',
+  for: claimRef,
+  watches: [
+    {
+      resource: sandboxRef,
+      map: (c, { client }) => {
+        const ref = controllerOf(c.object);
+        if (ref?.kind === 'SandboxClaim') return [keyFor(c.object.metadata.namespace, ref.name)];
+        // A pool sandbox turning Ready may be what a waiting claim needs.
+        if (ref?.kind === 'SandboxWarmPool' && isReady(c.object as Sandbox)) return waitingClaims(client, c.object.metadata.namespace ?? '');
+        return [];
+      },
+    },
+    { resource: templateRef, map: (c, { client }) => waitingClaims(client, c.object.metadata.namespace ?? '') },
+  ],
+  setup: ({ client, clock }) => new ClaimController(client, clock),
+});
 
-  stop(): void {
-    this.queue.stop();
-    for (const s of this.stops.splice(0)) s();
-  }
-
-  private enqueueWaiting(ns: string): void {
-    for (const cl of this.client.list<SandboxClaim>(claimRef, ns)) if (!cl.status?.sandbox?.name) this.queue.add(keyOf(cl));
-  }
+class ClaimController {
+  constructor(private readonly client: Client, private readonly clock: Clock) {}
 
   async reconcile(key: string): Promise<void> {
-    const [ns, name] = splitKey(key);
+    const { namespace: ns, name } = splitKey(key);
     const claim = this.client.get<SandboxClaim>(claimRef, ns, name);
     if (!claim || claim.metadata.deletionTimestamp) return;
     let sb: Sandbox | undefined;

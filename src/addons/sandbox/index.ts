@@ -1,8 +1,9 @@
 // The Agent Sandbox add-on (kubernetes-sigs/agent-sandbox): Sandbox, SandboxTemplate, SandboxClaim and SandboxWarmPool.
 import type { Addon } from '../types.js';
-import { SandboxController } from './sandbox-controller.js';
-import { ClaimController } from './claim-controller.js';
-import { WarmPoolController } from './warm-pool-controller.js';
+import { Manager } from '../../controllers/runtime/index.js';
+import { sandboxController } from './sandbox-controller.js';
+import { claimController } from './claim-controller.js';
+import { warmPoolController } from './warm-pool-controller.js';
 
 const dir = 'src/addons/sandbox/crds';
 
@@ -15,9 +16,6 @@ export const sandboxAddon: Addon = {
     `${dir}/extensions.agents.x-k8s.io_sandboxwarmpools.yaml`,
   ],
   start({ client, clock, log }) {
-    const sandboxes = new SandboxController(client, clock, log.child({ controller: 'sandbox' }));
-    const claims = new ClaimController(client, clock, log.child({ controller: 'sandboxclaim' }));
-    const pools = new WarmPoolController(client, clock, log.child({ controller: 'sandboxwarmpool' }));
-    return { stop: () => { pools.stop(); claims.stop(); sandboxes.stop(); } };
+    return new Manager({ client, clock, log }).add(sandboxController).add(claimController).add(warmPoolController).start();
   },
 };

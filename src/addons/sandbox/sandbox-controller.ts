@@ -4,10 +4,9 @@
 // `replicas: 0`) deletes the pod and keeps the claims; running again creates the pod with the same name and claims.
 // `shutdownTime` expires it (pod and service deleted; the Sandbox too with shutdownPolicy Delete). Level-triggered.
 import type { Client } from '../../client/client.js';
-import type { Change } from '../../client/types.js';
 import type { KObject } from '../../machinery/types.js';
 import { ApiError } from '../../machinery/errors.js';
-import { WorkQueue } from '../../controllers/runtime/work-queue.js';
+import { defineController } from '../../controllers/runtime/index.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import { reportStatusWriteFailure } from '../status-write.js';
 import { rfc3339, type Clock } from '../../util/clock.js';
@@ -17,34 +16,27 @@ import {
   removeCondition, sandboxRef, setCondition, type Condition, type Sandbox,
 } from './sandbox-types.js';
 import { readyCondition, suspendedCondition, finishedCondition, scheduledCondition } from './sandbox-status.js';
+import { splitKey } from '../../machinery/object-key.js';
 
 const notFound = (e: unknown) => e instanceof ApiError && e.code === 404;
 
-export class SandboxController {
-  private readonly queue: WorkQueue;
-  private readonly stops: Array<() => void> = [];
+/** Sandboxes, and the pods, services and claims one controls. */
+export const sandboxController = defineController({
+  name: 'sandbox',
+  for: sandboxRef,
+  owns: ['v1/pods', 'v1/services', 'v1/persistentvolumeclaims'],
+  setup: ({ client, clock, log }) => new SandboxController(client, clock, log),
+});
+
+class SandboxController {
   private readonly events: EventRecorder;
 
   constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
     this.events = new EventRecorder(client, { component: 'sandbox-controller' });
-    this.queue = new WorkQueue('sandbox', (key) => this.reconcile(key), clock, log);
-    this.stops.push(client.watch(sandboxRef, (c) => this.queue.add(keyOf(c.object))));
-    const byOwner = (c: Change) => {
-      const ref = controllerOf(c.object);
-      if (ref?.kind === 'Sandbox' && ref.apiVersion.startsWith('agents.x-k8s.io/')) this.queue.add(`${c.object.metadata.namespace ?? ''}/${ref.name}`);
-    };
-    for (const res of ['v1/pods', 'v1/services', 'v1/persistentvolumeclaims']) this.stops.push(client.watch(res, byOwner));
-    for (const sb of client.list(sandboxRef)) this.queue.add(keyOf(sb));
-  }
-
-  stop(): void {
-    this.queue.stop();
-    for (const s of this.stops.splice(0)) s();
   }
 
   async reconcile(key: string): Promise<number | void> {
-    const i = key.indexOf('/');
-    const [ns, name] = [key.slice(0, i), key.slice(i + 1)];
+    const { namespace: ns, name } = splitKey(key);
     const sb = this.client.get<Sandbox>(sandboxRef, ns, name);
     if (!sb || sb.metadata.deletionTimestamp) return;
     const hash = nameHash(name);
@@ -282,7 +274,6 @@ export class SandboxController {
   }
 }
 
-const keyOf = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
 
 /** The headless service's ports: each container port once (by port and protocol), named after it or `p-<port>-<proto>`. */
 function servicePorts(sb: Sandbox): Array<{ name: string; protocol: string; port: number; targetPort: number }> {

@@ -40,9 +40,3 @@ export function specFromTemplate(t: SandboxTemplate): SandboxSpec {
 
 export const isReady = (sb: Sandbox) => !sb.metadata.deletionTimestamp && (sb.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
-export const keyOf = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
-
-export function splitKey(key: string): [string, string] {
-  const i = key.indexOf('/');
-  return [key.slice(0, i), key.slice(i + 1)];
-}

@@ -3,47 +3,35 @@
 // some over (the claim removes the label and the pool's ownerReference) and deleting surplus ones, not-ready first.
 // Status: replicas, readyReplicas and the selector of its sandboxes. Level-triggered.
 import type { Client } from '../../client/client.js';
-import type { Change } from '../../client/types.js';
 import { ApiError } from '../../machinery/errors.js';
-import { WorkQueue } from '../../controllers/runtime/work-queue.js';
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../util/logger.js';
+import { defineController } from '../../controllers/runtime/index.js';
 import { controllerOf, labels as lbl, nameHash, ownerReference, sandboxRef, type Sandbox } from './sandbox-types.js';
-import { isReady, keyOf, poolRef, specFromTemplate, splitKey, templateRef, type SandboxTemplate, type SandboxWarmPool } from './sandbox-extensions-types.js';
+import { isReady, poolRef, specFromTemplate, templateRef, type SandboxTemplate, type SandboxWarmPool } from './sandbox-extensions-types.js';
+import { keyOf, splitKey } from '../../machinery/object-key.js';
 
 const notFound = (e: unknown) => e instanceof ApiError && e.code === 404;
 /** How many sandboxes one pass may create: a bound on a pool asking for a huge replica count. */
 const maxCreatesPerPass = 50;
 
-export class WarmPoolController {
-  private readonly queue: WorkQueue;
-  private readonly stops: Array<() => void> = [];
+export const warmPoolController = defineController({
+  name: 'sandboxwarmpool',
+  for: poolRef,
+  // A claim taking a sandbox over moves its ownerReference away: the pool named before hears of it too.
+  owns: [sandboxRef],
+  watches: [{
+    resource: templateRef,
+    map: (c, { client }) => client.list<SandboxWarmPool>(poolRef, c.object.metadata.namespace ?? '')
+      .filter((p) => p.spec?.sandboxTemplateRef?.name === c.object.metadata.name).map(keyOf),
+  }],
+  setup: ({ client }) => new WarmPoolController(client),
+});
 
-  constructor(private readonly client: Client, clock: Clock, log: Logger) {
-    this.queue = new WorkQueue('sandboxwarmpool', (key) => this.reconcile(key), clock, log);
-    this.stops.push(client.watch(poolRef, (c) => this.queue.add(keyOf(c.object))));
-    this.stops.push(client.watch(sandboxRef, (c: Change) => {
-      const ref = controllerOf(c.object);
-      if (ref?.kind === 'SandboxWarmPool') this.queue.add(`${c.object.metadata.namespace ?? ''}/${ref.name}`);
-      // A claim taking a sandbox over moves its ownerReference away: the old one is in the previous version.
-      const old = c.previous && controllerOf(c.previous);
-      if (old?.kind === 'SandboxWarmPool' && old.uid !== ref?.uid) this.queue.add(`${c.object.metadata.namespace ?? ''}/${old.name}`);
-    }));
-    this.stops.push(client.watch(templateRef, (c) => {
-      for (const p of client.list<SandboxWarmPool>(poolRef, c.object.metadata.namespace ?? '')) {
-        if (p.spec?.sandboxTemplateRef?.name === c.object.metadata.name) this.queue.add(keyOf(p));
-      }
-    }));
-    for (const p of client.list(poolRef)) this.queue.add(keyOf(p));
-  }
+class WarmPoolController {
+  constructor(private readonly client: Client) {}
 
-  stop(): void {
-    this.queue.stop();
-    for (const s of this.stops.splice(0)) s();
-  }
 
   async reconcile(key: string): Promise<void> {
-    const [ns, name] = splitKey(key);
+    const { namespace: ns, name } = splitKey(key);
     const pool = this.client.get<SandboxWarmPool>(poolRef, ns, name);
     if (!pool || pool.metadata.deletionTimestamp) return;
     const hash = nameHash(name);

@@ -71,4 +71,3 @@ export function updateModeOf(vpa: Vpa): UpdateMode {
   return vpa.spec?.updatePolicy?.updateMode || 'Recreate';
 }
 
-export const keyOf = (ns: string | undefined, name: string | undefined) => `${ns ?? ''}/${name ?? ''}`;

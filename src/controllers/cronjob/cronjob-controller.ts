@@ -9,36 +9,43 @@ import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../client/types.js';
 import { rfc3339, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../runtime/work-queue.js';
-import { controllerRef, isControlledBy, splitKey } from '../workload/owner.js';
+import { defineController, type ControllerContext } from '../runtime/index.js';
+import { controllerRef, isControlledBy } from '../workload/owner.js';
 import { errorMessage, statusCode } from '../workload/pod-control.js';
 import { finishedCondition, jobsBeyondHistory } from './finished-jobs.js';
 import { jobFromTemplate, jobNameFor, jobReference, rfc1123z } from './job-from-template.js';
 import { dueScheduleTime, nextRequeueDelay, type ScheduleState } from './schedule-math.js';
 import { knownTimeZone, parseSchedule, type Schedule } from './schedule.js';
+import { splitKey } from '../../machinery/object-key.js';
 
 const ms = (t: string | undefined): number | undefined => (t ? Date.parse(t) : undefined);
 
-export class CronJobController {
-  private readonly queue: WorkQueue;
+export const cronJobController = defineController({
+  name: 'cronjob',
+  for: { resource: 'batch/v1/cronjobs', when: (c) => c.type !== 'DELETED' },
+  owns: ['batch/v1/jobs'],
+  setup: (ctx) => new CronJobReconciler(ctx),
+});
+
+class CronJobReconciler {
+  private readonly client: Client;
+  private readonly clock: Clock;
+  private readonly log: Logger;
   private readonly events: EventRecorder;
-  private readonly stops: Array<() => void> = [];
   private readonly jobsDef: ResourceDef;
   private readonly cronJobsDef: ResourceDef;
 
-  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
+  constructor({ client, clock, log }: ControllerContext) {
+    this.client = client;
+    this.clock = clock;
+    this.log = log;
     this.jobsDef = client.resource('batch/v1/jobs')!;
     this.cronJobsDef = client.resource('batch/v1/cronjobs')!;
     this.events = new EventRecorder(client, { component: 'cronjob-controller' });
-    this.queue = new WorkQueue('cronjob', (key) => this.sync(key), clock, log);
-    this.stops.push(client.watch('batch/v1/cronjobs', (c) => {
-      if (c.type !== 'DELETED') this.queue.add(`${c.object.metadata.namespace}/${c.object.metadata.name}`);
-    }));
-    this.stops.push(client.watch('batch/v1/jobs', (c) => {
-      const ref = controllerRef(c.object);
-      if (ref?.kind === 'CronJob' && ref.apiVersion?.startsWith('batch/')) this.queue.add(`${c.object.metadata.namespace}/${ref.name}`);
-    }));
-    for (const cj of client.list('batch/v1/cronjobs')) this.queue.add(`${cj.metadata.namespace}/${cj.metadata.name}`);
+  }
+
+  reconcile(key: string): number | void {
+    return this.sync(key);
   }
 
   private sync(key: string): number | void {
@@ -211,10 +218,5 @@ export class CronJobController {
     }
     (status.active ??= []).push(jobReference(created));
     status.lastScheduleTime = rfc3339(new Date(scheduled));
-  }
-
-  stop(): void {
-    this.stops.forEach((s) => s());
-    this.queue.stop();
   }
 }

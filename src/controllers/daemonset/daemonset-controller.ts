@@ -7,13 +7,12 @@ import type { Node, Pod } from 'kubernetes-types/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';
-import type { Clock } from '../../util/clock.js';
+import type { Change } from '../../client/types.js';
 import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../runtime/work-queue.js';
+import { defineController, type ControllerContext } from '../runtime/index.js';
 import { claim } from '../workload/claim.js';
 import { canonicalJson } from '../workload/hash.js';
 import { History, revisionHashLabel } from '../workload/history.js';
-import { keyOf, splitKey } from '../workload/owner.js';
 import { ownerKeysFor } from '../workload/dependents.js';
 import { drive, type Steps } from '../../util/steps.js';
 import { PodControl, errorMessage } from '../workload/pod-control.js';
@@ -23,43 +22,59 @@ import { FailedPodBackoff, decideNode } from './node-pods.js';
 import { planRollingUpdate } from './rolling-update.js';
 import { computeStatus, sameStatus } from './status.js';
 import { daemonPodTemplate, revisionData } from './template.js';
+import { keyOf, splitKey } from '../../machinery/object-key.js';
 
 const minOf = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
 const isTerminal = (p: Pod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
 
-export class DaemonSetController {
-  private readonly queue: WorkQueue;
-  private readonly stops: Array<() => void> = [];
+/** The DaemonSets a node change concerns: all of them on add and delete, those whose placement changed on update. */
+function daemonSetsForNode(client: Client, c: Change): string[] {
+  const cur = c.object as unknown as Node;
+  const prev = c.previous as unknown as Node | undefined;
+  const out: string[] = [];
+  for (const ds of client.list<DaemonSet>('apps/v1/daemonsets')) {
+    if (c.type === 'MODIFIED' && prev) {
+      const a = placement(prev, ds);
+      const b = placement(cur, ds);
+      if (a.shouldRun === b.shouldRun && a.shouldContinueRunning === b.shouldContinueRunning) continue;
+    }
+    out.push(keyOf(ds));
+  }
+  return out;
+}
+
+export const daemonSetController = defineController({
+  name: 'daemonset',
+  for: { resource: 'apps/v1/daemonsets', when: (c) => c.type !== 'DELETED' },
+  watches: [
+    { resource: 'v1/pods', map: (c, { client }) => ownerKeysFor(client, c, 'DaemonSet', 'apps/v1/daemonsets') },
+    { resource: 'v1/nodes', map: (c, { client }) => daemonSetsForNode(client, c) },
+  ],
+  setup: (ctx) => new DaemonSetReconciler(ctx),
+});
+
+class DaemonSetReconciler {
+  private readonly client: Client;
+  private readonly log: Logger;
   private readonly events: EventRecorder;
   private readonly pods: PodControl;
   private readonly history: History;
   private readonly backoff = new FailedPodBackoff();
 
-  constructor(private readonly client: Client, clock: Clock, private readonly log: Logger) {
-    this.queue = new WorkQueue('daemonset', (key) => drive(this.reconcile(key)), clock, log);
+  constructor({ client, log }: ControllerContext) {
+    this.client = client;
+    this.log = log;
     this.events = new EventRecorder(client, { component: 'daemonset-controller' });
     this.pods = new PodControl(client, this.events);
     this.history = new History(client);
-    const all = () => client.list('apps/v1/daemonsets') as unknown as DaemonSet[];
-    this.stops.push(client.watch('apps/v1/daemonsets', (c) => c.type !== 'DELETED' && this.queue.add(keyOf(c.object))));
-    this.stops.push(client.watch('v1/pods', (c) => ownerKeysFor(client, c, 'DaemonSet', 'apps/v1/daemonsets').forEach((k) => this.queue.add(k))));
-    this.stops.push(client.watch('v1/nodes', (c) => {
-      const cur = c.object as unknown as Node;
-      const prev = c.previous as unknown as Node | undefined;
-      for (const ds of all()) {
-        if (c.type === 'MODIFIED' && prev) {
-          const a = placement(prev, ds);
-          const b = placement(cur, ds);
-          if (a.shouldRun === b.shouldRun && a.shouldContinueRunning === b.shouldContinueRunning) continue;
-        }
-        this.queue.add(keyOf(ds as unknown as KObject));
-      }
-    }));
-    for (const ds of all()) this.queue.add(keyOf(ds as unknown as KObject));
+  }
+
+  reconcile(key: string): Promise<void | number> | void | number {
+    return drive(this.syncDaemonSet(key));
   }
 
   /** Steps: waits only while an admission webhook is called for a pod it creates (see util/steps.ts). */
-  private *reconcile(key: string): Steps<void | number> {
+  private *syncDaemonSet(key: string): Steps<void | number> {
     const { namespace, name } = splitKey(key);
     const ds = this.client.get('apps/v1/daemonsets', namespace, name) as unknown as DaemonSet | undefined;
     if (!ds) return;
@@ -208,10 +223,5 @@ export class DaemonSetController {
       return { ...cur, status: { ...status, ...(collisionCount !== undefined ? { collisionCount } : {}) } };
     }, { subresource: 'status' });
     return recheckInMs;
-  }
-
-  stop(): void {
-    this.stops.forEach((s) => s());
-    this.queue.stop();
   }
 }

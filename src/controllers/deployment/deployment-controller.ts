@@ -8,11 +8,9 @@ import { labelSelectorMatches } from '../../machinery/labels.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';
 import type { Change } from '../../client/types.js';
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../runtime/work-queue.js';
+import { defineController, indexes, indexNames, type ControllerContext } from '../runtime/index.js';
 import { claim } from '../workload/claim.js';
-import { controllerIndex, controllerRef, splitKey } from '../workload/owner.js';
+import { controllerRef } from '../workload/owner.js';
 import type { Informer } from '../../client/informer.js';
 import { ownerKeysFor } from '../workload/dependents.js';
 import { getCondition, newCondition, setCondition } from './deployment-conditions.js';
@@ -23,6 +21,7 @@ import { cleanupDeployment, getAllReplicaSetsAndSyncRevision } from './revisions
 import { rolloutRolling } from './rolling.js';
 import { scale } from './scaling.js';
 import { SyncContext, type Services } from './sync-context.js';
+import { keyFor, splitKey } from '../../machinery/object-key.js';
 
 const byName = (a: KObject, b: KObject) => {
   const x = a.metadata.name ?? '';
@@ -30,49 +29,54 @@ const byName = (a: KObject, b: KObject) => {
   return x < y ? -1 : x > y ? 1 : 0;
 };
 
-export class DeploymentController {
-  private readonly queue: WorkQueue;
-  private readonly stops: Array<() => void> = [];
+const byOwner = indexNames.byOwner;
+
+/** The Deployment a deleted pod's ReplicaSet belongs to, when it rolls out with Recreate (which waits for old pods to go). */
+function recreateWaitingOn(client: Client, c: Change): string[] {
+  if (c.type !== 'DELETED') return [];
+  const ref = controllerRef(c.object);
+  if (ref?.kind !== 'ReplicaSet') return [];
+  const ns = c.object.metadata.namespace ?? '';
+  const rs = client.get('apps/v1/replicasets', ns, ref.name);
+  const owner = rs && controllerRef(rs);
+  if (owner?.kind !== 'Deployment') return [];
+  const d = client.get<Deployment>('apps/v1/deployments', ns, owner.name);
+  return d?.spec?.strategy?.type === 'Recreate' ? [keyFor(ns, owner.name)] : [];
+}
+
+export const deploymentController = defineController({
+  name: 'deployment',
+  for: { resource: 'apps/v1/deployments', when: (c) => c.type !== 'DELETED' },
+  watches: [
+    { resource: 'apps/v1/replicasets', map: (c, { client }) => ownerKeysFor(client, c, 'Deployment', 'apps/v1/deployments') },
+    { resource: 'v1/pods', map: (c, { client }) => recreateWaitingOn(client, c) },
+  ],
+  setup: (ctx) => new DeploymentReconciler(ctx),
+});
+
+class DeploymentReconciler {
+  private readonly client: Client;
   private readonly svc: Services;
   /** ReplicaSets by controller uid (`orphan/<namespace>` for those no controller owns). */
   private readonly replicaSets: Informer<KObject>;
 
-  constructor(private readonly client: Client, clock: Clock, log: Logger) {
-    const replicaSets = (this.replicaSets = client.informer('apps/v1/replicasets', { indexes: { controller: controllerIndex } }));
+  constructor({ client, clock, log, informers }: ControllerContext) {
+    this.client = client;
+    const replicaSets = (this.replicaSets = informers.informer('apps/v1/replicasets', { [byOwner]: indexes.byOwner }));
     this.svc = {
       client, clock, log, events: new EventRecorder(client, { component: 'deployment-controller' }),
       rsDef: client.resource('apps/v1/replicasets')!, deployDef: client.resource('apps/v1/deployments')!,
       track: (rs) => replicaSets.track(rs),
     };
-    this.queue = new WorkQueue('deployment', (key) => this.sync(key), clock, log);
-    this.stops.push(client.watch('apps/v1/deployments', (c) => {
-      if (c.type !== 'DELETED') this.queue.add(`${c.object.metadata.namespace}/${c.object.metadata.name}`);
-    }));
-    this.stops.push(client.watch('apps/v1/replicasets', (c) => this.onReplicaSet(c)));
-    this.stops.push(client.watch('v1/pods', (c) => this.onPod(c)));
-    for (const d of client.list('apps/v1/deployments')) this.queue.add(`${d.metadata.namespace}/${d.metadata.name}`);
   }
 
-  private onReplicaSet(c: Change): void {
-    for (const k of ownerKeysFor(this.client, c, 'Deployment', 'apps/v1/deployments')) this.queue.add(k);
-  }
-
-  /** Recreate waits for old pods to be gone, so a deleted pod may let it proceed. */
-  private onPod(c: Change): void {
-    if (c.type !== 'DELETED') return;
-    const ref = controllerRef(c.object);
-    if (ref?.kind !== 'ReplicaSet') return;
-    const ns = c.object.metadata.namespace ?? '';
-    const rs = this.client.get('apps/v1/replicasets', ns, ref.name);
-    const owner = rs && controllerRef(rs);
-    if (owner?.kind !== 'Deployment') return;
-    const d = this.client.get('apps/v1/deployments', ns, owner.name) as unknown as Deployment | undefined;
-    if (d?.spec?.strategy?.type === 'Recreate') this.queue.add(`${ns}/${owner.name}`);
+  reconcile(key: string): number | void {
+    return this.sync(key);
   }
 
   private sync(key: string): number | void {
     const { namespace, name } = splitKey(key);
-    const stored = this.client.get('apps/v1/deployments', namespace, name) as unknown as Deployment | undefined;
+    const stored = this.client.get<Deployment>('apps/v1/deployments', namespace, name);
     if (!stored) return;
     const ctx = new SyncContext(this.svc, structuredClone(stored));
     const d = ctx.d;
@@ -104,8 +108,8 @@ export class DeploymentController {
     const ns = d.metadata?.namespace ?? '';
     const uid = d.metadata?.uid;
     // Owned ones and matching orphans, in name order as a list of the namespace would give them.
-    const owned = uid ? this.replicaSets.byIndex('controller', uid).filter((rs) => rs.metadata.namespace === ns) : [];
-    const orphans = this.replicaSets.byIndex('controller', `orphan/${ns}`).filter((rs) => labelSelectorMatches(d.spec?.selector, rs.metadata.labels ?? {}));
+    const owned = uid ? this.replicaSets.byIndex(byOwner, uid).filter((rs) => rs.metadata.namespace === ns) : [];
+    const orphans = this.replicaSets.byIndex(byOwner, `orphan/${ns}`).filter((rs) => labelSelectorMatches(d.spec?.selector, rs.metadata.labels ?? {}));
     const candidates = [...owned, ...orphans].sort(byName);
     const claimed = claim(this.client, this.svc.rsDef, d as unknown as KObject, d.spec?.selector, candidates);
     for (const rs of claimed) this.replicaSets.track(rs);
@@ -156,11 +160,5 @@ export class DeploymentController {
     if (ctx.d.spec?.paused) cleanupDeployment(ctx, oldRSs);
     const all = ctx.freshList([...oldRSs, ...(newRS ? [newRS] : [])]);
     syncDeploymentStatus(ctx, all, newRS && ctx.fresh(newRS));
-  }
-
-  stop(): void {
-    this.stops.forEach((s) => s());
-    this.queue.stop();
-    this.replicaSets.stop();
   }
 }

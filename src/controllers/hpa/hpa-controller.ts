@@ -7,7 +7,8 @@ import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';
 import { rfc3339, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../runtime/work-queue.js';
+import { splitKey } from '../../machinery/object-key.js';
+import { defineController, generationChanged, type ControllerContext } from '../runtime/index.js';
 import { newHistory, normalizeLegacy, normalizeWithBehavior, recordInitialRecommendation, recordScaleEvent, type ScalingHistory } from './behavior.js';
 import { HpaConditions } from './conditions.js';
 import { replicasForMetrics } from './metric-replicas.js';
@@ -19,39 +20,39 @@ export const hpaSyncPeriodMs = 15_000;
 const storageKey = 'autoscaling/v2/horizontalpodautoscalers';
 const defaultMetrics: MetricSpec[] = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
 
-export class HorizontalPodAutoscalerController {
-  private readonly queue: WorkQueue;
+/**
+ * Each HPA is synced every period (its sync asks to be queued again then); status writes, its own included, wait for
+ * the next period, while a new HPA or a spec change is looked at now.
+ */
+export const hpaController = defineController({
+  name: 'horizontal-pod-autoscaler',
+  for: { resource: storageKey, when: generationChanged },
+  setup: (ctx) => new HpaReconciler(ctx),
+});
+
+class HpaReconciler {
+  private readonly client: Client;
+  private readonly clock: Clock;
+  private readonly log: Logger;
   private readonly events: EventRecorder;
   private readonly history = new Map<string, ScalingHistory>();
-  private readonly generations = new Map<string, number | undefined>();
-  private readonly stops: Array<() => void> = [];
 
-  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
-    this.queue = new WorkQueue('horizontal-pod-autoscaler', (key) => this.sync(key), clock, log);
+  constructor({ client, clock, log }: ControllerContext) {
+    this.client = client;
+    this.clock = clock;
+    this.log = log;
     this.events = new EventRecorder(client, { component: 'horizontal-pod-autoscaler' });
-    this.stops.push(client.watch(storageKey, (c) => {
-      const key = `${c.object.metadata.namespace}/${c.object.metadata.name}`;
-      if (c.type === 'DELETED') {
-        this.history.delete(key);
-        this.generations.delete(key);
-        return;
-      }
-      // Status writes (ours included) wait for the next period; a new HPA or a spec change is looked at now.
-      if (c.type === 'ADDED' || this.generations.get(key) !== c.object.metadata.generation) this.queue.add(key);
-    }));
-    for (const h of client.list(storageKey)) this.queue.add(`${h.metadata.namespace}/${h.metadata.name}`);
   }
 
-  private sync(key: string): number | undefined {
-    const [ns, name] = key.split('/');
-    const hpa = this.client.get(storageKey, ns, name) as unknown as HorizontalPodAutoscaler | undefined;
+  reconcile(key: string): number | undefined {
+    const { namespace: ns, name } = splitKey(key);
+    const hpa = this.client.get<HorizontalPodAutoscaler>(storageKey, ns, name);
     if (!hpa || hpa.metadata?.deletionTimestamp) {
       this.history.delete(key);
       return undefined;
     }
-    this.generations.set(key, hpa.metadata?.generation);
     try {
-      this.reconcile(key, hpa);
+      this.sync(key, hpa);
     } catch (err) {
       this.log.debug({ err, hpa: key }, 'horizontal pod autoscaler sync failed');
     }
@@ -62,7 +63,7 @@ export class HorizontalPodAutoscalerController {
     this.events.event(hpa as unknown as KObject, 'Warning', reason, message);
   }
 
-  private reconcile(key: string, hpa: HorizontalPodAutoscaler): void {
+  private sync(key: string, hpa: HorizontalPodAutoscaler): void {
     const ns = hpa.metadata?.namespace ?? '';
     const nowMs = this.clock.nowMs();
     const old = hpa.status ?? { desiredReplicas: 0 };
@@ -157,10 +158,5 @@ export class HorizontalPodAutoscalerController {
     if (JSON.stringify(status) === JSON.stringify(hpa.status ?? {})) return;
     const def = this.client.resource('autoscaling/v2/horizontalpodautoscalers')!;
     this.client.guaranteedUpdate(def, hpa.metadata?.namespace ?? '', hpa.metadata?.name ?? '', (cur) => ({ ...cur, status }), { subresource: 'status' });
-  }
-
-  stop(): void {
-    this.stops.forEach((s) => s());
-    this.queue.stop();
   }
 }

@@ -11,15 +11,16 @@ import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../client/types.js';
 import { rfc3339, type Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../runtime/work-queue.js';
+import { defineController, type ControllerContext } from '../runtime/index.js';
 import { claim } from '../workload/claim.js';
-import { controllerRef, splitKey } from '../workload/owner.js';
+import { controllerRef } from '../workload/owner.js';
 import { PodControl } from '../workload/pod-control.js';
 import type { BackoffRecord } from './backoff.js';
 import { isJobFinished } from './job-conditions.js';
 import { hasTrackingFinalizer } from './job-pods.js';
 import { JobPodOps } from './pod-ops.js';
 import { syncJob } from './sync-job.js';
+import { keyOf, splitKey } from '../../machinery/object-key.js';
 
 export const jobControllerName = 'kubernetes.io/job-controller';
 
@@ -29,79 +30,100 @@ export const managedElsewhere = (job: Job): boolean => {
   return m !== undefined && m !== null && m !== jobControllerName;
 };
 
-const key = (o: { metadata?: { namespace?: string; name?: string } }) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 
-export class JobController {
-  private readonly queue: WorkQueue;
-  private readonly orphans: WorkQueue;
-  private readonly stops: Array<() => void> = [];
+const job = (client: Client, ns: string, name: string): Job | undefined => client.get<Job>('batch/v1/jobs', ns, name);
+
+/** The Job a pod's controller reference points to, when it exists with that uid. */
+function resolve(client: Client, pod: Pod): Job | undefined {
+  const ref = controllerRef(pod as unknown as KObject);
+  if (!ref || ref.kind !== 'Job' || !ref.apiVersion?.startsWith('batch/')) return undefined;
+  const j = job(client, pod.metadata?.namespace ?? '', ref.name);
+  return j?.metadata?.uid === ref.uid ? j : undefined;
+}
+
+/** The Jobs a pod change concerns: its live controller, or (an orphan) those whose selector matches it. */
+function jobsForPod(client: Client, pod: Pod): string[] {
+  if (controllerRef(pod as unknown as KObject)) {
+    const j = resolve(client, pod);
+    return j && !isJobFinished(j) ? [keyOf(j)] : [];
+  }
+  return client.list<Job>('batch/v1/jobs', pod.metadata?.namespace ?? '')
+    .filter((j) => j.spec?.selector && labelSelectorMatches(j.spec.selector, pod.metadata?.labels)).map(keyOf);
+}
+
+/** A pod keeping the tracking finalizer that no running Job (of its controller reference) will count. */
+function orphanedPod(client: Client, pod: Pod): boolean {
+  if (!hasTrackingFinalizer(pod)) return false;
+  if (!controllerRef(pod as unknown as KObject)) return true;
+  const j = resolve(client, pod);
+  return !j || isJobFinished(j);
+}
+
+/** The Job controller: Job and pod changes enqueue the Job. */
+const jobController = defineController({
+  name: 'job',
+  for: 'batch/v1/jobs',
+  watches: [{ resource: 'v1/pods', map: (c, { client }) => jobsForPod(client, c.object as unknown as Pod) }],
+  setup: (ctx) => new JobReconciler(ctx),
+});
+
+/** Its second queue, acting as it: strips the tracking finalizer from pods whose Job is gone or finished. */
+const jobOrphanPodController = defineController({
+  name: 'job-orphan-pod',
+  identity: 'job',
+  watches: [
+    { resource: 'v1/pods', map: (c, { client }) => (orphanedPod(client, c.object as unknown as Pod) ? [keyOf(c.object)] : []) },
+    {
+      resource: 'batch/v1/jobs',
+      when: (c) => c.type === 'DELETED' || isJobFinished(c.object as unknown as Job),
+      map: (c, { client }) => client.list<Pod>('v1/pods', c.object.metadata.namespace ?? '')
+        .filter((p) => hasTrackingFinalizer(p) && controllerRef(p as unknown as KObject)?.uid === c.object.metadata.uid).map(keyOf),
+    },
+  ],
+  initialKeys: ({ client }) => client.list<Pod>('v1/pods').filter(hasTrackingFinalizer).map(keyOf),
+  setup({ client }) {
+    const ops = new JobPodOps(client, new PodControl(client, new EventRecorder(client, { component: 'job-controller' })));
+    return { reconcile: (key: string) => syncOrphanPod(client, ops, key) };
+  },
+});
+
+export const jobControllers = [jobController, jobOrphanPodController];
+
+/** Removes the tracking finalizer from a pod no running Job (managed here) will count any more. */
+function syncOrphanPod(client: Client, ops: JobPodOps, k: string): void {
+  const { namespace, name } = splitKey(k);
+  const pod = client.get<Pod>('v1/pods', namespace, name);
+  if (!pod || !hasTrackingFinalizer(pod)) return;
+  const ref = controllerRef(pod as unknown as KObject);
+  if (ref) {
+    if (ref.kind !== 'Job' || ref.apiVersion !== 'batch/v1') return;
+    const j = resolve(client, pod);
+    if (j && managedElsewhere(j)) return;
+    if (j && !isJobFinished(j)) return;
+  }
+  ops.removeFinalizer(pod);
+}
+
+class JobReconciler {
+  private readonly client: Client;
+  private readonly clock: Clock;
+  private readonly log: Logger;
   private readonly events: EventRecorder;
   private readonly ops: JobPodOps;
   private readonly jobsDef: ResourceDef;
   private readonly backoffs = new Map<string, BackoffRecord>();
 
-  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
+  constructor({ client, clock, log }: ControllerContext) {
+    this.client = client;
+    this.clock = clock;
+    this.log = log;
     this.events = new EventRecorder(client, { component: 'job-controller' });
     this.ops = new JobPodOps(client, new PodControl(client, this.events));
     this.jobsDef = client.resource('batch/v1/jobs')!;
-    this.queue = new WorkQueue('job', (k) => drive(this.sync(k)), clock, log);
-    this.orphans = new WorkQueue('job-orphan-pod', (k) => this.syncOrphanPod(k), clock, log);
-    this.stops.push(client.watch('batch/v1/jobs', (c) => {
-      const job = c.object as unknown as Job;
-      this.queue.add(key(job));
-      if (c.type === 'DELETED' || isJobFinished(job)) this.orphanPodsOf(job);
-    }));
-    this.stops.push(client.watch('v1/pods', (c) => this.onPod(c.object as unknown as Pod)));
-    for (const j of client.list('batch/v1/jobs')) this.queue.add(key(j));
-    for (const p of client.list('v1/pods') as unknown as Pod[]) if (hasTrackingFinalizer(p)) this.orphans.add(key(p));
   }
 
-  private job(ns: string, name: string): Job | undefined {
-    return this.client.get('batch/v1/jobs', ns, name) as unknown as Job | undefined;
-  }
-
-  /** The Job a controller reference points to, when it exists with that uid. */
-  private resolve(pod: Pod): Job | undefined {
-    const ref = controllerRef(pod as unknown as KObject);
-    if (!ref || ref.kind !== 'Job' || !ref.apiVersion?.startsWith('batch/')) return undefined;
-    const job = this.job(pod.metadata?.namespace ?? '', ref.name);
-    return job?.metadata?.uid === ref.uid ? job : undefined;
-  }
-
-  private onPod(pod: Pod): void {
-    const ref = controllerRef(pod as unknown as KObject);
-    if (ref) {
-      const job = this.resolve(pod);
-      if (job && !isJobFinished(job)) this.queue.add(key(job));
-      else if (hasTrackingFinalizer(pod)) this.orphans.add(key(pod));
-      return;
-    }
-    if (hasTrackingFinalizer(pod)) this.orphans.add(key(pod));
-    // An orphan: Jobs whose selector matches may adopt it.
-    for (const j of this.client.list('batch/v1/jobs', pod.metadata?.namespace ?? '') as unknown as Job[]) {
-      if (j.spec?.selector && labelSelectorMatches(j.spec.selector, pod.metadata?.labels)) this.queue.add(key(j));
-    }
-  }
-
-  private orphanPodsOf(job: Job): void {
-    for (const p of this.client.list('v1/pods', job.metadata?.namespace ?? '') as unknown as Pod[]) {
-      if (hasTrackingFinalizer(p) && controllerRef(p as unknown as KObject)?.uid === job.metadata?.uid) this.orphans.add(key(p));
-    }
-  }
-
-  /** Removes the tracking finalizer from a pod no running Job (managed here) will count any more. */
-  private syncOrphanPod(k: string): void {
-    const { namespace, name } = splitKey(k);
-    const pod = this.client.get('v1/pods', namespace, name) as unknown as Pod | undefined;
-    if (!pod || !hasTrackingFinalizer(pod)) return;
-    const ref = controllerRef(pod as unknown as KObject);
-    if (ref) {
-      if (ref.kind !== 'Job' || ref.apiVersion !== 'batch/v1') return;
-      const job = this.resolve(pod);
-      if (job && managedElsewhere(job)) return;
-      if (job && !isJobFinished(job)) return;
-    }
-    this.ops.removeFinalizer(pod);
+  reconcile(k: string): Promise<number | undefined> | number | undefined {
+    return drive(this.sync(k));
   }
 
   /** The Job's pods, after adopting matching orphans (which then get the tracking finalizer) and releasing strays. */
@@ -116,7 +138,7 @@ export class JobController {
   /** Steps: waits only while an admission webhook is called for a pod it creates (see util/steps.ts). */
   private *sync(k: string): Steps<number | undefined> {
     const { namespace, name } = splitKey(k);
-    const shared = this.job(namespace, name);
+    const shared = job(this.client, namespace, name);
     if (!shared) {
       this.backoffs.delete(k);
       return undefined;
@@ -162,12 +184,6 @@ export class JobController {
         } else this.events.event(obj, 'Warning', cond.reason ?? 'Failed', cond.message ?? '');
       },
     });
-  }
-
-  stop(): void {
-    this.stops.forEach((s) => s());
-    this.queue.stop();
-    this.orphans.stop();
   }
 }
 

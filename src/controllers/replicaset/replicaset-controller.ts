@@ -7,14 +7,12 @@ import { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
 import { labelSelectorMatches } from '../../machinery/labels.js';
 import type { Client } from '../../client/client.js';
-import type { ResourceDef } from '../../client/types.js';
-import type { Change } from '../../client/types.js';
 import { rfc3339 } from '../../util/clock.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../runtime/work-queue.js';
+import { defineController, indexes, indexNames, type ControllerContext } from '../runtime/index.js';
 import { claim } from '../workload/claim.js';
-import { controllerIndex, controllerRef, splitKey } from '../workload/owner.js';
+import { controllerRef } from '../workload/owner.js';
 import { ownerKeysFor } from '../workload/dependents.js';
 import { drive, type Steps } from '../../util/steps.js';
 import { PodControl, errorMessage } from '../workload/pod-control.js';
@@ -22,49 +20,52 @@ import { isPodActive, isPodTerminating } from '../workload/pod-state.js';
 import type { Informer } from '../../client/informer.js';
 import { podsToDelete } from './pod-ranking.js';
 import { calculateReplicaSetStatus, nextAvailableIn, sameStatus, type ManageError } from './replicaset-status.js';
+import { splitKey } from '../../machinery/object-key.js';
 
-/** The index value of a pod: its controller's uid, or `orphan/<namespace>`. */
-const podController = (p: Pod): string => controllerRef(p as unknown as KObject)?.uid ?? `orphan/${p.metadata?.namespace ?? ''}`;
+const byOwner = indexNames.byOwner;
 
 /** Upstream's burstReplicas: the most pods one sync creates or deletes. */
 export const burstReplicas = 500;
 
-export class ReplicaSetController {
-  private readonly queue: WorkQueue;
-  private readonly stops: Array<() => void> = [];
-  private readonly rsDef: ResourceDef;
+export const replicaSetController = defineController({
+  name: 'replicaset',
+  for: { resource: 'apps/v1/replicasets', when: (c) => c.type !== 'DELETED' },
+  watches: [{ resource: 'v1/pods', map: (c, { client }) => ownerKeysFor(client, c, 'ReplicaSet', 'apps/v1/replicasets') }],
+  setup: (ctx) => new ReplicaSetReconciler(ctx),
+});
+
+class ReplicaSetReconciler {
+  private readonly client: Client;
+  private readonly clock: Clock;
+  private readonly log: Logger;
   private readonly podControl: PodControl;
   /** Pods by controller uid (`orphan/<namespace>` for pods no controller owns). */
   private readonly pods: Informer<Pod>;
   /** ReplicaSets by controller uid, for the siblings of a Deployment's ReplicaSet. */
   private readonly replicaSets: Informer;
 
-  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
-    this.rsDef = client.resource('apps/v1/replicasets')!;
+  constructor({ client, clock, log, informers }: ControllerContext) {
+    this.client = client;
+    this.clock = clock;
+    this.log = log;
     this.podControl = new PodControl(client, new EventRecorder(client, { component: 'replicaset-controller' }));
-    this.pods = client.informer<Pod>('v1/pods', { indexes: { controller: podController } });
-    this.replicaSets = client.informer('apps/v1/replicasets', { indexes: { controller: controllerIndex } });
-    this.queue = new WorkQueue('replicaset', (key) => drive(this.sync(key)), clock, log);
-    this.stops.push(client.watch('apps/v1/replicasets', (c) => {
-      if (c.type !== 'DELETED') this.queue.add(`${c.object.metadata.namespace}/${c.object.metadata.name}`);
-    }));
-    this.stops.push(client.watch('v1/pods', (c) => this.onPod(c)));
-    for (const rs of client.list('apps/v1/replicasets')) this.queue.add(`${rs.metadata.namespace}/${rs.metadata.name}`);
+    this.pods = informers.informer<Pod>('v1/pods', { [byOwner]: indexes.byOwner });
+    this.replicaSets = informers.informer('apps/v1/replicasets', { [byOwner]: indexes.byOwner });
   }
 
-  private onPod(c: Change): void {
-    for (const k of ownerKeysFor(this.client, c, 'ReplicaSet', 'apps/v1/replicasets')) this.queue.add(k);
+  reconcile(key: string): Promise<number | void> | number | void {
+    return drive(this.sync(key));
   }
 
   /** The current pods the ReplicaSet with `uid` controls. */
   private owned(uid: string | undefined): Pod[] {
-    return uid ? this.pods.byIndex('controller', uid) : [];
+    return uid ? this.pods.byIndex(byOwner, uid) : [];
   }
 
   /** The active pods the ReplicaSet controls after adoption (of matching orphans) and release (of pods no longer matching). */
   private claimPods(rs: ReplicaSet, owned: Pod[]): Pod[] {
     const ns = rs.metadata?.namespace ?? '';
-    const orphans = this.pods.byIndex('controller', `orphan/${ns}`).filter((p) => labelSelectorMatches(rs.spec?.selector, p.metadata?.labels ?? {}));
+    const orphans = this.pods.byIndex(byOwner, `orphan/${ns}`).filter((p) => labelSelectorMatches(rs.spec?.selector, p.metadata?.labels ?? {}));
     const candidates = [...owned, ...orphans].filter(isPodActive);
     const claimed = claim(this.client, this.podControl.podsDef, rs as unknown as KObject, rs.spec?.selector, candidates as unknown as KObject[]);
     for (const p of claimed) this.pods.track(p as unknown as Pod);
@@ -74,7 +75,7 @@ export class ReplicaSetController {
   /** Steps: waits only while an admission webhook is called for a pod it creates (see util/steps.ts). */
   private *sync(key: string): Steps<number | void> {
     const { namespace, name } = splitKey(key);
-    const rs = this.client.get('apps/v1/replicasets', namespace, name) as unknown as ReplicaSet | undefined;
+    const rs = this.client.get<ReplicaSet>('apps/v1/replicasets', namespace, name);
     if (!rs) return;
     const uid = rs.metadata?.uid;
     let owned = this.owned(uid);
@@ -91,7 +92,7 @@ export class ReplicaSetController {
     const nowMs = this.clock.nowMs();
     const status = calculateReplicaSetStatus(rs, pods, terminating, manageErr, rfc3339(this.clock.now()), nowMs);
     if (!sameStatus(rs.status, status)) {
-      this.client.guaranteedUpdate(this.rsDef, namespace, name, (cur) => ({ ...cur, status }), { subresource: 'status' });
+      this.client.guaranteedUpdate('apps/v1/replicasets', namespace, name, (cur) => ({ ...cur, status }), { subresource: 'status' });
     }
     if (manageErr) throw new Error(manageErr.message);
     return nextAvailableIn(rs, pods, nowMs);
@@ -144,16 +145,9 @@ export class ReplicaSetController {
     const owner = controllerRef(rs as unknown as KObject);
     if (!owner) return [];
     const ns = rs.metadata?.namespace ?? '';
-    return this.replicaSets.byIndex('controller', owner.uid)
+    return this.replicaSets.byIndex(byOwner, owner.uid)
       .filter((other) => other.metadata.namespace === ns)
       .sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : (a.metadata.name ?? '') > (b.metadata.name ?? '') ? 1 : 0))
       .flatMap((other) => this.owned(other.metadata.uid).filter(isPodActive));
-  }
-
-  stop(): void {
-    this.pods.stop();
-    this.replicaSets.stop();
-    this.stops.forEach((s) => s());
-    this.queue.stop();
   }
 }

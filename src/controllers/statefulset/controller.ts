@@ -9,43 +9,57 @@ import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../runtime/work-queue.js';
+import { defineController, type ControllerContext } from '../runtime/index.js';
 import { claim } from '../workload/claim.js';
 import { History } from '../workload/history.js';
-import { controllerRef, splitKey } from '../workload/owner.js';
+import { controllerRef } from '../workload/owner.js';
 import { ownerKeysFor } from '../workload/dependents.js';
 import { byOrdinal, isMemberOf, parentAndOrdinal, podRevision } from './identity.js';
 import { StatefulPodOps } from './pod-ops.js';
 import { resolveRevisions } from './revisions.js';
 import { writeStatus } from './status.js';
 import { syncStatefulSet } from './sync.js';
+import { keyOf, splitKey } from '../../machinery/object-key.js';
 
-export class StatefulSetController {
-  private readonly queue: WorkQueue;
-  private readonly stops: Array<() => void> = [];
+export const statefulSetController = defineController({
+  name: 'statefulset',
+  for: { resource: 'apps/v1/statefulsets', when: (c) => c.type !== 'DELETED' },
+  watches: [
+    { resource: 'v1/pods', map: (c, { client }) => ownerKeysFor(client, c, 'StatefulSet', 'apps/v1/statefulsets') },
+    // A claim that went away may have to be recreated for a pending pod; the set named in the claim looks again.
+    {
+      resource: 'v1/persistentvolumeclaims',
+      when: (c) => c.type === 'DELETED',
+      map: (c, { client }) => {
+        const { parent } = parentAndOrdinal(c.object.metadata.name);
+        return client.list('apps/v1/statefulsets', c.object.metadata.namespace).filter((s) => parent.endsWith(`-${s.metadata.name}`)).map(keyOf);
+      },
+    },
+  ],
+  setup: (ctx) => new StatefulSetReconciler(ctx),
+});
+
+class StatefulSetReconciler {
+  private readonly client: Client;
+  private readonly clock: Clock;
+  private readonly log: Logger;
   private readonly history: History;
   private readonly ops: StatefulPodOps;
 
-  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
-    this.queue = new WorkQueue('statefulset', (key) => drive(this.reconcile(key)), clock, log);
+  constructor({ client, clock, log }: ControllerContext) {
+    this.client = client;
+    this.clock = clock;
+    this.log = log;
     this.history = new History(client);
     this.ops = new StatefulPodOps(client, new EventRecorder(client, { component: 'statefulset-controller' }));
-    const add = (ns: string | undefined, name: string | undefined) => name && this.queue.add(`${ns ?? ''}/${name}`);
-    this.stops.push(client.watch('apps/v1/statefulsets', (c) => c.type !== 'DELETED' && add(c.object.metadata.namespace, c.object.metadata.name)));
-    this.stops.push(client.watch('v1/pods', (c) => ownerKeysFor(client, c, 'StatefulSet', 'apps/v1/statefulsets').forEach((k) => this.queue.add(k))));
-    // A claim that went away may have to be recreated for a pending pod; the set named in the claim looks again.
-    this.stops.push(client.watch('v1/persistentvolumeclaims', (c) => {
-      if (c.type !== 'DELETED') return;
-      const { parent } = parentAndOrdinal(c.object.metadata.name);
-      for (const s of client.list('apps/v1/statefulsets', c.object.metadata.namespace)) {
-        if (parent.endsWith(`-${s.metadata.name}`)) add(s.metadata.namespace, s.metadata.name);
-      }
-    }));
-    for (const s of client.list('apps/v1/statefulsets')) add(s.metadata.namespace, s.metadata.name);
+  }
+
+  reconcile(key: string): Promise<number | void> | number | void {
+    return drive(this.sync(key));
   }
 
   /** Steps: waits only while an admission webhook is called for a pod it creates (see util/steps.ts). */
-  private *reconcile(key: string): Steps<number | void> {
+  private *sync(key: string): Steps<number | void> {
     const { namespace, name } = splitKey(key);
     const stored = this.client.get('apps/v1/statefulsets', namespace, name);
     if (!stored) return;
@@ -75,10 +89,5 @@ export class StatefulSetController {
     for (const p of pods) keep.add(podRevision(p));
     const limit = set.spec?.revisionHistoryLimit ?? 10;
     if (limit >= 0) this.history.truncate(revisions, keep, limit);
-  }
-
-  stop(): void {
-    this.stops.forEach((s) => s());
-    this.queue.stop();
   }
 }

@@ -6,75 +6,91 @@ import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-ty
 import { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../util/logger.js';
-import { WorkQueue } from '../runtime/work-queue.js';
+import { splitKey } from '../../machinery/object-key.js';
+import { defineController } from '../runtime/index.js';
 import { bind, findMatchingVolume, getVolume, refersToClaim, syncVolume } from './binder.js';
 import { ann, claimClassName, defaultClass, simulatedProvisioner, storageClass } from './classes.js';
 import { provision } from './provisioner.js';
 
 const pvcKey = 'v1/persistentvolumeclaims';
 
-export class VolumeController {
-  private readonly queue: WorkQueue;
-  private readonly stops: Array<() => void> = [];
+const pvcKeyOf = (ns: string | undefined, name: string | undefined) => `pvc:${ns}/${name}`;
+
+/** The claims not bound yet (a free volume or a new class may fit them). */
+const pendingClaims = (client: Client): string[] =>
+  client.list<PersistentVolumeClaim>(pvcKey).filter((c) => c.status?.phase !== 'Bound').map((c) => pvcKeyOf(c.metadata?.namespace, c.metadata?.name));
+
+export const volumeController = defineController({
+  name: 'persistentvolume-binder',
+  watches: [
+    {
+      resource: pvcKey,
+      map: (c, { client }) => {
+        const { namespace, name } = c.object.metadata;
+        if (c.type !== 'DELETED') return [pvcKeyOf(namespace, name)];
+        // The claim's own key too: its reconcile forgets the events told about it.
+        return [pvcKeyOf(namespace, name), ...client.list<PersistentVolume>('v1/persistentvolumes')
+          .filter((pv) => pv.spec?.claimRef?.namespace === namespace && pv.spec?.claimRef?.name === name).map((pv) => `pv:${pv.metadata?.name}`)];
+      },
+    },
+    {
+      resource: 'v1/persistentvolumes',
+      map: (c, { client }) => {
+        const pv = c.object as unknown as PersistentVolume;
+        const keys = c.type !== 'DELETED' ? [`pv:${pv.metadata?.name}`] : [];
+        const ref = pv.spec?.claimRef;
+        if (ref?.name) keys.push(pvcKeyOf(ref.namespace, ref.name));
+        else if (c.type !== 'DELETED') keys.push(...pendingClaims(client)); // a free volume may fit a waiting claim
+        return keys;
+      },
+    },
+    {
+      resource: 'v1/pods',
+      map: (c, { client }) => {
+        const pod = c.object as unknown as Pod;
+        if (c.type === 'DELETED' || !pod.spec?.nodeName) return [];
+        const keys: string[] = [];
+        for (const v of pod.spec.volumes ?? []) {
+          if (!v.persistentVolumeClaim) continue;
+          const claim = client.get<PersistentVolumeClaim>(pvcKey, pod.metadata?.namespace ?? '', v.persistentVolumeClaim.claimName);
+          if (claim && claim.status?.phase !== 'Bound') keys.push(pvcKeyOf(pod.metadata?.namespace, v.persistentVolumeClaim.claimName));
+        }
+        return keys;
+      },
+    },
+    { resource: 'storage.k8s.io/v1/storageclasses', when: (c) => c.type !== 'DELETED', map: (_c, { client }) => pendingClaims(client) },
+  ],
+  initialKeys: ({ client }) => [...client.list('v1/persistentvolumes').map((pv) => `pv:${pv.metadata.name}`), ...pendingClaims(client)],
+  setup: ({ client }) => new VolumeReconciler(client),
+});
+
+class VolumeReconciler {
   private readonly events: EventRecorder;
   private readonly provisionerEvents: EventRecorder;
-  /** `uid|reason` of claim events already recorded, so a waiting claim gets each message once. */
+  /** `<ns>/<name>|uid|reason` of claim events already recorded, so a waiting claim gets each message once. */
   private readonly told = new Set<string>();
 
-  constructor(private readonly client: Client, clock: Clock, log: Logger) {
-    this.queue = new WorkQueue('persistentvolume', (key) => this.reconcile(key), clock, log);
+  constructor(private readonly client: Client) {
     this.events = new EventRecorder(client, { component: 'persistentvolume-controller' });
     this.provisionerEvents = new EventRecorder(client, { component: `${simulatedProvisioner}_bonsai-provisioner` });
-    this.stops.push(client.watch(pvcKey, (c) => {
-      const { namespace, name } = c.object.metadata;
-      if (c.type !== 'DELETED') return this.queue.add(`pvc:${namespace}/${name}`);
-      for (const k of this.told) if (k.startsWith(`${c.object.metadata.uid}|`)) this.told.delete(k);
-      for (const pv of client.list('v1/persistentvolumes') as unknown as PersistentVolume[]) {
-        if (pv.spec?.claimRef?.namespace === namespace && pv.spec?.claimRef?.name === name) this.queue.add(`pv:${pv.metadata?.name}`);
-      }
-    }));
-    this.stops.push(client.watch('v1/persistentvolumes', (c) => {
-      const pv = c.object as unknown as PersistentVolume;
-      if (c.type !== 'DELETED') this.queue.add(`pv:${pv.metadata?.name}`);
-      const ref = pv.spec?.claimRef;
-      if (ref?.name) this.queue.add(`pvc:${ref.namespace}/${ref.name}`);
-      else if (c.type !== 'DELETED') this.enqueuePending(); // a free volume may fit a waiting claim
-    }));
-    this.stops.push(client.watch('v1/pods', (c) => {
-      const pod = c.object as unknown as Pod;
-      if (c.type === 'DELETED' || !pod.spec?.nodeName) return;
-      for (const v of pod.spec.volumes ?? []) {
-        if (!v.persistentVolumeClaim) continue;
-        const claim = client.get(pvcKey, pod.metadata?.namespace ?? '', v.persistentVolumeClaim.claimName) as unknown as PersistentVolumeClaim | undefined;
-        if (claim && claim.status?.phase !== 'Bound') this.queue.add(`pvc:${pod.metadata?.namespace}/${v.persistentVolumeClaim.claimName}`);
-      }
-    }));
-    this.stops.push(client.watch('storage.k8s.io/v1/storageclasses', (c) => c.type !== 'DELETED' && this.enqueuePending()));
-    for (const pv of client.list('v1/persistentvolumes')) this.queue.add(`pv:${pv.metadata.name}`);
-    this.enqueuePending();
   }
 
-  private enqueuePending(): void {
-    for (const c of this.client.list(pvcKey) as unknown as PersistentVolumeClaim[]) {
-      if (c.status?.phase !== 'Bound') this.queue.add(`pvc:${c.metadata?.namespace}/${c.metadata?.name}`);
-    }
-  }
-
-  private reconcile(key: string): void {
+  reconcile(key: string): void {
     if (key.startsWith('pv:')) {
       const pv = getVolume(this.client, key.slice(3));
       if (pv) syncVolume(this.client, pv);
       return;
     }
-    const rest = key.slice(4);
-    const i = rest.indexOf('/');
-    this.syncClaim(rest.slice(0, i), rest.slice(i + 1));
+    const { namespace, name } = splitKey(key.slice(4));
+    if (!this.claim(namespace, name)) {
+      for (const k of this.told) if (k.startsWith(`${namespace}/${name}|`)) this.told.delete(k);
+      return;
+    }
+    this.syncClaim(namespace, name);
   }
 
   private tell(pvc: PersistentVolumeClaim, type: 'Normal' | 'Warning', reason: string, message: string, recorder = this.events): void {
-    const k = `${pvc.metadata?.uid}|${reason}`;
+    const k = `${pvc.metadata?.namespace}/${pvc.metadata?.name}|${pvc.metadata?.uid}|${reason}`;
     if (this.told.has(k)) return;
     this.told.add(k);
     recorder.event(pvc as unknown as KObject, type, reason, message);
@@ -166,10 +182,5 @@ export class VolumeController {
     const def = this.client.resource('v1/persistentvolumeclaims')!;
     this.client.guaranteedUpdate(def, pvc.metadata?.namespace ?? '', pvc.metadata?.name ?? '', (cur) => ({ ...cur, status: { ...(cur.status as object ?? {}), phase: 'Lost' } }), { subresource: 'status' });
     this.events.event(pvc as unknown as KObject, 'Warning', 'ClaimLost', 'Bound claim has lost its PersistentVolume. Data on the volume is lost!');
-  }
-
-  stop(): void {
-    this.stops.forEach((s) => s());
-    this.queue.stop();
   }
 }

@@ -6,7 +6,8 @@ import { labelSelectorMatches } from '../../machinery/labels.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';
 import type { Change } from '../../client/types.js';
-import { controllerRef, keyOf } from './owner.js';
+import { controllerRef } from './owner.js';
+import { keyOf } from '../../machinery/object-key.js';
 
 /** `namespace/name` keys of the owners of `kind` (stored under `ownersResource`) that `c` concerns. */
 export function ownerKeysFor(client: Client, c: Change, kind: string, ownersResource: string): string[] {

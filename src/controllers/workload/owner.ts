@@ -21,12 +21,3 @@ export function controllerRefTo(owner: KObject): OwnerReference {
     controller: true, blockOwnerDeletion: true,
   };
 }
-
-/** `namespace/name`, the work-queue key of a namespaced object. */
-export const keyOf = (obj: KObject): string => `${obj.metadata.namespace ?? ''}/${obj.metadata.name ?? ''}`;
-
-/** Splits a `namespace/name` key. */
-export function splitKey(key: string): { namespace: string; name: string } {
-  const i = key.indexOf('/');
-  return { namespace: key.slice(0, i), name: key.slice(i + 1) };
-}

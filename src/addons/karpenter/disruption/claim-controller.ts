@@ -4,13 +4,13 @@
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { Client } from '../../../client/client.js';
 import type { Change } from '../../../client/types.js';
-import { WorkQueue } from '../../../controllers/runtime/work-queue.js';
+import { defineController, type ControllerContext } from '../../../controllers/runtime/index.js';
 import type { KObject } from '../../../machinery/types.js';
 import { rfc3339 } from '../../../util/clock.js';
 import type { Clock } from '../../../util/clock.js';
 import type { Logger } from '../../../util/logger.js';
 import type { KarpenterDeps } from '../deps.js';
-import { conditionTypes, labels as wk, nodeClaimsRef, podsRef, type NodeClaim } from '../types.js';
+import { conditionTypes, labels as wk, nodeClaimsRef, nodePoolsRef, podsRef, type NodeClaim } from '../types.js';
 import { condTrue, isTerminal } from './candidates.js';
 import { clearCondition, consolidatableAt, driftReason, expiresAt, setTrue } from './claim-conditions.js';
 import { syncPoolHash } from './pool-hash.js';
@@ -20,43 +20,43 @@ const podEventDedupeMs = 10_000;
 /** Drift is re-checked this often even without a change (upstream's requeue). */
 const driftRecheckMs = 5 * 60_000;
 
-export class ClaimDisruptionController {
-  private readonly queue: WorkQueue;
-  private readonly stops: Array<() => void> = [];
+/** The keys a NodePool change concerns: the pool (unless gone) and its NodeClaims. */
+function poolChanged(deps: KarpenterDeps, c: Change): string[] {
+  const name = c.object.metadata.name;
+  const keys = c.type !== 'DELETED' ? [`pool/${name}`] : [];
+  for (const nc of deps.nodeClaims.list()) if (nc.metadata.labels?.[wk.nodePool] === name) keys.push(`claim/${nc.metadata.name}`);
+  return keys;
+}
 
-  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger, private readonly deps: KarpenterDeps) {
-    this.queue = new WorkQueue('karpenter-nodeclaim-disruption', (key) => this.reconcile(key), clock, log);
-    this.stops.push(deps.nodeClaims.onChange((c) => this.queue.add(`claim/${c.object.metadata.name}`)));
-    this.stops.push(deps.nodePools.onChange((c) => this.poolChanged(c)));
-    this.stops.push(deps.pods.onChange((c) => this.podChanged(c)));
-    for (const nc of deps.nodeClaims.list()) this.queue.add(`claim/${nc.metadata.name}`);
-    for (const np of deps.nodePools.list()) this.queue.add(`pool/${np.metadata.name}`);
-  }
+/** Bound, turned terminal, started terminating, or deleted while bound: a pod event on its node's claim. */
+function podChanged(c: Change): string[] {
+  const now = c.object as unknown as Pod;
+  const before = c.previous as unknown as Pod | undefined;
+  const node = now.spec?.nodeName;
+  if (!node || now.metadata?.ownerReferences?.some((o) => o.kind === 'DaemonSet')) return [];
+  const bound = !before?.spec?.nodeName;
+  const terminal = isTerminal(now) && !(before && isTerminal(before));
+  const terminating = !!now.metadata?.deletionTimestamp && !before?.metadata?.deletionTimestamp;
+  return c.type === 'DELETED' || c.type === 'ADDED' || bound || terminal || terminating ? [`pod/${node}`] : [];
+}
 
-  stop(): void {
-    this.queue.stop();
-    for (const s of this.stops) s();
-  }
+/** Keys `claim/<name>`, `pool/<name>` and `pod/<node name>`. */
+export const claimDisruptionController = (deps: KarpenterDeps) => defineController({
+  name: 'karpenter-nodeclaim-disruption',
+  watches: [
+    { resource: nodeClaimsRef, map: (c) => [`claim/${c.object.metadata.name}`] },
+    { resource: nodePoolsRef, map: (c) => poolChanged(deps, c) },
+    { resource: podsRef, map: podChanged },
+  ],
+  initialKeys: () => [...deps.nodeClaims.list().map((nc) => `claim/${nc.metadata.name}`), ...deps.nodePools.list().map((np) => `pool/${np.metadata.name}`)],
+  setup: ({ client, clock, log, queue }) => new ClaimDisruptionController(client, clock, log, deps, queue),
+});
 
-  private poolChanged(c: Change): void {
-    const name = c.object.metadata.name;
-    if (c.type !== 'DELETED') this.queue.add(`pool/${name}`);
-    for (const nc of this.deps.nodeClaims.list()) if (nc.metadata.labels?.[wk.nodePool] === name) this.queue.add(`claim/${nc.metadata.name}`);
-  }
+class ClaimDisruptionController {
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger, private readonly deps: KarpenterDeps,
+    private readonly queue: ControllerContext['queue']) {}
 
-  /** Bound, turned terminal, started terminating, or deleted while bound: a pod event on its node's claim. */
-  private podChanged(c: Change): void {
-    const now = c.object as unknown as Pod;
-    const before = c.previous as unknown as Pod | undefined;
-    const node = now.spec?.nodeName;
-    if (!node || now.metadata?.ownerReferences?.some((o) => o.kind === 'DaemonSet')) return;
-    const bound = !before?.spec?.nodeName;
-    const terminal = isTerminal(now) && !(before && isTerminal(before));
-    const terminating = !!now.metadata?.deletionTimestamp && !before?.metadata?.deletionTimestamp;
-    if (c.type === 'DELETED' || c.type === 'ADDED' || bound || terminal || terminating) this.queue.add(`pod/${node}`);
-  }
-
-  private reconcile(key: string): number | undefined {
+  reconcile(key: string): number | undefined {
     const slash = key.indexOf('/');
     const kind = key.slice(0, slash);
     const name = key.slice(slash + 1);
