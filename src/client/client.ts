@@ -15,6 +15,7 @@ import { Resolver } from './resolve.js';
 import { Informer, type InformerOptions } from './informer.js';
 import type { ChangeListener, ResourceRef, WatchTrigger } from './types.js';
 import type { BuiltinResources } from '../generated/k8s/resources.js';
+import type { ServerSlot } from '../util/server-slot.js';
 
 /** A built-in resource's reference, as the generated types name it (`'apps/v1/deployments'`). */
 export type BuiltinRef = keyof BuiltinResources;
@@ -95,6 +96,11 @@ export class Client {
   }
 
   // ---- reads (from the cache: shared objects, never mutate them) ----
+
+  /** This server's value of a piece of per-server state (see util/server-slot.ts). */
+  state<T>(slot: ServerSlot<T>): T {
+    return this.reg.state(slot);
+  }
 
   /**
    * The current object, or undefined. `namespace` is '' for cluster-scoped resources. A built-in resource named by

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import type { ContainerRuntime, Outcome, Session, Sink } from './types.js';
-import { registryOf, type Client } from '../client/client.js';
+import type { Client } from '../client/client.js';
 import { logProvider } from '../kubelet/log-provider.js';
 import { containerEnv } from './container-env.js';
 import { WritableDirs, containerFs } from './container-fs.js';
@@ -184,7 +184,7 @@ export class SimRuntime implements ContainerRuntime {
       const err = s.tty ? out : s.stderr;
       return ended(err, () => interactive({ shell: p.shell, tty: s.tty, stdin: s.stdin, out, err, prompt: () => (p.info.busybox ? `${p.shell.cwd} # ` : `root@${p.info.hostname}:${p.shell.cwd}# `), signal: s.signal, newCommand: p.newCommand }));
     }
-    const logs = logProvider(registryOf(s.client));
+    const logs = logProvider(s.client);
     if (!logs) return { exitCode: 0 };
     const out = terminal(s.stdout, s.tty);
     const pod = t.pod as unknown as Parameters<typeof logs.read>[0];

@@ -1,15 +1,14 @@
 // Lets a simulated runtime print into a running container's log: the HTTP responder writes nginx's access lines
 // when it answers a request. The pod lifecycle installs the sink (the LogStore of the running kubelets).
-import { registryOf, type Client } from '../client/client.js';
-import type { Registry } from '../registry/registry.js';
-import { ServerSlot } from '../util/server-slot.js';
+import type { Client } from '../client/client.js';
+import { ServerSlot, type ServerStateHolder } from '../util/server-slot.js';
 
 type Sink = (podUid: string, container: string, line: string) => boolean;
 
 /** Each server's sink (while its kubelet simulation runs). */
 const sinks = new ServerSlot<{ sink?: Sink }>('container log sink', () => ({}));
 
-export function setContainerLogSink(reg: Registry, s: Sink | undefined): void {
+export function setContainerLogSink(reg: ServerStateHolder, s: Sink | undefined): void {
   reg.state(sinks).sink = s;
 }
 
@@ -22,14 +21,13 @@ const maxLineLength = 16 * 1024;
  * split the text into several lines.
  */
 export function appendContainerLog(client: Client, namespace: string, pod: string, container: string, line: string): boolean {
-  const server = registryOf(client);
-  if (!server.state(sinks).sink) return false;
+  if (!client.state(sinks).sink) return false;
   const uid = client.get('v1/pods', namespace, pod)?.metadata.uid;
-  return uid ? appendContainerLogByUid(server, uid, container, line) : false;
+  return uid ? appendContainerLogByUid(client, uid, container, line) : false;
 }
 
 /** As appendContainerLog, for a pod known by its uid on the server of `reg` (or a view of it). */
-export function appendContainerLogByUid(reg: Registry, uid: string, container: string, line: string): boolean {
+export function appendContainerLogByUid(reg: ServerStateHolder, uid: string, container: string, line: string): boolean {
   const sink = reg.state(sinks).sink;
   if (!sink) return false;
   let ok = true;

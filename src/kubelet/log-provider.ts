@@ -1,8 +1,7 @@
 // Where pods/log reads container output: the kubelet simulation installs a provider, the API's log handler asks it.
 import type { KObject } from '../machinery/types.js';
 import type { LogStore } from './log-store.js';
-import type { Registry } from '../registry/registry.js';
-import { ServerSlot } from '../util/server-slot.js';
+import { ServerSlot, type ServerStateHolder } from '../util/server-slot.js';
 
 export interface PodLogLine {
   /** Clock time the line was printed, in ms. */
@@ -20,12 +19,12 @@ export interface LogProvider {
 
 /** Each server's provider: two servers in one process read their own kubelets' logs. */
 const providers = new ServerSlot<{ provider?: LogProvider }>('log provider', () => ({}));
-export function setLogProvider(reg: Registry, p: LogProvider | undefined): void {
+export function setLogProvider(reg: ServerStateHolder, p: LogProvider | undefined): void {
   reg.state(providers).provider = p;
 }
 
 /** The provider installed for the server of `reg` (or a view of it), if its kubelet simulation runs. */
-export function logProvider(reg: Registry): LogProvider | undefined {
+export function logProvider(reg: ServerStateHolder): LogProvider | undefined {
   return reg.state(providers).provider;
 }
 

@@ -4,8 +4,7 @@
 // clock time, writes the resulting status and asks to be called again when the next stage is due.
 import type { Pod } from 'kubernetes-types/core/v1.js';
 import { setLogProvider, storeLogProvider } from './log-provider.js';
-import { registryOf } from '../client/client.js';
-import type { Registry } from '../registry/registry.js';
+import type { ServerStateHolder } from '../util/server-slot.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import { WorkQueue } from '../util/work-queue.js';
 import type { KObject } from '../machinery/types.js';
@@ -65,11 +64,11 @@ export class PodLifecycle {
   private readonly refs: ReferenceWaits;
   readonly logs: LogStore;
 
-  /** The server this kubelet simulation belongs to (its Registry): logs are looked up by it. */
-  private readonly server: Registry;
+  /** The server this kubelet simulation belongs to: logs are looked up by it. */
+  private readonly server: ServerStateHolder;
 
   constructor(private readonly ctx: KubeletContext, private readonly nodes: NodeDirectory) {
-    this.server = registryOf(ctx.client);
+    this.server = ctx.client;
     this.logs = new LogStore(ctx.clock);
     this.queue = new WorkQueue('pod-lifecycle', (key) => this.reconcile(key), ctx.clock, ctx.log);
     this.stops.push(ctx.client.watch('v1/pods', (c) => {

@@ -2,8 +2,7 @@
 // what well-known images log when their simulated server (src/exec's responder) answers a request.
 import type { Container, Pod } from 'kubernetes-types/core/v1.js';
 import { appendContainerLogByUid } from './container-log-append.js';
-import type { Registry } from '../registry/registry.js';
-import { ServerSlot } from '../util/server-slot.js';
+import { ServerSlot, type ServerStateHolder } from '../util/server-slot.js';
 import { isBootcamp, nginxAccessTime, repositoryOf } from './well-known-images.js';
 
 export interface SimRequest {
@@ -41,7 +40,7 @@ export function listeningContainer(pod: Pod, port: number): Container | undefine
  * What a well-known image prints when its server answers a request on `port`: the tutorial app's request line,
  * nginx's access line. Other images print nothing.
  */
-export function logRequest(server: Registry, pod: Pod, port: number, req: SimRequest, status: number, bytes: number, nowMs: number): void {
+export function logRequest(server: ServerStateHolder, pod: Pod, port: number, req: SimRequest, status: number, bytes: number, nowMs: number): void {
   const c = listeningContainer(pod, port);
   if (!c) return;
   const image = c.image ?? '';

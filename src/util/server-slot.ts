@@ -7,6 +7,11 @@ export class ServerSlot<T> {
   constructor(readonly name: string, readonly make: () => T) {}
 }
 
+/** What holds a server's state: its Registry, and the in-process client of that server (`client.state(slot)`). */
+export interface ServerStateHolder {
+  state<T>(slot: ServerSlot<T>): T;
+}
+
 /** The values of one server's slots. */
 export class ServerState {
   private readonly values = new Map<ServerSlot<unknown>, unknown>();

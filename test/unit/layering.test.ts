@@ -94,17 +94,12 @@ test('the import parser reads what the checks rely on', () => {
 /**
  * The imports of registry/, storage/ and api/ components still make: may only shrink (an entry no longer made must
  * be removed, a new one fails). The add-ons' admission checks use registry/validation's pure field rules, as
- * upstream webhooks use apimachinery's validation; the kubelets key their per-server log state by the Registry
- * (type only), which goes with the work on process-wide state.
+ * upstream webhooks use apimachinery's validation.
  */
 const componentAllowList = [
   'addons/jobset/webhook-policies.ts -> registry/validation/common.ts',
   'addons/jobset/webhook-policies.ts -> registry/validation/pod-failure-policy.ts',
   'addons/jobset/webhook.ts -> registry/validation/common.ts',
-  'kubelet/container-log-append.ts -> registry/registry.ts (type)',
-  'kubelet/log-provider.ts -> registry/registry.ts (type)',
-  'kubelet/pod-lifecycle.ts -> registry/registry.ts (type)',
-  'kubelet/well-known-http.ts -> registry/registry.ts (type)',
 ];
 
 test('components import neither registry/, storage/ nor api/ (but the shrinking allow-list)', () => {
@@ -151,7 +146,7 @@ const LAYERS: Record<string, string[]> = {
   leader: ['client', 'machinery', 'util'],
   scheduler: ['auth', 'client', 'machinery', 'util'],
   // kubelet -> controllers: gatekeeper-effects.ts reads an error's status code with the workload controllers' helper.
-  kubelet: ['auth', 'client', 'controllers', 'machinery', 'util', 'registry'],
+  kubelet: ['auth', 'client', 'controllers', 'machinery', 'util'],
   // controllers -> leader: the controller runtime's manager runs its controllers while holding a Lease.
   controllers: ['auth', 'client', 'kubelet', 'leader', 'machinery', 'metrics-apis', 'util'],
   cluster: ['client', 'kubelet', 'machinery', 'util'],
