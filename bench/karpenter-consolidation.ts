@@ -5,7 +5,7 @@
 // The figure is decisions per second of decision computation (snapshot, budgets, methods), and the nodes and $/h
 // before and after. Pure computation: no server, no clock.
 import { performance } from 'node:perf_hooks';
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod } from '../src/generated/k8s/core/v1.js';
 import { builtinCatalog, cheapestPrice, instanceTypeLabels } from '../src/addons/karpenter/catalog.js';
 import { computeCommand, methodOrder, type Command } from '../src/addons/karpenter/disruption/methods.js';
 import { budgetMap, simulatorFor, takeSnapshot } from '../src/addons/karpenter/disruption/snapshot.js';

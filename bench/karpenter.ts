@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import type { Pool } from 'undici';
 import { builtinCatalog, type Catalog } from '../src/addons/karpenter/catalog.js';
 import { priceOf } from '../src/addons/karpenter/nodeclaims.js';
+import type { NodeClaim } from '../src/addons/karpenter/types.js';
 import { amounts } from '../src/machinery/resources.js';
 import { pool } from './load.js';
 import { freshDir, spawnServer } from './proc.js';
@@ -90,7 +91,7 @@ export async function karpenterFigure(): Promise<KarpenterFigure> {
         const list = await call(p, 'GET', '/api/v1/namespaces/default/pods?fieldSelector=status.phase%3DRunning');
         return (list.items as Json[]).length >= pods;
       });
-      const claims = (await call(p, 'GET', '/apis/karpenter.sh/v1/nodeclaims')).items as Json[];
+      const claims = (await call(p, 'GET', '/apis/karpenter.sh/v1/nodeclaims')).items as NodeClaim[];
       const catalog = builtinCatalog();
       const types = new Map<string, number>();
       let costPerHour = 0;

@@ -1,5 +1,5 @@
 // Generates TypeScript types for every built-in kind from the 1.35 OpenAPI the project ships (openapi/swagger.json):
-// src/generated/k8s/<group>/<version>.ts (one type per definition, as kubernetes-types lays them out) and
+// src/generated/k8s/<group>/<version>.ts (one type per definition, one module per group version) and
 // src/generated/k8s/resources.ts (what a client's resource reference, e.g. 'apps/v1/deployments', reads as).
 // Run by `npm run build` before tsc; files are rewritten only when their text changes. Not committed (.gitignore).
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';

@@ -1,7 +1,7 @@
 // The resource metrics API (metrics.k8s.io/v1beta1) as metrics-server serves it: NodeMetrics and PodMetrics,
 // read-only (get and list), computed on demand; `kubectl top` and the HPA read it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod } from '../generated/k8s/core/v1.js';
 import { ApiError, methodNotAllowed, notFound } from '../machinery/errors.js';
 import { parseFieldSelector, type FieldRequirement } from '../machinery/fields.js';
 import { quantityValue } from '../machinery/resources.js';

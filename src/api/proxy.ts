@@ -3,7 +3,7 @@
 // tutorial use them. A service picks its ready endpoints round robin. Errors are upstream's: 400 for a bad id or a
 // pod without an address, 503 when nothing listens or a service has no endpoints.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Endpoints, Pod, Service } from 'kubernetes-types/core/v1.js';
+import type { Endpoints, Pod, Service } from '../generated/k8s/core/v1.js';
 import { ApiError, badRequest, methodNotAllowed } from '../machinery/errors.js';
 import type { ResourceDef } from '../registry/resource.js';
 import type { Registry } from '../registry/registry.js';

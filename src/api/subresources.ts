@@ -1,7 +1,7 @@
 // Subresources: status, scale, resize, ephemeralcontainers, binding, eviction, log, finalize, token; exec, attach and
 // portforward upgrade to the streaming protocols (src/api/streaming, loaded on first use); proxy answers 400.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Scale } from 'kubernetes-types/autoscaling/v1.js';
+import type { Scale } from '../generated/k8s/autoscaling/v1.js';
 import { badRequest, conflict, methodNotAllowed } from '../machinery/errors.js';
 import { formatLabelSelector } from '../machinery/labels.js';
 import { isRecord, type KObject, type LabelSelector } from '../machinery/types.js';

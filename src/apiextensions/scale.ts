@@ -1,7 +1,7 @@
 // The scale subresource of custom resources (`subresources.scale`): an autoscaling/v1 Scale read from the object at
 // specReplicasPath, statusReplicasPath and labelSelectorPath, and a replica count written back at specReplicasPath,
 // with apiextensions-apiserver's texts for paths that hold the wrong type. Paths are dotted (`.spec.replicas`).
-import type { Scale } from 'kubernetes-types/autoscaling/v1.js';
+import type { Scale } from '../generated/k8s/autoscaling/v1.js';
 import { badRequest, fieldInvalid, internalError, type ApiError, type FieldError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
 import { goTypeName, goValue } from '../util/go-format.js';

@@ -1,5 +1,5 @@
 // Records core/v1 Events through the in-process client, aggregating repeats into count and series as client-go does.
-import type { Event, ObjectReference } from 'kubernetes-types/core/v1.js';
+import type { Event, ObjectReference } from '../generated/k8s/core/v1.js';
 import type { KObject } from '../machinery/types.js';
 import { rfc3339, rfc3339Micro } from '../util/clock.js';
 import type { Registry } from '../registry/registry.js';

@@ -1,8 +1,8 @@
 // Server services in-process components use besides reads and writes, adapted to take a Client: pod binding
 // (the pods/binding subresource), eviction, the simulated and external metrics pipelines, the default StorageClass
 // and the cluster's PKI.
-import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { StorageClass } from 'kubernetes-types/storage/v1.js';
+import type { Pod } from '../generated/k8s/core/v1.js';
+import type { StorageClass } from '../generated/k8s/storage/v1.js';
 import { bindPod as bind } from '../registry/pod-binding.js';
 import { podUsageNow as usage, type Usage } from '../kubelet/metrics-data.js';
 import { securityOf as security, type Security } from '../auth/security.js';

@@ -2,7 +2,7 @@
 // are missing are created (a data directory keeps them, or the learner's changes to them, across restarts). The
 // control-plane mirror pods live on one node standing in for the control plane (the first untainted node by
 // name); a deleted mirror pod comes back, as the kubelet recreates it from its static manifest.
-import type { Node } from 'kubernetes-types/core/v1.js';
+import type { Node } from '../generated/k8s/core/v1.js';
 import type { Client } from '../client/client.js';
 import { ApiError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';

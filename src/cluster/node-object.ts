@@ -1,5 +1,5 @@
 // The Node objects of the configured pools, as a kubelet registers them (labels, pod CIDR, initial status).
-import type { Node } from 'kubernetes-types/core/v1.js';
+import type { Node } from '../generated/k8s/core/v1.js';
 import { allocatableFor, kubeletStatus } from '../kubelet/node-status.js';
 import { internalIpForIndex, podCidrForIndex } from '../kubelet/pod-ips.js';
 import type { ClusterConfig, NodePoolConfig } from './config.js';

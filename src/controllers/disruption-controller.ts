@@ -2,8 +2,8 @@
 // the scale of their controllers when the budget is a percentage or maxUnavailable), how many must stay healthy,
 // how many are, and so how many disruptions the eviction API may allow. A budget it cannot compute allows none
 // (condition reason SyncFailed). Upstream: pkg/controller/disruption.
-import type { PodDisruptionBudget, PodDisruptionBudgetStatus } from 'kubernetes-types/policy/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { PodDisruptionBudget, PodDisruptionBudgetStatus } from '../generated/k8s/policy/v1.js';
+import type { Pod } from '../generated/k8s/core/v1.js';
 import type { EventRecorder } from '../client/event-recorder.js';
 import { isPodReady } from '../machinery/conditions.js';
 import { labelSelectorMatches } from '../machinery/labels.js';

@@ -1,6 +1,6 @@
 // The Endpoints controller: for every Service with a selector, an Endpoints object of the same name listing the
 // selected pods' addresses (ready and not ready) grouped by the ports they serve.
-import type { EndpointAddress, EndpointPort, EndpointSubset, Endpoints, Pod, Service } from 'kubernetes-types/core/v1.js';
+import type { EndpointAddress, EndpointPort, EndpointSubset, Endpoints, Pod, Service } from '../generated/k8s/core/v1.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import { ApiError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';

@@ -1,8 +1,8 @@
 // The EndpointSlice controller: for every Service with a selector, EndpointSlices (at most 100 endpoints each,
 // one set per port mapping and address type) owned by the Service, listing the selected pods with their
 // ready/serving/terminating conditions, node and zone. Existing slices are updated in place where possible.
-import type { Node, Pod, Service } from 'kubernetes-types/core/v1.js';
-import type { Endpoint, EndpointPort, EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+import type { Node, Pod, Service } from '../generated/k8s/core/v1.js';
+import type { Endpoint, EndpointPort, EndpointSlice } from '../generated/k8s/discovery/v1.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import { ApiError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';

@@ -1,6 +1,6 @@
 // Marks the pods of a node that stopped reporting as not Ready (upstream's MarkPodsNotReady): their Ready
 // condition turns False and each gets a NodeNotReady warning event.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../generated/k8s/core/v1.js';
 import type { EventRecorder } from '../client/event-recorder.js';
 import type { KObject } from '../machinery/types.js';
 import type { Client } from '../client/client.js';

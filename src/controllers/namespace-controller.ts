@@ -1,5 +1,5 @@
 // Namespace deletion: a Terminating namespace has its contents deleted, then its finalizer removed, then it is gone.
-import type { Namespace } from 'kubernetes-types/core/v1.js';
+import type { Namespace } from '../generated/k8s/core/v1.js';
 import type { Client } from '../client/client.js';
 import { splitKey } from '../machinery/object-key.js';
 import { defineController } from './runtime/index.js';

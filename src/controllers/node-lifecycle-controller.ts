@@ -1,8 +1,8 @@
 // Node health: watches kubelet heartbeats (Lease renewals and node status), marks silent nodes Unknown after the
 // grace period, marks their pods not Ready, taints nodes by condition (NoSchedule at once, NoExecute rate
 // limited per zone) and removes the taints when nodes come back. Upstream: pkg/controller/nodelifecycle.
-import type { Node, NodeCondition, Pod } from 'kubernetes-types/core/v1.js';
-import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import type { Node, NodeCondition, Pod } from '../generated/k8s/core/v1.js';
+import type { Lease } from '../generated/k8s/coordination/v1.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import type { KObject } from '../machinery/types.js';
 import type { Client } from '../client/client.js';

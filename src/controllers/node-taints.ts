@@ -1,5 +1,5 @@
 // Taints and tolerations: matching as upstream's v1 helpers do, and writing a node controller's taints.
-import type { Node, Taint } from 'kubernetes-types/core/v1.js';
+import type { Node, Taint } from '../generated/k8s/core/v1.js';
 import type { KObject } from '../machinery/types.js';
 import type { Client } from '../client/client.js';
 import { rfc3339 } from '../util/clock.js';

@@ -1,7 +1,7 @@
 // Pod garbage collection: force-deletes pods bound to nodes that no longer exist (after a quarantine), terminating
 // pods that were never scheduled, terminating pods on out-of-service nodes, and the oldest terminated pods above
 // a threshold. Upstream: pkg/controller/podgc.
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod } from '../generated/k8s/core/v1.js';
 import { isNodeReady } from '../machinery/conditions.js';
 import type { KObject } from '../machinery/types.js';
 import type { Client } from '../client/client.js';

@@ -1,6 +1,6 @@
 // What the Endpoints and EndpointSlice controllers share: which pods back a Service, how a Service port resolves
 // to a pod's port, which services a pod change concerns, and the last-change trigger time of an endpoints set.
-import type { ContainerPort, Pod, Service, ServicePort } from 'kubernetes-types/core/v1.js';
+import type { ContainerPort, Pod, Service, ServicePort } from '../generated/k8s/core/v1.js';
 import { ApiError } from '../machinery/errors.js';
 import { isPodReady } from '../machinery/conditions.js';
 import type { KObject } from '../machinery/types.js';

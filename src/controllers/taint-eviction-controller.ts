@@ -1,6 +1,6 @@
 // NoExecute taints: pods on a node with a NoExecute taint they do not tolerate are deleted at once; pods that
 // tolerate it for tolerationSeconds are deleted when that time has passed. Upstream: pkg/controller/tainteviction.
-import type { Pod, Taint, Toleration } from 'kubernetes-types/core/v1.js';
+import type { Pod, Taint, Toleration } from '../generated/k8s/core/v1.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import type { KObject } from '../machinery/types.js';
 import type { Client } from '../client/client.js';

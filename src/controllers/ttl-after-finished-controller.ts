@@ -1,7 +1,7 @@
 // TTL-after-finished: deletes a finished Job (Complete or Failed condition) ttlSecondsAfterFinished seconds after it
 // finished, cascading to its pods (foreground, as upstream), guarded by a uid precondition. Each Job is requeued for
 // the exact moment its TTL runs out on the clock.
-import type { Job } from 'kubernetes-types/batch/v1.js';
+import type { Job } from '../generated/k8s/batch/v1.js';
 import { finishedCondition } from './cronjob/finished-jobs.js';
 import { defineController } from './runtime/index.js';
 import { statusCode } from './workload/pod-control.js';

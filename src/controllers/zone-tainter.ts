@@ -1,6 +1,6 @@
 // Rate limits for the node lifecycle controller's NoExecute tainting, one queue per zone, and the zone states
 // (normal, partial or full disruption) that set those rates, as upstream's RateLimitedTimedQueue and zone logic do.
-import type { Node } from 'kubernetes-types/core/v1.js';
+import type { Node } from '../generated/k8s/core/v1.js';
 
 export type ZoneState = 'Initial' | 'Normal' | 'PartialDisruption' | 'FullDisruption';
 

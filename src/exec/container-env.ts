@@ -1,7 +1,7 @@
 // The environment a container's processes see, built as the kubelet builds it: envFrom (with prefixes), env with
 // `$(VAR)` references and valueFrom (ConfigMap and Secret keys, downward-API fields and resources), the service
 // link variables of the namespace's Services, and the image's PATH/HOME.
-import type { Container, EnvVar, Pod, Service } from 'kubernetes-types/core/v1.js';
+import type { Container, EnvVar, Pod, Service } from '../generated/k8s/core/v1.js';
 import type { Client } from '../client/client.js';
 import type { KObject } from '../machinery/types.js';
 import { quantityValue } from '../machinery/resources.js';

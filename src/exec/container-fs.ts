@@ -1,7 +1,7 @@
 // The container's filesystem, computed from the live objects at exec time: the image's skeleton, /etc/hostname,
 // /etc/hosts and /etc/resolv.conf as the kubelet writes them, the service account token, and every volume mount
 // (ConfigMap, Secret, downward API, projected; emptyDir and other writable volumes persist across sessions).
-import type { Container, DownwardAPIVolumeFile, KeyToPath, Pod, Volume } from 'kubernetes-types/core/v1.js';
+import type { Container, DownwardAPIVolumeFile, KeyToPath, Pod, Volume } from '../generated/k8s/core/v1.js';
 import type { Client } from '../client/client.js';
 import type { KObject } from '../machinery/types.js';
 import { fieldValue, resourceValue, secretsOf } from './container-env.js';

@@ -1,5 +1,5 @@
 // What the commands of a session know about the container they run in.
-import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod } from '../generated/k8s/core/v1.js';
 import type { Client } from '../client/client.js';
 import type { Network } from './network.js';
 

@@ -1,8 +1,8 @@
 // The simulated cluster network as seen from inside a container: DNS from the cluster's own records (Services,
 // headless Services' pods, `<ip-dashed>.<ns>.pod`, the pod's /etc/hosts) and connections to Service ClusterIPs
 // (round robin over the ready endpoints of the Service's EndpointSlices) or pod IPs.
-import type { Pod, Service } from 'kubernetes-types/core/v1.js';
-import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+import type { Pod, Service } from '../generated/k8s/core/v1.js';
+import type { EndpointSlice } from '../generated/k8s/discovery/v1.js';
 import type { Client } from '../client/client.js';
 import { clusterDomain } from './container-fs.js';
 

@@ -1,7 +1,7 @@
 // The simulated HTTP server every pod runs: a small page naming the pod (so load balancing shows), 503 while the
 // pod is not ready, nginx's welcome page for nginx, the tutorial app's greeting for kubernetes-bootcamp, and a
 // `bonsai.dev/http-response` annotation that overrides it all.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../generated/k8s/core/v1.js';
 import { getOwn } from '../util/own.js';
 
 export const httpResponseAnnotation = 'bonsai.dev/http-response';

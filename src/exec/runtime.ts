@@ -1,7 +1,7 @@
 // The simulated container runtime behind exec, attach and port-forward: each session gets the container's view
 // (environment, filesystem, network) computed from the live objects, and a shell or the HTTP responder.
 import { randomBytes } from 'node:crypto';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../generated/k8s/core/v1.js';
 import type { ContainerRuntime, Outcome, Session, Sink } from './types.js';
 import type { Client } from '../client/client.js';
 import { logProvider } from '../kubelet/log-provider.js';

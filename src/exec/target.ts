@@ -1,5 +1,5 @@
 // Which container a session reaches, and the errors the API server and the kubelet give when it cannot.
-import type { Container, ContainerStatus, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, ContainerStatus, Pod } from '../generated/k8s/core/v1.js';
 import type { Client } from '../client/client.js';
 
 export type Verb = 'exec' | 'attach' | 'portforward';

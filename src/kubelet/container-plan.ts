@@ -1,6 +1,6 @@
 // What one run of a simulated container does: its output, how long it runs, how it ends. Built from the
 // simulation annotations, the container's command (through the interpreter) and the pod's restart policy.
-import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod } from '../generated/k8s/core/v1.js';
 import type { KObject } from '../machinery/types.js';
 import { quantityValue } from '../machinery/resources.js';
 import { simAnnotation } from './annotations.js';

@@ -4,7 +4,7 @@
 // entry per gatekeeper pod, as its status controller aggregates them); a deleted template's CRD is removed. Nothing
 // runs in a simulated container, so these writes are made for it, as the pod's ServiceAccount (RBAC applies).
 // Admission decisions (Rego) are not simulated: the webhooks are answered as any simulated webhook is.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../generated/k8s/core/v1.js';
 import type { Client } from '../client/client.js';
 import type { Change } from '../client/types.js';
 import { serviceAccountUser } from '../auth/identities.js';

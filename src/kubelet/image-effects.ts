@@ -7,7 +7,7 @@
 import type { Client } from '../client/client.js';
 import { isRecord, type KObject } from '../machinery/types.js';
 import { serviceAccountUser } from '../auth/identities.js';
-import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod } from '../generated/k8s/core/v1.js';
 import { containerEnv, type ImageOutcome } from './container-plan.js';
 
 type Log = (msg: string, err?: unknown) => void;

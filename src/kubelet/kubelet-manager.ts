@@ -1,6 +1,6 @@
 // Runs a kubelet agent for every Node object (configured at start-up or created through the API), all driven by
 // one timer, and answers the pod lifecycle's questions about them (NodeDirectory).
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod } from '../generated/k8s/core/v1.js';
 import type { KObject } from '../machinery/types.js';
 import type { Client } from '../client/client.js';
 import type { Change } from '../client/types.js';

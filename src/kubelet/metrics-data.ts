@@ -1,6 +1,6 @@
 // The figures metrics.k8s.io serves, computed on demand from the simulated usage of running containers, in the
 // shapes and formats metrics-server produces (cpu in nanocores, memory in bytes with binary suffixes).
-import type { Container, Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Node, Pod } from '../generated/k8s/core/v1.js';
 import type { KObject } from '../machinery/types.js';
 import { formatScaled, quantityValue } from '../machinery/resources.js';
 import { simAnnotation } from './annotations.js';

@@ -4,8 +4,8 @@
 // is still what the kubelet reports (heartbeat aside) and fresh is next reported when its report period ends; a Lease
 // still valid is renewed at a random point of the renewal interval (the fleet's renewals spread as upstream's jitter
 // spreads them). Anything stale, changed or missing is written at once, as a fresh start does.
-import type { Lease } from 'kubernetes-types/coordination/v1.js';
-import type { Node, NodeStatus } from 'kubernetes-types/core/v1.js';
+import type { Lease } from '../generated/k8s/coordination/v1.js';
+import type { Node, NodeStatus } from '../generated/k8s/core/v1.js';
 import type { KObject } from '../machinery/types.js';
 import { kubeletStatus } from './node-status.js';
 

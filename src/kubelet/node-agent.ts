@@ -1,7 +1,7 @@
 // One simulated kubelet: registers its node's pod CIDR, posts node status, renews its Lease in kube-node-lease
 // and hands out pod IPs. The KubeletManager drives it from one shared timer.
-import type { Node } from 'kubernetes-types/core/v1.js';
-import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import type { Node } from '../generated/k8s/core/v1.js';
+import type { Lease } from '../generated/k8s/coordination/v1.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import { ApiError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';

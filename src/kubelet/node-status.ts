@@ -1,6 +1,6 @@
 // What a simulated kubelet reports in a Node's status: capacity and allocatable, conditions, addresses, node info.
 import { createHash } from 'node:crypto';
-import type { NodeCondition, NodeStatus } from 'kubernetes-types/core/v1.js';
+import type { NodeCondition, NodeStatus } from '../generated/k8s/core/v1.js';
 import { quantityValue } from '../machinery/resources.js';
 import { rfc3339 } from '../util/clock.js';
 

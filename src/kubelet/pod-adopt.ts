@@ -5,7 +5,7 @@
 // server was down exits at its own time in the past, and a pod whose state did not move is written nothing: the
 // status built from the adopted record equals the stored one. Logs of adopted containers are regenerated from their
 // plans. The images adopted containers run are present on their node from then on (no second pull).
-import type { ContainerStatus, Pod } from 'kubernetes-types/core/v1.js';
+import type { ContainerStatus, Pod } from '../generated/k8s/core/v1.js';
 import type { ContainerKind } from './container-plan.js';
 import { normalizeImage } from './container-ids.js';
 import { iso } from './pod-advance.js';

@@ -1,7 +1,7 @@
 // Moves a pod's runtime record forward to the current clock time: sandbox, init containers in order, image pulls,
 // container starts, probes, exits, restarts with CrashLoopBackOff, and graceful stops. Every transition happens at
 // its own due time, so a late reconcile catches up exactly; the earliest future due time is returned.
-import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod } from '../generated/k8s/core/v1.js';
 import { simAnnotation } from './annotations.js';
 import { containerPlan, withOutcome, type ImageOutcome } from './container-plan.js';
 import { containerID, imageSize } from './container-ids.js';

@@ -4,7 +4,7 @@
 // pod alone, whether a pod is in that state. The lifecycle then keeps the stored pod and builds its records on
 // first need: any change to the pod, a log read or append. Built later from the same stored pod, the records are
 // the ones adoption at the restart would have built.
-import type { Container, ContainerStatus, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, ContainerStatus, Pod } from '../generated/k8s/core/v1.js';
 import { simAnnotations } from './annotations.js';
 import { scripted } from './container-command.js';
 import { normalizeImage } from './container-ids.js';

@@ -2,7 +2,7 @@
 // stages (sandbox, init containers, pull, create, start, probes, exit, restart, graceful termination).
 // Level-triggered: one work queue of pod keys; each reconcile advances the pod's runtime record to the current
 // clock time, writes the resulting status and asks to be called again when the next stage is due.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../generated/k8s/core/v1.js';
 import { setLogProvider, storeLogProvider } from './log-provider.js';
 import type { ServerStateHolder } from '../util/server-slot.js';
 import { EventRecorder } from '../client/event-recorder.js';

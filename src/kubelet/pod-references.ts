@@ -3,7 +3,7 @@
 // object or item key, not optional, fails MountVolume.SetUp), and the runtime resolves each container's `envFrom`
 // and `valueFrom` references just before creating it (a failure is CreateContainerConfigError). The texts are
 // upstream's: the kubelet's object cache answers `secret "x" not found` / `configmap "x" not found`.
-import type { Container, KeyToPath, Pod, Volume } from 'kubernetes-types/core/v1.js';
+import type { Container, KeyToPath, Pod, Volume } from '../generated/k8s/core/v1.js';
 
 export type RefKind = 'secret' | 'configmap';
 

@@ -1,7 +1,7 @@
 // The kubelet's side of in-place resize: a changed spec.containers[*].resources is admitted when it fits the
 // node's allocatable next to the other pods' requests (then actuated for a moment: PodResizeInProgress), stays
 // pending Deferred when it does not fit now, or Infeasible when it could never fit.
-import type { Node, Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod, ResourceRequirements } from '../generated/k8s/core/v1.js';
 import { amounts, podRequests } from '../machinery/resources.js';
 import { jsonEqual } from '../util/json-tree.js';
 import type { Client } from '../client/client.js';

@@ -1,6 +1,6 @@
 // The in-memory record of what the simulated runtime is doing for one pod: sandbox, each container's current
 // run, restarts and back-off. Rebuilt from the pod's status after a process restart (pod-adopt.ts).
-import type { Container, ContainerStateTerminated, EphemeralContainer, Pod, ResourceRequirements } from 'kubernetes-types/core/v1.js';
+import type { Container, ContainerStateTerminated, EphemeralContainer, Pod, ResourceRequirements } from '../generated/k8s/core/v1.js';
 import type { ContainerKind, ContainerPlan } from './container-plan.js';
 import { copyJson } from '../util/json-tree.js';
 

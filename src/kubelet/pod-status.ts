@@ -1,6 +1,6 @@
 // The pod status the simulated kubelet reports for a runtime record: phase, conditions (in the kubelet's order,
 // with stable transition times), container statuses, IPs and start time.
-import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodStatus } from 'kubernetes-types/core/v1.js';
+import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodStatus } from '../generated/k8s/core/v1.js';
 import { normalizeImage, imageID } from './container-ids.js';
 import { iso } from './pod-advance.js';
 import type { ContainerRun, PodRun } from './pod-runtime.js';

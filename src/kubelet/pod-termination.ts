@@ -1,6 +1,6 @@
 // How a simulated pod's containers stop: spec.activeDeadlineSeconds, how long a preStop hook runs and the exit code
 // SIGTERM leaves a container with.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../generated/k8s/core/v1.js';
 import { interpret } from './container-command.js';
 import { containerEnv } from './container-plan.js';
 import { allRuns, type PodRun } from './pod-runtime.js';

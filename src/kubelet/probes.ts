@@ -1,6 +1,6 @@
 // Simulated probes: when a container counts as started and ready, when a failing liveness probe kills it, and the
 // failure messages the kubelet records.
-import type { Container, Probe } from 'kubernetes-types/core/v1.js';
+import type { Container, Probe } from '../generated/k8s/core/v1.js';
 import type { ContainerPlan } from './container-plan.js';
 
 export interface ProbeTimes {

@@ -1,5 +1,5 @@
 // Simulated resource use of running containers: an annotation when set, otherwise derived from requests.
-import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod } from '../generated/k8s/core/v1.js';
 import type { KObject } from '../machinery/types.js';
 import { quantityValue } from '../machinery/resources.js';
 import { simAnnotation } from './annotations.js';

@@ -1,6 +1,6 @@
 // Which container of a pod listens on a port (declared ports, else the port a well-known image serves on), and
 // what well-known images log when their simulated server (src/exec's responder) answers a request.
-import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod } from '../generated/k8s/core/v1.js';
 import { appendContainerLogByUid } from './container-log-append.js';
 import { ServerSlot, type ServerStateHolder } from '../util/server-slot.js';
 import { isBootcamp, nginxAccessTime, repositoryOf } from './well-known-images.js';

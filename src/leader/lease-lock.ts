@@ -1,6 +1,6 @@
 // The Lease a leader election is held in (coordination.k8s.io/v1, as client-go's LeaseLock): reading its record
 // and writing it back with optimistic concurrency (the resourceVersion read), through the in-process client.
-import type { Lease } from 'kubernetes-types/coordination/v1.js';
+import type { Lease } from '../generated/k8s/coordination/v1.js';
 import type { Client } from '../client/client.js';
 import type { KObject } from '../machinery/types.js';
 import { rfc3339Micro } from '../util/clock.js';

@@ -1,5 +1,5 @@
 // Readiness and taint tolerance as every controller, the scheduler and the API read them.
-import type { Node, Pod, Taint, Toleration } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod, Taint, Toleration } from '../generated/k8s/core/v1.js';
 
 /** A pod is ready when its Ready condition is True. */
 export const isPodReady = (p: Pod): boolean => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;

@@ -1,5 +1,5 @@
 // Resource quantities as numbers, and a pod's effective requests as the scheduler and kubelet account them.
-import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod } from '../generated/k8s/core/v1.js';
 import { parseQuantity } from './quantity.js';
 import { getOwn, setOwn } from '../util/own.js';
 

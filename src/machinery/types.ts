@@ -1,10 +1,10 @@
-// Kubernetes object types come from the `kubernetes-types` package (generated from the upstream OpenAPI).
+// Kubernetes object types are generated at build time from the 1.35 OpenAPI the project ships (scripts/gen-types.mjs).
 // This file re-exports the handful used generically and defines the loose shape every stored object has.
-import type { ObjectMeta, OwnerReference, Status, StatusCause, LabelSelector } from 'kubernetes-types/meta/v1.js';
+import type { ObjectMeta, OwnerReference, Status, StatusCause, LabelSelector } from '../generated/k8s/meta/v1.js';
 
 export type { ObjectMeta, OwnerReference, Status, StatusCause, LabelSelector };
 
-/** kubernetes-types marks server-set fields readonly; the server is the one that sets them. */
+/** A type with its readonly fields writable (the server is the one that sets server-set fields). */
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 export type Meta = Mutable<ObjectMeta>;
 

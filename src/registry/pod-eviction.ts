@@ -1,8 +1,8 @@
 // pods/eviction: deletes a pod unless a PodDisruptionBudget would be violated (429). As kube-apiserver does,
 // an allowed eviction first takes one disruption from the budget's status (disruptionsAllowed - 1, the pod
 // recorded in disruptedPods), so parallel evictions cannot both spend the last allowed disruption.
-import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { PodDisruptionBudget } from '../generated/k8s/policy/v1.js';
+import type { Pod } from '../generated/k8s/core/v1.js';
 import { ApiError, tooManyRequests } from '../machinery/errors.js';
 import { isPodReady } from '../machinery/conditions.js';
 import { labelSelectorMatches } from '../machinery/labels.js';

@@ -1,5 +1,5 @@
 // A pod's quality-of-service class, as the pod strategy records it on create and resize validation compares it.
-import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod } from '../generated/k8s/core/v1.js';
 
 type Quantities = Record<string, string> | undefined;
 

@@ -1,5 +1,5 @@
 // The scheduler's writes: binding, PodScheduled conditions, nominated node, preemption of victims, events.
-import type { Pod, PodCondition } from 'kubernetes-types/core/v1.js';
+import type { Pod, PodCondition } from '../generated/k8s/core/v1.js';
 import { bindPod } from '../client/services.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import type { KObject } from '../machinery/types.js';

@@ -1,5 +1,5 @@
 // The scheduler's view of the cluster: nodes with the pods bound to them, kept from the change feed.
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod } from '../generated/k8s/core/v1.js';
 import { NodeInfo } from './node-info.js';
 import { buildPodInfo, podKey, sameSchedulingInputs, startMsOf, type PodInfo } from './pod-info.js';
 import { PodIndex } from './pod-index.js';

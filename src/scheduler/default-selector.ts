@@ -3,7 +3,7 @@
 // or StatefulSet that controls it (found through its controller reference, not by scanning every one of them).
 // Services are looked up through an index by namespace and one of their selector's pairs, so a pod costs the
 // Services sharing a label with it rather than every Service of its namespace.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../generated/k8s/core/v1.js';
 import { fromLabelSelector, type Requirement } from '../machinery/labels.js';
 import type { KObject, LabelSelector } from '../machinery/types.js';
 import type { Client } from '../client/client.js';

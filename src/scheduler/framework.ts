@@ -1,6 +1,6 @@
 // The scheduling framework: plugin interfaces, the per-attempt cycle state, filtering and scoring.
-import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
-import type { StorageClass } from 'kubernetes-types/storage/v1.js';
+import type { PersistentVolumeClaim, Pod } from '../generated/k8s/core/v1.js';
+import type { StorageClass } from '../generated/k8s/storage/v1.js';
 import type { Selector } from '../machinery/labels.js';
 import type { NodeInfo } from './node-info.js';
 import type { PodIndex } from './pod-index.js';

@@ -3,7 +3,7 @@
 // place reserved on its node so the next pods see it. The group is then held at Permit: once the bound pods plus
 // the reserved ones reach minCount, all reserved pods are bound at once; until then they wait, and if the timeout
 // passes first every reservation is released and the waiting pods are rejected. A gang is never left partly bound.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../generated/k8s/core/v1.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { SchedulerCache } from './cache.js';

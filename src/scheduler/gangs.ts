@@ -1,7 +1,7 @@
 // The scheduler's view of Workloads (scheduling.k8s.io/v1alpha1) and of the pods that name them in
 // spec.workloadRef: which pod group (and replica) each pod belongs to, the group's policy, and the PreEnqueue
 // verdict of KEP-4671's GangScheduling plugin (the group's Workload exists and at least minCount pods exist).
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../generated/k8s/core/v1.js';
 import { isRecord } from '../machinery/types.js';
 import { getOwn } from '../util/own.js';
 

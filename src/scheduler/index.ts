@@ -1,7 +1,7 @@
 // The default scheduler: a priority queue with backoff, filter and score plugins, preemption and binding.
 // Wiring: the change feed of pods and nodes keeps the cache and the queue; the loop drains the queue in batches.
-import type { Node, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
-import type { StorageClass } from 'kubernetes-types/storage/v1.js';
+import type { Node, PersistentVolumeClaim, Pod } from '../generated/k8s/core/v1.js';
+import type { StorageClass } from '../generated/k8s/storage/v1.js';
 import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';

@@ -1,5 +1,5 @@
 // One node as the scheduler sees it: allocatable, the summed requests of its pods, its pods and ports.
-import type { Node, Taint } from 'kubernetes-types/core/v1.js';
+import type { Node, Taint } from '../generated/k8s/core/v1.js';
 import { amounts, type ResourceAmounts } from '../machinery/resources.js';
 import { ownLabels, scaledRequests, type PodInfo } from './pod-info.js';
 

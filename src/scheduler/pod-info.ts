@@ -1,5 +1,5 @@
 // What the scheduler needs from a pod, computed once per pod version: requests, affinity terms, ports.
-import type { Pod, PodAffinityTerm, Toleration, NodeSelectorTerm } from 'kubernetes-types/core/v1.js';
+import type { Pod, PodAffinityTerm, Toleration, NodeSelectorTerm } from '../generated/k8s/core/v1.js';
 import { fromLabelSelector, matchesSelector, type Requirement, type Selector } from '../machinery/labels.js';
 import { podRequests, type ResourceAmounts } from '../machinery/resources.js';
 

@@ -1,5 +1,5 @@
 // DefaultPreemption: find nodes where evicting lower-priority pods lets the pod fit, pick the victims and the node.
-import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { PodDisruptionBudget } from '../generated/k8s/policy/v1.js';
 import { labelSelectorMatches } from '../machinery/labels.js';
 import { runFilters, type CycleState, type Failure, type FilterPlugin } from './framework.js';
 import { fitErrorMessage } from './failure.js';

@@ -1,5 +1,5 @@
 // The scheduling queue: activeQ by priority then age, per-pod backoff, unschedulable pods waiting for a change.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../generated/k8s/core/v1.js';
 import type { Clock } from '../util/clock.js';
 import { buildPodInfo, type PodInfo } from './pod-info.js';
 import type { DecisionTrace } from './decisions.js';

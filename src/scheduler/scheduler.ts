@@ -1,6 +1,6 @@
 // The scheduling loop: pop a pod, filter, score, bind; on failure preempt, report and park the pod.
-import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { Pod } from '../generated/k8s/core/v1.js';
+import type { PodDisruptionBudget } from '../generated/k8s/policy/v1.js';
 import { ApiError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
 import type { Client } from '../client/client.js';

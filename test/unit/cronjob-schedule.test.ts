@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Job } from 'kubernetes-types/batch/v1.js';
+import type { Job } from '../../src/generated/k8s/batch/v1.js';
 import { parseSchedule } from '../../src/controllers/cronjob/schedule.js';
 import { parseGoDuration } from '../../src/util/duration.js';
 import { dueScheduleTime, mostRecentScheduleTime, nextRequeueDelay } from '../../src/controllers/cronjob/schedule-math.js';

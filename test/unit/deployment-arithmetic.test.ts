@@ -2,8 +2,8 @@
 // order in which a ReplicaSet picks pods to delete.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Deployment, ReplicaSet } from '../../src/generated/k8s/apps/v1.js';
+import type { Pod } from '../../src/generated/k8s/core/v1.js';
 import { equalIgnoreHash, maxSurge, maxUnavailable, newRSReplicas, resolveFenceposts } from '../../src/controllers/deployment/deployment-util.js';
 import { setNewReplicaSetAnnotations } from '../../src/controllers/deployment/revisions.js';
 import { podsToDelete } from '../../src/controllers/replicaset/pod-ranking.js';

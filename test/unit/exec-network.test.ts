@@ -2,7 +2,7 @@
 // round-robin over ready endpoints; the responder's page, 503 while not ready, and the annotation override.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod, Service } from 'kubernetes-types/core/v1.js';
+import type { Pod, Service } from '../../src/generated/k8s/core/v1.js';
 import { Harness, podSpec, exec, createObject } from './exec-harness.js';
 
 let h: Harness;

@@ -1,7 +1,7 @@
 // Gang scheduling pieces without a server: Go-style durations, group membership and the PreEnqueue verdicts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../src/generated/k8s/core/v1.js';
 import { goDuration } from '../../src/scheduler/gang-cycle.js';
 import { GangTracker, defaultGangTimeoutMs, groupKeyOf } from '../../src/scheduler/gangs.js';
 

@@ -2,7 +2,7 @@
 // without `behavior`, and the AbleToScale / ScalingLimited reasons each step reports.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { HorizontalPodAutoscalerBehavior } from 'kubernetes-types/autoscaling/v2.js';
+import type { HorizontalPodAutoscalerBehavior } from '../../src/generated/k8s/autoscaling/v2.js';
 import { newHistory, normalizeLegacy, normalizeWithBehavior, recordInitialRecommendation, recordScaleEvent, type ScalingHistory } from '../../src/controllers/hpa/behavior.js';
 
 const t0 = Date.UTC(2026, 0, 1);

@@ -3,8 +3,8 @@
 // pods, status entries, and upstream's error texts; and the adapter's answers by name, by selector and for discovery.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ObjectMetricSource, PodsMetricSource } from 'kubernetes-types/autoscaling/v2.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { ObjectMetricSource, PodsMetricSource } from '../../src/generated/k8s/autoscaling/v2.js';
+import type { Pod } from '../../src/generated/k8s/core/v1.js';
 import { startBonsai, type Bonsai } from '../../src/main.js';
 import { clientFor, type Client } from '../../src/client/client.js';
 import type { KObject } from '../../src/machinery/types.js';

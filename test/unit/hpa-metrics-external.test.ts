@@ -3,8 +3,8 @@
 // texts when the metric is missing or returns nothing.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ExternalMetricSource } from 'kubernetes-types/autoscaling/v2.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { ExternalMetricSource } from '../../src/generated/k8s/autoscaling/v2.js';
+import type { Pod } from '../../src/generated/k8s/core/v1.js';
 import { startBonsai, type Bonsai } from '../../src/main.js';
 import { clientFor, type Client } from '../../src/client/client.js';
 import { addExternalMetrics } from '../../src/client/services.js';

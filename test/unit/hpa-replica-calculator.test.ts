@@ -2,7 +2,7 @@
 // unready, missing and terminating pods.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../src/generated/k8s/core/v1.js';
 import { groupPods, podRequests, replicasForAverageValue, replicasForUtilization, type CalcOptions, type PodMetrics } from '../../src/controllers/hpa/replica-calculator.js';
 import { formatMilli } from '../../src/controllers/hpa/resource-metrics.js';
 

@@ -4,7 +4,7 @@
 // Unknown after the grace period, changed owners are still collected.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Node } from 'kubernetes-types/core/v1.js';
+import type { Node } from '../../src/generated/k8s/core/v1.js';
 import { SqliteStore } from '../../src/storage/sqlite-store.js';
 import { Registry } from '../../src/registry/registry.js';
 import { allResources } from '../../src/registry/resources/index.js';

@@ -2,7 +2,7 @@
 // back-off (10 s doubling to 5 min), the annotation and cluster-file overrides.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ContainerStatus, Pod } from 'kubernetes-types/core/v1.js';
+import type { ContainerStatus, Pod } from '../../src/generated/k8s/core/v1.js';
 import { Harness, podSpec } from './kubelet-harness.js';
 import { ImageRegistry, readRegistrySettings } from '../../src/kubelet/registry/image-registry.js';
 import { parseClusterConfig } from '../../src/cluster/config.js';

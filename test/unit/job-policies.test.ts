@@ -2,8 +2,8 @@
 // success policy, pending indexes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { PodFailurePolicy } from 'kubernetes-types/batch/v1.js';
+import type { Pod } from '../../src/generated/k8s/core/v1.js';
+import type { PodFailurePolicy } from '../../src/generated/k8s/batch/v1.js';
 import { formatIntervals, mergeIntervals, parseIntervals, totalOf, withIndexes } from '../../src/controllers/job/intervals.js';
 import { matchPodFailurePolicy } from '../../src/controllers/job/pod-failure-policy.js';
 import { backoffFor, nextBackoffRecord, remainingBackoffMs } from '../../src/controllers/job/backoff.js';

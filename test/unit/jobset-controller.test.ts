@@ -3,8 +3,8 @@
 // failure-policy rules (restart, maxRestarts, fail at once).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Job } from 'kubernetes-types/batch/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Job } from '../../src/generated/k8s/batch/v1.js';
+import type { Pod } from '../../src/generated/k8s/core/v1.js';
 import type { KObject } from '../../src/machinery/types.js';
 import type { JobSet } from '../../src/addons/jobset/types.js';
 import { startJobSetEnv, until, type JobSetEnv } from './jobset-helpers.js';

@@ -2,7 +2,7 @@
 // failure-policy rule matching and actions, success policy.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Job } from 'kubernetes-types/batch/v1.js';
+import type { Job } from '../../src/generated/k8s/batch/v1.js';
 import { effectiveSpec } from '../../src/addons/jobset/defaults.js';
 import { buildJob, coordinatorEndpoint } from '../../src/addons/jobset/jobs.js';
 import { classify, replicatedJobStatuses } from '../../src/addons/jobset/child-jobs.js';

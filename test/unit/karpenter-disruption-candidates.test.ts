@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod } from '../../src/generated/k8s/core/v1.js';
 import { checkCandidate, podsBlock, type CandidateContext } from '../../src/addons/karpenter/disruption/candidates.js';
 import { consolidatableAt, driftReason, expiresAt } from '../../src/addons/karpenter/disruption/claim-conditions.js';
 import type { NodePool } from '../../src/addons/karpenter/types.js';

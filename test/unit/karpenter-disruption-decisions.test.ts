@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod } from '../../src/generated/k8s/core/v1.js';
 import { builtinCatalog } from '../../src/addons/karpenter/catalog.js';
 import { computeCommand, decisionOf, methodOrder, type Command } from '../../src/addons/karpenter/disruption/methods.js';
 import { consolidationMessage } from '../../src/addons/karpenter/disruption/messages.js';

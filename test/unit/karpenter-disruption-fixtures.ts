@@ -1,6 +1,6 @@
 // Builders for the disruption unit tests and bench: NodePools, initialised NodeClaims with their Nodes, pods, PDBs.
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
-import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { Node, Pod } from '../../src/generated/k8s/core/v1.js';
+import type { PodDisruptionBudget } from '../../src/generated/k8s/policy/v1.js';
 import type { NodeClaim, NodePool, Budget } from '../../src/addons/karpenter/types.js';
 
 export const T0 = Date.UTC(2026, 0, 1, 12, 0, 0);

@@ -1,7 +1,7 @@
 // The NodeClaim lifecycle stage table: which stage is next, when it is due, and what launch and registration write.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Node } from 'kubernetes-types/core/v1.js';
+import type { Node } from '../../src/generated/k8s/core/v1.js';
 import { builtinCatalog } from '../../src/addons/karpenter/catalog.js';
 import { dueIn, initialConditions, isTrue, launched, nextStage, nodeFor, registeredNode, type StageContext } from '../../src/addons/karpenter/lifecycle.js';
 import { defaultSettings } from '../../src/addons/karpenter/settings.js';

@@ -42,6 +42,7 @@ test('a pod against a NodePool: shared keys must overlap, unknown custom labels 
 
 test('pod requirements: nodeSelector with each ORed affinity term; label matching; pinned labels', () => {
   const opts = podRequirements({
+    metadata: {},
     spec: {
       containers: [], nodeSelector: { disk: 'ssd' },
       affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [

@@ -2,7 +2,7 @@
 // zone spread, existing nodes first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../src/generated/k8s/core/v1.js';
 import { builtinCatalog, gpuResource } from '../../src/addons/karpenter/catalog.js';
 import { cheapestOffering } from '../../src/addons/karpenter/scheduling/fit.js';
 import { simulate, type SimNode } from '../../src/addons/karpenter/scheduling/simulate.js';

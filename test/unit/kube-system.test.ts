@@ -1,7 +1,7 @@
 // When kube-system gets its simulated workloads, and which node stands in for the control plane.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Node } from 'kubernetes-types/core/v1.js';
+import type { Node } from '../../src/generated/k8s/core/v1.js';
 import { defaultClusterConfig, parseClusterConfig } from '../../src/cluster/config.js';
 import { controlPlaneNode, kubeSystemEnabled } from '../../src/cluster/kube-system.js';
 import { addonObjects, mirrorPods, systemPodAnnotation } from '../../src/cluster/kube-system-objects.js';

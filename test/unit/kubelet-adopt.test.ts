@@ -4,7 +4,7 @@
 // valid Lease is not written again at once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ContainerStatus, Pod } from 'kubernetes-types/core/v1.js';
+import type { ContainerStatus, Pod } from '../../src/generated/k8s/core/v1.js';
 import { Harness, podSpec } from './kubelet-harness.js';
 import { clientFor } from '../../src/client/client.js';
 import { PodLifecycle } from '../../src/kubelet/pod-lifecycle.js';

@@ -1,5 +1,5 @@
 // An in-process registry with a manual clock, one static node agent and the pod lifecycle, for kubelet tests.
-import type { Event, Pod } from 'kubernetes-types/core/v1.js';
+import type { Event, Pod } from '../../src/generated/k8s/core/v1.js';
 import { SqliteStore } from '../../src/storage/sqlite-store.js';
 import { Registry } from '../../src/registry/registry.js';
 import { allResources } from '../../src/registry/resources/index.js';

@@ -2,7 +2,7 @@
 // coming and going, process restarts, graceful termination, deadlines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ContainerStatus, Pod } from 'kubernetes-types/core/v1.js';
+import type { ContainerStatus, Pod } from '../../src/generated/k8s/core/v1.js';
 import { type Harness, podSpec, withHarness } from './kubelet-harness.js';
 import { clientFor } from '../../src/client/client.js';
 import { PodLifecycle } from '../../src/kubelet/pod-lifecycle.js';

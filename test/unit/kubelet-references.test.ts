@@ -3,7 +3,7 @@
 // init and main containers with CreateContainerConfigError until they resolve.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../src/generated/k8s/core/v1.js';
 import { type Harness, podSpec, withHarness } from './kubelet-harness.js';
 import type { KObject } from '../../src/machinery/types.js';
 

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../src/generated/k8s/core/v1.js';
 import { buildServer } from '../../src/api/server.js';
 import { createLogger } from '../../src/util/logger.js';
 import { Harness, podSpec } from './kubelet-harness.js';

@@ -3,7 +3,7 @@
 // into that write and longer ones (a slow pull, a readiness delay) written as they happen.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../src/generated/k8s/core/v1.js';
 import { type Harness, podSpec, withHarness } from './kubelet-harness.js';
 import { bindPod } from '../../src/registry/pod-binding.js';
 import { clientFor } from '../../src/client/client.js';

@@ -82,7 +82,7 @@ test('the import parser reads what the checks rely on', () => {
     `export { e } from '../api/e.js';`,
     `import './side.js';`,
     `const m = await import('../machinery/m.js');`,
-    `import type { Pod } from 'kubernetes-types/core/v1.js';`,
+    `import type { Pod } from '../../src/generated/k8s/core/v1.js';`,
   ].join('\n'));
   assert.deepEqual(got.map((i) => [i.to, i.typeOnly, i.line]), [
     ['storage/watch-hub.ts', true, 1], ['registry/registry.ts', false, 2], ['controllers/c.ts', true, 3],

@@ -2,7 +2,7 @@
 // does, the StatefulSets built for a set, and the status conditions.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../src/generated/k8s/core/v1.js';
 import { nextPartition, rollout, rolloutReplicas, type GroupState } from '../../src/addons/lws/rolling-update.js';
 import { defaultLwsPod, groupKeyOf, subGroupIndex } from '../../src/addons/lws/pod-defaulter.js';
 import { leaderStatefulSet, workerStatefulSet } from '../../src/addons/lws/statefulsets.js';
@@ -108,10 +108,10 @@ test('pod defaulting: leader and worker labels, sub-groups, exclusive affinity a
 });
 
 test('a restarted container or failed pod breaks the group; a clean one does not', () => {
-  assert.equal(podBroken({ status: { phase: 'Running', containerStatuses: [{ name: 'c', restartCount: 1 } as never] } }), true);
-  assert.equal(podBroken({ status: { phase: 'Failed' } }), true);
-  assert.equal(podBroken({ status: { phase: 'Running', containerStatuses: [{ name: 'c', restartCount: 0 } as never] } }), false);
-  assert.equal(podBroken({ status: { phase: 'Succeeded', containerStatuses: [{ name: 'c', restartCount: 3 } as never] } }), false);
+  assert.equal(podBroken({ metadata: {}, status: { phase: 'Running', containerStatuses: [{ name: 'c', restartCount: 1 } as never] } }), true);
+  assert.equal(podBroken({ metadata: {}, status: { phase: 'Failed' } }), true);
+  assert.equal(podBroken({ metadata: {}, status: { phase: 'Running', containerStatuses: [{ name: 'c', restartCount: 0 } as never] } }), false);
+  assert.equal(podBroken({ metadata: {}, status: { phase: 'Succeeded', containerStatuses: [{ name: 'c', restartCount: 3 } as never] } }), false);
 });
 
 test('status: Progressing until every group is ready, then Available; a new revision is UpdateInProgress', () => {
@@ -120,7 +120,7 @@ test('status: Progressing until every group is ready, then Available; a new revi
     metadata: { name: 'x-0', labels: { 'leaderworkerset.sigs.k8s.io/group-index': '0', 'leaderworkerset.sigs.k8s.io/template-revision-hash': rev } },
     status: { phase: 'Running', conditions: [{ type: 'Ready', status: isReady ? 'True' : 'False' }] },
   });
-  const sts = { status: { replicas: 1 } };
+  const sts = { metadata: {}, status: { replicas: 1 } };
   const a = computeStatus(lws, sts, { leaders: [leader('h', false)], workers: new Map() }, 'h', 't0');
   assert.deepEqual(a.status.conditions?.map((c) => [c.type, c.status, c.reason]), [['Progressing', 'True', 'GroupsProgressing']]);
   const b = computeStatus({ ...lws, status: a.status }, sts, { leaders: [leader('h', true)], workers: new Map() }, 'h', 't1');

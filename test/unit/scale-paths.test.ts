@@ -3,7 +3,7 @@
 // and scores as the scan), the log store forgetting one pod, and the scheduler held back by its ConfigMap.
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod } from '../../src/generated/k8s/core/v1.js';
 import { SqliteStore } from '../../src/storage/sqlite-store.js';
 import { Registry } from '../../src/registry/registry.js';
 import { allResources } from '../../src/registry/resources/index.js';

@@ -1,7 +1,7 @@
 // The scheduler cache's assigned pods: a status-only version keeps its counts; a changed spec or label is re-counted.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../src/generated/k8s/core/v1.js';
 import { SchedulerCache } from '../../src/scheduler/cache.js';
 import { mkPod } from './scheduler-fixtures.js';
 

@@ -1,7 +1,7 @@
 // FailedScheduling message, preemption victim selection and the scheduling queue.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { PodDisruptionBudget } from '../../src/generated/k8s/policy/v1.js';
 import { CycleState, runPreFilters, type Failure } from '../../src/scheduler/framework.js';
 import { fitErrorMessage } from '../../src/scheduler/failure.js';
 import { buildPodInfo } from '../../src/scheduler/pod-info.js';

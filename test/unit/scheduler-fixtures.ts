@@ -1,5 +1,5 @@
 // Builders of nodes and pods for the scheduler unit tests.
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod } from '../../src/generated/k8s/core/v1.js';
 import type { Lookups } from '../../src/scheduler/framework.js';
 import { NodeInfo } from '../../src/scheduler/node-info.js';
 import { buildPodInfo } from '../../src/scheduler/pod-info.js';

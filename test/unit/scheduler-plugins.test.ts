@@ -1,7 +1,7 @@
 // Filter and score plugins of the default scheduler, as pure functions over nodes and pods.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../src/generated/k8s/core/v1.js';
 import { CycleState, findFeasible, numFeasibleNodesToFind, prioritize, runFilters, runPreFilters, selectHost, type Lookups } from '../../src/scheduler/framework.js';
 import { NodeInfo } from '../../src/scheduler/node-info.js';
 import { buildPodInfo } from '../../src/scheduler/pod-info.js';

@@ -2,8 +2,8 @@
 // off every node, with upstream's FailedScheduling wording; WaitForFirstConsumer claims let it through.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
-import type { StorageClass } from 'kubernetes-types/storage/v1.js';
+import type { PersistentVolumeClaim } from '../../src/generated/k8s/core/v1.js';
+import type { StorageClass } from '../../src/generated/k8s/storage/v1.js';
 import { CycleState, runPreFilters, type Lookups } from '../../src/scheduler/framework.js';
 import { fitErrorMessage } from '../../src/scheduler/failure.js';
 import { buildPodInfo } from '../../src/scheduler/pod-info.js';

@@ -3,7 +3,7 @@
 // mode Off, and the admission step's annotations.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../src/generated/k8s/core/v1.js';
 import { applyPolicy, containerOff, containerResourcesForPod, controlledResources, processForPod, renderRecommendation } from '../../src/addons/vpa/policy.js';
 import { applyRecommendation } from '../../src/addons/vpa/admission.js';
 import type { ContainerPolicy, Vpa } from '../../src/addons/vpa/types.js';

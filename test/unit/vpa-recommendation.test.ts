@@ -3,7 +3,7 @@
 // containers, quantity rendering, and the updater's priority rules.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../src/generated/k8s/core/v1.js';
 import { DecayingHistogram, cpuHistogramOptions, memoryHistogramOptions } from '../../src/addons/vpa/histogram.js';
 import { AggregateState } from '../../src/addons/vpa/aggregate.js';
 import { confidence, defaultRecommenderConfig, estimatePod } from '../../src/addons/vpa/estimator.js';

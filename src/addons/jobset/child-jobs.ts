@@ -1,6 +1,6 @@
 // A JobSet's Jobs sorted the way the controller acts on them: Jobs of an earlier restart attempt (to delete), and of
 // the current attempt active, complete or failed; and the per-replicated-job counts the status reports.
-import type { Job, JobCondition } from 'kubernetes-types/batch/v1.js';
+import type { Job, JobCondition } from '../../generated/k8s/batch/v1.js';
 import type { EffectiveSpec } from './defaults.js';
 import { jobRestartAttemptKey } from './jobs.js';
 import { labels as L, type JobSet, type ReplicatedJobStatus } from './types.js';

@@ -2,7 +2,7 @@
 // its Jobs from an informer indexed by owner, writes the status once at the end, and records the events of the
 // status changes after that write succeeds. Jobs of an earlier restart attempt are deleted (foreground) and their
 // successors created once the names are free.
-import type { Job } from 'kubernetes-types/batch/v1.js';
+import type { Job } from '../../generated/k8s/batch/v1.js';
 import type { Client } from '../../client/client.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import type { Informer } from '../../client/informer.js';

@@ -2,7 +2,7 @@
 // failed Job matches, by its Failed condition's reason, message patterns and replicated job, decides the action
 // (the earliest failure among the Jobs it matches names the Job); no matching rule means RestartJobSet; no policy
 // at all fails the JobSet. Restarts count towards `maxRestarts` unless the action says to ignore it.
-import type { Job } from 'kubernetes-types/batch/v1.js';
+import type { Job } from '../../generated/k8s/batch/v1.js';
 import { failureCondition, jobRestartsOf } from './child-jobs.js';
 import { patternMatches } from './patterns.js';
 import type { EffectiveSpec } from './defaults.js';

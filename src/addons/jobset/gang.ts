@@ -2,7 +2,7 @@
 // one attempt of the set is one gang, through a Workload named after the set, the restart attempt as replica key.
 // Only when all pods start together: AnyOrder startup, no dependsOn, no Job running more pods than its parallelism
 // at once, and no template that names a Workload itself — otherwise a gang could wait for pods that come later.
-import type { JobSpec } from 'kubernetes-types/batch/v1.js';
+import type { JobSpec } from '../../generated/k8s/batch/v1.js';
 import type { Client } from '../../client/client.js';
 import type { KObject } from '../../machinery/types.js';
 import type { EffectiveSpec } from './defaults.js';

@@ -2,7 +2,7 @@
 // Job and its pod template, and the Job built from a replicated job's template for one index.
 import { gangRef, gangSize } from './gang.js';
 import { createHash } from 'node:crypto';
-import type { Job, JobSpec } from 'kubernetes-types/batch/v1.js';
+import type { Job, JobSpec } from '../../generated/k8s/batch/v1.js';
 import type { EffectiveSpec } from './defaults.js';
 import { subdomainOf } from './defaults.js';
 import { apiVersion, labels as L, type JobSet, type ReplicatedJob } from './types.js';

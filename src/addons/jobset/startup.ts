@@ -2,7 +2,7 @@
 // policy InOrder each replicated job's Jobs are created only once the one before has all its Jobs ready; with
 // BlockingRecreate nothing is created while Jobs of an earlier attempt remain. Suspending and resuming the Jobs.
 import { ensureWorkload, gangSize } from './gang.js';
-import type { Job } from 'kubernetes-types/batch/v1.js';
+import type { Job } from '../../generated/k8s/batch/v1.js';
 import type { KObject } from '../../machinery/types.js';
 import { ApiError } from '../../machinery/errors.js';
 import { allReplicasStarted, dependenciesReached, jobRestartsOf } from './child-jobs.js';

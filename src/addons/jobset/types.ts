@@ -1,6 +1,6 @@
 // The JobSet API (jobset.x-k8s.io/v1alpha2) as the controller reads it, and the keys it stamps on Jobs and pods.
-import type { Job, JobSpec } from 'kubernetes-types/batch/v1.js';
-import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
+import type { Job, JobSpec } from '../../generated/k8s/batch/v1.js';
+import type { ObjectMeta } from '../../generated/k8s/meta/v1.js';
 import type { Condition } from '../../machinery/conditions.js';
 
 export const group = 'jobset.x-k8s.io';

@@ -11,7 +11,7 @@ import { isDns1035Label, isDns1123Subdomain, maxLenError } from '../../machinery
 import { deepEqual, rec } from '../../registry/validation/common.js';
 import { validatingWebhook } from '../validating-webhook.js';
 import { coordinatorErrors, failurePolicyErrors, plain, volumeClaimPolicyErrors } from './webhook-policies.js';
-import type { JobSpec } from 'kubernetes-types/batch/v1.js';
+import type { JobSpec } from '../../generated/k8s/batch/v1.js';
 import { group, type JobSet, type JobSetSpec, type ReplicatedJob } from './types.js';
 
 const tooLongDns = maxLenError(63);

@@ -1,7 +1,7 @@
 // The simulated "kwok cloud": launching a NodeClaim picks the cheapest instance type and offering its requirements
 // and requests allow (as the kwok provider's Create does), and the instance shows up as a Node object whose name is
 // the claim's, with the instance's labels, capacity and the taints a booting Karpenter node carries.
-import type { Node, Taint } from 'kubernetes-types/core/v1.js';
+import type { Node, Taint } from '../../generated/k8s/core/v1.js';
 import { amounts } from '../../machinery/resources.js';
 import { instanceTypeLabels, type Catalog, type InstanceType, type Offering } from './catalog.js';
 import { fits, typeCompatible, typeData } from './scheduling/fit.js';

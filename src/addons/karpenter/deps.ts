@@ -1,5 +1,5 @@
 // What the Karpenter controllers share: the catalog, the settings, the event recorder, and the state informers.
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod } from '../../generated/k8s/core/v1.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import type { Informer } from '../../client/informer.js';
 import type { Catalog } from './catalog.js';

@@ -4,7 +4,7 @@
 // Node object appears), Registered (the unregistered taint goes, the node is labelled registered, owned by the
 // claim and finalized), startup taints removed by the simulated daemon, Initialized and Ready once the Node is
 // Ready without startup taints. A claim whose node has not registered within the registration TTL is deleted.
-import type { Node } from 'kubernetes-types/core/v1.js';
+import type { Node } from '../../generated/k8s/core/v1.js';
 import { isNodeReady } from '../../machinery/conditions.js';
 import type { KObject } from '../../machinery/types.js';
 import { rfc3339 } from '../../util/clock.js';

@@ -1,7 +1,7 @@
 // One level-triggered reconcile per NodeClaim: the lifecycle stages (lifecycle.ts) while it lives, termination once
 // it is deleted (termination.ts). A Node deleted by a user takes its NodeClaim with it (the node carries the
 // termination finalizer, so the claim's termination drains it first).
-import type { Node } from 'kubernetes-types/core/v1.js';
+import type { Node } from '../../generated/k8s/core/v1.js';
 import type { Client } from '../../client/client.js';
 import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';

@@ -1,7 +1,7 @@
 // NodeClaims from plans, and what a launched claim or node costs: the NodeClaim a ClaimPlan becomes (named
 // `<nodepool>-<5 lowercase alnum>`, labels, annotations, taints, requirements and requests from the NodePool
 // template and the plan, owned by the NodePool), the NodePool template hash drift compares, and prices.
-import type { Node } from 'kubernetes-types/core/v1.js';
+import type { Node } from '../../generated/k8s/core/v1.js';
 import { formatScaled, type ResourceAmounts } from '../../machinery/resources.js';
 import { getOwn, setOwn } from '../../util/own.js';
 import { rfc3339 } from '../../util/clock.js';

@@ -3,8 +3,8 @@
 // on the clock), simulated against the nodes and in-flight NodeClaims, and the NodeClaims the simulation plans are
 // created. Pods are nominated to where they should go (event `Nominated`), pods that fit nowhere get
 // `FailedScheduling` from karpenter with the reason.
-import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { DaemonSet } from '../../generated/k8s/apps/v1.js';
+import type { Node, Pod } from '../../generated/k8s/core/v1.js';
 import type { Client } from '../../client/client.js';
 import type { KObject } from '../../machinery/types.js';
 import { amounts, type ResourceAmounts } from '../../machinery/resources.js';

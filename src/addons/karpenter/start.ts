@@ -1,6 +1,6 @@
 // Starts the Karpenter controllers: a manager (its shared informers) and settings, then the status, NodeClaim
 // (lifecycle and termination) and provisioning controllers, then disruption.
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod } from '../../generated/k8s/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import type { AddonContext, AddonHandle } from '../types.js';
 import type { KarpenterDeps } from './deps.js';

@@ -2,7 +2,7 @@
 // karpenter.sh/disrupted:NoSchedule, evict its pods through the eviction API (DaemonSet and mirror pods stay; a PDB's
 // 429 is retried), delete the pods outright once the claim's terminationGracePeriod has run out, then delete the
 // Node and drop the termination finalizers (node first, then claim).
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { Node, Pod } from '../../generated/k8s/core/v1.js';
 import type { Client } from '../../client/client.js';
 import { evictPod } from '../../client/services.js';
 import { ApiError } from '../../machinery/errors.js';

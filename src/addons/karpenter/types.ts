@@ -1,7 +1,7 @@
 // The Karpenter APIs (karpenter.sh/v1 NodePool and NodeClaim, karpenter.kwok.sh/v1alpha1 KWOKNodeClass) as the
 // controllers read them, and the well-known labels, annotations, taints and finalizer they stamp on objects.
-import type { Taint } from 'kubernetes-types/core/v1.js';
-import type { ObjectMeta } from 'kubernetes-types/meta/v1.js';
+import type { Taint } from '../../generated/k8s/core/v1.js';
+import type { ObjectMeta } from '../../generated/k8s/meta/v1.js';
 import type { Condition } from '../../machinery/conditions.js';
 
 export const group = 'karpenter.sh';

@@ -1,8 +1,8 @@
 // The ScaledJob reconciler and its scale loop (controllers/keda/scaledjob_controller.go, executor/scale_jobs.go):
 // every pollingInterval the scalers' values become a queue length; Jobs from jobTargetRef are created for it, minus
 // the running ones, by the scaling strategy, up to maxReplicaCount; finished Jobs beyond the history limits go.
-import type { Job } from 'kubernetes-types/batch/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Job } from '../../generated/k8s/batch/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { Client } from '../../client/client.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import { defineController } from '../../controllers/runtime/index.js';

@@ -1,6 +1,6 @@
 // What the LeaderWorkerSet reconcilers share: the client, the event recorder and the informers with their indexes.
-import type { Pod, Service } from 'kubernetes-types/core/v1.js';
-import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { Pod, Service } from '../../generated/k8s/core/v1.js';
+import type { StatefulSet } from '../../generated/k8s/apps/v1.js';
 import type { Client } from '../../client/client.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import type { Informer } from '../../client/informer.js';

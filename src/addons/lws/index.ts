@@ -1,8 +1,8 @@
 // The LeaderWorkerSet add-on (kubernetes-sigs/lws, leaderworkerset.x-k8s.io/v1): the CRD, the LeaderWorkerSet and
 // pod reconcilers, and the pod defaulting and LeaderWorkerSet validation upstream does in webhooks (here in-process
 // admission plugins).
-import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
+import type { StatefulSet } from '../../generated/k8s/apps/v1.js';
 import type { Addon, AddonContext, AddonHandle } from '../types.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import { addAdmission } from '../../client/services.js';

@@ -1,7 +1,7 @@
 // The LeaderWorkerSet reconciler: the template revision, the leader StatefulSet (replicas and rolling-update
 // partition from the rollout arithmetic), the shared headless Service, and the status. Level-triggered: every pass
 // reads the set, its StatefulSets and its leader pods as they are now.
-import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { StatefulSet } from '../../generated/k8s/apps/v1.js';
 import { reportStatusWriteFailure } from '../status-write.js';
 import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';

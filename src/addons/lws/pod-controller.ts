@@ -2,8 +2,8 @@
 // or deleted pod recreates its whole group by deleting the leader in the foreground, which takes the worker
 // StatefulSet and its pods with it), and for a leader creates its group's worker StatefulSet once the startup policy
 // allows (LeaderCreated: at once; LeaderReady: when the leader is Ready), plus its own Service under UniquePerReplica.
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
-import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { Node, Pod } from '../../generated/k8s/core/v1.js';
+import type { StatefulSet } from '../../generated/k8s/apps/v1.js';
 import type { KObject } from '../../machinery/types.js';
 import { annotations as A, labels as L, lwsResource, parentAndOrdinal, restartPolicyOf, sizeOf, uniquePerReplica, type LeaderWorkerSet } from './types.js';
 import { applyRevision, getRevision } from './revisions.js';

@@ -5,7 +5,7 @@
 import type { Client } from '../../client/client.js';
 import { joinGang } from './workload.js';
 import { createHash } from 'node:crypto';
-import type { Container, EnvVar, Pod, PodAffinityTerm } from 'kubernetes-types/core/v1.js';
+import type { Container, EnvVar, Pod, PodAffinityTerm } from '../../generated/k8s/core/v1.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../admission/types.js';
 import { annotations as A, env as E, labels as L, parentAndOrdinal } from './types.js';
 

@@ -1,7 +1,7 @@
 // Template revisions, as upstream LWS keeps them: a ControllerRevision per distinct (leaderWorkerTemplate,
 // networkConfig), labelled with the set's name and the revision hash. Leader pods carry the hash, so a group
 // recreated in the middle of a rolling update gets its workers from the template its leader was made from.
-import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
+import type { ControllerRevision } from '../../generated/k8s/apps/v1.js';
 import type { Client } from '../../client/client.js';
 import type { KObject } from '../../machinery/types.js';
 import { computeHash } from '../../controllers/workload/hash.js';

@@ -1,9 +1,9 @@
 // The StatefulSets a LeaderWorkerSet is made of, as upstream builds them: one leader StatefulSet named after the set
 // (one leader pod per group, ordinals 0..replicas-1), and per group a worker StatefulSet named after its leader pod,
 // owned by that pod, with ordinals from 1 so worker pods are `<set>-<group>-<worker>`.
-import type { PodTemplateSpec } from 'kubernetes-types/core/v1.js';
-import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { PodTemplateSpec } from '../../generated/k8s/core/v1.js';
+import type { StatefulSet } from '../../generated/k8s/apps/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { annotations as A, apiVersion, labels as L, partitionOf, replicasOf, scaled, sizeOf, uniquePerReplica, type LeaderWorkerSet } from './types.js';
 
 type Dict = Record<string, string>;

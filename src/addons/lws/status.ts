@@ -2,8 +2,8 @@
 // ready and updated groups (a group is ready when its leader is Running and Ready and its worker StatefulSet has all
 // replicas available at one revision), the leaders-only hpaPodSelector for the scale subresource, and the
 // Available / Progressing / UpdateInProgress conditions (Available excludes the other two).
-import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
+import type { StatefulSet } from '../../generated/k8s/apps/v1.js';
 import { labels as L, partitionOf, replicasOf, sizeOf, type LeaderWorkerSet, type LeaderWorkerSetStatus, type LwsCondition } from './types.js';
 import type { GroupState } from './rolling-update.js';
 

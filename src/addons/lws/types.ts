@@ -1,8 +1,8 @@
 // The LeaderWorkerSet API (leaderworkerset.x-k8s.io/v1) as the controller reads it, and the label, annotation and
 // environment names upstream puts on the objects it makes. Fields are optional: a LeaderWorkerSet is client input
 // (the CRD schema defaults most of them, but the controller never trusts that).
-import type { PodTemplateSpec, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
-import type { StatefulSetPersistentVolumeClaimRetentionPolicy } from 'kubernetes-types/apps/v1.js';
+import type { PodTemplateSpec, PersistentVolumeClaim } from '../../generated/k8s/core/v1.js';
+import type { StatefulSetPersistentVolumeClaimRetentionPolicy } from '../../generated/k8s/apps/v1.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Condition as LwsCondition } from '../../machinery/conditions.js';
 

@@ -1,7 +1,7 @@
 // Gang scheduling for LeaderWorkerSets (a Bonsai default; upstream leaves it to Kueue or Volcano): a Workload named after
 // the set whose pod group `group` is a gang of one group's size, each group its own replica (its group index). Only
 // with LeaderCreated: under LeaderReady a group's workers wait for a Ready leader, which a gang would never let run.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { Client } from '../../client/client.js';
 import type { KObject } from '../../machinery/types.js';
 import { labels as L, type LeaderWorkerSet } from './types.js';

@@ -1,7 +1,7 @@
 // The VPA admission step (upstream's admission-controller webhook, in process): a pod created under a controller
 // that a VPA targets, in any mode but Off, gets the recommended requests (and limits kept in proportion for
 // RequestsAndLimits), the `vpaUpdates` annotation saying what changed and `vpaObservedContainers`.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../../admission/types.js';
 import type { Client } from '../../client/client.js';
 import { resourceNames } from './amounts.js';

@@ -1,6 +1,6 @@
 // resourcePolicy: which containers and resources a VPA controls, the minAllowed/maxAllowed caps, and what a
 // recommendation means for a pod's containers (requests, and limits scaled in proportion for RequestsAndLimits).
-import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod } from '../../generated/k8s/core/v1.js';
 import { amountsOf, formatAmount, formatAmounts, resourceNames, type Amounts, type ResourceName } from './amounts.js';
 import { defaultContainerPolicy, updateModeOf, type ContainerPolicy, type ContainerRecommendation, type Vpa } from './types.js';
 

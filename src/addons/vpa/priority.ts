@@ -1,7 +1,7 @@
 // Which pods the VPA updater changes, and in what order (upstream's update priority): a pod whose request lies
 // outside [lowerBound, upperBound] (or lacks one) is updated at once; one within the bounds only when it has lived
 // long enough and the relative change is large enough. Pods that want more go first, then the larger change.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { amountsOf, resourceNames, type ResourceName } from './amounts.js';
 import type { ProcessedRecommendation } from './policy.js';
 import { annotations, type EvictionRequirement } from './types.js';

@@ -2,7 +2,7 @@
 // target selects, folds the samples into per-container aggregates, and writes status.recommendation (target,
 // lowerBound, upperBound, uncappedTarget, with resourcePolicy applied) and the conditions; an Event on the VPA
 // tells when a container's target changes.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { Client } from '../../client/client.js';
 import { podUsageNow } from '../../client/services.js';
 import type { EventRecorder } from '../../client/event-recorder.js';

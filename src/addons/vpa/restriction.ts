@@ -1,7 +1,7 @@
 // How many pods of one replica group the updater may disrupt at once (upstream's pods restriction): a group below
 // minReplicas is left alone; otherwise at most `evictionTolerance` of its configured replicas may be down for an
 // update (at least one when every replica runs), counting evictions and in-place resizes started this round.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { Client } from '../../client/client.js';
 
 export interface GroupStats {

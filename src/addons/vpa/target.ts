@@ -1,7 +1,7 @@
 // What a VPA's targetRef selects: the label selector of a well-known controller's spec, or of the scale subresource
 // for anything else; the check that the target is a topmost controller (ConfigUnsupported otherwise); and the
 // topmost controller of a pod (its chain of controller owner references), which must be the VPA's target.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { Client } from '../../client/client.js';
 import { fromLabelSelector, matchesSelector, parseLabelSelector, type Selector } from '../../machinery/labels.js';
 import type { KObject, LabelSelector } from '../../machinery/types.js';

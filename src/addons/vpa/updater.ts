@@ -3,7 +3,7 @@
 // kubelet admits, defers or refuses it), falling back to eviction when a resize is Infeasible, stays Deferred too
 // long or is refused; or by eviction through the eviction API (PDBs hold), the admission step then setting the new
 // requests on the replacement pod. minReplicas and the eviction tolerance bound how many pods are down at once.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { Client } from '../../client/client.js';
 import { evictPod } from '../../client/services.js';
 import type { EventRecorder } from '../../client/event-recorder.js';

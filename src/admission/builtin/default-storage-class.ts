@@ -1,6 +1,6 @@
 // DefaultStorageClass, as kube-apiserver's plugin: a new claim that names no class gets the default one (an explicit
 // "" means "no class" and is kept; so is the beta annotation).
-import type { PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
+import type { PersistentVolumeClaim } from '../../generated/k8s/core/v1.js';
 import { defaultStorageClass } from '../../registry/resources/claims.js';
 import type { AdmissionPlugin } from '../types.js';
 

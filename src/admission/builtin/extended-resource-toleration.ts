@@ -1,7 +1,7 @@
 // ExtendedResourceToleration, as kube-apiserver's plugin: a pod whose containers or init containers request an
 // extended resource (nvidia.com/gpu, ...) tolerates the `<resource>:NoSchedule` taint that nodes offering it carry,
 // so such pods may land there and others stay away. Handles pod creates and updates (not subresources).
-import type { Container, Pod, Toleration } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod, Toleration } from '../../generated/k8s/core/v1.js';
 import { isQualifiedName } from '../../machinery/names.js';
 import { hasOwn } from '../../util/own.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.js';

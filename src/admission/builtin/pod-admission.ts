@@ -1,7 +1,7 @@
 // The admission plugins kube-apiserver runs on every new pod: ServiceAccount (the pod runs as `default` unless it
 // names another), Priority (the priority of its PriorityClass) and DefaultTolerationSeconds (5 minutes on
 // not-ready and unreachable nodes).
-import type { Pod, Toleration } from 'kubernetes-types/core/v1.js';
+import type { Pod, Toleration } from '../../generated/k8s/core/v1.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.js';
 
 const newPod = (a: AdmissionAttributes): Pod['spec'] | undefined =>

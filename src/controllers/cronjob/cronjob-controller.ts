@@ -1,7 +1,7 @@
 // The CronJob controller (upstream's ControllerV2): creates a Job for each due start time, honours the
 // concurrency policy, the starting deadline and suspension, trims finished Jobs to the history limits, keeps
 // status.active / lastScheduleTime / lastSuccessfulTime, and sleeps until the next start time on the clock.
-import type { CronJob, CronJobStatus, Job } from 'kubernetes-types/batch/v1.js';
+import type { CronJob, CronJobStatus, Job } from '../../generated/k8s/batch/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';

@@ -1,6 +1,6 @@
 // Reading a Job's outcome (the Complete/Failed conditions the Job controller sets) and choosing which finished
 // Jobs a CronJob's history limits let go.
-import type { Job, JobCondition } from 'kubernetes-types/batch/v1.js';
+import type { Job, JobCondition } from '../../generated/k8s/batch/v1.js';
 
 /** The Complete or Failed condition with status True, if the Job has finished. */
 export function finishedCondition(job: Job): JobCondition | undefined {

@@ -1,7 +1,7 @@
 // The Job a CronJob creates for one scheduled time: deterministic name, template labels and annotations, the
 // scheduled-timestamp annotation in the CronJob's time zone, and a controller reference to the CronJob.
-import type { CronJob, Job } from 'kubernetes-types/batch/v1.js';
-import type { ObjectReference } from 'kubernetes-types/core/v1.js';
+import type { CronJob, Job } from '../../generated/k8s/batch/v1.js';
+import type { ObjectReference } from '../../generated/k8s/core/v1.js';
 import type { KObject } from '../../machinery/types.js';
 import { controllerRefTo } from '../workload/owner.js';
 

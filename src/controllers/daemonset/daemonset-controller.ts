@@ -2,8 +2,8 @@
 // pods leave nodes that become ineligible; failed pods are replaced with backoff; template changes roll out
 // node by node (RollingUpdate with maxUnavailable / maxSurge) or wait for deletions (OnDelete); revisions are
 // kept as ControllerRevisions. Upstream: pkg/controller/daemon.
-import type { ControllerRevision, DaemonSet } from 'kubernetes-types/apps/v1.js';
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { ControllerRevision, DaemonSet } from '../../generated/k8s/apps/v1.js';
+import type { Node, Pod } from '../../generated/k8s/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';

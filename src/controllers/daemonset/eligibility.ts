@@ -1,8 +1,8 @@
 // Which nodes a DaemonSet's pod belongs on (upstream NodeShouldRunDaemonPod), the tolerations every daemon pod
 // gets, and the node affinity that pins a daemon pod to its node for the scheduler.
-import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
-import type { Affinity, Node, NodeSelectorRequirement, PodSpec, Taint, Toleration } from 'kubernetes-types/core/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { DaemonSet } from '../../generated/k8s/apps/v1.js';
+import type { Affinity, Node, NodeSelectorRequirement, PodSpec, Taint, Toleration } from '../../generated/k8s/core/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { tolerates } from '../../machinery/conditions.js';
 import { matchesSelector, type Requirement } from '../../machinery/labels.js';
 import { taintKeys } from '../node-taints.js';

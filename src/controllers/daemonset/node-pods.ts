@@ -1,8 +1,8 @@
 // What the DaemonSet controller decides per node (upstream podsShouldBeOnNode): create a pod where one belongs
 // and none exists, delete failed (with backoff) and succeeded pods, prune extra pods, and delete pods from nodes
 // the set may no longer run on.
-import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { DaemonSet } from '../../generated/k8s/apps/v1.js';
+import type { Node, Pod } from '../../generated/k8s/core/v1.js';
 import { isPodReady } from '../../machinery/conditions.js';
 import { isPodAvailable } from '../workload/pod-state.js';
 import { revisionHashLabel } from '../workload/history.js';

@@ -6,8 +6,8 @@
 // unavailable old pod is deleted without counting against maxUnavailable, and a pod stuck terminating there
 // (its kubelet is gone) is not counted either, so the update finishes on the other nodes. Upstream counts both
 // and can stall until the node returns or is removed.
-import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { DaemonSet } from '../../generated/k8s/apps/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { isPodAvailable } from '../workload/pod-state.js';
 import { isPodUpdated } from './template.js';
 

@@ -1,7 +1,7 @@
 // DaemonSet status counters, counted per node as upstream's updateDaemonSetStatus does: desired nodes, nodes with
 // a pod, pods on nodes that should not run one, and the oldest pod's readiness, availability and revision.
-import type { DaemonSet, DaemonSetStatus } from 'kubernetes-types/apps/v1.js';
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
+import type { DaemonSet, DaemonSetStatus } from '../../generated/k8s/apps/v1.js';
+import type { Node, Pod } from '../../generated/k8s/core/v1.js';
 import { isPodReady } from '../../machinery/conditions.js';
 import { isPodAvailable, msUntilAvailable } from '../workload/pod-state.js';
 import { placement } from './eligibility.js';

@@ -1,8 +1,8 @@
 // The DaemonSet's pod template as its controller uses it: the deprecated template generation (kept in an
 // annotation by the API server), the labels stamped on pods, which pods are up to date, and the revision data
 // (a strategic merge patch restoring the template, the shape `kubectl rollout undo` applies).
-import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
-import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
+import type { DaemonSet } from '../../generated/k8s/apps/v1.js';
+import type { Pod, PodTemplateSpec } from '../../generated/k8s/core/v1.js';
 import { revisionHashLabel } from '../workload/history.js';
 import { addDaemonTolerations } from './eligibility.js';
 

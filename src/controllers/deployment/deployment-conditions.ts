@@ -1,6 +1,6 @@
 // Deployment conditions as upstream sets them: a condition with the same status and reason is left alone (message
 // included); otherwise it is replaced, keeping lastTransitionTime when only the reason changed.
-import type { DeploymentCondition, DeploymentStatus } from 'kubernetes-types/apps/v1.js';
+import type { DeploymentCondition, DeploymentStatus } from '../../generated/k8s/apps/v1.js';
 
 export type CondType = 'Available' | 'Progressing' | 'ReplicaFailure';
 

@@ -1,8 +1,8 @@
 // The Deployment controller (upstream pkg/controller/deployment): owns ReplicaSets by selector, and on each sync
 // either only reports status (being deleted), scales proportionally (paused, or spec.replicas changed), or rolls
 // out with the RollingUpdate or Recreate strategy.
-import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Deployment, ReplicaSet } from '../../generated/k8s/apps/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import { labelSelectorMatches } from '../../machinery/labels.js';
 import type { KObject } from '../../machinery/types.js';

@@ -1,7 +1,7 @@
 // Deployment arithmetic and vocabulary (upstream deployment/util): annotation keys, condition reasons, maxSurge and
 // maxUnavailable resolution, replica counts over ReplicaSets, template equality ignoring the hash label, orderings.
-import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
-import type { PodTemplateSpec } from 'kubernetes-types/core/v1.js';
+import type { Deployment, ReplicaSet } from '../../generated/k8s/apps/v1.js';
+import type { PodTemplateSpec } from '../../generated/k8s/core/v1.js';
 import { canonicalJson } from '../workload/hash.js';
 
 export const podTemplateHashLabel = 'pod-template-hash';

@@ -2,7 +2,7 @@
 // the Available condition, and the Progressing condition that moves NewReplicaSetCreated -> ReplicaSetUpdated ->
 // NewReplicaSetAvailable, or to ProgressDeadlineExceeded when nothing moved for progressDeadlineSeconds (measured from
 // the condition's lastUpdateTime; the deployment is requeued for the moment the deadline would pass).
-import type { DeploymentCondition, DeploymentStatus, ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type { DeploymentCondition, DeploymentStatus, ReplicaSet } from '../../generated/k8s/apps/v1.js';
 import { getCondition, newCondition, removeCondition, setCondition } from './deployment-conditions.js';
 import {
   actualReplicas, availableReplicas, deploymentComplete, hasProgressDeadline, maxUnavailable, readyReplicas, reasons, replicasOf,

@@ -1,7 +1,7 @@
 // The Recreate strategy (upstream recreate.go): scale every old ReplicaSet to zero, wait until none of their pods
 // is left running, then create (or scale up) the new ReplicaSet to the full size.
-import type { ReplicaSet } from 'kubernetes-types/apps/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { ReplicaSet } from '../../generated/k8s/apps/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { actualReplicas, activeReplicaSets, deploymentComplete, replicasOf } from './deployment-util.js';
 import { syncRolloutStatus } from './progress.js';
 import { cleanupDeployment, getAllReplicaSetsAndSyncRevision } from './revisions.js';

@@ -1,7 +1,7 @@
 // Revisions: finding or creating the new ReplicaSet (named `<deployment>-<pod-template-hash>`), numbering it one past
 // the old ones (a reused old RS, as after `rollout undo`, keeps its former numbers in revision-history), copying the
 // deployment's annotations to it, hash collisions, and trimming old ReplicaSets to revisionHistoryLimit.
-import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type { Deployment, ReplicaSet } from '../../generated/k8s/apps/v1.js';
 import type { KObject } from '../../machinery/types.js';
 import { computeHash } from '../workload/hash.js';
 import { controllerRef, controllerRefTo } from '../workload/owner.js';

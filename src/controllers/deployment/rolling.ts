@@ -1,7 +1,7 @@
 // The RollingUpdate strategy (upstream rolling.go): grow the new ReplicaSet while the total stays within
 // replicas + maxSurge, shrink old ones while availability stays at or above replicas - maxUnavailable, first
 // dropping old replicas that are not available anyway.
-import type { ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type { ReplicaSet } from '../../generated/k8s/apps/v1.js';
 import {
   activeReplicaSets, availableReplicas, byCreation, deploymentComplete, maxUnavailable, newRSReplicas, replicasOf, specReplicas,
 } from './deployment-util.js';

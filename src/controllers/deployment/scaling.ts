@@ -1,6 +1,6 @@
 // Resizing a Deployment's ReplicaSets: one RS at a time with the ScalingReplicaSet event, and proportional scaling
 // (upstream DeploymentController.scale) when spec.replicas changes mid-rollout or while paused.
-import type { Deployment, ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type { Deployment, ReplicaSet } from '../../generated/k8s/apps/v1.js';
 import {
   activeReplicaSets, bySizeNewer, bySizeOlder, desiredReplicasAnnotation, isRollingUpdate, maxReplicasAnnotation, maxSurge,
   replicasOf, specReplicas,

@@ -1,6 +1,6 @@
 // What one sync of a Deployment carries: the client, clock and event recorder, and the Deployment as last written
 // (every write through here replaces `d`, so later steps see the controller's own changes).
-import type { Deployment, DeploymentStatus, ReplicaSet } from 'kubernetes-types/apps/v1.js';
+import type { Deployment, DeploymentStatus, ReplicaSet } from '../../generated/k8s/apps/v1.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';

@@ -2,7 +2,7 @@
 // rate limits of the scaling policies (or, without `behavior`, the legacy limits: a 5-minute scale-down window
 // and at most doubling, or 4 pods, per step), then minReplicas/maxReplicas. Each step reports the condition
 // reason and message upstream sets for AbleToScale and ScalingLimited.
-import type { HPAScalingRules, HorizontalPodAutoscalerBehavior } from 'kubernetes-types/autoscaling/v2.js';
+import type { HPAScalingRules, HorizontalPodAutoscalerBehavior } from '../../generated/k8s/autoscaling/v2.js';
 
 export interface Recommendation {
   replicas: number;

@@ -1,6 +1,6 @@
 // HPA status conditions (AbleToScale, ScalingActive, ScalingLimited): set in the order a sync decides them;
 // lastTransitionTime moves only when a condition's status changes, reason and message follow every decision.
-import type { HorizontalPodAutoscalerCondition } from 'kubernetes-types/autoscaling/v2.js';
+import type { HorizontalPodAutoscalerCondition } from '../../generated/k8s/autoscaling/v2.js';
 import { setCondition, type Condition } from '../workload/status-conditions.js';
 
 export type HpaConditionType = 'AbleToScale' | 'ScalingActive' | 'ScalingLimited';

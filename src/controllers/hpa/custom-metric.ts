@@ -1,8 +1,8 @@
 // Pods and Object metrics as the HPA reads them from custom.metrics.k8s.io (here: the simulated adapter in
 // src/metrics-apis/, read in process): per-pod values averaged against an AverageValue target (missing and
 // unready pods handled as for resource metrics), and one object's value against a Value or AverageValue target.
-import type { MetricStatus, ObjectMetricSource, PodsMetricSource } from 'kubernetes-types/autoscaling/v2.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { MetricStatus, ObjectMetricSource, PodsMetricSource } from '../../generated/k8s/autoscaling/v2.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { Client } from '../../client/client.js';
 import { customMetricValue, customMetricValues } from '../../client/services.js';
 import type { Selector } from '../../machinery/labels.js';

@@ -1,8 +1,8 @@
 // External metrics as the HPA reads them from external.metrics.k8s.io: every value the sources return for the
 // metric name and selector, summed, against a Value target (scaling the ready pods) or an AverageValue target
 // (per replica), with upstream's error texts when the metric cannot be read.
-import type { ExternalMetricSource, MetricStatus } from 'kubernetes-types/autoscaling/v2.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { ExternalMetricSource, MetricStatus } from '../../generated/k8s/autoscaling/v2.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { externalMetricValues } from '../../client/services.js';
 import type { Client } from '../../client/client.js';
 import { formatLabelSelector } from '../../machinery/labels.js';

@@ -1,6 +1,6 @@
 // metav1.LabelSelector as Go's `%+v` prints a pointer to it (the generated String method): the HPA puts it in
 // its external metric names, so the events and conditions read as upstream's do.
-import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
+import type { LabelSelector } from '../../generated/k8s/meta/v1.js';
 
 export function goLabelSelector(sel: LabelSelector | undefined | null): string {
   if (!sel) return 'nil';

@@ -1,7 +1,7 @@
 // HorizontalPodAutoscaler controller (autoscaling/v2): every 15 s of clock time per HPA, read the target's scale,
 // compute a replica count from the metrics, stabilize and rate-limit it, write spec.replicas of the target when it
 // changes, and report status (replicas, current metrics, conditions) and events as kube-controller-manager does.
-import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, MetricSpec, MetricStatus } from 'kubernetes-types/autoscaling/v2.js';
+import type { HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, MetricSpec, MetricStatus } from '../../generated/k8s/autoscaling/v2.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';

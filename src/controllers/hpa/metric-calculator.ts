@@ -1,7 +1,7 @@
 // The replica math of the metric types that read one number (or a sum) instead of per-pod samples: External and
 // Object metrics with a Value target scale the ready pods by the usage ratio; AverageValue targets divide the
 // usage by the per-pod target. Inputs and outputs are milli-units; within tolerance nothing changes.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 
 /** Running pods whose Ready condition is True; throws when the selector picks no pods at all. */
 export function readyPodCount(pods: Pod[]): number {

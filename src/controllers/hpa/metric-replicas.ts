@@ -1,8 +1,8 @@
 // One sync's metric step: the pods the target's selector picks, a replica proposal and a status entry per metric
 // spec, and the ScalingActive verdict. Resource and ContainerResource metrics are computed from the simulated
 // usage, Pods and Object metrics from the custom metrics adapter, External metrics from the external metrics sources.
-import type { MetricSpec, MetricStatus, MetricTarget, MetricValueStatus } from 'kubernetes-types/autoscaling/v2.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { MetricSpec, MetricStatus, MetricTarget, MetricValueStatus } from '../../generated/k8s/autoscaling/v2.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { matchesSelector, parseLabelSelector, type Selector } from '../../machinery/labels.js';
 import type { Client } from '../../client/client.js';
 import type { ConditionUpdate } from './conditions.js';

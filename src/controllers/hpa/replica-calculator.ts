@@ -1,7 +1,7 @@
 // The replica count a resource metric asks for, as the upstream replica calculator computes it: pods are grouped
 // into counted, ignored (pending, or unready while their CPU settles) and missing (no metrics); the usage ratio
 // against the target gives the count, with a tolerance band and conservative handling of ignored/missing pods.
-import type { Container, Pod } from 'kubernetes-types/core/v1.js';
+import type { Container, Pod } from '../../generated/k8s/core/v1.js';
 import { quantityValue } from '../../machinery/resources.js';
 
 /** One pod's metric: the value in milli-units (millicores, milli-bytes), when it was measured and over what window. */

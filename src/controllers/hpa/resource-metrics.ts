@@ -2,7 +2,7 @@
 // container) of cpu in millicores or memory in milli-bytes, stamped with the last scrape. Pods without metrics
 // (not running, node not reporting) are simply absent, as they are from metrics-server.
 import { formatScaled } from '../../machinery/resources.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { scrapeIntervalMs } from '../../kubelet/metrics-data.js';
 import { podUsageNow } from '../../client/services.js';
 import type { Client } from '../../client/client.js';

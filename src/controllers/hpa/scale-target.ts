@@ -2,7 +2,7 @@
 // selector of the pods (Deployment, ReplicaSet, StatefulSet, ReplicationController, or any resource that serves
 // /scale), and the write of a new spec.replicas through the registry, as a PUT of the Scale would do.
 import { notFound } from '../../machinery/errors.js';
-import type { CrossVersionObjectReference } from 'kubernetes-types/autoscaling/v2.js';
+import type { CrossVersionObjectReference } from '../../generated/k8s/autoscaling/v2.js';
 import { formatLabelSelector } from '../../machinery/labels.js';
 import type { KObject, LabelSelector } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';

@@ -1,7 +1,7 @@
 // Pod re-creation backoff after failures: 10 s after the first failure since the last success, doubling per
 // further failure up to a cap, measured on the clock from when the last failed pod finished. A success resets it.
 // Per-index backoff (backoffLimitPerIndex) uses the failure count the index's last failed pod carries.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { finishedAtMs } from './job-pods.js';
 import { indexAbsoluteFailureCount } from './indexed.js';
 

@@ -1,8 +1,8 @@
 // Indexed Jobs: each pod carries a completion index (annotation and label batch.kubernetes.io/job-completion-index,
 // env JOB_COMPLETION_INDEX read from the label, hostname `<job>-<index>`, generateName `<job>-<index>-`). With
 // backoffLimitPerIndex a pod also carries how often its index failed before it.
-import type { Job } from 'kubernetes-types/batch/v1.js';
-import type { Container, Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
+import type { Job } from '../../generated/k8s/batch/v1.js';
+import type { Container, Pod, PodTemplateSpec } from '../../generated/k8s/core/v1.js';
 import { type Intervals, hasIndex, parseIntervals, withIndexes } from './intervals.js';
 import { byRemovalPreference, finishedAtMs, hasTrackingFinalizer, isPodFailed } from './job-pods.js';
 import { matchPodFailurePolicy } from './pod-failure-policy.js';

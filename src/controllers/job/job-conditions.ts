@@ -1,6 +1,6 @@
 // Job conditions as the controller writes them: lastProbeTime and lastTransitionTime both set when a condition
 // changes; a False condition is never added where none existed. Reasons and messages are upstream's.
-import type { Job, JobCondition } from 'kubernetes-types/batch/v1.js';
+import type { Job, JobCondition } from '../../generated/k8s/batch/v1.js';
 
 export const reasons = {
   backoffLimit: ['BackoffLimitExceeded', 'Job has reached the specified backoff limit'],

@@ -2,8 +2,8 @@
 // through the batch.kubernetes.io/job-tracking finalizer. Level-triggered: Job and pod changes enqueue the Job;
 // a second queue strips the finalizer from pods whose Job is gone or finished.
 import { drive, type Steps } from '../../util/steps.js';
-import type { Job } from 'kubernetes-types/batch/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Job } from '../../generated/k8s/batch/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import { labelSelectorMatches } from '../../machinery/labels.js';
 import type { KObject } from '../../machinery/types.js';

@@ -1,7 +1,7 @@
 // How the Job controller reads its pods: active, terminating, failed (as the replacement policy sees it), ready,
 // when they finished, and the order in which surplus active pods are removed.
-import type { Job } from 'kubernetes-types/batch/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Job } from '../../generated/k8s/batch/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { isPodReady } from '../../machinery/conditions.js';
 
 export const trackingFinalizer = 'batch.kubernetes.io/job-tracking';

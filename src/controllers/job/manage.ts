@@ -3,8 +3,8 @@
 // are created once the failure backoff has passed. Pods being deleted are not replaced while they terminate when
 // podReplacementPolicy is Failed.
 import type { Steps } from '../../util/steps.js';
-import type { Job } from 'kubernetes-types/batch/v1.js';
-import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
+import type { Job } from '../../generated/k8s/batch/v1.js';
+import type { Pod, PodTemplateSpec } from '../../generated/k8s/core/v1.js';
 import { remainingBackoffMs, remainingIndexBackoffMs } from './backoff.js';
 import {
   applyIndex, duplicateIndexPods, firstPendingIndexes, hasBackoffLimitPerIndex, indexedGenerateName, indexesOf, indexFailureCountKey,

@@ -1,8 +1,8 @@
 // podFailurePolicy: the first rule whose exit-code or pod-condition requirement matches a failed pod decides what the
 // failure means (FailJob, FailIndex, Ignore or Count). Rules may carry a `name` (KEP-4443): a named FailJob rule
 // gives the Job's FailureTarget/Failed conditions the reason `PodFailurePolicy_<name>`.
-import type { PodFailurePolicy, PodFailurePolicyOnExitCodesRequirement, PodFailurePolicyRule } from 'kubernetes-types/batch/v1.js';
-import type { ContainerStatus, Pod, PodCondition } from 'kubernetes-types/core/v1.js';
+import type { PodFailurePolicy, PodFailurePolicyOnExitCodesRequirement, PodFailurePolicyRule } from '../../generated/k8s/batch/v1.js';
+import type { ContainerStatus, Pod, PodCondition } from '../../generated/k8s/core/v1.js';
 
 export type PolicyAction = 'FailJob' | 'FailIndex' | 'Ignore' | 'Count';
 

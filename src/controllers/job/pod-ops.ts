@@ -1,8 +1,8 @@
 // The writes the Job controller makes to pods: create from the template (with the tracking finalizer and, for
 // Indexed Jobs, the index), delete, and remove the tracking finalizer.
 import type { Steps } from '../../util/steps.js';
-import type { Job } from 'kubernetes-types/batch/v1.js';
-import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
+import type { Job } from '../../generated/k8s/batch/v1.js';
+import type { Pod, PodTemplateSpec } from '../../generated/k8s/core/v1.js';
 import { isPodReady } from '../../machinery/conditions.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';

@@ -1,5 +1,5 @@
 // successPolicy (Indexed Jobs): the Job succeeds early once any rule's succeededIndexes and/or succeededCount is met.
-import type { SuccessPolicy } from 'kubernetes-types/batch/v1.js';
+import type { SuccessPolicy } from '../../generated/k8s/batch/v1.js';
 import { type Intervals, overlapCount, parseIntervals, totalOf } from './intervals.js';
 
 /** The SuccessCriteriaMet message ("Matched rules at index N") when a rule is met, else undefined. */

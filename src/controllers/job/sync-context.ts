@@ -1,6 +1,6 @@
 // What one sync of a Job works with: the Job copy being updated, its pods, and the counts derived from them.
-import type { Job, JobCondition } from 'kubernetes-types/batch/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Job, JobCondition } from '../../generated/k8s/batch/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { BackoffRecord } from './backoff.js';
 import type { Intervals } from './intervals.js';
 

@@ -1,8 +1,8 @@
 // One sync of one Job (upstream syncJob): count pods, decide whether the Job has failed or succeeded, otherwise
 // manage its pods and its Suspended condition, then track status and finalizers.
 import type { Steps } from '../../util/steps.js';
-import type { Job } from 'kubernetes-types/batch/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Job } from '../../generated/k8s/batch/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { type BackoffRecord, nextBackoffRecord } from './backoff.js';
 import { totalOf } from './intervals.js';
 import { failedIndexes, hasBackoffLimitPerIndex, isIndexed, podsAwaitingReplacement, succeededIndexes, validIndex } from './indexed.js';

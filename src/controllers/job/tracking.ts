@@ -2,8 +2,8 @@
 // written to status.uncountedTerminatedPods, then its finalizer is removed, then the UID moves into the
 // succeeded/failed counters. Completed Indexed pods are recorded in completedIndexes instead. The terminal
 // condition (Complete/Failed) is only set once nothing is uncounted and no pod is still terminating.
-import type { Job, JobCondition } from 'kubernetes-types/batch/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Job, JobCondition } from '../../generated/k8s/batch/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { formatIntervals, hasIndex, withIndexes } from './intervals.js';
 import { completionIndex, hasBackoffLimitPerIndex, isIndexed, validIndex } from './indexed.js';
 import { findCondition, newCondition } from './job-conditions.js';

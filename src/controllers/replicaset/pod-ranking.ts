@@ -2,7 +2,7 @@
 // unassigned before assigned, Pending before Unknown before Running, not ready before ready, lower
 // pod-deletion-cost first, pods doubled up on a node with related pods first, ready for less time first (on a
 // logarithmic scale), more restarts first, newer first (logarithmic scale again), then by uid.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { isPodReady } from '../../machinery/conditions.js';
 import { podReadySince } from '../workload/pod-state.js';
 

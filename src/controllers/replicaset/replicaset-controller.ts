@@ -1,8 +1,8 @@
 // The ReplicaSet controller (upstream pkg/controller/replicaset): keeps spec.replicas active pods, adopting matching
 // orphans and releasing pods whose labels no longer match, creating in slow-start batches (1, 2, 4, ...; a failed
 // batch stops the round), deleting the pods upstream's ranking puts first, at most 500 either way per sync.
-import type { ReplicaSet } from 'kubernetes-types/apps/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { ReplicaSet } from '../../generated/k8s/apps/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
 import { labelSelectorMatches } from '../../machinery/labels.js';

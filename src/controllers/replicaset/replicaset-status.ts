@@ -1,7 +1,7 @@
 // A ReplicaSet's status from the pods it owns: replicas, fullyLabeledReplicas, readyReplicas, availableReplicas
 // (ready for minReadySeconds), observedGeneration and the ReplicaFailure condition after a failed create/delete.
-import type { ReplicaSet, ReplicaSetCondition, ReplicaSetStatus } from 'kubernetes-types/apps/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { ReplicaSet, ReplicaSetCondition, ReplicaSetStatus } from '../../generated/k8s/apps/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { isPodReady } from '../../machinery/conditions.js';
 import { isPodAvailable, msUntilAvailable } from '../workload/pod-state.js';
 
@@ -17,14 +17,11 @@ function fullyLabeled(pod: Pod, templateLabels: Record<string, string>): boolean
   return Object.entries(templateLabels).every(([k, v]) => labels[k] === v);
 }
 
-/** ReplicaSetStatus with terminatingReplicas (beta and on by default in 1.35; newer than kubernetes-types). */
-export type ReplicaSetStatusV135 = ReplicaSetStatus & { terminatingReplicas?: number };
-
 /**
  * `pods` are the active pods the ReplicaSet controls, `terminating` how many of its pods are being deleted but not
  * finished.
  */
-export function calculateReplicaSetStatus(rs: ReplicaSet, pods: Pod[], terminating: number, manageErr: ManageError | undefined, nowRfc3339: string, nowMs: number): ReplicaSetStatusV135 {
+export function calculateReplicaSetStatus(rs: ReplicaSet, pods: Pod[], terminating: number, manageErr: ManageError | undefined, nowRfc3339: string, nowMs: number): ReplicaSetStatus {
   const templateLabels = rs.spec?.template?.metadata?.labels ?? {};
   const minReady = rs.spec?.minReadySeconds ?? 0;
   let labeled = 0;

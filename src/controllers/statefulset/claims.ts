@@ -2,8 +2,8 @@
 // to persistentVolumeClaimRetentionPolicy (upstream isClaimOwnerUpToDate / updateClaimOwnerRefForSetAndPod):
 //   Retain/Retain: no reference from the set or the pod;  whenDeleted=Delete: the set controls the claim;
 //   whenScaled=Delete: the pod controls the claim once the pod is scaled away (so the claim goes with the pod).
-import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
-import type { PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { StatefulSet } from '../../generated/k8s/apps/v1.js';
+import type { PersistentVolumeClaim, Pod } from '../../generated/k8s/core/v1.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject, OwnerReference } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';

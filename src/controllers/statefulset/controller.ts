@@ -2,8 +2,8 @@
 // (upstream pkg/controller/statefulset/stateful_set.go): claim pods, resolve revisions, sync, write status,
 // trim the revision history.
 import { drive, type Steps } from '../../util/steps.js';
-import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { StatefulSet } from '../../generated/k8s/apps/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';

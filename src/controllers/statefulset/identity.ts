@@ -1,7 +1,7 @@
 // StatefulSet pod identity: ordinals parsed from names, stable pod and claim names, the identity labels,
 // hostname/subdomain, and the pod volumes that point at per-ordinal claims (upstream stateful_set_utils).
-import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
-import type { PersistentVolumeClaim, Pod, Volume } from 'kubernetes-types/core/v1.js';
+import type { StatefulSet } from '../../generated/k8s/apps/v1.js';
+import type { PersistentVolumeClaim, Pod, Volume } from '../../generated/k8s/core/v1.js';
 import type { KObject } from '../../machinery/types.js';
 import { podFromTemplate } from '../workload/pod-control.js';
 import { revisionHashLabel } from '../workload/history.js';

@@ -1,8 +1,8 @@
 // Creating, fixing and deleting StatefulSet pods, with the events upstream's StatefulPodControl records
 // ("create Pod web-0 in StatefulSet web successful", reason SuccessfulCreate, and so on).
 import type { Steps } from '../../util/steps.js';
-import type { StatefulSet } from 'kubernetes-types/apps/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { StatefulSet } from '../../generated/k8s/apps/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';

@@ -1,8 +1,8 @@
 // StatefulSet revisions: each ControllerRevision holds a strategic merge patch that replaces spec.template
 // (`{"spec":{"template":{..., "$patch":"replace"}}}`), which is what `kubectl rollout undo` sends back to the set.
 // The current and update revisions are found or created here (upstream getStatefulSetRevisions).
-import type { ControllerRevision, StatefulSet } from 'kubernetes-types/apps/v1.js';
-import type { PodTemplateSpec } from 'kubernetes-types/core/v1.js';
+import type { ControllerRevision, StatefulSet } from '../../generated/k8s/apps/v1.js';
+import type { PodTemplateSpec } from '../../generated/k8s/core/v1.js';
 import type { KObject } from '../../machinery/types.js';
 import { isRecord } from '../../machinery/types.js';
 import { canonicalJson } from '../workload/hash.js';

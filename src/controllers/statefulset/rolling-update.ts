@@ -1,8 +1,8 @@
 // The RollingUpdate strategy (upstream updateStatefulSetAfterInvariantEstablished, MaxUnavailableStatefulSet on):
 // delete pods not at the update revision, highest ordinal first, only ordinals at or above the partition, while
 // at most maxUnavailable pods of the set are unavailable. The control loop recreates them at the update revision.
-import type { StatefulSet, StatefulSetStatus } from 'kubernetes-types/apps/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { StatefulSet, StatefulSetStatus } from '../../generated/k8s/apps/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { podRevision, replicasOf } from './identity.js';
 import type { StatefulPodOps } from './pod-ops.js';
 import { isTerminating, isUnavailable } from './status.js';

@@ -1,7 +1,7 @@
 // StatefulSet status: replica counts by readiness, availability and revision, rolling-update completion,
 // and the write through the status subresource when something changed (upstream updateStatefulSetStatus).
-import type { StatefulSet, StatefulSetStatus } from 'kubernetes-types/apps/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { StatefulSet, StatefulSetStatus } from '../../generated/k8s/apps/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { isPodReady } from '../../machinery/conditions.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';

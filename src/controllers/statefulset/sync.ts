@@ -2,8 +2,8 @@
 // ordinals (in order and one at a time for OrderedReady, all at once for Parallel), fix identities and claim owners,
 // delete scaled-away ordinals highest first, then hand over to the update strategy.
 import type { Steps } from '../../util/steps.js';
-import type { StatefulSet, StatefulSetStatus } from 'kubernetes-types/apps/v1.js';
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { StatefulSet, StatefulSetStatus } from '../../generated/k8s/apps/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { msUntilAvailable } from '../workload/pod-state.js';
 import { endOrdinal, inOrdinalRange, newStatefulSetPod, ordinalOf, startOrdinal } from './identity.js';
 import type { StatefulPodOps } from './pod-ops.js';

@@ -1,7 +1,7 @@
 // Binding PersistentVolumes and claims (upstream pkg/controller/volume/persistentvolume, much reduced):
 // a claim binds to a volume pre-bound to it (claimRef) or to the smallest Available volume that fits; a volume
 // whose claim is gone is Released, and deleted when its reclaim policy is Delete.
-import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '../../generated/k8s/core/v1.js';
 import { labelSelectorMatches } from '../../machinery/labels.js';
 import { quantityValue } from '../../machinery/resources.js';
 import type { KObject, Mutable } from '../../machinery/types.js';

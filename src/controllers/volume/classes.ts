@@ -1,6 +1,6 @@
 // StorageClass lookups and the annotations the PV controller and provisioners put on claims and volumes.
-import type { PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
-import type { StorageClass } from 'kubernetes-types/storage/v1.js';
+import type { PersistentVolumeClaim } from '../../generated/k8s/core/v1.js';
+import type { StorageClass } from '../../generated/k8s/storage/v1.js';
 import type { Client } from '../../client/client.js';
 
 /** The provisioner Bonsai simulates (the default `standard` class uses it). */

@@ -2,7 +2,7 @@
 // claims (`pvc:<ns>/<name>`) and volumes (`pv:<name>`). Claims without a class get the default class
 // (retroactive default StorageClass assignment); WaitForFirstConsumer classes provision once a pod using the claim
 // is scheduled (the node goes into volume.kubernetes.io/selected-node, as the scheduler would write it).
-import type { PersistentVolume, PersistentVolumeClaim, Pod } from 'kubernetes-types/core/v1.js';
+import type { PersistentVolume, PersistentVolumeClaim, Pod } from '../../generated/k8s/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';

@@ -1,8 +1,8 @@
 // The simulated dynamic provisioner: for a claim of a class whose provisioner is `bonsai.dev/simulated`, it creates
 // a PersistentVolume named `pvc-<claim uid>` pre-bound to the claim (claimRef), sized like the request, with the
 // class's reclaim policy, as an external provisioner (local-path, hostpath) does. No data is stored anywhere.
-import type { PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
-import type { StorageClass } from 'kubernetes-types/storage/v1.js';
+import type { PersistentVolume, PersistentVolumeClaim } from '../../generated/k8s/core/v1.js';
+import type { StorageClass } from '../../generated/k8s/storage/v1.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';

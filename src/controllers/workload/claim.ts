@@ -1,6 +1,6 @@
 // Adoption and release by selector, as upstream's ControllerRefManager does: a controller adopts matching orphans
 // (unless it is being deleted) and releases dependents it controls that no longer match its selector.
-import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
+import type { LabelSelector } from '../../generated/k8s/meta/v1.js';
 import { labelSelectorMatches } from '../../machinery/labels.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';

@@ -1,7 +1,7 @@
 // Which owners to look at after a dependent (a pod, a ReplicaSet) changed, as upstream's controllers route their
 // informer events: the controller it names now and the one it named before the change; and, for a live orphan,
 // every owner in its namespace whose selector matches it, since one of them may adopt it.
-import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
+import type { LabelSelector } from '../../generated/k8s/meta/v1.js';
 import { labelSelectorMatches } from '../../machinery/labels.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';

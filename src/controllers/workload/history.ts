@@ -1,8 +1,8 @@
 // ControllerRevisions, the history StatefulSets and DaemonSets keep of their pod templates (upstream
 // controller/history): one revision per distinct template, numbered, named `<owner>-<hash>`, owned by the set,
 // and read by `kubectl rollout history|undo`.
-import type { ControllerRevision } from 'kubernetes-types/apps/v1.js';
-import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
+import type { ControllerRevision } from '../../generated/k8s/apps/v1.js';
+import type { LabelSelector } from '../../generated/k8s/meta/v1.js';
 import { labelSelectorMatches } from '../../machinery/labels.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';

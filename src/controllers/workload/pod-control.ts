@@ -1,6 +1,6 @@
 // Creating and deleting the pods a workload controller owns, with the events upstream's PodControl records
 // (SuccessfulCreate / FailedCreate / SuccessfulDelete / FailedDelete on the owner).
-import type { Pod, PodTemplateSpec } from 'kubernetes-types/core/v1.js';
+import type { Pod, PodTemplateSpec } from '../../generated/k8s/core/v1.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';

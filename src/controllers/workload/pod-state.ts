@@ -1,5 +1,5 @@
 // Pod states workload controllers count: active, ready, available (ready for minReadySeconds), terminating.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { isPodReady } from '../../machinery/conditions.js';
 
 /** Not finished and not being deleted (upstream IsPodActive). */

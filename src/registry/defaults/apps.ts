@@ -1,5 +1,5 @@
 // apps/v1 defaulting: Deployment, ReplicaSet, StatefulSet, DaemonSet, ControllerRevision (none).
-import type { DaemonSet, Deployment, ReplicaSet, StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { DaemonSet, Deployment, ReplicaSet, StatefulSet } from '../../generated/k8s/apps/v1.js';
 import { defaultPodTemplate, defaultPvcSpec, present } from './pod.js';
 
 const unset = (v: unknown) => v === undefined || v === null;

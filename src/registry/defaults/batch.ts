@@ -1,6 +1,6 @@
 // batch/v1 defaulting: Job, CronJob, and the selector a Job gets once it has a uid.
 import { hasOwn } from '../../util/own.js';
-import type { CronJob, Job } from 'kubernetes-types/batch/v1.js';
+import type { CronJob, Job } from '../../generated/k8s/batch/v1.js';
 import { defaultPodTemplate, isEmpty, present } from './pod.js';
 
 const unset = (v: unknown) => v === undefined || v === null;

@@ -2,7 +2,7 @@
 import { hasOwn, setOwn } from '../../util/own.js';
 import type {
   Endpoints, LimitRange, Namespace, PersistentVolume, PersistentVolumeClaim, Pod, PodTemplate, ReplicationController, Secret, Service,
-} from 'kubernetes-types/core/v1.js';
+} from '../../generated/k8s/core/v1.js';
 import { defaultPodOnly, defaultPodSpec, defaultPodTemplate, defaultPvcSpec, isEmpty, present } from './pod.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -1,6 +1,6 @@
 // The DaemonSet template generation kube-apiserver keeps for apps/v1 objects in an annotation (upstream
 // DeprecatedTemplateGeneration): 1 on create, one more on every change of spec.template.
-import type { DaemonSet } from 'kubernetes-types/apps/v1.js';
+import type { DaemonSet } from '../../generated/k8s/apps/v1.js';
 import type { KObject } from '../../machinery/types.js';
 import { templateGeneration, templateGenerationAnnotation } from '../../machinery/daemonset-generation.js';
 import { deepEqual } from '../validation/common.js';

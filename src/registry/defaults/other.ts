@@ -1,12 +1,12 @@
 // Defaulting for the smaller API groups: autoscaling, networking, storage, scheduling, discovery, rbac,
-// admissionregistration. Each function takes the object loosely typed through kubernetes-types.
-import type { HPAScalingRules, HorizontalPodAutoscaler as HpaV2 } from 'kubernetes-types/autoscaling/v2.js';
-import type { IngressClass, NetworkPolicy, NetworkPolicyPort } from 'kubernetes-types/networking/v1.js';
-import type { CSIDriver, StorageClass } from 'kubernetes-types/storage/v1.js';
-import type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
-import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
-import type { ClusterRoleBinding, RoleBinding } from 'kubernetes-types/rbac/v1.js';
-import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from 'kubernetes-types/admissionregistration/v1.js';
+// admissionregistration. Each function takes the object typed by the generated kind types.
+import type { HPAScalingRules, HorizontalPodAutoscaler as HpaV2 } from '../../generated/k8s/autoscaling/v2.js';
+import type { IngressClass, NetworkPolicy, NetworkPolicyPort } from '../../generated/k8s/networking/v1.js';
+import type { CSIDriver, StorageClass } from '../../generated/k8s/storage/v1.js';
+import type { PriorityClass } from '../../generated/k8s/scheduling/v1.js';
+import type { EndpointSlice } from '../../generated/k8s/discovery/v1.js';
+import type { ClusterRoleBinding, RoleBinding } from '../../generated/k8s/rbac/v1.js';
+import type { MutatingWebhookConfiguration, ValidatingWebhookConfiguration } from '../../generated/k8s/admissionregistration/v1.js';
 
 import { isRecord } from '../../machinery/types.js';
 import { present } from './pod.js';

@@ -2,7 +2,7 @@
 import { hasOwn, setOwn } from '../../util/own.js';
 import type {
   Container, EnvVar, HTTPGetAction, Lifecycle, PersistentVolumeClaimSpec, PodSpec, PodTemplateSpec, Probe, Volume,
-} from 'kubernetes-types/core/v1.js';
+} from '../../generated/k8s/core/v1.js';
 
 /** A typed object guard that keeps the static type (unlike isRecord). */
 export function present<T>(v: T | null | undefined): v is T {

@@ -1,6 +1,6 @@
 // batch/v1 resources.
 import { pathGetter } from '../../machinery/fields.js';
-import type { Job } from 'kubernetes-types/batch/v1.js';
+import type { Job } from '../../generated/k8s/batch/v1.js';
 import type { ResourceDef } from '../resource.js';
 import { defaultCronJob, defaultJob, defaultJobSelector } from '../defaults/batch.js';
 import { validateCronJob, validateJob } from '../validation/batch.js';

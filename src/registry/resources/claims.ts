@@ -1,5 +1,5 @@
 // The cluster's default StorageClass (what DefaultStorageClass admission and the volume binder give a claim naming none).
-import type { StorageClass } from 'kubernetes-types/storage/v1.js';
+import type { StorageClass } from '../../generated/k8s/storage/v1.js';
 import type { KObject } from '../../machinery/types.js';
 
 const defaultAnnotations = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'];

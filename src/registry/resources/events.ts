@@ -1,6 +1,6 @@
 // Events: core/v1 is the stored form; events.k8s.io/v1 is a view of the same objects.
-import type { Event as CoreEvent } from 'kubernetes-types/core/v1.js';
-import type { Event as EventsV1 } from 'kubernetes-types/events/v1.js';
+import type { Event as CoreEvent } from '../../generated/k8s/core/v1.js';
+import type { Event as EventsV1 } from '../../generated/k8s/events/v1.js';
 import { pathGetter, type FieldGetter } from '../../machinery/fields.js';
 import type { KObject } from '../../machinery/types.js';
 

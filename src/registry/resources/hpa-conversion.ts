@@ -1,6 +1,6 @@
 // HorizontalPodAutoscaler is stored as autoscaling/v2 and also served as autoscaling/v1.
-import type { HorizontalPodAutoscaler as HpaV2, MetricSpec } from 'kubernetes-types/autoscaling/v2.js';
-import type { HorizontalPodAutoscaler as HpaV1 } from 'kubernetes-types/autoscaling/v1.js';
+import type { HorizontalPodAutoscaler as HpaV2, MetricSpec } from '../../generated/k8s/autoscaling/v2.js';
+import type { HorizontalPodAutoscaler as HpaV1 } from '../../generated/k8s/autoscaling/v1.js';
 import type { KObject } from '../../machinery/types.js';
 
 function isCpuUtilization(m: MetricSpec): boolean {

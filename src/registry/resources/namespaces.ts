@@ -1,5 +1,5 @@
 // Namespace rules: the metadata.name label and lifecycle phase.
-import type { Namespace } from 'kubernetes-types/core/v1.js';
+import type { Namespace } from '../../generated/k8s/core/v1.js';
 import type { KObject } from '../../machinery/types.js';
 import type { ResourceDef } from '../resource.js';
 import { validateNamespace } from '../validation/core.js';

@@ -1,5 +1,5 @@
 // Pod rules beyond defaults and validation: partial writes (resize, ephemeral containers) and the initial status.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { ResourceDef } from '../resource.js';
 import { qosClass } from '../pod-qos.js';
 import { rfc3339 } from '../../util/clock.js';

@@ -1,5 +1,5 @@
 // Service rules: ClusterIP allocation from 10.96.0.0/12, node ports from 30000-32767, kept across updates.
-import type { Service } from 'kubernetes-types/core/v1.js';
+import type { Service } from '../../generated/k8s/core/v1.js';
 import { fieldInvalid, invalid } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
 import type { ResourceDef, StrategyContext } from '../resource.js';

@@ -1,4 +1,4 @@
-// Defaulters are written against kubernetes-types; a def's `defaults` hook takes the stored object.
+// Defaulters are written against the generated kind types; a def's `defaults` hook takes the stored object.
 import type { KObject } from '../../machinery/types.js';
 
 /** A defaulter of a kind's typed view, as the def's `defaults` hook. */

@@ -1,5 +1,5 @@
 // apps/v1 printers: deployments, replicasets, statefulsets, daemonsets, controllerrevisions.
-import type { ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet } from 'kubernetes-types/apps/v1.js';
+import type { ControllerRevision, DaemonSet, Deployment, ReplicaSet, StatefulSet } from '../../generated/k8s/apps/v1.js';
 import {
   CR_REVISION,
   DEPLOY_AVAILABLE,

@@ -1,7 +1,7 @@
 // autoscaling printers: horizontalpodautoscalers (v2 shape; v1 objects are mapped onto it).
 import type { KObject } from '../../machinery/types.js';
-import type { HorizontalPodAutoscaler, MetricSpec, MetricStatus } from 'kubernetes-types/autoscaling/v2.js';
-import type { HorizontalPodAutoscaler as HpaV1 } from 'kubernetes-types/autoscaling/v1.js';
+import type { HorizontalPodAutoscaler, MetricSpec, MetricStatus } from '../../generated/k8s/autoscaling/v2.js';
+import type { HorizontalPodAutoscaler as HpaV1 } from '../../generated/k8s/autoscaling/v1.js';
 import { HPA_CURRENT, HPA_MAX, HPA_METRICS, HPA_MIN, HPA_SCALE_TARGET } from './descriptions.js';
 import { ageCol, ageOf, col, int, list, nameCol, nameOf, optInt, quantityPtr, rec, str, type TablePrinter } from './helpers.js';
 

@@ -1,5 +1,5 @@
 // batch/v1 printers: jobs and cronjobs.
-import type { CronJob, Job, JobCondition } from 'kubernetes-types/batch/v1.js';
+import type { CronJob, Job, JobCondition } from '../../generated/k8s/batch/v1.js';
 import { humanDuration } from '../../util/duration.js';
 import {
   CRONJOB_ACTIVE,

@@ -8,7 +8,7 @@ import type {
   ResourceQuota,
   Secret,
   Service,
-} from 'kubernetes-types/core/v1.js';
+} from '../../generated/k8s/core/v1.js';
 import {
   CONFIGMAP_DATA,
   EP_SUBSETS,

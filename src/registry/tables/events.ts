@@ -1,8 +1,8 @@
 // Events, served as core/v1 and events.k8s.io/v1. Upstream renders both from the same internal
 // object, so events.k8s.io/v1 fields are first mapped back onto their core/v1 counterparts.
 import type { KObject } from '../../machinery/types.js';
-import type { Event as CoreEvent } from 'kubernetes-types/core/v1.js';
-import type { Event as EventsV1Event } from 'kubernetes-types/events/v1.js';
+import type { Event as CoreEvent } from '../../generated/k8s/core/v1.js';
+import type { Event as EventsV1Event } from '../../generated/k8s/events/v1.js';
 import {
   EVENT_COUNT,
   EVENT_FIRST_TIMESTAMP,

@@ -4,8 +4,8 @@
 import { setOwn } from '../../util/own.js';
 import type { KObject } from '../../machinery/types.js';
 import { isRecord } from '../../machinery/types.js';
-import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
-import type { Container } from 'kubernetes-types/core/v1.js';
+import type { LabelSelector } from '../../generated/k8s/meta/v1.js';
+import type { Container } from '../../generated/k8s/core/v1.js';
 import { humanDuration } from '../../util/duration.js';
 import { CREATED, NAME } from './descriptions.js';
 

@@ -1,8 +1,8 @@
 // Printers for the small groups: policy (poddisruptionbudgets), coordination.k8s.io (leases)
 // and scheduling.k8s.io (priorityclasses).
-import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
-import type { Lease } from 'kubernetes-types/coordination/v1.js';
-import type { PriorityClass } from 'kubernetes-types/scheduling/v1.js';
+import type { PodDisruptionBudget } from '../../generated/k8s/policy/v1.js';
+import type { Lease } from '../../generated/k8s/coordination/v1.js';
+import type { PriorityClass } from '../../generated/k8s/scheduling/v1.js';
 import { LEASE_HOLDER, PC_GLOBAL_DEFAULT, PC_PREEMPTION, PC_VALUE } from './descriptions.js';
 import { ageCol, ageOf, col, int, intOrString, nameCol, nameOf, rec, str, type TablePrinter } from './helpers.js';
 

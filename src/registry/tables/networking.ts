@@ -1,7 +1,7 @@
 // networking.k8s.io printers (ingresses, ingressclasses, networkpolicies) and
 // discovery.k8s.io endpointslices.
-import type { Ingress, IngressClass, NetworkPolicy } from 'kubernetes-types/networking/v1.js';
-import type { EndpointSlice } from 'kubernetes-types/discovery/v1.js';
+import type { Ingress, IngressClass, NetworkPolicy } from '../../generated/k8s/networking/v1.js';
+import type { EndpointSlice } from '../../generated/k8s/discovery/v1.js';
 import { EPS_ADDRESS_TYPE, EPS_ENDPOINTS, EPS_PORTS, NETPOL_POD_SELECTOR } from './descriptions.js';
 import { loadBalancerIngress } from './core.js';
 import {

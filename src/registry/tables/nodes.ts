@@ -1,5 +1,5 @@
 // Core (group '') printers for nodes, persistent volumes and persistent volume claims.
-import type { Node, PersistentVolume, PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
+import type { Node, PersistentVolume, PersistentVolumeClaim } from '../../generated/k8s/core/v1.js';
 import {
   NODE_ADDRESSES,
   NODE_CONTAINER_RUNTIME,

@@ -1,6 +1,6 @@
 // Pods: READY, STATUS (the aggregate reason kubectl shows), RESTARTS and the wide columns.
 import type { KObject } from '../../machinery/types.js';
-import type { Container, ContainerStatus, Pod, PodCondition } from 'kubernetes-types/core/v1.js';
+import type { Container, ContainerStatus, Pod, PodCondition } from '../../generated/k8s/core/v1.js';
 import { POD_IP, POD_NODE_NAME, POD_NOMINATED_NODE, POD_READINESS_GATES } from './descriptions.js';
 import {
   ageCol,

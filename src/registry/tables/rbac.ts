@@ -1,7 +1,7 @@
 // rbac.authorization.k8s.io printers: rolebindings and clusterrolebindings. Roles and
 // clusterroles have no printer upstream and get the default Name/Created At table.
 import type { KObject } from '../../machinery/types.js';
-import type { RoleBinding } from 'kubernetes-types/rbac/v1.js';
+import type { RoleBinding } from '../../generated/k8s/rbac/v1.js';
 import { CRB_ROLE_REF, RB_ROLE_REF } from './descriptions.js';
 import { ageCol, ageOf, col, list, nameCol, nameOf, rec, str, type TablePrinter } from './helpers.js';
 

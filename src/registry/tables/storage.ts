@@ -1,5 +1,5 @@
 // storage.k8s.io printers: storageclasses.
-import type { StorageClass } from 'kubernetes-types/storage/v1.js';
+import type { StorageClass } from '../../generated/k8s/storage/v1.js';
 import { SC_BINDING_MODE, SC_EXPANSION, SC_PROVISIONER, SC_RECLAIM } from './descriptions.js';
 import { ageCol, ageOf, col, meta, nameCol, nameOf, str, strMap, type TablePrinter } from './helpers.js';
 

@@ -1,5 +1,5 @@
 // Pod spec validation (core/validation ValidatePodSpec, trimmed to what everyday manifests hit).
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import {
   invalid, fieldDuplicate, fieldForbidden, fieldInvalid, fieldNotFound, fieldNotSupported, fieldRequired,
 } from '../../machinery/errors.js';

@@ -1,5 +1,5 @@
 // NodeAffinity: nodeSelector and required node affinity filter; preferred terms score.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../generated/k8s/core/v1.js';
 import { matchesSelector, type Requirement } from '../../machinery/labels.js';
 import { defaultNormalize, type CycleState, type Failure, type FilterPlugin, type ScorePlugin } from '../framework.js';
 import type { NodeInfo } from '../node-info.js';

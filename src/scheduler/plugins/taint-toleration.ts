@@ -1,5 +1,5 @@
 // TaintToleration: NoSchedule/NoExecute taints filter, PreferNoSchedule taints score.
-import type { Toleration } from 'kubernetes-types/core/v1.js';
+import type { Toleration } from '../../generated/k8s/core/v1.js';
 import { tolerates } from '../../machinery/conditions.js';
 import { defaultNormalize, type FilterPlugin, type ScorePlugin } from '../framework.js';
 

@@ -1,5 +1,5 @@
 // PodTopologySpread: DoNotSchedule constraints filter; ScheduleAnyway (or the system defaults) score.
-import type { TopologySpreadConstraint } from 'kubernetes-types/core/v1.js';
+import type { TopologySpreadConstraint } from '../../generated/k8s/core/v1.js';
 import { fromLabelSelector, labelIndexKey, matchesSelector, type Selector } from '../../machinery/labels.js';
 import type { CycleState, Failure, FilterPlugin, ScorePlugin } from '../framework.js';
 import type { NodeInfo } from '../node-info.js';

@@ -2,7 +2,7 @@
 // mounts (directly or as a generic ephemeral volume) must exist, not be terminating, and be bound unless its
 // StorageClass binds on first consumer (the volume controller then provisions for the chosen node). Rejections
 // happen in PreFilter, for the pod as a whole, with upstream's messages.
-import type { PersistentVolumeClaim } from 'kubernetes-types/core/v1.js';
+import type { PersistentVolumeClaim } from '../../generated/k8s/core/v1.js';
 import type { Failure, FilterPlugin } from '../framework.js';
 
 const reject = (reason: string): Failure => ({ plugin: 'VolumeBinding', code: 'UnschedulableAndUnresolvable', reasons: [reason] });

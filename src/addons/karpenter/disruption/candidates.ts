@@ -1,7 +1,7 @@
 // Which NodeClaims the disruption methods may consider, and why the others may not (upstream's StateNode
 // ValidateNodeDisruptable / ValidatePodsDisruptable and NewCandidate, as pure functions over a snapshot).
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
-import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { Node, Pod } from '../../../generated/k8s/core/v1.js';
+import type { PodDisruptionBudget } from '../../../generated/k8s/policy/v1.js';
 import { labelSelectorMatches } from '../../../machinery/labels.js';
 import { annotations as ann, conditionTypes, labels as wk, type NodeClaim, type NodePool } from '../types.js';
 import { sentence } from './events.js';

@@ -1,7 +1,7 @@
 // The NodeClaim side of disruption (upstream's nodeclaim/disruption, nodeclaim/expiration and nodeclaim/podevents
 // controllers): keeps the Consolidatable and Drifted conditions, deletes expired NodeClaims (forceful, not
 // budgeted), and stamps status.lastPodEventTime when a pod is bound to, or leaves, the claim's node.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../../generated/k8s/core/v1.js';
 import type { Client } from '../../../client/client.js';
 import type { Change } from '../../../client/types.js';
 import { defineController, type ControllerContext } from '../../../controllers/runtime/index.js';

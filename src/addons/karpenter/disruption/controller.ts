@@ -1,8 +1,8 @@
 // The disruption loop (upstream's disruption controller): every 10 s of clock time, level-triggered, it tries the
 // methods in order (Drift, Emptiness, multi-node and single-node consolidation) and starts at most one command;
 // a consolidation is re-validated after 15 s before it runs. Commands run through the orchestration queue.
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
-import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { Node, Pod } from '../../../generated/k8s/core/v1.js';
+import type { PodDisruptionBudget } from '../../../generated/k8s/policy/v1.js';
 import type { Client } from '../../../client/client.js';
 import type { KObject } from '../../../machinery/types.js';
 import type { Clock } from '../../../util/clock.js';

@@ -1,6 +1,6 @@
 // The disruption methods in upstream's order (Drift, Emptiness, multi-node then single-node consolidation), as pure
 // functions from candidates, budgets and a scheduling simulation to at most one command.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../../generated/k8s/core/v1.js';
 import type { InstanceType } from '../catalog.js';
 import { allows, requirement } from '../scheduling/requirements.js';
 import type { ClaimPlan, SimResult } from '../scheduling/types.js';

@@ -2,7 +2,7 @@
 // karpenter.sh/disrupted:NoSchedule, replacements launched first and waited for until Initialized, then the
 // candidate NodeClaims deleted (termination drains them through the eviction API). A command whose replacements
 // never initialise (10 minutes) or vanish is abandoned and its candidates untainted.
-import type { Node } from 'kubernetes-types/core/v1.js';
+import type { Node } from '../../../generated/k8s/core/v1.js';
 import type { Client } from '../../../client/client.js';
 import type { KObject } from '../../../machinery/types.js';
 import type { Clock } from '../../../util/clock.js';

@@ -1,7 +1,7 @@
 // One look at the cluster for a disruption pass: the NodePools, the candidates (and why the others are not), the
 // nodes as the scheduling simulation sees them, and the budgets left per NodePool and reason.
-import type { Node, Pod } from 'kubernetes-types/core/v1.js';
-import type { PodDisruptionBudget } from 'kubernetes-types/policy/v1.js';
+import type { Node, Pod } from '../../../generated/k8s/core/v1.js';
+import type { PodDisruptionBudget } from '../../../generated/k8s/policy/v1.js';
 import { isNodeReady } from '../../../machinery/conditions.js';
 import { amounts } from '../../../machinery/resources.js';
 import type { Catalog } from '../catalog.js';

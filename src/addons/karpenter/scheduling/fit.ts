@@ -1,6 +1,6 @@
 // Per-pod and per-instance-type facts the simulation reads many times, computed once: a pod's requests,
 // requirement alternatives and tolerations; an instance type's labels and allocatable as numbers.
-import type { Pod, Taint, Toleration } from 'kubernetes-types/core/v1.js';
+import type { Pod, Taint, Toleration } from '../../../generated/k8s/core/v1.js';
 import { amounts, podRequests, type ResourceAmounts } from '../../../machinery/resources.js';
 import { getOwn, setOwn } from '../../../util/own.js';
 import { untoleratedTaint } from '../../../scheduler/plugins/taint-toleration.js';

@@ -1,7 +1,7 @@
 // Node requirements as sets, the way Karpenter reasons about them: each key allows a set of values (or every value
 // but a set), optionally bounded (Gt/Lt on integers), and says whether a node without the label satisfies it.
 // Intersecting a NodePool's requirements with a pod's narrows a NodeClaim; an empty result means "incompatible".
-import type { NodeSelectorRequirement, Pod } from 'kubernetes-types/core/v1.js';
+import type { NodeSelectorRequirement, Pod } from '../../../generated/k8s/core/v1.js';
 import { getOwn, setOwn } from '../../../util/own.js';
 import { labels as wk, type NodeSelectorRequirementWithMinValues } from '../types.js';
 

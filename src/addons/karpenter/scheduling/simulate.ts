@@ -4,7 +4,7 @@
 // every instance type that still fits all its pods, so packing continues until the largest type is full; the
 // launch then takes the cheapest type and offering left. The provisioner launches the plans; the disruption half
 // asks whether a node's pods fit elsewhere (with maxNewClaims 0 or 1).
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../../generated/k8s/core/v1.js';
 import { amounts, type ResourceAmounts } from '../../../machinery/resources.js';
 import { getOwn, setOwn } from '../../../util/own.js';
 import type { InstanceType } from '../catalog.js';

@@ -1,7 +1,7 @@
 // Hard topology spread (DoNotSchedule) over zones and hostnames, and required pod anti-affinity on hostnames, as
 // the provisioning simulation needs them: counts of matching pods per domain, kept up to date as pods are placed.
-import type { Pod } from 'kubernetes-types/core/v1.js';
-import type { LabelSelector } from 'kubernetes-types/meta/v1.js';
+import type { Pod } from '../../../generated/k8s/core/v1.js';
+import type { LabelSelector } from '../../../generated/k8s/meta/v1.js';
 import { labelSelectorMatches } from '../../../machinery/labels.js';
 import { getOwn } from '../../../util/own.js';
 import { labels as wk } from '../types.js';

@@ -1,5 +1,5 @@
 // The shapes the provisioning simulation works on: nodes that exist or are launching, and the claims it plans.
-import type { Pod, Taint } from 'kubernetes-types/core/v1.js';
+import type { Pod, Taint } from '../../../generated/k8s/core/v1.js';
 import type { ResourceAmounts } from '../../../machinery/resources.js';
 import type { Catalog, InstanceType } from '../catalog.js';
 import type { NodePool } from '../types.js';

@@ -1,6 +1,6 @@
 // The kubernetes-workload scaler: the number of pods in the ScaledObject's namespace matching podSelector that have
 // not terminated (Succeeded/Failed are not counted), or the number of distinct nodes they run on with groupByNode.
-import type { Pod } from 'kubernetes-types/core/v1.js';
+import type { Pod } from '../../../generated/k8s/core/v1.js';
 import { parseLabelSelector, matchesSelector, type Selector } from '../../../machinery/labels.js';
 import { boolParam, floatParam, metricNameWithIndex, normalizeString, param, quantity, type ScalerConfig } from '../metadata.js';
 import { podsRef } from '../types.js';
