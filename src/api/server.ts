@@ -105,7 +105,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
       // No onSend hook runs here: framed as a Buffer, the body and its type go out as written.
       void (reply as FastifyReply).code(status.code).header('Content-Type', 'application/json').send(Buffer.from(`${JSON.stringify(status.toStatus())}\n`));
     },
-  }) as unknown as FastifyInstance;
+  });
   installBodyReader(app);
 
   installHostCheck(app, opts.hosts ?? new HostAllowList());

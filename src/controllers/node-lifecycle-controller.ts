@@ -103,7 +103,7 @@ export class NodeLifecycleController {
 
   /** NoSchedule taints that mirror conditions and spec.unschedulable; the beta os/arch labels. */
   private noScheduleTaintingPass(name: string): void {
-    const node = this.client.get('v1/nodes', '', name) as unknown as Node | undefined;
+    const node = this.client.get('v1/nodes', '', name);
     if (!node) return;
     const want: TaintRef[] = [];
     for (const c of node.status?.conditions ?? []) {
@@ -130,7 +130,7 @@ export class NodeLifecycleController {
    * renewTime is a heartbeat) and tells whether the node is still within its grace period.
    */
   private stillQuiet(name: string, q: Quiet, now: number): boolean {
-    const lease = this.client.get('coordination.k8s.io/v1/leases', 'kube-node-lease', name) as unknown as Lease | undefined;
+    const lease = this.client.get('coordination.k8s.io/v1/leases', 'kube-node-lease', name);
     const leaseVersion = lease?.metadata?.resourceVersion;
     if (leaseVersion !== q.leaseVersion) {
       const h = this.health.get(name);
@@ -163,20 +163,20 @@ export class NodeLifecycleController {
   }
 
   private monitorNodeHealth(): void {
-    const nodes = this.client.list('v1/nodes') as unknown as Node[];
+    const nodes = this.client.list('v1/nodes');
     const seen = new Set<string>();
     for (const node of nodes) {
       const name = node.metadata?.name ?? '';
       seen.add(name);
       if (this.known.has(name)) continue;
       this.known.set(name, node);
-      this.events.event(node as unknown as KObject, 'Normal', 'RegisteredNode', `Node ${name} event: Registered Node ${name} in Controller`);
+      this.events.event(node, 'Normal', 'RegisteredNode', `Node ${name} event: Registered Node ${name} in Controller`);
       this.tainter(node);
       this.markNodeAsReachable(node);
     }
     for (const [name, node] of this.known) {
       if (seen.has(name)) continue;
-      this.events.event(node as unknown as KObject, 'Normal', 'RemovingNode', `Node ${name} event: Removing Node ${name} from Controller`);
+      this.events.event(node, 'Normal', 'RemovingNode', `Node ${name} event: Removing Node ${name} from Controller`);
       this.known.delete(name);
       this.health.delete(name);
       this.quiet.delete(name);
@@ -185,7 +185,7 @@ export class NodeLifecycleController {
     const now = this.clock.nowMs();
     for (const stale of nodes) {
       const name = stale.metadata?.name ?? '';
-      const node = (this.client.get('v1/nodes', '', name) ?? stale) as unknown as Node;
+      const node = (this.client.get('v1/nodes', '', name) ?? stale);
       const nodeVersion = `${node.metadata?.uid ?? ''}/${node.metadata?.resourceVersion ?? ''}`;
       const q = this.quiet.get(name);
       if (q && q.nodeVersion === nodeVersion && this.stillQuiet(name, q, now)) {
@@ -205,7 +205,7 @@ export class NodeLifecycleController {
         this.quiet.set(name, { nodeVersion, leaseVersion: lease?.metadata.resourceVersion, untilMs: h.probeMs + nodeMonitorGracePeriodMs, zone });
       }
       if (current.status !== 'True' && observed.status === 'True') {
-        this.events.event(node as unknown as KObject, 'Normal', 'NodeNotReady', `Node ${node.metadata?.name} status is now: NodeNotReady`);
+        this.events.event(node, 'Normal', 'NodeNotReady', `Node ${node.metadata?.name} status is now: NodeNotReady`);
         markPodsNotReady(this.client, this.events, this.log, this.pods.byIndex(byNode, node.metadata?.name ?? ''), node.metadata?.name ?? '');
       }
     }
@@ -232,7 +232,7 @@ export class NodeLifecycleController {
       const transition = h.ready.lastTransitionTime !== current.lastTransitionTime ? now : h.readyTransitionMs;
       h = { probeMs: now, readyTransitionMs: transition, ready: current, leaseRenew: h.leaseRenew };
     }
-    const lease = this.client.get('coordination.k8s.io/v1/leases', 'kube-node-lease', name) as unknown as Lease | undefined;
+    const lease = this.client.get('coordination.k8s.io/v1/leases', 'kube-node-lease', name);
     const renew = lease?.spec?.renewTime;
     if (renew && (!h.leaseRenew || microMs(h.leaseRenew) < microMs(renew))) {
       h.leaseRenew = renew;
@@ -285,7 +285,7 @@ export class NodeLifecycleController {
     const now = this.clock.nowMs();
     for (const t of this.tainters.values()) {
       t.process(now, (name) => {
-        const node = this.client.get('v1/nodes', '', name) as unknown as Node | undefined;
+        const node = this.client.get('v1/nodes', '', name);
         if (!node) return true;
         const ready = readyOf(node);
         if (!ready) return 50;
@@ -321,7 +321,7 @@ export class NodeLifecycleController {
     const setRate = (zone: string, state: ZoneState) => this.tainters.get(zone)?.setQps(qpsFor(state, zoneReady.get(zone)?.length ?? 0), now);
     if (allAreFull) {
       this.log.info('all nodes are not ready: entering master disruption mode');
-      for (const n of nodes) this.markNodeAsReachable((this.client.get('v1/nodes', '', n.metadata?.name ?? '') ?? n) as unknown as Node);
+      for (const n of nodes) this.markNodeAsReachable((this.client.get('v1/nodes', '', n.metadata?.name ?? '') ?? n));
       for (const zone of this.zoneStates.keys()) {
         this.tainters.get(zone)?.setQps(0, now);
         this.zoneStates.set(zone, 'FullDisruption');
@@ -344,12 +344,12 @@ export class NodeLifecycleController {
 
   private processPod(key: string): void {
     const i = key.indexOf('/');
-    const pod = this.client.get('v1/pods', key.slice(0, i), key.slice(i + 1)) as unknown as Pod | undefined;
+    const pod = this.client.get('v1/pods', key.slice(0, i), key.slice(i + 1));
     const nodeName = pod?.spec?.nodeName;
     if (!pod || !nodeName) return;
     const h = this.health.get(nodeName);
     if (!h?.ready || !this.client.get('v1/nodes', '', nodeName)) return;
-    if (h.ready.status !== 'True') markPodsNotReady(this.client, this.events, this.log, [pod as unknown as KObject], nodeName);
+    if (h.ready.status !== 'True') markPodsNotReady(this.client, this.events, this.log, [pod], nodeName);
   }
 
   stop(): void {

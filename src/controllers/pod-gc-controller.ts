@@ -31,8 +31,8 @@ export class PodGcController {
   }
 
   gc(): void {
-    const pods = this.client.list('v1/pods') as unknown as Pod[];
-    const node = (name: string) => this.client.get('v1/nodes', '', name) as unknown as Node | undefined;
+    const pods = this.client.list('v1/pods');
+    const node = (name: string) => this.client.get('v1/nodes', '', name);
     const terminated = pods.filter(isTerminated);
     if (terminated.length > terminatedPodThreshold) {
       const byAge = [...terminated].sort((a, b) => (a.metadata?.creationTimestamp ?? '').localeCompare(b.metadata?.creationTimestamp ?? '') || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));

@@ -68,7 +68,7 @@ export class TaintEvictionController {
   }
 
   private processPod(pod: KObject): void {
-    const p = pod as unknown as Pod;
+    const p = pod as Pod;
     const nodeName = p.spec?.nodeName;
     if (!nodeName || p.metadata?.deletionTimestamp) return this.cancel(pod, false);
     const taints = this.noExecute(this.client.get('v1/nodes', '', nodeName));

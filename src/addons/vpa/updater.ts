@@ -145,7 +145,7 @@ export class Updater {
     });
     if (!changed) return false;
     try {
-      this.client.update(podsRef, ns, name, wanted as unknown as KObject, { subresource: 'resize' });
+      this.client.update(podsRef, ns, name, wanted, { subresource: 'resize' });
     } catch (err) {
       this.log.debug({ err, pod: `${ns}/${name}` }, 'the in-place resize was refused');
       return false;
@@ -155,7 +155,7 @@ export class Updater {
     } catch (err) {
       this.log.debug({ err, pod: `${ns}/${name}` }, 'annotating the resized pod failed');
     }
-    this.events.event(pod as unknown as KObject, 'Normal', 'InPlaceResizedByVPA', 'Pod was resized in place by VPA Updater.');
+    this.events.event(pod, 'Normal', 'InPlaceResizedByVPA', 'Pod was resized in place by VPA Updater.');
     return true;
   }
 
@@ -168,7 +168,7 @@ export class Updater {
       this.log.debug({ err, pod: `${ns}/${name}` }, 'the eviction was refused');
       return false;
     }
-    this.events.event(pod as unknown as KObject, 'Normal', 'EvictedByVPA', 'Pod was evicted by VPA Updater to apply resource recommendation.');
+    this.events.event(pod, 'Normal', 'EvictedByVPA', 'Pod was evicted by VPA Updater to apply resource recommendation.');
     this.events.event(vpa, 'Normal', 'EvictedPod', `VPA Updater evicted Pod ${name} to apply resource recommendation.`);
     return true;
   }

@@ -29,5 +29,5 @@ export function claimClassName(pvc: PersistentVolumeClaim): string | undefined {
 }
 
 export function storageClass(client: Client, name: string): StorageClass | undefined {
-  return client.get('storage.k8s.io/v1/storageclasses', '', name) as unknown as StorageClass | undefined;
+  return client.get('storage.k8s.io/v1/storageclasses', '', name);
 }
