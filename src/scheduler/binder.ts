@@ -1,6 +1,5 @@
 // The scheduler's writes: binding, PodScheduled conditions, nominated node, preemption of victims, events.
 import type { Pod, PodCondition } from '../generated/k8s/core/v1.js';
-import { bindPod } from '../client/services.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import type { KObject } from '../machinery/types.js';
 import type { Client } from '../client/client.js';
@@ -30,7 +29,7 @@ export class Binder {
   bind(pod: Pod, node: string): Pod {
     const ns = pod.metadata?.namespace ?? '';
     const name = pod.metadata?.name ?? '';
-    const bound = bindPod(this.client, ns, name, node);
+    const bound = this.client.services.bindPod(ns, name, node);
     this.recorder.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${node}`);
     return (this.client.get('v1/pods', ns, name) ?? bound);
   }

@@ -4,7 +4,6 @@
 // Node and drop the termination finalizers (node first, then claim).
 import type { Node, Pod } from '../../generated/k8s/core/v1.js';
 import type { Client } from '../../client/client.js';
-import { evictPod } from '../../client/services.js';
 import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
 import { parseGoDuration } from '../../util/duration.js';
@@ -60,7 +59,7 @@ export function terminate(client: Client, clock: Clock, deps: KarpenterDeps, cla
           continue;
         }
         try {
-          evictPod(client, ns, pn);
+          client.services.evictPod(ns, pn);
           deps.events.event(p, 'Normal', 'Evicted', `Evicted pod: ${reason}`);
         } catch (err) {
           if (err instanceof ApiError && err.code === 429) {

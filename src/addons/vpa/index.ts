@@ -1,7 +1,6 @@
 // The Vertical Pod Autoscaler add-on (kubernetes/autoscaler vertical-pod-autoscaler): the autoscaling.k8s.io CRDs,
 // the recommender and the updater on the clock, and the admission step that sets requests on new pods.
 // Settings (cluster file `addons: { vpa: {...} }`): see settings.ts.
-import { addAdmission } from '../../client/services.js';
 import { EventRecorder } from '../../client/event-recorder.js';
 import type { Addon } from '../types.js';
 import { vpaPodAdmission } from './admission.js';
@@ -20,8 +19,8 @@ export const vpaAddon: Addon = {
     for (const w of warnings) ctx.log.warn(w);
     const recommender = new Recommender(ctx.client, settings, new EventRecorder(ctx.client, { component: 'vpa-recommender' }), ctx.log.child({ component: 'vpa-recommender' }));
     const updater = new Updater(ctx.client, settings, new EventRecorder(ctx.client, { component: 'vpa-updater' }), ctx.log.child({ component: 'vpa-updater' }));
-    const removeAdmission = addAdmission(ctx.client, vpaPodAdmission(ctx.client));
-    const removeWebhook = addAdmission(ctx.client, vpaWebhook());
+    const removeAdmission = ctx.client.services.addAdmission(vpaPodAdmission(ctx.client));
+    const removeWebhook = ctx.client.services.addAdmission(vpaWebhook());
     const stops = [
       ctx.clock.setInterval(() => recommender.runOnce(), settings.recommenderIntervalMs),
       ctx.clock.setInterval(() => updater.runOnce(), settings.updaterIntervalMs),

@@ -5,7 +5,6 @@
 // requests on the replacement pod. minReplicas and the eviction tolerance bound how many pods are down at once.
 import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { Client } from '../../client/client.js';
-import { evictPod } from '../../client/services.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Logger } from '../../util/logger.js';
@@ -163,7 +162,7 @@ export class Updater {
     const ns = pod.metadata?.namespace ?? '';
     const name = pod.metadata?.name ?? '';
     try {
-      evictPod(this.client, ns, name);
+      this.client.services.evictPod(ns, name);
     } catch (err) {
       this.log.debug({ err, pod: `${ns}/${name}` }, 'the eviction was refused');
       return false;

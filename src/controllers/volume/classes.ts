@@ -19,7 +19,6 @@ export const ann = {
 } as const;
 
 /** The default class (the one DefaultStorageClass admission uses). */
-export { defaultStorageClass as defaultClass } from '../../client/services.js';
 
 /** The class name a claim asks for: the beta annotation wins over spec.storageClassName; '' means "no class". */
 export function claimClassName(pvc: PersistentVolumeClaim): string | undefined {

@@ -9,7 +9,7 @@ import type { Client } from '../../client/client.js';
 import { splitKey } from '../../machinery/object-key.js';
 import { defineController } from '../runtime/index.js';
 import { bind, findMatchingVolume, getVolume, refersToClaim, syncVolume } from './binder.js';
-import { ann, claimClassName, defaultClass, simulatedProvisioner, storageClass } from './classes.js';
+import { ann, claimClassName, simulatedProvisioner, storageClass } from './classes.js';
 import { provision } from './provisioner.js';
 
 const pvcKey = 'v1/persistentvolumeclaims';
@@ -122,7 +122,7 @@ class VolumeReconciler {
     if (prebound) return bind(this.client, prebound, pvc);
     const className = claimClassName(pvc);
     if (className === undefined) {
-      const dc = defaultClass(this.client);
+      const dc = this.client.services.defaultStorageClass();
       if (dc) this.update(pvc, (c) => (c.spec = { ...c.spec, storageClassName: dc.metadata?.name }));
       else this.bindStatic(pvc, 'no persistent volumes available for this claim and no storage class is set');
       return;
