@@ -6,6 +6,7 @@ import type { Client } from '../client/client.js';
 import type { KObject } from '../machinery/types.js';
 import { quantityValue } from '../machinery/resources.js';
 import { getOwn } from '../util/own.js';
+import { draEnv } from '../kubelet/dra/claim-devices.js';
 
 type Data = Record<string, string>;
 
@@ -127,6 +128,7 @@ export function containerEnv(client: Client, pod: Pod, c: Container): [string, s
   const master = client.get<Service>('v1/services', 'default', 'kubernetes');
   if (master) serviceLinkVars(master, links);
   for (const [k, v] of links) if (getOwn(env, k) === undefined) set(k, v);
+  for (const [k, v] of draEnv(client, pod, c)) set(k, v);
   if (getOwn(env, 'HOME') === undefined) set('HOME', '/root');
   return order.map((k) => [k, env[k]]);
 }

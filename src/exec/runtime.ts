@@ -18,6 +18,7 @@ import { coreCommands } from './commands/core.js';
 import { fileCommands } from './commands/files.js';
 import { textCommands } from './commands/text.js';
 import { netCommands } from './commands/net.js';
+import { gpuCommands } from './commands/gpu.js';
 import { interactive } from './interactive.js';
 import { serveHttp } from './http-server.js';
 import { respond } from './responder.js';
@@ -95,7 +96,7 @@ export class SimRuntime implements ContainerRuntime {
         signal.addEventListener('abort', stop, { once: true });
       }),
     };
-    const commands = new Map<string, CommandFn>([...coreCommands(info), ...fileCommands(), ...textCommands(), ...netCommands(info)]);
+    const commands = new Map<string, CommandFn>([...coreCommands(info), ...fileCommands(), ...textCommands(), ...netCommands(info), ...gpuCommands(info)]);
     const fs = containerFs(client, pod, container, this.writable, commands.keys(), nowMs());
     const host: ShellHost = { fs, nowMs, commands, tty: s.tty, get signal() { return command.signal; } };
     const vars = new Map<string, string>(containerEnv(client, pod, container));
