@@ -7,7 +7,7 @@ import { formatLabelSelector } from '../machinery/labels.js';
 import { isRecord, type KObject, type LabelSelector } from '../machinery/types.js';
 import type { Registry } from '../registry/registry.js';
 import type { PartialWrite, ResourceDef } from '../registry/resource.js';
-import { matchesResourceVersion } from '../registry/write.js';
+import { matchesResourceVersion } from '../registry/update-merge.js';
 import { objectBody } from './body.js';
 import { decodeObject } from './decode-object.js';
 import { convertedForRead, convertedForWrite, needsConversion } from './converted.js';

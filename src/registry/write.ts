@@ -1,13 +1,12 @@
-// The write pipeline: system metadata -> defaults -> mutating admission -> prepare -> validate -> validating admission
+// The write pipeline (what an update keeps of the stored object: update-merge.ts): system metadata -> defaults -> mutating admission -> prepare -> validate -> validating admission
 // -> persist. It is written as steps (see admission/chain.ts): run synchronously by in-process writers, awaited on the
 // API server's request path so that admission can call out (webhooks).
 import { randomUUID } from 'node:crypto';
-import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, type FieldError } from '../machinery/errors.js';
+import { alreadyExists, badRequest, conflict, invalid, notFound, type FieldError } from '../machinery/errors.js';
 import type { GroupVersionKind, KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
-import { jsonDepth } from '../util/json-tree.js';
-import { maxObjectDepth, objectTooDeep } from '../machinery/depth-limits.js';
-import { copyJson, jsonEqual, jsonEqualExcept, JsonTooDeep } from '../util/json-tree.js';
+import { maxObjectDepth } from '../machinery/depth-limits.js';
+import { jsonEqual } from '../util/json-tree.js';
 import { keepManagedTimesIfOnlyChange, managedFieldsDecodable } from './managed-fields.js';
 import { trackCreate, trackUpdate } from './update-tracking.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/common.js';
@@ -20,7 +19,8 @@ import { admitNow, type Steps } from '../admission/chain.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../admission/types.js';
 import { operationOptions, type OperationOptionsInput } from '../admission/options.js';
 import { adminUser } from '../auth/types.js';
-import { hasOwn } from '../util/own.js';
+import { checkDepth, ownCopy } from './own-copy.js';
+import { deletesOnUpdate, matchesResourceVersion, merge, sameSpec } from './update-merge.js';
 
 export interface WriteOptions {
   dryRun?: boolean;
@@ -105,21 +105,6 @@ export function admissionAttributes(reg: Registry, def: ResourceDef, operation: 
     user: reg.actor ?? adminUser, dryRun: !!opts.dryRun, warnings: opts.warnings ?? [], registry: reg, canWait: !!opts.canWait,
     options: operationOptions(operation, opts),
   };
-}
-
-/** What is stored is copied and serialized by V8's recursive routines: refuse what nests deeper than they go. */
-function checkDepth(def: ResourceDef, obj: KObject): void {
-  if (jsonDepth(obj, maxObjectDepth) > maxObjectDepth) throw objectTooDeep(def.kind);
-}
-
-/** A copy the pipeline may change of a value a caller holds, refused (as checkDepth does) when it nests too deep. */
-function ownCopy<T>(def: ResourceDef, value: T): T {
-  try {
-    return copyJson(value, maxObjectDepth);
-  } catch (e) {
-    if (e instanceof JsonTooDeep) throw objectTooDeep(def.kind);
-    throw e;
-  }
 }
 
 export function* createSteps(reg: Registry, def: ResourceDef, namespace: string, input: KObject, opts: WriteOptions & { canWait?: boolean }): Steps<KObject> {
@@ -213,85 +198,6 @@ function checkedReplacement(def: ResourceDef, object: KObject | undefined, befor
   return object;
 }
 
-const maxUint64 = (1n << 64n) - 1n;
-
-/**
- * Whether an update carrying `sent` may replace the object at `current`: as upstream's storage versioner reads it, an
- * empty or "0" resourceVersion is an unconditional update, any other must be the current one (numerically: "05" is
- * 5). A value that is no unsigned integer is refused (upstream lets strconv's error through as a 500; here a 400).
- */
-export function matchesResourceVersion(sent: unknown, current: string | undefined): boolean {
-  if (sent === undefined || sent === null || sent === '') return true;
-  // The common case, a write carrying the version it read: equal digit strings short of 20 digits fit in 64 bits.
-  if (sent === current && current.length < 20 && /^\d+$/.test(current)) return true;
-  const text = String(sent);
-  if (!/^\d+$/.test(text)) throw badRequest(`strconv.ParseUint: parsing ${JSON.stringify(text)}: invalid syntax`);
-  const n = BigInt(text);
-  if (n > maxUint64) throw badRequest(`strconv.ParseUint: parsing ${JSON.stringify(text)}: value out of range`);
-  return n === 0n || (current !== undefined && /^\d+$/.test(current) && n === BigInt(current));
-}
-
-const notSpec: ReadonlySet<string> = new Set(['metadata', 'status']);
-/** Whether the object's spec (everything but metadata and status) is unchanged, as its generation counts changes. */
-const sameSpec = (a: KObject, b: KObject) => jsonEqualExcept(a, b, notSpec, maxObjectDepth);
-
-/**
- * A status write: the current object with the status of `next`. Everything but metadata and status is the stored
- * object's own (shared: the spec cannot change through the status, so it is neither copied nor validated again);
- * the metadata is a copy, as later steps set fields on it.
- */
-function withStatus(cur: KObject, next: KObject): KObject {
-  return { ...cur, metadata: { ...cur.metadata }, status: next.status };
-}
-
-function merge(def: ResourceDef, cur: KObject, next: KObject, opts: WriteOptions, now: Date): KObject {
-  const cm = cur.metadata;
-  let result: KObject;
-  if (opts.subresource === 'status') {
-    result = withStatus(cur, next);
-  } else if (opts.subresource) {
-    const part = def.partialWrites?.[opts.subresource];
-    // A subresource the kind does not write: what upstream answers for a path it does not serve.
-    if (!part) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource', {});
-    result = part.merge(cur, next, now);
-  } else {
-    result = next;
-    if (def.subresources?.includes('status')) {
-      if (cur.status === undefined) delete result.status;
-      else result.status = ownCopy(def, cur.status);
-    }
-  }
-  const m = (result.metadata ??= {});
-  m.name = cm.name;
-  if (def.namespaced) m.namespace = cm.namespace;
-  m.uid = cm.uid;
-  m.creationTimestamp = cm.creationTimestamp;
-  if (cm.deletionTimestamp) m.deletionTimestamp = cm.deletionTimestamp;
-  else delete m.deletionTimestamp;
-  if (cm.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = cm.deletionGracePeriodSeconds;
-  else delete m.deletionGracePeriodSeconds;
-  if (cm.generation !== undefined) m.generation = cm.generation;
-  // Kept from the stored object unless the write carries decodable ones (set only when there are some: no property
-  // added and deleted again on every write).
-  const mf = m.managedFields;
-  if (mf === undefined || mf === null || !managedFieldsDecodable(mf)) {
-    if (cm.managedFields !== undefined) m.managedFields = cm.managedFields;
-    else if (hasOwn(m, 'managedFields')) delete m.managedFields;
-  }
-  delete m.selfLink;
-  return result;
-}
-
-/**
- * Whether an update removes the object instead of writing it: it is being deleted and nothing holds it any longer. A
- * namespace is held by its spec finalizers too (the finalize subresource removes them), as upstream's namespace store decides.
- */
-function deletesOnUpdate(def: ResourceDef, result: KObject, cur: KObject): boolean {
-  if (!result.metadata.deletionTimestamp || result.metadata.finalizers?.length) return false;
-  if (def.group === '' && def.plural === 'namespaces') return !(result.spec as { finalizers?: unknown[] } | undefined)?.finalizers?.length;
-  return !!cur.metadata.finalizers?.length;
-}
-
 /**
  * Update through a mutation of the current object (PUT passes a function returning the body). The mutation gets a
  * copy of the stored object (the object itself with `opts.pure`); what it returns is copied again unless `opts.owned` (the objects it reaches may be
@@ -321,7 +227,7 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   const sentVersion = nextMeta.resourceVersion;
   if (!matchesResourceVersion(sentVersion, cur.metadata.resourceVersion)) throw conflict({ group: def.group, resource: def.plural }, name);
   if (!isStatus) next.metadata = nextMeta;
-  let result = merge(def, cur, next, opts, reg.clock.now());
+  let result = merge(def, cur, next, opts.subresource, reg.clock.now());
   const ctx = reg.ctx(!!opts.dryRun);
   const undefaulted = !!opts.subresource && opts.subresource !== 'status' && !!def.partialWrites?.[opts.subresource]?.undefaulted;
   if (!undefaulted) result = defaulted(def, result, isStatus, opts.version);
@@ -332,7 +238,7 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   const mutating = admitNow(reg.admission, 'mutate', attrs);
   if (mutating && (yield* mutating) && !as) {
     const replaced = checkedReplacement(def, attrs.object, result);
-    result = replaced === result ? result : merge(def, cur, replaced, opts, reg.clock.now());
+    result = replaced === result ? result : merge(def, cur, replaced, opts.subresource, reg.clock.now());
     if (!undefaulted) result = defaulted(def, result, isStatus, opts.version);
   }
   if (!opts.subresource) def.prepareUpdate?.(result, cur, ctx);
