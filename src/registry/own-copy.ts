@@ -2,15 +2,14 @@
 import type { KObject } from '../machinery/types.js';
 import { maxObjectDepth, objectTooDeep } from '../machinery/depth-limits.js';
 import { copyJson, jsonDepth, JsonTooDeep } from '../util/json-tree.js';
-import type { ResourceDef } from './resource.js';
 
 /** What is stored is copied and serialized by V8's recursive routines: refuse what nests deeper than they go. */
-export function checkDepth(def: ResourceDef, obj: KObject): void {
+export function checkDepth(def: { kind: string }, obj: KObject): void {
   if (jsonDepth(obj, maxObjectDepth) > maxObjectDepth) throw objectTooDeep(def.kind);
 }
 
 /** A copy the pipeline may change of a value a caller holds, refused (as checkDepth does) when it nests too deep. */
-export function ownCopy<T>(def: ResourceDef, value: T): T {
+export function ownCopy<T>(def: { kind: string }, value: T): T {
   try {
     return copyJson(value, maxObjectDepth);
   } catch (e) {

@@ -7,7 +7,16 @@ import { jsonEqualExcept } from '../util/json-tree.js';
 import { hasOwn } from '../util/own.js';
 import { managedFieldsDecodable } from './managed-fields.js';
 import { ownCopy } from './own-copy.js';
-import type { PartialWrite, ResourceDef } from './resource.js';
+
+/** What of a kind's definition an update reads (structurally a ResourceDef). */
+interface MergeDef {
+  kind: string;
+  group: string;
+  plural: string;
+  namespaced: boolean;
+  subresources?: readonly string[];
+  partialWrites?: Partial<Record<string, { merge(cur: KObject, next: KObject, now: Date): KObject }>>;
+}
 
 const maxUint64 = (1n << 64n) - 1n;
 
@@ -40,7 +49,7 @@ function withStatus(cur: KObject, next: KObject): KObject {
   return { ...cur, metadata: { ...cur.metadata }, status: next.status };
 }
 
-export function merge(def: ResourceDef, cur: KObject, next: KObject, subresource: 'status' | PartialWrite | undefined, now: Date): KObject {
+export function merge(def: MergeDef, cur: KObject, next: KObject, subresource: string | undefined, now: Date): KObject {
   const cm = cur.metadata;
   let result: KObject;
   if (subresource === 'status') {
@@ -82,7 +91,7 @@ export function merge(def: ResourceDef, cur: KObject, next: KObject, subresource
  * Whether an update removes the object instead of writing it: it is being deleted and nothing holds it any longer. A
  * namespace is held by its spec finalizers too (the finalize subresource removes them), as upstream's namespace store decides.
  */
-export function deletesOnUpdate(def: ResourceDef, result: KObject, cur: KObject): boolean {
+export function deletesOnUpdate(def: MergeDef, result: KObject, cur: KObject): boolean {
   if (!result.metadata.deletionTimestamp || result.metadata.finalizers?.length) return false;
   if (def.group === '' && def.plural === 'namespaces') return !(result.spec as { finalizers?: unknown[] } | undefined)?.finalizers?.length;
   return !!cur.metadata.finalizers?.length;
