@@ -13,7 +13,7 @@ import { endpointsController } from './endpoints-controller.js';
 import { endpointSliceController } from './endpointslice-controller.js';
 import { NodeLifecycleController } from './node-lifecycle-controller.js';
 import { TaintEvictionController } from './taint-eviction-controller.js';
-import { PodGcController } from './pod-gc-controller.js';
+import { podGcController } from './pod-gc-controller.js';
 import { replicaSetController } from './replicaset/replicaset-controller.js';
 import { deploymentController } from './deployment/deployment-controller.js';
 import { jobControllers } from './job/job-controller.js';
@@ -49,7 +49,7 @@ const factories: Record<ControllerName, Factory | ControllerDef | ControllerDef[
   endpointslice: endpointSliceController,
   'node-lifecycle': (r, c, l) => new NodeLifecycleController(r, c, l),
   'taint-eviction': (r, c, l) => new TaintEvictionController(r, c, l),
-  'pod-garbage-collector': (r, c, l) => new PodGcController(r, c, l),
+  'pod-garbage-collector': podGcController,
   replicaset: replicaSetController,
   deployment: deploymentController,
   job: jobControllers,
