@@ -12,7 +12,7 @@ import { disruptionController } from './disruption-controller.js';
 import { endpointsController } from './endpoints-controller.js';
 import { endpointSliceController } from './endpointslice-controller.js';
 import { NodeLifecycleController } from './node-lifecycle-controller.js';
-import { TaintEvictionController } from './taint-eviction-controller.js';
+import { taintEvictionController } from './taint-eviction-controller.js';
 import { podGcController } from './pod-gc-controller.js';
 import { replicaSetController } from './replicaset/replicaset-controller.js';
 import { deploymentController } from './deployment/deployment-controller.js';
@@ -48,7 +48,7 @@ const factories: Record<ControllerName, Factory | ControllerDef | ControllerDef[
   endpoints: endpointsController,
   endpointslice: endpointSliceController,
   'node-lifecycle': (r, c, l) => new NodeLifecycleController(r, c, l),
-  'taint-eviction': (r, c, l) => new TaintEvictionController(r, c, l),
+  'taint-eviction': taintEvictionController,
   'pod-garbage-collector': podGcController,
   replicaset: replicaSetController,
   deployment: deploymentController,
