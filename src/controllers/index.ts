@@ -11,7 +11,7 @@ import { rootCaPublisherController } from './root-ca-publisher-controller.js';
 import { disruptionController } from './disruption-controller.js';
 import { endpointsController } from './endpoints-controller.js';
 import { endpointSliceController } from './endpointslice-controller.js';
-import { NodeLifecycleController } from './node-lifecycle-controller.js';
+import { nodeLifecycleController } from './node-lifecycle-controller.js';
 import { taintEvictionController } from './taint-eviction-controller.js';
 import { podGcController } from './pod-gc-controller.js';
 import { replicaSetController } from './replicaset/replicaset-controller.js';
@@ -47,7 +47,7 @@ const factories: Record<ControllerName, Factory | ControllerDef | ControllerDef[
   disruption: disruptionController,
   endpoints: endpointsController,
   endpointslice: endpointSliceController,
-  'node-lifecycle': (r, c, l) => new NodeLifecycleController(r, c, l),
+  'node-lifecycle': nodeLifecycleController,
   'taint-eviction': taintEvictionController,
   'pod-garbage-collector': podGcController,
   replicaset: replicaSetController,
