@@ -1,45 +1,35 @@
 // Pod garbage collection: force-deletes pods bound to nodes that no longer exist (after a quarantine), terminating
 // pods that were never scheduled, terminating pods on out-of-service nodes, and the oldest terminated pods above
 // a threshold. Upstream: pkg/controller/podgc. A periodic pass over every pod (the quarantine is kept across passes),
-// not a per-object reconciler: one key, requeued every check period on the clock.
+// not a per-object reconciler.
 import type { Pod, PodCondition } from '../generated/k8s/core/v1.js';
 import { isNodeReady } from '../machinery/conditions.js';
 import { rfc3339 } from '../util/clock.js';
-import { defineController, type ControllerContext, type Reconciler } from './runtime/index.js';
+import { definePeriodic, type ControllerContext } from './runtime/index.js';
 import { nodeTaints, taintKeys } from './node-taints.js';
 
 export const gcCheckPeriodMs = 20_000;
 export const quarantineMs = 40_000;
 export const terminatedPodThreshold = 12_500;
 
-const passKey = 'gc';
-
 const isTerminated = (p: Pod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
 
-export const podGcController = defineController({
+export const podGcController = definePeriodic({
   name: 'pod-garbage-collector',
-  setup: (ctx) => new PodGc(ctx),
+  periodMs: gcCheckPeriodMs,
+  setup: (ctx) => {
+    const gc = new PodGc(ctx);
+    return () => gc.gc();
+  },
 });
 
-class PodGc implements Reconciler {
+class PodGc {
   /** Names of missing nodes pods are bound to, with the clock time they were first found missing. */
   private readonly missingSince = new Map<string, number>();
 
-  constructor(private readonly ctx: ControllerContext) {
-    // The first pass runs one period after the start, as every later one.
-    ctx.queue.addAfter(passKey, gcCheckPeriodMs);
-  }
+  constructor(private readonly ctx: ControllerContext) {}
 
-  reconcile(): number {
-    try {
-      this.gc();
-    } catch (err) {
-      this.ctx.log.warn({ err }, 'pod gc pass failed');
-    }
-    return gcCheckPeriodMs;
-  }
-
-  private gc(): void {
+  gc(): void {
     const { client } = this.ctx;
     const pods = client.list('v1/pods');
     const terminated = pods.filter(isTerminated);
