@@ -15,7 +15,7 @@ import { clientFor, type Client } from '../../src/client/client.js';
 import { KubeletManager } from '../../src/kubelet/kubelet-manager.js';
 import { nodeLifecycleController, nodeMonitorGracePeriodMs } from '../../src/controllers/node-lifecycle-controller.js';
 import { Manager } from '../../src/controllers/runtime/index.js';
-import { GarbageCollector } from '../../src/controllers/garbage-collector.js';
+import { garbageCollectorController } from '../../src/controllers/garbage-collector.js';
 import { leaseRenewMs, statusReportMs } from '../../src/kubelet/node-agent.js';
 import type { KObject } from '../../src/machinery/types.js';
 
@@ -27,7 +27,6 @@ class Fleet {
   readonly client: Client;
   readonly kubelets: KubeletManager;
   readonly controllers: Manager;
-  readonly gc: GarbageCollector;
   /** Writes seen through the watch, by resource. */
   readonly writes = { leases: 0, nodes: 0 };
   private readonly stops: Array<() => void> = [];
@@ -40,8 +39,7 @@ class Fleet {
     for (let i = 0; i < nodes; i++) this.client.create('v1/nodes', '', { apiVersion: 'v1', kind: 'Node', metadata: { name: `n${i}`, labels: { 'topology.kubernetes.io/zone': `z${i % 2}` } } } as KObject);
     this.kubelets = new KubeletManager(this.client, this.clock, log);
     this.kubelets.start();
-    this.controllers = new Manager({ client: this.client, clock: this.clock, log }).add(nodeLifecycleController).start();
-    this.gc = new GarbageCollector(this.client, this.clock, log);
+    this.controllers = new Manager({ client: this.client, clock: this.clock, log }).add(nodeLifecycleController).add(garbageCollectorController).start();
     this.stops.push(this.client.watch(leases, () => void this.writes.leases++));
     this.stops.push(this.client.watch('v1/nodes', () => void this.writes.nodes++));
   }
@@ -66,7 +64,6 @@ class Fleet {
 
   close(): void {
     this.stops.forEach((s) => s());
-    this.gc.stop();
     this.controllers.stop();
     this.kubelets.stop();
     this.store.close();
