@@ -10,7 +10,6 @@ import { setImmediate as tick } from 'node:timers/promises';
 import { startBonsai } from '../src/index.js';
 import { clientFor, type Client } from '../src/client/client.js';
 import { EventRecorder } from '../src/client/event-recorder.js';
-import { bindPod } from '../src/client/services.js';
 import { controllerIdentity, nodeIdentity, schedulerIdentity } from '../src/auth/identities.js';
 import type { KObject } from '../src/machinery/types.js';
 import { SqliteStore } from '../src/storage/sqlite-store.js';
@@ -130,7 +129,7 @@ async function main(): Promise<void> {
     const nodes = Array.from({ length: Math.max(1, n / 4) }, (_, i) => `n${r}-${i}`);
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     record('pod create', (await measure(n, (i) => rs.create('v1/pods', 'default', pod(names[i]), { owned: true }))).cpuUs);
-    record('pod binding', (await measure(n, (i) => bindPod(sched, 'default', names[i], 'bench-node'))).cpuUs);
+    record('pod binding', (await measure(n, (i) => sched.services.bindPod('default', names[i], 'bench-node'))).cpuUs);
     const podDef = kubelet.resource('v1/pods')!;
     record('pod status', (await measure(n, (i) => {
       const status = podStatus(names[i], now);

@@ -20,8 +20,14 @@ const files = find('dist/test');
 const args = process.argv.slice(2);
 const storage = args.find((a) => a.startsWith('--storage='));
 if (storage) process.env.BONSAI_TEST_STORAGE = storage.slice('--storage='.length);
-const only = args.filter((a) => !a.startsWith('--storage='));
+// `--quick` (npm run test:quick): a first check in a couple of minutes, the unit files and kubectl's basics.
+const quick = ['/unit/', '/e2e/kubectl-basics.'];
+const only = args.filter((a) => !a.startsWith('--storage=')).flatMap((a) => (a === '--quick' ? quick : [a]));
 const selected = only.length ? files.filter((f) => only.some((o) => f.includes(o))) : files;
+if (!selected.length) {
+  console.error(`no test file matches ${only.join(' ')}`);
+  process.exit(1);
+}
 // Timeouts: every test and hook gets one unless it sets its own (test/timeouts/, 5 minutes by default,
 // BONSAI_TEST_TIMEOUT_MS), each file 20 minutes in all (node 20's --test-timeout bounds whole files), and a file
 // whose tests are done exits even if something it started still holds the event loop.

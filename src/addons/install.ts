@@ -88,7 +88,7 @@ export async function parseCrdFile(f: CrdFile): Promise<KObject[]> {
       throw new Error(`${f.path}: not a CustomResourceDefinition`);
     }
     if (depthOf(obj) > maxYamlDepth) throw new Error(`${f.path}: nested too deeply`);
-    crds.push(obj as unknown as KObject);
+    crds.push(obj as KObject);
   }
   if (parsed.size >= maxParsed) parsed.clear();
   parsed.set(key, crds);

@@ -4,14 +4,20 @@
 // other objects. A missing object still waits (its delete may be the write not yet committed).
 import type { Registry } from '../registry/registry.js';
 import { storageKey } from '../registry/resource.js';
+import type { ObjectName } from '../storage/storage.js';
 import type { RequestInfo } from './request-info.js';
 
 const watchQuery = /[?&]watch=/;
 
-export function readsCommittedObject(reg: Registry, info: RequestInfo, url: string): boolean {
-  if (info.name === undefined || info.subresource !== undefined || info.watchPath || info.resource === undefined || watchQuery.test(url)) return false;
+/** The one object a GET reads (not a list, watch or subresource); undefined for every other request. */
+export function objectRead(reg: Registry, info: RequestInfo, url: string): ObjectName | undefined {
+  if (info.name === undefined || info.subresource !== undefined || info.watchPath || info.resource === undefined || watchQuery.test(url)) return undefined;
   const def = reg.find(info.group, info.version, info.resource);
-  if (!def) return false;
-  const obj = reg.getStored(storageKey(def), def.namespaced ? info.namespace ?? '' : '', info.name);
+  return def && { resource: storageKey(def), namespace: def.namespaced ? info.namespace ?? '' : '', name: info.name };
+}
+
+export function readsCommittedObject(reg: Registry, info: RequestInfo, url: string): boolean {
+  const one = objectRead(reg, info, url);
+  const obj = one && reg.getStored(one.resource, one.namespace, one.name);
   return obj !== undefined && Number(obj.metadata.resourceVersion) <= reg.store.publishedRevision();
 }

@@ -47,10 +47,10 @@ function selected(sel: Selection, obj: KObject, namespaced: boolean): boolean {
 }
 
 export function listPodMetrics(reg: Registry, namespace: string | undefined, sel: Selection = { labels: [], fields: [] }): PodMetrics[] {
-  const pods = reg.store.list('core/pods', namespace) as unknown as Pod[];
+  const pods = reg.store.list('core/pods', namespace);
   const out: PodMetrics[] = [];
   for (const p of pods) {
-    if (!selected(sel, p as unknown as KObject, true)) continue;
+    if (!selected(sel, p, true)) continue;
     const m = podMetrics(reg, p);
     if (m) out.push(m);
   }
@@ -60,8 +60,8 @@ export function listPodMetrics(reg: Registry, namespace: string | undefined, sel
 export function listNodeMetrics(reg: Registry, sel: Selection = { labels: [], fields: [] }): NodeMetrics[] {
   const byNode = podUsageByNode(reg);
   const out: NodeMetrics[] = [];
-  for (const n of reg.store.list('core/nodes') as unknown as Node[]) {
-    if (!selected(sel, n as unknown as KObject, false)) continue;
+  for (const n of reg.store.list('core/nodes')) {
+    if (!selected(sel, n, false)) continue;
     const m = nodeMetrics(reg, n, byNode);
     if (m) out.push(m);
   }
@@ -69,7 +69,7 @@ export function listNodeMetrics(reg: Registry, sel: Selection = { labels: [], fi
 }
 
 export function getPodMetrics(reg: Registry, namespace: string, name: string): PodMetrics {
-  const pod = reg.store.get('core/pods', namespace, name) as unknown as Pod | undefined;
+  const pod = reg.store.get('core/pods', namespace, name);
   if (!pod) throw noPod(name);
   const m = podMetrics(reg, pod);
   if (!m) throw noPodMetrics(namespace, name);
@@ -77,7 +77,7 @@ export function getPodMetrics(reg: Registry, namespace: string, name: string): P
 }
 
 export function getNodeMetrics(reg: Registry, name: string): NodeMetrics {
-  const node = reg.store.get('core/nodes', '', name) as unknown as Node | undefined;
+  const node = reg.store.get('core/nodes', '', name);
   if (!node) throw noNode(name);
   const m = nodeMetrics(reg, node);
   if (!m) throw noNodeMetrics(name);

@@ -133,7 +133,7 @@ function servicePod(reg: Registry, namespace: string, svc: Service, portId: stri
   const ports = svc.spec?.ports ?? [];
   const sp = portId === '' ? ports[0] : ports.find((p) => p.name === portId || String(p.port) === portId);
   if (!sp) throw unavailable(`no endpoints available for service "${portId === '' ? name : `${name}:${portId}`}"`);
-  const ep = reg.getStored('core/endpoints', namespace, name) as unknown as Endpoints | undefined;
+  const ep = reg.getStored('core/endpoints', namespace, name) as Endpoints | undefined;
   const targets: Array<{ pod: string; port: number }> = [];
   for (const subset of ep?.subsets ?? []) {
     const port = (subset.ports ?? []).find((p) => (p.name ?? '') === (sp.name ?? '') || (subset.ports?.length === 1 && !sp.name));
@@ -147,7 +147,7 @@ function servicePod(reg: Registry, namespace: string, svc: Service, portId: stri
   const i = roundRobin.get(key) ?? 0;
   roundRobin.set(key, (i + 1) % targets.length);
   const t = targets[i % targets.length];
-  const pod = reg.getStored('core/pods', namespace, t.pod) as unknown as Pod | undefined;
+  const pod = reg.getStored('core/pods', namespace, t.pod) as Pod | undefined;
   if (!pod) throw unavailable(`no endpoints available for service "${name}"`);
   return { pod, port: t.port };
 }
@@ -160,11 +160,11 @@ export function handleProxy(reg: Registry, def: ResourceDef, info: RequestInfo, 
   if (!id) throw badRequest(`invalid ${kind} request ${JSON.stringify(info.name ?? '')}`);
   const path = proxyPath(req.url, info.name ?? '');
   if (def.plural === 'pods') {
-    const pod = reg.get(def, namespace, id.name) as unknown as Pod;
+    const pod = reg.get(def, namespace, id.name) as Pod;
     return answer(reg, pod, podPort(pod, id.port), req, reply, path);
   }
   if (def.plural === 'services') {
-    const svc = reg.get(def, namespace, id.name) as unknown as Service;
+    const svc = reg.get(def, namespace, id.name) as Service;
     const { pod, port } = servicePod(reg, namespace, svc, id.port);
     return answer(reg, pod, port, req, reply, path);
   }

@@ -10,7 +10,7 @@ import { handleMetricsAdapter } from '../metrics-apis/http.js';
 import { isAdapterGroup } from '../metrics-apis/discovery.js';
 import { registerOpenApi } from './openapi-routes.js';
 import { parseRequestPath } from './request-info.js';
-import { readsCommittedObject } from './committed-read.js';
+import { objectRead, readsCommittedObject } from './committed-read.js';
 import { groupVersionOf, notFoundFor, PageNotFound, sendPageNotFound, sendServiceUnavailable, ServiceUnavailable } from './not-found.js';
 import { installJsonFraming } from './json-framing.js';
 import { HostAllowList, installHostCheck } from './host-check.js';
@@ -105,7 +105,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
       // No onSend hook runs here: framed as a Buffer, the body and its type go out as written.
       void (reply as FastifyReply).code(status.code).header('Content-Type', 'application/json').send(Buffer.from(`${JSON.stringify(status.toStatus())}\n`));
     },
-  }) as unknown as FastifyInstance;
+  });
   installBodyReader(app);
 
   installHostCheck(app, opts.hosts ?? new HostAllowList());
@@ -199,7 +199,7 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     // Reads (and the initial state of watches) see only committed writes; on a shared store (etcd), every write
     // acknowledged anywhere before the request.
     if (req.method === 'GET') {
-      await reg.store.consistentRead?.()?.catch((e: unknown) => {
+      await reg.store.consistentRead?.(objectRead(reg, info, req.url))?.catch((e: unknown) => {
         throw e instanceof StorageError ? new ApiError(504, 'Timeout', e.message) : e;
       });
     }

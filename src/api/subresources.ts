@@ -32,8 +32,8 @@ interface Replicated {
 }
 
 function toScale(def: ResourceDef, obj: KObject): Scale {
-  if (def.scale) return def.scale.get(obj) as unknown as Scale;
-  const r = obj as unknown as Replicated;
+  if (def.scale) return def.scale.get(obj);
+  const r = obj as Replicated;
   const sel = r.spec?.selector;
   const selector = def.plural === 'replicationcontrollers'
     ? Object.entries((sel ?? {}) as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(',')
@@ -47,7 +47,7 @@ function toScale(def: ResourceDef, obj: KObject): Scale {
 }
 
 /** Admission sees a write of the scale subresource as an update of a Scale. */
-const scaleAdmission = (def: ResourceDef) => ({ subresource: 'scale', kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, view: (o: KObject) => toScale(def, o) as unknown as KObject });
+const scaleAdmission = (def: ResourceDef) => ({ subresource: 'scale', kind: { group: 'autoscaling', version: 'v1', kind: 'Scale' }, view: (o: KObject) => toScale(def, o) });
 
 function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: FastifyRequest, reply: FastifyReply): void | Promise<void> {
   const ns = info.namespace ?? '';
@@ -61,7 +61,7 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
   checkWriteOptions(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions', type);
   const warnings: string[] = [];
   return reg.guaranteedUpdateAsync(def, ns, name, (cur) => {
-    const scale = toScale(def, cur) as unknown as KObject;
+    const scale = toScale(def, cur) as KObject;
     let next: KObject;
     if (req.method === 'PUT' || !type || type === 'apply') {
       next = objectBody(req.body as Buffer | undefined, req.headers['content-type']);

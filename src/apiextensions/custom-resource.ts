@@ -117,7 +117,7 @@ export function customResourceDef(crd: Crd, opts: CustomResourceOptions = {}): R
     const reviewVersions = Array.isArray(conversion.webhook.conversionReviewVersions) ? conversion.webhook.conversionReviewVersions.filter((v): v is string => typeof v === 'string') : [];
     def.conversionWebhook = { clientConfig: conversion.webhook.clientConfig, conversionReviewVersions: reviewVersions };
   }
-  if (scalePaths) def.scale = { get: (obj) => scaleOf(obj, scalePaths) as unknown as KObject, set: (obj, replicas) => applyScale(obj, replicas, scalePaths) };
+  if (scalePaths) def.scale = { get: (obj) => scaleOf(obj, scalePaths), set: (obj, replicas) => applyScale(obj, replicas, scalePaths) };
   if (opts.terminating) {
     def.prepareCreate = () => {
       throw new ApiError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating');

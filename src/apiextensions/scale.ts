@@ -117,7 +117,7 @@ export function scaleForUpdate(obj: KObject, paths: ScalePaths): Scale {
 export function applyScale(obj: KObject, replicas: number, paths: ScalePaths): KObject {
   if (replicas === unsetReplicas) throw badRequest(`the spec replicas field ${JSON.stringify(paths.specReplicasPath)} cannot be empty`);
   const fields = split(paths.specReplicasPath);
-  const out = structuredClone(obj) as unknown as Record<string, unknown>;
+  const out = structuredClone(obj) as Record<string, unknown>;
   let m = out;
   for (let i = 0; i < fields.length - 1; i++) {
     const next = hasOwn(m, fields[i]) ? m[fields[i]] : undefined;
@@ -129,7 +129,7 @@ export function applyScale(obj: KObject, replicas: number, paths: ScalePaths): K
     else throw scaleSetError(fields.slice(0, i + 1));
   }
   setOwn(m, fields[fields.length - 1], replicas);
-  return out as unknown as KObject;
+  return out as KObject;
 }
 
 function scaleSetError(fields: string[]): ApiError {

@@ -16,6 +16,7 @@ import { Informer, type InformerOptions } from './informer.js';
 import type { ChangeListener, ResourceRef, WatchTrigger } from './types.js';
 import type { BuiltinResources } from '../generated/k8s/resources.js';
 import type { ServerSlot } from '../util/server-slot.js';
+import { ClientServices } from './services.js';
 
 /** A built-in resource's reference, as the generated types name it (`'apps/v1/deployments'`). */
 export type BuiltinRef = keyof BuiltinResources;
@@ -28,15 +29,6 @@ export interface ClientListOptions {
 }
 
 const views = new WeakMap<Registry, Client>();
-const registries = new WeakMap<Client, Registry>();
-
-/**
- * The registry view behind a client. For the adapters in src/client/ only (server services that take a registry:
- * binding, metrics, PKI); components never see it.
- */
-export function registryOf(client: Client): Registry {
-  return registries.get(client)!;
-}
 
 /** The client acting as the registry view's identity (one per view, made once). */
 export function clientFor(reg: Registry): Client {
@@ -48,13 +40,15 @@ export function clientFor(reg: Registry): Client {
 export class Client {
   readonly clock: Clock;
   readonly log: Logger;
+  /** Server services besides reads and writes: binding, eviction, metrics, the PKI, in-process admission. */
+  readonly services: ClientServices;
   private readonly identities = new Map<string, Client>();
 
   /** Use `clientFor(registryView)`; `resolver` is shared by the clients of one registry. */
   constructor(private readonly reg: Registry, private readonly resolver: Resolver) {
     this.clock = reg.clock;
     this.log = reg.log;
-    registries.set(this, reg);
+    this.services = new ClientServices(reg);
   }
 
   /** The same client acting as another identity (a node's kubelet, say); made once per identity. */

@@ -1,6 +1,6 @@
 // Records core/v1 Events through the in-process client, aggregating repeats into count and series as client-go does.
 import type { Event, ObjectReference } from '../generated/k8s/core/v1.js';
-import type { KObject } from '../machinery/types.js';
+import type { KObject, Referable } from '../machinery/types.js';
 import { rfc3339, rfc3339Micro } from '../util/clock.js';
 import type { Registry } from '../registry/registry.js';
 import { Client, clientFor } from './client.js';
@@ -13,7 +13,7 @@ export interface EventSource {
 const aggregateWindowMs = 10 * 60 * 1000;
 let nameSeq = Math.floor(Math.random() * 1_000_000);
 
-export function objectReference(obj: KObject): ObjectReference {
+export function objectReference(obj: Referable): ObjectReference {
   return { apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name, namespace: obj.metadata.namespace, uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion };
 }
 
@@ -73,7 +73,7 @@ export class EventRecorder {
     }
   }
 
-  event(obj: KObject, type: 'Normal' | 'Warning', reason: string, message: string, fieldPath?: string): void {
+  event(obj: Referable, type: 'Normal' | 'Warning', reason: string, message: string, fieldPath?: string): void {
     const ref = objectReference(obj);
     if (fieldPath) ref.fieldPath = fieldPath;
     const namespace = obj.metadata.namespace || 'default';
@@ -83,7 +83,7 @@ export class EventRecorder {
     try {
       if (seen && now.getTime() - seen.at < aggregateWindowMs && this.client.get('v1/events', seen.namespace, seen.event)) {
         this.client.guaranteedUpdate('v1/events', seen.namespace, seen.event, (cur) => {
-          const e = cur as unknown as Event;
+          const e = cur as Event;
           const count = (e.count ?? 1) + 1;
           return { ...cur, count, lastTimestamp: rfc3339(now), series: { count, lastObservedTime: rfc3339Micro(now) } };
         }, { pure: true });
@@ -100,7 +100,7 @@ export class EventRecorder {
         reportingComponent: this.source.component, reportingInstance: this.source.host ?? '',
       };
       // Built here of fresh values: the write takes it over without a copy.
-      this.client.create('v1/events', namespace, ev as unknown as KObject, { owned: true });
+      this.client.create('v1/events', namespace, ev as KObject, { owned: true });
       if (seen) {
         // A repeat after the aggregation window (or of an Event deleted meanwhile): later repeats count on the new one.
         seen.event = name;

@@ -116,11 +116,11 @@ export class Informer<T = KObject> {
   private observe(c: Change): void {
     if (this.indexes.size) {
       const key = keyOf(c.object);
-      const now = c.object as unknown as T;
+      const now = c.object as T;
       for (const index of this.indexes.values()) {
         const after = c.type === 'DELETED' ? [] : valuesOf(index.fn(now));
         const before = c.type === 'DELETED' ? valuesOf(index.fn(now)) : [];
-        const previous = c.previous ? valuesOf(index.fn(c.previous as unknown as T)) : [];
+        const previous = c.previous ? valuesOf(index.fn(c.previous as T)) : [];
         for (const v of before) remove(index.byValue, v, key);
         for (const v of previous) if (!after.includes(v)) remove(index.byValue, v, key);
         // A value the previous version was indexed under holds the key already (most changes keep every value).

@@ -44,9 +44,9 @@ function registerNodes(client: Client, clock: Clock, kubelets: KubeletManager, c
     if (client.get('v1/nodes', '', planned[i].name)) continue;
     // Processes sharing the nodes each register their own: the planned position keeps their pod CIDRs apart.
     const node = buildNode(planned[i], config.region, filter ? kubelets.claimIndex(i) : kubelets.allocateIndex(), now);
-    if (filter && !filter(node as unknown as KObject)) continue;
+    if (filter && !filter(node)) continue;
     // A kubelet registers its own Node (as system:node:NAME); the object is built for this write alone (given away).
-    created.push(kubelets.nodeClient(planned[i].name).create('v1/nodes', '', node as unknown as KObject, { owned: true }));
+    created.push(kubelets.nodeClient(planned[i].name).create('v1/nodes', '', node, { owned: true }));
   }
   return created;
 }

@@ -147,6 +147,6 @@ export function mirrorPods(node: { name: string; uid: string }, seenAt: string):
         tolerations: [{ operator: 'Exists', effect: 'NoExecute' }],
         containers: [{ name: c.name, image: c.image, imagePullPolicy: 'IfNotPresent', command: c.command }],
       },
-    } as unknown as KObject;
+    };
   });
 }

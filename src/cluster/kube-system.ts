@@ -46,13 +46,13 @@ export function controlPlaneNode(nodes: Node[]): Node | undefined {
 function servedControlPlane(client: Client, clock: Clock, config: ClusterConfig, serves: (node: KObject) => boolean): Node | undefined {
   const planned = controlPlaneNode(plannedNodes(config).map((p) => buildNode(p, config.region, 0, clock.now())));
   const node = planned?.metadata?.name ? client.get('v1/nodes', '', planned.metadata.name) : undefined;
-  return node && serves(node) ? (node as unknown as Node) : undefined;
+  return node && serves(node) ? (node) : undefined;
 }
 
 export function startKubeSystem(client: Client, clock: Clock, log: Logger, config: ClusterConfig, serves?: (node: KObject) => boolean): () => void {
   if (!kubeSystemEnabled(config)) return () => {};
   for (const { resource, object } of addonObjects()) ensure(client, log, resource, object);
-  const node = serves ? servedControlPlane(client, clock, config, serves) : controlPlaneNode(client.list('v1/nodes') as unknown as Node[]);
+  const node = serves ? servedControlPlane(client, clock, config, serves) : controlPlaneNode(client.list('v1/nodes'));
   if (!node?.metadata?.name || !node.metadata.uid) return () => {};
   const target = { name: node.metadata.name, uid: node.metadata.uid };
   const seen = clock.now().toISOString();

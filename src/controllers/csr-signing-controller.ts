@@ -7,7 +7,6 @@ import type { Clock } from '../util/clock.js';
 import { rfc3339 } from '../util/clock.js';
 import { splitKey } from '../machinery/object-key.js';
 import { defineController } from './runtime/index.js';
-import { securityOf } from '../client/services.js';
 import { loadX509 } from '../auth/pki/x509-lib.js';
 import { parseCsr } from '../auth/pki/csr.js';
 import { signerCheck, signRequest } from '../auth/pki/csr-signing.js';
@@ -55,7 +54,7 @@ async function sign(client: Client, clock: Clock, name: string): Promise<void> {
     }, { subresource: 'status' });
     return;
   }
-  const ca = await securityOf(client).pki.ca();
+  const ca = await client.services.security().pki.ca();
   const pem = await signRequest(ca, parsed, usages, csr.spec?.expirationSeconds);
   client.guaranteedUpdate(def, '', name, (cur) => {
     if (!pending(cur)) return cur;

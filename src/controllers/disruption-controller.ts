@@ -80,8 +80,8 @@ class DisruptionReconciler {
   }
 
   private trySync(pdb: PodDisruptionBudget): number | undefined {
-    const owner = pdb as unknown as KObject;
-    const pods = (this.client.list('v1/pods', pdb.metadata?.namespace) as unknown as Pod[]).filter((p) => labelSelectorMatches(pdb.spec?.selector, p.metadata?.labels ?? {}));
+    const owner = pdb;
+    const pods = (this.client.list('v1/pods', pdb.metadata?.namespace)).filter((p) => labelSelectorMatches(pdb.spec?.selector, p.metadata?.labels ?? {}));
     let expected: number;
     let desired: number;
     let unmanaged: string[];
@@ -101,7 +101,7 @@ class DisruptionReconciler {
       if (Number.isNaN(since)) continue;
       const left = since + deletionTimeoutMs - now;
       if (left < 0) {
-        this.events.event(pod as unknown as KObject, 'Warning', 'NotDeleted', `Pod was expected by PDB ${pdb.metadata?.namespace}/${pdb.metadata?.namespace} to be deleted but it wasn't`);
+        this.events.event(pod, 'Warning', 'NotDeleted', `Pod was expected by PDB ${pdb.metadata?.namespace}/${pdb.metadata?.namespace} to be deleted but it wasn't`);
         continue;
       }
       disrupted[pod.metadata?.name ?? ''] = at;

@@ -111,7 +111,7 @@ class EndpointsReconciler {
     // The API server itself keeps the `kubernetes` Service's endpoints.
     if (ns === 'default' && name === 'kubernetes') return;
     const def = this.client.resource('v1/endpoints')!;
-    const svc = this.client.get('v1/services', ns, name) as unknown as Service | undefined;
+    const svc = this.client.get('v1/services', ns, name);
     if (!svc) {
       this.triggers.forget(key);
       if (this.client.get('v1/endpoints', ns, name)) {
@@ -129,7 +129,7 @@ class EndpointsReconciler {
     const trigger = this.triggers.compute(key, svc, pods);
     const subsets = repackSubsets(this.entries(svc, pods));
 
-    const current = this.client.get('v1/endpoints', ns, name) as unknown as Endpoints | undefined;
+    const current = this.client.get('v1/endpoints', ns, name);
     const labels: Record<string, string> = { ...(svc.metadata?.labels ?? {}) };
     delete labels[headlessLabel];
     const headless = !svc.spec?.clusterIP || svc.spec.clusterIP === 'None';
@@ -146,7 +146,7 @@ class EndpointsReconciler {
     const meta: Record<string, unknown> = { ...(current?.metadata ?? { name, namespace: ns }), labels, annotations };
     if (!Object.keys(labels).length) delete meta.labels;
     if (!Object.keys(annotations).length) delete meta.annotations;
-    const next = { apiVersion: 'v1', kind: 'Endpoints', metadata: meta, ...(subsets.length ? { subsets } : {}) } as unknown as KObject;
+    const next = { apiVersion: 'v1', kind: 'Endpoints', metadata: meta, ...(subsets.length ? { subsets } : {}) };
     try {
       if (current) this.client.update(def, ns, name, next);
       else this.client.create(def, ns, next);

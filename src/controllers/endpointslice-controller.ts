@@ -82,7 +82,7 @@ class EndpointSliceReconciler {
 
   reconcile(key: string): void {
     const { namespace: ns, name } = splitKey(key);
-    const svc = this.client.get('v1/services', ns, name) as unknown as Service | undefined;
+    const svc = this.client.get('v1/services', ns, name);
     if (!svc) {
       // The garbage collector removes the slices through their owner reference.
       this.triggers.forget(key);
@@ -105,7 +105,7 @@ class EndpointSliceReconciler {
     }
     if (errors.length) {
       const msg = errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`;
-      this.events.event(svc as unknown as KObject, 'Warning', 'FailedToUpdateEndpointSlices', `Error updating Endpoint Slices for Service ${ns}/${name}: ${msg}`);
+      this.events.event(svc, 'Warning', 'FailedToUpdateEndpointSlices', `Error updating Endpoint Slices for Service ${ns}/${name}: ${msg}`);
       throw new Error(msg);
     }
   }
@@ -145,7 +145,7 @@ class EndpointSliceReconciler {
           if (port !== undefined) ports.push({ name: sp.name ?? '', protocol: sp.protocol ?? 'TCP', port, ...(sp.appProtocol ? { appProtocol: sp.appProtocol } : {}) });
         }
       }
-      const node = this.client.get('v1/nodes', '', p.spec?.nodeName ?? '') as unknown as Node | undefined;
+      const node = this.client.get('v1/nodes', '', p.spec?.nodeName ?? '');
       if (!node && !svc.spec?.publishNotReadyAddresses) {
         errors.push(`skipping Pod ${p.metadata?.name} for Service ${ns}/${svc.metadata?.name}: Node ${p.spec?.nodeName ?? ''} Not Found`);
         continue;
@@ -251,7 +251,7 @@ class EndpointSliceReconciler {
       const metadata = { ...s.metadata, annotations };
       if (!Object.keys(annotations).length) delete (metadata as { annotations?: unknown }).annotations;
       // An empty list is stored as absent, as the API server's encoding leaves it.
-      return { ...s, metadata, endpoints: s.endpoints?.length ? s.endpoints : null, ports: s.ports?.length ? s.ports : null } as unknown as KObject;
+      return { ...s, metadata, endpoints: s.endpoints?.length ? s.endpoints : null, ports: s.ports?.length ? s.ports : null };
     };
     if (!svc.metadata?.deletionTimestamp) {
       for (const s of plan.create) {

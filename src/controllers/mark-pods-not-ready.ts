@@ -11,7 +11,7 @@ import type { Logger } from '../util/logger.js';
 export function markPodsNotReady(client: Client, events: EventRecorder, log: Logger, pods: KObject[], nodeName: string): void {
   const def = client.resource('v1/pods')!;
   const stamp = rfc3339(client.clock.now());
-  for (const p of pods as unknown as Pod[]) {
+  for (const p of pods as Pod[]) {
     if (p.spec?.nodeName !== nodeName) continue;
     const ready = p.status?.conditions?.find((c) => c.type === 'Ready');
     if (!ready || ready.status === 'False') continue;
@@ -21,7 +21,7 @@ export function markPodsNotReady(client: Client, events: EventRecorder, log: Log
         const conditions = (st.conditions ?? []).map((c) => (c.type === 'Ready' && c.status !== 'False' ? { ...c, status: 'False', lastTransitionTime: stamp } : c));
         return { ...cur, status: { ...st, conditions } };
       }, { subresource: 'status' });
-      events.event(p as unknown as KObject, 'Warning', 'NodeNotReady', 'Node is not ready');
+      events.event(p as KObject, 'Warning', 'NodeNotReady', 'Node is not ready');
     } catch (err) {
       log.debug({ err, pod: p.metadata?.name }, 'marking pod not ready failed');
     }

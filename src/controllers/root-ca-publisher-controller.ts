@@ -5,7 +5,6 @@
 // certificates; created on first use). Served over plain HTTP, Bonsai presents no certificate for it to verify,
 // but it is still the CA that signs the cluster's certificates, so it is published all the same.
 import type { Client } from '../client/client.js';
-import { securityOf } from '../client/services.js';
 import type { KObject } from '../machinery/types.js';
 import { ApiError } from '../machinery/errors.js';
 import { keyFor, splitKey } from '../machinery/object-key.js';
@@ -30,7 +29,7 @@ export const rootCaPublisherController = defineController({
   watches: [{ resource: 'v1/configmaps', when: (c) => c.object.metadata.name === rootCaConfigMap, map: (c) => [keyFor('', c.object.metadata.namespace)] }],
   setup({ client }) {
     let pem: Promise<string> | undefined;
-    const caPem = () => (pem ??= securityOf(client).pki.ca().then((ca) => ca.certPem));
+    const caPem = () => (pem ??= client.services.security().pki.ca().then((ca) => ca.certPem));
     return { reconcile: async (key: string) => publish(client, splitKey(key).name, await caPem()) };
   },
 });

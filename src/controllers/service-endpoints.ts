@@ -47,7 +47,7 @@ export function selectorMatches(sel: Record<string, string>, labels: Record<stri
 
 /** The pods of the Service's namespace its selector matches. */
 export function selectedPods(client: Client, svc: Service, sel: Record<string, string>): Pod[] {
-  return (client.list('v1/pods', svc.metadata?.namespace) as unknown as Pod[]).filter((p) => selectorMatches(sel, p.metadata?.labels));
+  return (client.list('v1/pods', svc.metadata?.namespace)).filter((p) => selectorMatches(sel, p.metadata?.labels));
 }
 
 /** The pod port a Service port targets: a number as is, a name looked up in the containers (and sidecars) ports. */
@@ -80,12 +80,12 @@ function podEndpointsChanged(a: Pod, b: Pod): boolean {
 
 /** `ns/name` keys of the services a pod change concerns: those selecting the pod before or after it. */
 export function servicesForPodChange(client: Client, c: Change): string[] {
-  const cur = c.object as unknown as Pod;
-  const prev = c.previous as unknown as Pod | undefined;
+  const cur = c.object;
+  const prev = c.previous;
   if (c.type === 'MODIFIED' && prev && !podEndpointsChanged(prev, cur)) return [];
   const ns = c.object.metadata.namespace ?? '';
   const out: string[] = [];
-  for (const s of client.list('v1/services', ns) as unknown as Service[]) {
+  for (const s of client.list('v1/services', ns)) {
     const sel = managedSelector(s);
     if (!sel) continue;
     if (selectorMatches(sel, cur.metadata?.labels) || (prev && selectorMatches(sel, prev.metadata?.labels))) out.push(`${ns}/${s.metadata?.name}`);

@@ -5,7 +5,6 @@
 import type { Client } from '../client/client.js';
 import type { KObject } from '../machinery/types.js';
 import { defineController } from './runtime/index.js';
-import { securityOf } from '../client/services.js';
 import { legacyClaims, signToken } from '../auth/serviceaccount/claims.js';
 import { keyOf, splitKey } from '../machinery/object-key.js';
 
@@ -49,7 +48,7 @@ class TokenReconciler {
       }
       return;
     }
-    const security = securityOf(this.client);
+    const security = this.client.services.security();
     const ca = (await security.pki.ca()).certPem;
     const d = data(secret);
     const needsToken = !d.token;

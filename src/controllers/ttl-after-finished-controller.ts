@@ -26,7 +26,7 @@ export function ttlRemainingMs(job: Job, nowMs: number): number | undefined {
 
 export const ttlAfterFinishedController = defineController({
   name: 'ttl-after-finished',
-  for: { resource: 'batch/v1/jobs', when: (c) => c.type !== 'DELETED' && expiresAtMs(c.object as unknown as Job) !== undefined },
+  for: { resource: 'batch/v1/jobs', when: (c) => c.type !== 'DELETED' && expiresAtMs(c.object) !== undefined },
   reconcile(key, { client, clock, log }): number | void {
     const { namespace: ns, name } = splitKey(key);
     const job = client.get<Job>('batch/v1/jobs', ns, name);

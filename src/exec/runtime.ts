@@ -187,7 +187,7 @@ export class SimRuntime implements ContainerRuntime {
     const logs = logProvider(s.client);
     if (!logs) return { exitCode: 0 };
     const out = terminal(s.stdout, s.tty);
-    const pod = t.pod as unknown as Parameters<typeof logs.read>[0];
+    const pod = t.pod as Parameters<typeof logs.read>[0];
     const now = logs.read(pod, c.name, false);
     const skip = 'lines' in now ? now.lines.length : 0;
     await new Promise<void>((resolve) => {

@@ -66,7 +66,7 @@ export function containerEnv(pod: Pod, c: Container): Record<string, string> {
 }
 
 export function containerPlan(pod: Pod, c: Container, kind: ContainerKind, timings: KubeletTimings, startMs: number): ContainerPlan {
-  const obj = pod as unknown as KObject;
+  const obj = pod;
   const ann = (k: Parameters<typeof simAnnotation>[1]) => simAnnotation(obj, k, c.name);
   const script = interpret(c.command, c.args, { env: containerEnv(pod, c), startMs });
   const policy = pod.spec?.restartPolicy ?? 'Always';

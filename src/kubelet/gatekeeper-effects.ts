@@ -21,7 +21,7 @@ const crds = 'apiextensions.k8s.io/v1/customresourcedefinitions';
 const isGatekeeperImage = (image: string | undefined) => /(^|\/)gatekeeper(:|@|$)/.test(image ?? '');
 
 function isGatekeeperPod(obj: KObject | undefined): boolean {
-  const pod = obj as unknown as Pod | undefined;
+  const pod = obj as Pod | undefined;
   return !!pod?.spec?.containers?.some((c) => isGatekeeperImage(c.image));
 }
 
@@ -53,8 +53,8 @@ export class GatekeeperEffects {
 
   /** The running gatekeeper pods, by name. */
   private runningPods(): Pod[] {
-    return (this.client.list('v1/pods') as unknown as Pod[])
-      .filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp && isGatekeeperPod(p as unknown as KObject))
+    return (this.client.list('v1/pods') as Pod[])
+      .filter((p) => p.status?.phase === 'Running' && !p.metadata?.deletionTimestamp && isGatekeeperPod(p as KObject))
       .sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   }
 

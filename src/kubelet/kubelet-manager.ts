@@ -67,7 +67,7 @@ export class KubeletManager implements NodeDirectory {
   }
 
   private claimIndexOf(node: KObject): void {
-    const cidr = (node as unknown as Node).spec?.podCIDR;
+    const cidr = (node as Node).spec?.podCIDR;
     const i = cidr ? indexOfPodCidr(cidr) : undefined;
     if (i !== undefined) this.usedIndexes.add(i);
   }
@@ -75,7 +75,7 @@ export class KubeletManager implements NodeDirectory {
   /** Starts agents for the nodes there are (`fresh`: how to start some of them) and follows Node changes from now on. */
   start(fresh: ReadonlyMap<string, StartOptions> = new Map()): void {
     this.podIPsAtStart = new Map();
-    for (const p of this.client.list('v1/pods') as unknown as Pod[]) {
+    for (const p of this.client.list('v1/pods')) {
       const node = p.spec?.nodeName;
       if (!node || !p.status?.podIP || !p.metadata?.uid) continue;
       let list = this.podIPsAtStart.get(node);
@@ -192,7 +192,7 @@ export class KubeletManager implements NodeDirectory {
 
   private createAgent(node: KObject, newNode: boolean): NodeAgent | undefined {
     const name = node.metadata.name ?? '';
-    let cur = node as unknown as Node;
+    let cur = node as Node;
     let podCIDR = cur.spec?.podCIDR;
     let index = podCIDR ? indexOfPodCidr(podCIDR) : undefined;
     const labels = defaultLabels(name);
@@ -209,7 +209,7 @@ export class KubeletManager implements NodeDirectory {
           ...o,
           metadata: { ...o.metadata, labels: { ...labels, ...o.metadata.labels } },
           spec: (o.spec as Node['spec'])?.podCIDR ? o.spec : { ...(o.spec as object), podCIDR: cidr, podCIDRs: [cidr] },
-        })) as unknown as Node;
+        }));
       } catch (err) {
         this.log.debug({ err, node: name }, 'registering the node failed');
         return undefined;
@@ -234,7 +234,7 @@ export class KubeletManager implements NodeDirectory {
 
   private scanPodIPs(nodeName: string): Array<[string, string]> {
     const out: Array<[string, string]> = [];
-    for (const p of this.client.list('v1/pods') as unknown as Pod[]) {
+    for (const p of this.client.list('v1/pods')) {
       if (p.spec?.nodeName === nodeName && p.status?.podIP && p.metadata?.uid) out.push([p.metadata.uid, p.status.podIP]);
     }
     return out;

@@ -74,7 +74,7 @@ const conditionStatus = (n: Node, type: string) => n.status?.conditions?.find((c
 
 /** A node's kubelet answers scrapes unless it is stopped or known not to be Ready. */
 export function nodeReports(node: Node): boolean {
-  if (simAnnotation(node as unknown as KObject, 'nodeStopped') === 'true') return false;
+  if (simAnnotation(node, 'nodeStopped') === 'true') return false;
   const ready = conditionStatus(node, 'Ready');
   return ready === undefined || ready === 'True';
 }
@@ -95,7 +95,7 @@ function pageRound(bytes: number): number {
 /** Per-container usage of a pod that has metrics (Running, on a node whose kubelet reports); undefined otherwise. */
 export function podUsageNow(reg: MetricsReader, pod: Pod): Array<{ name: string } & Usage> | undefined {
   if (pod.status?.phase !== 'Running' || !pod.spec?.nodeName) return undefined;
-  const node = reg.getStored('core/nodes', '', pod.spec.nodeName) as unknown as Node | undefined;
+  const node = reg.getStored('core/nodes', '', pod.spec.nodeName);
   if (!node || !nodeReports(node)) return undefined;
   const containers = runningContainers(pod);
   if (!containers.length) return undefined;
@@ -121,7 +121,7 @@ export function podMetrics(reg: MetricsReader, pod: Pod): PodMetrics | undefined
 /** The summed usage of the pods running on each node (one pass over all pods). */
 export function podUsageByNode(reg: MetricsReader): Map<string, Usage> {
   const out = new Map<string, Usage>();
-  for (const p of reg.listStored('core/pods') as unknown as Pod[]) {
+  for (const p of reg.listStored('core/pods') as Pod[]) {
     const node = p.spec?.nodeName;
     if (!node) continue;
     for (const u of podUsageNow(reg, p) ?? []) {

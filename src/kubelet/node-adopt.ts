@@ -19,7 +19,7 @@ export interface AdoptedNode {
  * what the kubelet would report now with the same heartbeat. Returns when the next report falls due.
  */
 export function adoptNodeStatus(node: KObject, id: { name: string; internalIP: string; bootSeed: string }, nowMs: number, reportMs: number): AdoptedNode | undefined {
-  const current = (node as unknown as Node).status as NodeStatus | undefined;
+  const current = (node as Node).status as NodeStatus | undefined;
   const ready = current?.conditions?.find((c) => c.type === 'Ready');
   if (ready?.status !== 'True' || !ready.lastHeartbeatTime) return undefined;
   const beatMs = Date.parse(ready.lastHeartbeatTime);
@@ -34,7 +34,7 @@ export function adoptNodeStatus(node: KObject, id: { name: string; internalIP: s
  * restart is put at a random point of the next `spreadMs` (undefined: renew at once).
  */
 export function adoptLease(lease: KObject | undefined, holder: string, nowMs: number, spreadMs: number): number | undefined {
-  const spec = (lease as unknown as Lease | undefined)?.spec;
+  const spec = (lease as Lease | undefined)?.spec;
   if (!spec || spec.holderIdentity !== holder || !spec.renewTime || !spec.leaseDurationSeconds) return undefined;
   const renewedMs = Date.parse(spec.renewTime);
   if (!(renewedMs <= nowMs) || renewedMs + spec.leaseDurationSeconds * 1000 <= nowMs + spreadMs) return undefined;

@@ -155,7 +155,7 @@ export class NodeAgent implements NodeAgentView {
     this.dirty = false;
     const node = this.node();
     if (!node || node.metadata.uid !== this.uid) return;
-    const current = (node as unknown as Node).status;
+    const current = (node as Node).status;
     const now = new Date(nowMs);
     const due = force || nowMs >= this.nextReportMs;
     const oldReady = current?.conditions?.find((c) => c.type === 'Ready');
@@ -202,7 +202,7 @@ export class NodeAgent implements NodeAgentView {
         spec,
       };
       // Built here for this write alone: given away, not copied.
-      this.client.create(def, leaseNamespace, lease as unknown as KObject, { owned: true });
+      this.client.create(def, leaseNamespace, lease as KObject, { owned: true });
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       this.log.debug({ err, node: this.nodeName }, 'lease renewal failed');

@@ -112,7 +112,7 @@ export function kubeletStatus(i: StatusInput): NodeStatus {
       { name: '', features: { recursiveReadOnlyMounts: true, userNamespaces: true } },
     ],
     features: { supplementalGroupsPolicy: true },
-  } as unknown as NodeStatus;
+  };
 }
 
 /** The InternalIP a status reports, if any. */

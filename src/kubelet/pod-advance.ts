@@ -142,7 +142,7 @@ export class PodAdvancer {
   }
 
   private creating(c: ContainerRun, at: number): void {
-    const startAnn = Number(simAnnotation(this.ctx.pod as unknown as KObject, 'startSeconds', c.name));
+    const startAnn = Number(simAnnotation(this.ctx.pod, 'startSeconds', c.name));
     c.stage = 'creating';
     c.dueMs = at + (Number.isFinite(startAnn) && startAnn >= 0 ? startAnn * 1000 : this.ctx.timings.startMs);
   }
@@ -203,7 +203,7 @@ export class PodAdvancer {
   }
 
   private pullMs(c: ContainerRun): number {
-    const pullAnn = Number(simAnnotation(this.ctx.pod as unknown as KObject, 'pullSeconds', c.name));
+    const pullAnn = Number(simAnnotation(this.ctx.pod, 'pullSeconds', c.name));
     return Number.isFinite(pullAnn) && pullAnn >= 0 ? pullAnn * 1000 : this.ctx.timings.pullMs;
   }
 

@@ -77,7 +77,7 @@ export class PodLifecycle {
       if (c.type === 'MODIFIED' && uid !== undefined && this.writtenRv.get(uid) === c.object.metadata.resourceVersion) return;
       const key = keyOf(c.object);
       // A pod bound to no node that this kubelet never filed (a new pod before the scheduler): nothing to do yet.
-      if (!(c.object as unknown as Pod).spec?.nodeName && !this.uidOfKey.has(key)) return;
+      if (!(c.object as Pod).spec?.nodeName && !this.uidOfKey.has(key)) return;
       this.queue.add(key);
     }));
     this.refs = new ReferenceWaits(ctx.client, (key) => {
@@ -111,7 +111,7 @@ export class PodLifecycle {
    * do, without a trip through the work queue for each of 100,000 pods); the others are queued for reconcile.
    */
   private firstLook(): void {
-    for (const p of this.ctx.client.list('v1/pods') as unknown as Pod[]) {
+    for (const p of this.ctx.client.list('v1/pods')) {
       const key = keyOf(p);
       const uid = p.metadata?.uid ?? '';
       const nodeName = p.spec?.nodeName;
@@ -148,7 +148,7 @@ export class PodLifecycle {
 
   private reconcile(key: string): number | void {
     const [namespace, name] = key.split('/');
-    const pod = this.ctx.client.get('v1/pods', namespace, name) as unknown as Pod | undefined;
+    const pod = this.ctx.client.get('v1/pods', namespace, name);
     const known = this.uidOfKey.get(key);
     if (!pod || (known && pod.metadata?.uid !== known)) this.forget(key, known);
     if (!pod) return;
@@ -176,7 +176,7 @@ export class PodLifecycle {
     const advancer = this.advancer(pod, run, agent, now);
     if (fresh) advancer.resume();
     const deadline = activeDeadline(pod, run, now);
-    if (deadline === 'exceeded') this.recorder(run.nodeName).event(pod as unknown as KObject, 'Normal', 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline');
+    if (deadline === 'exceeded') this.recorder(run.nodeName).event(pod, 'Normal', 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline');
     const resizeAfter = evaluateResize(this.ctx.client, pod, run, now, this.ctx.timings.startMs);
     let next = Math.min(advancer.advance(), typeof deadline === 'number' ? deadline : Infinity, resizeAfter === undefined ? Infinity : now + resizeAfter);
     if (isTerminal(podPhase(pod, run, now))) {
@@ -235,7 +235,7 @@ export class PodLifecycle {
 
   /** `agent` undefined: only to resume a record (no step that hands out an IP). */
   private advancer(pod: Pod, run: PodRun, agent: NodeAgentView | undefined, now: number): PodAdvancer {
-    const obj = pod as unknown as KObject;
+    const obj = pod;
     const rec = this.recorder(run.nodeName);
     let images = this.pulled.get(run.nodeName);
     if (!images) this.pulled.set(run.nodeName, (images = new Set()));
@@ -277,7 +277,7 @@ export class PodLifecycle {
     const def = this.ctx.client.resource('v1/pods')!;
     const written = nodeClient(this.ctx.client, run.nodeName).guaranteedUpdate(def, run.namespace, run.name, (cur) => {
       if (cur.metadata.uid !== run.uid) throw new Error('pod was replaced');
-      return { ...cur, status: status as unknown as Record<string, unknown> };
+      return { ...cur, status: status };
     }, { subresource: 'status', pure: true, audit: { verb: 'patch', subresource: 'status' } });
     if (this.runs.get(run.uid) === run && written.metadata.resourceVersion) this.writtenRv.set(run.uid, written.metadata.resourceVersion);
   }
@@ -298,7 +298,7 @@ export class PodLifecycle {
           const want = now + preStopMs(pod, c.name, this.ctx.clock.nowMs());
           c.stopAtMs = Math.min(want, graceEnd);
           c.stopExitCode = want > graceEnd ? 137 : sigtermExitCode(pod, c.name, c.kind);
-          rec.event(pod as unknown as KObject, 'Normal', 'Killing', `Stopping container ${c.name}`, fieldPathOf(c));
+          rec.event(pod, 'Normal', 'Killing', `Stopping container ${c.name}`, fieldPathOf(c));
         }
       } else if (graceEnd < run.terminating.graceEndMs) {
         run.terminating.graceEndMs = graceEnd;

@@ -35,11 +35,11 @@ export function evaluateResize(client: Client, pod: Pod, run: PodRun, now: numbe
     run.resizePending = undefined;
     return run.resizeInProgressUntilMs !== undefined ? run.resizeInProgressUntilMs - now : undefined;
   }
-  const node = client.get('v1/nodes', '', run.nodeName) as unknown as Node | undefined;
+  const node = client.get('v1/nodes', '', run.nodeName);
   const allocatable = amounts(node?.status?.allocatable as Record<string, unknown> | undefined);
   const wanted = podRequests(pod);
   const used: Record<string, number> = {};
-  for (const other of client.list('v1/pods') as unknown as Pod[]) {
+  for (const other of client.list('v1/pods')) {
     if (other.spec?.nodeName !== run.nodeName || other.metadata?.uid === run.uid || terminal(other)) continue;
     for (const [k, v] of Object.entries(podRequests(other))) used[k] = (used[k] ?? 0) + v;
   }

@@ -17,7 +17,7 @@ const idleMemory = 4 * 2 ** 20;
 
 /** Use of one container: the annotation, else 40% of its cpu request and 60% of its memory request, else a small idle figure; cpu at most its limit. */
 export function containerUsage(pod: Pod, c: Container): ContainerUsage {
-  const obj = pod as unknown as KObject;
+  const obj = pod;
   const cpuAnn = simAnnotation(obj, 'cpuUsage', c.name);
   const memAnn = simAnnotation(obj, 'memoryUsage', c.name);
   const req = (c.resources?.requests ?? {}) as Record<string, unknown>;

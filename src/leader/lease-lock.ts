@@ -18,7 +18,7 @@ export interface LeaderRecord {
 
 /** The record a Lease holds (another client may have written anything its schema allows: read defensively). */
 export function recordOf(lease: KObject): LeaderRecord {
-  const spec = ((lease as unknown as Lease).spec ?? {}) as Lease['spec'] & object;
+  const spec = ((lease).spec ?? {}) as Lease['spec'] & object;
   const duration = spec.leaseDurationSeconds;
   const transitions = spec.leaseTransitions;
   return {
@@ -51,7 +51,7 @@ export class LeaseLock {
       metadata: { name: this.name, namespace: this.namespace },
       spec: specOf(record),
     };
-    return this.client.create(leaseResource, this.namespace, lease as unknown as KObject);
+    return this.client.create(leaseResource, this.namespace, lease);
   }
 
   /** Writes `record` over `current` (a 409 Conflict when the Lease changed since it was read). */

@@ -8,6 +8,13 @@ export type { ObjectMeta, OwnerReference, Status, StatusCause, LabelSelector };
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 export type Meta = Mutable<ObjectMeta>;
 
+/** What names an object: any kind's type (generated, or an add-on's interface) and KObject are one. */
+export interface Referable {
+  apiVersion?: string;
+  kind?: string;
+  metadata: Meta;
+}
+
 /** Any Kubernetes object as stored: apiVersion/kind/metadata plus arbitrary fields. */
 export interface KObject {
   apiVersion?: string;

@@ -28,7 +28,7 @@ const deadline = (now: Date, graceSeconds: number) => new Date(Math.min(maxTimeM
 
 function podGrace(def: ResourceDef, obj: KObject, opts: DeleteOptions): number {
   if (def.group !== '' || def.plural !== 'pods') return 0;
-  const pod = obj as unknown as PodLike;
+  const pod = obj as PodLike;
   if (!pod.spec?.nodeName) return 0; // never scheduled: nothing runs, delete at once
   if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return 0;
   return Math.max(0, opts.gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30);

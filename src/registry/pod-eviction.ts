@@ -32,7 +32,7 @@ function spendDisruption(reg: Registry, pdb: PodDisruptionBudget, pod: Pod, dryR
   const podName = pod.metadata?.name ?? '';
   reg.guaranteedUpdate(def, pdb.metadata?.namespace ?? '', pdb.metadata?.name ?? '', (cur) => {
     const status = { ...((cur.status ?? {}) as Record<string, unknown>) } as { disruptionsAllowed?: number; disruptedPods?: Record<string, string> };
-    if ((status.disruptionsAllowed ?? 0) < 1) throw violation(cur as unknown as PodDisruptionBudget);
+    if ((status.disruptionsAllowed ?? 0) < 1) throw violation(cur as PodDisruptionBudget);
     status.disruptionsAllowed = (status.disruptionsAllowed ?? 0) - 1;
     status.disruptedPods = { ...(status.disruptedPods ?? {}), [podName]: rfc3339(reg.clock.now()) };
     return { ...cur, status } as KObject;
@@ -42,11 +42,11 @@ function spendDisruption(reg: Registry, pdb: PodDisruptionBudget, pod: Pod, dryR
 /** Evicts a pod (`opts`: the Eviction's deleteOptions, decoded); throws 429 when a disruption budget forbids it. */
 export function evictPod(reg: Registry, namespace: string, name: string, opts: DeleteOptions, dryRun: boolean): void {
   const podDef = reg.find('', 'v1', 'pods')!;
-  const pod = reg.get(podDef, namespace, name) as unknown as Pod;
+  const pod = reg.get(podDef, namespace, name) as Pod;
   const phase = pod.status?.phase;
   const ignoresBudgets = phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || !!pod.metadata?.deletionTimestamp;
   if (!ignoresBudgets) {
-    const pdbs = reg.listStored('policy/poddisruptionbudgets', namespace) as unknown as PodDisruptionBudget[];
+    const pdbs = reg.listStored('policy/poddisruptionbudgets', namespace) as PodDisruptionBudget[];
     const matching = pdbs.filter((p) => labelSelectorMatches(p.spec?.selector, pod.metadata?.labels));
     if (matching.length > 1) {
       throw tooManyRequests('This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
@@ -60,7 +60,7 @@ export function evictPod(reg: Registry, namespace: string, name: string, opts: D
 /** As kube-apiserver does before an allowed eviction deletes the pod: DisruptionTarget=True on the pod's status. */
 function markDisruptionTarget(reg: Registry, podDef: ResourceDef, namespace: string, name: string, uid: string | undefined): void {
   reg.guaranteedUpdate(podDef, namespace, name, (cur) => {
-    const pod = cur as unknown as Pod;
+    const pod = cur as Pod;
     if (uid && pod.metadata?.uid !== uid) return cur; // the delete's precondition reports the conflict
     const conds = (pod.status?.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget');
     const old = pod.status?.conditions?.find((c) => c.type === 'DisruptionTarget');

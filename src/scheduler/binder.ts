@@ -1,6 +1,5 @@
 // The scheduler's writes: binding, PodScheduled conditions, nominated node, preemption of victims, events.
 import type { Pod, PodCondition } from '../generated/k8s/core/v1.js';
-import { bindPod } from '../client/services.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import type { KObject } from '../machinery/types.js';
 import type { Client } from '../client/client.js';
@@ -30,9 +29,9 @@ export class Binder {
   bind(pod: Pod, node: string): Pod {
     const ns = pod.metadata?.namespace ?? '';
     const name = pod.metadata?.name ?? '';
-    const bound = bindPod(this.client, ns, name, node);
-    this.recorder.event(pod as unknown as KObject, 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${node}`);
-    return (this.client.get('v1/pods', ns, name) ?? bound) as unknown as Pod;
+    const bound = this.client.services.bindPod(ns, name, node);
+    this.recorder.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${node}`);
+    return (this.client.get('v1/pods', ns, name) ?? bound);
   }
 
   /**
@@ -40,7 +39,7 @@ export class Binder {
    * writing only when something changes.
    */
   setCondition(pod: Pod, cond: Cond, nominate?: string): void {
-    const cur = this.client.get('v1/pods', pod.metadata?.namespace ?? '', pod.metadata?.name ?? '') as unknown as Pod | undefined;
+    const cur = this.client.get('v1/pods', pod.metadata?.namespace ?? '', pod.metadata?.name ?? '');
     if (!cur || cur.metadata?.uid !== pod.metadata?.uid) return;
     const nominationSame = nominate === undefined || (cur.status?.nominatedNodeName ?? '') === nominate;
     if (sameCondition(cur, cond) && nominationSame) return;
@@ -77,10 +76,10 @@ export class Binder {
 
   /** Marks a victim DisruptionTarget, deletes it gracefully and records `Preempted` on it. */
   preemptVictim(victim: PodInfo, preemptor: Pod, node: string): void {
-    const cur = this.client.get('v1/pods', victim.ns, victim.name) as unknown as Pod | undefined;
+    const cur = this.client.get('v1/pods', victim.ns, victim.name);
     if (!cur || cur.metadata?.uid !== victim.uid) return;
     this.setCondition(cur, { type: 'DisruptionTarget', status: 'True', reason: 'PreemptionByScheduler', message: `${preemptor.spec?.schedulerName ?? schedulerName}: preempting to accommodate a higher priority pod` });
     if (!cur.metadata?.deletionTimestamp) this.client.delete(this.def, victim.ns, victim.name, { preconditions: { uid: victim.uid } });
-    this.recorder.event(cur as unknown as KObject, 'Normal', 'Preempted', `Preempted by pod ${preemptor.metadata?.uid} on node ${node}`);
+    this.recorder.event(cur, 'Normal', 'Preempted', `Preempted by pod ${preemptor.metadata?.uid} on node ${node}`);
   }
 }

@@ -42,8 +42,8 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
   const lookups: Lookups = {
     index: cache.index,
     volumes: {
-      claim: (ns, name) => client.get('v1/persistentvolumeclaims', ns, name) as unknown as PersistentVolumeClaim | undefined,
-      storageClass: (name) => client.get('storage.k8s.io/v1/storageclasses', '', name) as unknown as StorageClass | undefined,
+      claim: (ns, name) => client.get('v1/persistentvolumeclaims', ns, name),
+      storageClass: (name) => client.get('storage.k8s.io/v1/storageclasses', '', name),
     },
     nsLabels: (ns) => client.get('v1/namespaces', '', ns)?.metadata.labels as Record<string, string> | undefined,
     defaultSelector: (pod) => defaults.selectorFor(pod),
@@ -91,7 +91,7 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
   /** `listed`: the pod's current state as just listed (the start-up pass over 100,000 pods reads each once). */
   const syncPod = (ns: string, name: string, listed?: Pod) => {
     const key = podKey(ns, name);
-    const pod = listed ?? (client.get('v1/pods', ns, name) as unknown as Pod | undefined);
+    const pod = listed ?? (client.get('v1/pods', ns, name));
     // Group membership first: PreEnqueue of this pod (and of its group's pods) counts it.
     const group = tracker.sync(key, pod);
     const r = cache.syncAssigned(key, pod);
@@ -113,7 +113,7 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
   };
 
   const syncNode = (name: string) => {
-    const node = client.get('v1/nodes', '', name) as unknown as Node | undefined;
+    const node = client.get('v1/nodes', '', name);
     if (!node) {
       cache.removeNode(name);
       return;
@@ -140,7 +140,7 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
     watchPause(client, () => loop?.kick()),
   ];
   for (const n of client.list('v1/nodes')) guard('node', () => syncNode(n.metadata.name ?? ''));
-  for (const p of client.list('v1/pods')) guard('pod', () => syncPod(p.metadata.namespace ?? '', p.metadata.name ?? '', p as unknown as Pod));
+  for (const p of client.list('v1/pods')) guard('pod', () => syncPod(p.metadata.namespace ?? '', p.metadata.name ?? '', p));
   log.debug({ nodes: cache.nodeList().length, pending: queue.entries.size }, 'scheduler started');
 
   return {

@@ -69,7 +69,7 @@ function affinityTerms(terms: PodAffinityTerm[] | undefined, ns: string, weight:
 }
 
 /** Shared by the pods without such terms or host ports (most of them): never written to. */
-const none: never[] = Object.freeze([]) as unknown as never[];
+const none: never[] = Object.freeze([]) as never[];
 
 export function buildPodInfo(pod: Pod): PodInfo {
   const meta = pod.metadata ?? {};

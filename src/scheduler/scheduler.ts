@@ -127,7 +127,7 @@ export class SchedulingLoop {
 
   /** The pod as stored now, if it still waits for this scheduler (otherwise it leaves the queue). */
   current(e: QueuedPod): Pod | undefined {
-    const pod = this.d.client.get('v1/pods', e.pi.ns, e.pi.name) as unknown as Pod | undefined;
+    const pod = this.d.client.get('v1/pods', e.pi.ns, e.pi.name);
     if (!pod || pod.metadata?.uid !== e.pi.uid || pod.spec?.nodeName || pod.metadata?.deletionTimestamp) {
       this.d.queue.delete(e.key);
       return undefined;
@@ -229,7 +229,7 @@ export class SchedulingLoop {
 
   private unschedulable(e: QueuedPod, pod: Pod, s: CycleState, failures: Map<string, Failure>, preFilterMsg = ''): void {
     const rejectors = new Set([...failures.values()].map((f) => f.plugin));
-    const pdbs = this.d.client.list('policy/v1/poddisruptionbudgets') as unknown as PodDisruptionBudget[];
+    const pdbs = this.d.client.list('policy/v1/poddisruptionbudgets');
     const outcome = preempt(this.d.filters, s, failures, pdbs, this.d.random);
     if (outcome.candidate) {
       const node = outcome.candidate.node.name;
@@ -248,7 +248,7 @@ export class SchedulingLoop {
   private fail(e: QueuedPod, pod: Pod, message: string, rejectors: Set<string>, nominate?: string): void {
     this.d.log.debug({ pod: e.key, message }, 'unschedulable');
     this.decided(e, pod, 'Unschedulable', message);
-    this.d.binder.recorder.event(pod as unknown as KObject, 'Warning', 'FailedScheduling', message);
+    this.d.binder.recorder.event(pod, 'Warning', 'FailedScheduling', message);
     try {
       this.d.binder.unschedulable(pod, message, nominate);
     } catch (err) {

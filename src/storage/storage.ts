@@ -12,6 +12,13 @@ export interface WriteTimes {
 }
 
 /** A watch on the store: live changes go to its listener; earlier ones are read with `replay(max)` ([] when none is left). */
+/** One object's place in the store: its storage key (`group/plural`), namespace ('' when cluster-scoped) and name. */
+export interface ObjectName {
+  resource: string;
+  namespace: string;
+  name: string;
+}
+
 export interface StoreWatch {
   stop(): void;
   replay(max: number): Change[];
@@ -87,9 +94,9 @@ export interface Storage {
   /**
    * For backends shared with other processes: resolves once this process's state has caught up with the newest
    * revision of the backing store (a read after it sees every write acknowledged anywhere before the call).
-   * Undefined (nothing to wait for) when the state is the source of truth.
+   * Undefined (nothing to wait for) when the state is the source of truth. With `one`, current for that object only.
    */
-  consistentRead?(): Promise<void> | undefined;
+  consistentRead?(one?: ObjectName): Promise<void> | undefined;
   /** Parses in the background what start-up loaded unparsed (SQLite loads keys only); resolves when done. */
   warm?(): Promise<void>;
   /**

@@ -17,15 +17,15 @@ function createObjects(client: Client): void {
   client.create('jobset.x-k8s.io/v1alpha2/jobsets', 'default', {
     apiVersion: 'jobset.x-k8s.io/v1alpha2', kind: 'JobSet', metadata: { name: 'js', namespace: 'default' },
     spec: { replicatedJobs: [{ name: 'w', replicas: 1, template: { spec: { parallelism: 1, completions: 1, template: { spec: { restartPolicy: 'Never', containers: container('sleep 1') } } } } }] },
-  } as unknown as KObject);
+  });
   client.create('leaderworkerset.x-k8s.io/v1/leaderworkersets', 'default', {
     apiVersion: 'leaderworkerset.x-k8s.io/v1', kind: 'LeaderWorkerSet', metadata: { name: 'lws', namespace: 'default' },
     spec: { replicas: 1, leaderWorkerTemplate: { size: 2, workerTemplate: { spec: { containers: container('sleep 3600') } } } },
-  } as unknown as KObject);
+  });
   client.create('agents.x-k8s.io/v1beta1/sandboxes', 'default', {
     apiVersion: 'agents.x-k8s.io/v1beta1', kind: 'Sandbox', metadata: { name: 'sb', namespace: 'default' },
     spec: { podTemplate: { spec: { containers: container('sleep 3600') } }, service: true },
-  } as unknown as KObject);
+  });
 }
 
 describe('add-on status writes', () => {

@@ -169,12 +169,12 @@ describe('two servers in one process', () => {
     } finally {
       await b.close();
     }
-    const wrong = (opts: Record<string, unknown>) => startBonsai({ ...base, ...opts } as unknown as BonsaiOptions);
+    const wrong = (opts: Record<string, unknown>) => startBonsai({ ...base, ...opts });
     await assert.rejects(wrong({ addons: 5 }), { name: 'TypeError', message: 'startBonsai: addons must be a list of strings or a comma-separated string, not number' });
     await assert.rejects(wrong({ tlsSans: ['a', 7] }), { name: 'TypeError', message: 'startBonsai: tlsSans[1] must be a string, not number' });
     await assert.rejects(wrong({ port: '8080' }), { name: 'TypeError', message: 'startBonsai: port must be a number, not string' });
     await assert.rejects(wrong({ cluster: [] }), { name: 'TypeError', message: 'startBonsai: cluster must be an object, not an array' });
     await assert.rejects(wrong({ adons: ['keda'] }), { name: 'TypeError', message: 'startBonsai: unknown option "adons"' });
-    await assert.rejects(startBonsai('x' as unknown as BonsaiOptions), { name: 'TypeError', message: 'startBonsai: the options must be an object, not string' });
+    await assert.rejects(startBonsai('x' as BonsaiOptions), { name: 'TypeError', message: 'startBonsai: the options must be an object, not string' });
   });
 });

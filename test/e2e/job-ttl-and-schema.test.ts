@@ -37,7 +37,7 @@ describe('Job TTL and pod failure policy schema', () => {
     const deleted = (async () => {
       const decoder = new TextDecoder();
       let buf = '';
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
         buf += decoder.decode(chunk, { stream: true });
         for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
           const e = JSON.parse(buf.slice(0, nl)) as { type: string; object: Json };

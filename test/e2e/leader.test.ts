@@ -119,7 +119,7 @@ describe('--kubelets', () => {
       client.create('apps/v1/replicasets', 'default', {
         apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'rs' },
         spec: { replicas: 2, selector: { matchLabels: { app: 'rs' } }, template: { metadata: { labels: { app: 'rs' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
-      } as unknown as KObject);
+      });
       await eventually(() => client.list('v1/pods', 'default').length === 2 || undefined, 10_000, 'two pods');
     } finally {
       await b.close();

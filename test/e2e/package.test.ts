@@ -69,7 +69,7 @@ describe('the npm package', () => {
 
   it('import { startBonsai } from "bonsai" type-checks and runs: lists namespaces with kubeConfig(), closes, exits', () => {
     writeFileSync(join(scratch, 'tsconfig.json'), JSON.stringify({
-      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: true, types: ['node'] },
+      compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, skipLibCheck: false, types: ['node'] },
       files: ['app.ts', 'bad.ts'],
     }));
     const app = `import { startBonsai, WaitError, type Bonsai, type BonsaiOptions } from 'bonsai';

@@ -49,7 +49,7 @@ export function protobufCases(): HostileCase[] {
   add('wrong kind for the path', envelope('v1', 'Secret', ld(1, ld(1, uniq('pb')))), 400);
   add('unknown kind', envelope('v1', 'NoSuchThing', Buffer.alloc(0)), 400);
   add('unknown group', envelope('evil.example/v1', 'ConfigMap', Buffer.alloc(0)), 400);
-  // A group named like an Object member is as unknown as any other: not even meta.v1's kinds decode in it.
+  // A group named like an Object member is other: not even meta.v1's kinds decode in it.
   for (const g of ['constructor', '__proto__', 'toString']) {
     out.push({ name: `protobuf group ${g}`, method: 'POST', path: CMS, headers: PB, body: envelope(`${g}/v1`, 'Status', Buffer.alloc(0)), expectCode: 400, expectMessage: /^the object provided is unrecognized .*scheme "pkg\/runtime\/scheme\.go:100"/ });
   }

@@ -58,9 +58,9 @@ export function writeKubeconfigFor(path: string, url: string, creds: KubeconfigC
 export async function makeCsr(cn: string, orgs: string[]): Promise<{ csrPem: string; keyPem: string }> {
   const x509 = await loadX509();
   const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
-  const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as unknown as CryptoKeyPair;
+  const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify']));
   const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: [...orgs.map((o) => ({ O: [o] })), { CN: [cn] }], keys, signingAlgorithm: alg });
-  const keyPem = KeyObject.from(keys.privateKey as unknown as webcrypto.CryptoKey).export({ type: 'pkcs8', format: 'pem' }).toString();
+  const keyPem = KeyObject.from(keys.privateKey).export({ type: 'pkcs8', format: 'pem' }).toString();
   return { csrPem: csr.toString('pem'), keyPem };
 }
 

@@ -28,11 +28,11 @@ function cluster() {
 }
 
 function policy(reg: Registry, spec: Record<string, unknown>, name = 'max-replicas'): void {
-  reg.create(reg.find(group, 'v1', 'validatingadmissionpolicies')!, '', { apiVersion: `${group}/v1`, kind: 'ValidatingAdmissionPolicy', metadata: { name }, spec } as unknown as KObject);
+  reg.create(reg.find(group, 'v1', 'validatingadmissionpolicies')!, '', { apiVersion: `${group}/v1`, kind: 'ValidatingAdmissionPolicy', metadata: { name }, spec });
 }
 
 function binding(reg: Registry, spec: Record<string, unknown>, name = 'max-replicas-binding'): void {
-  reg.create(reg.find(group, 'v1', 'validatingadmissionpolicybindings')!, '', { apiVersion: `${group}/v1`, kind: 'ValidatingAdmissionPolicyBinding', metadata: { name }, spec } as unknown as KObject);
+  reg.create(reg.find(group, 'v1', 'validatingadmissionpolicybindings')!, '', { apiVersion: `${group}/v1`, kind: 'ValidatingAdmissionPolicyBinding', metadata: { name }, spec });
 }
 
 const deploymentRules = { resourceRules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: ['apps'], apiVersions: ['v1'], resources: ['deployments'] }] };
@@ -147,7 +147,7 @@ describe('ValidatingAdmissionPolicy', () => {
     const plugin = validatingAdmissionPolicyPlugin();
     const missing = rejection(() => plugin.validate!(deployment(reg, 1)));
     assert.equal(missing.message, `deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'max-replicas' with binding 'max-replicas-binding' denied request: failed to configure binding: no params found for policy binding with \`Deny\` parameterNotFoundAction`);
-    reg.create(reg.find('', 'v1', 'configmaps')!, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'limits' }, data: { maxReplicas: '3' } } as unknown as KObject);
+    reg.create(reg.find('', 'v1', 'configmaps')!, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'limits' }, data: { maxReplicas: '3' } });
     assert.equal(plugin.validate!(deployment(reg, 3)), undefined);
     assert.match(rejection(() => plugin.validate!(deployment(reg, 4))).message, /denied request: at most 3$/);
     const exempt = deployment(reg, 4);

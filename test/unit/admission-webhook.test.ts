@@ -96,7 +96,7 @@ function hook(name: string, path: string, extra: Record<string, unknown> = {}): 
 function configure(reg: Registry, kind: 'validating' | 'mutating', webhooks: Array<Record<string, unknown>>, name = 'cfg'): void {
   const plural = `${kind}webhookconfigurations`;
   const Kind = kind === 'validating' ? 'ValidatingWebhookConfiguration' : 'MutatingWebhookConfiguration';
-  reg.create(reg.find('admissionregistration.k8s.io', 'v1', plural)!, '', { apiVersion: 'admissionregistration.k8s.io/v1', kind: Kind, metadata: { name }, webhooks } as unknown as KObject);
+  reg.create(reg.find('admissionregistration.k8s.io', 'v1', plural)!, '', { apiVersion: 'admissionregistration.k8s.io/v1', kind: Kind, metadata: { name }, webhooks });
 }
 
 function attrs(reg: Registry, over: Partial<AdmissionAttributes> = {}, labels: Record<string, string> = {}): AdmissionAttributes {
@@ -211,7 +211,7 @@ describe('validating webhooks', () => {
     reg.store.create('admissionregistration.k8s.io/validatingwebhookconfigurations', {
       apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'old', uid: 'u1' },
       webhooks: [hook('some.example.com', '/allow', { sideEffects: 'Some' })],
-    } as unknown as KObject);
+    });
     const e = await rejection(validatingWebhookPlugin().validate!(attrs(reg, { dryRun: true })));
     assert.equal(e.code, 400);
     assert.equal(e.message, 'admission webhook "some.example.com" does not support dry run');
@@ -242,13 +242,13 @@ describe('validating webhooks', () => {
     configure(reg, 'validating', [hook('svc.example.com', '', { clientConfig: { service: { namespace: 'default', name: 'hook', path: '/deny', port: 443 }, caBundle } })]);
     const e = await rejection(validatingWebhookPlugin().validate!(attrs(reg)));
     assert.equal(e.message, 'Internal error occurred: failed calling webhook "svc.example.com": failed to call webhook: Post "https://hook.default.svc:443/deny?timeout=10s": service "hook" not found');
-    reg.create(reg.find('', 'v1', 'services')!, 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'hook' }, spec: { ports: [{ name: 'https', port: 443, targetPort: port }] } } as unknown as KObject);
+    reg.create(reg.find('', 'v1', 'services')!, 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'hook' }, spec: { ports: [{ name: 'https', port: 443, targetPort: port }] } });
     const e2 = await rejection(validatingWebhookPlugin().validate!(attrs(reg)));
     assert.match(e2.message, /no endpoints available for service "hook"$/);
     reg.create(reg.find('discovery.k8s.io', 'v1', 'endpointslices')!, 'default', {
       apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'hook-1', labels: { 'kubernetes.io/service-name': 'hook' } },
       addressType: 'IPv4', ports: [{ name: 'https', port, protocol: 'TCP' }], endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
-    } as unknown as KObject);
+    });
     const e3 = await rejection(validatingWebhookPlugin().validate!(attrs(reg)));
     assert.equal(e3.message, 'admission webhook "svc.example.com" denied the request: nope');
   });

@@ -30,7 +30,7 @@ function serve(url: string, review: Json, res: ServerResponse): void {
 }
 
 /** What convertByWebhook reads of the registry with a url clientConfig. */
-const reg = { log: createLogger('silent'), simulatedWebhooks: 'allow' } as unknown as Registry;
+const reg = { log: createLogger('silent'), simulatedWebhooks: 'allow' } as Registry;
 
 function def(path: string, reviewVersions = ['v1']): ResourceDef {
   return {
@@ -92,7 +92,7 @@ describe('CRD conversion webhook', () => {
         });
       } else {
         const [converted] = await run;
-        assert.equal(row.check?.(converted as unknown as Json), undefined);
+        assert.equal(row.check?.(converted as Json), undefined);
       }
       assert.equal(({} as Json).polluted, undefined);
     });

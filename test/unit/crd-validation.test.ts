@@ -22,7 +22,7 @@ function base(): KObject {
 
 function create(mut: (c: Record<string, any>) => void): string[] {
   const crd = base();
-  mut(crd as unknown as Record<string, any>);
+  mut(crd);
   defaultCrd(crd);
   prepareCrdForCreate(crd);
   return validateCrd(crd, undefined).map((e) => `${e.field}: ${e.message}`);

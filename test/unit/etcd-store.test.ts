@@ -106,6 +106,14 @@ test('consistent reads through a third store see every write of two others, and 
       await reader.consistentRead();
       assert.ok(reader.get('core/configmaps', 'default', `burst-${i}`), `burst-${i} visible after a consistent read`);
     }
+    // A read of one object waits for that object's last change only: it is there, and a deleted one is gone.
+    if (i % 10 === 5) {
+      await reader.consistentRead({ resource: 'core/configmaps', namespace: 'default', name: `burst-${i}` });
+      assert.ok(reader.get('core/configmaps', 'default', `burst-${i}`), `burst-${i} visible after a read of it`);
+      (i % 2 ? w1 : w2).delete('core/configmaps', 'default', `burst-${i - 1}`);
+      await reader.consistentRead({ resource: 'core/configmaps', namespace: 'default', name: `burst-${i - 1}` });
+      assert.equal(reader.get('core/configmaps', 'default', `burst-${i - 1}`), undefined, `burst-${i - 1} gone after a read of it`);
+    }
   }
   await reader.consistentRead();
   const mine = feed.filter((rv) => written.includes(rv));

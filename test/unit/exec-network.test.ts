@@ -18,7 +18,7 @@ before(async () => {
   h.create(podSpec('custom', { containers: [{ name: 'c', image: 'nginx' }] }, { 'bonsai.dev/http-response': '{"status": 418, "body": "short and stout\\n"}' }));
   h.create(podSpec('unready', { containers: [{ name: 'c', image: 'nginx' }] }, { 'bonsai.dev/never-ready': 'true' }));
   await h.run(5000);
-  svc = createObject(h, '', 'v1', 'services', 'default', { metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] } }) as unknown as Service;
+  svc = createObject(h, '', 'v1', 'services', 'default', { metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] } });
   createObject(h, '', 'v1', 'services', 'default', { metadata: { name: 'web-headless' }, spec: { clusterIP: 'None', selector: { app: 'web' }, ports: [{ name: 'http', port: 8080 }] } });
   for (const s of ['web', 'web-headless']) {
     createObject(h, 'discovery.k8s.io', 'v1', 'endpointslices', 'default', {

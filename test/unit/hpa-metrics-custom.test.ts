@@ -26,7 +26,7 @@ describe('HPA custom metrics', () => {
   const pod = (name: string, value?: string, labels = { app: 'web' }) => client.create('v1/pods', 'default', {
     apiVersion: 'v1', kind: 'Pod', metadata: { name, labels, annotations: value === undefined ? {} : { 'custom-metrics.bonsai.dev/rps': value } },
     spec: { containers: [{ name: 'c', image: 'x' }] },
-  } as unknown as KObject);
+  });
   const setValue = (name: string, value: string) => client.guaranteedUpdate(client.resource('v1/pods')!, 'default', name, (c) => ({ ...c, metadata: { ...c.metadata, annotations: { 'custom-metrics.bonsai.dev/rps': value } } }));
 
   before(async () => {
@@ -36,7 +36,7 @@ describe('HPA custom metrics', () => {
     pod('web-1', '10');
     pod('web-2', '30');
     pod('other', '1000', { app: 'other' });
-    client.create('v1/services', 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'front', annotations: { 'custom-metrics.bonsai.dev/requests': '500' } }, spec: { ports: [{ port: 80 }] } } as unknown as KObject);
+    client.create('v1/services', 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'front', annotations: { 'custom-metrics.bonsai.dev/requests': '500' } }, spec: { ports: [{ port: 80 }] } });
   });
   after(async () => b.close());
 

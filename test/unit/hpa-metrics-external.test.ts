@@ -7,7 +7,6 @@ import type { ExternalMetricSource } from '../../src/generated/k8s/autoscaling/v
 import type { Pod } from '../../src/generated/k8s/core/v1.js';
 import { startBonsai, type Bonsai } from '../../src/main.js';
 import { clientFor, type Client } from '../../src/client/client.js';
-import { addExternalMetrics } from '../../src/client/services.js';
 import { perPodReplicas, readyPodCount, valueReplicas } from '../../src/controllers/hpa/metric-calculator.js';
 import { ExternalMetricError, externalProposal } from '../../src/controllers/hpa/external-metric.js';
 import { goLabelSelector } from '../../src/controllers/hpa/go-format.js';
@@ -66,7 +65,7 @@ describe('HPA external metrics: reading the sources', () => {
   before(async () => {
     b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', cluster: { nodes: 0 }, addons: [] });
     client = clientFor(b.registry);
-    addExternalMetrics(client, {
+    client.services.addExternalMetrics({
       metricNames: () => [...served.keys()],
       values: (_ns, name, sel) => {
         asked = sel;

@@ -58,7 +58,7 @@ class Fleet {
   }
 
   ready(name: string): string | undefined {
-    const n = this.client.get('v1/nodes', '', name) as unknown as Node | undefined;
+    const n = this.client.get('v1/nodes', '', name);
     return n?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
   }
 

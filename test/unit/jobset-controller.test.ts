@@ -54,7 +54,7 @@ describe('JobSet controller (in process)', () => {
   it('driver then 4 workers (InOrder): names, labels, headless Service, Completed', async () => {
     const workersSeenBeforeDriverReady: string[] = [];
     const stopWatch = env.client.watch('batch/v1/jobs', (c) => {
-      const job = c.object as unknown as Job;
+      const job = c.object;
       if (c.type !== 'ADDED' || !job.metadata?.name?.startsWith('train-workers-')) return;
       const driverPods = env.client.list<Pod>('v1/pods', 'default', { labelSelector: 'jobset.sigs.k8s.io/replicatedjob-name=driver,jobset.sigs.k8s.io/jobset-name=train' });
       const ready = driverPods.some((p) => p.status?.conditions?.some((x) => x.type === 'Ready' && x.status === 'True'));
@@ -107,7 +107,7 @@ describe('JobSet controller (in process)', () => {
   it('a named rule (PodFailurePolicy_oom) restarts the JobSet; maxRestarts 1 then fails it', async () => {
     const attempts = new Set<string>();
     const stopWatch = env.client.watch('batch/v1/jobs', (c) => {
-      const l = (c.object as unknown as Job).metadata?.labels;
+      const l = (c.object).metadata?.labels;
       if (c.type === 'ADDED' && l?.['jobset.sigs.k8s.io/jobset-name'] === 'oom') attempts.add(`${c.object.metadata.name}@${l['jobset.sigs.k8s.io/restart-attempt']}`);
     });
     env.client.create(JS, 'default', {

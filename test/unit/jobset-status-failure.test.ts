@@ -22,7 +22,7 @@ const jobSet = (name: string, command: string, failurePolicy?: Json): KObject =>
       template: { spec: { parallelism: 1, completions: 1, backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox', command: ['sh', '-c', command] }] } } } },
     }],
   },
-} as unknown as KObject);
+});
 
 const badRule = { maxRestarts: 3, rules: [{ name: 'retry-oom', action: 'RestartJobSet' }] };
 

@@ -43,7 +43,7 @@ test('launch waits launchSeconds, then picks the cheapest fitting offering and s
   assert.equal(node.metadata!.labels!['topology.kubernetes.io/zone'], l.metadata.labels!['topology.kubernetes.io/zone']);
   Object.assign(node.metadata!, { creationTimestamp: at(5).toISOString() });
   assert.equal(nextStage(ctx(at(5), l, node))!.name, 'register');
-  const reg = registeredNode(node, l) as unknown as Node;
+  const reg = registeredNode(node, l) as Node;
   assert.deepEqual(reg.spec!.taints!.map((t) => t.key), ['agent']);
   assert.equal(reg.metadata!.labels!['karpenter.sh/registered'], 'true');
   assert.deepEqual(reg.metadata!.finalizers, ['karpenter.sh/termination']);

@@ -7,7 +7,6 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBonsai, type Bonsai } from '../../src/main.js';
 import { clientFor, type Client } from '../../src/client/client.js';
-import { externalMetricValues } from '../../src/client/services.js';
 import type { KObject } from '../../src/machinery/types.js';
 import { until } from './jobset-helpers.js';
 
@@ -87,7 +86,7 @@ describe('KEDA controllers in process', () => {
     assert.deepEqual(cond(o, 'Fallback'), { type: 'Fallback', status: 'True', reason: 'FallbackExists', message: 'At least one trigger is falling back on this scaled object' });
     assert.equal(o.status.health['s0-metric-api-v'].status, 'Failing');
     assert.ok(o.status.health['s0-metric-api-v'].numberOfFailures >= 2);
-    const v = externalMetricValues(client, 'default', 's0-metric-api-v', 'scaledobject.keda.sh/name=fb');
+    const v = client.services.externalMetricValues('default', 's0-metric-api-v', 'scaledobject.keda.sh/name=fb');
     assert.equal(v?.[0]?.value, '8');
     await until(() => replicas('fb') === 4, 15_000, 'the HPA at fallback.replicas');
     const evs = client.list<Json>('v1/events', 'default').filter((e) => e.involvedObject?.name === 'fb').map((e) => e.reason);
@@ -108,7 +107,7 @@ describe('KEDA controllers in process', () => {
     assert.equal(replicas('consumer'), 0);
     deploy('producer', 2);
     await until(() => replicas('consumer') >= 1, 10_000, 'activated by the producer pods');
-    assert.deepEqual(externalMetricValues(client, 'default', 's0-workload-default', 'scaledobject.keda.sh/name=consumer')?.[0]?.value, '2');
+    assert.deepEqual(client.services.externalMetricValues('default', 's0-workload-default', 'scaledobject.keda.sh/name=consumer')?.[0]?.value, '2');
   });
 
   it('hostile trigger metadata: Ready=False with the parse error, prototypes untouched, other objects still served', async () => {

@@ -91,7 +91,7 @@ describe('KEDA ScaledObject executor', () => {
     const hpa = desiredHpa(so, spec, { group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments' }, [
       { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } },
       { type: 'External', external: { metric: { name: 's1-x' }, target: { type: 'AverageValue', averageValue: '2' } } },
-    ]) as unknown as Record<string, any>;
+    ]) as Record<string, any>;
     assert.equal(hpa.metadata.name, 'custom');
     assert.deepEqual(hpa.metadata.labels, { 'app.kubernetes.io/name': 'custom', 'app.kubernetes.io/version': '2.18.0', 'app.kubernetes.io/part-of': 'web', 'app.kubernetes.io/managed-by': 'keda-operator', team: 'a' });
     assert.deepEqual([hpa.spec.minReplicas, hpa.spec.maxReplicas], [1, 7]);

@@ -125,7 +125,7 @@ test('adoptPod rebuilds a container record from its status; back-off helpers rea
         lastState: { terminated: { exitCode: 1, finishedAt: '2026-01-01T12:05:00Z' } },
       }],
     },
-  } as unknown as Pod;
+  };
   const now = Date.UTC(2026, 0, 1, 12, 5, 30);
   const { run, images } = adoptPod(pod, 'n', now);
   const c = run.containers[0];
@@ -144,7 +144,7 @@ test('a fresh node status and a valid Lease are adopted; stale, changed or forei
   const now = Date.UTC(2026, 0, 1, 12, 0, 0);
   const id = { name: 'n1', internalIP: '172.18.0.5', bootSeed: '' };
   const status = (beatMs: number) => kubeletStatus({ ...id, current: undefined, heartbeat: new Date(beatMs), now: new Date(beatMs) });
-  const node = (beatMs: number, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, status: { ...status(beatMs), ...extra } }) as unknown as KObject;
+  const node = (beatMs: number, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, status: { ...status(beatMs), ...extra } });
   const report = 300_000;
   assert.equal(adoptNodeStatus(node(now - 60_000), id, now, report)?.nextReportMs, now - 60_000 + report);
   assert.equal(adoptNodeStatus(node(now - report - 1), id, now, report), undefined, 'stale');
@@ -152,7 +152,7 @@ test('a fresh node status and a valid Lease are adopted; stale, changed or forei
   const notReady = node(now - 1000);
   (notReady as unknown as { status: { conditions: Array<{ type: string; status: string }> } }).status.conditions.find((c) => c.type === 'Ready')!.status = 'Unknown';
   assert.equal(adoptNodeStatus(notReady, id, now, report), undefined, 'not Ready');
-  const lease = (renewMs: number, holder = 'n1') => ({ metadata: { name: 'n1' }, spec: { holderIdentity: holder, leaseDurationSeconds: 40, renewTime: rfc3339Micro(new Date(renewMs)) } }) as unknown as KObject;
+  const lease = (renewMs: number, holder = 'n1') => ({ metadata: { name: 'n1' }, spec: { holderIdentity: holder, leaseDurationSeconds: 40, renewTime: rfc3339Micro(new Date(renewMs)) } });
   for (let i = 0; i < 20; i++) {
     const at = adoptLease(lease(now - 5000), 'n1', now, 10_000);
     assert.ok(at !== undefined && at > now && at <= now + 10_000, 'renewed within the spread');

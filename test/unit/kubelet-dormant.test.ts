@@ -27,7 +27,7 @@ function restart(h: Harness, downMs: number, later: PodLifecycle[]): void {
 
 /** The log lines (times from the stored start: adoption reads a start time to the second). */
 function logText(h: Harness, pod: Pod | undefined, container = 'c'): string {
-  const r = logProvider(h.reg)!.read(pod as unknown as KObject, container, false);
+  const r = logProvider(h.reg)!.read(pod as KObject, container, false);
   assert.ok('lines' in r, `logs of ${pod?.metadata?.name}: ${'error' in r ? r.error : ''}`);
   const started = Date.parse(pod?.status?.containerStatuses?.[0]?.state?.running?.startedAt ?? '');
   return r.lines.map((l) => `${Math.floor((l.atMs - started) / 1000)} ${l.text}`).join('\n');

@@ -86,15 +86,15 @@ export class Harness implements NodeDirectory {
 
   create(pod: Record<string, unknown>, namespace = 'default'): Pod {
     const def = this.reg.find('', 'v1', 'pods')!;
-    return this.reg.create(def, namespace, { apiVersion: 'v1', kind: 'Pod', ...pod } as KObject) as unknown as Pod;
+    return this.reg.create(def, namespace, { apiVersion: 'v1', kind: 'Pod', ...pod } as KObject);
   }
 
   pod(name: string, namespace = 'default'): Pod | undefined {
-    return this.store.get('core/pods', namespace, name) as unknown as Pod | undefined;
+    return this.store.get('core/pods', namespace, name);
   }
 
   events(name: string): Event[] {
-    return (this.store.list('core/events', 'default') as unknown as Event[]).filter((e) => e.involvedObject.name === name);
+    return (this.store.list('core/events', 'default') as Event[]).filter((e) => e.involvedObject.name === name);
   }
 
   close(): void {

@@ -144,7 +144,7 @@ test('graceful deletion waits for preStop; a hook longer than the grace period e
   h.reg.delete(def, 'default', 'hard', { gracePeriodSeconds: 2 });
   const finals = new Map<string, Pod>();
   const stop = h.store.hub.subscribe('core/pods', (c) => {
-    if (c.type !== 'DELETED') finals.set(c.object.metadata.name ?? '', c.object as unknown as Pod);
+    if (c.type !== 'DELETED') finals.set(c.object.metadata.name ?? '', c.object);
   });
   await h.run(1900);
   assert.ok(h.pod('hard') && h.pod('soft'));

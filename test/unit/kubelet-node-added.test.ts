@@ -45,7 +45,7 @@ test('an added node is not served by scanning every pod; a re-created one is', a
     await until('n0 served', () => !!kubelets.agent('n0'));
     const atStart = podLists;
     for (let i = 0; i < 5; i++) {
-      client.create('v1/pods', 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: `p${i}` }, spec: { nodeName: 'n0', containers: [{ name: 'c', image: 'pause' }] } } as unknown as KObject);
+      client.create('v1/pods', 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: `p${i}` }, spec: { nodeName: 'n0', containers: [{ name: 'c', image: 'pause' }] } });
     }
     client.create('v1/nodes', '', node('n1'));
     await until('n1 served', () => !!kubelets.agent('n1'));

@@ -16,7 +16,7 @@ const waiting = (p: Pod | undefined) => p?.status?.containerStatuses?.[0]?.state
 function recordWrites(h: Harness, name: string): Pod[] {
   const seen: Pod[] = [];
   clientFor(h.reg).watch('v1/pods', (c) => {
-    if (c.object.metadata.name === name && c.type === 'MODIFIED') seen.push(c.object as unknown as Pod);
+    if (c.object.metadata.name === name && c.type === 'MODIFIED') seen.push(c.object as Pod);
   });
   return seen;
 }
@@ -69,8 +69,8 @@ test('the binding is one write: node name, annotations and PodScheduled=True; th
   h.reg.create(def, 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'free' }, spec: { schedulerName: 'none', containers: [{ name: 'c', image: 'nginx' }] } } as KObject);
   const writes = recordWrites(h, 'free');
   const rv = h.store.revision();
-  const binding = { metadata: { name: 'free', annotations: { 'example.com/why': 'test' } }, target: { kind: 'Node', name: 'node-2' } } as unknown as KObject;
-  const out = bindPod(h.reg, 'default', 'free', binding, false) as unknown as Pod;
+  const binding = { metadata: { name: 'free', annotations: { 'example.com/why': 'test' } }, target: { kind: 'Node', name: 'node-2' } } as KObject;
+  const out = bindPod(h.reg, 'default', 'free', binding, false) as Pod;
   assert.equal(h.store.revision(), rv + 1);
   await h.settle();
   assert.equal(writes.length, 1);
@@ -84,7 +84,7 @@ test('the binding is one write: node name, annotations and PodScheduled=True; th
   // A dry run writes nothing.
   h.reg.create(def, 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'dry' }, spec: { schedulerName: 'none', containers: [{ name: 'c', image: 'nginx' }] } } as KObject);
   const before = h.store.revision();
-  const dry = bindPod(h.reg, 'default', 'dry', binding, true) as unknown as Pod;
+  const dry = bindPod(h.reg, 'default', 'dry', binding, true) as Pod;
   assert.equal(dry.spec?.nodeName, 'node-2');
   assert.equal(h.store.revision(), before);
 }));

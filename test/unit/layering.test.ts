@@ -82,7 +82,7 @@ test('the import parser reads what the checks rely on', () => {
     `export { e } from '../api/e.js';`,
     `import './side.js';`,
     `const m = await import('../machinery/m.js');`,
-    `import type { Pod } from '../../src/generated/k8s/core/v1.js';`,
+    `import type { FastifyInstance } from 'fastify';`,
   ].join('\n'));
   assert.deepEqual(got.map((i) => [i.to, i.typeOnly, i.line]), [
     ['storage/watch-hub.ts', true, 1], ['registry/registry.ts', false, 2], ['controllers/c.ts', true, 3],
@@ -136,21 +136,21 @@ test('components use neither the store nor its watch hub (the client is the one 
  * (main.ts, cli, fixture, lessons, exec) are not layered yet: their type-level knot is in the cycle allow-list.
  */
 const LAYERS: Record<string, string[]> = {
-  // The types generated from the OpenAPI (scripts/gen-types.mjs) import nothing but each other.
+  // The types generated from the OpenAPI (scripts/gen-types.mjs) import nothing but each other; every layer may use them.
   generated: [],
-  machinery: ['util'],
-  util: ['machinery'],
-  storage: ['machinery', 'util'],
-  cel: ['machinery', 'util'],
+  machinery: ['generated', 'util'],
+  util: ['generated', 'machinery'],
+  storage: ['generated', 'machinery', 'util'],
+  cel: ['generated', 'machinery', 'util'],
   client: ['admission', 'auth', 'generated', 'kubelet', 'machinery', 'metrics-apis', 'registry', 'storage', 'util'],
-  leader: ['client', 'machinery', 'util'],
-  scheduler: ['auth', 'client', 'machinery', 'util'],
+  leader: ['client', 'generated', 'machinery', 'util'],
+  scheduler: ['auth', 'client', 'generated', 'machinery', 'util'],
   // kubelet -> controllers: gatekeeper-effects.ts reads an error's status code with the workload controllers' helper.
-  kubelet: ['auth', 'client', 'controllers', 'machinery', 'util'],
+  kubelet: ['auth', 'client', 'controllers', 'generated', 'machinery', 'util'],
   // controllers -> leader: the controller runtime's manager runs its controllers while holding a Lease.
-  controllers: ['auth', 'client', 'kubelet', 'leader', 'machinery', 'metrics-apis', 'util'],
-  cluster: ['client', 'kubelet', 'machinery', 'util'],
-  addons: ['admission', 'auth', 'client', 'controllers', 'machinery', 'metrics-apis', 'registry', 'scheduler', 'util'],
+  controllers: ['auth', 'client', 'generated', 'kubelet', 'leader', 'machinery', 'metrics-apis', 'util'],
+  cluster: ['client', 'generated', 'kubelet', 'machinery', 'util'],
+  addons: ['admission', 'auth', 'client', 'controllers', 'generated', 'machinery', 'metrics-apis', 'registry', 'scheduler', 'util'],
 };
 
 test('each layered folder imports only itself and its lower layers', () => {

@@ -252,7 +252,7 @@ describe('leader election', () => {
   });
 
   it('reads a Lease anybody may have written defensively', () => {
-    const lease = (spec: unknown) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'x' }, spec }) as unknown as KObject;
+    const lease = (spec: unknown) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'x' }, spec });
     assert.deepEqual(recordOf(lease(undefined)), { holderIdentity: '', leaseDurationSeconds: 0, acquireTime: undefined, renewTime: undefined, leaseTransitions: 0 });
     const odd = recordOf(lease({ holderIdentity: 7, leaseDurationSeconds: -3, leaseTransitions: 1.5, renewTime: {}, __proto__: { holderIdentity: 'polluted' } }));
     assert.equal(odd.holderIdentity, '');
@@ -264,7 +264,7 @@ describe('leader election', () => {
   it('takes a Lease without a usable duration as the default duration', () => {
     const env = setup();
     const cb = new ManualClock();
-    env.client.create(leaseResource, 'kube-system', { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'kube-controller-manager' }, spec: { holderIdentity: 'ghost' } } as unknown as KObject);
+    env.client.create(leaseResource, 'kube-system', { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'kube-controller-manager' }, spec: { holderIdentity: 'ghost' } });
     const b = candidate(env.client, 'host-b_2', cb);
     b.elector.start();
     assert.equal(b.elector.isLeader(), false);

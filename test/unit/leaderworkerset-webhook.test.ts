@@ -9,7 +9,7 @@ type Json = Record<string, any>;
 const lws = (spec: Json, tmpl: Json = {}, annotations?: Record<string, string>): KObject => ({
   apiVersion: 'leaderworkerset.x-k8s.io/v1', kind: 'LeaderWorkerSet', metadata: { name: 'x', namespace: 'default', ...(annotations ? { annotations } : {}) },
   spec: { replicas: 2, ...spec, leaderWorkerTemplate: { size: 4, workerTemplate: {}, ...tmpl } },
-} as unknown as KObject);
+});
 
 const texts = (o: KObject, old?: KObject) => (old ? validateLwsUpdate(o, old) : validateLws(o)).map((e) => `${e.field}: ${e.message}`);
 const ru = 'spec.rolloutStrategy.rollingUpdateConfiguration';

@@ -100,7 +100,7 @@ test('every kind with its own validation has it on its def', () => {
     ['admissionregistration.k8s.io', 'validatingadmissionpolicies'], ['apiextensions.k8s.io', 'customresourcedefinitions']]) {
     assert.equal(typeof def(g, r).validate, 'function', `${g}/${r}`);
   }
-  const role = { metadata: { name: 'r', namespace: 'default' }, rules: [{ verbs: [] }] } as unknown as KObject;
+  const role = { metadata: { name: 'r', namespace: 'default' }, rules: [{ verbs: [] }] } as KObject;
   assert.ok(objectErrors(def(rbac, 'roles'), role, undefined).some((e) => e.field === 'rules[0].verbs'));
 });
 
@@ -115,10 +115,10 @@ test('name rules and limits are the def\'s', () => {
   assert.equal(def('', 'configmaps').nameValidation, undefined, 'DNS-1123 subdomain by default');
   assert.equal(def('batch', 'cronjobs').maxNameLength, 52);
   const name = 'c'.repeat(53);
-  const cj = { metadata: { name, namespace: 'default' }, spec: { schedule: '* * * * *', jobTemplate: { spec: { template: {} } } } } as unknown as KObject;
+  const cj = { metadata: { name, namespace: 'default' }, spec: { schedule: '* * * * *', jobTemplate: { spec: { template: {} } } } } as KObject;
   assert.ok(objectErrors(def('batch', 'cronjobs'), cj, undefined).some((e) => e.field === 'metadata.name' && e.message.endsWith(': must be no more than 52 characters')));
   // A role's name is a path segment: dots and capitals are fine, a slash is not.
-  const role = (n: string) => ({ metadata: { name: n, namespace: 'default' }, rules: [] }) as unknown as KObject;
+  const role = (n: string) => ({ metadata: { name: n, namespace: 'default' }, rules: [] }) as KObject;
   assert.deepEqual(objectErrors(def(rbac, 'roles'), role('system:Admin.x'), undefined), []);
   assert.deepEqual(objectErrors(def(rbac, 'roles'), role('a/b'), undefined).map((e) => e.field), ['metadata.name']);
 });
@@ -131,7 +131,7 @@ test('a StatefulSet\'s claim templates are checked on create only', () => {
       template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i', terminationMessagePolicy: 'File', imagePullPolicy: 'Always' }], restartPolicy: 'Always', dnsPolicy: 'ClusterFirst' } },
       volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: {} }],
     },
-  } as unknown as KObject;
+  } as KObject;
   const fields = objectErrors(def('apps', 'statefulsets'), sts, undefined).map((e) => e.field);
   assert.ok(fields.includes('spec.volumeClaimTemplates[0].spec.accessModes'), fields.join());
   const stored = { ...sts, metadata: { ...sts.metadata, resourceVersion: '1', uid: 'u', creationTimestamp: '2024-01-01T00:00:00Z' } } as KObject;

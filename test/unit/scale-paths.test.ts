@@ -37,17 +37,17 @@ const settle = async () => {
 };
 
 const service = (name: string, ns: string, selector?: Record<string, string>): KObject =>
-  ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: ns }, spec: { ports: [{ port: 80 }], ...(selector ? { selector } : {}) } }) as unknown as KObject;
+  ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: ns }, spec: { ports: [{ port: 80 }], ...(selector ? { selector } : {}) } });
 
 const replicaSet = (name: string, ns: string, labels: Record<string, string>): KObject => ({
   apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name, namespace: ns },
   spec: { replicas: 0, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'x' }] } } },
-}) as unknown as KObject;
+});
 
 describe('default spreading selector', () => {
   const e = env();
   after(() => e.store.close());
-  for (const ns of ['a', 'b']) e.client.create('v1/namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } as unknown as KObject);
+  for (const ns of ['a', 'b']) e.client.create('v1/namespaces', '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   e.client.create('v1/services', 'a', service('web', 'a', { app: 'web', tier: 'fe' }));
   e.client.create('v1/services', 'a', service('app', 'a', { app: 'web' }));
   e.client.create('v1/services', 'a', service('headless', 'a'));
@@ -106,7 +106,7 @@ describe('topology spreading through the pod index', () => {
   const zones = ['z1', 'z2', 'z3'];
   for (let i = 0; i < 12; i++) {
     const name = `n${i}`;
-    cache.setNode({ metadata: { name, labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': zones[i % 3] } }, status: { allocatable: { cpu: '8', memory: '16Gi', pods: '110' } } } as unknown as Node);
+    cache.setNode({ metadata: { name, labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': zones[i % 3] } }, status: { allocatable: { cpu: '8', memory: '16Gi', pods: '110' } } });
   }
   // Uneven placements of two apps in two namespaces, one of them terminating.
   let k = 0;
@@ -185,17 +185,17 @@ describe('scheduler held back by kube-system/bonsai-scheduler', () => {
     e.client.create('v1/nodes', '', {
       apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { 'kubernetes.io/hostname': 'n1' } },
       status: { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, allocatable: { cpu: '4', memory: '8Gi', pods: '110' }, conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: now, lastTransitionTime: now }] },
-    } as unknown as KObject);
-    e.client.create('v1/configmaps', 'kube-system', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bonsai-scheduler', namespace: 'kube-system' }, data: { paused: 'true' } } as unknown as KObject);
+    });
+    e.client.create('v1/configmaps', 'kube-system', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'bonsai-scheduler', namespace: 'kube-system' }, data: { paused: 'true' } });
     await e.store.committed();
     const sched = startScheduler(e.client, e.clock, createLogger('silent'));
     try {
-      for (let i = 0; i < 3; i++) e.client.create('v1/pods', 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: `p${i}` }, spec: { containers: [{ name: 'c', image: 'x' }] } } as unknown as KObject);
+      for (let i = 0; i < 3; i++) e.client.create('v1/pods', 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: `p${i}` }, spec: { containers: [{ name: 'c', image: 'x' }] } });
       for (let i = 0; i < 5; i++) {
         await e.store.committed();
         await settle();
       }
-      const bound = () => (e.client.list('v1/pods', 'default') as unknown as Pod[]).filter((p) => p.spec?.nodeName).length;
+      const bound = () => (e.client.list('v1/pods', 'default')).filter((p) => p.spec?.nodeName).length;
       assert.equal(bound(), 0, 'nothing bound while held back');
       e.client.delete('v1/configmaps', 'kube-system', 'bonsai-scheduler');
       for (let i = 0; i < 20 && bound() < 3; i++) {
@@ -215,7 +215,7 @@ describe('inter-pod anti-affinity through kept counts', () => {
   const setNode = (i: number, zone: string) => cache.setNode({
     metadata: { name: `n${i}`, labels: { 'kubernetes.io/hostname': `n${i}`, 'topology.kubernetes.io/zone': zone } },
     status: { allocatable: { cpu: '8', memory: '16Gi', pods: '110' } },
-  } as unknown as Node);
+  });
   for (let i = 0; i < 9; i++) setNode(i, `z${i % 3}`);
   const anti = (labels: Record<string, string>, topologyKey: string, namespaces?: string[]): Json => ({
     affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: labels }, topologyKey, ...(namespaces ? { namespaces } : {}) }] } },

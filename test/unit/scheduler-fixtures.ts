@@ -9,7 +9,7 @@ type Json = Record<string, any>;
 export function mkNode(name: string, o: { labels?: Record<string, string>; alloc?: Record<string, string>; taints?: Json[]; unschedulable?: boolean } = {}): NodeInfo {
   const n = new NodeInfo(name);
   const allocatable = { cpu: '4', memory: '8Gi', pods: '110', ...o.alloc };
-  n.setNode({ metadata: { name, labels: { 'kubernetes.io/hostname': name, ...o.labels } }, spec: { taints: o.taints, unschedulable: o.unschedulable }, status: { allocatable } } as unknown as Node);
+  n.setNode({ metadata: { name, labels: { 'kubernetes.io/hostname': name, ...o.labels } }, spec: { taints: o.taints, unschedulable: o.unschedulable }, status: { allocatable } } as Node);
   return n;
 }
 

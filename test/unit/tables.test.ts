@@ -204,7 +204,7 @@ test('odd or partial objects never throw', () => {
     ['', 'endpoints'], ['networking.k8s.io', 'ingresses'], ['', 'resourcequotas'], ['x.example.com', 'widgets']]) {
     const printer = tablePrinterFor(g, r);
     for (const o of [{ metadata: {} }, { metadata: { name: 'n' }, spec: 'garbage', status: 5 }, { metadata: null }]) {
-      const cells = printer.cells(o as unknown as KObject, now);
+      const cells = printer.cells(o as KObject, now);
       assert.equal(cells.length, printer.columns.length, `${g}/${r}`);
     }
   }

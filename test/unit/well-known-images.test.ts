@@ -41,7 +41,7 @@ test('the pi Job pod logs its digits; appended lines land in a running container
     assert.equal(h.pod('pi')?.status?.phase, 'Succeeded');
     const p = logProvider(h.reg)!;
     const read = (name: string) => {
-      const r = p.read(h.pod(name) as unknown as KObject, name, false);
+      const r = p.read(h.pod(name) as KObject, name, false);
       assert.ok('lines' in r, JSON.stringify(r));
       return r.lines.map((l) => l.text);
     };
@@ -49,7 +49,7 @@ test('the pi Job pod logs its digits; appended lines land in a running container
     const client = clientFor(h.reg);
     const before = read('web').length;
     const followed: string[] = [];
-    const cancel = p.follow(h.pod('web') as unknown as KObject, 'web', before, (l) => followed.push(l.text), () => followed.push('<end>'));
+    const cancel = p.follow(h.pod('web') as KObject, 'web', before, (l) => followed.push(l.text), () => followed.push('<end>'));
     assert.equal(appendContainerLog(client, 'default', 'web', 'web', '10.244.0.1 - - "GET / HTTP/1.1" 200 615\n'), true);
     assert.equal(appendContainerLog(client, 'default', 'web', 'nope', 'x'), false);
     assert.equal(appendContainerLog(client, 'default', 'gone', 'web', 'x'), false);

@@ -40,7 +40,7 @@ export function ensureWorkload(client: Client, js: JobSet, size: number): void {
   const have = (cur?.spec as { podGroups?: Array<{ policy?: { gang?: { minCount?: number } } }> } | undefined)?.podGroups?.[0]?.policy?.gang?.minCount;
   if (cur && have === size) return;
   if (cur) client.delete(workloadRes, ns, name);
-  const owner = js as unknown as KObject;
+  const owner = js;
   client.create(workloadRes, ns, {
     apiVersion: 'scheduling.k8s.io/v1alpha1', kind: 'Workload',
     metadata: { name, namespace: ns, labels: { 'jobset.sigs.k8s.io/jobset-name': name }, ownerReferences: [{ apiVersion: owner.apiVersion ?? '', kind: 'JobSet', name, uid: owner.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }] },

@@ -34,9 +34,9 @@ async function createJobs(c: JobSetController, w: Work, jobs: Job[]): Promise<vo
   const waits: Array<Promise<unknown>> = [];
   for (const job of jobs) {
     try {
-      const r = c.client.createOrWait(jobsRef, ns, job as unknown as KObject);
-      if (r instanceof Promise) waits.push(r.then((created) => c.jobs.track(created as unknown as Job), (err: unknown) => errors.push(failure(job, err))));
-      else c.jobs.track(r as unknown as Job);
+      const r = c.client.createOrWait(jobsRef, ns, job);
+      if (r instanceof Promise) waits.push(r.then((created) => c.jobs.track(created), (err: unknown) => errors.push(failure(job, err))));
+      else c.jobs.track(r);
     } catch (err) {
       errors.push(failure(job, err));
     }

@@ -59,7 +59,7 @@ function managedByErrors(manager: string): FieldError[] {
 }
 
 export function validateJobSetCreate(client: Client, obj: KObject): FieldError[] {
-  const js = obj as unknown as JobSet;
+  const js = obj as JobSet;
   const spec: JobSetSpec = js.spec ?? {};
   const name = nameForValidation(obj);
   const errs: FieldError[] = [];
@@ -104,8 +104,8 @@ export function validateJobSetCreate(client: Client, obj: KObject): FieldError[]
 const suspended = (js: JobSet) => js.spec?.suspend === true;
 
 export function validateJobSetUpdate(obj: KObject, oldObj: KObject): FieldError[] {
-  const js = obj as unknown as JobSet;
-  const old = oldObj as unknown as JobSet;
+  const js = obj as JobSet;
+  const old = oldObj as JobSet;
   const oldByName = new Map(defaulted(old.spec?.replicatedJobs).map((rj) => [rj.name, rj]));
   let next = defaulted(js.spec?.replicatedJobs);
   // While suspended (before or after this update) the pod template's scheduling directives may change.

@@ -106,7 +106,7 @@ export function registeredNode(node: Node, claim: NodeClaim): KObject {
   const owners = (node.metadata?.ownerReferences ?? []).filter((o) => o.uid !== claim.metadata.uid);
   owners.push({ apiVersion, kind: 'NodeClaim', name: claim.metadata.name ?? '', uid: claim.metadata.uid ?? '', blockOwnerDeletion: true });
   return {
-    ...(node as unknown as KObject),
+    ...(node),
     metadata: { ...(node.metadata as KObject['metadata']), labels: { ...(claim.metadata.labels ?? {}), ...(node.metadata?.labels ?? {}), [wk.registered]: 'true' }, finalizers, ownerReferences: owners },
     spec: { ...(node.spec ?? {}), taints },
   };

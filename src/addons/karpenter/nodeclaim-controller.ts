@@ -4,7 +4,6 @@
 import type { Node } from '../../generated/k8s/core/v1.js';
 import type { Client } from '../../client/client.js';
 import { ApiError } from '../../machinery/errors.js';
-import type { KObject } from '../../machinery/types.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { defineController } from '../../controllers/runtime/index.js';
@@ -86,7 +85,7 @@ class NodeClaimController {
     const name = claim.metadata.name ?? '';
     const next = launched(claim, this.deps.catalog, now);
     if (!next) {
-      this.deps.events.event(claim as unknown as KObject, 'Warning', 'InsufficientCapacityError', `NodeClaim ${name} event: all requested instance types were unavailable during launch`);
+      this.deps.events.event(claim, 'Warning', 'InsufficientCapacityError', `NodeClaim ${name} event: all requested instance types were unavailable during launch`);
       this.client.delete(nodeClaimsRef, '', name);
       return;
     }
@@ -111,7 +110,7 @@ class NodeClaimController {
     const name = claim.metadata.name ?? '';
     // The node takes pods once the unregistered taint goes, unless startup taints still hold them off.
     if (!claim.spec.startupTaints?.length) this.deps.expectPlacements(name);
-    this.client.guaranteedUpdate(nodesRef, '', name, (cur) => registeredNode(cur as unknown as Node, claim));
+    this.client.guaranteedUpdate(nodesRef, '', name, (cur) => registeredNode(cur, claim));
     const status = { ...(claim.status ?? {}), nodeName: node.metadata?.name };
     setCondition(status, ct.registered, 'True', 'Registered', '', now, claim.metadata.generation);
     readyCondition(status, now, claim.metadata.generation);

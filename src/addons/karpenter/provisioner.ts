@@ -6,7 +6,6 @@
 import type { DaemonSet } from '../../generated/k8s/apps/v1.js';
 import type { Node, Pod } from '../../generated/k8s/core/v1.js';
 import type { Client } from '../../client/client.js';
-import type { KObject } from '../../machinery/types.js';
 import { amounts, type ResourceAmounts } from '../../machinery/resources.js';
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
@@ -159,7 +158,7 @@ export class Provisioner implements Reconciler {
     for (const pool of pools) {
       const reqs = poolRequirements(pool);
       if (!this.deps.catalog.all().some((t) => typeCompatible(t, reqs))) {
-        this.deps.events.event(pool as unknown as KObject, 'Warning', 'NoCompatibleInstanceTypes', 'NodePool requirements filtered out all compatible available instance types');
+        this.deps.events.event(pool, 'Warning', 'NoCompatibleInstanceTypes', 'NodePool requirements filtered out all compatible available instance types');
       }
     }
     const nodes = this.simNodes(claims, nominatedTo);
@@ -179,7 +178,7 @@ export class Provisioner implements Reconciler {
     }
     for (const [key, reason] of result.failures) {
       const p = pending.find((x) => podKey(x) === key);
-      if (p) this.deps.events.event(p as unknown as KObject, 'Warning', 'FailedScheduling', `Failed to schedule pod, ${reason}`);
+      if (p) this.deps.events.event(p, 'Warning', 'FailedScheduling', `Failed to schedule pod, ${reason}`);
     }
     if (created.length) this.log.info({ nodeClaims: created.length, pods: pending.length }, 'created nodeclaims');
     return created;
@@ -198,7 +197,7 @@ export class Provisioner implements Reconciler {
   private nominate(p: Pod, claim: string | undefined, node: string | undefined, now: number): void {
     const info = [claim && `nodeclaim/${claim}`, node && `node/${node}`].filter(Boolean).join(', ');
     if (!info) return;
-    this.deps.events.event(p as unknown as KObject, 'Normal', 'Nominated', `Pod should schedule on: ${info}`);
+    this.deps.events.event(p, 'Normal', 'Nominated', `Pod should schedule on: ${info}`);
     if (claim) {
       if (this.nominations.size >= maxNominations) this.nominations.delete(this.nominations.keys().next().value as string);
       this.nominations.set(podKey(p), { claim, at: now });

@@ -4,7 +4,6 @@
 // Node and drop the termination finalizers (node first, then claim).
 import type { Node, Pod } from '../../generated/k8s/core/v1.js';
 import type { Client } from '../../client/client.js';
-import { evictPod } from '../../client/services.js';
 import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
 import { parseGoDuration } from '../../util/duration.js';
@@ -56,15 +55,15 @@ export function terminate(client: Client, clock: Clock, deps: KarpenterDeps, cla
         const pn = p.metadata?.name ?? '';
         if (deadline !== undefined && now >= deadline) {
           ignoreNotFound(() => client.delete('v1/pods', ns, pn));
-          deps.events.event(p as unknown as KObject, 'Normal', 'Disrupted', `Deleting the pod to accommodate the terminationTime ${new Date(deadline).toISOString()} of the node. The pod was granted 0 seconds of grace-period of its ${p.spec?.terminationGracePeriodSeconds ?? 30} terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt annotation.`);
+          deps.events.event(p, 'Normal', 'Disrupted', `Deleting the pod to accommodate the terminationTime ${new Date(deadline).toISOString()} of the node. The pod was granted 0 seconds of grace-period of its ${p.spec?.terminationGracePeriodSeconds ?? 30} terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt annotation.`);
           continue;
         }
         try {
-          evictPod(client, ns, pn);
-          deps.events.event(p as unknown as KObject, 'Normal', 'Evicted', `Evicted pod: ${reason}`);
+          client.services.evictPod(ns, pn);
+          deps.events.event(p, 'Normal', 'Evicted', `Evicted pod: ${reason}`);
         } catch (err) {
           if (err instanceof ApiError && err.code === 429) {
-            deps.events.event(node as unknown as KObject, 'Warning', 'FailedDraining', `Failed to drain node, evicting pod violates a PDB (Pod=${ns}/${pn})`);
+            deps.events.event(node, 'Warning', 'FailedDraining', `Failed to drain node, evicting pod violates a PDB (Pod=${ns}/${pn})`);
           } else if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) {
             throw err;
           }

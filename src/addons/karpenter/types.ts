@@ -98,7 +98,7 @@ export interface NodePoolSpec {
   replicas?: number;
 }
 
-export interface NodePool {
+export type NodePool = {
   apiVersion?: string;
   kind?: string;
   metadata: ObjectMeta;
@@ -109,7 +109,7 @@ export interface NodePool {
     resources?: Record<string, string>;
     nodeClassObservedGeneration?: number;
   };
-}
+};
 
 export interface NodeClaimSpec extends NodeClaimTemplateSpec {
   resources?: { requests?: Record<string, string> };
@@ -125,13 +125,13 @@ export interface NodeClaimStatus {
   lastPodEventTime?: string;
 }
 
-export interface NodeClaim {
+export type NodeClaim = {
   apiVersion?: string;
   kind?: string;
   metadata: ObjectMeta;
   spec: NodeClaimSpec;
   status?: NodeClaimStatus;
-}
+};
 
 export interface KWOKNodeClass {
   apiVersion?: string;

@@ -8,7 +8,6 @@ import { ScaledJobController, scaledJobController } from './scaled-job-controlle
 import { ScaledObjectController, scaledObjectController } from './scaled-object-controller.js';
 import { scaledObjectWebhook } from './webhook.js';
 import { scaledJobWebhook, triggerAuthenticationWebhook } from './webhook-jobs-auth.js';
-import { addAdmission } from '../../client/services.js';
 
 export const kedaCrds = [
   'src/addons/keda/crds/keda.sh_scaledobjects.yaml',
@@ -26,7 +25,7 @@ export const kedaAddon: Addon = {
   start(ctx) {
     const log = ctx.log.child({ component: 'keda' });
     const controllers = new Manager({ client: ctx.client, clock: ctx.clock, log }).add(scaledObjectController).add(scaledJobController).start();
-    const removeWebhooks = [scaledObjectWebhook(ctx.client), scaledJobWebhook(), triggerAuthenticationWebhook()].map((w) => addAdmission(ctx.client, w));
+    const removeWebhooks = [scaledObjectWebhook(ctx.client), scaledJobWebhook(), triggerAuthenticationWebhook()].map((w) => ctx.client.services.addAdmission(w));
     return {
       stop() {
         for (const remove of removeWebhooks) remove();

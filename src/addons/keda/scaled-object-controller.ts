@@ -4,7 +4,6 @@
 // with upstream's `<message>: <error>` text and a ScaledObjectCheckFailed event; nothing here throws past a reconcile.
 import type { Client } from '../../client/client.js';
 import { EventRecorder } from '../../client/event-recorder.js';
-import { addExternalMetrics } from '../../client/services.js';
 import { defineController } from '../../controllers/runtime/index.js';
 import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
@@ -46,7 +45,7 @@ export class ScaledObjectController {
   constructor(readonly client: Client, readonly clock: Clock, readonly log: Logger) {
     this.events = new EventRecorder(client, { component: 'keda-operator' });
     this.env = { client, clock };
-    this.stops.push(addExternalMetrics(client, kedaMetricsSource({
+    this.stops.push(client.services.addExternalMetrics(kedaMetricsSource({
       env: this.env,
       loopsIn: (ns) => [...this.loops.values()].filter((l) => l.key.startsWith(`${ns}/`)),
       loop: (ns, name) => this.loops.get(`${ns}/${name}`),

@@ -49,7 +49,7 @@ export function groupKey(o: { metadata?: { namespace?: string; labels?: Record<s
   return name === undefined || group === undefined ? undefined : `${o.metadata?.namespace ?? ''}/${name}/${group}`;
 }
 
-export const asObject = <T>(o: T): KObject => o as unknown as KObject;
+export const asObject = <T>(o: T): KObject => o as KObject;
 
 /** The headless Service named `name`, created when missing (never updated, as upstream). */
 export function ensureHeadlessService(ctx: LwsContext, lws: LeaderWorkerSet, name: string, selector: Record<string, string>, owner: KObject): void {

@@ -5,7 +5,6 @@ import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { StatefulSet } from '../../generated/k8s/apps/v1.js';
 import type { Addon, AddonContext, AddonHandle } from '../types.js';
 import { EventRecorder } from '../../client/event-recorder.js';
-import { addAdmission } from '../../client/services.js';
 import type { Change } from '../../client/types.js';
 import { defineController, Manager, type ControllerContext } from '../../controllers/runtime/index.js';
 import { labels as L, lwsResource } from './types.js';
@@ -76,8 +75,8 @@ function start(actx: AddonContext): AddonHandle {
       return { reconcile: (key: string) => reconcilePod(l, ...nsName(key)) };
     },
   });
-  const removeAdmission = addAdmission(client, lwsPodAdmission(client));
-  const removeWebhook = addAdmission(client, lwsWebhook());
+  const removeAdmission = client.services.addAdmission(lwsPodAdmission(client));
+  const removeWebhook = client.services.addAdmission(lwsWebhook());
   const manager = new Manager({ client, clock: actx.clock, log: actx.log }).add(lws).add(pods).start();
   return {
     stop() {

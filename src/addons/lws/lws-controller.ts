@@ -45,14 +45,14 @@ function writeLeader(ctx: LwsContext, lws: LeaderWorkerSet, cur: StatefulSet | u
   }
   if (!leaderDiffers(cur, want)) return;
   ctx.client.guaranteedUpdate(stsRes, ns, want.metadata?.name ?? '', (o) => {
-    const s = o as unknown as StatefulSet;
+    const s = o as StatefulSet;
     const next: StatefulSet = {
       ...s,
       metadata: { ...s.metadata, labels: { ...s.metadata?.labels, ...want.metadata?.labels }, annotations: { ...s.metadata?.annotations, ...want.metadata?.annotations } },
       // Claim templates and the selector are immutable: keep the StatefulSet's own.
       spec: { ...want.spec!, selector: s.spec?.selector ?? want.spec!.selector, volumeClaimTemplates: s.spec?.volumeClaimTemplates },
     };
-    return next as unknown as KObject;
+    return next as KObject;
   });
 }
 

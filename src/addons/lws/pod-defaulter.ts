@@ -101,7 +101,7 @@ export function lwsPodAdmission(client: Client): AdmissionPlugin {
     handles: isLwsPodCreate,
     mutate(a) {
       if (!isLwsPodCreate(a)) return;
-      const pod = a.object as unknown as Pod;
+      const pod = a.object as Pod;
       if (defaultLwsPod(pod, a.namespace)) joinGang(client, pod, a.namespace);
     },
   };

@@ -28,7 +28,7 @@ const ownedBy = (rev: KObject, lws: LeaderWorkerSet) => {
 
 export function listRevisions(client: Client, lws: LeaderWorkerSet): ControllerRevision[] {
   const sel = `${L.setName}=${lws.metadata.name}`;
-  return client.list<KObject>(revisions, lws.metadata.namespace ?? '', { labelSelector: sel }).filter((r) => ownedBy(r, lws)) as unknown as ControllerRevision[];
+  return client.list<KObject>(revisions, lws.metadata.namespace ?? '', { labelSelector: sel }).filter((r) => ownedBy(r, lws)) as ControllerRevision[];
 }
 
 /** The revision with this hash (the highest-numbered one if several), or undefined. */
@@ -59,7 +59,7 @@ export function ensureRevision(client: Client, lws: LeaderWorkerSet): { revision
     data: templateSnapshot(lws),
     revision: number,
   };
-  const made = client.create<KObject>(revisions, lws.metadata.namespace ?? '', cr as unknown as KObject) as unknown as ControllerRevision;
+  const made = client.create<KObject>(revisions, lws.metadata.namespace ?? '', cr as KObject) as ControllerRevision;
   return { revision: made, created: true };
 }
 

@@ -62,7 +62,7 @@ export function vpaPodAdmission(client: Client): AdmissionPlugin {
     handles: (a) => isPodCreate(a) && client.count(vpaRef) > 0,
     mutate(a) {
       if (!isPodCreate(a)) return;
-      const pod = a.object as unknown as Pod;
+      const pod = a.object as Pod;
       // Upstream's webhook is registered with failurePolicy Ignore: a failure here never refuses the pod.
       try {
         const vpa = controllingVpa(client, pod, a.namespace);

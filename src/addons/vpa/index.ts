@@ -2,7 +2,6 @@
 // the recommender and the updater (periodic controllers on the clock), and the admission step that sets requests
 // on new pods.
 // Settings (cluster file `addons: { vpa: {...} }`): see settings.ts.
-import { addAdmission } from '../../client/services.js';
 import { Manager } from '../../controllers/runtime/index.js';
 import type { Addon } from '../types.js';
 import { vpaPodAdmission } from './admission.js';
@@ -23,8 +22,8 @@ export const vpaAddon: Addon = {
     const controllers = new Manager({ client: ctx.client, clock: ctx.clock, log: ctx.log });
     for (const def of vpaControllers(settings)) controllers.add(def);
     controllers.start();
-    const removeAdmission = addAdmission(ctx.client, vpaPodAdmission(ctx.client));
-    const removeWebhook = addAdmission(ctx.client, vpaWebhook());
+    const removeAdmission = ctx.client.services.addAdmission(vpaPodAdmission(ctx.client));
+    const removeWebhook = ctx.client.services.addAdmission(vpaWebhook());
     return {
       stop() {
         controllers.stop();

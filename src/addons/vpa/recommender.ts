@@ -4,7 +4,6 @@
 // tells when a container's target changes.
 import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { Client } from '../../client/client.js';
-import { podUsageNow } from '../../client/services.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import type { Logger } from '../../util/logger.js';
 import { AggregateState } from './aggregate.js';
@@ -71,7 +70,7 @@ export class Recommender {
       const pods = this.client.list<Pod>(podsRef, ns).filter((p) => !terminal(p) && !p.metadata?.deletionTimestamp && podMatches(sel.selector, p)).slice(0, maxPodsPerVpa);
       podCount = pods.length;
       for (const pod of pods) {
-        const usage = podUsageNow(this.client, pod);
+        const usage = this.client.services.podUsageNow(pod);
         if (!usage) continue;
         if (!states) this.states.set(uid, (states = new Map()));
         for (const u of usage) {

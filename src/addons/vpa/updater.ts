@@ -5,7 +5,6 @@
 // requests on the replacement pod. minReplicas and the eviction tolerance bound how many pods are down at once.
 import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { Client } from '../../client/client.js';
-import { evictPod } from '../../client/services.js';
 import type { EventRecorder } from '../../client/event-recorder.js';
 import type { KObject } from '../../machinery/types.js';
 import type { Logger } from '../../util/logger.js';
@@ -145,7 +144,7 @@ export class Updater {
     });
     if (!changed) return false;
     try {
-      this.client.update(podsRef, ns, name, wanted as unknown as KObject, { subresource: 'resize' });
+      this.client.update(podsRef, ns, name, wanted, { subresource: 'resize' });
     } catch (err) {
       this.log.debug({ err, pod: `${ns}/${name}` }, 'the in-place resize was refused');
       return false;
@@ -155,7 +154,7 @@ export class Updater {
     } catch (err) {
       this.log.debug({ err, pod: `${ns}/${name}` }, 'annotating the resized pod failed');
     }
-    this.events.event(pod as unknown as KObject, 'Normal', 'InPlaceResizedByVPA', 'Pod was resized in place by VPA Updater.');
+    this.events.event(pod, 'Normal', 'InPlaceResizedByVPA', 'Pod was resized in place by VPA Updater.');
     return true;
   }
 
@@ -163,12 +162,12 @@ export class Updater {
     const ns = pod.metadata?.namespace ?? '';
     const name = pod.metadata?.name ?? '';
     try {
-      evictPod(this.client, ns, name);
+      this.client.services.evictPod(ns, name);
     } catch (err) {
       this.log.debug({ err, pod: `${ns}/${name}` }, 'the eviction was refused');
       return false;
     }
-    this.events.event(pod as unknown as KObject, 'Normal', 'EvictedByVPA', 'Pod was evicted by VPA Updater to apply resource recommendation.');
+    this.events.event(pod, 'Normal', 'EvictedByVPA', 'Pod was evicted by VPA Updater to apply resource recommendation.');
     this.events.event(vpa, 'Normal', 'EvictedPod', `VPA Updater evicted Pod ${name} to apply resource recommendation.`);
     return true;
   }

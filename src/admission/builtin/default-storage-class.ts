@@ -10,7 +10,7 @@ export const defaultStorageClassAdmission: AdmissionPlugin = {
   name: 'DefaultStorageClass',
   mutate(a) {
     if (a.operation !== 'CREATE' || a.subresource || a.def.group !== '' || a.def.plural !== 'persistentvolumeclaims') return;
-    const pvc = a.object as unknown as PersistentVolumeClaim | undefined;
+    const pvc = a.object as PersistentVolumeClaim | undefined;
     if (!pvc?.spec || pvc.spec.storageClassName != null || pvc.metadata?.annotations?.[betaClassAnnotation] !== undefined) return;
     const cls = defaultStorageClass(a.registry);
     if (cls?.metadata?.name) pvc.spec.storageClassName = cls.metadata.name;

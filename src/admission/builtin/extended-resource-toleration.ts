@@ -34,7 +34,7 @@ export const extendedResourceToleration: AdmissionPlugin = {
   handles,
   mutate(a) {
     if (!handles(a)) return;
-    const spec = (a.object as unknown as Pod | undefined)?.spec;
+    const spec = (a.object as Pod | undefined)?.spec;
     if (!spec || typeof spec !== 'object') return;
     const resources = new Set<string>();
     for (const list of [spec.containers, spec.initContainers]) {

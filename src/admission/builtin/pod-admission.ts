@@ -5,7 +5,7 @@ import type { Pod, Toleration } from '../../generated/k8s/core/v1.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.js';
 
 const newPod = (a: AdmissionAttributes): Pod['spec'] | undefined =>
-  a.operation === 'CREATE' && !a.subresource && a.def.group === '' && a.def.plural === 'pods' ? (a.object as unknown as Pod | undefined)?.spec : undefined;
+  a.operation === 'CREATE' && !a.subresource && a.def.group === '' && a.def.plural === 'pods' ? (a.object as Pod | undefined)?.spec : undefined;
 
 export const serviceAccountAdmission: AdmissionPlugin = {
   name: 'ServiceAccount',

@@ -35,7 +35,7 @@ function validateEmbedded(path: string, x: Record<string, unknown>, errs: FieldE
       }
       const meta = { ...v, name: typeof v.name === 'string' && v.name ? v.name : 'fakename' };
       const ns = typeof v.namespace === 'string' ? v.namespace : '';
-      errs.push(...validateObjectMeta({ metadata: meta } as unknown as KObject, { namespaced: ns.length > 0, nameFn: nameIsPathSegment }, child(path, 'metadata')));
+      errs.push(...validateObjectMeta({ metadata: meta }, { namespaced: ns.length > 0, nameFn: nameIsPathSegment }, child(path, 'metadata')));
     }
   }
 }

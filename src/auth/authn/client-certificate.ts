@@ -21,7 +21,7 @@ function fromPeer(socket: TLSSocket): Outcome {
   if (!socket.authorized) {
     return { error: `verifying certificate ${identifier(peer)} failed: x509: ${String(socket.authorizationError ?? 'certificate signed by unknown authority')}` };
   }
-  const subject = (peer.subject ?? {}) as unknown as Record<string, string | string[] | undefined>;
+  const subject = (peer.subject ?? {});
   const cn = values(subject.CN);
   const username = cn[cn.length - 1];
   if (!username) return undefined;

@@ -21,16 +21,16 @@ function serialNumber(): string {
 }
 
 async function newKeys(): Promise<CryptoKeyPair> {
-  return (await webcrypto.subtle.generateKey(ecdsa, true, ['sign', 'verify'])) as unknown as CryptoKeyPair;
+  return (await webcrypto.subtle.generateKey(ecdsa, true, ['sign', 'verify']));
 }
 
 function pkcs8Pem(key: CryptoKey): string {
-  return KeyObject.from(key as unknown as webcrypto.CryptoKey).export({ type: 'pkcs8', format: 'pem' }).toString();
+  return KeyObject.from(key).export({ type: 'pkcs8', format: 'pem' }).toString();
 }
 
 async function importSigningKey(keyPem: string): Promise<CryptoKey> {
   const der = createPrivateKey(keyPem).export({ type: 'pkcs8', format: 'der' });
-  return (await webcrypto.subtle.importKey('pkcs8', der, ecdsa, false, ['sign'])) as unknown as CryptoKey;
+  return (await webcrypto.subtle.importKey('pkcs8', der, ecdsa, false, ['sign']));
 }
 
 /** Generates a new CA, valid ten years (as kubeadm's). */

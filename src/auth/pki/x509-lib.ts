@@ -11,7 +11,7 @@ export function loadX509(): Promise<X509Lib> {
   loading ??= (async () => {
     await import('reflect-metadata');
     const m = await import('@peculiar/x509');
-    m.cryptoProvider.set(webcrypto as unknown as Crypto);
+    m.cryptoProvider.set(webcrypto as Crypto);
     lib = m;
     return m;
   })();

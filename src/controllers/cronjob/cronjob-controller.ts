@@ -52,9 +52,9 @@ class CronJobReconciler {
     const { namespace: ns, name } = splitKey(key);
     const stored = this.client.get('batch/v1/cronjobs', ns, name);
     if (!stored) return;
-    const cj = structuredClone(stored) as unknown as CronJob;
-    const jobs = (this.client.list('batch/v1/jobs', ns) as unknown as Job[]).filter((j) => {
-      const ref = controllerRef(j as unknown as KObject);
+    const cj = structuredClone(stored);
+    const jobs = (this.client.list('batch/v1/jobs', ns)).filter((j) => {
+      const ref = controllerRef(j);
       return ref?.kind === 'CronJob' && ref.name === name;
     });
     const status: CronJobStatus = (cj.status ??= {});
@@ -95,20 +95,20 @@ class CronJobReconciler {
       this.client.delete(this.jobsDef, job.metadata?.namespace ?? '', name, { propagationPolicy: 'Background' });
     } catch (err) {
       if (statusCode(err) !== 404) {
-        this.events.event(cj as unknown as KObject, 'Warning', 'FailedDelete', `Deleted job: ${errorMessage(err)}`);
+        this.events.event(cj, 'Warning', 'FailedDelete', `Deleted job: ${errorMessage(err)}`);
         this.log.debug({ err, job: name }, 'deleting job failed');
         return false;
       }
     }
     const status = cj.status!;
     status.active = (status.active ?? []).filter((r) => r.uid !== job.metadata?.uid);
-    this.events.event(cj as unknown as KObject, 'Normal', 'SuccessfulDelete', `Deleted job ${name}`);
+    this.events.event(cj, 'Normal', 'SuccessfulDelete', `Deleted job ${name}`);
     return true;
   }
 
   /** Reconciles status with the Jobs that exist, then starts the due Job if any; returns ms until the next look. */
   private syncCronJob(cj: CronJob, jobs: Job[]): number | undefined {
-    const obj = cj as unknown as KObject;
+    const obj = cj;
     const status = cj.status!;
     const now = this.clock.nowMs();
     const active = () => (status.active ??= []);
@@ -183,7 +183,7 @@ class CronJobReconciler {
     }
     if (spec.concurrencyPolicy === 'Replace') {
       for (const ref of [...active()]) {
-        const job = this.client.get('batch/v1/jobs', ref.namespace ?? '', ref.name ?? '') as unknown as Job | undefined;
+        const job = this.client.get('batch/v1/jobs', ref.namespace ?? '', ref.name ?? '');
         if (!job) {
           this.events.event(obj, 'Warning', 'FailedGet', `Get job: jobs.batch "${ref.name}" not found`);
           throw new Error(`job ${ref.namespace}/${ref.name} not found`);
@@ -197,12 +197,12 @@ class CronJobReconciler {
 
   /** Creates the Job for `scheduled` and records it in status (unless someone else owns a Job of that name). */
   private startJob(cj: CronJob, scheduled: number): void {
-    const obj = cj as unknown as KObject;
+    const obj = cj;
     const status = cj.status!;
     const ns = cj.metadata?.namespace ?? '';
     let created: KObject;
     try {
-      created = this.client.create(this.jobsDef, ns, jobFromTemplate(cj, scheduled) as unknown as KObject);
+      created = this.client.create(this.jobsDef, ns, jobFromTemplate(cj, scheduled));
       this.events.event(obj, 'Normal', 'SuccessfulCreate', `Created job ${created.metadata.name}`);
     } catch (err) {
       if (statusCode(err) !== 409) {

@@ -56,7 +56,7 @@ export function jobFromTemplate(cj: CronJob, scheduledMs: number): Job {
       namespace: cj.metadata?.namespace,
       ...(Object.keys(labels).length ? { labels } : {}),
       annotations,
-      ownerReferences: [{ ...controllerRefTo(cj as unknown as KObject), apiVersion: 'batch/v1', kind: 'CronJob' }],
+      ownerReferences: [{ ...controllerRefTo(cj), apiVersion: 'batch/v1', kind: 'CronJob' }],
     },
     spec: structuredClone(template?.spec ?? { template: {} }) as Job['spec'],
   };

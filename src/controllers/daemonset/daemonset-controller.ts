@@ -29,8 +29,8 @@ const isTerminal = (p: Pod) => p.status?.phase === 'Succeeded' || p.status?.phas
 
 /** The DaemonSets a node change concerns: all of them on add and delete, those whose placement changed on update. */
 function daemonSetsForNode(client: Client, c: Change): string[] {
-  const cur = c.object as unknown as Node;
-  const prev = c.previous as unknown as Node | undefined;
+  const cur = c.object;
+  const prev = c.previous;
   const out: string[] = [];
   for (const ds of client.list<DaemonSet>('apps/v1/daemonsets')) {
     if (c.type === 'MODIFIED' && prev) {
@@ -76,15 +76,15 @@ class DaemonSetReconciler {
   /** Steps: waits only while an admission webhook is called for a pod it creates (see util/steps.ts). */
   private *syncDaemonSet(key: string): Steps<void | number> {
     const { namespace, name } = splitKey(key);
-    const ds = this.client.get('apps/v1/daemonsets', namespace, name) as unknown as DaemonSet | undefined;
+    const ds = this.client.get('apps/v1/daemonsets', namespace, name);
     if (!ds) return;
     const sel = ds.spec?.selector;
     if (!sel || (!Object.keys(sel.matchLabels ?? {}).length && !(sel.matchExpressions ?? []).length)) {
-      this.events.event(ds as unknown as KObject, 'Warning', 'SelectingAll', 'This daemon set is selecting all pods. A non-empty selector is required.');
+      this.events.event(ds, 'Warning', 'SelectingAll', 'This daemon set is selecting all pods. A non-empty selector is required.');
       return;
     }
     if (ds.metadata?.deletionTimestamp) return;
-    const nodes = this.client.list('v1/nodes') as unknown as Node[];
+    const nodes = this.client.list('v1/nodes');
     const { cur, old } = this.constructHistory(ds);
     const hash = cur.metadata?.labels?.[revisionHashLabel] ?? '';
     // One instant for the whole pass: a pod judged not yet available must also be the one the requeue waits for.
@@ -104,7 +104,7 @@ class DaemonSetReconciler {
   /** The set's pods (adopting matching orphans, releasing non-matching), grouped by the node they are for. */
   private podsByNode(ds: DaemonSet): Map<string, Pod[]> {
     const candidates = this.client.list('v1/pods', ds.metadata?.namespace ?? '');
-    const mine = claim(this.client, this.pods.podsDef, ds as unknown as KObject, ds.spec?.selector, candidates) as unknown as Pod[];
+    const mine = claim(this.client, this.pods.podsDef, ds, ds.spec?.selector, candidates);
     const byNode = new Map<string, Pod[]>();
     for (const pod of mine) {
       if (pod.metadata?.deletionTimestamp && isTerminal(pod)) continue;
@@ -122,7 +122,7 @@ class DaemonSetReconciler {
     let retry: number | undefined;
     for (const node of nodes) {
       const d = decideNode(ds, node, byNode.get(node.metadata?.name ?? '') ?? [], hash, now, this.backoff);
-      for (const [type, reason, message] of d.events) this.events.event(ds as unknown as KObject, type, reason, message);
+      for (const [type, reason, message] of d.events) this.events.event(ds, type, reason, message);
       if (d.create) create.push(node.metadata?.name ?? '');
       remove.push(...d.delete);
       retry = minOf(retry, d.retryInMs);
@@ -147,14 +147,14 @@ class DaemonSetReconciler {
     }
     const plan = planRollingUpdate({ ds, hash, nowMs: now, byNode, wanted });
     if (plan.deletePods.length || plan.createOnNodes.length) {
-      this.log.debug({ ds: keyOf(ds as unknown as KObject), delete: plan.deletePods.map((p) => p.metadata?.name), create: plan.createOnNodes }, 'rolling update step');
+      this.log.debug({ ds: keyOf(ds), delete: plan.deletePods.map((p) => p.metadata?.name), create: plan.createOnNodes }, 'rolling update step');
     }
     yield* this.sync(ds, plan.deletePods, plan.createOnNodes, hash);
   }
 
   /** Deletes then creates; a failed create stops further creates this round (slow start) and fails the sync for a retry. */
   private *sync(ds: DaemonSet, remove: Pod[], createOn: string[], hash: string): Steps<void> {
-    const owner = ds as unknown as KObject;
+    const owner = ds;
     let failure: unknown;
     for (const pod of remove) {
       try {
@@ -181,7 +181,7 @@ class DaemonSetReconciler {
 
   /** The current revision (created or renumbered) and the older ones, as upstream's constructHistory. */
   private constructHistory(ds: DaemonSet): { cur: ControllerRevision; old: ControllerRevision[] } {
-    const owner = ds as unknown as KObject;
+    const owner = ds;
     const revisions = this.history.list(owner, ds.spec?.selector);
     const data = revisionData(ds);
     const dataText = canonicalJson(data);
@@ -193,7 +193,7 @@ class DaemonSetReconciler {
     // A new revision carries the set's annotations (kubectl rollout history reads kubernetes.io/change-cause there).
     const annotations = ds.metadata?.annotations;
     if (annotations && Object.keys(annotations).length && !revisions.some((r) => r.metadata?.name === cur.metadata?.name)) {
-      cur = this.client.guaranteedUpdate(this.history.def, ds.metadata?.namespace ?? '', cur.metadata?.name ?? '', (c) => ({ ...c, metadata: { ...c.metadata, annotations: { ...annotations } } })) as unknown as ControllerRevision;
+      cur = this.client.guaranteedUpdate(this.history.def, ds.metadata?.namespace ?? '', cur.metadata?.name ?? '', (c) => ({ ...c, metadata: { ...c.metadata, annotations: { ...annotations } } }));
     }
     return { cur, old };
   }
@@ -214,7 +214,7 @@ class DaemonSetReconciler {
   }
 
   private updateStatus(ds: DaemonSet, nodes: Node[], hash: string, now: number): number | undefined {
-    const fresh = (this.client.get('apps/v1/daemonsets', ds.metadata?.namespace ?? '', ds.metadata?.name ?? '') as unknown as DaemonSet | undefined) ?? ds;
+    const fresh = (this.client.get('apps/v1/daemonsets', ds.metadata?.namespace ?? '', ds.metadata?.name ?? '')) ?? ds;
     const { status, recheckInMs } = computeStatus(fresh, nodes, this.podsByNode(fresh), hash, now, true);
     if (sameStatus(fresh.status, status)) return recheckInMs;
     const def = this.client.resource('apps/v1/daemonsets')!;

@@ -111,16 +111,16 @@ class DeploymentReconciler {
     const owned = uid ? this.replicaSets.byIndex(byOwner, uid).filter((rs) => rs.metadata.namespace === ns) : [];
     const orphans = this.replicaSets.byIndex(byOwner, `orphan/${ns}`).filter((rs) => labelSelectorMatches(d.spec?.selector, rs.metadata.labels ?? {}));
     const candidates = [...owned, ...orphans].sort(byName);
-    const claimed = claim(this.client, this.svc.rsDef, d as unknown as KObject, d.spec?.selector, candidates);
+    const claimed = claim(this.client, this.svc.rsDef, d, d.spec?.selector, candidates);
     for (const rs of claimed) this.replicaSets.track(rs);
-    return claimed as unknown as ReplicaSet[];
+    return claimed;
   }
 
   private podsByReplicaSet(d: Deployment, rsList: ReplicaSet[]): Map<string, Pod[]> {
     const uids = new Set(rsList.map((rs) => rs.metadata?.uid ?? ''));
     const out = new Map<string, Pod[]>();
-    for (const p of this.client.list('v1/pods', d.metadata?.namespace ?? '') as unknown as Pod[]) {
-      const uid = controllerRef(p as unknown as KObject)?.uid;
+    for (const p of this.client.list('v1/pods', d.metadata?.namespace ?? '')) {
+      const uid = controllerRef(p)?.uid;
       if (!uid || !uids.has(uid) || !labelSelectorMatches(d.spec?.selector, p.metadata?.labels ?? {})) continue;
       const list = out.get(uid) ?? [];
       list.push(p);

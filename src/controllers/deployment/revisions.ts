@@ -100,7 +100,7 @@ function createNewReplicaSet(ctx: SyncContext, oldRSs: ReplicaSet[], newRevision
   const name = `${d.metadata?.name}-${hash}`;
   const rs: ReplicaSet = {
     apiVersion: 'apps/v1', kind: 'ReplicaSet',
-    metadata: { name, namespace: ctx.ns, labels, annotations: {}, ownerReferences: [controllerRefTo(d as unknown as KObject)] },
+    metadata: { name, namespace: ctx.ns, labels, annotations: {}, ownerReferences: [controllerRefTo(d)] },
     spec: { replicas: 0, minReadySeconds: d.spec?.minReadySeconds, selector, template: { ...template, metadata: { ...template.metadata, labels } } },
   };
   const replicas = newRSReplicas(d, [...oldRSs, rs], rs);
@@ -109,12 +109,12 @@ function createNewReplicaSet(ctx: SyncContext, oldRSs: ReplicaSet[], newRevision
   let created: ReplicaSet;
   let alreadyExisted = false;
   try {
-    created = ctx.svc.client.create(ctx.svc.rsDef, ctx.ns, rs as unknown as KObject) as unknown as ReplicaSet;
-    ctx.svc.track?.(created as unknown as KObject);
+    created = ctx.svc.client.create(ctx.svc.rsDef, ctx.ns, rs);
+    ctx.svc.track?.(created);
   } catch (err) {
     if (statusCode(err) === 409) {
-      const found = ctx.svc.client.get('apps/v1/replicasets', ctx.ns, name) as unknown as ReplicaSet | undefined;
-      if (found && controllerRef(found as unknown as KObject)?.uid === d.metadata?.uid && equalIgnoreHash(d.spec?.template, found.spec?.template)) {
+      const found = ctx.svc.client.get('apps/v1/replicasets', ctx.ns, name);
+      if (found && controllerRef(found)?.uid === d.metadata?.uid && equalIgnoreHash(d.spec?.template, found.spec?.template)) {
         created = found;
         alreadyExisted = true;
       } else {

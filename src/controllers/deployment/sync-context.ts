@@ -40,7 +40,7 @@ export class SyncContext {
   }
 
   event(type: 'Normal' | 'Warning', reason: string, message: string): void {
-    this.svc.events.event(this.d as unknown as KObject, type, reason, message);
+    this.svc.events.event(this.d, type, reason, message);
   }
 
   requeue(ms: number): void {
@@ -50,7 +50,7 @@ export class SyncContext {
   /** Writes the deployment's status (status subresource). */
   writeStatus(status: DeploymentStatus): void {
     const name = this.d.metadata?.name ?? '';
-    this.d = this.svc.client.guaranteedUpdate(this.svc.deployDef, this.ns, name, (cur) => ({ ...cur, status }), { subresource: 'status' }) as unknown as Deployment;
+    this.d = this.svc.client.guaranteedUpdate(this.svc.deployDef, this.ns, name, (cur) => ({ ...cur, status }), { subresource: 'status' });
   }
 
   /** Puts the revision annotation on the deployment (upstream does this with its status update); true when it changed. */
@@ -60,7 +60,7 @@ export class SyncContext {
     const status = this.d.status;
     this.d = this.svc.client.guaranteedUpdate(this.svc.deployDef, this.ns, name, (cur) => ({
       ...cur, metadata: { ...cur.metadata, annotations: { ...(cur.metadata.annotations ?? {}), [revisionAnnotation]: revision } },
-    })) as unknown as Deployment;
+    }));
     // Keep in-flight status changes of this sync (the main resource write leaves the stored status alone).
     this.d = { ...this.d, status };
     return true;
@@ -68,17 +68,17 @@ export class SyncContext {
 
   /** Updates a ReplicaSet with `mutate` applied to its current state; returns the result. */
   updateReplicaSet(rs: ReplicaSet, mutate: (cur: ReplicaSet) => ReplicaSet): ReplicaSet {
-    return this.svc.client.guaranteedUpdate(this.svc.rsDef, this.ns, rs.metadata?.name ?? '', (cur) => mutate(cur as unknown as ReplicaSet) as unknown as KObject) as unknown as ReplicaSet;
+    return this.svc.client.guaranteedUpdate(this.svc.rsDef, this.ns, rs.metadata?.name ?? '', (cur) => mutate(cur));
   }
 
   /** The current stored copies of ReplicaSets, leaving out those gone. */
   freshList(rss: ReplicaSet[]): ReplicaSet[] {
-    return rss.map((rs) => this.svc.client.get('apps/v1/replicasets', this.ns, rs.metadata?.name ?? '') as unknown as ReplicaSet | undefined)
+    return rss.map((rs) => this.svc.client.get('apps/v1/replicasets', this.ns, rs.metadata?.name ?? ''))
       .filter((rs): rs is ReplicaSet => !!rs);
   }
 
   /** The current stored copy of a ReplicaSet (read-your-writes), or the given one when it is gone. */
   fresh(rs: ReplicaSet): ReplicaSet {
-    return (this.svc.client.get('apps/v1/replicasets', this.ns, rs.metadata?.name ?? '') as unknown as ReplicaSet | undefined) ?? rs;
+    return (this.svc.client.get('apps/v1/replicasets', this.ns, rs.metadata?.name ?? '')) ?? rs;
   }
 }

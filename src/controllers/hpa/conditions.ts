@@ -17,8 +17,8 @@ export class HpaConditions {
   constructor(private list: HorizontalPodAutoscalerCondition[], private readonly now: string) {}
 
   set(type: HpaConditionType, status: ConditionStatus, reason: string, message: string): void {
-    const next = setCondition(this.list as unknown as Condition[], { type, status, reason, message }, this.now);
-    this.list = next as unknown as HorizontalPodAutoscalerCondition[];
+    const next = setCondition(this.list, { type, status, reason, message }, this.now);
+    this.list = next;
   }
 
   apply(c: ConditionUpdate): void {

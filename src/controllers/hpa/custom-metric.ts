@@ -4,7 +4,6 @@
 import type { MetricStatus, ObjectMetricSource, PodsMetricSource } from '../../generated/k8s/autoscaling/v2.js';
 import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { Client } from '../../client/client.js';
-import { customMetricValue, customMetricValues } from '../../client/services.js';
 import type { Selector } from '../../machinery/labels.js';
 import { groupResource } from '../../metrics-apis/errors.js';
 import { perPodReplicas, valueReplicas } from './metric-calculator.js';
@@ -31,7 +30,7 @@ const fetchFailed = (e: unknown) => `unable to fetch metrics from custom metrics
 export function podsMetricValues(client: Client, ns: string, podSelector: Selector, metric: string): PodMetrics {
   let values;
   try {
-    values = customMetricValues(client, 'pods', ns, podSelector, metric);
+    values = client.services.customMetricValues('pods', ns, podSelector, metric);
   } catch (e) {
     throw new Error(fetchFailed(e));
   }
@@ -77,8 +76,8 @@ export function objectMetricValue(client: Client, ns: string, src: ObjectMetricS
     const gr = groupResource(def.group, def.plural);
     try {
       const v = group === '' && ref.kind === 'Namespace'
-        ? customMetricValue(client, gr, '', ns, metric)
-        : customMetricValue(client, gr, ns, ref.name, metric);
+        ? client.services.customMetricValue(gr, '', ns, metric)
+        : client.services.customMetricValue(gr, ns, ref.name, metric);
       return milliValue(v.value);
     } catch (e) {
       throw new Error(fetchFailed(e));

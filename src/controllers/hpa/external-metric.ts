@@ -3,7 +3,6 @@
 // (per replica), with upstream's error texts when the metric cannot be read.
 import type { ExternalMetricSource, MetricStatus } from '../../generated/k8s/autoscaling/v2.js';
 import type { Pod } from '../../generated/k8s/core/v1.js';
-import { externalMetricValues } from '../../client/services.js';
 import type { Client } from '../../client/client.js';
 import { formatLabelSelector } from '../../machinery/labels.js';
 import { externalMetricNotFound } from '../../metrics-apis/errors.js';
@@ -16,7 +15,7 @@ import { formatMilli } from './resource-metrics.js';
 export function fetchExternalMetric(client: Client, ns: string, name: string, selector: string): number[] {
   let values;
   try {
-    values = externalMetricValues(client, ns, name, selector);
+    values = client.services.externalMetricValues(ns, name, selector);
     if (values === undefined) throw externalMetricNotFound(ns, name);
   } catch (e) {
     throw new Error(`unable to fetch metrics from external metrics API: ${(e as Error).message}`);

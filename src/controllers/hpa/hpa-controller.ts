@@ -60,7 +60,7 @@ class HpaReconciler {
   }
 
   private warn(hpa: HorizontalPodAutoscaler, reason: string, message: string): void {
-    this.events.event(hpa as unknown as KObject, 'Warning', reason, message);
+    this.events.event(hpa, 'Warning', reason, message);
   }
 
   private sync(key: string, hpa: HorizontalPodAutoscaler): void {
@@ -137,7 +137,7 @@ class HpaReconciler {
         return;
       }
       conds.set('AbleToScale', 'True', 'SucceededRescale', `the HPA controller was able to update the target scale to ${desired}`);
-      this.events.event(hpa as unknown as KObject, 'Normal', 'SuccessfulRescale', `New size: ${desired}; reason: ${reason}`);
+      this.events.event(hpa, 'Normal', 'SuccessfulRescale', `New size: ${desired}; reason: ${reason}`);
       recordScaleEvent(history, spec.behavior, current, desired, nowMs);
       lastScaleTime = rfc3339(new Date(nowMs));
       this.log.debug({ hpa: key, from: current, to: desired, reason }, 'rescaled');

@@ -126,7 +126,7 @@ function proposalFor(client: Client, spec: MetricSpec, current: number, statusRe
 export function replicasForMetrics(client: Client, ns: string, specs: MetricSpec[], scale: Scale, warn: Warn, o: CalcOptions): MetricsOutcome {
   const sel = selectorFor(scale, warn);
   if (!Array.isArray(sel)) return { replicas: -1, metric: '', statuses: [], error: sel.message, condition: sel };
-  const pods = (client.list('v1/pods', ns) as unknown as Pod[]).filter((p) => matchesSelector(sel, p.metadata?.labels ?? {}));
+  const pods = (client.list('v1/pods', ns)).filter((p) => matchesSelector(sel, p.metadata?.labels ?? {}));
   const statuses: MetricStatus[] = [];
   let replicas = 0;
   let metric = '';
@@ -143,7 +143,7 @@ export function replicasForMetrics(client: Client, ns: string, specs: MetricSpec
     } catch (e) {
       const err = e instanceof MetricError ? e : new MetricError('FailedGetResourceMetric', String(e), 'failed to compute metric');
       warn(err.reason, err.inner);
-      statuses.push({ type: '' } as unknown as MetricStatus);
+      statuses.push({ type: '' });
       invalid++;
       firstError ??= err;
     }

@@ -4,7 +4,6 @@
 import { formatScaled } from '../../machinery/resources.js';
 import type { Pod } from '../../generated/k8s/core/v1.js';
 import { scrapeIntervalMs } from '../../kubelet/metrics-data.js';
-import { podUsageNow } from '../../client/services.js';
 import type { Client } from '../../client/client.js';
 import type { PodMetrics } from './replica-calculator.js';
 
@@ -14,7 +13,7 @@ export function resourceMetrics(client: Client, pods: Pod[], resource: string, c
   const nowMs = client.clock.nowMs();
   const timestampMs = Math.floor(nowMs / scrapeIntervalMs) * scrapeIntervalMs;
   for (const pod of pods) {
-    const usage = podUsageNow(client, pod);
+    const usage = client.services.podUsageNow(pod);
     if (!usage) continue;
     const counted = container ? usage.filter((u) => u.name === container) : usage;
     if (counted.length === 0) continue;

@@ -35,7 +35,7 @@ const job = (client: Client, ns: string, name: string): Job | undefined => clien
 
 /** The Job a pod's controller reference points to, when it exists with that uid. */
 function resolve(client: Client, pod: Pod): Job | undefined {
-  const ref = controllerRef(pod as unknown as KObject);
+  const ref = controllerRef(pod);
   if (!ref || ref.kind !== 'Job' || !ref.apiVersion?.startsWith('batch/')) return undefined;
   const j = job(client, pod.metadata?.namespace ?? '', ref.name);
   return j?.metadata?.uid === ref.uid ? j : undefined;
@@ -43,7 +43,7 @@ function resolve(client: Client, pod: Pod): Job | undefined {
 
 /** The Jobs a pod change concerns: its live controller, or (an orphan) those whose selector matches it. */
 function jobsForPod(client: Client, pod: Pod): string[] {
-  if (controllerRef(pod as unknown as KObject)) {
+  if (controllerRef(pod)) {
     const j = resolve(client, pod);
     return j && !isJobFinished(j) ? [keyOf(j)] : [];
   }
@@ -54,7 +54,7 @@ function jobsForPod(client: Client, pod: Pod): string[] {
 /** A pod keeping the tracking finalizer that no running Job (of its controller reference) will count. */
 function orphanedPod(client: Client, pod: Pod): boolean {
   if (!hasTrackingFinalizer(pod)) return false;
-  if (!controllerRef(pod as unknown as KObject)) return true;
+  if (!controllerRef(pod)) return true;
   const j = resolve(client, pod);
   return !j || isJobFinished(j);
 }
@@ -63,7 +63,7 @@ function orphanedPod(client: Client, pod: Pod): boolean {
 const jobController = defineController({
   name: 'job',
   for: 'batch/v1/jobs',
-  watches: [{ resource: 'v1/pods', map: (c, { client }) => jobsForPod(client, c.object as unknown as Pod) }],
+  watches: [{ resource: 'v1/pods', map: (c, { client }) => jobsForPod(client, c.object) }],
   setup: (ctx) => new JobReconciler(ctx),
 });
 
@@ -72,12 +72,12 @@ const jobOrphanPodController = defineController({
   name: 'job-orphan-pod',
   identity: 'job',
   watches: [
-    { resource: 'v1/pods', map: (c, { client }) => (orphanedPod(client, c.object as unknown as Pod) ? [keyOf(c.object)] : []) },
+    { resource: 'v1/pods', map: (c, { client }) => (orphanedPod(client, c.object) ? [keyOf(c.object)] : []) },
     {
       resource: 'batch/v1/jobs',
-      when: (c) => c.type === 'DELETED' || isJobFinished(c.object as unknown as Job),
+      when: (c) => c.type === 'DELETED' || isJobFinished(c.object),
       map: (c, { client }) => client.list<Pod>('v1/pods', c.object.metadata.namespace ?? '')
-        .filter((p) => hasTrackingFinalizer(p) && controllerRef(p as unknown as KObject)?.uid === c.object.metadata.uid).map(keyOf),
+        .filter((p) => hasTrackingFinalizer(p) && controllerRef(p)?.uid === c.object.metadata.uid).map(keyOf),
     },
   ],
   initialKeys: ({ client }) => client.list<Pod>('v1/pods').filter(hasTrackingFinalizer).map(keyOf),
@@ -94,7 +94,7 @@ function syncOrphanPod(client: Client, ops: JobPodOps, k: string): void {
   const { namespace, name } = splitKey(k);
   const pod = client.get<Pod>('v1/pods', namespace, name);
   if (!pod || !hasTrackingFinalizer(pod)) return;
-  const ref = controllerRef(pod as unknown as KObject);
+  const ref = controllerRef(pod);
   if (ref) {
     if (ref.kind !== 'Job' || ref.apiVersion !== 'batch/v1') return;
     const j = resolve(client, pod);
@@ -131,7 +131,7 @@ class JobReconciler {
     const ns = job.metadata?.namespace ?? '';
     const all = this.client.list('v1/pods', ns);
     const orphans = new Set(all.filter((p) => !controllerRef(p)).map((p) => p.metadata.uid));
-    const mine = claim(this.client, this.ops.podsDef, job as unknown as KObject, job.spec?.selector, all) as unknown as Pod[];
+    const mine = claim(this.client, this.ops.podsDef, job, job.spec?.selector, all);
     return mine.map((p) => (orphans.has(p.metadata?.uid) && !hasTrackingFinalizer(p) ? this.ops.addFinalizer(p) : p));
   }
 
@@ -153,7 +153,7 @@ class JobReconciler {
     }
     const mode = shared.spec?.completionMode;
     if (mode && mode !== 'NonIndexed' && mode !== 'Indexed') {
-      this.events.event(shared as unknown as KObject, 'Warning', 'UnknownCompletionMode', 'Skipped Job sync because completion mode is unknown');
+      this.events.event(shared, 'Warning', 'UnknownCompletionMode', 'Skipped Job sync because completion mode is unknown');
       return undefined;
     }
     const uid = shared.metadata?.uid;
@@ -161,7 +161,7 @@ class JobReconciler {
       now: () => rfc3339(this.clock.now()),
       nowMs: () => this.clock.nowMs(),
       ops: this.ops,
-      event: (job, type, reason, message) => this.events.event(job as unknown as KObject, type, reason, message),
+      event: (job, type, reason, message) => this.events.event(job, type, reason, message),
       backoff: (bk) => this.backoffs.get(bk),
       setBackoff: (bk, rec) => this.backoffs.set(bk, rec),
       removeFinalizer: (pod) => this.ops.removeFinalizer(pod),
@@ -171,10 +171,10 @@ class JobReconciler {
           if (cur.metadata.uid !== uid) throw new Error('job was replaced');
           return { ...cur, status: status as Record<string, unknown> };
         }, { subresource: 'status' });
-        return structuredClone(stored) as unknown as Job;
+        return structuredClone(stored);
       },
       finished: (job, cond) => {
-        const obj = job as unknown as KObject;
+        const obj = job;
         if (cond.type === 'Complete') {
           const completions = job.spec?.completions;
           if (completions !== undefined && completions !== null && (job.status?.succeeded ?? 0) > completions) {

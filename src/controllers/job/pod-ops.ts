@@ -37,7 +37,7 @@ export class JobPodOps {
       return this.client.guaranteedUpdate(this.podsDef, pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', (cur) => {
         if (cur.metadata.uid !== pod.metadata?.uid || cur.metadata.deletionTimestamp || cur.metadata.finalizers?.includes(trackingFinalizer)) return cur;
         return { ...cur, metadata: { ...cur.metadata, finalizers: [...(cur.metadata.finalizers ?? []), trackingFinalizer] } };
-      }) as unknown as Pod;
+      });
     } catch {
       return pod;
     }
@@ -54,7 +54,7 @@ export class JobPodOps {
         continue;
       }
       try {
-        this.control.delete(job as unknown as KObject, p);
+        this.control.delete(job, p);
       } catch (err) {
         error ??= err;
         continue;
@@ -68,7 +68,7 @@ export class JobPodOps {
   /** Creates a pod from the (already prepared) template; undefined when the API refused it. Steps: see util/steps.ts. */
   *create(job: Job, template: PodTemplateSpec, generateName?: string): Steps<{ pod?: Pod; error?: unknown }> {
     try {
-      return { pod: yield* this.control.create(job as unknown as KObject, template, generateName ? { generateName } : {}) };
+      return { pod: yield* this.control.create(job, template, generateName ? { generateName } : {}) };
     } catch (error) {
       return { error };
     }

@@ -67,9 +67,9 @@ class ReplicaSetReconciler {
     const ns = rs.metadata?.namespace ?? '';
     const orphans = this.pods.byIndex(byOwner, `orphan/${ns}`).filter((p) => labelSelectorMatches(rs.spec?.selector, p.metadata?.labels ?? {}));
     const candidates = [...owned, ...orphans].filter(isPodActive);
-    const claimed = claim(this.client, this.podControl.podsDef, rs as unknown as KObject, rs.spec?.selector, candidates as unknown as KObject[]);
-    for (const p of claimed) this.pods.track(p as unknown as Pod);
-    return claimed as unknown as Pod[];
+    const claimed = claim(this.client, this.podControl.podsDef, rs, rs.spec?.selector, candidates);
+    for (const p of claimed) this.pods.track(p);
+    return claimed;
   }
 
   /** Steps: waits only while an admission webhook is called for a pod it creates (see util/steps.ts). */
@@ -102,7 +102,7 @@ class ReplicaSetReconciler {
   private *manageReplicas(rs: ReplicaSet, pods: Pod[]): Steps<ManageError | undefined> {
     const want = rs.spec?.replicas ?? 1;
     const diff = pods.length - want;
-    const owner = rs as unknown as KObject;
+    const owner = rs;
     if (diff < 0) {
       let remaining = Math.min(-diff, burstReplicas);
       let batch = 1;
@@ -142,7 +142,7 @@ class ReplicaSetReconciler {
    * ReplicaSet without a controller, as upstream.
    */
   private relatedPods(rs: ReplicaSet): Pod[] {
-    const owner = controllerRef(rs as unknown as KObject);
+    const owner = controllerRef(rs);
     if (!owner) return [];
     const ns = rs.metadata?.namespace ?? '';
     return this.replicaSets.byIndex(byOwner, owner.uid)

@@ -51,7 +51,7 @@ export class ClaimControl {
   }
 
   private get(ns: string, name: string): PersistentVolumeClaim | undefined {
-    return this.client.get('v1/persistentvolumeclaims', ns, name) as unknown as PersistentVolumeClaim | undefined;
+    return this.client.get('v1/persistentvolumeclaims', ns, name);
   }
 
   /** Creates the pod's missing claims; throws when one cannot be created or is being deleted. */
@@ -65,12 +65,12 @@ export class ClaimControl {
         continue;
       }
       try {
-        this.client.create(this.def, set.metadata?.namespace ?? '', claim as unknown as KObject);
-        this.events.event(set as unknown as KObject, 'Normal', 'SuccessfulCreate', `create Claim ${name} Pod ${pod.metadata?.name} in StatefulSet ${set.metadata?.name} success`);
+        this.client.create(this.def, set.metadata?.namespace ?? '', claim);
+        this.events.event(set, 'Normal', 'SuccessfulCreate', `create Claim ${name} Pod ${pod.metadata?.name} in StatefulSet ${set.metadata?.name} success`);
       } catch (err) {
         if (statusCode(err) === 409) continue;
         errors.push(`failed to create PVC ${name}: ${errorMessage(err)}`);
-        this.events.event(set as unknown as KObject, 'Warning', 'FailedCreate', `create Claim ${name} for Pod ${pod.metadata?.name} in StatefulSet ${set.metadata?.name} failed error: ${errorMessage(err)}`);
+        this.events.event(set, 'Warning', 'FailedCreate', `create Claim ${name} for Pod ${pod.metadata?.name} in StatefulSet ${set.metadata?.name} failed error: ${errorMessage(err)}`);
       }
     }
     if (errors.length) throw new Error(errors.length === 1 ? errors[0] : `[${errors.join(', ')}]`);
@@ -96,13 +96,13 @@ export class ClaimControl {
       const others = (cur.metadata?.ownerReferences ?? []).filter((r) => r.controller && !refersTo(r, 'StatefulSet', set.metadata?.name) && !refersTo(r, 'Pod', pod.metadata?.name));
       const policy = policyOf(set);
       if (others.length && (policy.whenDeleted === 'Delete' || policy.whenScaled === 'Delete')) {
-        this.events.event(set as unknown as KObject, 'Warning', 'ConflictingController',
+        this.events.event(set, 'Warning', 'ConflictingController',
           `PersistentVolumeClaim ${name} has a conflicting OwnerReference that acts as a manging controller, the retention policy is ignored for this claim`);
       }
       const want = wantedRefs(cur, set, pod);
       if (!want || refsKey(want) === refsKey(cur.metadata?.ownerReferences ?? [])) continue;
       this.client.guaranteedUpdate(this.def, set.metadata?.namespace ?? '', name, (c) => {
-        const next = wantedRefs(c as unknown as PersistentVolumeClaim, set, pod) ?? c.metadata.ownerReferences ?? [];
+        const next = wantedRefs(c, set, pod) ?? c.metadata.ownerReferences ?? [];
         const { ownerReferences: _old, ...rest } = c.metadata;
         return { ...c, metadata: next.length ? { ...rest, ownerReferences: next } : rest };
       });

@@ -63,11 +63,11 @@ class StatefulSetReconciler {
     const { namespace, name } = splitKey(key);
     const stored = this.client.get('apps/v1/statefulsets', namespace, name);
     if (!stored) return;
-    const set = { apiVersion: 'apps/v1', kind: 'StatefulSet', ...structuredClone(stored) } as unknown as StatefulSet;
+    const set = { apiVersion: 'apps/v1', kind: 'StatefulSet', ...structuredClone(stored) };
     const podsDef = this.client.resource('v1/pods')!;
     const candidates = this.client.list('v1/pods', namespace);
-    const owned = claim(this.client, podsDef, set as unknown as KObject, set.spec?.selector, candidates, { canAdopt: (p) => isMemberOf(set, p as unknown as Pod) });
-    const pods = (owned as unknown as Pod[]).filter((p) => isMemberOf(set, p)).sort(byOrdinal);
+    const owned = claim(this.client, podsDef, set, set.spec?.selector, candidates, { canAdopt: (p) => isMemberOf(set, p) });
+    const pods = (owned).filter((p) => isMemberOf(set, p)).sort(byOrdinal);
     const revs = resolveRevisions(this.history, set);
     if (set.status?.collisionCount !== revs.collisionCount) set.status = { ...set.status, collisionCount: revs.collisionCount } as StatefulSet['status'];
     let result;
@@ -76,7 +76,7 @@ class StatefulSetReconciler {
     } finally {
       this.truncateHistory(set, revs.revisions, [revs.current.metadata?.name, revs.update.metadata?.name]);
     }
-    const fresh = this.client.get('apps/v1/statefulsets', namespace, name) as unknown as StatefulSet | undefined;
+    const fresh = this.client.get('apps/v1/statefulsets', namespace, name);
     if (fresh && fresh.metadata?.uid === set.metadata?.uid) writeStatus(this.client, { ...set, status: fresh.status }, result.status);
     this.log.debug({ set: key, replicas: result.status.replicas, ready: result.status.readyReplicas, current: result.status.currentRevision, update: result.status.updateRevision }, 'synced statefulset');
     return result.requeueMs;
@@ -85,7 +85,7 @@ class StatefulSetReconciler {
   /** Keeps revisionHistoryLimit revisions besides the live ones (current, update, and those pods still run). */
   private truncateHistory(set: StatefulSet, revisions: ReturnType<typeof resolveRevisions>['revisions'], live: Array<string | undefined>): void {
     const keep = new Set(live.filter((n): n is string => !!n));
-    const pods = (this.client.list('v1/pods', set.metadata?.namespace) as unknown as Pod[]).filter((p) => controllerRef(p as unknown as KObject)?.uid === set.metadata?.uid);
+    const pods = (this.client.list('v1/pods', set.metadata?.namespace)).filter((p) => controllerRef(p)?.uid === set.metadata?.uid);
     for (const p of pods) keep.add(podRevision(p));
     const limit = set.spec?.revisionHistoryLimit ?? 10;
     if (limit >= 0) this.history.truncate(revisions, keep, limit);

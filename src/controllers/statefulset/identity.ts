@@ -84,7 +84,7 @@ export function updateIdentity(set: StatefulSet, pod: Pod): void {
 
 /** A new pod of `set` (built from the set's template) for `ordinal`, labelled with `revision`. */
 export function newStatefulSetPod(set: StatefulSet, ordinal: number, revision: string): Pod {
-  const pod = podFromTemplate(set.spec?.template, set as unknown as KObject, { name: podName(set, ordinal) });
+  const pod = podFromTemplate(set.spec?.template, set, { name: podName(set, ordinal) });
   updateIdentity(set, pod);
   // Hostname and subdomain are set only at creation (they are immutable on the pod).
   if (pod.spec) {

@@ -23,7 +23,7 @@ export class StatefulPodOps {
   }
 
   private record(verb: Verb, set: StatefulSet, pod: Pod, err?: unknown): void {
-    const owner = set as unknown as KObject;
+    const owner = set;
     if (err === undefined) {
       this.events.event(owner, 'Normal', `Successful${title(verb)}`, `${verb} Pod ${pod.metadata?.name} in StatefulSet ${set.metadata?.name} successful`);
     } else {
@@ -41,8 +41,8 @@ export class StatefulPodOps {
     }
     let created: Pod;
     try {
-      const r = this.client.createOrWait(this.podsDef, set.metadata?.namespace ?? '', pod as unknown as KObject);
-      created = (r instanceof Promise ? yield r : r) as unknown as Pod;
+      const r = this.client.createOrWait(this.podsDef, set.metadata?.namespace ?? '', pod);
+      created = (r instanceof Promise ? yield r : r) as Pod;
     } catch (err) {
       if (statusCode(err) === 409) throw err;
       this.record('create', set, pod, err);
@@ -82,10 +82,10 @@ export class StatefulPodOps {
     if (identity && storage) return;
     try {
       this.client.guaranteedUpdate(this.podsDef, set.metadata?.namespace ?? '', pod.metadata?.name ?? '', (cur) => {
-        const p = structuredClone(cur) as unknown as Pod;
+        const p = structuredClone(cur);
         if (!identityMatches(set, p)) updateIdentity(set, p);
         if (!storageMatches(set, p)) updateStorage(set, p);
-        return p as unknown as KObject;
+        return p;
       });
       this.record('update', set, pod);
     } catch (err) {

@@ -49,7 +49,7 @@ export interface SetRevisions {
 
 /** Lists (adopting orphans) and resolves the set's current and update revisions, creating or renumbering one if needed. */
 export function resolveRevisions(history: History, set: StatefulSet): SetRevisions {
-  const owner = set as unknown as KObject;
+  const owner = set;
   const revisions = history.list(owner, set.spec?.selector);
   let collisionCount = set.status?.collisionCount ?? 0;
   const data = revisionData(set);

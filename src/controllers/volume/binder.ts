@@ -12,7 +12,7 @@ import { ann, claimClassName } from './classes.js';
 const pvKey = 'v1/persistentvolumes';
 
 export function getVolume(client: Client, name: string): PersistentVolume | undefined {
-  return client.get(pvKey, '', name) as unknown as PersistentVolume | undefined;
+  return client.get(pvKey, '', name) as PersistentVolume | undefined;
 }
 
 /** Whether the volume's claimRef names this claim (and, when it carries a uid, this very claim). */
@@ -26,7 +26,7 @@ export function findMatchingVolume(client: Client, pvc: PersistentVolumeClaim): 
   const want = quantityValue(pvc.spec?.resources?.requests?.storage ?? '0');
   const cls = claimClassName(pvc) ?? '';
   const modes = pvc.spec?.accessModes ?? [];
-  const fits = (client.list(pvKey) as unknown as PersistentVolume[]).filter((pv) => {
+  const fits = (client.list(pvKey) as PersistentVolume[]).filter((pv) => {
     if (pv.spec?.claimRef || pv.metadata?.deletionTimestamp || pv.status?.phase === 'Released' || pv.status?.phase === 'Failed') return false;
     if ((pv.spec?.storageClassName ?? '') !== cls) return false;
     if ((pv.spec?.volumeMode ?? 'Filesystem') !== (pvc.spec?.volumeMode ?? 'Filesystem')) return false;
@@ -41,12 +41,12 @@ export function findMatchingVolume(client: Client, pvc: PersistentVolumeClaim): 
 function setVolumePhase(client: Client, name: string, phase: string): void {
   const def = client.resource('v1/persistentvolumes')!;
   client.guaranteedUpdate(def, '', name, (cur) => {
-    const pv = structuredClone(cur) as unknown as Mutable<PersistentVolume>;
+    const pv = structuredClone(cur) as Mutable<PersistentVolume>;
     const status = { ...(pv.status ?? {}) } as Mutable<NonNullable<PersistentVolume['status']>>;
     if (status.phase !== phase) status.lastPhaseTransitionTime = rfc3339(client.clock.now());
     status.phase = phase;
     pv.status = status;
-    return pv as unknown as KObject;
+    return pv as KObject;
   }, { subresource: 'status' });
 }
 
@@ -57,11 +57,11 @@ export function bind(client: Client, pv: PersistentVolume, pvc: PersistentVolume
   const name = pv.metadata?.name ?? '';
   if (!pv.spec?.claimRef?.uid) {
     client.guaranteedUpdate(pvDef, '', name, (cur) => {
-      const v = structuredClone(cur) as unknown as PersistentVolume;
+      const v = structuredClone(cur) as PersistentVolume;
       if (v.spec?.claimRef?.uid && v.spec.claimRef.uid !== pvc.metadata?.uid) throw new Error(`volume ${name} was claimed by another claim`);
       if (!v.spec?.claimRef) v.metadata = { ...v.metadata, annotations: { ...(v.metadata?.annotations ?? {}), [ann.boundByController]: 'yes' } };
       v.spec = { ...v.spec, claimRef: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', namespace: pvc.metadata?.namespace, name: pvc.metadata?.name, uid: pvc.metadata?.uid, resourceVersion: pvc.metadata?.resourceVersion } };
-      return v as unknown as KObject;
+      return v as KObject;
     });
   }
   if (pv.status?.phase !== 'Bound') setVolumePhase(client, name, 'Bound');
@@ -70,15 +70,15 @@ export function bind(client: Client, pv: PersistentVolume, pvc: PersistentVolume
   const fresh = getVolume(client, name) ?? pv;
   if (pvc.spec?.volumeName !== name || pvc.metadata?.annotations?.[ann.bindCompleted] !== 'yes') {
     client.guaranteedUpdate(pvcDef, ns, claimName, (cur) => {
-      const c = structuredClone(cur) as unknown as PersistentVolumeClaim;
+      const c = structuredClone(cur) as PersistentVolumeClaim;
       const annotations: Record<string, string> = { ...(c.metadata?.annotations ?? {}), [ann.bindCompleted]: 'yes' };
       if (!c.spec?.volumeName) annotations[ann.boundByController] = 'yes';
       c.metadata = { ...c.metadata, annotations };
       c.spec = { ...c.spec, volumeName: name };
-      return c as unknown as KObject;
+      return c as KObject;
     });
   }
-  const claim = client.get('v1/persistentvolumeclaims', ns, claimName) as unknown as PersistentVolumeClaim | undefined;
+  const claim = client.get('v1/persistentvolumeclaims', ns, claimName) as PersistentVolumeClaim | undefined;
   if (claim?.status?.phase === 'Bound' && claim.status.capacity?.storage === fresh.spec?.capacity?.storage) return;
   client.guaranteedUpdate(pvcDef, ns, claimName, (cur) => ({
     ...cur,
@@ -98,7 +98,7 @@ export function syncVolume(client: Client, pv: PersistentVolume): boolean {
     if (pv.status?.phase !== 'Available') setVolumePhase(client, name, 'Available');
     return false;
   }
-  const pvc = client.get('v1/persistentvolumeclaims', ref.namespace ?? '', ref.name ?? '') as unknown as PersistentVolumeClaim | undefined;
+  const pvc = client.get('v1/persistentvolumeclaims', ref.namespace ?? '', ref.name ?? '') as PersistentVolumeClaim | undefined;
   const claimGone = !pvc || (!!ref.uid && pvc.metadata?.uid !== ref.uid);
   if (!claimGone) return false; // the claim side binds it
   if (!ref.uid) return false; // pre-bound by an administrator to a claim that does not exist yet

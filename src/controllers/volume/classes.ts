@@ -19,7 +19,6 @@ export const ann = {
 } as const;
 
 /** The default class (the one DefaultStorageClass admission uses). */
-export { defaultStorageClass as defaultClass } from '../../client/services.js';
 
 /** The class name a claim asks for: the beta annotation wins over spec.storageClassName; '' means "no class". */
 export function claimClassName(pvc: PersistentVolumeClaim): string | undefined {
@@ -29,5 +28,5 @@ export function claimClassName(pvc: PersistentVolumeClaim): string | undefined {
 }
 
 export function storageClass(client: Client, name: string): StorageClass | undefined {
-  return client.get('storage.k8s.io/v1/storageclasses', '', name) as unknown as StorageClass | undefined;
+  return client.get('storage.k8s.io/v1/storageclasses', '', name);
 }

@@ -9,7 +9,7 @@ import type { Client } from '../../client/client.js';
 import { splitKey } from '../../machinery/object-key.js';
 import { defineController } from '../runtime/index.js';
 import { bind, findMatchingVolume, getVolume, refersToClaim, syncVolume } from './binder.js';
-import { ann, claimClassName, defaultClass, simulatedProvisioner, storageClass } from './classes.js';
+import { ann, claimClassName, simulatedProvisioner, storageClass } from './classes.js';
 import { provision } from './provisioner.js';
 
 const pvcKey = 'v1/persistentvolumeclaims';
@@ -36,7 +36,7 @@ export const volumeController = defineController({
     {
       resource: 'v1/persistentvolumes',
       map: (c, { client }) => {
-        const pv = c.object as unknown as PersistentVolume;
+        const pv = c.object as PersistentVolume;
         const keys = c.type !== 'DELETED' ? [`pv:${pv.metadata?.name}`] : [];
         const ref = pv.spec?.claimRef;
         if (ref?.name) keys.push(pvcKeyOf(ref.namespace, ref.name));
@@ -47,7 +47,7 @@ export const volumeController = defineController({
     {
       resource: 'v1/pods',
       map: (c, { client }) => {
-        const pod = c.object as unknown as Pod;
+        const pod = c.object as Pod;
         if (c.type === 'DELETED' || !pod.spec?.nodeName) return [];
         const keys: string[] = [];
         for (const v of pod.spec.volumes ?? []) {
@@ -93,19 +93,19 @@ class VolumeReconciler {
     const k = `${pvc.metadata?.namespace}/${pvc.metadata?.name}|${pvc.metadata?.uid}|${reason}`;
     if (this.told.has(k)) return;
     this.told.add(k);
-    recorder.event(pvc as unknown as KObject, type, reason, message);
+    recorder.event(pvc as KObject, type, reason, message);
   }
 
   private claim(ns: string, name: string): PersistentVolumeClaim | undefined {
-    return this.client.get(pvcKey, ns, name) as unknown as PersistentVolumeClaim | undefined;
+    return this.client.get(pvcKey, ns, name) as PersistentVolumeClaim | undefined;
   }
 
   private update(pvc: PersistentVolumeClaim, mutate: (c: PersistentVolumeClaim) => void): void {
     const def = this.client.resource('v1/persistentvolumeclaims')!;
     this.client.guaranteedUpdate(def, pvc.metadata?.namespace ?? '', pvc.metadata?.name ?? '', (cur) => {
-      const c = structuredClone(cur) as unknown as PersistentVolumeClaim;
+      const c = structuredClone(cur) as PersistentVolumeClaim;
       mutate(c);
-      return c as unknown as KObject;
+      return c as KObject;
     });
   }
 
@@ -118,11 +118,11 @@ class VolumeReconciler {
       if (pv && (!pv.spec?.claimRef || refersToClaim(pv, pvc))) bind(this.client, pv, pvc);
       return;
     }
-    const prebound = (this.client.list('v1/persistentvolumes') as unknown as PersistentVolume[]).find((pv) => refersToClaim(pv, pvc) && !pv.metadata?.deletionTimestamp);
+    const prebound = (this.client.list('v1/persistentvolumes') as PersistentVolume[]).find((pv) => refersToClaim(pv, pvc) && !pv.metadata?.deletionTimestamp);
     if (prebound) return bind(this.client, prebound, pvc);
     const className = claimClassName(pvc);
     if (className === undefined) {
-      const dc = defaultClass(this.client);
+      const dc = this.client.services.defaultStorageClass();
       if (dc) this.update(pvc, (c) => (c.spec = { ...c.spec, storageClassName: dc.metadata?.name }));
       else this.bindStatic(pvc, 'no persistent volumes available for this claim and no storage class is set');
       return;
@@ -168,7 +168,7 @@ class VolumeReconciler {
 
   /** The node of a scheduled pod that uses the claim. */
   private consumerNode(pvc: PersistentVolumeClaim): string | undefined {
-    const pods = this.client.list('v1/pods', pvc.metadata?.namespace) as unknown as Pod[];
+    const pods = this.client.list('v1/pods', pvc.metadata?.namespace) as Pod[];
     return pods.find((p) => p.spec?.nodeName && !p.metadata?.deletionTimestamp && p.spec.volumes?.some((v) => v.persistentVolumeClaim?.claimName === pvc.metadata?.name))?.spec?.nodeName;
   }
 
@@ -181,6 +181,6 @@ class VolumeReconciler {
     }
     const def = this.client.resource('v1/persistentvolumeclaims')!;
     this.client.guaranteedUpdate(def, pvc.metadata?.namespace ?? '', pvc.metadata?.name ?? '', (cur) => ({ ...cur, status: { ...(cur.status as object ?? {}), phase: 'Lost' } }), { subresource: 'status' });
-    this.events.event(pvc as unknown as KObject, 'Warning', 'ClaimLost', 'Bound claim has lost its PersistentVolume. Data on the volume is lost!');
+    this.events.event(pvc as KObject, 'Warning', 'ClaimLost', 'Bound claim has lost its PersistentVolume. Data on the volume is lost!');
   }
 }

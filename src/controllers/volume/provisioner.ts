@@ -43,16 +43,16 @@ export function volumeFor(pvc: PersistentVolumeClaim, cls: StorageClass): Persis
  */
 export function provision(client: Client, events: EventRecorder, pvc: PersistentVolumeClaim, cls: StorageClass): PersistentVolume | undefined {
   const def = client.resource('v1/persistentvolumes')!;
-  const existing = client.get('v1/persistentvolumes', '', volumeNameFor(pvc)) as unknown as PersistentVolume | undefined;
+  const existing = client.get('v1/persistentvolumes', '', volumeNameFor(pvc));
   if (existing) return existing;
-  const claim = pvc as unknown as KObject;
+  const claim = pvc;
   events.event(claim, 'Normal', 'Provisioning', `External provisioner is provisioning volume for claim "${pvc.metadata?.namespace}/${pvc.metadata?.name}"`);
   try {
-    const pv = client.create(def, '', volumeFor(pvc, cls) as unknown as KObject) as unknown as PersistentVolume;
+    const pv = client.create(def, '', volumeFor(pvc, cls));
     events.event(claim, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${pv.metadata?.name}`);
     return pv;
   } catch (err) {
-    if (statusCode(err) === 409) return client.get('v1/persistentvolumes', '', volumeNameFor(pvc)) as unknown as PersistentVolume | undefined;
+    if (statusCode(err) === 409) return client.get('v1/persistentvolumes', '', volumeNameFor(pvc));
     events.event(claim, 'Warning', 'ProvisioningFailed', `failed to provision volume with StorageClass "${cls.metadata?.name}": ${errorMessage(err)}`);
     return undefined;
   }

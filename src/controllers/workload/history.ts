@@ -23,7 +23,7 @@ export class History {
   list(owner: KObject, selector: LabelSelector | undefined): ControllerRevision[] {
     const all = this.client.list('apps/v1/controllerrevisions', owner.metadata.namespace ?? '')
       .filter((r) => labelSelectorMatches(selector, r.metadata.labels ?? {}) || r.metadata.ownerReferences?.some((o) => o.uid === owner.metadata.uid));
-    const mine = claim(this.client, this.def, owner, selector, all) as unknown as ControllerRevision[];
+    const mine = claim(this.client, this.def, owner, selector, all) as ControllerRevision[];
     return mine.sort((a, b) => (a.revision ?? 0) - (b.revision ?? 0) || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   }
 
@@ -39,13 +39,13 @@ export class History {
     if (equal.length) {
       const latest = equal[equal.length - 1];
       if ((latest.revision ?? 0) === revision) return latest;
-      return this.client.guaranteedUpdate(this.def, ns, latest.metadata?.name ?? '', (cur) => ({ ...cur, revision })) as unknown as ControllerRevision;
+      return this.client.guaranteedUpdate(this.def, ns, latest.metadata?.name ?? '', (cur) => ({ ...cur, revision })) as ControllerRevision;
     }
     let count = collisionCount;
     for (;;) {
       const hash = computeHash(data, count);
       const name = `${owner.metadata.name}-${hash}`;
-      const existing = this.client.get('apps/v1/controllerrevisions', ns, name) as unknown as ControllerRevision | undefined;
+      const existing = this.client.get('apps/v1/controllerrevisions', ns, name) as ControllerRevision | undefined;
       if (existing) {
         if (canonicalJson(existing.data) === dataText && existing.metadata?.ownerReferences?.some((o) => o.uid === owner.metadata.uid)) return existing;
         count++;
@@ -60,7 +60,7 @@ export class History {
         },
         data, revision,
       };
-      return this.client.create(this.def, ns, cr as unknown as KObject) as unknown as ControllerRevision;
+      return this.client.create(this.def, ns, cr as KObject) as ControllerRevision;
     }
   }
 

@@ -50,8 +50,8 @@ export class PodControl {
   *create(owner: KObject, template: PodTemplateSpec | undefined, opts: PodCreateOptions = {}): Steps<Pod> {
     const pod = podFromTemplate(template, owner, opts);
     try {
-      const r = this.client.createOrWait(this.podsDef, owner.metadata.namespace ?? '', pod as unknown as KObject);
-      const created = (r instanceof Promise ? yield r : r) as unknown as Pod;
+      const r = this.client.createOrWait(this.podsDef, owner.metadata.namespace ?? '', pod);
+      const created = (r instanceof Promise ? yield r : r) as Pod;
       this.events.event(owner, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata?.name}`);
       return created;
     } catch (err) {

@@ -12,7 +12,7 @@ export function prepareDaemonSetCreate(obj: KObject): void {
 
 /** The template generation moves on with every change of spec.template, and is kept otherwise. */
 export function prepareDaemonSetUpdate(obj: KObject, old: KObject): void {
-  const oldGen = templateGeneration(old as unknown as DaemonSet) ?? 1;
+  const oldGen = templateGeneration(old) ?? 1;
   const template = (o: KObject) => (o.spec as DaemonSet['spec'])?.template;
   const next = deepEqual(template(obj), template(old)) ? oldGen : oldGen + 1;
   obj.metadata.annotations = { ...(obj.metadata.annotations ?? {}), [templateGenerationAnnotation]: String(next) };

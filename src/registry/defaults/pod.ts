@@ -86,7 +86,7 @@ function defaultDownwardItems(items: unknown): void {
 
 export function defaultVolume(v: Volume): void {
   if (!present(v)) return;
-  const rec = v as unknown as Record<string, unknown>;
+  const rec = v as Record<string, unknown>;
   if (!volumeSources.some((k) => rec[k] !== undefined && rec[k] !== null)) v.emptyDir = {};
   if (present(v.configMap) && v.configMap.defaultMode === undefined) v.configMap.defaultMode = 420;
   if (present(v.secret) && v.secret.defaultMode === undefined) v.secret.defaultMode = 420;

@@ -24,7 +24,7 @@ export const eventFieldSelectors: Record<string, FieldGetter> = {
 };
 
 export function coreEventToEventsV1(obj: KObject): KObject {
-  const e = obj as unknown as CoreEvent;
+  const e = obj as CoreEvent;
   const out: EventsV1 = {
     apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: e.metadata,
     eventTime: e.eventTime ?? (null as unknown as string),
@@ -39,7 +39,7 @@ export function coreEventToEventsV1(obj: KObject): KObject {
 }
 
 export function eventsV1ToCoreEvent(obj: KObject): KObject {
-  const e = obj as unknown as EventsV1;
+  const e = obj as EventsV1;
   const out: CoreEvent = {
     apiVersion: 'v1', kind: 'Event', metadata: e.metadata ?? {},
     involvedObject: e.regarding ?? {}, related: e.related, message: e.note, reason: e.reason, type: e.type, action: e.action,

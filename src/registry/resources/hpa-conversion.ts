@@ -8,7 +8,7 @@ function isCpuUtilization(m: MetricSpec): boolean {
 }
 
 export function hpaToV1(obj: KObject): KObject {
-  const h = obj as unknown as HpaV2;
+  const h = obj as HpaV2;
   const cpu = h.spec?.metrics?.find(isCpuUtilization);
   const cpuStatus = h.status?.currentMetrics?.find((m) => m.type === 'Resource' && m.resource?.name === 'cpu');
   const out: HpaV1 = {
@@ -27,7 +27,7 @@ export function hpaToV1(obj: KObject): KObject {
 }
 
 export function hpaFromV1(obj: KObject): KObject {
-  const h = obj as unknown as HpaV1;
+  const h = obj as HpaV1;
   const target = h.spec?.targetCPUUtilizationPercentage;
   const out: HpaV2 = {
     apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: h.metadata ?? {},

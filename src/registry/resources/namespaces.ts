@@ -11,7 +11,7 @@ function nameLabel(obj: KObject): void {
 
 /** The finalize subresource writes spec.finalizers and nothing else (as upstream's finalize strategy). */
 function finalized(cur: KObject, request: KObject): KObject {
-  const finalizers = (request as unknown as Namespace).spec?.finalizers ?? [];
+  const finalizers = (request as Namespace).spec?.finalizers ?? [];
   return { ...cur, metadata: { ...cur.metadata }, spec: { ...(cur.spec as object), finalizers: [...finalizers] } };
 }
 
@@ -19,13 +19,13 @@ export const namespaceStrategy: Partial<ResourceDef> = {
   partialWrites: { finalize: { merge: finalized, validate: (obj) => validateNamespace(obj), undefaulted: true } },
   prepareCreate(obj) {
     nameLabel(obj);
-    const ns = obj as unknown as Namespace;
+    const ns = obj as Namespace;
     ns.spec = { finalizers: ns.spec?.finalizers ?? ['kubernetes'] };
     ns.status = { phase: 'Active' };
   },
   prepareUpdate(obj, old) {
     nameLabel(obj);
     // spec.finalizers change only through the finalize subresource.
-    (obj as unknown as Namespace).spec = (old as unknown as Namespace).spec;
+    (obj).spec = (old).spec;
   },
 };

@@ -15,7 +15,7 @@ export const podStrategy: Partial<ResourceDef> = {
     binding: { merge: boundPod, validate: validateBoundPod },
   },
   prepareCreate(obj, ctx) {
-    const pod = obj as unknown as Pod;
+    const pod = obj as Pod;
     const status: Record<string, unknown> = { phase: 'Pending', qosClass: qosClass(pod) };
     // As kube-apiserver does: a gated pod says why it is not scheduled from the moment it exists.
     if (pod.spec?.schedulingGates?.length) {

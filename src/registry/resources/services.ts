@@ -13,7 +13,7 @@ const intToIp = (n: number) => [24, 16, 8, 0].map((s) => (n >>> s) & 255).join('
 function usedIps(ctx: StrategyContext): Set<string> {
   const used = new Set<string>();
   for (const s of ctx.registry.listStored('core/services')) {
-    const ip = (s as unknown as Service).spec?.clusterIP;
+    const ip = (s as Service).spec?.clusterIP;
     if (ip) used.add(ip);
   }
   return used;
@@ -36,7 +36,7 @@ function nodePortsInUse(ctx: StrategyContext, skip?: string): Set<number> {
   const used = new Set<number>();
   for (const s of ctx.registry.listStored('core/services')) {
     if (skip !== undefined && `${s.metadata.namespace ?? ''}/${s.metadata.name ?? ''}` === skip) continue;
-    for (const p of (s as unknown as Service).spec?.ports ?? []) if (p.nodePort) used.add(p.nodePort);
+    for (const p of (s as Service).spec?.ports ?? []) if (p.nodePort) used.add(p.nodePort);
   }
   return used;
 }
@@ -99,11 +99,11 @@ function assign(svc: Service, ctx: StrategyContext): void {
 export const serviceStrategy: Partial<ResourceDef> = {
   // The new Service's status is the kind's emptyStatus, `{ loadBalancer: {} }`.
   prepareCreate(obj: KObject, ctx) {
-    assign(obj as unknown as Service, ctx);
+    assign(obj as Service, ctx);
   },
   prepareUpdate(obj, old, ctx) {
-    const svc = obj as unknown as Service;
-    const prev = old as unknown as Service;
+    const svc = obj as Service;
+    const prev = old as Service;
     if (svc.spec && prev.spec) {
       svc.spec.clusterIP ||= prev.spec.clusterIP;
       svc.spec.clusterIPs ??= prev.spec.clusterIPs;

@@ -2,4 +2,4 @@
 import type { KObject } from '../../machinery/types.js';
 
 /** A defaulter of a kind's typed view, as the def's `defaults` hook. */
-export const typedDefaults = <T>(fn: (obj: T) => void) => (obj: KObject): void => fn(obj as unknown as T);
+export const typedDefaults = <T>(fn: (obj: T) => void) => (obj: KObject): void => fn(obj as T);

@@ -55,7 +55,7 @@ export const deploymentPrinter: TablePrinter = {
     col('Selector', 'string', DEPLOY_SELECTOR, 1),
   ],
   cells(obj, now) {
-    const d = obj as unknown as Deployment;
+    const d = obj;
     const spec = rec(d.spec);
     const status = rec(d.status);
     const [names, images] = templateContainers(spec);
@@ -84,7 +84,7 @@ export const replicaSetPrinter: TablePrinter = {
     col('Selector', 'string', RS_SPEC_SELECTOR, 1),
   ],
   cells(obj, now) {
-    const rs = obj as unknown as ReplicaSet;
+    const rs = obj;
     const spec = rec(rs.spec);
     const status = rec(rs.status);
     const [names, images] = templateContainers(spec);
@@ -104,7 +104,7 @@ export const replicaSetPrinter: TablePrinter = {
 export const statefulSetPrinter: TablePrinter = {
   columns: [nameCol(), col('Ready', 'string', READY_DESC), ageCol(), ...containerCols()],
   cells(obj, now) {
-    const ss = obj as unknown as StatefulSet;
+    const ss = obj;
     const spec = rec(ss.spec);
     const [names, images] = templateContainers(spec);
     return [
@@ -131,7 +131,7 @@ export const daemonSetPrinter: TablePrinter = {
     col('Selector', 'string', DS_SELECTOR, 1),
   ],
   cells(obj, now) {
-    const ds = obj as unknown as DaemonSet;
+    const ds = obj;
     const spec = rec(ds.spec);
     const status = rec(ds.status);
     const [names, images] = templateContainers(spec);
@@ -175,7 +175,7 @@ export const controllerRevisionPrinter: TablePrinter = {
     ageCol(),
   ],
   cells(obj, now) {
-    const cr = obj as unknown as ControllerRevision;
+    const cr = obj;
     return [nameOf(obj), controllerOf(meta(obj).ownerReferences), int(cr.revision), ageOf(obj, now)];
   },
 };

@@ -18,7 +18,7 @@ function metricsOf(obj: KObject): { specs: MetricSpec[]; statuses: MetricStatus[
   const status = rec(obj.status);
   let specs = list<MetricSpec>(spec.metrics);
   let statuses = list<MetricStatus>(status.currentMetrics);
-  const v1 = obj as unknown as HpaV1;
+  const v1 = obj;
   const v1Target = optInt(rec(v1.spec).targetCPUUtilizationPercentage);
   if (specs.length === 0 && v1Target !== undefined) specs = [cpuUtilizationSpec(v1Target)];
   const v1Current = optInt(rec(v1.status).currentCPUUtilizationPercentage);
@@ -78,7 +78,7 @@ function formatMetric(spec: MetricSpec, status: MetricStatus | undefined): strin
 export function formatHPAMetrics(specs: MetricSpec[], statuses: MetricStatus[]): string {
   if (specs.length === 0) return '<none>';
   const max = 2;
-  const all = specs.map((s, i) => formatMetric(rec(s) as unknown as MetricSpec, statuses[i]));
+  const all = specs.map((s, i) => formatMetric(rec(s) as MetricSpec, statuses[i]));
   const shown = all.slice(0, max).join(', ');
   return all.length > max ? `${shown} + ${all.length - max} more...` : shown;
 }
@@ -94,7 +94,7 @@ export const horizontalPodAutoscalerPrinter: TablePrinter = {
     ageCol(),
   ],
   cells(obj, now) {
-    const hpa = obj as unknown as HorizontalPodAutoscaler;
+    const hpa = obj;
     const spec = rec(hpa.spec);
     const ref = rec(spec.scaleTargetRef);
     const { specs, statuses } = metricsOf(obj);

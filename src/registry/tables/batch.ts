@@ -76,7 +76,7 @@ export const jobPrinter: TablePrinter = {
     col('Selector', 'string', JOB_SELECTOR, 1),
   ],
   cells(obj, now) {
-    const job = obj as unknown as Job;
+    const job = obj;
     const spec = rec(job.spec);
     const status = rec(job.status);
     const [names, images] = templateContainers(spec);
@@ -106,7 +106,7 @@ export const cronJobPrinter: TablePrinter = {
     col('Selector', 'string', JOB_SELECTOR, 1),
   ],
   cells(obj, now) {
-    const cj = obj as unknown as CronJob;
+    const cj = obj;
     const spec = rec(cj.spec);
     const status = rec(cj.status);
     const jobSpec = rec(rec(spec.jobTemplate).spec);

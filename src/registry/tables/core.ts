@@ -54,7 +54,7 @@ export const podTemplatePrinter: TablePrinter = {
     col('Pod Labels', 'string', 'The labels for the pod template.'),
   ],
   cells(obj) {
-    const template = rec((obj as unknown as PodTemplate).template);
+    const template = rec((obj).template);
     const [names, images] = containerCells(rec(template.spec).containers);
     return [nameOf(obj), names, images, formatLabels(rec(template.metadata).labels)];
   },
@@ -71,7 +71,7 @@ export const replicationControllerPrinter: TablePrinter = {
     col('Selector', 'string', RC_SPEC_SELECTOR, 1),
   ],
   cells(obj, now) {
-    const rc = obj as unknown as ReplicationController;
+    const rc = obj;
     const spec = rec(rc.spec);
     const status = rec(rc.status);
     const [names, images] = templateContainers(spec);
@@ -140,7 +140,7 @@ export const servicePrinter: TablePrinter = {
     col('Selector', 'string', SVC_SELECTOR, 1),
   ],
   cells(obj, now) {
-    const svc = obj as unknown as Service;
+    const svc = obj;
     const spec = rec(svc.spec);
     // spec.clusterIP wins over clusterIPs[0] (the v1 -> internal conversion rule).
     const clusterIP = str(spec.clusterIP) || str(list(spec.clusterIPs)[0]) || '<none>';
@@ -203,21 +203,21 @@ function formatEndpoints(ep: Endpoints): string {
 export const endpointsPrinter: TablePrinter = {
   columns: [nameCol(), col('Endpoints', 'string', EP_SUBSETS), ageCol()],
   cells(obj, now) {
-    return [nameOf(obj), formatEndpoints(obj as unknown as Endpoints), ageOf(obj, now)];
+    return [nameOf(obj), formatEndpoints(obj), ageOf(obj, now)];
   },
 };
 
 export const namespacePrinter: TablePrinter = {
   columns: [nameCol(), col('Status', 'string', 'The status of the namespace'), ageCol()],
   cells(obj, now) {
-    return [nameOf(obj), str(rec((obj as unknown as Namespace).status).phase), ageOf(obj, now)];
+    return [nameOf(obj), str(rec((obj).status).phase), ageOf(obj, now)];
   },
 };
 
 export const configMapPrinter: TablePrinter = {
   columns: [nameCol(), col('Data', 'string', CONFIGMAP_DATA), ageCol()],
   cells(obj, now) {
-    const cm = obj as unknown as ConfigMap;
+    const cm = obj;
     const n = Object.keys(rec(cm.data)).length + Object.keys(rec(cm.binaryData)).length;
     return [nameOf(obj), n, ageOf(obj, now)];
   },
@@ -226,7 +226,7 @@ export const configMapPrinter: TablePrinter = {
 export const secretPrinter: TablePrinter = {
   columns: [nameCol(), col('Type', 'string', SECRET_TYPE), col('Data', 'string', SECRET_DATA), ageCol()],
   cells(obj, now) {
-    const secret = obj as unknown as Secret;
+    const secret = obj;
     // stringData is merged into data when written; count both in case it was not.
     const keys = new Set([...Object.keys(rec(secret.data)), ...Object.keys(rec(secret.stringData))]);
     return [nameOf(obj), str(secret.type), keys.size, ageOf(obj, now)];
@@ -252,7 +252,7 @@ export const resourceQuotaPrinter: TablePrinter = {
     ageCol(),
   ],
   cells(obj, now) {
-    const status = rec((obj as unknown as ResourceQuota).status);
+    const status = rec((obj).status);
     const hard = rec(status.hard);
     const used = rec(status.used);
     const requests: string[] = [];

@@ -31,7 +31,7 @@ const columns = [
 
 /** The core/v1 view of an events.k8s.io/v1 Event. */
 function fromEventsV1(obj: KObject): CoreEvent {
-  const e = obj as unknown as EventsV1Event;
+  const e = obj as EventsV1Event;
   return {
     metadata: obj.metadata,
     involvedObject: e.regarding ?? {},
@@ -100,7 +100,7 @@ function eventCells(obj: KObject, ev: CoreEvent, now: Date): unknown[] {
 export const coreEventPrinter: TablePrinter = {
   columns,
   cells(obj, now) {
-    return eventCells(obj, obj as unknown as CoreEvent, now);
+    return eventCells(obj, obj as CoreEvent, now);
   },
 };
 
@@ -109,6 +109,6 @@ export const eventsV1EventPrinter: TablePrinter = {
   cells(obj, now) {
     // Accept a core/v1-shaped object too, in case storage hands one over.
     const looksCore = obj.involvedObject !== undefined || String(obj.apiVersion ?? '') === 'v1';
-    return eventCells(obj, looksCore ? (obj as unknown as CoreEvent) : fromEventsV1(obj), now);
+    return eventCells(obj, looksCore ? (obj as CoreEvent) : fromEventsV1(obj), now);
   },
 };

@@ -15,7 +15,7 @@ export const podDisruptionBudgetPrinter: TablePrinter = {
     ageCol(),
   ],
   cells(obj, now) {
-    const pdb = obj as unknown as PodDisruptionBudget;
+    const pdb = obj;
     const spec = rec(pdb.spec);
     const minAvailable = spec.minAvailable == null ? 'N/A' : intOrString(spec.minAvailable);
     const maxUnavailable = spec.maxUnavailable == null ? 'N/A' : intOrString(spec.maxUnavailable);
@@ -26,7 +26,7 @@ export const podDisruptionBudgetPrinter: TablePrinter = {
 export const leasePrinter: TablePrinter = {
   columns: [nameCol(), col('Holder', 'string', LEASE_HOLDER), ageCol()],
   cells(obj, now) {
-    return [nameOf(obj), str(rec((obj as unknown as Lease).spec).holderIdentity), ageOf(obj, now)];
+    return [nameOf(obj), str(rec((obj).spec).holderIdentity), ageOf(obj, now)];
   },
 };
 
@@ -39,7 +39,7 @@ export const priorityClassPrinter: TablePrinter = {
     col('PreemptionPolicy', 'string', PC_PREEMPTION),
   ],
   cells(obj, now) {
-    const pc = obj as unknown as PriorityClass;
+    const pc = obj;
     return [nameOf(obj), int(pc.value), pc.globalDefault === true, ageOf(obj, now), str(pc.preemptionPolicy)];
   },
 };

@@ -44,7 +44,7 @@ export const ingressPrinter: TablePrinter = {
     ageCol(),
   ],
   cells(obj, now) {
-    const ing = obj as unknown as Ingress;
+    const ing = obj;
     const spec = rec(ing.spec);
     const className = spec.ingressClassName == null ? '<none>' : str(spec.ingressClassName);
     const ports = list(spec.tls).length !== 0 ? '80, 443' : '80';
@@ -67,7 +67,7 @@ export const ingressClassPrinter: TablePrinter = {
     ageCol(),
   ],
   cells(obj, now) {
-    const spec = rec((obj as unknown as IngressClass).spec);
+    const spec = rec((obj).spec);
     let parameters = '<none>';
     if (spec.parameters !== undefined && spec.parameters !== null) {
       const p = rec(spec.parameters);
@@ -82,7 +82,7 @@ export const ingressClassPrinter: TablePrinter = {
 export const networkPolicyPrinter: TablePrinter = {
   columns: [nameCol(), col('Pod-Selector', 'string', NETPOL_POD_SELECTOR), ageCol()],
   cells(obj, now) {
-    const spec = rec((obj as unknown as NetworkPolicy).spec);
+    const spec = rec((obj).spec);
     return [nameOf(obj), formatLabelSelector(rec(spec.podSelector)), ageOf(obj, now)];
   },
 };
@@ -111,7 +111,7 @@ export const endpointSlicePrinter: TablePrinter = {
     ageCol(),
   ],
   cells(obj, now) {
-    const slice = obj as unknown as EndpointSlice;
+    const slice = obj;
     return [
       nameOf(obj),
       str(slice.addressType),

@@ -74,7 +74,7 @@ export const nodePrinter: TablePrinter = {
     col('Container-Runtime', 'string', NODE_CONTAINER_RUNTIME, 1),
   ],
   cells(obj, now) {
-    const node = obj as unknown as Node;
+    const node = obj;
     const status = rec(node.status);
     // The last Ready condition wins, as in a map keyed by condition type.
     let readyStatus: string | undefined;
@@ -141,7 +141,7 @@ export const persistentVolumePrinter: TablePrinter = {
     col('VolumeMode', 'string', PV_VOLUME_MODE, 1),
   ],
   cells(obj, now) {
-    const pv = obj as unknown as PersistentVolume;
+    const pv = obj;
     const spec = rec(pv.spec);
     const status = rec(pv.status);
     let claim = '';
@@ -181,7 +181,7 @@ export const persistentVolumeClaimPrinter: TablePrinter = {
     col('VolumeMode', 'string', PVC_VOLUME_MODE, 1),
   ],
   cells(obj, now) {
-    const pvc = obj as unknown as PersistentVolumeClaim;
+    const pvc = obj;
     const spec = rec(pvc.spec);
     const status = rec(pvc.status);
     const phase = isDeleting(obj) ? 'Terminating' : str(status.phase);

@@ -55,7 +55,7 @@ function terminatedReason(t: Record<string, unknown>, prefix: string): string {
 
 /** Cells for one pod, always including the wide ones (the server renders with wide=true). */
 export function podCells(obj: KObject, now: Date): unknown[] {
-  const pod = obj as unknown as Pod;
+  const pod = obj as Pod;
   const spec = rec(pod.spec);
   const status = rec(pod.status);
   const conditions = list<PodCondition>(status.conditions);
@@ -86,7 +86,7 @@ export function podCells(obj: KObject, now: Date): unknown[] {
   let initializing = false;
   const initStatuses = list<ContainerStatus>(status.initContainerStatuses);
   for (let i = 0; i < initStatuses.length; i++) {
-    const cs = rec(initStatuses[i]) as unknown as ContainerStatus;
+    const cs = rec(initStatuses[i]) as ContainerStatus;
     const state = rec(cs.state);
     const terminated = state.terminated === undefined || state.terminated === null ? undefined : rec(state.terminated);
     const waiting = state.waiting === undefined || state.waiting === null ? undefined : rec(state.waiting);
@@ -120,7 +120,7 @@ export function podCells(obj: KObject, now: Date): unknown[] {
     let errorReason = '';
     const statuses = list<ContainerStatus>(status.containerStatuses);
     for (let i = statuses.length - 1; i >= 0; i--) {
-      const cs = rec(statuses[i]) as unknown as ContainerStatus;
+      const cs = rec(statuses[i]) as ContainerStatus;
       const state = rec(cs.state);
       restarts += int(cs.restartCount);
       lastRestart.observe(cs);

@@ -10,7 +10,7 @@ function subjects(obj: KObject): [string, string, string] {
   const users: string[] = [];
   const groups: string[] = [];
   const sas: string[] = [];
-  for (const s of list((obj as unknown as RoleBinding).subjects).map(rec)) {
+  for (const s of list((obj).subjects).map(rec)) {
     if (s.kind === 'ServiceAccount') sas.push(`${str(s.namespace)}/${str(s.name)}`);
     else if (s.kind === 'User') users.push(str(s.name));
     else if (s.kind === 'Group') groups.push(str(s.name));
@@ -29,7 +29,7 @@ function bindingPrinter(roleRefDesc: string, what: string): TablePrinter {
       col('ServiceAccounts', 'string', `ServiceAccounts in the ${what}`, 1),
     ],
     cells(obj, now) {
-      const ref = rec((obj as unknown as RoleBinding).roleRef);
+      const ref = rec((obj).roleRef);
       return [nameOf(obj), `${str(ref.kind)}/${str(ref.name)}`, ageOf(obj, now), ...subjects(obj)];
     },
   };

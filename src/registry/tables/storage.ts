@@ -16,7 +16,7 @@ export const storageClassPrinter: TablePrinter = {
     ageCol(),
   ],
   cells(obj, now) {
-    const sc = obj as unknown as StorageClass;
+    const sc = obj;
     const annotations = strMap(meta(obj).annotations);
     const isDefault =
       annotations[DEFAULT_CLASS_ANNOTATION] === 'true' || annotations[BETA_DEFAULT_CLASS_ANNOTATION] === 'true';

@@ -308,8 +308,8 @@ export function validatePodResize(pod: KObject, old: KObject): Errs {
   check('containers');
   check('initContainers');
   if (!deepEqual(withoutCpuMemory(pod.spec), withoutCpuMemory(old.spec))) errs.push(fieldForbidden('spec', 'only cpu and memory resources are mutable'));
-  const oldQos = str(rec(old.status).qosClass) ?? qosClass(old as unknown as Pod);
-  if (errs.length === 0 && qosClass(pod as unknown as Pod) !== oldQos) {
+  const oldQos = str(rec(old.status).qosClass) ?? qosClass(old);
+  if (errs.length === 0 && qosClass(pod) !== oldQos) {
     errs.push(fieldInvalid('spec', oldQos, 'Pod QOS Class may not change as a result of resizing'));
   }
   return errs;

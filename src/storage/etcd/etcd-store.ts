@@ -6,7 +6,7 @@
 import type { KObject } from '../../machinery/types.js';
 import { StorageError } from '../errors.js';
 import { checkObjectSize } from '../limits.js';
-import type { Storage, StoreWatch } from '../storage.js';
+import type { ObjectName, Storage, StoreWatch } from '../storage.js';
 import { watchFrom } from '../watch-replay.js';
 import { WatchHub, type Change, type ChangeListener, type Trigger } from '../watch-hub.js';
 import { ChangeWindow } from './change-window.js';
@@ -360,16 +360,22 @@ export class EtcdStore implements Storage {
     return this.localMax > this.published;
   }
 
-  consistentRead(): Promise<void> {
-    return this.channel.call({ op: 'revision' }).then((r) => {
+  consistentRead(one?: ObjectName): Promise<void> {
+    // A GET of one object reads its key (as kube-apiserver's GET without a resourceVersion reads etcd): the state is
+    // current for it once the watch has delivered the key's last change. A key that is gone waits for the newest revision.
+    const read = one
+      ? this.channel.call({ op: 'range', key: this.layout.key(one.resource, one.namespace, one.name), end: `${this.layout.key(one.resource, one.namespace, one.name)}\0`, limit: 1 })
+      : this.channel.call({ op: 'revision' });
+    return read.then((r) => {
       if (!r.ok) throw new StorageError('Timeout', `etcd: ${r.error}`);
-      if (r.revision <= this.published) return;
+      const upTo = r.kvs?.[0]?.mod ?? r.revision;
+      if (upTo <= this.published) return;
       // The watch brings the changes up to that revision. Should the newest revision belong to no change under the
       // prefix, only a progress notification tells: ask for one, but only after a while, since etcd before 3.4.25
       // may answer ahead of changes it has yet to send.
       const ask = setTimeout(() => this.channel.control({ op: 'progress' }), 1000);
       ask.unref();
-      return this.waiters.until(r.revision, 'waiting for the watch cache').finally(() => clearTimeout(ask));
+      return this.waiters.until(upTo, 'waiting for the watch cache').finally(() => clearTimeout(ask));
     });
   }
 

@@ -30,8 +30,8 @@ function poolChanged(deps: KarpenterDeps, c: Change): string[] {
 
 /** Bound, turned terminal, started terminating, or deleted while bound: a pod event on its node's claim. */
 function podChanged(c: Change): string[] {
-  const now = c.object as unknown as Pod;
-  const before = c.previous as unknown as Pod | undefined;
+  const now = c.object as Pod;
+  const before = c.previous as Pod | undefined;
   const node = now.spec?.nodeName;
   if (!node || now.metadata?.ownerReferences?.some((o) => o.kind === 'DaemonSet')) return [];
   const bound = !before?.spec?.nodeName;
@@ -83,7 +83,7 @@ class ClaimDisruptionController {
     if (Number.isFinite(last) && now - last < podEventDedupeMs) return undefined;
     try {
       this.client.guaranteedUpdate(nodeClaimsRef, '', nc.metadata.name ?? '', (cur) => {
-        const c = cur as unknown as NodeClaim;
+        const c = cur as NodeClaim;
         return { ...cur, status: { ...(c.status ?? {}), lastPodEventTime: rfc3339(this.clock.now()) } } as KObject;
       }, { subresource: 'status' });
     } catch (err) {
@@ -134,7 +134,7 @@ class ClaimDisruptionController {
     if (!sameConditions(conds, next)) {
       try {
         this.client.guaranteedUpdate(nodeClaimsRef, '', name, (cur) => {
-          const c = cur as unknown as NodeClaim;
+          const c = cur as NodeClaim;
           // Merge into the current conditions: other controllers own the rest.
           const mine = new Set<string>([conditionTypes.consolidatable, conditionTypes.drifted]);
           const kept = (c.status?.conditions ?? []).filter((x) => !mine.has(x.type));

@@ -4,7 +4,6 @@
 import type { Node, Pod } from '../../../generated/k8s/core/v1.js';
 import type { PodDisruptionBudget } from '../../../generated/k8s/policy/v1.js';
 import type { Client } from '../../../client/client.js';
-import type { KObject } from '../../../machinery/types.js';
 import type { Clock } from '../../../util/clock.js';
 import type { Logger } from '../../../util/logger.js';
 import { defineController, type ControllerContext, type ControllerDef, type Reconciler } from '../../../controllers/runtime/index.js';
@@ -96,8 +95,8 @@ export class DisruptionController implements Reconciler {
 
   private reporter(): MethodReporter {
     return {
-      unconsolidatable: (c, m) => this.events.unconsolidatable(c.node as unknown as KObject, c.claim as unknown as KObject, m),
-      blocked: (c, m) => this.events.blocked(c.node as unknown as KObject, c.claim as unknown as KObject, m),
+      unconsolidatable: (c, m) => this.events.unconsolidatable(c.node, c.claim, m),
+      blocked: (c, m) => this.events.blocked(c.node, c.claim, m),
     };
   }
 
@@ -105,11 +104,11 @@ export class DisruptionController implements Reconciler {
   async pass(): Promise<boolean> {
     this.untaintStale();
     const snap = this.snapshot();
-    for (const b of snap.blocked) this.events.blocked(b.node as unknown as KObject | undefined, b.claim as unknown as KObject, b.message);
+    for (const b of snap.blocked) this.events.blocked(b.node, b.claim, b.message);
     // Nothing the methods do writes objects (events aside): one snapshot serves them all, budgets are per method.
     const simulate = simulatorFor(snap);
     for (const m of methodOrder) {
-      const budgets = budgetMap(snap, (pool, reason) => this.events.poolBlocked(pool as unknown as KObject, reason));
+      const budgets = budgetMap(snap, (pool, reason) => this.events.poolBlocked(pool, reason));
       const cmd = computeCommand(m, snap.candidates, budgets, simulate, this.reporter());
       if (!cmd) continue;
       if (m !== 'Drift') {
@@ -164,7 +163,7 @@ export class DisruptionController implements Reconciler {
         const created = this.client.create<NodeClaim>(nodeClaimsRef, '', nodeClaimFor(plan, this.clock.now()));
         this.deps.nodeClaims.track(created);
         names.push(created.metadata.name ?? '');
-        this.events.launching(created as unknown as KObject, cmd.reason);
+        this.events.launching(created, cmd.reason);
       } catch (err) {
         this.log.warn({ err }, 'launching a replacement nodeclaim failed');
         for (const c of cmd.candidates) {
@@ -175,7 +174,7 @@ export class DisruptionController implements Reconciler {
       }
     }
     if (cmd.reason !== 'Drifted') {
-      for (const c of cmd.candidates) this.events.consolidating(c.node as unknown as KObject, c.claim as unknown as KObject, consolidationMessage(cmd, c));
+      for (const c of cmd.candidates) this.events.consolidating(c.node, c.claim, consolidationMessage(cmd, c));
     }
     this.queue.add({ reason: cmd.reason, decision, candidates: cmd.candidates.map((c) => c.claim.metadata.name ?? ''), replacements: names });
     this.queue.process();

@@ -35,7 +35,7 @@ export function setDisruptedTaint(client: Client, name: string, on: boolean, log
   if (!node || hasDisruptedTaint(node) === on) return;
   try {
     client.guaranteedUpdate(nodesRef, '', name, (cur) => {
-      const n = cur as unknown as Node;
+      const n = cur as Node;
       const rest = (n.spec?.taints ?? []).filter((t) => !(t.key === disruptedTaint.key && t.effect === disruptedTaint.effect));
       const taints = on ? [...rest, { ...disruptedTaint }] : rest;
       return { ...cur, spec: { ...(n.spec ?? {}), taints } } as KObject;
@@ -55,7 +55,7 @@ export function setDisruptionReason(client: Client, claim: string, reason: Disru
   if (!nc || (!reason && !has)) return;
   try {
     client.guaranteedUpdate(nodeClaimsRef, '', claim, (cur) => {
-      const c = cur as unknown as NodeClaim;
+      const c = cur as NodeClaim;
       const rest = (c.status?.conditions ?? []).filter((x) => x.type !== conditionTypes.disruptionReason);
       const conditions = reason
         ? [...rest, { type: conditionTypes.disruptionReason, status: 'True' as const, reason, message: reason, lastTransitionTime: rfc3339(clock.now()) }]
@@ -130,8 +130,8 @@ export class DisruptionQueue {
           continue;
         }
         if (condTrue(nc, conditionTypes.initialized)) continue;
-        this.events.launching(nc as unknown as KObject, cmd.reason);
-        this.events.waitingReadiness(nc as unknown as KObject);
+        this.events.launching(nc, cmd.reason);
+        this.events.waitingReadiness(nc);
         ready = false;
       }
       if (failed) {
@@ -144,7 +144,7 @@ export class DisruptionQueue {
         const nc = this.deps.nodeClaims.get('', name);
         if (!nc) continue;
         const node = this.deps.nodes.get('', nc.status?.nodeName ?? name);
-        this.events.terminating(node as unknown as KObject | undefined, nc as unknown as KObject, `${cmd.reason}/${cmd.decision.toLowerCase()}`);
+        this.events.terminating(node, nc, `${cmd.reason}/${cmd.decision.toLowerCase()}`);
         this.deleteClaim(nc);
       }
       this.remove(cmd.id, false);
