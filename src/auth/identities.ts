@@ -66,6 +66,7 @@ export const controllerClientNames: Record<string, string> = {
   'horizontal-pod-autoscaler': 'horizontal-pod-autoscaler',
   statefulset: 'statefulset-controller',
   'persistentvolume-binder': 'persistent-volume-binder',
+  resourceclaim: 'resource-claim-controller',
   'clusterrole-aggregation': 'clusterrole-aggregation-controller',
 };
 

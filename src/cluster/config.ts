@@ -14,6 +14,9 @@
 //       zones: [zone-a, zone-b, zone-c]   # spread round robin
 //       labels: { team: ml }
 //       taints: [{ key: nvidia.com/gpu, value: present, effect: NoSchedule }]
+//       gpu: { model: h100-80gb, count: 8, mig: true }  # GPUs for the DRA driver gpu.bonsai.dev (h100-80gb,
+//                                         # a100-40gb, a100-80gb, l4, t4): nvidia.com/gpu capacity, NVIDIA's labels,
+//                                         # and with mig, MIG partitions published as devices
 //   addons:                               # settings of add-ons, by add-on name; each add-on reads its own
 //     karpenter: { instanceTypes: [...] } # (see the add-on's documentation)
 //   kubelet:                              # simulated pod lifecycle delays, in seconds
@@ -31,6 +34,8 @@ import { yaml } from '../util/yaml.js';
 import { isRecord } from '../machinery/types.js';
 import { parseQuantity } from '../machinery/quantity.js';
 import { defaultTimings, type KubeletTimings } from '../kubelet/types.js';
+import { gpuModel, gpuModelAliases } from '../kubelet/dra/gpu-models.js';
+import { migLabel } from '../kubelet/dra/gpu-slices.js';
 import { defaultRegistrySettings, readRegistrySettings, type RegistrySettings } from '../kubelet/registry/image-registry.js';
 
 export interface TaintConfig {
@@ -142,7 +147,7 @@ const labelValueRe = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const labelKeyRe = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const poolNameRe = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const knownTop = ['apiVersion', 'kind', 'region', 'nodePools', 'kubelet', 'addons', 'registry', 'kubeSystem'];
-const knownPool = ['name', 'count', 'cpu', 'memory', 'pods', 'ephemeralStorage', 'resources', 'instanceType', 'zones', 'labels', 'taints'];
+const knownPool = ['name', 'count', 'cpu', 'memory', 'pods', 'ephemeralStorage', 'resources', 'instanceType', 'zones', 'labels', 'taints', 'gpu'];
 const kubeletKeys: Record<string, keyof KubeletTimings> = {
   sandboxSeconds: 'sandboxMs', pullSeconds: 'pullMs', startSeconds: 'startMs', defaultRunSeconds: 'defaultRunMs',
 };
@@ -230,6 +235,25 @@ function stringMap(v: unknown, path: string, errors: string[], check: (k: string
   return out;
 }
 
+/** A pool's `gpu` section: the model's product labels (as GPU feature discovery writes them), the count as capacity. */
+function readGpu(g: unknown, path: string, errors: string[], resources: Record<string, string>, labels: Record<string, string>): void {
+  if (!isRecord(g)) return void errors.push(`${path}: must be a mapping`);
+  unknownKeys(g, ['model', 'count', 'mig'], `${path}.`, errors);
+  const product = typeof g.model === 'string' ? gpuModelAliases[g.model] : undefined;
+  if (!product) return void errors.push(`${path}.model: required, one of ${Object.keys(gpuModelAliases).join(', ')}`);
+  const model = gpuModel(product);
+  const n = g.count ?? 8;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 64) return void errors.push(`${path}.count: must be a whole number from 1 to 64`);
+  if (g.mig !== undefined && typeof g.mig !== 'boolean') return void errors.push(`${path}.mig: must be true or false`);
+  if (g.mig && !model.mig.length) return void errors.push(`${path}.mig: ${g.model} has no MIG`);
+  resources['nvidia.com/gpu'] = String(n);
+  Object.assign(labels, {
+    'nvidia.com/gpu.present': 'true', 'nvidia.com/gpu.product': product, 'nvidia.com/gpu.count': String(n),
+    'nvidia.com/gpu.memory': String(Number.parseInt(model.memory, 10) * 1024), 'nvidia.com/gpu.family': model.architecture.split(' ')[0].toLowerCase(),
+    'nvidia.com/mig.capable': String(model.mig.length > 0),
+  }, g.mig ? { [migLabel]: 'true' } : {});
+}
+
 function readPool(p: unknown, path: string, errors: string[]): NodePoolConfig | undefined {
   if (!isRecord(p)) {
     errors.push(`${path.slice(0, -1)}: must be a mapping`);
@@ -272,6 +296,7 @@ function readPool(p: unknown, path: string, errors: string[]): NodePoolConfig | 
     if (typeof p.instanceType === 'string' && labelValueRe.test(p.instanceType) && p.instanceType !== '') instanceType = p.instanceType;
     else errors.push(`${path}instanceType: must be a valid label value`);
   }
+  if (p.gpu !== undefined) readGpu(p.gpu, `${path}gpu`, errors, resources, labels);
   const gpus = resources['nvidia.com/gpu'];
   if (gpus !== undefined && labels['nvidia.com/gpu.present'] === undefined) {
     labels['nvidia.com/gpu.present'] = 'true';

@@ -4,6 +4,7 @@ import type { KObject } from '../machinery/types.js';
 import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
+import { GpuDriver } from '../kubelet/dra/gpu-driver.js';
 import { KubeletManager, isStopped } from '../kubelet/kubelet-manager.js';
 import { simAnnotations } from '../kubelet/annotations.js';
 import { PodLifecycle } from '../kubelet/pod-lifecycle.js';
@@ -67,6 +68,8 @@ export function startCluster(client: Client, clock: Clock, log: Logger, opts: Cl
   const config = opts.config ?? loadClusterConfig(opts);
   const kubelets = new KubeletManager(client, clock, log.child({ component: 'kubelet' }), opts.nodeFilter);
   const pods = new PodLifecycle({ client, clock, log: log.child({ component: 'pod-lifecycle' }), timings: config.kubelet, registry: new ImageRegistry(config.registry) }, kubelets);
+  const gpus = new GpuDriver(client, log.child({ component: 'gpu-driver' }), kubelets);
+  gpus.installClasses();
   const created = registerNodes(client, clock, kubelets, config, opts.nodeFilter);
   kubelets.start(new Map(created.map((n) => [n.metadata.name ?? '', { registered: true, leaseSoon: true }])));
   const gatekeeper = new GatekeeperEffects(client, clock, log.child({ component: 'gatekeeper-effects' }));
@@ -79,6 +82,7 @@ export function startCluster(client: Client, clock: Clock, log: Logger, opts: Cl
       stopKubeSystem();
       gatekeeper.stop();
       pods.stop();
+      gpus.stop();
       kubelets.stop();
     },
   };

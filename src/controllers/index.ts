@@ -20,6 +20,7 @@ import { jobControllers } from './job/job-controller.js';
 import { daemonSetController } from './daemonset/daemonset-controller.js';
 import { cronJobController } from './cronjob/cronjob-controller.js';
 import { ttlAfterFinishedController } from './ttl-after-finished-controller.js';
+import { resourceClaimControllers } from './resourceclaim/index.js';
 import { hpaController } from './hpa/hpa-controller.js';
 import { statefulSetController } from './statefulset/controller.js';
 import { volumeController } from './volume/controller.js';
@@ -53,6 +54,7 @@ const definitions: Record<ControllerName, ControllerDef | ControllerDef[]> = {
   'horizontal-pod-autoscaler': hpaController,
   statefulset: statefulSetController,
   'persistentvolume-binder': volumeController,
+  resourceclaim: resourceClaimControllers,
   'clusterrole-aggregation': clusterRoleAggregationController,
   'serviceaccount-token': serviceAccountTokenController,
   'certificatesigningrequest-signing': csrSigningController,

@@ -6,7 +6,7 @@ import { selectNames } from '../util/name-selection.js';
 export const controllerNames = [
   'garbage-collector', 'namespace', 'serviceaccount', 'root-ca-certificate-publisher', 'disruption', 'endpoints', 'endpointslice', 'node-lifecycle',
   'taint-eviction', 'pod-garbage-collector', 'replicaset', 'deployment', 'job', 'daemonset', 'cronjob',
-  'ttl-after-finished', 'horizontal-pod-autoscaler', 'statefulset', 'persistentvolume-binder', 'clusterrole-aggregation', 'serviceaccount-token', 'certificatesigningrequest-signing',
+  'ttl-after-finished', 'horizontal-pod-autoscaler', 'statefulset', 'persistentvolume-binder', 'resourceclaim', 'clusterrole-aggregation', 'serviceaccount-token', 'certificatesigningrequest-signing',
 ] as const;
 
 export type ControllerName = (typeof controllerNames)[number];

@@ -56,6 +56,11 @@ const controllerRules: Record<string, RoleSpec['rules']> = {
     r('get list update watch', 'apps extensions', 'replicasets'), r('update', 'apps extensions', 'replicasets/status'), r('update', 'apps extensions', 'replicasets/finalizers'),
     r('create delete list patch watch', 'core', 'pods'), events,
   ],
+  'resource-claim-controller': [
+    r('get list watch', 'core', 'pods'), r('update', 'core', 'pods/finalizers'), r('patch update', 'core', 'pods/status'),
+    r('create delete get list watch', 'resource.k8s.io', 'resourceclaims'), r('patch update', 'resource.k8s.io', 'resourceclaims resourceclaims/status'),
+    r('get list watch', 'resource.k8s.io', 'resourceclaimtemplates'), events,
+  ],
   'service-account-controller': [r('create', 'core', 'serviceaccounts'), events],
   'statefulset-controller': [
     r('list watch', 'core', 'pods'), r(read, 'apps', 'statefulsets'), r('update', 'apps', 'statefulsets/status'), r('update', 'apps', 'statefulsets/finalizers'),
