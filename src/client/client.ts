@@ -84,6 +84,11 @@ export class Client {
     return this.reg.defForKey(key);
   }
 
+  /** The storage key a resource's objects live under (`core/pods`, as a Change's `resource` names it), if served. */
+  storageKeyOf(ref: ResourceRef): string | undefined {
+    return this.resolver.key(ref);
+  }
+
   /** The storage keys that hold objects (or once did). */
   storedResources(): string[] {
     return this.reg.store.resources();

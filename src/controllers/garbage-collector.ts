@@ -1,12 +1,14 @@
 // Garbage collection through ownerReferences: background deletion of orphans-to-be, foreground and orphan finalizers.
+// On the controller runtime, but not a reconciler of one resource: the collector keeps a graph (uid -> object,
+// owner -> dependents) over every resource, so it follows each served resource's shared informer (one more for each
+// CRD established later, found on CRD changes) and reconciles its nodes (`key|namespace|name`) through its queue.
 import type { KObject, OwnerReference } from '../machinery/types.js';
-import type { Client } from '../client/client.js';
 import type { ResourceDef } from '../client/types.js';
 import type { Change } from '../client/types.js';
-import type { Clock } from '../util/clock.js';
-import type { Logger } from '../util/logger.js';
-import { WorkQueue } from '../util/work-queue.js';
 import { jsonEqual } from '../util/json-tree.js';
+import { defineController, type ControllerContext, type Reconciler } from './runtime/index.js';
+
+const crdsRef = 'apiextensions.k8s.io/v1/customresourcedefinitions';
 
 interface Ref {
   key: string; // storage key
@@ -36,21 +38,60 @@ function unchangedForCollector(before: KObject, after: KObject): boolean {
   return a.ownerReferences === b.ownerReferences || jsonEqual(a.ownerReferences ?? [], b.ownerReferences ?? [], refsDepth);
 }
 
-export class GarbageCollector {
+export const garbageCollectorController = defineController({
+  name: 'garbage-collector',
+  setup: (ctx) => new GarbageCollector(ctx),
+});
+
+export class GarbageCollector implements Reconciler {
   /** uid -> where the object lives. */
   private readonly byUid = new Map<string, Ref>();
   /** owner uid -> dependents. */
   private readonly dependents = new Map<string, Set<string>>();
-  private readonly queue: WorkQueue;
-  private readonly unsubscribe: () => void;
+  /** Storage keys followed, with how to stop following them. */
+  private readonly monitors = new Map<string, () => void>();
+  private stopCrdWatch: (() => void) | undefined;
 
-  constructor(private readonly client: Client, clock: Clock, log: Logger) {
-    this.queue = new WorkQueue('garbage-collector', (id) => this.reconcile(id), clock, log);
-    const keys = client.storedResources().filter((k) => !ignoredKeys.has(k));
-    for (const key of keys) for (const o of client.listByKey(key)) this.index(key, o, undefined);
-    this.unsubscribe = client.watchAll((c) => this.onChange(c));
-    for (const key of keys) {
-      for (const o of client.listByKey(key)) if (o.metadata.ownerReferences?.length || o.metadata.deletionTimestamp) this.queue.add(refId(this.refOf(key, o)));
+  constructor(private readonly ctx: ControllerContext) {
+    const { client } = ctx;
+    // Objects of stored resources no longer served can still own others: indexed once (nothing writes them).
+    for (const key of client.storedResources()) {
+      if (!ignoredKeys.has(key) && !client.resourceForKey(key)) for (const o of client.listByKey(key)) this.index(key, o, undefined);
+    }
+    for (const key of this.syncMonitors()) {
+      for (const o of client.listByKey(key)) if (o.metadata.ownerReferences?.length || o.metadata.deletionTimestamp) ctx.queue.add(refId(this.refOf(key, o)));
+    }
+    if (ctx.informers.serves(crdsRef)) {
+      const crds = ctx.informers.informer(crdsRef);
+      this.stopCrdWatch = crds.onChange(() => this.resyncMonitors());
+    }
+  }
+
+  stop(): void {
+    this.stopCrdWatch?.();
+    for (const stop of this.monitors.values()) stop();
+    this.monitors.clear();
+  }
+
+  /** Follows every served resource not followed yet (indexing its objects first); returns their storage keys. */
+  private syncMonitors(): string[] {
+    const { client, informers } = this.ctx;
+    const added: string[] = [];
+    for (const def of client.resources()) {
+      const key = client.storageKeyOf(def);
+      if (key === undefined || ignoredKeys.has(key) || this.monitors.has(key)) continue;
+      const informer = informers.informer(client.resourceForKey(key) ?? def);
+      for (const o of client.listByKey(key)) this.index(key, o, undefined);
+      this.monitors.set(key, informer.onChange((c) => this.onChange(c)));
+      added.push(key);
+    }
+    return added;
+  }
+
+  /** A resource served since the start (a CRD established): its objects join the graph and are processed. */
+  private resyncMonitors(): void {
+    for (const key of this.syncMonitors()) {
+      for (const o of this.ctx.client.listByKey(key)) if (o.metadata.ownerReferences?.length || o.metadata.deletionTimestamp) this.ctx.queue.add(refId(this.refOf(key, o)));
     }
   }
 
@@ -78,20 +119,20 @@ export class GarbageCollector {
       for (const r of o.metadata.ownerReferences ?? []) {
         this.dependents.get(r.uid)?.delete(id);
         const owner = this.byUid.get(r.uid);
-        if (owner) this.queue.add(refId(owner)); // a foreground owner may be waiting for this dependent
+        if (owner) this.ctx.queue.add(refId(owner)); // a foreground owner may be waiting for this dependent
       }
-      for (const dep of this.dependents.get(o.metadata.uid ?? '') ?? []) this.queue.add(dep);
+      for (const dep of this.dependents.get(o.metadata.uid ?? '') ?? []) this.ctx.queue.add(dep);
       return;
     }
     // An update that leaves the owners alone and deletes nothing (a Lease renewal, a status write) changes nothing
     // the collector decides on: as upstream, only changed references or a deletion are processed.
     if (c.previous && unchangedForCollector(c.previous, o)) return;
     this.index(c.resource, o, c.previous);
-    if (o.metadata.ownerReferences?.length || o.metadata.deletionTimestamp) this.queue.add(id);
+    if (o.metadata.ownerReferences?.length || o.metadata.deletionTimestamp) this.ctx.queue.add(id);
   }
 
   private defOf(key: string): ResourceDef | undefined {
-    return this.client.resourceForKey(key);
+    return this.ctx.client.resourceForKey(key);
   }
 
   private ownerExists(r: OwnerReference, namespace: string): boolean {
@@ -101,10 +142,10 @@ export class GarbageCollector {
     return at.namespace === '' || at.namespace === namespace;
   }
 
-  private reconcile(id: string): void | number {
+  reconcile(id: string): void | number {
     const ref = parseRef(id);
     const def = this.defOf(ref.key);
-    const obj = this.client.getByKey(ref.key, ref.namespace, ref.name);
+    const obj = this.ctx.client.getByKey(ref.key, ref.namespace, ref.name);
     if (!def || !obj) return;
     const fin = obj.metadata.finalizers ?? [];
     if (obj.metadata.deletionTimestamp && fin.includes('orphan')) return this.orphanDependents(def, obj);
@@ -117,7 +158,7 @@ export class GarbageCollector {
       this.tryDelete(def, obj, 'Background');
       return;
     }
-    this.client.guaranteedUpdate(def, ref.namespace, ref.name, (cur) => {
+    this.ctx.client.guaranteedUpdate(def, ref.namespace, ref.name, (cur) => {
       cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((r) => this.ownerExists(r, ref.namespace));
       return cur;
     });
@@ -126,7 +167,7 @@ export class GarbageCollector {
   private tryDelete(def: ResourceDef, obj: KObject, policy: 'Background' | 'Foreground'): void {
     if (obj.metadata.deletionTimestamp) return;
     try {
-      this.client.delete(def, obj.metadata.namespace ?? '', obj.metadata.name ?? '', { propagationPolicy: policy, preconditions: { uid: obj.metadata.uid } });
+      this.ctx.client.delete(def, obj.metadata.namespace ?? '', obj.metadata.name ?? '', { propagationPolicy: policy, preconditions: { uid: obj.metadata.uid } });
     } catch {
       /* gone or changed: the next event requeues */
     }
@@ -137,14 +178,14 @@ export class GarbageCollector {
     for (const id of this.dependents.get(uid) ?? []) {
       const r = parseRef(id);
       const def = this.defOf(r.key);
-      const obj = this.client.getByKey(r.key, r.namespace, r.name);
+      const obj = this.ctx.client.getByKey(r.key, r.namespace, r.name);
       if (def && obj) out.push({ def, obj });
     }
     return out;
   }
 
   private removeFinalizer(def: ResourceDef, obj: KObject, finalizer: string): void {
-    this.client.guaranteedUpdate(def, obj.metadata.namespace ?? '', obj.metadata.name ?? '', (cur) => {
+    this.ctx.client.guaranteedUpdate(def, obj.metadata.namespace ?? '', obj.metadata.name ?? '', (cur) => {
       cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer);
       return cur;
     });
@@ -153,7 +194,7 @@ export class GarbageCollector {
   private orphanDependents(def: ResourceDef, owner: KObject): void {
     const uid = owner.metadata.uid ?? '';
     for (const { def: d, obj } of this.dependentObjects(uid)) {
-      this.client.guaranteedUpdate(d, obj.metadata.namespace ?? '', obj.metadata.name ?? '', (cur) => {
+      this.ctx.client.guaranteedUpdate(d, obj.metadata.namespace ?? '', obj.metadata.name ?? '', (cur) => {
         cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid);
         if (!cur.metadata.ownerReferences.length) delete cur.metadata.ownerReferences;
         return cur;
@@ -172,11 +213,6 @@ export class GarbageCollector {
     const blocking = this.dependentObjects(uid).filter(({ obj }) => obj.metadata.ownerReferences?.some((r) => r.uid === uid && r.blockOwnerDeletion));
     if (blocking.length) return 1000;
     this.removeFinalizer(def, owner, 'foregroundDeletion');
-  }
-
-  stop(): void {
-    this.unsubscribe();
-    this.queue.stop();
   }
 }
 

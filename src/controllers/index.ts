@@ -4,16 +4,16 @@ import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { controllerNames, selectControllers, type ControllerName } from './selection.js';
-import { GarbageCollector } from './garbage-collector.js';
+import { garbageCollectorController } from './garbage-collector.js';
 import { namespaceController } from './namespace-controller.js';
 import { serviceAccountController } from './serviceaccount-controller.js';
 import { rootCaPublisherController } from './root-ca-publisher-controller.js';
 import { disruptionController } from './disruption-controller.js';
 import { endpointsController } from './endpoints-controller.js';
 import { endpointSliceController } from './endpointslice-controller.js';
-import { NodeLifecycleController } from './node-lifecycle-controller.js';
-import { TaintEvictionController } from './taint-eviction-controller.js';
-import { PodGcController } from './pod-gc-controller.js';
+import { nodeLifecycleController } from './node-lifecycle-controller.js';
+import { taintEvictionController } from './taint-eviction-controller.js';
+import { podGcController } from './pod-gc-controller.js';
 import { replicaSetController } from './replicaset/replicaset-controller.js';
 import { deploymentController } from './deployment/deployment-controller.js';
 import { jobControllers } from './job/job-controller.js';
@@ -30,27 +30,21 @@ import { serviceAccountTokenController } from './serviceaccount-token-controller
 import { csrSigningController } from './csr-signing-controller.js';
 import { Manager, type ControllerDef } from './runtime/index.js';
 
-export interface ControllerHandle {
-  stop(): void;
-}
-
-type Factory = (client: Client, clock: Clock, log: Logger) => ControllerHandle;
-
 /**
  * Each controller by its kube-controller-manager name (the start order is `controllerNames`): its definition on the
- * controller runtime (several: helper queues acting as it), or (not migrated yet) how it is made.
+ * controller runtime (several: helper queues acting as it).
  */
-const factories: Record<ControllerName, Factory | ControllerDef | ControllerDef[]> = {
-  'garbage-collector': (r, c, l) => new GarbageCollector(r, c, l),
+const definitions: Record<ControllerName, ControllerDef | ControllerDef[]> = {
+  'garbage-collector': garbageCollectorController,
   namespace: namespaceController,
   serviceaccount: serviceAccountController,
   'root-ca-certificate-publisher': rootCaPublisherController,
   disruption: disruptionController,
   endpoints: endpointsController,
   endpointslice: endpointSliceController,
-  'node-lifecycle': (r, c, l) => new NodeLifecycleController(r, c, l),
-  'taint-eviction': (r, c, l) => new TaintEvictionController(r, c, l),
-  'pod-garbage-collector': (r, c, l) => new PodGcController(r, c, l),
+  'node-lifecycle': nodeLifecycleController,
+  'taint-eviction': taintEvictionController,
+  'pod-garbage-collector': podGcController,
   replicaset: replicaSetController,
   deployment: deploymentController,
   job: jobControllers,
@@ -79,12 +73,8 @@ export function startControllers(root: Client, clock: Clock, log: Logger, which:
   };
   const manager = new Manager({ client: root, clock, log, clientFor });
   for (const name of selected) {
-    const f = factories[name];
-    if (typeof f === 'function') {
-      manager.addRunnable({ name, start: () => f(clientFor(name), clock, log.child({ controller: name })) });
-      continue;
-    }
-    for (const def of Array.isArray(f) ? f : [f]) {
+    const defs = definitions[name];
+    for (const def of Array.isArray(defs) ? defs : [defs]) {
       if ((def.identity ?? def.name) !== name) throw new Error(`controller ${name} is defined as ${def.name}`);
       manager.add(def);
     }

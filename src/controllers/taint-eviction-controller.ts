@@ -1,22 +1,17 @@
 // NoExecute taints: pods on a node with a NoExecute taint they do not tolerate are deleted at once; pods that
 // tolerate it for tolerationSeconds are deleted when that time has passed. Upstream: pkg/controller/tainteviction.
-import type { Pod, Taint, Toleration } from '../generated/k8s/core/v1.js';
-import { EventRecorder } from '../client/event-recorder.js';
-import type { KObject } from '../machinery/types.js';
-import type { Client } from '../client/client.js';
-import { rfc3339, type Clock } from '../util/clock.js';
-import type { Logger } from '../util/logger.js';
+// A pod's key is reconciled on its changes and on its node's NoExecute taints changing; the deletion is due
+// `tolerationSeconds` after the pod was first found tainted, and the reconcile is requeued for that moment.
+import type { Node, Pod, Taint, Toleration } from '../generated/k8s/core/v1.js';
+import type { Change } from '../client/types.js';
+import { keyOf, splitKey } from '../machinery/object-key.js';
 import { tolerates } from '../machinery/conditions.js';
+import { rfc3339 } from '../util/clock.js';
+import { defineController, indexes, indexNames, type ControllerContext, type Reconciler } from './runtime/index.js';
 import { nodeTaints } from './node-taints.js';
-import { byNode, podsByNode } from './pods-by-node.js';
-import type { Informer } from '../client/informer.js';
 
-interface Work {
-  uid: string;
-  createdAt: number;
-  fireAt: number;
-  cancel: () => void;
-}
+const component = 'taint-eviction-controller';
+const podIndexes = { [indexNames.byNode]: indexes.byNode };
 
 /** The shortest tolerationSeconds among the tolerations used, 0 for none given as <= 0, -1 when all are forever. */
 export function minTolerationMs(used: Toleration[]): number {
@@ -30,120 +25,99 @@ export function minTolerationMs(used: Toleration[]): number {
   return min === Infinity ? -1 : min;
 }
 
-export class TaintEvictionController {
+const noExecute = (node: Node | undefined): Taint[] => nodeTaints(node).filter((t) => t.effect === 'NoExecute');
+
+/** Whether a node change moves its NoExecute taints (an unknown previous state counts as a move). */
+function noExecuteChanged(c: Change): boolean {
+  const now = c.type === 'DELETED' ? [] : noExecute(c.object as Node);
+  const before = c.type === 'ADDED' ? [] : c.type === 'DELETED' ? noExecute(c.object as Node) : c.previous ? noExecute(c.previous as Node) : undefined;
+  return before === undefined || JSON.stringify(before) !== JSON.stringify(now);
+}
+
+export const taintEvictionController = defineController({
+  name: 'taint-eviction',
+  for: 'v1/pods',
+  watches: [{
+    resource: 'v1/nodes',
+    when: noExecuteChanged,
+    map: (c, { informers }) => informers.informer<Pod>('v1/pods', podIndexes).byIndex(indexNames.byNode, c.object.metadata.name ?? '').map(keyOf),
+  }],
+  setup: (ctx) => new TaintEviction(ctx),
+});
+
+interface Work {
+  uid: string;
+  /** When the pod was first found on a tainted node (clock ms). */
+  createdAt: number;
+  /** When its deletion is due. */
+  fireAt: number;
+}
+
+class TaintEviction implements Reconciler {
+  /** Pods due for deletion, by key. */
   private readonly work = new Map<string, Work>();
-  /** Each node's NoExecute taints as last seen (JSON), to notice changes. */
-  private readonly seen = new Map<string, string>();
-  /** Pods by node name. */
-  private readonly pods: Informer;
-  private readonly events: EventRecorder;
-  private readonly unsubscribe: () => void;
 
-  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger) {
-    this.events = new EventRecorder(client, { component: 'taint-eviction-controller' });
-    this.pods = podsByNode(client);
-    this.pods.onChange((c) => {
-      if (c.type === 'DELETED') this.cancel(c.object, false);
-      else this.processPod(c.object);
-    });
-    this.unsubscribe = client.watch('v1/nodes', (c) => {
-      const name = c.object.metadata.name ?? '';
-      const node = c.type === 'DELETED' ? undefined : this.client.get('v1/nodes', '', name);
-      this.nodeChanged(name, node);
-    });
-    for (const n of client.list('v1/nodes')) this.nodeChanged(n.metadata.name ?? '', n);
+  constructor(private readonly ctx: ControllerContext) {
+    ctx.informers.informer<Pod>('v1/pods', podIndexes);
   }
 
-  private noExecute(node: KObject | undefined): Taint[] {
-    return nodeTaints(node).filter((t) => t.effect === 'NoExecute');
-  }
-
-  private nodeChanged(name: string, node: KObject | undefined): void {
-    const taints = this.noExecute(node);
-    const key = JSON.stringify(taints);
-    if ((this.seen.get(name) ?? '[]') === key) return;
-    if (taints.length) this.seen.set(name, key);
-    else this.seen.delete(name);
-    for (const pod of this.pods.byIndex(byNode, name)) this.processPod(pod);
-  }
-
-  private processPod(pod: KObject): void {
-    const p = pod as Pod;
-    const nodeName = p.spec?.nodeName;
-    if (!nodeName || p.metadata?.deletionTimestamp) return this.cancel(pod, false);
-    const taints = this.noExecute(this.client.get('v1/nodes', '', nodeName));
-    if (!taints.length) return this.cancel(pod, true);
-    const tolerations = p.spec?.tolerations ?? [];
+  reconcile(key: string): number | void {
+    const { namespace, name } = splitKey(key);
+    const pod = this.ctx.client.get('v1/pods', namespace, name);
+    const nodeName = pod?.spec?.nodeName;
+    if (!pod || !nodeName || pod.metadata.deletionTimestamp) return this.cancel(key, pod, false);
+    const taints = noExecute(this.ctx.client.get('v1/nodes', '', nodeName));
+    if (!taints.length) return this.cancel(key, pod, true);
+    const tolerations = pod.spec?.tolerations ?? [];
     const used: Toleration[] = [];
     for (const taint of taints) {
       const t = tolerations.find((x) => tolerates(x, taint));
-      if (!t) {
-        this.schedule(pod, 0);
-        return;
-      }
+      if (!t) return this.due(key, pod, 0);
       used.push(t);
     }
     const min = minTolerationMs(used);
-    if (min < 0) return this.cancel(pod, true);
-    this.schedule(pod, min);
+    if (min < 0) return this.cancel(key, pod, true);
+    return this.due(key, pod, min);
   }
 
-  private keyOf(pod: KObject): string {
-    return `${pod.metadata.namespace}/${pod.metadata.name}`;
+  stop(): void {
+    this.work.clear();
   }
 
-  /** Schedules deletion `afterMs` from when the pod was first found tainted (an earlier schedule wins). */
-  private schedule(pod: KObject, afterMs: number): void {
-    const key = this.keyOf(pod);
-    const now = this.clock.nowMs();
-    const existing = this.work.get(key);
-    if (existing && existing.uid === pod.metadata.uid) {
-      if (existing.createdAt + afterMs >= existing.fireAt) return;
-      existing.cancel();
-    }
-    const createdAt = existing && existing.uid === pod.metadata.uid ? existing.createdAt : now;
-    const fireAt = createdAt + afterMs;
+  /** Deletion `afterMs` from when the pod was first found tainted (an earlier due time wins): now, or how long to wait. */
+  private due(key: string, pod: Pod, afterMs: number): number | void {
+    const now = this.ctx.clock.nowMs();
     const uid = pod.metadata.uid ?? '';
-    const cancel = this.clock.setTimeout(() => this.fire(key, uid), Math.max(0, fireAt - now));
-    this.work.set(key, { uid, createdAt, fireAt, cancel });
+    let w = this.work.get(key);
+    if (!w || w.uid !== uid) this.work.set(key, (w = { uid, createdAt: now, fireAt: now + afterMs }));
+    else w.fireAt = Math.min(w.fireAt, w.createdAt + afterMs);
+    if (now < w.fireAt) return w.fireAt - now;
+    this.work.delete(key);
+    this.evict(key, pod);
   }
 
-  private cancel(pod: KObject, withEvent: boolean): void {
-    const key = this.keyOf(pod);
+  private cancel(key: string, pod: Pod | undefined, withEvent: boolean): void {
     const w = this.work.get(key);
     if (!w) return;
-    w.cancel();
     this.work.delete(key);
-    if (withEvent && w.uid === pod.metadata.uid) this.events.event(pod, 'Normal', 'TaintManagerEviction', `Cancelling deletion of Pod ${key}`);
+    if (withEvent && pod && w.uid === pod.metadata.uid) this.ctx.recorder(component).event(pod, 'Normal', 'TaintManagerEviction', `Cancelling deletion of Pod ${key}`);
   }
 
-  private fire(key: string, uid: string): void {
-    const w = this.work.get(key);
-    if (w?.uid === uid) this.work.delete(key);
-    const i = key.indexOf('/');
-    const [ns, name] = [key.slice(0, i), key.slice(i + 1)];
-    const pod = this.client.get('v1/pods', ns, name);
-    if (!pod || pod.metadata.uid !== uid || pod.metadata.deletionTimestamp) return;
-    this.events.event(pod, 'Normal', 'TaintManagerEviction', `Marking for deletion Pod ${key}`);
-    const def = this.client.resource('v1/pods')!;
-    const stamp = rfc3339(this.clock.now());
+  private evict(key: string, pod: Pod): void {
+    const { client, clock, log } = this.ctx;
+    const { namespace, name } = splitKey(key);
+    this.ctx.recorder(component).event(pod, 'Normal', 'TaintManagerEviction', `Marking for deletion Pod ${key}`);
+    const stamp = rfc3339(clock.now());
     try {
-      this.client.guaranteedUpdate(def, ns, name, (cur) => {
-        const st = (cur.status ?? {}) as { conditions?: Array<Record<string, unknown>> };
+      client.guaranteedUpdate('v1/pods', namespace, name, (cur) => {
+        const st = (cur.status ?? {}) as NonNullable<Pod['status']>;
         const conditions = (st.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget');
         conditions.push({ type: 'DisruptionTarget', status: 'True', lastTransitionTime: stamp, reason: 'DeletionByTaintManager', message: 'Taint manager: deleting due to NoExecute taint' });
         return { ...cur, status: { ...st, conditions } };
       }, { subresource: 'status' });
-      this.client.delete(def, ns, name, { preconditions: { uid } });
+      client.delete('v1/pods', namespace, name, { preconditions: { uid: pod.metadata.uid } });
     } catch (err) {
-      this.log.debug({ err, pod: key }, 'taint eviction failed');
+      log.debug({ err, pod: key }, 'taint eviction failed');
     }
-  }
-
-  stop(): void {
-    this.unsubscribe();
-    this.pods.stop();
-    for (const w of this.work.values()) w.cancel();
-    this.work.clear();
   }
 }

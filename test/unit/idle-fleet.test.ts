@@ -13,8 +13,9 @@ import { ManualClock } from '../../src/util/clock.js';
 import { createLogger } from '../../src/util/logger.js';
 import { clientFor, type Client } from '../../src/client/client.js';
 import { KubeletManager } from '../../src/kubelet/kubelet-manager.js';
-import { NodeLifecycleController, nodeMonitorGracePeriodMs } from '../../src/controllers/node-lifecycle-controller.js';
-import { GarbageCollector } from '../../src/controllers/garbage-collector.js';
+import { nodeLifecycleController, nodeMonitorGracePeriodMs } from '../../src/controllers/node-lifecycle-controller.js';
+import { Manager } from '../../src/controllers/runtime/index.js';
+import { garbageCollectorController } from '../../src/controllers/garbage-collector.js';
 import { leaseRenewMs, statusReportMs } from '../../src/kubelet/node-agent.js';
 import type { KObject } from '../../src/machinery/types.js';
 
@@ -25,8 +26,7 @@ class Fleet {
   readonly store = new SqliteStore({ path: ':memory:' });
   readonly client: Client;
   readonly kubelets: KubeletManager;
-  readonly nodeController: NodeLifecycleController;
-  readonly gc: GarbageCollector;
+  readonly controllers: Manager;
   /** Writes seen through the watch, by resource. */
   readonly writes = { leases: 0, nodes: 0 };
   private readonly stops: Array<() => void> = [];
@@ -39,8 +39,7 @@ class Fleet {
     for (let i = 0; i < nodes; i++) this.client.create('v1/nodes', '', { apiVersion: 'v1', kind: 'Node', metadata: { name: `n${i}`, labels: { 'topology.kubernetes.io/zone': `z${i % 2}` } } } as KObject);
     this.kubelets = new KubeletManager(this.client, this.clock, log);
     this.kubelets.start();
-    this.nodeController = new NodeLifecycleController(this.client, this.clock, log);
-    this.gc = new GarbageCollector(this.client, this.clock, log);
+    this.controllers = new Manager({ client: this.client, clock: this.clock, log }).add(nodeLifecycleController).add(garbageCollectorController).start();
     this.stops.push(this.client.watch(leases, () => void this.writes.leases++));
     this.stops.push(this.client.watch('v1/nodes', () => void this.writes.nodes++));
   }
@@ -65,8 +64,7 @@ class Fleet {
 
   close(): void {
     this.stops.forEach((s) => s());
-    this.gc.stop();
-    this.nodeController.stop();
+    this.controllers.stop();
     this.kubelets.stop();
     this.store.close();
   }

@@ -17,7 +17,9 @@ import { podKey, sum, typeCompatible } from './scheduling/fit.js';
 import { fromNodeSelector, singleValueLabels } from './scheduling/requirements.js';
 import { poolRequirements, simulate } from './scheduling/simulate.js';
 import type { SimNode } from './scheduling/types.js';
-import { conditionTypes as ct, disruptedTaint, kwokNodeClassesRef, labels as wk, nodeClaimsRef, unregisteredTaint, type NodeClaim, type NodePool } from './types.js';
+import { conditionTypes as ct, disruptedTaint, kwokNodeClassesRef, labels as wk, nodeClaimsRef, nodePoolsRef, podsRef, unregisteredTaint, type NodeClaim, type NodePool } from './types.js';
+import { defineController, type ControllerContext, type Reconciler } from '../../controllers/runtime/index.js';
+import { keyOf, splitKey } from '../../machinery/object-key.js';
 
 const maxNominations = 100_000;
 /**
@@ -38,23 +40,50 @@ export function isProvisionable(p: Pod): boolean {
   return p.status?.conditions?.some((c) => c.type === 'PodScheduled' && c.status === 'False' && c.reason === 'Unschedulable') ?? false;
 }
 
-export class Provisioner {
+const provisionKey = 'provision';
+const triggerKey = 'trigger';
+const recheckKey = 'recheck';
+const podPrefix = 'pod:';
+
+/**
+ * The provisioner on the controller runtime: a provisionable pod or a NodePool change queues `trigger`, which opens
+ * (or extends) the batch, a requeue of `provision` at the batch's end; `recheck` runs when held nominations run out;
+ * `pod:<key>` drops the nomination of a pod bound or gone.
+ */
+export const provisionerController = (deps: KarpenterDeps, started: (p: Provisioner) => void) => defineController({
+  name: 'karpenter-provisioner',
+  watches: [
+    { resource: podsRef, when: (c) => c.type !== 'DELETED' && isProvisionable(c.object as Pod), map: () => [triggerKey] },
+    { resource: podsRef, when: (c) => c.type === 'DELETED' || !!(c.object as Pod).spec?.nodeName, map: (c) => [podPrefix + keyOf(c.object)] },
+    { resource: nodePoolsRef, map: () => [triggerKey] },
+  ],
+  initialKeys: () => (deps.pods.list().some(isProvisionable) ? [triggerKey] : []),
+  setup: ({ client, clock, log, queue }) => {
+    const p = new Provisioner(client, clock, log, deps, queue);
+    started(p);
+    return p;
+  },
+});
+
+export class Provisioner implements Reconciler {
   private readonly nominations = new Map<string, Nomination>();
-  private readonly stops: Array<() => void> = [];
   private batchStart: number | undefined;
-  private cancelIdle: (() => void) | undefined;
-  private cancelMax: (() => void) | undefined;
-  private running = false;
-  private again = false;
   private stopped = false;
 
-  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger, private readonly deps: KarpenterDeps) {
-    this.stops.push(deps.pods.onChange((c) => {
-      if (c.type !== 'DELETED' && isProvisionable(c.object)) this.trigger();
-      if (c.type === 'DELETED' || (c.object.spec as { nodeName?: string } | undefined)?.nodeName) this.nominations.delete(podKey(c.object));
-    }));
-    this.stops.push(deps.nodePools.onChange(() => this.trigger()));
-    if (deps.pods.list().some(isProvisionable)) this.trigger();
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger, private readonly deps: KarpenterDeps, private readonly queue: ControllerContext['queue']) {}
+
+  reconcile(key: string): void {
+    if (key === provisionKey) return this.fire();
+    if (key === triggerKey) return this.trigger();
+    if (key === recheckKey) {
+      this.recheckAt = Infinity;
+      return this.trigger();
+    }
+    if (key.startsWith(podPrefix)) {
+      const { namespace, name } = splitKey(key.slice(podPrefix.length));
+      const p = this.deps.pods.get(namespace, name);
+      if (!p || p.spec?.nodeName) this.nominations.delete(key.slice(podPrefix.length));
+    }
   }
 
   /** The NodeClaims pending pods are nominated to now (disruption leaves them alone, as upstream). */
@@ -65,44 +94,23 @@ export class Provisioner {
 
   stop(): void {
     this.stopped = true;
-    this.cancelIdle?.();
-    this.cancelMax?.();
-    this.recheck?.();
-    for (const s of this.stops) s();
   }
 
-  /** Opens (or extends) a batch. */
+  /** Opens (or extends) a batch: it closes `batchIdleSeconds` after the last trigger, `batchMaxSeconds` at most. */
   trigger(): void {
     if (this.stopped) return;
     const s = this.deps.settings;
-    if (this.batchStart === undefined) {
-      this.batchStart = this.clock.now().getTime();
-      this.cancelMax = this.clock.setTimeout(() => this.fire(), s.batchMaxSeconds * 1000);
-    }
-    this.cancelIdle?.();
-    this.cancelIdle = this.clock.setTimeout(() => this.fire(), s.batchIdleSeconds * 1000);
+    const now = this.clock.now().getTime();
+    this.batchStart ??= now;
+    this.queue.addAfter(provisionKey, Math.max(0, Math.min(s.batchIdleSeconds * 1000, this.batchStart + s.batchMaxSeconds * 1000 - now)));
   }
 
   private fire(): void {
-    this.cancelIdle?.();
-    this.cancelMax?.();
-    this.cancelIdle = this.cancelMax = undefined;
     this.batchStart = undefined;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = true;
     try {
       this.provision();
     } catch (err) {
       this.log.warn({ err }, 'provisioning failed');
-    } finally {
-      this.running = false;
-      if (this.again) {
-        this.again = false;
-        this.trigger();
-      }
     }
   }
 
@@ -176,20 +184,14 @@ export class Provisioner {
     return created;
   }
 
-  private recheck: (() => void) | undefined;
   private recheckAt = Infinity;
 
-  /** A provisioning pass once held nominations run out (a timer, not a blind retry). */
+  /** A provisioning pass once held nominations run out (a requeue, not a blind retry). */
   private recheckIn(ms: number): void {
     const at = this.clock.now().getTime() + ms;
-    if (at >= this.recheckAt && this.recheck) return;
-    this.recheck?.();
+    if (at >= this.recheckAt) return;
     this.recheckAt = at;
-    this.recheck = this.clock.setTimeout(() => {
-      this.recheck = undefined;
-      this.recheckAt = Infinity;
-      this.trigger();
-    }, ms + 10);
+    this.queue.addAfter(recheckKey, ms + 10);
   }
 
   private nominate(p: Pod, claim: string | undefined, node: string | undefined, now: number): void {

@@ -6,7 +6,7 @@ import type { AddonContext, AddonHandle } from '../types.js';
 import type { KarpenterDeps } from './deps.js';
 import { Manager } from '../../controllers/runtime/index.js';
 import { nodeClaimController } from './nodeclaim-controller.js';
-import { Provisioner } from './provisioner.js';
+import { provisionerController, type Provisioner } from './provisioner.js';
 import { parseSettings } from './settings.js';
 import { statusController } from './status.js';
 import { nodeClaimsRef, nodePoolsRef, nodesRef, podsRef, type NodeClaim, type NodePool } from './types.js';
@@ -33,15 +33,12 @@ export function startKarpenter(ctx: AddonContext): AddonHandle & { deps: Karpent
     nominated: () => provisioner?.nominatedClaims() ?? new Set(),
   };
   manager.add(statusController(deps)).add(nodeClaimController(deps));
-  provisioner = new Provisioner(client, clock, log.child({ component: 'karpenter-provisioner' }), deps);
+  manager.add(provisionerController(deps, (p) => (provisioner = p)));
   // ---- DISRUPTION HOOK ----
-  const disruption = startDisruption(ctx, deps, manager);
-  const p = provisioner;
+  startDisruption(deps, manager);
   return {
-    deps, provisioner: p,
+    deps, provisioner: provisioner!,
     stop() {
-      disruption.stop();
-      p.stop();
       manager.stop();
     },
   };

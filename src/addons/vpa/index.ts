@@ -1,10 +1,12 @@
 // The Vertical Pod Autoscaler add-on (kubernetes/autoscaler vertical-pod-autoscaler): the autoscaling.k8s.io CRDs,
-// the recommender and the updater on the clock, and the admission step that sets requests on new pods.
+// the recommender and the updater (periodic controllers on the clock), and the admission step that sets requests
+// on new pods.
 // Settings (cluster file `addons: { vpa: {...} }`): see settings.ts.
-import { EventRecorder } from '../../client/event-recorder.js';
+import { Manager } from '../../controllers/runtime/index.js';
 import type { Addon } from '../types.js';
 import { vpaPodAdmission } from './admission.js';
 import { vpaWebhook } from './webhook.js';
+import { vpaControllers } from './controllers.js';
 import { Recommender } from './recommender.js';
 import { parseVpaSettings } from './settings.js';
 import { Updater } from './updater.js';
@@ -17,17 +19,14 @@ export const vpaAddon: Addon = {
   start(ctx) {
     const { settings, warnings } = parseVpaSettings(ctx.settings);
     for (const w of warnings) ctx.log.warn(w);
-    const recommender = new Recommender(ctx.client, settings, new EventRecorder(ctx.client, { component: 'vpa-recommender' }), ctx.log.child({ component: 'vpa-recommender' }));
-    const updater = new Updater(ctx.client, settings, new EventRecorder(ctx.client, { component: 'vpa-updater' }), ctx.log.child({ component: 'vpa-updater' }));
+    const controllers = new Manager({ client: ctx.client, clock: ctx.clock, log: ctx.log });
+    for (const def of vpaControllers(settings)) controllers.add(def);
+    controllers.start();
     const removeAdmission = ctx.client.services.addAdmission(vpaPodAdmission(ctx.client));
     const removeWebhook = ctx.client.services.addAdmission(vpaWebhook());
-    const stops = [
-      ctx.clock.setInterval(() => recommender.runOnce(), settings.recommenderIntervalMs),
-      ctx.clock.setInterval(() => updater.runOnce(), settings.updaterIntervalMs),
-    ];
     return {
       stop() {
-        for (const s of stops) s();
+        controllers.stop();
         removeAdmission();
         removeWebhook();
       },

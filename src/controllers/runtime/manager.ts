@@ -24,7 +24,7 @@ export interface ManagerOptions {
   logFor?: (name: string) => Logger;
 }
 
-/** Something the manager starts beside controllers (controller-runtime's Runnable): not yet migrated ones. */
+/** Something the manager starts beside controllers (controller-runtime's Runnable): no built-in one is left. */
 export interface Runnable {
   name: string;
   start(): Stoppable;

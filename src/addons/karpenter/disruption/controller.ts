@@ -6,6 +6,7 @@ import type { PodDisruptionBudget } from '../../../generated/k8s/policy/v1.js';
 import type { Client } from '../../../client/client.js';
 import type { Clock } from '../../../util/clock.js';
 import type { Logger } from '../../../util/logger.js';
+import { defineController, type ControllerContext, type ControllerDef, type Reconciler } from '../../../controllers/runtime/index.js';
 import type { KarpenterDeps } from '../deps.js';
 import { nodeClaimFor } from '../nodeclaims.js';
 import { nodeClaimsRef, type NodeClaim } from '../types.js';
@@ -20,46 +21,65 @@ export const pollingPeriodMs = 10_000;
 export const consolidationTtlMs = 15_000;
 const queuePeriodMs = 1_000;
 
-export class DisruptionController {
+const passKey = 'pass';
+const queueKey = 'queue';
+
+/**
+ * The disruption loop on the controller runtime: `pass` every polling period (at once after it acted; a pass may wait
+ * out a consolidation's validation), and, on a queue of its own so that wait holds nothing up, the orchestration
+ * queue's processing every second.
+ */
+export function disruptionControllers(deps: KarpenterDeps): ControllerDef[] {
+  let loop: DisruptionController | undefined;
+  return [
+    defineController({
+      name: 'karpenter-disruption',
+      setup: ({ client, clock, log, queue }) => (loop = new DisruptionController(client, clock, log, deps, queue)),
+    }),
+    defineController({
+      name: 'karpenter-disruption-queue',
+      identity: 'karpenter-disruption',
+      setup: ({ queue }) => {
+        queue.addAfter(queueKey, queuePeriodMs);
+        return {
+          reconcile: () => {
+            if (loop?.queue.size() && loop.queue.process()) loop.tick();
+            return queuePeriodMs;
+          },
+        };
+      },
+    }),
+  ];
+}
+
+export class DisruptionController implements Reconciler {
   readonly events: DisruptionEvents;
   readonly queue: DisruptionQueue;
-  private readonly stops: Array<() => void> = [];
-  private running = false;
-  private again = false;
   private stopped = false;
 
-  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger, private readonly deps: KarpenterDeps) {
+  constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger, private readonly deps: KarpenterDeps, private readonly keys: ControllerContext['queue']) {
     this.events = new DisruptionEvents(deps.events, clock);
     this.queue = new DisruptionQueue(client, clock, log, deps, this.events);
-    this.stops.push(clock.setInterval(() => this.tick(), pollingPeriodMs));
-    this.stops.push(clock.setInterval(() => {
-      if (this.queue.size() && this.queue.process()) this.tick();
-    }, queuePeriodMs));
+    keys.addAfter(passKey, pollingPeriodMs);
+  }
+
+  async reconcile(): Promise<number> {
+    try {
+      // After a command started, the next pass runs at once (the key added while it runs is run again).
+      if (await this.pass()) this.tick();
+    } catch (err) {
+      this.log.warn({ err }, 'disruption pass failed');
+    }
+    return pollingPeriodMs;
   }
 
   stop(): void {
     this.stopped = true;
-    for (const s of this.stops) s();
   }
 
   /** Runs a pass now (or right after the one in progress). */
   tick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = true;
-    this.pass().then((acted) => {
-      this.running = false;
-      if (acted || this.again) {
-        this.again = false;
-        setImmediate(() => this.tick());
-      }
-    }, (err: unknown) => {
-      this.running = false;
-      this.log.warn({ err }, 'disruption pass failed');
-    });
+    if (!this.stopped) this.keys.add(passKey);
   }
 
   snapshot(): Snapshot {
