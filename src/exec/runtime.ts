@@ -5,20 +5,17 @@ import type { Pod } from '../generated/k8s/core/v1.js';
 import type { ContainerRuntime, Outcome, Session, Sink } from './types.js';
 import type { Client } from '../client/client.js';
 import { logProvider } from '../kubelet/log-provider.js';
-import { containerEnv } from './container-env.js';
-import { WritableDirs, containerFs } from './container-fs.js';
+import { WritableDirs } from './container-fs.js';
+import { containerShell } from './container-shell.js';
+import { runContainerCommand } from './container-command.js';
+import type { CommandRequest, ScriptResult } from '../kubelet/command-runner.js';
 import { defaultProcess, isBusyboxLike, type ContainerInfo } from './container-info.js';
 import { Network } from './network.js';
 import { findTarget } from './target.js';
-import { sessionShell, type CommandFn, type Shell, type ShellHost } from './shell/interp.js';
+import type { CommandFn, Shell } from './shell/interp.js';
 import { ExitSignal, LimitError } from './shell/signals.js';
 import { BudgetExhausted, SessionBudget, type BudgetLimits } from './shell/budget.js';
 import { LimitedOut, maxOutputBytes, readBounded, type In, type Out } from './shell/io.js';
-import { coreCommands } from './commands/core.js';
-import { fileCommands } from './commands/files.js';
-import { textCommands } from './commands/text.js';
-import { netCommands } from './commands/net.js';
-import { gpuCommands } from './commands/gpu.js';
 import { interactive } from './interactive.js';
 import { serveHttp } from './http-server.js';
 import { respond } from './responder.js';
@@ -96,15 +93,7 @@ export class SimRuntime implements ContainerRuntime {
         signal.addEventListener('abort', stop, { once: true });
       }),
     };
-    const commands = new Map<string, CommandFn>([...coreCommands(info), ...fileCommands(), ...textCommands(), ...netCommands(info), ...gpuCommands(info)]);
-    const fs = containerFs(client, pod, container, this.writable, commands.keys(), nowMs());
-    const host: ShellHost = { fs, nowMs, commands, tty: s.tty, get signal() { return command.signal; } };
-    const vars = new Map<string, string>(containerEnv(client, pod, container));
-    let cwd = container.workingDir && container.workingDir.startsWith('/') ? container.workingDir : '/';
-    if (fs.lookup(cwd)?.type !== 'dir') fs.mkdirp(cwd);
-    cwd = cwd.replace(/\/+$/, '') || '/';
-    vars.set('PWD', cwd);
-    const shell = sessionShell(host, budget, vars, cwd);
+    const { shell, commands } = containerShell(info, this.writable, budget, () => command.signal);
     return {
       shell, info, commands,
       newCommand: () => {
@@ -170,6 +159,10 @@ export class SimRuntime implements ContainerRuntime {
       }
       throw e;
     }
+  }
+
+  runCommand(req: CommandRequest): Promise<ScriptResult | undefined> {
+    return runContainerCommand({ client: req.client, network: this.network(req.client), writable: this.writable }, req);
   }
 
   async attach(s: Session): Promise<Outcome> {

@@ -26,6 +26,7 @@ import { containerConfigError, mountFailures } from './pod-references.js';
 import { runImageEffects } from './image-effects.js';
 import { recheckReferences, ReferenceWaits, referenceLookup, waitsOnReferences } from './reference-waits.js';
 import { keyOf } from '../machinery/object-key.js';
+import { CommandResults, commandLine } from './command-runner.js';
 
 /** The event fieldPath of a container: `spec.containers{web}`, `spec.initContainers{setup}`, `spec.ephemeralContainers{debugger-x}`. */
 const fieldPathOf = (c: { kind: string; name: string }) =>
@@ -63,6 +64,8 @@ export class PodLifecycle {
   /** Pods held back for a Secret or ConfigMap, woken when one is written in their namespace. */
   private readonly refs: ReferenceWaits;
   readonly logs: LogStore;
+  /** What containers' commands do, run in the simulated runtime's shell (command-runner.ts). */
+  private readonly scripts: CommandResults;
 
   /** The server this kubelet simulation belongs to: logs are looked up by it. */
   private readonly server: ServerStateHolder;
@@ -71,6 +74,7 @@ export class PodLifecycle {
     this.server = ctx.client;
     this.logs = new LogStore(ctx.clock);
     this.queue = new WorkQueue('pod-lifecycle', (key) => this.reconcile(key), ctx.clock, ctx.log);
+    this.scripts = new CommandResults(ctx.client, (pod) => this.queue.add(keyOf(pod)), (err) => ctx.log.warn({ err }, 'a container command failed to run'));
     this.stops.push(ctx.client.watch('v1/pods', (c) => {
       // The echo of the kubelet's own status write tells it nothing new (its next step is queued already).
       const uid = c.object.metadata.uid;
@@ -143,6 +147,7 @@ export class PodLifecycle {
     this.runs.delete(uid);
     this.writtenRv.delete(uid);
     this.logs.drop(uid);
+    this.scripts.forget(uid);
     if (run) this.nodes.agent(run.nodeName)?.releasePodIP(uid);
   }
 
@@ -174,7 +179,7 @@ export class PodLifecycle {
     if (pod.metadata?.deletionTimestamp) return this.terminate(pod, run, agent, now);
     if (run.finished) return;
     const advancer = this.advancer(pod, run, agent, now);
-    if (fresh) advancer.resume();
+    advancer.resume();
     const deadline = activeDeadline(pod, run, now);
     if (deadline === 'exceeded') this.recorder(run.nodeName).event(pod, 'Normal', 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline');
     const resizeAfter = evaluateResize(this.ctx.client, pod, run, now, this.ctx.timings.startMs);
@@ -245,6 +250,7 @@ export class PodLifecycle {
       mountFailures: () => mountFailures(pod, lookup),
       configError: (spec) => containerConfigError(pod, spec, lookup),
       started: (spec) => runImageEffects(this.ctx.client, pod, spec, (msg, err) => this.ctx.log.debug({ err }, msg)),
+      script: (spec, at) => this.scripts.take(pod, spec, commandLine(spec), at),
       now, pod, timings: this.ctx.timings, logs: this.logs,
       event: (type, reason, message, c?: ContainerRun) => rec.event(obj, type, reason, message, c ? fieldPathOf(c) : undefined),
       imagePresent: (image) => cache.has(image),
@@ -289,13 +295,16 @@ export class PodLifecycle {
     if (!isTerminal(pod.status?.phase) && everStarted) {
       const rec = this.recorder(run.nodeName);
       if (!run.terminating) {
+        // The preStop hooks' commands run first: the pod is looked at again once their results are in.
+        const hooks = new Map(allRuns(run).filter((c) => c.stage === 'running').map((c) => [c.name, preStopMs(pod, c.name, (spec, argv) => this.scripts.take(pod, spec, argv, ts, 'preStop'))]));
+        if ([...hooks.values()].includes('pending')) return;
         run.terminating = { startMs: now, stopAtMs: new Map(), graceEndMs: graceEnd };
         for (const c of allRuns(run)) {
           if (c.stage !== 'running') {
             c.dueMs = undefined;
             continue;
           }
-          const want = now + preStopMs(pod, c.name, this.ctx.clock.nowMs());
+          const want = now + (hooks.get(c.name) as number);
           c.stopAtMs = Math.min(want, graceEnd);
           c.stopExitCode = want > graceEnd ? 137 : sigtermExitCode(pod, c.name, c.kind);
           rec.event(pod, 'Normal', 'Killing', `Stopping container ${c.name}`, fieldPathOf(c));
