@@ -19,6 +19,8 @@ import { LimitedOut, maxOutputBytes, readBounded, type In, type Out } from './sh
 import { interactive } from './interactive.js';
 import { serveHttp } from './http-server.js';
 import { respond } from './responder.js';
+import { logRequest } from '../kubelet/well-known-http.js';
+import { containerExited } from '../kubelet/container-exit.js';
 import { listens } from './network.js';
 import { FsError } from './vfs.js';
 
@@ -176,7 +178,10 @@ export class SimRuntime implements ContainerRuntime {
       const p = this.prepare(s, t.pod, c.name);
       const out = terminal(s.stdout, s.tty);
       const err = s.tty ? out : s.stderr;
-      return ended(err, () => interactive({ shell: p.shell, tty: s.tty, stdin: s.stdin, out, err, prompt: () => (p.info.busybox ? `${p.shell.cwd} # ` : `root@${p.info.hostname}:${p.shell.cwd}# `), signal: s.signal, newCommand: p.newCommand }));
+      const outcome = await ended(err, () => interactive({ shell: p.shell, tty: s.tty, stdin: s.stdin, out, err, prompt: () => (p.info.busybox ? `${p.shell.cwd} # ` : `root@${p.info.hostname}:${p.shell.cwd}# `), signal: s.signal, newCommand: p.newCommand }));
+      // The shell was the container's process: unless the client went away, it has exited and the container with it.
+      if (!s.signal.aborted) containerExited(s.client, t.pod.metadata?.uid ?? '', c.name, outcome.exitCode);
+      return outcome;
     }
     const logs = logProvider(s.client);
     if (!logs) return { exitCode: 0 };
@@ -209,7 +214,11 @@ export class SimRuntime implements ContainerRuntime {
     }
     await serveHttp(conn.input, conn.output, (req) => {
       const pod = conn.client.get<Pod>('v1/pods', conn.namespace, conn.pod) ?? t.pod;
-      return respond(pod, req, conn.client.clock.nowMs());
+      const now = conn.client.clock.nowMs();
+      const res = respond(pod, req, now);
+      // kubectl port-forward connects from the pod's own loopback: the server logs the request from 127.0.0.1.
+      logRequest(conn.client, pod, conn.port, { method: req.method, path: req.path, userAgent: req.headers.get('user-agent')?.slice(0, 512), remoteAddr: '127.0.0.1' }, res.status, res.body.length, now);
+      return res;
     }, conn.signal);
   }
 }

@@ -22,6 +22,7 @@ import type { KubeletContext, NodeAgentView, NodeDirectory } from './types.js';
 import { nodeClient } from './node-client.js';
 import { pullImage } from './registry/pull.js';
 import { setContainerLogSink } from './container-log-append.js';
+import { setContainerExitSink } from './container-exit.js';
 import { containerConfigError, mountFailures } from './pod-references.js';
 import { runImageEffects } from './image-effects.js';
 import { recheckReferences, ReferenceWaits, referenceLookup, waitsOnReferences } from './reference-waits.js';
@@ -97,6 +98,7 @@ export class PodLifecycle {
     const first = setImmediate(() => this.firstLook());
     this.stops.push(() => clearImmediate(first));
     setLogProvider(this.server, storeLogProvider(this.logs, (uid) => void this.wake(uid), () => this.ctx.clock.nowMs()));
+    setContainerExitSink(this.server, (uid, container, code) => this.exited(uid, container, code));
     setContainerLogSink(this.server, (uid, container, line) => {
       this.wake(uid);
       return this.logs.append(uid, container, line);
@@ -108,6 +110,19 @@ export class PodLifecycle {
     this.queue.stop();
     setLogProvider(this.server, undefined);
     setContainerLogSink(this.server, undefined);
+    setContainerExitSink(this.server, undefined);
+  }
+
+  /** A running container's process ended now (a session's shell that was the process exited): it terminates. */
+  private exited(uid: string, container: string, code: number): boolean {
+    const run = this.runs.get(uid) ?? this.wake(uid);
+    const c = run ? allRuns(run).find((x) => x.name === container && x.stage === 'running') : undefined;
+    if (!run || !c) return false;
+    const now = this.ctx.clock.nowMs();
+    c.stopAtMs = Math.max(now, c.startedAtMs ?? now);
+    c.stopExitCode = code;
+    this.queue.add(`${run.namespace}/${run.name}`);
+    return true;
   }
 
   /**

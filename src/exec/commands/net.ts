@@ -5,6 +5,7 @@ import type { ContainerInfo } from '../container-info.js';
 import { clusterDnsIP } from '../container-fs.js';
 import { respond, statusText, type HttpResponse } from '../responder.js';
 import { FsError, resolvePath } from '../vfs.js';
+import { logRequest } from '../../kubelet/well-known-http.js';
 
 interface Url {
   scheme: string;
@@ -34,7 +35,11 @@ function fetchUrl(info: ContainerInfo, url: Url, method: string, headers: Map<st
   const target = ip === '127.0.0.1' || ip === self ? { pod: info.pod, port: url.port } : info.network.connect(ip, url.port);
   if ('error' in target) return { error: target.error, ip };
   headers.set('host', url.port === 80 ? url.host : `${url.host}:${url.port}`);
-  return { res: respond(target.pod, { method, path: url.path, headers, body }, info.nowMs()), ip };
+  const res = respond(target.pod, { method, path: url.path, headers, body }, info.nowMs());
+  // The server that answered logs the request as it does for any client (nginx's access line), from this pod's IP.
+  const from = target.pod === info.pod ? '127.0.0.1' : info.pod.status?.podIP ?? '127.0.0.1';
+  logRequest(info.client, target.pod, url.port, { method, path: url.path, userAgent: headers.get('user-agent'), remoteAddr: from }, res.status, res.body.length, info.nowMs());
+  return { res, ip };
 }
 
 function statusLine(res: HttpResponse): string {

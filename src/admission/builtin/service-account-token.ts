@@ -1,0 +1,51 @@
+// The ServiceAccount plugin's token volume: a new pod whose token is automounted (the pod's
+// automountServiceAccountToken, else its ServiceAccount's, else true) gets a projected volume
+// `kube-api-access-<5 random>` (a bound token, the cluster CA from the kube-root-ca.crt ConfigMap, the namespace)
+// mounted read-only at /var/run/secrets/kubernetes.io/serviceaccount in each container and init container that
+// mounts nothing there itself.
+import { randomInt } from 'node:crypto';
+import type { Pod, Volume, VolumeMount } from '../../generated/k8s/core/v1.js';
+import type { AdmissionAttributes } from '../types.js';
+
+export const tokenMountPath = '/var/run/secrets/kubernetes.io/serviceaccount';
+const volumePrefix = 'kube-api-access-';
+/** The characters Kubernetes' generated name suffixes use (no vowels, no look-alikes). */
+const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
+
+function tokenVolume(name: string): Volume {
+  return {
+    name,
+    projected: {
+      defaultMode: 0o644,
+      sources: [
+        { serviceAccountToken: { expirationSeconds: 3607, path: 'token' } },
+        { configMap: { name: 'kube-root-ca.crt', items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+        { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+      ],
+    },
+  };
+}
+
+function automounts(a: AdmissionAttributes, pod: Pod): boolean {
+  const own = pod.spec?.automountServiceAccountToken;
+  if (own !== undefined) return own;
+  const sa = a.registry.getStored('core/serviceaccounts', a.namespace, pod.spec?.serviceAccountName ?? 'default') as { automountServiceAccountToken?: boolean } | undefined;
+  return sa?.automountServiceAccountToken !== false;
+}
+
+/** Adds the token volume and its mounts to a new pod, as the ServiceAccount admission plugin does. */
+export function mountServiceAccountToken(a: AdmissionAttributes, pod: Pod): void {
+  const spec = pod.spec;
+  if (!spec || !automounts(a, pod)) return;
+  if (pod.metadata?.annotations?.['kubernetes.io/config.mirror'] !== undefined) return;
+  const existing = (spec.volumes ?? []).find((v) => v.name.startsWith(volumePrefix));
+  const name = existing?.name ?? volumePrefix + Array.from({ length: 5 }, () => alphabet[randomInt(alphabet.length)]).join('');
+  const mount: VolumeMount = { name, readOnly: true, mountPath: tokenMountPath };
+  let needed = false;
+  for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
+    if ((c.volumeMounts ?? []).some((m) => m.mountPath === tokenMountPath)) continue;
+    c.volumeMounts = [...(c.volumeMounts ?? []), { ...mount }];
+    needed = true;
+  }
+  if (needed && !existing) spec.volumes = [...(spec.volumes ?? []), tokenVolume(name)];
+}
