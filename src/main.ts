@@ -36,6 +36,7 @@ import type { LeaderElector } from './leader/elector.js';
 import { simulatedWebhookModes, type SimulatedWebhooks } from './admission/webhook/service-forward.js';
 import { checkBonsaiOptions } from './options-check.js';
 import { installCommandRunner, setExecBudget } from './api/streaming/runtime.js';
+import { installInClusterApi } from './api/in-cluster.js';
 
 export interface BonsaiOptions {
   host?: string;
@@ -246,6 +247,7 @@ export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> 
     inflight: { maxRequestsInflight: opts.maxRequestsInflight, maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight }, priorityAndFairness: opts.enablePriorityAndFairness,
     maxListBytesInflight: opts.listLimits?.maxBytesInflight, listStallMs: opts.listLimits?.stallMs,
   });
+  installInClusterApi(registry, app);
   await app.listen({ host, port: opts.port ?? 6443 });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port ?? 6443;

@@ -10,6 +10,7 @@ import { fileCommands } from './commands/files.js';
 import { textCommands } from './commands/text.js';
 import { netCommands } from './commands/net.js';
 import { gpuCommands } from './commands/gpu.js';
+import { systemCommands } from './commands/system.js';
 
 export interface ContainerShell {
   shell: Shell;
@@ -22,7 +23,7 @@ export interface ContainerShell {
  */
 export function containerShell(info: ContainerInfo, writable: WritableDirs, budget: SessionBudget, signal: () => AbortSignal, overrides: (commands: ReadonlyMap<string, CommandFn>) => Iterable<[string, CommandFn]> = () => []): ContainerShell {
   const { client, pod, container } = info;
-  const commands = new Map<string, CommandFn>([...coreCommands(info), ...fileCommands(), ...textCommands(), ...netCommands(info), ...gpuCommands(info)]);
+  const commands = new Map<string, CommandFn>([...coreCommands(info), ...fileCommands(), ...textCommands(), ...netCommands(info), ...gpuCommands(info), ...systemCommands(info)]);
   for (const [name, fn] of [...overrides(commands)]) commands.set(name, fn);
   const fs = containerFs(client, pod, container, writable, commands.keys(), info.nowMs());
   const host: ShellHost = { fs, nowMs: info.nowMs, commands, tty: info.tty, get signal() { return signal(); } };

@@ -179,9 +179,11 @@ export class SimRuntime implements ContainerRuntime {
       const out = terminal(s.stdout, s.tty);
       const err = s.tty ? out : s.stderr;
       const outcome = await ended(err, () => interactive({ shell: p.shell, tty: s.tty, stdin: s.stdin, out, err, prompt: () => (p.info.busybox ? `${p.shell.cwd} # ` : `root@${p.info.hostname}:${p.shell.cwd}# `), signal: s.signal, newCommand: p.newCommand }));
-      // The shell was the container's process: unless the client went away, it has exited and the container with it.
-      if (!s.signal.aborted) containerExited(s.client, t.pod.metadata?.uid ?? '', c.name, outcome.exitCode);
-      return outcome;
+      // The shell was the container's process: unless the client went away, it has exited and the container with it
+      // (its exit code is the container's; the attach stream just ends, as the runtime's does).
+      if (s.signal.aborted) return outcome;
+      containerExited(s.client, t.pod.metadata?.uid ?? '', c.name, outcome.exitCode);
+      return { exitCode: 0 };
     }
     const logs = logProvider(s.client);
     if (!logs) return { exitCode: 0 };
