@@ -15,7 +15,7 @@ export const serviceAccountAdmission: AdmissionPlugin = {
     if (!spec) return;
     spec.serviceAccountName ||= spec.serviceAccount || 'default';
     spec.serviceAccount = spec.serviceAccountName;
-    mountServiceAccountToken(a, a.object as unknown as Pod);
+    mountServiceAccountToken(a.object as unknown as Pod, (name) => (a.registry.getStored('core/serviceaccounts', a.namespace, name) as { automountServiceAccountToken?: boolean } | undefined)?.automountServiceAccountToken);
   },
 };
 

@@ -5,7 +5,6 @@
 // mounts nothing there itself.
 import { randomInt } from 'node:crypto';
 import type { Pod, Volume, VolumeMount } from '../../generated/k8s/core/v1.js';
-import type { AdmissionAttributes } from '../types.js';
 
 export const tokenMountPath = '/var/run/secrets/kubernetes.io/serviceaccount';
 const volumePrefix = 'kube-api-access-';
@@ -26,17 +25,13 @@ function tokenVolume(name: string): Volume {
   };
 }
 
-function automounts(a: AdmissionAttributes, pod: Pod): boolean {
-  const own = pod.spec?.automountServiceAccountToken;
-  if (own !== undefined) return own;
-  const sa = a.registry.getStored('core/serviceaccounts', a.namespace, pod.spec?.serviceAccountName ?? 'default') as { automountServiceAccountToken?: boolean } | undefined;
-  return sa?.automountServiceAccountToken !== false;
-}
-
-/** Adds the token volume and its mounts to a new pod, as the ServiceAccount admission plugin does. */
-export function mountServiceAccountToken(a: AdmissionAttributes, pod: Pod): void {
+/**
+ * Adds the token volume and its mounts to a new pod, as the ServiceAccount admission plugin does; `accountAutomounts`
+ * reads the ServiceAccount's automountServiceAccountToken.
+ */
+export function mountServiceAccountToken(pod: Pod, accountAutomounts: (serviceAccount: string) => boolean | undefined): void {
   const spec = pod.spec;
-  if (!spec || !automounts(a, pod)) return;
+  if (!spec || (spec.automountServiceAccountToken ?? accountAutomounts(spec.serviceAccountName ?? 'default')) === false) return;
   if (pod.metadata?.annotations?.['kubernetes.io/config.mirror'] !== undefined) return;
   const existing = (spec.volumes ?? []).find((v) => v.name.startsWith(volumePrefix));
   const name = existing?.name ?? volumePrefix + Array.from({ length: 5 }, () => alphabet[randomInt(alphabet.length)]).join('');
