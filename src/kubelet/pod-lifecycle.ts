@@ -265,7 +265,8 @@ export class PodLifecycle {
       mountFailures: () => mountFailures(pod, lookup),
       configError: (spec) => containerConfigError(pod, spec, lookup),
       started: (spec) => runImageEffects(this.ctx.client, pod, spec, (msg, err) => this.ctx.log.debug({ err }, msg)),
-      script: (spec, at) => this.scripts.take(pod, spec, commandLine(spec), at),
+      // The command runs as the container starts: in a sandbox that has its IP, though the status has not said so yet.
+      script: (spec, at) => this.scripts.take(run.podIP && !pod.status?.podIP ? { ...pod, status: { ...pod.status, podIP: run.podIP, podIPs: [{ ip: run.podIP }] } } : pod, spec, commandLine(spec), at),
       now, pod, timings: this.ctx.timings, logs: this.logs,
       event: (type, reason, message, c?: ContainerRun) => rec.event(obj, type, reason, message, c ? fieldPathOf(c) : undefined),
       imagePresent: (image) => cache.has(image),
