@@ -5,6 +5,7 @@
 // mounts nothing there itself.
 import { randomInt } from 'node:crypto';
 import type { Pod, Volume, VolumeMount } from '../../generated/k8s/core/v1.js';
+import { isRecord } from '../../machinery/types.js';
 
 export const tokenMountPath = '/var/run/secrets/kubernetes.io/serviceaccount';
 const volumePrefix = 'kube-api-access-';
@@ -33,14 +34,21 @@ export function mountServiceAccountToken(pod: Pod, accountAutomounts: (serviceAc
   const spec = pod.spec;
   if (!spec || (spec.automountServiceAccountToken ?? accountAutomounts(spec.serviceAccountName ?? 'default')) === false) return;
   if (pod.metadata?.annotations?.['kubernetes.io/config.mirror'] !== undefined) return;
-  const existing = (spec.volumes ?? []).find((v) => v.name.startsWith(volumePrefix));
+  // Admission runs before validation: entries that are not objects are left for validation to refuse.
+  const volumes: unknown[] = Array.isArray(spec.volumes) ? spec.volumes : [];
+  const existing = volumes.find((v): v is Volume => isRecord(v) && typeof v.name === 'string' && v.name.startsWith(volumePrefix));
   const name = existing?.name ?? volumePrefix + Array.from({ length: 5 }, () => alphabet[randomInt(alphabet.length)]).join('');
   const mount: VolumeMount = { name, readOnly: true, mountPath: tokenMountPath };
   let needed = false;
-  for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
-    if ((c.volumeMounts ?? []).some((m) => m.mountPath === tokenMountPath)) continue;
-    c.volumeMounts = [...(c.volumeMounts ?? []), { ...mount }];
-    needed = true;
+  const lists: unknown[] = [spec.initContainers ?? [], spec.containers ?? []];
+  for (const list of lists) {
+    for (const c of Array.isArray(list) ? (list as unknown[]) : []) {
+      if (!isRecord(c)) continue;
+      const mounts: unknown = c.volumeMounts ?? [];
+      if (!Array.isArray(mounts) || mounts.some((m) => !isRecord(m) || m.mountPath === tokenMountPath)) continue;
+      c.volumeMounts = [...mounts, { ...mount }];
+      needed = true;
+    }
   }
-  if (needed && !existing) spec.volumes = [...(spec.volumes ?? []), tokenVolume(name)];
+  if (needed && !existing && (spec.volumes === undefined || Array.isArray(spec.volumes))) spec.volumes = [...(spec.volumes ?? []), tokenVolume(name)];
 }
