@@ -12,7 +12,7 @@ import { tokenRequest } from './token.js';
 
 async function podToken(reg: Registry, pod: Pod): Promise<string> {
   const ns = pod.metadata?.namespace ?? 'default';
-  const request = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', metadata: {}, spec: { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name, uid: pod.metadata?.uid } } } as unknown as KObject;
+  const request: KObject = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', metadata: {}, spec: { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata?.name, uid: pod.metadata?.uid } } };
   const res = await tokenRequest(reg, ns, pod.spec?.serviceAccountName ?? 'default', request);
   return String((res.status as { token?: unknown } | undefined)?.token ?? '');
 }
