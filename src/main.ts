@@ -35,7 +35,8 @@ import { parseKubeletSelection, nodeFilterOf, type KubeletSelection } from './le
 import type { LeaderElector } from './leader/elector.js';
 import { simulatedWebhookModes, type SimulatedWebhooks } from './admission/webhook/service-forward.js';
 import { checkBonsaiOptions } from './options-check.js';
-import { setExecBudget } from './api/streaming/runtime.js';
+import { installCommandRunner, setExecBudget } from './api/streaming/runtime.js';
+import { installInClusterApi } from './api/in-cluster.js';
 
 export interface BonsaiOptions {
   host?: string;
@@ -212,6 +213,7 @@ export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> 
   const registry = new Registry(store, allResources, clock, log.child({ component: 'registry' }));
   registry.simulatedWebhooks = simulatedWebhooks;
   if (opts.execBudget) setExecBudget(registry, opts.execBudget);
+  installCommandRunner(registry);
   let security: Security;
   try {
     security = new Security(registry, { data, anonymousAuth: opts.anonymousAuth, tokenAuthFile: opts.tokenAuthFile });
@@ -245,6 +247,7 @@ export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> 
     inflight: { maxRequestsInflight: opts.maxRequestsInflight, maxMutatingRequestsInflight: opts.maxMutatingRequestsInflight }, priorityAndFairness: opts.enablePriorityAndFairness,
     maxListBytesInflight: opts.listLimits?.maxBytesInflight, listStallMs: opts.listLimits?.stallMs,
   });
+  installInClusterApi(registry, app);
   await app.listen({ host, port: opts.port ?? 6443 });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port ?? 6443;

@@ -5,6 +5,7 @@ import type { Container, DownwardAPIVolumeFile, KeyToPath, Pod, Volume } from '.
 import type { Client } from '../client/client.js';
 import type { KObject } from '../machinery/types.js';
 import { fieldValue, resourceValue, secretsOf } from './container-env.js';
+import { simulatedToken } from './pod-token.js';
 import { Vfs, dir, newQuota, resolvePath, type DirNode } from './vfs.js';
 import { imageFiles } from './image-files.js';
 
@@ -53,17 +54,6 @@ export function resolvConf(ns: string): string {
 }
 
 /** A token shaped as a service account JWT (its signature is not one the API server accepts). */
-function simulatedToken(pod: Pod, nowMs: number): string {
-  const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
-  const iat = Math.floor(nowMs / 1000);
-  const ns = pod.metadata?.namespace ?? 'default';
-  const sa = pod.spec?.serviceAccountName ?? 'default';
-  return `${b64({ alg: 'RS256', kid: 'bonsai' })}.${b64({
-    aud: [`https://kubernetes.default.svc.${clusterDomain}`], exp: iat + 3607, iat, iss: `https://kubernetes.default.svc.${clusterDomain}`,
-    'kubernetes.io': { namespace: ns, pod: { name: pod.metadata?.name, uid: pod.metadata?.uid }, serviceaccount: { name: sa } }, nbf: iat,
-    sub: `system:serviceaccount:${ns}:${sa}`,
-  })}.${Buffer.from('bonsai-simulated-signature').toString('base64url')}`;
-}
 
 /** Files of a ConfigMap or Secret volume: all keys, or the listed items (missing keys skipped). */
 function keyFiles(into: DirNode, data: Record<string, string> | undefined, items: KeyToPath[] | undefined, mode: number, mtimeMs: number): void {

@@ -1,8 +1,11 @@
 // Files well-known images carry beyond the skeleton every simulated container has, where a tutorial reads them
-// (the Kubernetes Basics tutorial runs `cat server.js` in the kubernetes-bootcamp container).
+// (the Kubernetes Basics tutorial runs `cat server.js` in the kubernetes-bootcamp container; nginx's tutorials read
+// its configuration and its welcome page).
+import { nginxFiles } from './nginx-files.js';
 
 /** Paths and contents of the files an image adds to its filesystem. */
 export function imageFiles(image: string): Array<[string, string]> {
+  if (/^(?:[^/]+\/)*nginx(?::[^/@]*)?(?:@.*)?$/.test(image)) return nginxFiles();
   const m = /(?:^|\/)kubernetes-bootcamp(?::(v\d+))?(?:@|$)/.exec(image);
   if (!m) return [];
   const version = m[1] === 'v2' ? 'v=2' : 'v=1';

@@ -3,6 +3,7 @@
 // `bonsai.dev/http-response` annotation that overrides it all.
 import type { Pod } from '../generated/k8s/core/v1.js';
 import { getOwn } from '../util/own.js';
+import { nginxIndexHtml } from './nginx-files.js';
 
 export const httpResponseAnnotation = 'bonsai.dev/http-response';
 
@@ -67,12 +68,9 @@ function page(pod: Pod, req: HttpRequest): { status: number; type: string; body:
     if (req.path.split('?')[0] !== '/' && req.path.split('?')[0] !== '/index.html') {
       return { status: 404, type: 'text/html', server: 'nginx/1.29.3', body: '<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx/1.29.3</center>\r\n</body>\r\n</html>\r\n' };
     }
-    return {
-      status: 200, type: 'text/html', server: 'nginx/1.29.3',
-      body: '<!DOCTYPE html>\n<html>\n<head>\n<title>Welcome to nginx!</title>\n</head>\n<body>\n<h1>Welcome to nginx!</h1>\n' +
-        '<p>If you see this page, the nginx web server is successfully installed and working.</p>\n' +
-        `<p><em>Thank you for using nginx.</em></p>\n<!-- served by pod ${esc(name)} (${esc(pod.status?.podIP ?? '')}) -->\n</body>\n</html>\n`,
-    };
+    // The image's own welcome page, with a comment naming the pod that served it (so load balancing shows).
+    const mark = `<!-- served by pod ${esc(name)} (${esc(pod.status?.podIP ?? '')}) -->\n`;
+    return { status: 200, type: 'text/html', server: 'nginx/1.29.3', body: nginxIndexHtml.replace('</body>', `${mark}</body>`) };
   }
   if (r === 'kubernetes-bootcamp') {
     const v = /:v(\d+)$/.exec(image)?.[1] ?? '1';

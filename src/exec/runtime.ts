@@ -5,23 +5,22 @@ import type { Pod } from '../generated/k8s/core/v1.js';
 import type { ContainerRuntime, Outcome, Session, Sink } from './types.js';
 import type { Client } from '../client/client.js';
 import { logProvider } from '../kubelet/log-provider.js';
-import { containerEnv } from './container-env.js';
-import { WritableDirs, containerFs } from './container-fs.js';
+import { WritableDirs } from './container-fs.js';
+import { containerShell } from './container-shell.js';
+import { runContainerCommand } from './container-command.js';
+import type { CommandRequest, ScriptResult } from '../kubelet/command-runner.js';
 import { defaultProcess, isBusyboxLike, type ContainerInfo } from './container-info.js';
 import { Network } from './network.js';
 import { findTarget } from './target.js';
-import { sessionShell, type CommandFn, type Shell, type ShellHost } from './shell/interp.js';
+import type { CommandFn, Shell } from './shell/interp.js';
 import { ExitSignal, LimitError } from './shell/signals.js';
 import { BudgetExhausted, SessionBudget, type BudgetLimits } from './shell/budget.js';
 import { LimitedOut, maxOutputBytes, readBounded, type In, type Out } from './shell/io.js';
-import { coreCommands } from './commands/core.js';
-import { fileCommands } from './commands/files.js';
-import { textCommands } from './commands/text.js';
-import { netCommands } from './commands/net.js';
-import { gpuCommands } from './commands/gpu.js';
 import { interactive } from './interactive.js';
 import { serveHttp } from './http-server.js';
 import { respond } from './responder.js';
+import { logRequest } from '../kubelet/well-known-http.js';
+import { containerExited } from '../kubelet/container-exit.js';
 import { listens } from './network.js';
 import { FsError } from './vfs.js';
 
@@ -96,15 +95,7 @@ export class SimRuntime implements ContainerRuntime {
         signal.addEventListener('abort', stop, { once: true });
       }),
     };
-    const commands = new Map<string, CommandFn>([...coreCommands(info), ...fileCommands(), ...textCommands(), ...netCommands(info), ...gpuCommands(info)]);
-    const fs = containerFs(client, pod, container, this.writable, commands.keys(), nowMs());
-    const host: ShellHost = { fs, nowMs, commands, tty: s.tty, get signal() { return command.signal; } };
-    const vars = new Map<string, string>(containerEnv(client, pod, container));
-    let cwd = container.workingDir && container.workingDir.startsWith('/') ? container.workingDir : '/';
-    if (fs.lookup(cwd)?.type !== 'dir') fs.mkdirp(cwd);
-    cwd = cwd.replace(/\/+$/, '') || '/';
-    vars.set('PWD', cwd);
-    const shell = sessionShell(host, budget, vars, cwd);
+    const { shell, commands } = containerShell(info, this.writable, budget, () => command.signal);
     return {
       shell, info, commands,
       newCommand: () => {
@@ -172,6 +163,10 @@ export class SimRuntime implements ContainerRuntime {
     }
   }
 
+  runCommand(req: CommandRequest): Promise<ScriptResult | undefined> {
+    return runContainerCommand({ client: req.client, network: this.network(req.client), writable: this.writable }, req);
+  }
+
   async attach(s: Session): Promise<Outcome> {
     const t = findTarget(s.client, s.namespace, s.pod, s.container, 'attach');
     if ('error' in t) return { exitCode: 1, error: t.error.message };
@@ -183,7 +178,12 @@ export class SimRuntime implements ContainerRuntime {
       const p = this.prepare(s, t.pod, c.name);
       const out = terminal(s.stdout, s.tty);
       const err = s.tty ? out : s.stderr;
-      return ended(err, () => interactive({ shell: p.shell, tty: s.tty, stdin: s.stdin, out, err, prompt: () => (p.info.busybox ? `${p.shell.cwd} # ` : `root@${p.info.hostname}:${p.shell.cwd}# `), signal: s.signal, newCommand: p.newCommand }));
+      const outcome = await ended(err, () => interactive({ shell: p.shell, tty: s.tty, stdin: s.stdin, out, err, prompt: () => (p.info.busybox ? `${p.shell.cwd} # ` : `root@${p.info.hostname}:${p.shell.cwd}# `), signal: s.signal, newCommand: p.newCommand }));
+      // The shell was the container's process: unless the client went away, it has exited and the container with it
+      // (its exit code is the container's; the attach stream just ends, as the runtime's does).
+      if (s.signal.aborted) return outcome;
+      containerExited(s.client, t.pod.metadata?.uid ?? '', c.name, outcome.exitCode);
+      return { exitCode: 0 };
     }
     const logs = logProvider(s.client);
     if (!logs) return { exitCode: 0 };
@@ -216,7 +216,11 @@ export class SimRuntime implements ContainerRuntime {
     }
     await serveHttp(conn.input, conn.output, (req) => {
       const pod = conn.client.get<Pod>('v1/pods', conn.namespace, conn.pod) ?? t.pod;
-      return respond(pod, req, conn.client.clock.nowMs());
+      const now = conn.client.clock.nowMs();
+      const res = respond(pod, req, now);
+      // kubectl port-forward connects from the pod's own loopback: the server logs the request from 127.0.0.1.
+      logRequest(conn.client, pod, conn.port, { method: req.method, path: req.path, userAgent: req.headers.get('user-agent')?.slice(0, 512), remoteAddr: '127.0.0.1' }, res.status, res.body.length, now);
+      return res;
     }, conn.signal);
   }
 }

@@ -3,6 +3,7 @@
 // src/exec/): the protocol layer decodes frames into these streams and calls the runtime; the runtime never sees
 // a socket.
 import type { Client } from '../client/client.js';
+import type { CommandRequest, ScriptResult } from '../kubelet/command-runner.js';
 
 /** Bytes the runtime writes to the client (stdout or stderr). */
 export interface Sink {
@@ -45,5 +46,7 @@ export interface ContainerRuntime {
    * A port-forward connection to `port` of the pod: the runtime answers HTTP/1.1 requests read from `input` with
    * its simulated responder, writing to `output`; resolves when the connection is done.
    */
+  /** A container's own command, run for the kubelet (see container-command.ts); only the simulated runtime has it. */
+  runCommand?(req: CommandRequest): Promise<ScriptResult | undefined>;
   portForward(conn: { client: Client; namespace: string; pod: string; port: number; input: AsyncIterable<Buffer>; output: Sink; signal: AbortSignal }): Promise<void>;
 }

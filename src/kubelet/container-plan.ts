@@ -1,10 +1,10 @@
 // What one run of a simulated container does: its output, how long it runs, how it ends. Built from the
-// simulation annotations, the container's command (through the interpreter) and the pod's restart policy.
+// simulation annotations, what the container's command does (command-runner.ts) and the pod's restart policy.
 import type { Container, Pod } from '../generated/k8s/core/v1.js';
 import type { KObject } from '../machinery/types.js';
 import { quantityValue } from '../machinery/resources.js';
 import { simAnnotation } from './annotations.js';
-import { interpret, type ScriptLine } from './container-command.js';
+import type { ScriptLine, ScriptResult } from './command-runner.js';
 import { wellKnownOutput } from './well-known-images.js';
 import type { KubeletTimings } from './types.js';
 
@@ -65,10 +65,10 @@ export function containerEnv(pod: Pod, c: Container): Record<string, string> {
   return env;
 }
 
-export function containerPlan(pod: Pod, c: Container, kind: ContainerKind, timings: KubeletTimings, startMs: number): ContainerPlan {
+/** `script`: what the container's command did when it ran in the shell (undefined: not a program the shell has). */
+export function containerPlan(pod: Pod, c: Container, kind: ContainerKind, timings: KubeletTimings, startMs: number, script: ScriptResult | undefined): ContainerPlan {
   const obj = pod;
   const ann = (k: Parameters<typeof simAnnotation>[1]) => simAnnotation(obj, k, c.name);
-  const script = interpret(c.command, c.args, { env: containerEnv(pod, c), startMs });
   const policy = pod.spec?.restartPolicy ?? 'Always';
   const longRunning = kind === 'sidecar' || kind === 'ephemeral' || (kind === 'main' && policy === 'Always');
   let runMs: number | undefined = script ? script.runMs : longRunning ? undefined : timings.defaultRunMs;

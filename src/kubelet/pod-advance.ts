@@ -4,6 +4,7 @@
 import type { Container, Pod } from '../generated/k8s/core/v1.js';
 import { simAnnotation } from './annotations.js';
 import { containerPlan, withOutcome, type ImageOutcome } from './container-plan.js';
+import type { Lookup, ScriptResult } from './command-runner.js';
 import { containerID, imageSize } from './container-ids.js';
 import { formatGoDurationMs } from '../util/duration.js';
 import type { LogStore } from './log-store.js';
@@ -36,6 +37,8 @@ export interface AdvanceContext {
    * overrides how the container ends (a program that fails at once when what it needs is missing).
    */
   started?(spec: Container): ImageOutcome | void;
+  /** What a container's command does when started at `at` ('pending' while it runs; see command-runner.ts). */
+  script?(spec: Container, at: number): Lookup;
 }
 
 const maxBackoffMs = 300_000;
@@ -174,7 +177,7 @@ export class PodAdvancer {
           return this.step(c);
         }
         if (this.configFailed(c, spec, c.dueMs)) return;
-        this.start(c, spec, c.dueMs);
+        if (!this.start(c, spec, c.dueMs)) return;
         this.changed = true;
         return this.step(c);
       case 'running':
@@ -207,7 +210,10 @@ export class PodAdvancer {
     return Number.isFinite(pullAnn) && pullAnn >= 0 ? pullAnn * 1000 : this.ctx.timings.pullMs;
   }
 
-  private start(c: ContainerRun, spec: Container, at: number): void {
+  /** Starts the container at `at`; false while its command's result is not in yet (it starts once it is). */
+  private start(c: ContainerRun, spec: Container, at: number): boolean {
+    const script = this.ctx.script?.(spec, at);
+    if (script === 'pending') return false;
     if (c.startedAtMs !== undefined && c.finishedAtMs !== undefined) {
       c.restartCount++;
       c.last = {
@@ -226,15 +232,16 @@ export class PodAdvancer {
     this.ctx.event('Normal', 'Created', 'Container created', c);
     this.ctx.event('Normal', 'Started', 'Container started', c);
     const outcome = this.ctx.started?.(spec);
-    const t = this.plan(c, spec, at, outcome || undefined);
+    const t = this.plan(c, spec, at, script, outcome || undefined);
     c.startedProbeMs = t.startedMs;
     c.readyAtMs = t.readyAtMs;
     c.nextUnhealthyMs = t.firstUnhealthyMs;
+    return true;
   }
 
   /** What a container started at `at` will do: its plan, its log lines from then on, and its probe times. */
-  private plan(c: ContainerRun, spec: Container, at: number, outcome?: ImageOutcome): ReturnType<typeof probeTimes> {
-    c.plan = containerPlan(this.ctx.pod, spec, c.kind, this.ctx.timings, at);
+  private plan(c: ContainerRun, spec: Container, at: number, script: ScriptResult | undefined, outcome?: ImageOutcome): ReturnType<typeof probeTimes> {
+    c.plan = containerPlan(this.ctx.pod, spec, c.kind, this.ctx.timings, at, script);
     if (outcome) c.plan = withOutcome(c.plan, outcome, this.ctx.timings.defaultRunMs);
     this.ctx.logs.start(this.run.uid, c.name, at, c.plan.lines);
     const t = probeTimes(spec, c.plan, at, c.kind !== 'init');
@@ -243,12 +250,18 @@ export class PodAdvancer {
     return t;
   }
 
-  /** Containers found running in a restored record carry on with the plan they would have had. */
+  /**
+   * Containers found running in a restored record carry on with the plan they would have had (once their command's
+   * result is in: until then they run on).
+   */
   resume(): void {
     for (const c of allRuns(this.run)) {
       const spec = this.specs.get(c.name);
       if (c.stage !== 'running' || c.plan || !spec) continue;
-      const t = this.plan(c, spec, c.startedAtMs ?? this.ctx.now);
+      const at = c.startedAtMs ?? this.ctx.now;
+      const script = this.ctx.script?.(spec, at);
+      if (script === 'pending') continue;
+      const t = this.plan(c, spec, at, script);
       c.startedProbeMs ??= t.startedMs;
       c.readyAtMs ??= t.readyAtMs;
     }

@@ -6,7 +6,7 @@
 // the ones adoption at the restart would have built.
 import type { Container, ContainerStatus, Pod } from '../generated/k8s/core/v1.js';
 import { simAnnotations } from './annotations.js';
-import { scripted } from './container-command.js';
+import { scripted } from './command-runner.js';
 import { normalizeImage } from './container-ids.js';
 import { iso } from './pod-advance.js';
 import { sameResources } from './pod-resize.js';

@@ -22,10 +22,12 @@ import type { KubeletContext, NodeAgentView, NodeDirectory } from './types.js';
 import { nodeClient } from './node-client.js';
 import { pullImage } from './registry/pull.js';
 import { setContainerLogSink } from './container-log-append.js';
+import { setContainerExitSink } from './container-exit.js';
 import { containerConfigError, mountFailures } from './pod-references.js';
 import { runImageEffects } from './image-effects.js';
 import { recheckReferences, ReferenceWaits, referenceLookup, waitsOnReferences } from './reference-waits.js';
 import { keyOf } from '../machinery/object-key.js';
+import { CommandResults, commandLine } from './command-runner.js';
 
 /** The event fieldPath of a container: `spec.containers{web}`, `spec.initContainers{setup}`, `spec.ephemeralContainers{debugger-x}`. */
 const fieldPathOf = (c: { kind: string; name: string }) =>
@@ -63,6 +65,8 @@ export class PodLifecycle {
   /** Pods held back for a Secret or ConfigMap, woken when one is written in their namespace. */
   private readonly refs: ReferenceWaits;
   readonly logs: LogStore;
+  /** What containers' commands do, run in the simulated runtime's shell (command-runner.ts). */
+  private readonly scripts: CommandResults;
 
   /** The server this kubelet simulation belongs to: logs are looked up by it. */
   private readonly server: ServerStateHolder;
@@ -71,6 +75,7 @@ export class PodLifecycle {
     this.server = ctx.client;
     this.logs = new LogStore(ctx.clock);
     this.queue = new WorkQueue('pod-lifecycle', (key) => this.reconcile(key), ctx.clock, ctx.log);
+    this.scripts = new CommandResults(ctx.client, (pod) => this.queue.add(keyOf(pod)), (err) => ctx.log.warn({ err }, 'a container command failed to run'));
     this.stops.push(ctx.client.watch('v1/pods', (c) => {
       // The echo of the kubelet's own status write tells it nothing new (its next step is queued already).
       const uid = c.object.metadata.uid;
@@ -93,6 +98,7 @@ export class PodLifecycle {
     const first = setImmediate(() => this.firstLook());
     this.stops.push(() => clearImmediate(first));
     setLogProvider(this.server, storeLogProvider(this.logs, (uid) => void this.wake(uid), () => this.ctx.clock.nowMs()));
+    setContainerExitSink(this.server, (uid, container, code) => this.exited(uid, container, code));
     setContainerLogSink(this.server, (uid, container, line) => {
       this.wake(uid);
       return this.logs.append(uid, container, line);
@@ -104,6 +110,19 @@ export class PodLifecycle {
     this.queue.stop();
     setLogProvider(this.server, undefined);
     setContainerLogSink(this.server, undefined);
+    setContainerExitSink(this.server, undefined);
+  }
+
+  /** A running container's process ended now (a session's shell that was the process exited): it terminates. */
+  private exited(uid: string, container: string, code: number): boolean {
+    const run = this.runs.get(uid) ?? this.wake(uid);
+    const c = run ? allRuns(run).find((x) => x.name === container && x.stage === 'running') : undefined;
+    if (!run || !c) return false;
+    const now = this.ctx.clock.nowMs();
+    c.stopAtMs = Math.max(now, c.startedAtMs ?? now);
+    c.stopExitCode = code;
+    this.queue.add(`${run.namespace}/${run.name}`);
+    return true;
   }
 
   /**
@@ -143,6 +162,7 @@ export class PodLifecycle {
     this.runs.delete(uid);
     this.writtenRv.delete(uid);
     this.logs.drop(uid);
+    this.scripts.forget(uid);
     if (run) this.nodes.agent(run.nodeName)?.releasePodIP(uid);
   }
 
@@ -174,7 +194,7 @@ export class PodLifecycle {
     if (pod.metadata?.deletionTimestamp) return this.terminate(pod, run, agent, now);
     if (run.finished) return;
     const advancer = this.advancer(pod, run, agent, now);
-    if (fresh) advancer.resume();
+    advancer.resume();
     const deadline = activeDeadline(pod, run, now);
     if (deadline === 'exceeded') this.recorder(run.nodeName).event(pod, 'Normal', 'DeadlineExceeded', 'Pod was active on the node longer than the specified deadline');
     const resizeAfter = evaluateResize(this.ctx.client, pod, run, now, this.ctx.timings.startMs);
@@ -245,6 +265,8 @@ export class PodLifecycle {
       mountFailures: () => mountFailures(pod, lookup),
       configError: (spec) => containerConfigError(pod, spec, lookup),
       started: (spec) => runImageEffects(this.ctx.client, pod, spec, (msg, err) => this.ctx.log.debug({ err }, msg)),
+      // The command runs as the container starts: in a sandbox that has its IP, though the status has not said so yet.
+      script: (spec, at) => this.scripts.take(run.podIP && !pod.status?.podIP ? { ...pod, status: { ...pod.status, podIP: run.podIP, podIPs: [{ ip: run.podIP }] } } : pod, spec, commandLine(spec), at),
       now, pod, timings: this.ctx.timings, logs: this.logs,
       event: (type, reason, message, c?: ContainerRun) => rec.event(obj, type, reason, message, c ? fieldPathOf(c) : undefined),
       imagePresent: (image) => cache.has(image),
@@ -289,13 +311,16 @@ export class PodLifecycle {
     if (!isTerminal(pod.status?.phase) && everStarted) {
       const rec = this.recorder(run.nodeName);
       if (!run.terminating) {
+        // The preStop hooks' commands run first: the pod is looked at again once their results are in.
+        const hooks = new Map(allRuns(run).filter((c) => c.stage === 'running').map((c) => [c.name, preStopMs(pod, c.name, (spec, argv) => this.scripts.take(pod, spec, argv, ts, 'preStop'))]));
+        if ([...hooks.values()].includes('pending')) return;
         run.terminating = { startMs: now, stopAtMs: new Map(), graceEndMs: graceEnd };
         for (const c of allRuns(run)) {
           if (c.stage !== 'running') {
             c.dueMs = undefined;
             continue;
           }
-          const want = now + preStopMs(pod, c.name, this.ctx.clock.nowMs());
+          const want = now + (hooks.get(c.name) as number);
           c.stopAtMs = Math.min(want, graceEnd);
           c.stopExitCode = want > graceEnd ? 137 : sigtermExitCode(pod, c.name, c.kind);
           rec.event(pod, 'Normal', 'Killing', `Stopping container ${c.name}`, fieldPathOf(c));

@@ -30,7 +30,10 @@ function volumeError(v: Volume, lookup: RefLookup): string | undefined {
   if (!Array.isArray(v.projected?.sources)) return undefined;
   // A projected volume collects every source's error into one aggregate (one error alone prints as itself).
   const errors: string[] = [];
+  // The token volume the ServiceAccount plugin adds waits for no CA: kube-root-ca.crt follows its namespace shortly.
+  const tokenVolume = v.name.startsWith('kube-api-access-');
   for (const s of v.projected.sources) {
+    if (tokenVolume && s.configMap?.name === 'kube-root-ca.crt') continue;
     const e = s.secret ? sourceError('secret', s.secret.name ?? '', s.secret.items, s.secret.optional, lookup)
       : s.configMap ? sourceError('configmap', s.configMap.name ?? '', s.configMap.items, s.configMap.optional, lookup) : undefined;
     if (e) errors.push(e);

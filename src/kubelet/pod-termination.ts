@@ -1,8 +1,7 @@
 // How a simulated pod's containers stop: spec.activeDeadlineSeconds, how long a preStop hook runs and the exit code
 // SIGTERM leaves a container with.
-import type { Pod } from '../generated/k8s/core/v1.js';
-import { interpret } from './container-command.js';
-import { containerEnv } from './container-plan.js';
+import type { Container, Pod } from '../generated/k8s/core/v1.js';
+import type { Lookup } from './command-runner.js';
 import { allRuns, type PodRun } from './pod-runtime.js';
 
 /**
@@ -14,15 +13,18 @@ export function sigtermExitCode(pod: Pod, name: string, kind: string): number {
   return list?.find((x) => x.name === name)?.command?.length ? 143 : 0;
 }
 
-/** How long a container's preStop hook takes (sleep action or `sleep N` exec); Infinity when it never ends. */
-export function preStopMs(pod: Pod, name: string, nowMs: number): number {
+/**
+ * How long a container's preStop hook takes (sleep action, or its exec command as the shell runs it); Infinity when it
+ * never ends, 'pending' while the command's result is not in.
+ */
+export function preStopMs(pod: Pod, name: string, run: (spec: Container, argv: string[]) => Lookup): number | 'pending' {
   const spec = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].find((c) => c.name === name);
   const hook = spec?.lifecycle?.preStop;
   if (!spec || !hook) return 0;
   if (hook.sleep) return hook.sleep.seconds * 1000;
   if (hook.exec?.command) {
-    const r = interpret(hook.exec.command, undefined, { env: containerEnv(pod, spec), startMs: nowMs });
-    return r ? r.runMs ?? Infinity : 0;
+    const r = run(spec, hook.exec.command);
+    return r === 'pending' ? r : r ? r.runMs ?? Infinity : 0;
   }
   return 0;
 }

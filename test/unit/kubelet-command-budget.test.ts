@@ -3,65 +3,65 @@
 // behave as before.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { interpret } from '../../src/kubelet/container-command.js';
-import { maxBusySteps } from '../../src/kubelet/command-budget.js';
+import { interpret } from './command-harness.js';
+import { maxBusySteps } from '../../src/exec/shell/step-budget.js';
 import { podSpec, withHarness } from './kubelet-harness.js';
 
 const env = { env: { HOSTNAME: 'p', PATH: '/bin' }, startMs: Date.UTC(2026, 0, 1) };
 const sh = (script: string) => interpret(['sh', '-c', script], undefined, env);
-const text = (r: ReturnType<typeof interpret>) => r?.lines.map((l) => l.text);
+const text = (r: Awaited<ReturnType<typeof interpret>>) => r?.lines.map((l) => l.text);
 const cpuSpent = `sh: CPU budget of ${maxBusySteps} steps without a sleep exhausted; process ended`;
 const exportLoop = 'i=0; while [ $i -lt 20000 ]; do export V$i=1; i=$((i+1)); done';
 
-test('the export loop of issue 22 spends its CPU budget: killed (137), the same outcome on every run', () => {
-  const r = sh(exportLoop);
+test('the export loop of issue 22 spends its CPU budget: killed (137), the same outcome on every run', async () => {
+  const r = await sh(exportLoop);
   assert.deepEqual(r, { lines: [{ atMs: 0, text: cpuSpent }], runMs: 0, exitCode: 137 });
-  assert.deepEqual(sh(exportLoop), r);
-  assert.equal(sh('while true; do :; done')?.exitCode, 137);
+  assert.deepEqual((await sh(exportLoop)), r);
+  assert.equal((await sh('while true; do :; done'))?.exitCode, 137);
   // Output does not count as sleeping: the lines printed before the budget ran out are kept, then the budget's line.
-  const spam = sh('while true; do sleep 0; echo spam; done');
+  const spam = (await sh('while true; do sleep 0; echo spam; done'));
   assert.equal(spam?.exitCode, 137);
   assert.deepEqual(text(spam)?.slice(-2), ['spam', cpuSpent]);
 });
 
-test('the budget counts steps since the last sleep: a busy stretch after sleeping ends at its own time', () => {
-  const r = sh('echo start; sleep 5; while true; do :; done');
+test('the budget counts steps since the last sleep: a busy stretch after sleeping ends at its own time', async () => {
+  const r = (await sh('echo start; sleep 5; while true; do :; done'));
   assert.deepEqual(r, { lines: [{ atMs: 0, text: 'start' }, { atMs: 5000, text: cpuSpent }], runMs: 5000, exitCode: 137 });
 });
 
-test('a string doubled without end, or one word of many references, is killed for its memory', () => {
+test('a string doubled without end, or one word of many references, is killed for its memory', async () => {
   const memory = 'sh: memory budget exhausted (a word over 256 KiB); process ended';
-  const doubling = sh('x=a; while true; do x=$x$x; done');
+  const doubling = (await sh('x=a; while true; do x=$x$x; done'));
   assert.deepEqual(doubling, { lines: [{ atMs: 0, text: memory }], runMs: 0, exitCode: 137 });
-  assert.deepEqual(sh('x=a; while true; do x=$x$x; done'), doubling);
+  assert.deepEqual((await sh('x=a; while true; do x=$x$x; done')), doubling);
   // 4,000 references to a 1 KiB value: stopped at 256 KiB, the 4 MiB word is never built.
-  const wide = sh(`x=${'a'.repeat(1024)}; y=${'$x'.repeat(4000)}; echo never`);
+  const wide = (await sh(`x=${'a'.repeat(1024)}; y=${'$x'.repeat(4000)}; echo never`));
   assert.deepEqual([wide?.exitCode, text(wide)], [137, [memory]]);
 });
 
-test('a sleep loop that builds large words spends the memory budget (4 MiB built in all)', () => {
-  const r = sh(`x=${'a'.repeat(1000)}; x=$x$x$x$x$x$x$x$x$x$x; while true; do sleep 1; y=$x$x$x$x$x$x$x$x$x$x$x$x$x$x$x$x; done`);
+test('a sleep loop that builds large words spends the memory budget (4 MiB built in all)', async () => {
+  const r = (await sh(`x=${'a'.repeat(1000)}; x=$x$x$x$x$x$x$x$x$x$x; while true; do sleep 1; y=$x$x$x$x$x$x$x$x$x$x$x$x$x$x$x$x; done`));
   assert.equal(r?.exitCode, 137);
   assert.deepEqual(text(r), ['sh: memory budget of 4 MiB exhausted; process ended']);
   assert.ok(r !== undefined && r.runMs !== undefined && r.runMs > 0);
 });
 
-test('ordinary commands and sleep loops are untouched by the budget', () => {
-  assert.deepEqual(sh('echo hi; exit 3'), { lines: [{ atMs: 0, text: 'hi' }], runMs: 0, exitCode: 3 });
-  const ticks = sh('while true; do echo tick; sleep 1; done');
+test('ordinary commands and sleep loops are untouched by the budget', async () => {
+  assert.deepEqual((await sh('echo hi; exit 3')), { lines: [{ atMs: 0, text: 'hi' }], runMs: 0, exitCode: 3 });
+  const ticks = (await sh('while true; do echo tick; sleep 1; done'));
   assert.equal(ticks?.runMs, undefined);
   assert.equal(ticks?.lines.length, 2000);
   assert.deepEqual(ticks?.lines[1999], { atMs: 1_999_000, text: 'tick' });
-  assert.equal(sh('while true; do sleep 0.001; done')?.runMs, undefined);
-  assert.equal(sh('while true; do date; sleep 10; done')?.lines.length, 361);
-  const counted = sh(`for i in ${Array.from({ length: 500 }, (_, i) => i).join(' ')}; do echo n$i; done; exit 4`);
+  assert.equal((await sh('while true; do sleep 0.001; done'))?.runMs, undefined);
+  assert.equal((await sh('while true; do date; sleep 10; done'))?.lines.length, 361);
+  const counted = (await sh(`for i in ${Array.from({ length: 500 }, (_, i) => i).join(' ')}; do echo n$i; done; exit 4`));
   assert.deepEqual([counted?.exitCode, counted?.lines.length, counted?.lines[499].text], [4, 500, 'n499']);
 });
 
-test('shells nested in shells without end stop with an error instead of overflowing the stack', () => {
-  const r = interpret(['sh', '-c', 'sh -c "$x"'], undefined, { ...env, env: { ...env.env, x: 'sh -c "$x"' } });
+test('shells nested in shells without end stop with an error instead of overflowing the stack', async () => {
+  const r = await interpret(['sh', '-c', 'sh -c "$x"'], undefined, { ...env, env: { ...env.env, x: 'sh -c "$x"' } });
   assert.deepEqual([r?.exitCode, text(r)], [2, ['sh: shells nested too deeply']]);
-  assert.deepEqual(text(sh('sh -c "sh -c \'echo three deep\'"')), ['three deep']);
+  assert.deepEqual(text((await sh('sh -c "sh -c \'echo three deep\'"'))), ['three deep']);
 });
 
 test('a pod whose command spends the budget fails with exit code 137', () => withHarness(async (h) => {

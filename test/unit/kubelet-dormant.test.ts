@@ -11,7 +11,7 @@ import { PodLifecycle } from '../../src/kubelet/pod-lifecycle.js';
 import { defaultTimings } from '../../src/kubelet/types.js';
 import { createLogger } from '../../src/util/logger.js';
 import { steadyAtRestart } from '../../src/kubelet/pod-dormant.js';
-import { scripted } from '../../src/kubelet/container-command.js';
+import { scripted } from '../../src/kubelet/command-runner.js';
 import { logProvider } from '../../src/kubelet/log-provider.js';
 import { appendContainerLogByUid } from '../../src/kubelet/container-log-append.js';
 import type { KObject } from '../../src/machinery/types.js';

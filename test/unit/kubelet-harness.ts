@@ -10,6 +10,8 @@ import { clientFor } from '../../src/client/client.js';
 import { PodLifecycle } from '../../src/kubelet/pod-lifecycle.js';
 import { defaultTimings, type NodeAgentView, type NodeDirectory } from '../../src/kubelet/types.js';
 import type { KObject } from '../../src/machinery/types.js';
+import { setCommandRunner } from '../../src/kubelet/command-runner.js';
+import { newRuntime } from '../../src/exec/index.js';
 
 export const start = Date.UTC(2026, 0, 1, 12, 0, 0);
 
@@ -40,6 +42,8 @@ export class Harness implements NodeDirectory {
     const log = createLogger('silent');
     this.reg = new Registry(this.store, allResources, this.clock, log);
     bootstrap(this.reg);
+    const runtime = newRuntime();
+    setCommandRunner(this.reg, (req) => runtime.runCommand(req));
     this.addNode('node-1');
     this.lifecycle = new PodLifecycle({ client: clientFor(this.reg), clock: this.clock, log, timings: defaultTimings }, this);
   }

@@ -1,8 +1,9 @@
 // The admission plugins kube-apiserver runs on every new pod: ServiceAccount (the pod runs as `default` unless it
-// names another), Priority (the priority of its PriorityClass) and DefaultTolerationSeconds (5 minutes on
-// not-ready and unreachable nodes).
+// names another, with its token mounted: service-account-token.ts), Priority (the priority of its PriorityClass)
+// and DefaultTolerationSeconds (5 minutes on not-ready and unreachable nodes).
 import type { Pod, Toleration } from '../../generated/k8s/core/v1.js';
 import type { AdmissionAttributes, AdmissionPlugin } from '../types.js';
+import { mountServiceAccountToken } from './service-account-token.js';
 
 const newPod = (a: AdmissionAttributes): Pod['spec'] | undefined =>
   a.operation === 'CREATE' && !a.subresource && a.def.group === '' && a.def.plural === 'pods' ? (a.object as Pod | undefined)?.spec : undefined;
@@ -14,6 +15,7 @@ export const serviceAccountAdmission: AdmissionPlugin = {
     if (!spec) return;
     spec.serviceAccountName ||= spec.serviceAccount || 'default';
     spec.serviceAccount = spec.serviceAccountName;
+    mountServiceAccountToken(a.object as Pod, (name) => (a.registry.getStored('core/serviceaccounts', a.namespace, name) as { automountServiceAccountToken?: boolean } | undefined)?.automountServiceAccountToken);
   },
 };
 

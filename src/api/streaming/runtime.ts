@@ -4,6 +4,7 @@ import type { ContainerRuntime } from '../../exec/types.js';
 import type { BudgetLimits } from '../../exec/shell/budget.js';
 import type { Registry } from '../../registry/registry.js';
 import { ServerSlot } from '../../util/server-slot.js';
+import { setCommandRunner } from '../../kubelet/command-runner.js';
 
 interface Held {
   installed?: ContainerRuntime;
@@ -41,4 +42,9 @@ export function simulatedRuntimeFor(reg: Registry): Promise<ContainerRuntime> {
 /** Loads the simulated runtime's code (start-up preloads it, see preloadStreaming). */
 export function loadSimulated(): Promise<typeof import('../../exec/index.js')> {
   return import('../../exec/index.js');
+}
+
+/** The server's kubelets run containers' own commands in its simulated runtime's shell (the one exec runs). */
+export function installCommandRunner(reg: Registry): void {
+  setCommandRunner(reg, async (req) => (await simulatedRuntimeFor(reg)).runCommand?.(req));
 }

@@ -2,7 +2,7 @@
 // uname, hostname, ps, sh.
 import { runProgram, type CmdContext, type CommandFn } from '../shell/interp.js';
 import { ExitSignal } from '../shell/signals.js';
-import type { ContainerInfo } from '../container-info.js';
+import { defaultProcess, type ContainerInfo } from '../container-info.js';
 import { resolvePath } from '../vfs.js';
 import { isName } from '../shell/lexer.js';
 import { testExpr } from './test-expr.js';
@@ -75,6 +75,15 @@ function envLines(env: Iterable<[string, string]>): string {
     size += k.length + v.length + 2;
   }
   return out.join('');
+}
+
+/** The processes of the container an ephemeral container targets (user, command), or undefined. */
+function targetProcesses(info: ContainerInfo): Array<[string, string]> | undefined {
+  const name = (info.container as { targetContainerName?: string }).targetContainerName;
+  const target = name ? info.pod.spec?.containers?.find((c) => c.name === name) : undefined;
+  if (!target) return undefined;
+  const main = defaultProcess(target);
+  return main.startsWith('nginx: master') ? [['root', main], ['101', 'nginx: worker process'], ['101', 'nginx: worker process']] : [['root', main]];
 }
 
 export function coreCommands(info: ContainerInfo): Map<string, CommandFn> {
@@ -242,6 +251,14 @@ export function coreCommands(info: ContainerInfo): Map<string, CommandFn> {
     return 0;
   });
   m.set('ps', async ({ argv, stdout }) => {
+    const target = targetProcesses(info);
+    if (target) {
+      // A debug container sharing its target's process namespace (`kubectl debug --target`): the target's first.
+      const row = (pid: number, user: string, cmd: string) => `${String(pid).padStart(5)} ${user.padEnd(8)} 0:00 ${cmd}\n`;
+      const next = 30 + target.length;
+      stdout.write(`PID   USER     TIME  COMMAND\n${target.map(([user, cmd], i) => row(i === 0 ? 1 : 29 + i, user, cmd)).join('')}${row(next, 'root', info.mainProcess)}${row(next + 6, 'root', argv.join(' '))}`);
+      return 0;
+    }
     stdout.write(`PID   USER     TIME  COMMAND\n    1 root      0:00 ${info.mainProcess}\n`);
     if (info.tty) stdout.write('    7 root      0:00 sh\n');
     stdout.write(`   ${info.tty ? 13 : 7} root      0:00 ${argv.join(' ')}\n`);

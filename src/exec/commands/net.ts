@@ -5,6 +5,8 @@ import type { ContainerInfo } from '../container-info.js';
 import { clusterDnsIP } from '../container-fs.js';
 import { respond, statusText, type HttpResponse } from '../responder.js';
 import { FsError, resolvePath } from '../vfs.js';
+import { logRequest } from '../../kubelet/well-known-http.js';
+import { callApi } from '../api-access.js';
 
 interface Url {
   scheme: string;
@@ -25,16 +27,41 @@ function parseUrl(raw: string): Url | undefined {
 
 type Fetched = { res: HttpResponse; ip: string } | { error: 'resolve' | 'refused' | 'unreachable' | 'scheme'; ip?: string };
 
-function fetchUrl(info: ContainerInfo, url: Url, method: string, headers: Map<string, string>, body: Buffer): Fetched {
-  if (url.scheme !== 'http') return { error: 'scheme' };
+async function fetchUrl(info: ContainerInfo, url: Url, method: string, headers: Map<string, string>, body: Buffer): Promise<Fetched> {
+  if (url.scheme !== 'http' && url.scheme !== 'https') return { error: 'scheme' };
   const r = info.network.resolve(url.host, info.pod);
   if (!r) return { error: 'resolve' };
   const ip = r.addresses[0];
+  headers.set('host', url.port === (url.scheme === 'https' ? 443 : 80) ? url.host : `${url.host}:${url.port}`);
+  if (url.scheme === 'https') {
+    // Only the API server speaks TLS here (the simulated pods' servers speak plain HTTP).
+    const res = await callApi(info, ip, url.port, { method, path: url.path, headers, body });
+    return res === undefined ? { error: 'scheme' } : res === 'refused' ? { error: 'refused', ip } : { res, ip };
+  }
   const self = info.pod.status?.podIP;
   const target = ip === '127.0.0.1' || ip === self ? { pod: info.pod, port: url.port } : info.network.connect(ip, url.port);
   if ('error' in target) return { error: target.error, ip };
-  headers.set('host', url.port === 80 ? url.host : `${url.host}:${url.port}`);
-  return { res: respond(target.pod, { method, path: url.path, headers, body }, info.nowMs()), ip };
+  const res = respond(target.pod, { method, path: url.path, headers, body }, info.nowMs());
+  // The server that answered logs the request as it does for any client (nginx's access line), from this pod's IP.
+  const from = target.pod === info.pod ? '127.0.0.1' : info.pod.status?.podIP ?? '127.0.0.1';
+  logRequest(info.client, target.pod, url.port, { method, path: url.path, userAgent: headers.get('user-agent'), remoteAddr: from }, res.status, res.body.length, info.nowMs());
+  return { res, ip };
+}
+
+/** Whether curl's `--cacert FILE` names a readable certificate file (the cluster CA mounted into the pod). */
+function caReadable(c: CmdContext, file: string): boolean {
+  try {
+    return c.shell.host.fs.readFile(resolvePath(c.shell.cwd, file)).toString('utf8').includes('BEGIN CERTIFICATE');
+  } catch (e) {
+    if (e instanceof FsError) return false;
+    throw e;
+  }
+}
+
+/** A `Name: value` header argument into `headers`. */
+function addHeader(headers: Map<string, string>, h: string): void {
+  const k = h.indexOf(':');
+  if (k > 0) headers.set(h.slice(0, k).trim().toLowerCase(), h.slice(k + 1).trim());
 }
 
 function statusLine(res: HttpResponse): string {
@@ -87,14 +114,17 @@ export function netCommands(info: ContainerInfo): Map<string, CommandFn> {
     let out: string | undefined;
     let url: string | undefined;
     let spider = false;
+    const headers = new Map([['user-agent', 'Wget'], ['accept', '*/*']]);
     for (let i = 1; i < c.argv.length; i++) {
       const a = c.argv[i];
-      if (a === '-q' || a === '--quiet') quiet = true;
+      if (a === '--header') addHeader(headers, c.argv[++i] ?? '');
+      else if (a.startsWith('--header=')) addHeader(headers, a.slice('--header='.length));
+      else if (a === '-q' || a === '--quiet') quiet = true;
       else if (a === '-O' || a === '--output-document') out = c.argv[++i];
       else if (a.startsWith('-O')) out = a.slice(2);
       else if (a === '-qO' || a === '-qO-') (quiet = true), (out = a === '-qO-' ? '-' : c.argv[++i]);
       else if (a === '--spider') spider = true;
-      else if (a === '-T' || a === '--timeout' || a === '-U' || a === '--header') i++;
+      else if (a === '-T' || a === '--timeout' || a === '-U') i++;
       else if (!a.startsWith('-')) url = a;
     }
     if (!url) {
@@ -106,14 +136,14 @@ export function netCommands(info: ContainerInfo): Map<string, CommandFn> {
       c.stderr.write(`wget: bad address '${url}'\n`);
       return 1;
     }
-    const f = fetchUrl(info, u, spider ? 'HEAD' : 'GET', new Map([['user-agent', 'Wget'], ['accept', '*/*']]), Buffer.alloc(0));
+    const f = await fetchUrl(info, u, spider ? 'HEAD' : 'GET', headers, Buffer.alloc(0));
     if ('error' in f) {
       if (f.error === 'scheme') c.stderr.write(`wget: not an http or ftp url: ${url}\n`);
       else if (f.error === 'resolve') c.stderr.write(`wget: bad address '${u.host}'\n`);
       else c.stderr.write(`${quiet ? '' : `Connecting to ${u.host}:${u.port} (${f.ip}:${u.port})\n`}wget: can't connect to remote host (${f.ip}): ${f.error === 'refused' ? 'Connection refused' : 'Connection timed out'}\n`);
       return 1;
     }
-    if (!quiet) c.stderr.write(`Connecting to ${u.host}${u.port === 80 ? '' : `:${u.port}`} (${f.ip}:${u.port})\n`);
+    if (!quiet) c.stderr.write(`Connecting to ${u.host}${u.port === (u.scheme === 'https' ? 443 : 80) ? '' : `:${u.port}`} (${f.ip}:${u.port})\n`);
     if (f.res.status >= 400) {
       c.stderr.write(`wget: server returned error: ${statusLine(f.res)}\n`);
       return 1;
@@ -146,6 +176,7 @@ export function netCommands(info: ContainerInfo): Map<string, CommandFn> {
     let out: string | undefined;
     let method: string | undefined;
     let data: string | undefined;
+    let trusted = false;
     const headers = new Map<string, string>([['user-agent', 'curl/8.14.1'], ['accept', '*/*']]);
     let url: string | undefined;
     for (let i = 1; i < c.argv.length; i++) {
@@ -159,11 +190,10 @@ export function netCommands(info: ContainerInfo): Map<string, CommandFn> {
         else if (a === '--output') out = c.argv[++i];
         else if (a === '--request') method = c.argv[++i];
         else if (a === '--data' || a === '--data-raw') data = c.argv[++i];
-        else if (a === '--header') {
-          const h = c.argv[++i] ?? '';
-          const k = h.indexOf(':');
-          if (k > 0) headers.set(h.slice(0, k).trim().toLowerCase(), h.slice(k + 1).trim());
-        } else if (a === '--max-time' || a === '--connect-timeout' || a === '--user-agent') i++;
+        else if (a === '--header') addHeader(headers, c.argv[++i] ?? '');
+        else if (a === '--insecure') trusted = true;
+        else if (a === '--cacert') trusted = caReadable(c, c.argv[++i] ?? '');
+        else if (a === '--max-time' || a === '--connect-timeout' || a === '--user-agent') i++;
         continue;
       }
       if (a.startsWith('-') && a.length > 1) {
@@ -175,15 +205,13 @@ export function netCommands(info: ContainerInfo): Map<string, CommandFn> {
           else if (f === 'i') include = true;
           else if (f === 'I') head = true;
           else if (f === 'f') fail = true;
+          else if (f === 'k') trusted = true;
           else if (f === 'o' || f === 'X' || f === 'd' || f === 'H' || f === 'm' || f === 'A') {
             const v = val() ?? '';
             if (f === 'o') out = v;
             else if (f === 'X') method = v;
             else if (f === 'd') data = v;
-            else if (f === 'H') {
-              const k = v.indexOf(':');
-              if (k > 0) headers.set(v.slice(0, k).trim().toLowerCase(), v.slice(k + 1).trim());
-            }
+            else if (f === 'H') addHeader(headers, v);
             break;
           }
         }
@@ -200,7 +228,8 @@ export function netCommands(info: ContainerInfo): Map<string, CommandFn> {
     if (!u) return err(3, 'URL rejected: Malformed input to a URL function');
     const body = Buffer.from(data ?? '');
     if (data !== undefined) headers.set('content-type', 'application/x-www-form-urlencoded');
-    const f = fetchUrl(info, u, method ?? (head ? 'HEAD' : data !== undefined ? 'POST' : 'GET'), headers, body);
+    if (u.scheme === 'https' && !trusted) return err(60, 'SSL certificate problem: unable to get local issuer certificate');
+    const f = await fetchUrl(info, u, method ?? (head ? 'HEAD' : data !== undefined ? 'POST' : 'GET'), headers, body);
     if ('error' in f) {
       if (f.error === 'scheme') return err(u.scheme === 'https' ? 35 : 1, u.scheme === 'https' ? 'TLS connect error: the simulated servers speak plain HTTP' : `Protocol "${u.scheme}" not supported`);
       if (f.error === 'resolve') return err(6, `Could not resolve host: ${u.host}`);

@@ -1,6 +1,7 @@
 // Each exec session's budget: the CPU time its shell spends, and the memory its shell fills (variables, and every
 // byte its commands produce). The interpreter runs in slices of a few ms and yields to the event loop between them,
 // so other requests never wait long behind a shell; a session that spends its budget ends as a killed process would.
+import { LimitError } from './signals.js';
 
 export interface BudgetLimits {
   /** CPU time a session may spend, in ms (measured per slice with process.cpuUsage). */
@@ -38,7 +39,7 @@ export class SessionBudget {
   private sliceStart: number | undefined;
   private sliceCpu: NodeJS.CpuUsage | undefined;
   private slice = 0;
-  private spent: BudgetExhausted | undefined;
+  protected spent: BudgetExhausted | undefined;
 
   constructor(readonly limits: BudgetLimits = defaultBudget) {}
 
@@ -83,6 +84,11 @@ export class SessionBudget {
   exhaust(message: string): never {
     this.spent ??= new BudgetExhausted(message);
     throw this.spent;
+  }
+
+  /** What ends a program that built a word longer than the shell takes (`message` says what). */
+  tooLong(message: string): Error {
+    return new LimitError(message);
   }
 
   /** The error that ended the session, if its budget is spent. */

@@ -110,7 +110,7 @@ export class Expander {
         cur += piece;
         if (piece) started = true;
       });
-      if (cur.length > maxWordBytes) throw new LimitError('sh: word too long');
+      if (cur.length > maxWordBytes) throw this.sh.budget.tooLong('sh: word too long');
     }
     if (started) fields.push(cur);
     return fields;
@@ -135,7 +135,7 @@ export class Expander {
     let s = '';
     for (const part of w) {
       s += part.t === 'lit' ? part.v : this.now(part) ?? (await this.partValue(part, io));
-      if (s.length > maxWordBytes) throw new LimitError('sh: word too long');
+      if (s.length > maxWordBytes) throw this.sh.budget.tooLong('sh: word too long');
     }
     return s;
   }

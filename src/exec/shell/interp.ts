@@ -54,7 +54,7 @@ export class Shell {
 
   /** A child shell (a subshell, `sh -c`, a command substitution): a copy of the state, one level deeper. */
   child(args?: string[]): Shell {
-    if (this.depth + 1 > maxShellDepth) throw new LimitError('sh: too many nested shells');
+    if (this.depth + 1 > maxShellDepth) throw new LimitError('sh: shells nested too deeply');
     return new Shell(this.host, this.budget, this.depth + 1, { vars: this.vars.fork(), cwd: this.cwd, args: args ?? [...this.args] });
   }
 
