@@ -224,6 +224,11 @@ ${containerClaims}
     assert.match(err, /spec\.containers\[0\]\.resources\.claims\[0\]: Not found: "other": must be one of the names in pod\.spec\.resourceClaims: gpu/);
     await env.k.ok(['apply', '-f', '-'], { input: pod('  - name: gpu\n    resourceClaimTemplateName: big-gpu', '      - name: gpu') });
     assert.equal(await env.k.ok(['get', 'pod', 'with-claims', '-o', 'jsonpath={.spec.containers[0].resources.claims[0].name}']), 'gpu');
+    // The resourceclaim controller's record of the claim made for the pod, through the status subresource.
+    await env.k.ok(['patch', 'pod', 'with-claims', '--subresource=status', '--type=merge', '-p', '{"status":{"resourceClaimStatuses":[{"name":"gpu","resourceClaimName":"with-claims-gpu-x7k2p"}]}}']);
+    assert.equal(await env.k.ok(['get', 'pod', 'with-claims', '-o', 'jsonpath={.status.resourceClaimStatuses[0].resourceClaimName}']), 'with-claims-gpu-x7k2p');
+    const unknown = await env.k.fails(['patch', 'pod', 'with-claims', '--subresource=status', '--type=merge', '-p', '{"status":{"resourceClaimStatuses":[{"name":"cpu"}]}}']);
+    assert.match(unknown, /status\.resourceClaimStatuses\[0\]\.name: Invalid value: "cpu": must match the name of an entry in `spec\.resourceClaims`/);
     await env.k.ok(['delete', 'pod', 'with-claims', '--wait=false']);
   });
 });

@@ -3,6 +3,7 @@
 // adminAccess, tolerations, capacity), and a slice's device keeps everything but its name under `basic`.
 import type { KObject } from '../../machinery/types.js';
 import { isRecord } from '../../machinery/types.js';
+import { setOwn } from '../../util/own.js';
 import type { Device as DeviceV1, DeviceRequest as RequestV1, ExactDeviceRequest } from '../../generated/k8s/resource/v1.js';
 import type { Device as DeviceV1beta1, DeviceRequest as RequestV1beta1 } from '../../generated/k8s/resource/v1beta1.js';
 
@@ -19,7 +20,7 @@ function requestToV1beta1(r: RequestV1): RequestV1beta1 {
 function requestFromV1beta1(r: RequestV1beta1): RequestV1 {
   const flat = r as RequestV1beta1 & Record<string, unknown>;
   const out: RequestV1 & Record<string, unknown> = { name: r.name };
-  for (const [k, v] of Object.entries(flat)) if (!(exactFields as readonly string[]).includes(k)) out[k] = v;
+  for (const [k, v] of Object.entries(flat)) if (!(exactFields as readonly string[]).includes(k)) setOwn(out, k, v);
   // A request with any of the main fields, or with no alternatives (which v1beta1's defaults give a mode), is exact.
   if (exactFields.some((f) => set(flat[f])) || !r.firstAvailable?.length) {
     const exactly: Record<string, unknown> = {};
