@@ -3,6 +3,7 @@
 // over their limits are refused by their size alone (never walked), CEL past its cost limit is refused without
 // being run, and what is accepted reads back as it was sent.
 import { uniq, NS, type HostileCase } from './hostile-cases.js';
+import { envelope, ld } from './hostile-protobuf.js';
 
 const CLAIMS = `/apis/resource.k8s.io/v1/namespaces/${NS}/resourceclaims`;
 const BETA_CLAIMS = `/apis/resource.k8s.io/v1beta1/namespaces/${NS}/resourceclaims`;
@@ -11,6 +12,11 @@ const SLICES = '/apis/resource.k8s.io/v1/resourceslices';
 const BETA_SLICES = '/apis/resource.k8s.io/v1beta1/resourceslices';
 const CLASSES = '/apis/resource.k8s.io/v1/deviceclasses';
 const JSON_CT = { 'content-type': 'application/json' };
+const PB = { 'content-type': 'application/vnd.kubernetes.protobuf' };
+
+/** A v1 DeviceClass in protobuf: metadata 1 (name 1), spec 2 (selectors 1: cel 1: expression 1). */
+const classProto = (name: string, expression: string) =>
+  envelope('resource.k8s.io/v1', 'DeviceClass', Buffer.concat([ld(1, ld(1, name)), ld(2, ld(1, ld(1, ld(1, expression))))]));
 
 const post = (name: string, path: string, body: string, expectCode: number, expectMessage?: RegExp): HostileCase =>
   ({ name, method: 'POST', path, headers: JSON_CT, body, expectCode, expectMessage });
@@ -75,6 +81,8 @@ export function draApiCases(): HostileCase[] {
     post('a slice with devices and counter sets', SLICES, slice(`"devices":[${device(0)}],"sharedCounters":[{"name":"s","counters":{"m":{"value":"1"}}}]`), 422, /only one of `sharedCounters` or `devices` is allowed/),
     post('a v1beta1 slice whose devices have no basic part, and one with keys named __proto__', BETA_SLICES,
       slice(`"devices":[{"name":"a"},{"name":"b","basic":{${evil},"attributes":{"x":{"int":1}}}}]`).replace('resource.k8s.io/v1"', 'resource.k8s.io/v1beta1"'), 201),
+    { name: 'a protobuf DeviceClass', method: 'POST', path: CLASSES, headers: PB, body: classProto(uniq('class'), 'device.driver == "hostile.example.com"'), expectCode: 201 },
+    { name: 'a protobuf DeviceClass whose selector does not compile', method: 'POST', path: CLASSES, headers: PB, body: classProto(uniq('class'), 'device.driver =='), expectCode: 422, expectMessage: /compilation failed/ },
     post('a class with 1,000 selectors', CLASSES, `{"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"${uniq('class')}"},"spec":{"selectors":[${many(1000, () => sel('true'))}]}}`,
       422, /spec\.selectors: Too many: 1000: must have at most 32 items/),
   ];
