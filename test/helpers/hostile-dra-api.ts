@@ -52,6 +52,8 @@ export function draApiCases(): HostileCase[] {
     post('a request with 9 alternatives', CLAIMS, claim(`{"name":"r","firstAvailable":[${many(9, (i) => `{"name":"s${i}","deviceClassName":"c"}`)}]}`), 422, /firstAvailable: Too many: 9: must have at most 8 items/),
     post('a claim with 5,000 constraints naming missing requests', CLAIMS, claim(exact(), `,"constraints":[${many(5000, () => '{"requests":["nope"],"matchAttribute":"a.example.com/x"}')}]`), 422, /constraints: Too many: 5000: must have at most 32 items/),
     post('a selector nesting comprehensions 20 deep', CLAIMS, claim(exact(`,"selectors":[${sel(nestedComprehension(20))}]`)), 422, /Forbidden: too complex, exceeds cost limit/),
+    post('a selector binding the attributes and nesting comprehensions over the binding', CLAIMS,
+      claim(exact(`,"selectors":[${sel(`cel.bind(a, device.attributes["hostile.example.com"], ${nestedComprehension(12).replaceAll('device.attributes["hostile.example.com"]', 'a')})`)}]`)), 422, /Forbidden: too complex, exceeds cost limit/),
     post('a selector of 4,000 nested parentheses', CLAIMS, claim(exact(`,"selectors":[${sel(`${'('.repeat(4000)}true${')'.repeat(4000)}`)}]`)), 422, /cel\.expression: Invalid value/),
     post('a selector of 2,500 additions', CLAIMS, claim(exact(`,"selectors":[${sel(`${'1 + '.repeat(2500)}1 == 1`)}]`)), 422, /cel\.expression: Invalid value/),
     post('a selector one byte over 10 KiB', CLAIMS, claim(exact(`,"selectors":[${sel(`device.driver == "${'x'.repeat(10_224)}"`)}]`)), 422, /Too long: may not be more than 10240 bytes/),

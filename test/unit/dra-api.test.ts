@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import type { KObject } from '../../src/machinery/types.js';
 import { builtinDef, defaultKind, validateKind } from '../helpers/builtin-defs.js';
 import { resourceClaimState } from '../../src/registry/tables/dra.js';
+import { loadCel } from '../../src/cel/index.js';
+import { compileDeviceSelector } from '../../src/cel/dra.js';
 
 const group = 'resource.k8s.io';
 const claimKind = { group, kind: 'ResourceClaim' };
@@ -139,6 +141,24 @@ describe('resource.k8s.io validation', () => {
     const stored = obj('DeviceClass', { selectors: [{ cel: { expression: 'device.driver ==' } }] });
     assert.deepEqual(messages(classKind, structuredClone(stored), stored), []);
     assert.deepEqual(messages(classKind, obj('DeviceClass', { extendedResourceName: 'example.com/gpu' })), []);
+  });
+});
+
+describe('the DRA CEL environment', () => {
+  it('has cel.bind, counts the cost of what a binding holds, and keeps cel.bind out of other environments', async () => {
+    const cel = await loadCel();
+    const ok = compileDeviceSelector(cel, 'cel.bind(gpu, device.attributes["gpu.example.com"], gpu.model == "H100" && gpu.memory > 40)');
+    assert.ok(ok.ok);
+    const device = cel.toCelValue({ driver: 'gpu.example.com', attributes: { 'gpu.example.com': { model: 'H100', memory: 80 } }, capacity: {} }, undefined);
+    const run = ok.program.eval({ device });
+    assert.ok(run.ok && run.value === true, JSON.stringify(run));
+    let nested = 'true';
+    for (let i = 5; i > 0; i--) nested = `g.all(k${i}, ${nested})`;
+    assert.deepEqual(compileDeviceSelector(cel, `cel.bind(g, device.attributes["a"], ${nested})`), { ok: false, kind: 'too-complex', detail: 'too complex, exceeds cost limit' });
+    const badName = compileDeviceSelector(cel, 'cel.bind(1, 2, true)');
+    assert.ok(!badName.ok && badName.detail.startsWith('compilation failed: ERROR: <input>:1:10: cel.bind() variable names must be simple identifiers'));
+    const elsewhere = cel.compile('cel.bind(x, 1, x == 1)', new Map(), 'no-bindings');
+    assert.ok(!elsewhere.ok && /undeclared reference to 'cel'/.test(elsewhere.error));
   });
 });
 
