@@ -133,6 +133,18 @@ describe('resource.k8s.io', () => {
     assert.match(described, /Device Class Name:\s+gpu\.example\.com/);
   });
 
+  it('takes an allocation and reservations through the status subresource, and keeps the allocation', async () => {
+    const allocation = '{"devices":{"results":[{"request":"gpu","driver":"gpu.example.com","pool":"node-a","device":"gpu-0"}]}}';
+    await env.k.ok(['patch', 'resourceclaim', 'one-gpu', '--subresource=status', '--type=merge', '-p', `{"status":{"allocation":${allocation},"reservedFor":[{"resource":"pods","name":"p","uid":"u-1"}]}}`]);
+    assert.deepEqual(rows(await env.k.ok(['get', 'resourceclaim', 'one-gpu'])), [['NAME', 'STATE'], ['one-gpu', 'allocated,reserved']]);
+    const moved = await env.k.fails(['patch', 'resourceclaim', 'one-gpu', '--subresource=status', '--type=merge', '-p', `{"status":{"allocation":${allocation.replace('gpu-0', 'gpu-1')}}}`]);
+    assert.match(moved, /status\.allocation: Invalid value: .*: field is immutable/);
+    const early = await env.k.fails(['patch', 'resourceclaim', 'one-gpu', '--subresource=status', '--type=merge', '-p', '{"status":{"allocation":null}}']);
+    assert.match(early, /status\.reservedFor: Forbidden: may not be specified when `allocated` is not set/);
+    await env.k.ok(['patch', 'resourceclaim', 'one-gpu', '--subresource=status', '--type=merge', '-p', '{"status":{"allocation":null,"reservedFor":null}}']);
+    assert.deepEqual(rows(await env.k.ok(['get', 'resourceclaim', 'one-gpu'])), [['NAME', 'STATE'], ['one-gpu', 'pending']]);
+  });
+
   it('selects slices by node and driver', async () => {
     const byNode = await env.k.ok(['get', 'resourceslices', '--field-selector=spec.nodeName=node-b', '-o', 'name']);
     assert.equal(byNode.trim(), 'resourceslice.resource.k8s.io/node-b-gpus');
