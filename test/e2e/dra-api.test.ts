@@ -210,6 +210,12 @@ spec:
     const badAttr = await env.k.fails(['apply', '-f', '-'], { input: slice('node-c').replace('productName:', '"bad name":').replace('version: "550.54.15"', 'version: "v550"') });
     assert.match(badAttr, /spec\.devices\[0\]\.attributes: Invalid value: "bad name": a valid C identifier must start with alphabetic character or '_'/);
     assert.match(badAttr, /spec\.devices\[0\]\.attributes\[driverVersion\]\.version: Invalid value: "v550": must be a string compatible with semver\.org spec 2\.0\.0/);
+    const admin = claim.replace('one-gpu', 'admin').replace('        deviceClassName: gpu.example.com\n', '        deviceClassName: gpu.example.com\n        adminAccess: true\n');
+    const refused = await env.k.fails(['apply', '-f', '-'], { input: admin });
+    assert.match(refused, /spec\.devices\.requests\[0\]\.exactly\.adminAccess: Forbidden: admin access to devices requires the `resource\.kubernetes\.io\/admin-access: true` label on the containing namespace/);
+    await env.k.ok(['create', 'namespace', 'monitoring']);
+    await env.k.ok(['label', 'namespace', 'monitoring', 'resource.kubernetes.io/admin-access=true']);
+    assert.match(await env.k.ok(['apply', '-n', 'monitoring', '-f', '-'], { input: admin.replace('namespace: default', 'namespace: monitoring') }), /resourceclaim\.resource\.k8s\.io\/admin created/);
     const changed = await env.k.fails(['patch', 'resourceclaim', 'one-gpu', '--type=json', '-p', '[{"op":"replace","path":"/spec/devices/requests/0/name","value":"other"}]']);
     assert.match(changed, /spec: Invalid value: .*field is immutable/);
   });

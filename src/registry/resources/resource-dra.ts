@@ -3,7 +3,8 @@
 // v1beta2 and v1beta1 (dra-conversion.ts). Defaults as upstream's pkg/apis/resource/v1/defaults.go plus the zero
 // values Go always serialises, so that a re-apply is a no-op; validation in ../validation/dra/.
 import type { KObject } from '../../machinery/types.js';
-import type { ResourceDef } from '../resource.js';
+import type { ResourceDef, StrategyContext } from '../resource.js';
+import { invalid } from '../../machinery/errors.js';
 import { pathGetter } from '../../machinery/fields.js';
 import { isRecord } from '../../machinery/types.js';
 import type {
@@ -12,7 +13,7 @@ import type {
 import { typedDefaults } from './typed.js';
 import { draFromVersion, draToVersion, type DraKind } from './dra-conversion.js';
 import { loadSelectorCel } from '../validation/dra/common.js';
-import { validateResourceClaim, validateResourceClaimTemplate } from '../validation/dra/claim.js';
+import { adminAccessErrors, validateResourceClaim, validateResourceClaimTemplate } from '../validation/dra/claim.js';
 import { validateResourceSlice } from '../validation/dra/slice.js';
 import { validateDeviceClass } from '../validation/dra/class.js';
 import { nameAgePrinter, resourceClaimPrinter, resourceSlicePrinter } from '../tables/dra.js';
@@ -56,6 +57,19 @@ const defaultSlice = (s: ResourceSlice) => {
   if (isRecord(s.spec) && isRecord(s.spec.pool) && s.spec.pool.generation === undefined) s.spec.pool.generation = 0;
 };
 
+/** Admin access is for namespaces labelled for it: checked when a claim or a template is created (their specs are fixed). */
+function checkAdminAccess(kind: 'ResourceClaim' | 'ResourceClaimTemplate') {
+  return (obj: KObject, ctx: StrategyContext): void => {
+    const spec = isRecord(obj.spec) ? obj.spec : {};
+    const devices = kind === 'ResourceClaim' ? spec.devices : isRecord(spec.spec) ? spec.spec.devices : undefined;
+    const path = kind === 'ResourceClaim' ? 'spec.devices' : 'spec.spec.devices';
+    const ns = ctx.registry.getStored('core/namespaces', '', obj.metadata.namespace ?? '');
+    const labels = isRecord(ns?.metadata.labels) ? ns.metadata.labels : {};
+    const errs = adminAccessErrors(devices, path, labels);
+    if (errs.length) throw invalid(kind, draGroup, obj.metadata.name ?? '', errs);
+  };
+}
+
 /** What every resource.k8s.io kind shares: its versions and their conversion, and the CEL engine its selectors need. */
 function draDef(kind: DraKind, plural: string, namespaced: boolean): Pick<ResourceDef, 'group' | 'version' | 'versions' | 'kind' | 'plural' | 'singular' | 'namespaced' | 'toVersion' | 'fromVersion' | 'load'> {
   return {
@@ -68,10 +82,13 @@ function draDef(kind: DraKind, plural: string, namespaced: boolean): Pick<Resour
 export const draResources: ResourceDef[] = [
   { ...draDef('DeviceClass', 'deviceclasses', false), generation: true, defaults: typedDefaults(defaultClass), validate: validateDeviceClass, table: nameAgePrinter },
   {
-    ...draDef('ResourceClaim', 'resourceclaims', true), subresources: ['status'], emptyStatus: {},
+    ...draDef('ResourceClaim', 'resourceclaims', true), subresources: ['status'], emptyStatus: {}, prepareCreate: checkAdminAccess('ResourceClaim'),
     defaults: typedDefaults(defaultClaim), validate: validateResourceClaim, table: resourceClaimPrinter,
   },
-  { ...draDef('ResourceClaimTemplate', 'resourceclaimtemplates', true), defaults: typedDefaults(defaultTemplate), validate: validateResourceClaimTemplate, table: nameAgePrinter },
+  {
+    ...draDef('ResourceClaimTemplate', 'resourceclaimtemplates', true), prepareCreate: checkAdminAccess('ResourceClaimTemplate'),
+    defaults: typedDefaults(defaultTemplate), validate: validateResourceClaimTemplate, table: nameAgePrinter,
+  },
   {
     ...draDef('ResourceSlice', 'resourceslices', false), generation: true,
     fieldSelectors: { 'spec.nodeName': pathGetter('spec.nodeName'), 'spec.driver': pathGetter('spec.driver') },

@@ -183,3 +183,20 @@ export function validateResourceClaimTemplate(obj: KObject, old: KObject | undef
     ...deviceClaimErrors(rec(spec.spec).devices, 'spec.spec.devices'),
   ];
 }
+
+export const adminAccessLabel = 'resource.kubernetes.io/admin-access';
+
+/**
+ * Requests for admin access (`exactly.adminAccess: true`) in a claim's device claim, refused unless the namespace
+ * carries the admin-access label (upstream's AuthorizedForAdmin); `nsLabels` are the namespace's labels.
+ */
+export function adminAccessErrors(devicesIn: unknown, path: string, nsLabels: Record<string, unknown>): Errs {
+  if (nsLabels[adminAccessLabel] === 'true') return [];
+  const errs: Errs = [];
+  arr(rec(devicesIn).requests).forEach((r, i) => {
+    if (rec(rec(r).exactly).adminAccess === true) {
+      errs.push(fieldForbidden(`${path}.requests[${i}].exactly.adminAccess`, `admin access to devices requires the \`${adminAccessLabel}: true\` label on the containing namespace`));
+    }
+  });
+  return errs;
+}
