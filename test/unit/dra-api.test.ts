@@ -111,6 +111,12 @@ describe('resource.k8s.io validation', () => {
     assert.equal(resourceClaimState(old), 'pending');
     const moved = { ...old, status: { allocation: { devices: { results: [{ ...allocation.devices.results[0], device: 'gpu-1' }] } } } };
     assert.match(messages(claimKind, moved, allocated)[0], /^status\.allocation: Invalid value: .*: field is immutable$/);
+    const template = obj('ResourceClaimTemplate', { spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'c' } }] } } });
+    defaultKind(templateKind, template);
+    assert.deepEqual(messages(templateKind, template), []);
+    const otherTemplate = structuredClone(template);
+    (otherTemplate.spec as { metadata?: unknown }).metadata = { labels: { a: 'b' } };
+    assert.match(messages(templateKind, otherTemplate, template)[0], /^spec: Invalid value: .*: field is immutable$/);
     const wrong = { ...old, status: { allocation: { devices: { results: [{ request: 'cpu', driver: 'gpu.example.com', pool: 'n1', device: 'gpu-0' }] } } } };
     assert.deepEqual(messages(claimKind, wrong, old), ['status.allocation.devices.results[0].request: Invalid value: "cpu": must be the name of a request in the claim or the name of a request and a subrequest separated by \'/\'']);
   });

@@ -70,12 +70,12 @@ function checkAdminAccess(kind: 'ResourceClaim' | 'ResourceClaimTemplate') {
   };
 }
 
-/** What every resource.k8s.io kind shares: its versions and their conversion, and the CEL engine its selectors need. */
+/** What every resource.k8s.io kind shares: its versions and their conversion; the kinds with selectors load the CEL engine. */
 function draDef(kind: DraKind, plural: string, namespaced: boolean): Pick<ResourceDef, 'group' | 'version' | 'versions' | 'kind' | 'plural' | 'singular' | 'namespaced' | 'toVersion' | 'fromVersion' | 'load'> {
   return {
     group: draGroup, version: 'v1', versions: ['v1', 'v1beta2', 'v1beta1'], kind, plural, singular: kind.toLowerCase(), namespaced,
     toVersion: (o: KObject, v: string) => draToVersion(kind, o, v), fromVersion: (o: KObject, v: string) => draFromVersion(kind, o, v),
-    load: loadSelectorCel,
+    load: kind === 'ResourceSlice' ? undefined : loadSelectorCel,
   };
 }
 
