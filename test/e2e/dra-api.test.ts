@@ -141,8 +141,14 @@ describe('resource.k8s.io', () => {
     assert.match(moved, /status\.allocation: Invalid value: .*: field is immutable/);
     const early = await env.k.fails(['patch', 'resourceclaim', 'one-gpu', '--subresource=status', '--type=merge', '-p', '{"status":{"allocation":null}}']);
     assert.match(early, /status\.reservedFor: Forbidden: may not be specified when `allocated` is not set/);
+    // A driver's report on the device; clearing the allocation drops it.
+    const reported = '{"status":{"devices":[{"driver":"gpu.example.com","pool":"node-a","device":"gpu-0","conditions":[{"type":"Ready","status":"True","reason":"Prepared","message":"","lastTransitionTime":"2026-01-01T00:00:00Z"}]}]}}';
+    await env.k.ok(['patch', 'resourceclaim', 'one-gpu', '--subresource=status', '--type=merge', '-p', reported]);
+    const stranger = await env.k.fails(['patch', 'resourceclaim', 'one-gpu', '--subresource=status', '--type=merge', '-p', reported.replace('gpu-0', 'gpu-9')]);
+    assert.match(stranger, /status\.devices\[0\]: Invalid value: "gpu\.example\.com\/node-a\/gpu-9": must be an allocated device in the claim/);
     await env.k.ok(['patch', 'resourceclaim', 'one-gpu', '--subresource=status', '--type=merge', '-p', '{"status":{"allocation":null,"reservedFor":null}}']);
     assert.deepEqual(rows(await env.k.ok(['get', 'resourceclaim', 'one-gpu'])), [['NAME', 'STATE'], ['one-gpu', 'pending']]);
+    assert.equal(await env.k.ok(['get', 'resourceclaim', 'one-gpu', '-o', 'jsonpath={.status}']), '{}');
   });
 
   it('selects slices by node and driver', async () => {

@@ -13,7 +13,7 @@ import type {
 import { typedDefaults } from './typed.js';
 import { draFromVersion, draToVersion, type DraKind } from './dra-conversion.js';
 import { loadSelectorCel } from '../validation/dra/common.js';
-import { adminAccessErrors, validateResourceClaim, validateResourceClaimTemplate } from '../validation/dra/claim.js';
+import { adminAccessErrors, dropDeallocatedDeviceStatuses, validateResourceClaim, validateResourceClaimTemplate } from '../validation/dra/claim.js';
 import { validateResourceSlice } from '../validation/dra/slice.js';
 import { validateDeviceClass } from '../validation/dra/class.js';
 import { nameAgePrinter, resourceClaimPrinter, resourceSlicePrinter } from '../tables/dra.js';
@@ -83,6 +83,7 @@ export const draResources: ResourceDef[] = [
   { ...draDef('DeviceClass', 'deviceclasses', false), generation: true, defaults: typedDefaults(defaultClass), validate: validateDeviceClass, table: nameAgePrinter },
   {
     ...draDef('ResourceClaim', 'resourceclaims', true), subresources: ['status'], emptyStatus: {}, prepareCreate: checkAdminAccess('ResourceClaim'),
+    prepareStatusUpdate: (o, old) => dropDeallocatedDeviceStatuses(o, old),
     defaults: typedDefaults(defaultClaim), validate: validateResourceClaim, table: resourceClaimPrinter,
   },
   {

@@ -200,3 +200,18 @@ export function adminAccessErrors(devicesIn: unknown, path: string, nsLabels: Re
   });
   return errs;
 }
+
+/**
+ * A status write drops the device statuses of devices the write deallocates (upstream's dropDeallocatedStatusDevices):
+ * a scheduler clearing an allocation need not clear what drivers reported about its devices.
+ */
+export function dropDeallocatedDeviceStatuses(obj: KObject, old: KObject): void {
+  const status = rec(obj.status);
+  if (!Array.isArray(status.devices)) return;
+  const results = (o: KObject) => arr(rec(rec(rec(o.status).allocation).devices).results).map((r) => deviceId({ ...rec(r), shareID: undefined }));
+  const kept = new Set(results(obj));
+  const gone = new Set(results(old).filter((id) => !kept.has(id)));
+  const devices = status.devices.filter((d) => !gone.has(deviceId({ ...rec(d), shareID: undefined })));
+  if (devices.length) status.devices = devices;
+  else delete status.devices;
+}
