@@ -168,6 +168,32 @@ describe('the DRA CEL environment', () => {
   });
 });
 
+describe('a device as selectors see it', () => {
+  it('groups attributes and capacities by domain, with versions, quantities and empty domains as upstream', async () => {
+    const cel = await loadCel();
+    const { deviceValue, deviceMatches } = await import('../../src/cel/dra-device.js');
+    const device = deviceValue('gpu.example.com', {
+      attributes: { productName: { string: 'H100' }, driverVersion: { version: '550.54.15' }, index: { int: 3 }, 'numa.example.com/node': { int: 1 }, mig: { bool: false } },
+      capacity: { memory: { value: '80Gi' } },
+    });
+    assert.notEqual(typeof device, 'string');
+    const run = (expression: string) => {
+      const c = compileDeviceSelector(cel, expression);
+      assert.ok(c.ok, expression);
+      return deviceMatches(c.program, device as never);
+    };
+    assert.deepEqual(run('device.driver == "gpu.example.com" && device.attributes["gpu.example.com"].productName == "H100" && !device.attributes["gpu.example.com"].mig'), { matches: true });
+    assert.deepEqual(run('device.capacity["gpu.example.com"].memory.compareTo(quantity("80Gi")) >= 0'), { matches: true });
+    assert.deepEqual(run('device.capacity["gpu.example.com"].memory.isGreaterThan(quantity("80Gi"))'), { matches: false });
+    assert.deepEqual(run('device.attributes["gpu.example.com"].driverVersion.isGreaterThan(semver("500.0.0")) && device.attributes["numa.example.com"].node == 1'), { matches: true });
+    assert.deepEqual(run('"x" in device.attributes["other.example.com"] || device.attributes["gpu.example.com"].index > 2'), { matches: true });
+    // A missing attribute in a domain the device lacks is a missing key (cel-go: "no such key"), not a missing domain.
+    assert.match(JSON.stringify(run('device.attributes["other.example.com"].x == 1')), /"error":"(no such key|field not found): x"/);
+    assert.match(JSON.stringify(run('device.attributes["gpu.example.com"].index')), /could not be converted to bool/);
+    assert.equal(deviceValue('d', { attributes: { v: { version: 'v1' } } }), 'attribute v: parse semantic version: v1');
+  });
+});
+
 describe('pods\' resource claims', () => {
   const podKind = { group: '', kind: 'Pod' };
   const pod = (claims: unknown[], containerClaims: unknown[]): KObject => ({
