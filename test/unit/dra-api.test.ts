@@ -7,6 +7,7 @@ import { builtinDef, defaultKind, validateKind } from '../helpers/builtin-defs.j
 import { resourceClaimState } from '../../src/registry/tables/dra.js';
 import { loadCel } from '../../src/cel/index.js';
 import { compileDeviceSelector } from '../../src/cel/dra.js';
+import { gpuDeviceClasses, gpuSliceSpecs, migLabel } from '../../src/kubelet/dra/gpu-slices.js';
 
 const group = 'resource.k8s.io';
 const claimKind = { group, kind: 'ResourceClaim' };
@@ -191,6 +192,28 @@ describe('a device as selectors see it', () => {
     assert.match(JSON.stringify(run('device.attributes["other.example.com"].x == 1')), /"error":"(no such key|field not found): x"/);
     assert.match(JSON.stringify(run('device.attributes["gpu.example.com"].index')), /could not be converted to bool/);
     assert.equal(deviceValue('d', { attributes: { v: { version: 'v1' } } }), 'attribute v: parse semantic version: v1');
+  });
+});
+
+describe('the simulated GPU driver\'s objects', () => {
+  it('pass the API\'s validation: slices with and without MIG, and the classes', () => {
+    const gpuNode = (mig: boolean) => ({
+      metadata: { name: 'bonsai-gpu-1', uid: 'u', labels: { 'nvidia.com/gpu.product': 'NVIDIA-H100-80GB-HBM3', ...(mig ? { [migLabel]: 'true' } : {}) } },
+      status: { capacity: { 'nvidia.com/gpu': '8' } },
+    });
+    const specs = [...gpuSliceSpecs(gpuNode(false)), ...gpuSliceSpecs(gpuNode(true))];
+    assert.ok(specs.some((s) => s.sharedCounters) && specs.some((s) => s.devices?.some((d) => d.consumesCounters)));
+    for (const [i, spec] of specs.entries()) {
+      const slice = obj('ResourceSlice', spec);
+      slice.metadata.name = `slice-${i}`;
+      defaultKind(sliceKind, slice);
+      assert.deepEqual(messages(sliceKind, slice), [], `slice ${i}`);
+    }
+    for (const c of gpuDeviceClasses()) {
+      const cls = structuredClone(c) as unknown as KObject;
+      defaultKind(classKind, cls);
+      assert.deepEqual(messages(classKind, cls), [], c.metadata.name);
+    }
   });
 });
 
