@@ -90,7 +90,9 @@ spec:
 `;
 
 describe('resource.k8s.io', () => {
-  const env = useKubectlServer({ args: [...noAddons] });
+  // The resourceclaim controller would answer the status this suite writes by hand (it drops reservations of pods
+  // that do not exist and makes claims for pods): the API is the subject here, so it does not run.
+  const env = useKubectlServer({ args: [...noAddons, '--controllers', '*,-resourceclaim'] });
 
   it('lists the group in api-resources and serves its OpenAPI', async () => {
     const resources = await env.k.ok(['api-resources', '--api-group=resource.k8s.io']);
