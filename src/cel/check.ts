@@ -132,7 +132,8 @@ export function checkExpr(root: Expr, vars: Map<string, CelT>): CheckResult {
         const init = walk(c.accuInit!, scope, depth + 1);
         const n = cardinality(range.t);
         const iterT = range.t.k === 'list' ? range.t.elem : range.t.k === 'map' ? { k: 'string', maxLength: Math.floor(maxRequestSizeBytes / Math.max(1, n)) } as CelT : DYN;
-        const accuT = init.t.k === 'list' ? listOf(DYN, n) : init.t;
+        // A list accumulator grows with the range (map, filter); cel.bind's (iterVar #unused, no range) is its value.
+        const accuT = init.t.k === 'list' && c.iterVar !== '#unused' ? listOf(DYN, n) : init.t;
         const inner = new Map(scope);
         inner.set(c.accuVar, accuT);
         inner.set(c.iterVar, iterT);

@@ -21,6 +21,7 @@ import { urlFuncs } from './lib-url.js';
 import { authzFuncs } from './lib-authz.js';
 import { Lru } from './lru.js';
 import { rewriteOptionalSyntax } from './rewrite.js';
+import { bindNameError, expandBindings } from './bind.js';
 import { celFunc, CelScalar } from '@bufbuild/cel';
 import type { CelT } from './types.js';
 
@@ -55,17 +56,20 @@ export type CompileResult = { ok: true; program: Program } | { ok: false; error:
 
 const cache = new Lru<string, CompileResult>(2048);
 
-/** Compiles `source` with the given variable declarations; `envKey` identifies the declarations for caching. */
-export function compile(source: string, vars: Map<string, CelT>, envKey: string): CompileResult {
+/** Environment options beyond the variables: `bindings`, cel-go's ext.Bindings (`cel.bind`), as DRA's environment has. */
+export interface CompileOptions { bindings?: boolean }
+
+/** Compiles `source` with the given variable declarations; `envKey` identifies the declarations (and options) for caching. */
+export function compile(source: string, vars: Map<string, CelT>, envKey: string, opts: CompileOptions = {}): CompileResult {
   const key = `${envKey}\u0000${source}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const r = compileUncached(source, vars);
+  const r = compileUncached(source, vars, opts);
   cache.set(key, r);
   return r;
 }
 
-function compileUncached(source: string, vars: Map<string, CelT>): CompileResult {
+function compileUncached(source: string, vars: Map<string, CelT>, opts: CompileOptions): CompileResult {
   if (source.length > maxExpressionLength) return { ok: false, error: `expression of ${source.length} characters exceeds the limit of ${maxExpressionLength}` };
   const text = rewriteOptionalSyntax(source);
   let parsed: ReturnType<typeof parse>;
@@ -75,6 +79,10 @@ function compileUncached(source: string, vars: Map<string, CelT>): CompileResult
     const loc = (e as { location?: { start?: { offset?: number } } }).location?.start?.offset ?? 0;
     const msg = e instanceof Error ? e.message.replace(/^<input>:\d+:\d+: /, '') : String(e);
     return { ok: false, error: formatCompileError(source, [{ offset: loc, message: `Syntax error: ${msg}` }]) };
+  }
+  if (opts.bindings) {
+    const { badId } = expandBindings(parsed.expr!);
+    if (badId !== undefined) return { ok: false, error: formatCompileError(source, [{ offset: Number(parsed.sourceInfo?.positions[Number(badId)] ?? 0), message: bindNameError }]) };
   }
   const checked = checkExpr(parsed.expr, vars);
   if (checked.issues.length) {

@@ -1,5 +1,5 @@
 // Kubernetes' semver library: semver(s[, normalize]), isSemver(s[, normalize]), major/minor/patch, compareTo, isGreaterThan, isLessThan.
-import { celFunc, celMethod, CelScalar, type CelFunc } from '@bufbuild/cel';
+import { celFunc, celMethod, CelScalar, type CelFunc, type CelValue } from '@bufbuild/cel';
 import type { ReflectMessage } from '@bufbuild/protobuf/reflect';
 import { makeOpaque, opaquePayload, opaqueTypes } from './opaque.js';
 
@@ -57,6 +57,11 @@ function toSemver(s: string, normalize: boolean): ReflectMessage {
   const v = text === undefined ? undefined : parse(text);
   if (!v) throw new Error(`string ${JSON.stringify(s)} is not a valid semver`);
   return makeOpaque('semver', `${v.major}.${v.minor}.${v.patch}${v.pre.length ? `-${v.pre.join('.')}` : ''}`, v);
+}
+
+/** A strict semver string as a CEL semver value (DRA version attributes), undefined when it is not one. */
+export function semverValue(s: string): CelValue | undefined {
+  return parse(s) ? toSemver(s, false) as unknown as CelValue : undefined;
 }
 
 function isSemver(s: string, normalize: boolean): boolean {

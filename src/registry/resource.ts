@@ -82,6 +82,8 @@ export interface ResourceDef {
   prepareCreate?: (obj: KObject, ctx: StrategyContext) => void;
   /** Runs on update of the main resource, before validation. */
   prepareUpdate?: (obj: KObject, old: KObject, ctx: StrategyContext) => void;
+  /** Runs on update of the status subresource, before validation (upstream's status strategy's PrepareForUpdate). */
+  prepareStatusUpdate?: (obj: KObject, old: KObject, ctx: StrategyContext) => void;
   /**
    * The defaults kube-apiserver fills in when it decodes an object of the kind (in place, on the storage form);
    * `version` is the one the request was made in, when known (custom resources default with that version's schema).

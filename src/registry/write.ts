@@ -242,6 +242,7 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
     if (!undefaulted) result = defaulted(def, result, isStatus, opts.version);
   }
   if (!opts.subresource) def.prepareUpdate?.(result, cur, ctx);
+  else if (isStatus) def.prepareStatusUpdate?.(result, cur, ctx);
   fillEmptyStatus(def, result);
   // A binding leaves the generation alone, as upstream's binding storage writes past the pod strategy.
   if (def.generation && !isStatus && opts.subresource !== 'binding' && !sameSpec(result, cur)) {

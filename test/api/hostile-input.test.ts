@@ -20,6 +20,7 @@ import { patchSizeCases } from '../helpers/hostile-patch-size.js';
 import { originCases } from '../helpers/hostile-origin.js';
 import { flowcontrolApiCases } from '../helpers/hostile-flowcontrol-api.js';
 import { flowControlCases } from '../helpers/hostile-flowcontrol.js';
+import { draApiCases } from '../helpers/hostile-dra-api.js';
 import { THINGS, XGROUP, crdSchemaCases, crdUpdateCases, customObjectCases, customPatchCases, customScaleCases, extensionFixtures, extensionServed } from '../helpers/hostile-extensions.js';
 import { waitDeadline } from '../helpers/wait.js';
 
@@ -177,6 +178,7 @@ describe('hostile input', () => {
     ['cross-origin requests from web pages', originCases],
     ['FlowSchemas and PriorityLevelConfigurations', flowcontrolApiCases],
     ['API Priority and Fairness: timeouts and the debug dumps', flowControlCases],
+    ['Dynamic Resource Allocation: claims, templates, slices and classes', draApiCases],
   ];
   let total = 0;
   for (const [title, make] of groups) {

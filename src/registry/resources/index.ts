@@ -9,9 +9,10 @@ import { apiServices } from './apiservices.js';
 import { admissionRegistrationResources } from './admissionregistration.js';
 import { workloads } from './workloads.js';
 import { flowcontrolResources } from './flowcontrol.js';
+import { draResources } from './resource-dra.js';
 import { customResourceDefinitions } from '../../apiextensions/crd-resource.js';
 
 export const allResources: ResourceDef[] = [
   ...coreResources, ...appsResources, ...batchResources, ...otherResources, ...certificateResources, ...admissionRegistrationResources,
-  ...flowcontrolResources, workloads, apiServices, customResourceDefinitions,
+  ...flowcontrolResources, ...draResources, workloads, apiServices, customResourceDefinitions,
 ];

@@ -28,6 +28,13 @@ function nodeSelectorTerm(term: unknown, path: string): Errs {
   ];
 }
 
+/** core/validation ValidateNodeSelector: at least one term, each term's expressions and fields. */
+export function validateNodeSelector(sel: unknown, path: string): Errs {
+  const terms = arr(rec(sel).nodeSelectorTerms);
+  if (terms.length === 0) return [fieldRequired(`${path}.nodeSelectorTerms`, 'must have at least one node selector term')];
+  return terms.flatMap((t, i) => nodeSelectorTerm(t, `${path}.nodeSelectorTerms[${i}]`));
+}
+
 function weightErrors(w: unknown, path: string): Errs {
   return typeof w === 'number' && w >= 1 && w <= 100 ? [] : [fieldInvalid(path, w ?? 0, 'must be in the range 1-100')];
 }

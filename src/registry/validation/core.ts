@@ -8,6 +8,7 @@ import { arr, deepEqual, immutable, qualifiedNameErrors, rec, sortedMap, str, va
 import { inclusiveRangeError, invalidIpError, isConfigMapKey, isDns1123Label, isDns1123Subdomain, isIp, isQualifiedName } from '../../machinery/names.js';
 import { validatePodSpec, validatePodSpecUpdate, validatePodTemplate, validatePortNumOrName } from './pod.js';
 import { validateResources } from './resource-requirements.js';
+import { validatePodClaimStatuses } from './pod-claims.js';
 
 const systemPodConditions = new Set(['PodScheduled', 'Ready', 'Initialized']);
 
@@ -19,6 +20,7 @@ export function validatePod(obj: KObject, old: KObject | undefined): Errs {
   if (!old && arr(rec(obj.spec).ephemeralContainers).length) errs.push(fieldForbidden('spec.ephemeralContainers', 'cannot be set on create'));
   if (old) {
     if (!specKept) errs.push(...validatePodSpecUpdate(obj.spec, old.spec));
+    errs.push(...validatePodClaimStatuses(obj.spec, obj.status));
     // validatePodConditions: condition types other than the system ones are qualified names.
     // Every status write passes here: the field path is spelled out only for a condition in error.
     const conditions = arr(rec(obj.status).conditions);

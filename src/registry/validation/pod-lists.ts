@@ -1,10 +1,11 @@
 // Pod spec list items that upstream validates item by item (core/validation), so that a zero item (`[null]`
 // decodes to one) is refused as kube-apiserver refuses it: tolerations, host aliases, readiness and scheduling
-// gates, topology spread constraints, sysctls, resource claims, and a container's envFrom and volumeDevices.
+// gates, topology spread constraints, sysctls, resource claims (pod-claims.ts), and a container's envFrom and volumeDevices.
 import { fieldInvalid, fieldNotSupported, fieldRequired } from '../../machinery/errors.js';
 import { isRecord } from '../../machinery/types.js';
 import { arr, qualifiedNameErrors, rec, str, type Errs } from './common.js';
-import { invalidIpError, isDns1123Label, isDns1123Subdomain, isIp } from '../../machinery/names.js';
+import { invalidIpError, isDns1123Subdomain, isIp } from '../../machinery/names.js';
+import { validatePodClaims } from './pod-claims.js';
 
 
 /** The rules of ValidateTolerations that Bonsai's pod validation did not have: keys, empty keys, NoExecute seconds. */
@@ -51,16 +52,11 @@ export function validatePodLists(spec: Record<string, unknown>, path: string): E
     const name = str(rec(s).name) ?? '';
     if (!name) errs.push(fieldRequired(`${path}.securityContext.sysctls[${i}].name`));
   });
-  arr(spec.resourceClaims).forEach((c, i) => {
-    const name = str(rec(c).name) ?? '';
-    const p = `${path}.resourceClaims[${i}].name`;
-    if (!name) errs.push(fieldRequired(p));
-    else for (const m of isDns1123Label(name)) errs.push(fieldInvalid(p, name, m));
-  });
+  errs.push(...validatePodClaims(spec, path));
   return errs;
 }
 
-/** Container lists: envFrom sources, volumeDevices, resource claims. */
+/** Container lists: envFrom sources, volumeDevices. */
 export function validateContainerLists(ctr: Record<string, unknown>, path: string): Errs {
   const errs: Errs = [];
   for (const e of arr(ctr.envFrom)) {
@@ -73,9 +69,6 @@ export function validateContainerLists(ctr: Record<string, unknown>, path: strin
     const r = rec(d);
     if (!str(r.name)) errs.push(fieldRequired(`${path}.volumeDevices[${i}].name`));
     if (!str(r.devicePath)) errs.push(fieldRequired(`${path}.volumeDevices[${i}].devicePath`));
-  });
-  arr(rec(ctr.resources).claims).forEach((c, i) => {
-    if (!str(rec(c).name)) errs.push(fieldRequired(`${path}.resources.claims[${i}].name`));
   });
   return errs;
 }
