@@ -7,6 +7,7 @@
 import { celEnv, isCelError, parse, plan, type CelValue } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
+import { expandBind } from './bind.js';
 import { checkExpr } from './check.js';
 import { costLimitExceeded, charge, evaluationTimedOut, metered } from './budget.js';
 import { formatCompileError, type SourceIssue } from './errors.js';
@@ -55,17 +56,23 @@ export type CompileResult = { ok: true; program: Program } | { ok: false; error:
 
 const cache = new Lru<string, CompileResult>(2048);
 
-/** Compiles `source` with the given variable declarations; `envKey` identifies the declarations for caching. */
-export function compile(source: string, vars: Map<string, CelT>, envKey: string): CompileResult {
+/** Library options beyond the base environment. */
+export interface CompileOptions {
+  /** Expand `cel.bind(name, init, expr)` (cel-go's ext.Bindings). */
+  bind?: boolean;
+}
+
+/** Compiles `source` with the given variable declarations; `envKey` identifies the declarations (and options) for caching. */
+export function compile(source: string, vars: Map<string, CelT>, envKey: string, options: CompileOptions = {}): CompileResult {
   const key = `${envKey}\u0000${source}`;
   const hit = cache.get(key);
   if (hit) return hit;
-  const r = compileUncached(source, vars);
+  const r = compileUncached(source, vars, options);
   cache.set(key, r);
   return r;
 }
 
-function compileUncached(source: string, vars: Map<string, CelT>): CompileResult {
+function compileUncached(source: string, vars: Map<string, CelT>, options: CompileOptions): CompileResult {
   if (source.length > maxExpressionLength) return { ok: false, error: `expression of ${source.length} characters exceeds the limit of ${maxExpressionLength}` };
   const text = rewriteOptionalSyntax(source);
   let parsed: ReturnType<typeof parse>;
@@ -76,6 +83,8 @@ function compileUncached(source: string, vars: Map<string, CelT>): CompileResult
     const msg = e instanceof Error ? e.message.replace(/^<input>:\d+:\d+: /, '') : String(e);
     return { ok: false, error: formatCompileError(source, [{ offset: loc, message: `Syntax error: ${msg}` }]) };
   }
+  const bindError = options.bind ? expandBind(parsed.expr!) : undefined;
+  if (bindError) return { ok: false, error: formatCompileError(source, [{ offset: 0, message: bindError }]) };
   const checked = checkExpr(parsed.expr, vars);
   if (checked.issues.length) {
     const positions = parsed.sourceInfo?.positions ?? {};
