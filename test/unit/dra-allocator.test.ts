@@ -2,6 +2,7 @@
 // admin access, constraints, taints, devices other claims hold, several claims at once, and the results' shape.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { failureText } from '../../src/scheduler/dra/index.js';
 import {
   allocatedClaim, claim, classes, deviceClass, devicesOf, driver, gpu, gpuClass, gpuNode, h100, l4, migClass, req, run, slice,
 } from './dra-fixtures.js';
@@ -20,6 +21,7 @@ test('a claim for a GPU with at least 80Gi lands on the H100 node, and the L4 no
   assert.equal(out.kind, 'unschedulable');
   assert.equal(out.message, 'cannot allocate all claims');
   assert.deepEqual(out.requests, [{ claim: 'ml/big', request: 'gpu', reason: "no device matches device class gpu.bonsai.dev and the request's selectors" }]);
+  assert.equal(failureText(out.message, out.requests), "cannot allocate all claims: claim ml/big, request gpu: no device matches device class gpu.bonsai.dev and the request's selectors");
 });
 
 test('the allocation names each device, pins the claim to the node and carries class and claim config', async () => {
@@ -132,9 +134,13 @@ test("a pod's claims are allocated together or not at all, never sharing a devic
   assert.deepEqual([devicesOf(out, 0), devicesOf(out, 1)], [['l4-node/gpu-0'], ['l4-node/gpu-1']]);
   const held = await run('l4-node', both, claims, { holding: [allocatedClaim('o', [{ pool: 'l4-node', device: 'gpu-0' }])] });
   assert.ok(!held.ok && held.kind === 'unschedulable');
-  assert.deepEqual(!held.ok && held.requests, [
-    { claim: 'ml/a', request: '', reason: "the claim's requests cannot be met together (constraints, shared counters, or devices wanted by more than one request)" },
-    { claim: 'ml/b', request: '', reason: "the claim's requests cannot be met together (constraints, shared counters, or devices wanted by more than one request)" },
+  assert.deepEqual(!held.ok && held.requests, [{ claim: '', request: '', reason: 'the claims need 2 devices in all, 1 is free' }]);
+  // Enough devices in all, but the claims' constraints conflict.
+  const topo = slice('t', [gpu('t', 0, l4, { pcieRoot: 'a' }), gpu('t', 1, l4, { pcieRoot: 'b' })]);
+  const pair = claim('pair', [req('gpu', { count: 2 })], { constraints: [{ matchAttribute: 'resource.kubernetes.io/pcieRoot' }] });
+  const conflict = await run('t', [topo], [pair]);
+  assert.deepEqual(!conflict.ok && conflict.requests, [
+    { claim: 'ml/pair', request: '', reason: "the claim's requests cannot be met together (constraints, shared counters, or devices wanted by more than one request)" },
   ]);
 });
 

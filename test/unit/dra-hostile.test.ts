@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Device } from '../../src/generated/k8s/resource/v1.js';
-import { loadDeviceCel, podClaimGenerateName, podClaimName, toleratesTaint, type AllocateOutcome } from '../../src/scheduler/dra/index.js';
+import { failureText, loadDeviceCel, podClaimGenerateName, podClaimName, toleratesTaint, type AllocateOutcome } from '../../src/scheduler/dra/index.js';
 import { claim, classes, deviceClass, devicesOf, driver, gpu, gpuClass, gpuNode, h100, l4, req, run, slice } from './dra-fixtures.js';
 
 async function matches(expression: string, device: Device = gpu('n', 0, h100)): Promise<boolean | string> {
@@ -123,6 +123,11 @@ test('absurd counts and combinatorial constraints end in a failure', async () =>
   // More claims than the node has devices fail at once, whatever their number.
   const claims = Array.from({ length: 500 }, (_, i) => claim(`c${i}`, [req('gpu')]));
   assertBounded(await run('n', [node], claims));
+  // The bounds can be set per call; the failure names the one reached.
+  const tight = await run('s', [spread], [c], { limits: { maxSteps: 50 } });
+  assert.deepEqual(!tight.ok && [tight.kind, tight.message, failureText(tight.message, tight.requests)], ['unschedulable',
+    'allocation gave up after 50 steps: too many devices, requests or constraints to try on this node',
+    'allocation gave up after 50 steps: too many devices, requests or constraints to try on this node']);
   // Thousands of slices for other nodes are skipped.
   const others = Array.from({ length: 5000 }, (_, i) => gpuNode(`other-${i}`, 2, l4));
   assert.deepEqual(devicesOf(await run('n', [...others, node], [claim('c', [req('gpu')])])), ['n/gpu-0']);

@@ -10,7 +10,7 @@ import { ClaimConstraint, untoleratedTaint } from './constraints.js';
 import { CounterState } from './counters.js';
 import { explainFailure } from './explain.js';
 import { gatherPools } from './pools.js';
-import { allocationResultsMaxSize, AllocationStop, Budget, Planner, type ClaimPlan, type RequestData } from './requests.js';
+import { allocationResultsMaxSize, AllocationStop, Budget, devicesNeeded, freeDevices, Planner, type ClaimPlan, type RequestData } from './requests.js';
 import { buildAllocation, type Pick } from './result.js';
 import { cannotAllocateAllClaims, defaultLimits, type AllocateInput, type AllocateOutcome, type Candidate, type DeviceCel } from './types.js';
 
@@ -23,7 +23,7 @@ export function allocate(input: AllocateInput, cel: DeviceCel): AllocateOutcome 
     const plans = planner.plan(input.claims, pools);
     const candidates = pools.filter((p) => !p.incomplete && !p.invalid).flatMap((p) => p.candidates);
     const search = new Search(input, plans, planner, candidates, new CounterState(pools, input.allocated));
-    if (enoughFree(plans, candidates, input.allocated) && search.place(0, 0, -1, 0, 0)) {
+    if (devicesNeeded(plans) <= freeDevices(candidates, input.allocated) && search.place(0, 0, -1, 0, 0)) {
       return { ok: true, allocations: input.claims.map((claim, i): AllocationResult => buildAllocation(claim, plans[i], search.chosen[i], search.picks[i], input.node.name)) };
     }
     return { ok: false, kind: 'unschedulable', message: cannotAllocateAllClaims, requests: explainFailure(input, plans, planner, pools) };
@@ -31,18 +31,6 @@ export function allocate(input: AllocateInput, cel: DeviceCel): AllocateOutcome 
     if (e instanceof AllocationStop) return { ok: false, kind: e.kind, message: e.message, requests: e.kind === 'unschedulable' ? [{ claim: '', request: '', reason: e.message }] : [] };
     return { ok: false, kind: 'error', message: e instanceof Error ? e.message : String(e), requests: [] };
   }
-}
-
-/**
- * A cheap bound before the search: requests without admin access need at least their smallest alternative's count
- * of distinct free devices. Spares the search from trying every assignment when the node has too few in all.
- */
-function enoughFree(plans: ClaimPlan[], candidates: Candidate[], allocated: ReadonlySet<string>): boolean {
-  let need = 0;
-  for (const plan of plans) {
-    for (const alts of plan) if (alts.every((a) => !a.adminAccess)) need += Math.min(...alts.map((a) => a.count));
-  }
-  return need <= candidates.reduce((n, c) => n + (allocated.has(c.key) ? 0 : 1), 0);
 }
 
 class Search {

@@ -4,7 +4,7 @@
 // wanted twice). Bounded by what is left of the call's budget.
 import { untoleratedTaint } from './constraints.js';
 import { CounterState } from './counters.js';
-import { AllocationStop, claimName, type ClaimPlan, type Planner, type RequestData } from './requests.js';
+import { AllocationStop, claimName, devicesNeeded, freeDevices, type ClaimPlan, type Planner, type RequestData } from './requests.js';
 import type { AllocateInput, Candidate, PoolInfo, RequestFailure } from './types.js';
 
 export function explainFailure(input: AllocateInput, plans: ClaimPlan[], planner: Planner, pools: PoolInfo[]): RequestFailure[] {
@@ -32,7 +32,10 @@ export function explainFailure(input: AllocateInput, plans: ClaimPlan[], planner
     out.push({ claim: '', request: '', reason: 'not examined further: the allocation work bound was reached' });
     return out;
   }
-  if (!failed) {
+  const need = devicesNeeded(plans);
+  const free = freeDevices(usable, input.allocated);
+  if (!failed && need > free) out.push({ claim: '', request: '', reason: `the claims need ${need} devices in all, ${free} ${free === 1 ? 'is' : 'are'} free` });
+  else if (!failed) {
     for (const c of input.claims) out.push({ claim: claimName(c), request: '', reason: "the claim's requests cannot be met together (constraints, shared counters, or devices wanted by more than one request)" });
   }
   return out;
@@ -61,4 +64,13 @@ function shortfall(rd: RequestData, candidates: Candidate[], allocated: Readonly
   const parts = [inUse && `${inUse} in use`, tainted && `${tainted} with a taint not tolerated`, noCounters && `${noCounters} without enough shared counters left`].filter(Boolean);
   const wanted = rd.all ? `all ${need} matching devices` : `${need} device${need === 1 ? '' : 's'}`;
   return `needs ${wanted}, ${ok} of ${matching.length} matching available${parts.length ? ` (${parts.join(', ')})` : ''}`;
+}
+
+/** One line for a node in the scheduling explanation: the failure, then each request's reason. */
+export function failureText(message: string, requests: readonly RequestFailure[]): string {
+  const parts = requests.map((r) => {
+    const where = r.claim && r.request ? `claim ${r.claim}, request ${r.request}: ` : r.claim ? `claim ${r.claim}: ` : '';
+    return `${where}${r.reason}`;
+  }).filter((p) => p !== message);
+  return parts.length ? `${message}: ${parts.join('; ')}` : message;
 }

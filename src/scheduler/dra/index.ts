@@ -6,6 +6,7 @@ export { loadDeviceCel, type CompiledSelector, type DeviceCel, type SelectorResu
 export { allocatedDevices, podClaimGenerateName, podClaimName, podClaimNameAnnotation } from './claims.js';
 export { allocationResultsMaxSize } from './requests.js';
 export { toleratesTaint } from './constraints.js';
+export { failureText } from './explain.js';
 export {
   cannotAllocateAllClaims, defaultLimits, deviceKey, selectorMaxCost, selectorMaxLength,
   type AllocateInput, type AllocateOutcome, type AllocatorLimits, type AllocatorNode, type DeviceId, type FailureKind, type RequestFailure,

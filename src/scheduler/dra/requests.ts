@@ -40,6 +40,21 @@ export interface RequestData {
 /** Per claim, per request: the alternatives (one unless firstAvailable lists several). */
 export type ClaimPlan = RequestData[][];
 
+/**
+ * A cheap bound checked before the search: requests without admin access need at least their smallest
+ * alternative's count of distinct free devices. Spares the search from trying every assignment when the node has
+ * too few in all.
+ */
+export function devicesNeeded(plans: ClaimPlan[]): number {
+  let need = 0;
+  for (const plan of plans) {
+    for (const alts of plan) if (alts.every((a) => !a.adminAccess)) need += Math.min(...alts.map((a) => a.count));
+  }
+  return need;
+}
+
+export const freeDevices = (candidates: Candidate[], allocated: ReadonlySet<string>): number => candidates.reduce((n, c) => n + (allocated.has(c.key) ? 0 : 1), 0);
+
 export const claimName = (c: ResourceClaim) => `${c.metadata.namespace ?? ''}/${c.metadata.name ?? ''}`;
 export const deviceText = (c: Candidate) => `${c.id.driver}/${c.id.pool}/${c.id.device}`;
 
