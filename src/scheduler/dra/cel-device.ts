@@ -11,7 +11,7 @@ import { compile } from '../../cel/engine.js';
 import { makeQuantity, parseDec } from '../../cel/lib-quantity.js';
 import { toSemver } from '../../cel/lib-semver.js';
 import { BOOL, DYN, QUANTITY, mapOf, typeName, type CelT } from '../../cel/types.js';
-import type { CompiledSelector } from './types.js';
+import type { CompiledSelector, SelectorResult } from './types.js';
 import { selectorMaxCost, selectorMaxLength } from './types.js';
 
 // Upstream's bounds on what a device may hold: 32 attributes and capacities, 63-character domains and driver
@@ -42,19 +42,41 @@ export function compileSelector(expression: string): CompiledSelector {
     ok: true,
     estimatedCost: p.estimatedCost,
     evaluate(device, driver, limit) {
-      let value: CelValue;
-      try {
-        value = deviceValue(device, driver);
-      } catch (e) {
-        return { ok: false, error: e instanceof Error ? e.message : String(e), cost: 0, costExceeded: false };
+      // A device is published by one driver, so the expression alone keys its verdicts.
+      const key = expression;
+      const hit = verdicts.get(device)?.get(key);
+      if (hit) return hit.ok ? { ...hit, cost: 0 } : hit;
+      const r = evaluateUncached(device, driver, limit);
+      // A verdict depends only on the device and the expression (a device object is never changed in place: a
+      // new slice version brings new objects); one cut short by a lower limit is not kept.
+      if (r.ok || !r.costExceeded) {
+        let m = verdicts.get(device);
+        if (!m) verdicts.set(device, (m = new Map()));
+        if (m.size >= maxVerdictsPerDevice) m.clear();
+        m.set(key, r);
       }
-      const r = p.eval({ device: value }, Math.min(limit, selectorMaxCost));
-      if (!r.ok) return { ok: false, error: r.error, cost: r.cost, costExceeded: r.costExceeded };
-      if (typeof r.value !== 'boolean') return { ok: false, error: `CEL result of type ${typeof r.value} could not be converted to bool`, cost: r.cost, costExceeded: false };
-      return { ok: true, matches: r.value, cost: r.cost };
+      return r;
     },
   };
+
+  function evaluateUncached(device: Device, driver: string, limit: number): SelectorResult {
+    let value: CelValue;
+    try {
+      value = deviceValue(device, driver);
+    } catch (e) {
+      return { ok: false, error: e instanceof Error ? e.message : String(e), cost: 0, costExceeded: false };
+    }
+    const r = p.eval({ device: value }, Math.min(limit, selectorMaxCost));
+    // The wall-clock guard's verdict counts as running out: it is not the expression's answer either.
+    if (!r.ok) return { ok: false, error: r.error, cost: r.cost, costExceeded: r.costExceeded || r.timedOut === true };
+    if (typeof r.value !== 'boolean') return { ok: false, error: `CEL result of type ${typeof r.value} could not be converted to bool`, cost: r.cost, costExceeded: false };
+    return { ok: true, matches: r.value, cost: r.cost };
+  }
 }
+
+/** Verdicts by device object, then expression: a scheduler asks the same of each device for every pod. */
+const verdicts = new WeakMap<Device, Map<string, SelectorResult>>();
+const maxVerdictsPerDevice = 64;
 
 // The `device` value of one device, built once per device object and driver. Values convert when an expression
 // reads them (a semver or a quantity is costly to build, and most selectors read one or two attributes).
