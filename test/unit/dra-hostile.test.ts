@@ -111,10 +111,20 @@ test('deep and costly CEL fails with a reason', async () => {
 
 test('absurd counts and combinatorial constraints end in a failure', async () => {
   const node = gpuNode('n', 8, l4);
-  for (const count of [1e9, 2 ** 53, 33]) {
+  for (const count of [1e9, 2 ** 52, 33]) {
     const out = await run('n', [node], [claim('c', [req('gpu', { count })])]);
     assert.ok(!out.ok && out.kind === 'error' && /exceeds the claim limit of 32/.test(out.message));
   }
+  for (const count of [0, -3, 1.5, 2 ** 64]) {
+    const out = await run('n', [node], [claim('c', [req('gpu', { count })])]);
+    assert.deepEqual(!out.ok && [out.kind, out.message], ['error', `claim ml/c, request gpu: count ${count} is not a positive number`]);
+  }
+  // Thousands of claims with admin access (not bounded by the free devices): refused before the search.
+  const admins = Array.from({ length: 5000 }, (_, i) => claim(`a${i}`, [req('gpu', { adminAccess: true })]));
+  const a = await run('n', [node], admins);
+  assert.deepEqual(!a.ok && [a.kind, a.message], ['error', 'the claims have 5000 requests in all, more than the 1024 one allocation handles']);
+  const fewer = await run('n', [node], admins.slice(0, 1000));
+  assert.ok(fewer.ok || fewer.kind === 'unschedulable', !fewer.ok ? fewer.message : '');
   // 200 devices with distinct PCIe roots, three requests that must share one: every combination is tried until the bound.
   const spread = slice('s', Array.from({ length: 200 }, (_, i) => gpu('s', i, l4, { pcieRoot: `root-${i}` })));
   const same = { matchAttribute: 'resource.kubernetes.io/pcieRoot' };

@@ -6,6 +6,8 @@ import { selectorMaxCost, type AllocatorLimits, type Candidate, type CompiledSel
 
 /** Upstream's AllocationResultsMaxSize: devices one claim may be allocated. */
 export const allocationResultsMaxSize = 32;
+/** Requests of all the claims one call allocates: the search recurses once per device, so this bounds its depth. */
+const maxRequestsPerCall = 1024;
 /** Upstream's DeviceSelectorsMaxSize: selectors of a class or a request (API validation keeps to it; so does allocation). */
 export const selectorsMaxSize = 32;
 
@@ -85,6 +87,10 @@ export class Planner {
 
   /** The plan of every claim, in order; throws `AllocationStop` for what upstream reports as an error. */
   plan(claims: readonly ResourceClaim[], pools: readonly PoolInfo[]): ClaimPlan[] {
+    const requests = claims.reduce((n, c) => n + (c.spec.devices?.requests?.length ?? 0), 0);
+    if (requests > maxRequestsPerCall) {
+      throw new AllocationStop('error', `the claims have ${requests} requests in all, more than the ${maxRequestsPerCall} one allocation handles`);
+    }
     return claims.map((claim, claimIndex) => {
       let minDevices = 0;
       const plan = (claim.spec.devices?.requests ?? []).map((r) => {
@@ -114,8 +120,10 @@ export class Planner {
     ];
     const mode = r.allocationMode || 'ExactCount';
     if (mode !== 'ExactCount' && mode !== 'All') throw new AllocationStop('error', `claim ${claimName(claim)}, request ${name}: unsupported count mode ${mode}`);
+    const count = r.count ?? 1;
+    if (mode === 'ExactCount' && (!Number.isSafeInteger(count) || count < 1)) throw new AllocationStop('error', `claim ${claimName(claim)}, request ${name}: count ${count} is not a positive number`);
     const data: RequestData = {
-      claimIndex, base, name, className: r.deviceClassName, class: cls, selectors, all: mode === 'All', count: mode === 'All' ? 0 : r.count ?? 1,
+      claimIndex, base, name, className: r.deviceClassName, class: cls, selectors, all: mode === 'All', count: mode === 'All' ? 0 : count,
       adminAccess, tolerations: r.tolerations ?? [], allDevices: [], matches: new Map(),
     };
     if (data.all) {
