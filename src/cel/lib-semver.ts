@@ -52,7 +52,7 @@ function normalized(s: string): string | undefined {
   return fixed.join('.');
 }
 
-function toSemver(s: string, normalize: boolean): ReflectMessage {
+export function toSemver(s: string, normalize: boolean): ReflectMessage {
   const text = normalize ? normalized(s) : s;
   const v = text === undefined ? undefined : parse(text);
   if (!v) throw new Error(`string ${JSON.stringify(s)} is not a valid semver`);

@@ -144,7 +144,8 @@ const LAYERS: Record<string, string[]> = {
   cel: ['generated', 'machinery', 'util'],
   client: ['admission', 'auth', 'generated', 'kubelet', 'machinery', 'metrics-apis', 'registry', 'storage', 'util'],
   leader: ['client', 'generated', 'machinery', 'util'],
-  scheduler: ['auth', 'client', 'generated', 'machinery', 'util'],
+  // scheduler -> cel: DRA device selectors (scheduler/dra/cel-device.ts, loaded on first use).
+  scheduler: ['auth', 'cel', 'client', 'generated', 'machinery', 'util'],
   // kubelet -> controllers: gatekeeper-effects.ts reads an error's status code with the workload controllers' helper.
   kubelet: ['auth', 'client', 'controllers', 'generated', 'machinery', 'util'],
   // controllers -> leader: the controller runtime's manager runs its controllers while holding a Lease.
