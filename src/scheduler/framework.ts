@@ -1,6 +1,7 @@
 // The scheduling framework: plugin interfaces, the per-attempt cycle state, filtering and scoring.
 import type { PersistentVolumeClaim, Pod } from '../generated/k8s/core/v1.js';
 import type { StorageClass } from '../generated/k8s/storage/v1.js';
+import type { DeviceClass, ResourceClaim, ResourceClaimStatus, ResourceSlice } from '../generated/k8s/resource/v1.js';
 import type { Selector } from '../machinery/labels.js';
 import type { NodeInfo } from './node-info.js';
 import type { PodIndex } from './pod-index.js';
@@ -29,6 +30,21 @@ export interface Lookups {
     claim(namespace: string, name: string): PersistentVolumeClaim | undefined;
     storageClass(name: string): StorageClass | undefined;
   };
+  /** Claims, slices and classes, for DynamicResources (optional: without them a pod with claims is unschedulable). */
+  dra?: DraLookups;
+}
+
+/** What the plugin reads and writes of the cluster (Lookups.dra). */
+export interface DraLookups {
+  claim(namespace: string, name: string): ResourceClaim | undefined;
+  /** Every claim (for the devices allocated ones hold). */
+  claims(): readonly ResourceClaim[];
+  slices(): readonly ResourceSlice[];
+  classes(): ReadonlyMap<string, DeviceClass>;
+  /** Writes a claim's allocation and reservations (adding the finalizer first when it has none). */
+  reserve(claim: ResourceClaim, status: ResourceClaimStatus): void;
+  /** Called once the selector engine has loaded (pods waiting for it may go on). */
+  engineLoaded(): void;
 }
 
 /** Everything computed for one attempt to schedule one pod. Plugins keep their pre-computed data here. */
@@ -62,6 +78,8 @@ export interface FilterPlugin {
    * give the plugin something to check).
    */
   skips?(s: CycleState): boolean;
+  /** Before the pod is bound to `host` (upstream's Reserve and PreBind): writes what the binding needs; throws to refuse. */
+  preBind?(s: CycleState, host: NodeInfo): void;
   /** Keep pre-computed data right when preemption simulates removing or re-adding a pod on a node. */
   addPod?(s: CycleState, pi: PodInfo, n: NodeInfo): void;
   removePod?(s: CycleState, pi: PodInfo, n: NodeInfo): void;

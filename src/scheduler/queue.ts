@@ -49,7 +49,8 @@ export function backoffDuration(attempts: number): number {
 }
 
 /** What a pod update can change for scheduling (status writes, e.g. our own conditions, are not it). */
-const schedulingShape = (p: Pod) => JSON.stringify([p.spec, p.metadata?.labels, p.metadata?.annotations]);
+// resourceClaimStatuses: a pod waiting for its claims to be made goes on once they are (upstream's pod-update hint of DynamicResources).
+const schedulingShape = (p: Pod) => JSON.stringify([p.spec, p.metadata?.labels, p.metadata?.annotations, p.status?.resourceClaimStatuses]);
 
 export class SchedulingQueue {
   readonly entries = new Map<string, QueuedPod>();

@@ -121,8 +121,21 @@ export class SchedulingLoop {
       }
     }
     const p = this.place(e, pod);
-    if (p.host) this.bind(e, pod, p.host);
-    else this.reject(e, pod, p);
+    if (p.host) {
+      if (this.preBind(e, p.s, p.host)) this.bind(e, pod, p.host);
+    } else this.reject(e, pod, p);
+  }
+
+  /** The plugins' writes before binding (DynamicResources' claim allocations); false, and retried later, when one fails. */
+  private preBind(e: QueuedPod, s: CycleState, host: NodeInfo): boolean {
+    try {
+      for (const f of this.d.filters) f.preBind?.(s, host);
+      return true;
+    } catch (err) {
+      this.d.log.debug({ err, pod: e.key, node: host.name }, 'pre-bind failed; retrying after backoff');
+      this.d.queue.done(e, 'error');
+      return false;
+    }
   }
 
   /** The pod as stored now, if it still waits for this scheduler (otherwise it leaves the queue). */

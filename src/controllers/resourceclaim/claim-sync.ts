@@ -6,9 +6,8 @@ import type { ResourceClaim } from '../../generated/k8s/resource/v1.js';
 import type { Client } from '../../client/client.js';
 import type { Logger } from '../../util/logger.js';
 import { claimsRef, isPodDone, owningPod } from './pod-claims.js';
+import { claimFinalizer } from '../../machinery/dra-names.js';
 
-/** The finalizer the scheduler puts on a claim it allocates. */
-export const claimFinalizer = 'resource.kubernetes.io/delete-protection';
 
 function stillUsing(client: Client, ns: string, ref: { resource: string; apiGroup?: string; name: string; uid: string }): boolean {
   if ((ref.apiGroup ?? '') !== '' || ref.resource !== 'pods') return true;

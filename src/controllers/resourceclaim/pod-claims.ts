@@ -5,11 +5,10 @@ import type { Pod, PodResourceClaim } from '../../generated/k8s/core/v1.js';
 import type { ResourceClaim, ResourceClaimTemplate } from '../../generated/k8s/resource/v1.js';
 import type { Client } from '../../client/client.js';
 import type { Logger } from '../../util/logger.js';
+import { podClaimAnnotation } from '../../machinery/dra-names.js';
 
 export const claimsRef = 'resource.k8s.io/v1/resourceclaims';
 export const templatesRef = 'resource.k8s.io/v1/resourceclaimtemplates';
-/** Ties a generated claim to the pod's claim entry it was made for. */
-export const podClaimAnnotation = 'resource.kubernetes.io/pod-claim-name';
 
 /** A pod none of whose containers runs or will run: finished, or deleted before it was scheduled. */
 export function isPodDone(pod: Pod): boolean {

@@ -7,9 +7,10 @@ import { balancedAllocationScore, nodeResourcesFitFilter, nodeResourcesFitScore 
 import { taintTolerationFilter, taintTolerationScore } from './taint-toleration.js';
 import { topologySpreadFilter, topologySpreadScore } from './topology-spread.js';
 import { volumeBinding } from './volume-binding.js';
+import { dynamicResources } from './dynamic-resources.js';
 
 export const defaultFilters: FilterPlugin[] = [
-  nodeUnschedulable, nodeName, taintTolerationFilter, nodeAffinityFilter, nodePorts, nodeResourcesFitFilter, volumeBinding, topologySpreadFilter, interPodAffinityFilter,
+  nodeUnschedulable, nodeName, taintTolerationFilter, nodeAffinityFilter, nodePorts, nodeResourcesFitFilter, volumeBinding, topologySpreadFilter, interPodAffinityFilter, dynamicResources,
 ];
 
 export const defaultScores: ScorePlugin[] = [

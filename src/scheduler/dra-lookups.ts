@@ -1,0 +1,29 @@
+// What the DynamicResources plugin reads and writes through the scheduler's client: claims, slices and classes, and
+// a claim's allocation and reservation (the delete-protection finalizer first, then the status).
+import type { DeviceClass, ResourceClaim, ResourceSlice } from '../generated/k8s/resource/v1.js';
+import type { Client } from '../client/client.js';
+import { claimFinalizer } from '../machinery/dra-names.js';
+import type { DraLookups } from './framework.js';
+
+const claimsRef = 'resource.k8s.io/v1/resourceclaims';
+export const draRefs = [claimsRef, 'resource.k8s.io/v1/resourceslices', 'resource.k8s.io/v1/deviceclasses'];
+export const draPlugin = 'DynamicResources';
+
+export function draLookups(client: Client, engineLoaded: () => void): DraLookups {
+  return {
+    claim: (ns, name) => client.get<ResourceClaim>(claimsRef, ns, name),
+    claims: () => client.list<ResourceClaim>(claimsRef),
+    slices: () => client.list<ResourceSlice>('resource.k8s.io/v1/resourceslices'),
+    classes: () => new Map(client.list<DeviceClass>('resource.k8s.io/v1/deviceclasses').map((c) => [c.metadata.name ?? '', c])),
+    reserve(claim, status) {
+      const ns = claim.metadata.namespace ?? '';
+      const name = claim.metadata.name ?? '';
+      let cur = claim;
+      if (status.allocation && !claim.metadata.finalizers?.includes(claimFinalizer)) {
+        cur = client.update<ResourceClaim>(claimsRef, ns, name, { ...claim, metadata: { ...claim.metadata, finalizers: [...(claim.metadata.finalizers ?? []), claimFinalizer] } });
+      }
+      client.updateStatus(claimsRef, ns, name, { ...cur, status });
+    },
+    engineLoaded,
+  };
+}
