@@ -98,6 +98,9 @@ export const clusterRoles: RoleSpec[] = [
       r(read, 'storage.k8s.io', 'csinodes'),
       r(read, 'core', 'namespaces'),
       r(read, 'storage.k8s.io', 'csidrivers'),
+      // Dynamic Resource Allocation (upstream's role since 1.32): claims are allocated and reserved, slices and classes read.
+      r(read, 'resource.k8s.io', 'deviceclasses resourceclaims resourceslices'),
+      r('patch update', 'resource.k8s.io', 'resourceclaims resourceclaims/status'),
       r(read, 'storage.k8s.io', 'csistoragecapacities'),
     ],
   },
