@@ -3,7 +3,7 @@
 // per node (synchronous), with `allocated = allocatedDevices(allocatedClaims)`.
 export { allocate } from './allocator.js';
 export { loadDeviceCel, type CompiledSelector, type DeviceCel, type SelectorResult } from './cel-env.js';
-export { allocatedDevices, podClaimGenerateName, podClaimName, podClaimNameAnnotation } from './claims.js';
+export { allocatedDevices } from './claims.js';
 export { allocationResultsMaxSize } from './requests.js';
 export { toleratesTaint } from './constraints.js';
 export { failureText } from './explain.js';
