@@ -17,6 +17,7 @@ import { workloadRows } from './workloads.js';
 import { crdApplyFigure, customResourceCreates } from './extensions.js';
 import { gangsOnNodes } from './gangs.js';
 import { jobSetRows } from './jobset.js';
+import { draRows } from './dra.js';
 import { karpenterRows } from './karpenter.js';
 import { karpenterConsolidationRows } from './karpenter-consolidation.js';
 import { timeTravelRows } from './time-travel.js';
@@ -223,6 +224,7 @@ async function everydayRows(rows: Row[]): Promise<void> {
     figure: `17. gangs placed/s, ${nN(cfg.gangs)} gangs of ${cfg.gangSize} (${nN(cfg.gangs * cfg.gangSize)} pods) on ${nN(cfg.gangNodes)} nodes`, value: `${gs.groupsPerSec.toFixed(1)}/s`, baseline: '-',
     verdict: join(target(gs.groupsPerSec >= 20 && gs.partial === 0, 'target >= 20 gangs/s, every gang whole'), `${gs.partial} partial`),
   });
+  rows.push(...(await draRows(quick, log)));
   rows.push(...(await jobSetRows(quick, log)));
   rows.push(...(await karpenterRows(log)));
   rows.push(...karpenterConsolidationRows(quick, log));

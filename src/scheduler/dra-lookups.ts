@@ -6,14 +6,36 @@ import { claimFinalizer } from '../machinery/dra-names.js';
 import type { DraLookups } from './framework.js';
 
 const claimsRef = 'resource.k8s.io/v1/resourceclaims';
-export const draRefs = [claimsRef, 'resource.k8s.io/v1/resourceslices', 'resource.k8s.io/v1/deviceclasses'];
+export const draSlicesRef = 'resource.k8s.io/v1/resourceslices';
+export const draRefs = [claimsRef, draSlicesRef, 'resource.k8s.io/v1/deviceclasses'];
 export const draPlugin = 'DynamicResources';
 
-export function draLookups(client: Client, engineLoaded: () => void): DraLookups {
+/** The DRA lookups, with the slices grouped by node until `invalidate` (a slice changed). */
+export function draLookups(client: Client, engineLoaded: () => void): DraLookups & { invalidate(): void } {
+  let byNode: Map<string, ResourceSlice[]> | undefined;
+  let shared: ResourceSlice[] = [];
+  const group = () => {
+    byNode = new Map();
+    shared = [];
+    for (const sl of client.list<ResourceSlice>(draSlicesRef)) {
+      const node = sl.spec.nodeName;
+      if (!node) shared.push(sl);
+      else {
+        const list = byNode.get(node);
+        if (list) list.push(sl);
+        else byNode.set(node, [sl]);
+      }
+    }
+    return byNode;
+  };
   return {
+    invalidate: () => { byNode = undefined; },
+    slicesFor(node) {
+      const own = (byNode ?? group()).get(node) ?? [];
+      return shared.length ? [...own, ...shared] : own;
+    },
     claim: (ns, name) => client.get<ResourceClaim>(claimsRef, ns, name),
     claims: () => client.list<ResourceClaim>(claimsRef),
-    slices: () => client.list<ResourceSlice>('resource.k8s.io/v1/resourceslices'),
     classes: () => new Map(client.list<DeviceClass>('resource.k8s.io/v1/deviceclasses').map((c) => [c.metadata.name ?? '', c])),
     reserve(claim, status) {
       const ns = claim.metadata.namespace ?? '';

@@ -39,7 +39,8 @@ export interface DraLookups {
   claim(namespace: string, name: string): ResourceClaim | undefined;
   /** Every claim (for the devices allocated ones hold). */
   claims(): readonly ResourceClaim[];
-  slices(): readonly ResourceSlice[];
+  /** The slices a node may use: its own (spec.nodeName) and those of pools not bound to one node. */
+  slicesFor(node: string): readonly ResourceSlice[];
   classes(): ReadonlyMap<string, DeviceClass>;
   /** Writes a claim's allocation and reservations (adding the finalizer first when it has none). */
   reserve(claim: ResourceClaim, status: ResourceClaimStatus): void;

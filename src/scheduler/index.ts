@@ -6,7 +6,7 @@ import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { Binder, schedulerName } from './binder.js';
-import { draLookups, draPlugin, draRefs } from './dra-lookups.js';
+import { draLookups, draPlugin, draRefs, draSlicesRef } from './dra-lookups.js';
 import { SchedulerCache } from './cache.js';
 import type { Lookups } from './framework.js';
 import { podKey, termMatches, type PodInfo } from './pod-info.js';
@@ -40,13 +40,14 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
   const defaults = defaultSelectorLookup(client);
   const nominated = new Map<string, Map<string, PodInfo>>();
   const nominatedNode = new Map<string, string>();
+  const dra = draLookups(client, () => queue.moveParked((e) => e.rejectors.has(draPlugin)));
   const lookups: Lookups = {
     index: cache.index,
     volumes: {
       claim: (ns, name) => client.get('v1/persistentvolumeclaims', ns, name),
       storageClass: (name) => client.get('storage.k8s.io/v1/storageclasses', '', name),
     },
-    dra: draLookups(client, () => queue.moveParked((e) => e.rejectors.has(draPlugin))),
+    dra,
     nsLabels: (ns) => client.get('v1/namespaces', '', ns)?.metadata.labels as Record<string, string> | undefined,
     defaultSelector: (pod) => defaults.selectorFor(pod),
   };
@@ -137,7 +138,10 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
     ...['v1/persistentvolumeclaims', 'v1/persistentvolumes', 'storage.k8s.io/v1/storageclasses'].map((key) =>
       client.watch(key, () => guard('volume', () => queue.moveParked((e) => e.rejectors.has('VolumeBinding'))))),
     // Pods waiting for devices move when a claim, a slice or a class changes.
-    ...draRefs.map((key) => client.watch(key, () => guard('dra', () => queue.moveParked((e) => e.rejectors.has(draPlugin))))),
+    ...draRefs.map((key) => client.watch(key, () => guard('dra', () => {
+      if (key === draSlicesRef) dra.invalidate();
+      queue.moveParked((e) => e.rejectors.has(draPlugin));
+    }))),
     // A Workload appearing (or changing) may let its pods pass PreEnqueue.
     client.watch(workloadsKey, (c) => guard('workload', () => queue.recheckGated(tracker.podsOfWorkload(c.object.metadata.namespace ?? '', c.object.metadata.name ?? '')))),
     clock.setInterval(() => guard('timer', () => queue.flushLongParked()), 30_000),

@@ -4,7 +4,7 @@
 // with the pod in reservedFor and the delete-protection finalizer, before the pod is bound (upstream's Reserve and
 // PreBind). The allocator's CEL engine loads on the first pod with claims.
 import type { Pod } from '../../generated/k8s/core/v1.js';
-import type { AllocationResult, DeviceClass, ResourceClaim, ResourceSlice } from '../../generated/k8s/resource/v1.js';
+import type { AllocationResult, DeviceClass, ResourceClaim } from '../../generated/k8s/resource/v1.js';
 import { allocate, allocatedDevices, loadDeviceCel, type DeviceCel } from '../dra/index.js';
 import type { Failure, FilterPlugin } from '../framework.js';
 import type { NodeInfo } from '../node-info.js';
@@ -18,7 +18,6 @@ interface State {
   /** Those still to allocate. */
   pending: ResourceClaim[];
   allocated: Set<string>;
-  slices: readonly ResourceSlice[];
   classes: ReadonlyMap<string, DeviceClass>;
   /** Allocations found per node, for the binding. */
   found: Map<string, AllocationResult[]>;
@@ -86,7 +85,7 @@ export const dynamicResources: FilterPlugin = {
     const state: State = {
       claims, pending, found: new Map(),
       allocated: pending.length ? allocatedDevices(dra.claims()) : new Set(),
-      slices: pending.length ? dra.slices() : [], classes: pending.length ? dra.classes() : new Map(),
+      classes: pending.length ? dra.classes() : new Map(),
     };
     s.data.set(key, state);
   },
@@ -98,7 +97,7 @@ export const dynamicResources: FilterPlugin = {
       if (c.status?.allocation && !matchesNode(c.status.allocation, n)) return unresolvable('resourceclaim not available on the node');
     }
     if (!st.pending.length || !cel) return undefined;
-    const out = allocate({ node: { name: n.name, labels: n.node.metadata.labels ?? {} }, slices: st.slices, classes: st.classes, claims: st.pending, allocated: st.allocated }, cel);
+    const out = allocate({ node: { name: n.name, labels: n.node.metadata.labels ?? {} }, slices: s.lookups.dra?.slicesFor(n.name) ?? [], classes: st.classes, claims: st.pending, allocated: st.allocated }, cel);
     if (out.ok) {
       st.found.set(n.name, out.allocations);
       return undefined;
