@@ -76,19 +76,19 @@ export async function draRows(quick: boolean, log: (s: string) => void): Promise
   const pods = quick ? 100 : 1000;
   const small = quick ? 13 : 125;
   const large = quick ? 100 : 1000;
-  log(`18. DRA: ${pods} pods with a one-GPU claim each on ${small} nodes of 8 GPUs (16 clients create; first create to all Running)`);
+  log(`17b. DRA: ${pods} pods with a one-GPU claim each on ${small} nodes of 8 GPUs (16 clients create; first create to all Running)`);
   const fill = await run(small, pods, true);
   log(`   all bound after ${ms(fill.boundMs)}, all Running after ${ms(fill.runningMs)}`);
-  log(`18b. scheduler throughput at ${large} nodes: ${pods} pods with claims, then ${pods} plain pods`);
+  log(`17c. DRA scheduler throughput at ${large} nodes: ${pods} pods with claims, then ${pods} plain pods`);
   const withClaims = await run(large, pods, true);
   const plain = await run(large, pods, false);
   const claimRate = pods / (withClaims.boundMs / 1000);
   const plainRate = pods / (plain.boundMs / 1000);
   log(`   with claims ${rate(claimRate)} (bound after ${ms(withClaims.boundMs)}), plain ${rate(plainRate)} (bound after ${ms(plain.boundMs)})`);
   return [
-    { figure: `18. ${pods} pods with a one-GPU claim on ${small} nodes of 8 GPUs, to all Running`, value: ms(fill.runningMs), baseline: '-', verdict: target(fill.runningMs < 5000, 'target < 5 s') },
+    { figure: `17b. ${pods} pods with a one-GPU claim on ${small} nodes of 8 GPUs, to all Running`, value: ms(fill.runningMs), baseline: '-', verdict: target(fill.runningMs < 5000, 'target < 5 s') },
     {
-      figure: `18b. pods bound/s with one-GPU claims, ${pods} pods on ${large} GPU nodes`, value: rate(claimRate), baseline: rate(plainRate),
+      figure: `17c. pods bound/s with one-GPU claims, ${pods} pods on ${large} GPU nodes`, value: rate(claimRate), baseline: rate(plainRate),
       verdict: join(ratio(claimRate, plainRate), target(claimRate >= 0.5 * plainRate, 'target >= 0.5x plain pods')),
     },
   ];

@@ -25,7 +25,8 @@ interface Step {
 
 /** In install order, as each project's docs say. */
 const steps: Step[] = [
-  { file: 'kueue/manifests.yaml', serverSide: true },
+  // Kueue's docs wait for its controller before going on: its webhooks (failurePolicy Fail) match Deployments too.
+  { file: 'kueue/manifests.yaml', serverSide: true, then: ['wait', 'deploy/kueue-controller-manager', '-n', 'kueue-system', '--for=condition=available', '--timeout=300s'] },
   // Experimental over standard is refused by Gateway API's own safe-upgrades policy unless it is deleted first.
   { file: 'gateway-api/standard-install.yaml', serverSide: true, then: ['delete', 'validatingadmissionpolicy', 'safe-upgrades.gateway.networking.k8s.io'] },
   { file: 'gateway-api/experimental-install.yaml', serverSide: true },
