@@ -8,7 +8,7 @@ import type { DraLookups } from './framework.js';
 const claimsRef = 'resource.k8s.io/v1/resourceclaims';
 export const draSlicesRef = 'resource.k8s.io/v1/resourceslices';
 export const draRefs = [claimsRef, draSlicesRef, 'resource.k8s.io/v1/deviceclasses'];
-export const draPlugin = 'DynamicResources';
+export { pluginName as draPlugin } from './plugins/dynamic-resources.js';
 
 /** The DRA lookups, with the slices grouped by node until `invalidate` (a slice changed). */
 export function draLookups(client: Client, engineLoaded: () => void): DraLookups & { invalidate(): void } {

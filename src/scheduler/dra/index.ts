@@ -4,6 +4,7 @@
 export { allocate } from './allocator.js';
 export { loadDeviceCel, type CompiledSelector, type DeviceCel, type SelectorResult } from './cel-env.js';
 export { allocatedDevices } from './claims.js';
+export { nodeSelectorMatches } from './pools.js';
 export { allocationResultsMaxSize } from './requests.js';
 export { toleratesTaint } from './constraints.js';
 export { failureText } from './explain.js';

@@ -5,7 +5,7 @@
 // PreBind). The allocator's CEL engine loads on the first pod with claims.
 import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { AllocationResult, DeviceClass, ResourceClaim } from '../../generated/k8s/resource/v1.js';
-import { allocate, allocatedDevices, loadDeviceCel, type DeviceCel } from '../dra/index.js';
+import { allocate, allocatedDevices, loadDeviceCel, nodeSelectorMatches, type DeviceCel } from '../dra/index.js';
 import type { Failure, FilterPlugin } from '../framework.js';
 import type { NodeInfo } from '../node-info.js';
 
@@ -42,22 +42,9 @@ function claimNames(pod: Pod): string[] | string {
   return out;
 }
 
-function matchesNode(a: AllocationResult, n: NodeInfo): boolean {
-  const terms = a.nodeSelector?.nodeSelectorTerms;
-  if (!terms?.length) return true;
-  const labels = n.node?.metadata.labels ?? {};
-  return terms.some((t) => (t.matchFields ?? []).every((f) => f.key !== 'metadata.name' || (f.operator === 'In' ? f.values?.includes(n.name) : !f.values?.includes(n.name)))
-    && (t.matchExpressions ?? []).every((e) => {
-      const v = labels[e.key];
-      switch (e.operator) {
-        case 'In': return v !== undefined && (e.values ?? []).includes(v);
-        case 'NotIn': return v === undefined || !(e.values ?? []).includes(v);
-        case 'Exists': return v !== undefined;
-        case 'DoesNotExist': return v === undefined;
-        default: return false;
-      }
-    }));
-}
+/** An allocation without a node selector is usable anywhere; otherwise where its selector (the allocator's) selects. */
+const matchesNode = (a: AllocationResult, n: NodeInfo): boolean =>
+  !a.nodeSelector?.nodeSelectorTerms?.length || nodeSelectorMatches(a.nodeSelector, { name: n.name, labels: n.node?.metadata.labels ?? {} });
 
 export const dynamicResources: FilterPlugin = {
   name: pluginName,
@@ -79,7 +66,9 @@ export const dynamicResources: FilterPlugin = {
     }
     const pending = claims.filter((c) => !c.status?.allocation);
     if (pending.length && !cel) {
-      loading ??= loadDeviceCel().then((c) => { cel = c; dra.engineLoaded(); });
+      loading ??= loadDeviceCel().then((c) => { cel = c; });
+      // Every server whose pods waited hears of it (the engine is shared by the process, the queues are not).
+      void loading.then(() => dra.engineLoaded());
       return { plugin: pluginName, code: 'Unschedulable', reasons: ['waiting for the device selector engine to load'] };
     }
     const state: State = {
