@@ -73,7 +73,11 @@ async function scenario(server: ServerHandle, k: Kubectl): Promise<RunResult> {
   }, 60_000, 'three complete Jobs');
   assert.ok(jobs.filter(complete).length >= 3);
   // The first three Jobs, as the CronJob created them, and everything about them and their pods.
-  const cronAll = await eventsOf(url, 'cron');
+  // The CronJob notes a Job's completion on its next sync, after the Job's condition: wait for the third note too.
+  const cronAll = await eventually(async () => {
+    const evs = await eventsOf(url, 'cron');
+    return evs.filter((e) => e.reason === 'SawCompletedJob').length >= 3 && evs;
+  }, 60_000, 'the CronJob to note three completed Jobs');
   const firstJobs = cronAll.filter((e) => e.reason === 'SuccessfulCreate' && e.involvedObject.kind === 'CronJob').slice(0, 3).map((e) => e.message.replace('Created job ', ''));
   assert.equal(firstJobs.length, 3, cronAll.map((e) => e.message).join('\n'));
   const about = (e: EventItem) => firstJobs.some((j) => e.involvedObject.name === j || e.involvedObject.name.startsWith(`${j}-`) || (e.involvedObject.kind === 'CronJob' && new RegExp(`\\b${j}\\b`).test(e.message)));
