@@ -185,6 +185,7 @@ export function databasePath(data: string): string {
 }
 
 export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> {
+
   const opts = checkBonsaiOptions(options);
   const host = opts.host ?? '127.0.0.1';
   const data = opts.data ?? '.bonsai';
@@ -210,6 +211,7 @@ export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> 
   if (!simulatedWebhookModes.includes(simulatedWebhooks)) throw new Error(`simulated webhooks must be ${simulatedWebhookModes.join(' or ')}, not ${String(simulatedWebhooks)}`);
   const clock: ControllableClock = opts.clock === 'virtual' ? new VirtualClock({ paused: opts.clockSpeed === 0 }) : new ScaledClock(opts.clockSpeed ?? 1);
   const store = await openStorage(opts, data, () => clock.nowMs(), log);
+
   const registry = new Registry(store, allResources, clock, log.child({ component: 'registry' }));
   registry.simulatedWebhooks = simulatedWebhooks;
   if (opts.execBudget) setExecBudget(registry, opts.execBudget);
@@ -222,15 +224,18 @@ export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> 
     throw e;
   }
   attachSecurity(registry, security);
+
   store.hub.onListenerError = (err, change) => log.error({ err, resource: change.resource, name: change.object.metadata.name }, 'a change listener failed');
   // Admission after the built-ins, in kube-apiserver's order: mutating webhooks, then validating policies and webhooks.
   registry.addAdmission(mutatingWebhookPlugin(), validatingAdmissionPolicyPlugin(), validatingWebhookPlugin());
   bootstrap(registry);
+
   // The simulated external metrics source (ConfigMap bonsai-external-metrics), first of the sources.
   registry.addExternalMetrics(configMapMetricsSource(registry));
   const apiExtensions = startApiExtensions(registry, clock, log.child({ component: 'apiextensions' }));
   const policyStatus = startPolicyStatus(registry, log.child({ component: 'admission' }));
   const authorization = (registry.authorization = new Authorization(modes, store));
+
   if (audit?.enabled) registry.componentAudit = componentAuditSink(audit, authorization);
   if (exposed) {
     log.warn({ host, problem: exposed }, 'serving on a non-loopback address anyone who reaches it could take over (--insecure)');
@@ -248,7 +253,9 @@ export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> 
     maxListBytesInflight: opts.listLimits?.maxBytesInflight, listStallMs: opts.listLimits?.stallMs,
   });
   installInClusterApi(registry, app);
+
   await app.listen({ host, port: opts.port ?? 6443 });
+
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port ?? 6443;
   // A wildcard address is where Bonsai listens, not where to reach it: URL and kubeconfig name loopback.
@@ -267,11 +274,21 @@ export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> 
   // The API answers from here on; controllers, scheduler and kubelets load meanwhile (as kube-apiserver serves
   // before the controller manager is up) and, being level-triggered, pick up whatever was written in between.
   // Loading and starting them yields to I/O between steps, so a request arriving meanwhile waits for one step only.
-  await yieldToIo();
-  const [{ startControllers }, { startScheduler }, { startCluster, markNodeStopped }, { clientFor }, { startAddons }, { loadClusterConfig }, leader, ids, { defaultEventTtlMs, startEventTtl }] = await Promise.all([
-    import('./controllers/index.js'), import('./scheduler/index.js'), import('./cluster/index.js'), import('./client/client.js'), import('./addons/index.js'),
-    import('./cluster/config.js'), import('./leader/index.js'), import('./auth/identities.js'), import('./registry/event-ttl.js'),
-  ]);
+  // Each module is compiled in a step of its own (the controllers' alone take milliseconds), so a request that
+  // arrives meanwhile is answered after one step rather than after all of them.
+  const step = async <T>(load: () => Promise<T>): Promise<T> => {
+    await yieldToIo();
+    return load();
+  };
+  const { clientFor } = await step(() => import('./client/client.js'));
+  const leader = await step(() => import('./leader/index.js'));
+  const ids = await step(() => import('./auth/identities.js'));
+  const { defaultEventTtlMs, startEventTtl } = await step(() => import('./registry/event-ttl.js'));
+  const { loadClusterConfig } = await step(() => import('./cluster/config.js'));
+  const { startScheduler } = await step(() => import('./scheduler/index.js'));
+  const { startCluster, markNodeStopped } = await step(() => import('./cluster/index.js'));
+  const { startAddons } = await step(() => import('./addons/index.js'));
+  const { startControllers } = await step(() => import('./controllers/index.js'));
   // Controllers, scheduler, add-ons (and by default the simulated kubelets) run only while this process holds their
   // Lease. A local SQLite store is this process's alone: the Leases are taken at once, before start() returns.
   const root = clientFor(registry);

@@ -17,7 +17,7 @@ function hostName(header: string): string {
     const end = h.indexOf(']');
     return end > 0 ? h.slice(1, end) : h;
   }
-  if (isIP(h) === 6) return h; // an unbracketed IPv6 literal has no port
+  if (h.indexOf(':') !== h.lastIndexOf(':') && isIP(h) === 6) return h; // an unbracketed IPv6 literal has no port
   const colon = h.lastIndexOf(':');
   if (colon >= 0) h = h.slice(0, colon);
   return h.endsWith('.') ? h.slice(0, -1) : h;

@@ -3,7 +3,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { openapiDir } from '../util/paths.js';
+import { openapiDir, projectRoot } from '../util/paths.js';
 import type { GroupVersionKind } from '../machinery/types.js';
 import type { CustomOpenApiStore } from './custom-store.js';
 import { spliceV2 } from './custom-v2-merge.js';
@@ -109,12 +109,31 @@ export function staticV3Document(urlPath: string): OpenApiDocument | undefined {
   return d;
 }
 
+const schemasDir = join(projectRoot, 'dist', 'openapi-schemas');
+const schemaDocs = new Map<string, OpenApiDocument | undefined>();
+/**
+ * A static document's component schemas without descriptions, as scripts/gen-openapi-schemas.mjs writes them at
+ * build time (a fraction of the document to parse); the whole document when the build has not written them.
+ */
+function staticV3Schemas(urlPath: string): OpenApiDocument | undefined {
+  if (schemaDocs.has(urlPath)) return schemaDocs.get(urlPath);
+  let d: OpenApiDocument | undefined;
+  try {
+    d = JSON.parse(readFileSync(join(schemasDir, `${urlPath.split('/').join('__')}_openapi.json`), 'utf8')) as OpenApiDocument;
+  } catch {
+    d = staticV3Document(urlPath);
+  }
+  schemaDocs.set(urlPath, d);
+  return d;
+}
+
 /**
  * The component schema for a kind, or undefined when the kind is not in the documents. Built-in kinds come
- * from the static documents; with `custom` (a server's store), its published custom resources are found too.
+ * from the static documents (their schemas only); with `custom` (a server's store), its published custom resources
+ * are found too.
  */
 export function schemaForKind(gvk: GroupVersionKind, opts: { custom?: CustomOpenApiStore } = {}): { schema: OpenApiSchema; doc: OpenApiDocument } | undefined {
-  const doc = staticV3Document(gvk.group === '' ? `api/${gvk.version}` : `apis/${gvk.group}/${gvk.version}`);
+  const doc = staticV3Schemas(gvk.group === '' ? `api/${gvk.version}` : `apis/${gvk.group}/${gvk.version}`);
   const schemas = doc?.components?.schemas;
   if (doc && schemas) {
     for (const s of Object.values(schemas)) {

@@ -35,11 +35,17 @@ const maxManagerLength = 128;
  * the fieldManager length limit; `unknown` when nothing is left.
  */
 export function managerFromUserAgent(userAgent: string | undefined): string {
+  const prefix = (userAgent ?? '').split('/')[0];
+  // The usual case (kubectl, client-go, a component): printable ASCII, within the limit, kept whole.
+  if (prefix.length <= maxManagerLength && /^[\x20-\x7e]+$/.test(prefix)) return prefix;
   let out = '';
-  for (const ch of (userAgent ?? '').split('/')[0]) {
+  let bytes = 0;
+  for (const ch of prefix) {
     if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) continue;
-    if (Buffer.byteLength(out + ch) > maxManagerLength) break;
+    const size = Buffer.byteLength(ch);
+    if (bytes + size > maxManagerLength) break;
     out += ch;
+    bytes += size;
   }
   return out || 'unknown';
 }
