@@ -4,14 +4,57 @@ import type { DeviceClass, ResourceClaim, ResourceSlice } from '../generated/k8s
 import type { Client } from '../client/client.js';
 import { claimFinalizer } from '../machinery/dra-names.js';
 import type { DraLookups } from './framework.js';
+import { allocatedDevices } from './dra/index.js';
 
-const claimsRef = 'resource.k8s.io/v1/resourceclaims';
+export const draClaimsRef = 'resource.k8s.io/v1/resourceclaims';
+const claimsRef = draClaimsRef;
 export const draSlicesRef = 'resource.k8s.io/v1/resourceslices';
 export const draRefs = [claimsRef, draSlicesRef, 'resource.k8s.io/v1/deviceclasses'];
 export { pluginName as draPlugin } from './plugins/dynamic-resources.js';
 
+/**
+ * The devices allocated claims hold, kept up to date claim by claim (from the claims' changes and from the
+ * scheduler's own reservations, which it sees before their changes arrive: a change older than what a claim's entry
+ * was last set from is skipped), so a pod's attempt does not walk every claim.
+ */
+class HeldDevices {
+  private readonly byClaim = new Map<string, { rv: number; keys: readonly string[] }>();
+  private readonly holders = new Map<string, number>();
+  readonly set = new Set<string>();
+
+  observe(claim: ResourceClaim, gone = false): void {
+    const key = `${claim.metadata.namespace ?? ''}/${claim.metadata.name ?? ''}`;
+    const rv = Number(claim.metadata.resourceVersion);
+    const cur = this.byClaim.get(key);
+    if (cur && rv < cur.rv) return;
+    const keys = gone ? [] : [...allocatedDevices([claim])];
+    for (const k of cur?.keys ?? []) {
+      const n = (this.holders.get(k) ?? 1) - 1;
+      if (n > 0) this.holders.set(k, n);
+      else {
+        this.holders.delete(k);
+        this.set.delete(k);
+      }
+    }
+    for (const k of keys) {
+      this.holders.set(k, (this.holders.get(k) ?? 0) + 1);
+      this.set.add(k);
+    }
+    if (gone) this.byClaim.delete(key);
+    else this.byClaim.set(key, { rv: Number.isFinite(rv) ? rv : 0, keys });
+  }
+}
+
 /** The DRA lookups, with the slices grouped by node until `invalidate` (a slice changed). */
-export function draLookups(client: Client, engineLoaded: () => void): DraLookups & { invalidate(): void } {
+export function draLookups(client: Client, engineLoaded: () => void): DraLookups & { invalidate(): void; claimChanged(claim: ResourceClaim, gone: boolean): void } {
+  let held: HeldDevices | undefined;
+  const heldDevices = () => {
+    if (!held) {
+      held = new HeldDevices();
+      for (const c of client.list<ResourceClaim>(claimsRef)) held.observe(c);
+    }
+    return held;
+  };
   let byNode: Map<string, ResourceSlice[]> | undefined;
   let shared: ResourceSlice[] = [];
   const group = () => {
@@ -36,6 +79,8 @@ export function draLookups(client: Client, engineLoaded: () => void): DraLookups
     },
     claim: (ns, name) => client.get<ResourceClaim>(claimsRef, ns, name),
     claims: () => client.list<ResourceClaim>(claimsRef),
+    allocated: () => heldDevices().set,
+    claimChanged: (claim, gone) => held?.observe(claim, gone),
     classes: () => new Map(client.list<DeviceClass>('resource.k8s.io/v1/deviceclasses').map((c) => [c.metadata.name ?? '', c])),
     reserve(claim, status) {
       const ns = claim.metadata.namespace ?? '';
@@ -44,7 +89,7 @@ export function draLookups(client: Client, engineLoaded: () => void): DraLookups
       if (status.allocation && !claim.metadata.finalizers?.includes(claimFinalizer)) {
         cur = client.update<ResourceClaim>(claimsRef, ns, name, { ...claim, metadata: { ...claim.metadata, finalizers: [...(claim.metadata.finalizers ?? []), claimFinalizer] } });
       }
-      client.updateStatus(claimsRef, ns, name, { ...cur, status });
+      held?.observe(client.updateStatus<ResourceClaim>(claimsRef, ns, name, { ...cur, status }));
     },
     engineLoaded,
   };

@@ -39,6 +39,8 @@ export interface DraLookups {
   claim(namespace: string, name: string): ResourceClaim | undefined;
   /** Every claim (for the devices allocated ones hold). */
   claims(): readonly ResourceClaim[];
+  /** The devices allocated claims hold (`allocatedDevices` of every claim), when the lookups keep them up to date. */
+  allocated?(): ReadonlySet<string>;
   /** The slices a node may use: its own (spec.nodeName) and those of pools not bound to one node. */
   slicesFor(node: string): readonly ResourceSlice[];
   classes(): ReadonlyMap<string, DeviceClass>;

@@ -6,7 +6,8 @@ import type { Client } from '../client/client.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { Binder, schedulerName } from './binder.js';
-import { draLookups, draPlugin, draRefs, draSlicesRef } from './dra-lookups.js';
+import { draClaimsRef, draLookups, draPlugin, draRefs, draSlicesRef } from './dra-lookups.js';
+import type { ResourceClaim } from '../generated/k8s/resource/v1.js';
 import { SchedulerCache } from './cache.js';
 import type { Lookups } from './framework.js';
 import { podKey, termMatches, type PodInfo } from './pod-info.js';
@@ -138,8 +139,9 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
     ...['v1/persistentvolumeclaims', 'v1/persistentvolumes', 'storage.k8s.io/v1/storageclasses'].map((key) =>
       client.watch(key, () => guard('volume', () => queue.moveParked((e) => e.rejectors.has('VolumeBinding'))))),
     // Pods waiting for devices move when a claim, a slice or a class changes.
-    ...draRefs.map((key) => client.watch(key, () => guard('dra', () => {
+    ...draRefs.map((key) => client.watch(key, (c) => guard('dra', () => {
       if (key === draSlicesRef) dra.invalidate();
+      if (key === draClaimsRef) dra.claimChanged(c.object as ResourceClaim, c.type === 'DELETED');
       queue.moveParked((e) => e.rejectors.has(draPlugin));
     }))),
     // A Workload appearing (or changing) may let its pods pass PreEnqueue.

@@ -5,32 +5,53 @@
 // non-negative and keep the claim's constraints. Devices of one request are tried as combinations (in pool order),
 // never as permutations. The first complete solution wins. Every candidate tried and every selector evaluated is
 // one step of a bounded budget, so hostile input ends with a clear error, not a blocked scheduler.
-import type { AllocationResult } from '../../generated/k8s/resource/v1.js';
+import type { AllocationResult, ResourceClaim } from '../../generated/k8s/resource/v1.js';
 import { ClaimConstraint, untoleratedTaint } from './constraints.js';
 import { CounterState } from './counters.js';
 import { explainFailure } from './explain.js';
-import { gatherPools } from './pools.js';
+import { nodePools } from './pools.js';
 import { allocationResultsMaxSize, AllocationStop, Budget, devicesNeeded, freeDevices, Planner, type ClaimPlan, type RequestData } from './requests.js';
 import { buildAllocation, type Pick } from './result.js';
-import { cannotAllocateAllClaims, defaultLimits, type AllocateInput, type AllocateOutcome, type Candidate, type DeviceCel } from './types.js';
+import { cannotAllocateAllClaims, defaultLimits, type AllocateInput, type AllocateOutcome, type Candidate, type DeviceCel, type PoolInfo } from './types.js';
 
 /** Allocates devices on `input.node` for every claim in `input.claims`, all or none. Never throws. */
 export function allocate(input: AllocateInput, cel: DeviceCel): AllocateOutcome {
   const budget = new Budget({ ...defaultLimits, ...input.limits });
   try {
-    const pools = gatherPools(input.slices, input.node);
+    const pools = nodePools(input.slices, input.node);
     const planner = new Planner(cel, input.classes, budget);
-    const plans = planner.plan(input.claims, pools);
+    const plans = plansFor(planner, input, pools);
     const candidates = pools.filter((p) => !p.incomplete && !p.invalid).flatMap((p) => p.candidates);
     const search = new Search(input, plans, planner, candidates, new CounterState(pools, input.allocated));
     if (devicesNeeded(plans) <= freeDevices(candidates, input.allocated) && search.place(0, 0, -1, 0, 0)) {
-      return { ok: true, allocations: input.claims.map((claim, i): AllocationResult => buildAllocation(claim, plans[i], search.chosen[i], search.picks[i], input.node.name)) };
+      // Built when read: the scheduler finds a solution on many nodes and binds to one.
+      let built: AllocationResult[] | undefined;
+      return {
+        ok: true,
+        get allocations() {
+          return (built ??= input.claims.map((claim, i): AllocationResult => buildAllocation(claim, plans[i], search.chosen[i], search.picks[i], input.node.name)));
+        },
+      };
     }
     return { ok: false, kind: 'unschedulable', message: cannotAllocateAllClaims, requests: explainFailure(input, plans, planner, pools) };
   } catch (e) {
     if (e instanceof AllocationStop) return { ok: false, kind: e.kind, message: e.message, requests: e.kind === 'unschedulable' ? [{ claim: '', request: '', reason: e.message }] : [] };
     return { ok: false, kind: 'error', message: e instanceof Error ? e.message : String(e), requests: [] };
   }
+}
+
+/**
+ * Plans by claim list and classes: the scheduler asks for the same claims on node after node, and a plan without an
+ * "All" request depends on neither the node nor its pools (selector verdicts are kept by device, which names its pool).
+ */
+const planMemo = new WeakMap<readonly ResourceClaim[], { classes: AllocateInput['classes']; plans: ClaimPlan[] }>();
+
+function plansFor(planner: Planner, input: AllocateInput, pools: readonly PoolInfo[]): ClaimPlan[] {
+  const memo = planMemo.get(input.claims);
+  if (memo && memo.classes === input.classes) return memo.plans;
+  const plans = planner.plan(input.claims, pools);
+  if (plans.every((plan) => plan.every((alts) => alts.every((a) => !a.all)))) planMemo.set(input.claims, { classes: input.classes, plans });
+  return plans;
 }
 
 class Search {

@@ -79,3 +79,22 @@ function candidate(device: Device, slice: ResourceSlice, pool: PoolInfo): Candid
   const id = { driver: pool.driver, pool: pool.name, device: device.name };
   return { id, key: deviceKey(id), device, slice, pool };
 }
+
+/** Pools by node for slice lists that target nodes by name or all nodes only (the node's labels play no part). */
+const byList = new WeakMap<readonly ResourceSlice[], Map<string, PoolInfo[]>>();
+const labelFree = (slices: readonly ResourceSlice[]) => slices.every((s) => !s.spec.perDeviceNodeSelection && !s.spec.nodeSelector);
+
+/**
+ * gatherPools, kept per slice list and node while the list is the same array (the scheduler's lookups hand out one
+ * array per node until a slice changes); pools are read, never changed, by the allocator.
+ */
+export function nodePools(slices: readonly ResourceSlice[], node: AllocatorNode): PoolInfo[] {
+  let perNode = byList.get(slices);
+  if (!perNode) {
+    if (!labelFree(slices)) return gatherPools(slices, node);
+    byList.set(slices, (perNode = new Map()));
+  }
+  let pools = perNode.get(node.name);
+  if (!pools) perNode.set(node.name, (pools = gatherPools(slices, node)));
+  return pools;
+}

@@ -55,7 +55,11 @@ export function devicesNeeded(plans: ClaimPlan[]): number {
   return need;
 }
 
-export const freeDevices = (candidates: Candidate[], allocated: ReadonlySet<string>): number => candidates.reduce((n, c) => n + (allocated.has(c.key) ? 0 : 1), 0);
+export function freeDevices(candidates: readonly Candidate[], allocated: ReadonlySet<string>): number {
+  let n = 0;
+  for (let i = 0; i < candidates.length; i++) if (!allocated.has(candidates[i].key)) n++;
+  return n;
+}
 
 export const claimName = (c: ResourceClaim) => `${c.metadata.namespace ?? ''}/${c.metadata.name ?? ''}`;
 export const deviceText = (c: Candidate) => `${c.id.driver}/${c.id.pool}/${c.id.device}`;

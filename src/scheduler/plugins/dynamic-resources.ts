@@ -17,10 +17,10 @@ interface State {
   claims: ResourceClaim[];
   /** Those still to allocate. */
   pending: ResourceClaim[];
-  allocated: Set<string>;
+  allocated: ReadonlySet<string>;
   classes: ReadonlyMap<string, DeviceClass>;
-  /** Allocations found per node, for the binding. */
-  found: Map<string, AllocationResult[]>;
+  /** Allocations found per node, for the binding (built when read). */
+  found: Map<string, { readonly allocations: AllocationResult[] }>;
 }
 
 const key = 'DynamicResources';
@@ -73,7 +73,7 @@ export const dynamicResources: FilterPlugin = {
     }
     const state: State = {
       claims, pending, found: new Map(),
-      allocated: pending.length ? allocatedDevices(dra.claims()) : new Set(),
+      allocated: pending.length ? dra.allocated?.() ?? allocatedDevices(dra.claims()) : new Set(),
       classes: pending.length ? dra.classes() : new Map(),
     };
     s.data.set(key, state);
@@ -88,7 +88,7 @@ export const dynamicResources: FilterPlugin = {
     if (!st.pending.length || !cel) return undefined;
     const out = allocate({ node: { name: n.name, labels: n.node.metadata.labels ?? {} }, slices: s.lookups.dra?.slicesFor(n.name) ?? [], classes: st.classes, claims: st.pending, allocated: st.allocated }, cel);
     if (out.ok) {
-      st.found.set(n.name, out.allocations);
+      st.found.set(n.name, out);
       return undefined;
     }
     return { plugin: pluginName, code: out.kind === 'unschedulable' ? 'Unschedulable' : 'UnschedulableAndUnresolvable', reasons: [out.message] };
@@ -99,7 +99,7 @@ export const dynamicResources: FilterPlugin = {
     if (!st || !dra) return;
     const pod = s.pi.pod;
     const mine = { resource: 'pods', name: s.pi.name, uid: pod.metadata.uid ?? '' };
-    const allocations = st.found.get(host.name) ?? [];
+    const allocations = st.found.get(host.name)?.allocations ?? [];
     st.pending.forEach((c, i) => {
       const allocation = allocations[i];
       if (!allocation) throw new Error(`no allocation of resourceclaim "${c.metadata.name}" on ${host.name}`);
