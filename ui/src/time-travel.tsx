@@ -1,7 +1,7 @@
 // Time travel: a slider over the change log, oldest revision not yet compacted to newest. The map then shows the
 // cluster as it was (GET /bonsai/v1/history/state), and play replays forward with /bonsai/v1/history/changes at the
 // chosen speed. The revision is in the address (#/time-travel?rev=N), so it can be sent and restored; the diff
-// against a second revision too (&diff=M). The API stays live meanwhile; leaving returns the map to the live watch.
+// against a second revision too (&diff=M; hidden while replaying). The API stays live meanwhile; leaving returns the map to the live watch.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { getJson } from './api.js';
 import { navigate, parseRoute, type Route } from './route.js';
@@ -169,7 +169,7 @@ export function TimeTravelBar(props: { route: Route; travel: Travel | undefined;
         <button data-action="leave-travel" title="Back to the live cluster" onClick={() => navigate({ ...route, rev: undefined, diff: undefined })}>Back to live</button>
         {error || props.error ? <span class="error"> {error || props.error}</span> : null}
       </div>
-      {route.diff !== undefined && props.travel ? <TravelDiff from={route.diff} to={props.travel.revision} onClose={() => navigate({ ...route, diff: undefined })} /> : null}
+      {route.diff !== undefined && props.travel && !playing ? <TravelDiff from={route.diff} to={props.travel.revision} onClose={() => navigate({ ...route, diff: undefined })} /> : null}
     </>
   );
 }
