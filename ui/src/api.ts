@@ -48,7 +48,8 @@ export function apiUrl(path: string): string {
   return `${path}${path.includes('?') ? '&' : '?'}pretty=false`;
 }
 
-export async function failureOf(res: Response): Promise<ApiFailure> {
+/** The failure an answer carries; 401 and 403 go to the auth banner unless `quiet` (a view that can do without). */
+export async function failureOf(res: Response, quiet = false): Promise<ApiFailure> {
   let message = `${res.status} ${res.statusText}`;
   let reason = '';
   try {
@@ -62,7 +63,7 @@ export async function failureOf(res: Response): Promise<ApiFailure> {
     // not a Status
   }
   const f = new ApiFailure(res.status, message, reason);
-  if (res.status === 401 || res.status === 403) reportAuth(f);
+  if (!quiet && (res.status === 401 || res.status === 403)) reportAuth(f);
   return f;
 }
 

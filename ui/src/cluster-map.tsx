@@ -1,11 +1,13 @@
-// The cluster map: a box per node with request bars (CPU, memory, pods, GPU against allocatable), its pods as
-// small squares coloured by phase and readiness, and the pending pods' queue. Node boxes are memoized on their
+// The cluster map: a box per node with request bars (CPU in cores, memory in Gi, pods, GPU against allocatable),
+// its pods coloured by phase and readiness (labelled with a short name, or small squares on a crowded node), and
+// the pending pods' queue. Node boxes are memoized on their
 // NodeView and pod list, which the state replaces only when they change; clicks are delegated through data-*
 // attributes so ten thousand pods need no handler each.
 import { memo } from 'preact/compat';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { fmtBytes, fmtCpu } from './quantity.js';
-import { usage, type ClusterState, type NodeView, type PodView } from './model.js';
+import { fmtCpu, fmtGi } from './quantity.js';
+import { label, usage, type ClusterState, type NodeView, type PodView } from './model.js';
+import { Legend } from './legend.js';
 
 export function podClass(p: PodView): string {
   if (p.deleting) return 'pod terminating';
@@ -16,20 +18,30 @@ export function podClass(p: PodView): string {
 
 /** Pods drawn in a box (its height is fixed so that only the boxes in view need rendering); more show as +N. */
 const maxPodsShown = 80;
+/** Up to this many pods on a node are drawn with their names; more, as squares (each names itself on hover). */
+const maxLabelled = 12;
 /** Box size and gap, as app.css sets them. */
-const boxMinWidth = 190;
-const rowHeight = 156;
+const boxMinWidth = 220;
+const rowHeight = 210;
 const gap = 6;
 
-function Bar(props: { label: string; used: number; total: number; fmt: (n: number) => string }) {
+/** A pod's name without its ReplicaSet's template hash: `web-7d9f8c5b4-x2x7k` reads `web-x2x7k`. */
+export function shortName(p: PodView): string {
+  const hash = label(p.labels, 'pod-template-hash');
+  return hash ? p.name.replace(`-${hash}-`, '-') : p.name;
+}
+
+const podTitle = (p: PodView) => `${p.key} ${p.phase}${p.reason ? ` (${p.reason})` : ''}${p.restarts ? ` · ${p.restarts} restarts` : ''}`;
+
+function Bar(props: { label: string; used: number; total: number; fmt: (n: number) => string; unit?: string }) {
   const { used, total } = props;
   if (!total && !used) return null;
   const pct = total ? Math.min(100, (used / total) * 100) : 100;
   return (
-    <div class="bar" title={`${props.label}: ${props.fmt(used)} requested of ${props.fmt(total)} allocatable`}>
+    <div class="bar" title={`${props.label}: ${props.fmt(used)}${props.unit ?? ''} requested of ${props.fmt(total)}${props.unit ?? ''} allocatable`}>
       <span class="bar-label">{props.label}</span>
       <span class="bar-track"><span class={pct >= 90 ? 'bar-fill hot' : 'bar-fill'} style={{ width: `${pct}%` }} /></span>
-      <span class="bar-text">{props.fmt(used)}/{props.fmt(total)}</span>
+      <span class="bar-text">{props.fmt(used)}/{props.fmt(total)}{props.unit ?? ''}</span>
     </div>
   );
 }
@@ -44,22 +56,28 @@ export const NodeBox = memo(function NodeBox(props: { node: NodeView; pods: PodV
   if (node.cordoned) flags.push(<span class="flag cordoned">cordoned</span>);
   if (node.ready !== 'True') flags.push(<span class="flag notready">NotReady</span>);
   const shown = pods.length > maxPodsShown ? pods.slice(0, maxPodsShown) : pods;
+  const labelled = pods.length <= maxLabelled;
   return (
     <div class={`node${node.ready === 'True' ? '' : ' down'}${node.cordoned ? ' cordoned' : ''}${props.selected ? ' selected' : ''}`}
       data-node={node.name} data-ready={node.ready} data-stopped={String(node.stopped)} data-cordoned={String(node.cordoned)}>
       <div class="node-head"><b class="node-name">{node.name}</b> <span class="zone">{node.zone}</span> {flags}</div>
       <Bar label="CPU" used={u.cpu} total={node.alloc.cpu} fmt={fmtCpu} />
-      <Bar label="Mem" used={u.mem} total={node.alloc.mem} fmt={fmtBytes} />
+      <Bar label="Mem" used={u.mem} total={node.alloc.mem} fmt={fmtGi} unit=" Gi" />
       <Bar label="Pods" used={u.pods} total={node.alloc.pods} fmt={count} />
       {node.alloc.gpu || u.gpu ? <Bar label="GPU" used={u.gpu} total={node.alloc.gpu} fmt={count} /> : null}
       {node.problems.length || node.taints.length ? (
         <div class="node-notes">
           {node.problems.map((c) => <span class="cond">{c}</span>)}
-          {node.taints.map((t) => <span class="taint">{t}</span>)}
+          {node.taints.map((t) => <span class="taint" title={`taint ${t}`}>{t}</span>)}
         </div>
       ) : null}
-      <div class="pods">
-        {shown.map((p) => <i key={p.key} class={p.key === props.selectedPod ? `${podClass(p)} sel` : podClass(p)} data-pod={p.key} title={`${p.key} ${p.phase}${p.reason ? ` (${p.reason})` : ''}`} />)}
+      <div class={labelled ? 'pods labelled' : 'pods'}>
+        {shown.map((p) => {
+          const cls = p.key === props.selectedPod ? `${podClass(p)} sel` : podClass(p);
+          return labelled
+            ? <span key={p.key} class={cls} data-pod={p.key} title={podTitle(p)}>{shortName(p)}</span>
+            : <i key={p.key} class={cls} data-pod={p.key} title={podTitle(p)} />;
+        })}
         {pods.length > shown.length ? <span class="more">+{pods.length - shown.length}</span> : null}
       </div>
     </div>
@@ -81,6 +99,7 @@ export function ClusterMap(props: { state: ClusterState; version: number; select
   const selPodNode = state.pods.get(props.selectedPod)?.node ?? "";
   return (
     <div class="map" onClick={onClick} data-version={props.version}>
+      <Legend />
       <div class="pending" data-pending={pending.length}>
         <b>Pending ({pending.length})</b>
         <div class="pods">

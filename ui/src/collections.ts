@@ -33,11 +33,11 @@ export class Collection {
 }
 
 /** A collection kept current by a watch while the calling component is mounted. */
-export function useWatched(path: string, max: number, onError?: (f: ApiFailure | Error | undefined) => void): Collection {
+export function useWatched(path: string, max: number, onError?: (f: ApiFailure | Error | undefined) => void, quiet = false): Collection {
   const [, setV] = useState(0);
   const [c] = useState(() => new Collection(() => setV((v) => v + 1), max));
   useEffect(() => {
-    const w = new ListWatch(path, { reset: (items) => c.reset(items), batch: (evs) => c.apply(evs), error: onError }).start();
+    const w = new ListWatch(path, { reset: (items) => c.reset(items), batch: (evs) => c.apply(evs), error: onError, quiet }).start();
     return () => w.stop();
   }, [path]);
   return c;

@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { mergePatch } from './api.js';
 import { SchedulingExplained } from './scheduling.js';
-import { fmtBytes, fmtCpu } from './quantity.js';
+import { fmtCpu, fmtGi } from './quantity.js';
 import type { ClusterState } from './model.js';
 
 function useAction(): [string, (what: string, f: () => Promise<unknown>) => void] {
@@ -17,20 +17,31 @@ function useAction(): [string, (what: string, f: () => Promise<unknown>) => void
 
 const nodePath = (name: string) => `/api/v1/nodes/${encodeURIComponent(name)}`;
 
-export function NodeDetails(props: { state: ClusterState; name: string; readOnly: boolean }) {
+/** What to say of an object the shown state lacks: at a past revision, whether it came later or had gone. */
+function absent(what: string, now: boolean, revision: number | undefined): string {
+  if (revision === undefined) return `${what} is gone`;
+  return now ? `${what} did not exist yet at revision ${revision}` : `${what} does not exist at revision ${revision}`;
+}
+
+export function NodeDetails(props: { state: ClusterState; live: ClusterState; name: string; revision?: number }) {
   const n = props.state.nodes.get(props.name);
   const [msg, run] = useAction();
-  if (!n) return <div class="details">node {props.name} is gone</div>;
+  const readOnly = props.revision !== undefined;
+  if (!n) return <div class="details" data-absent>{absent(`node ${props.name}`, props.live.nodes.has(props.name), props.revision)}</div>;
   const pods = props.state.podsOn(n.name);
   return (
     <div class="details" data-details-node={n.name}>
       <h3>{n.name}</h3>
       <p>Ready: <b data-node-ready>{n.ready}</b>{n.stopped ? ' · kubelet stopped' : ''}{n.cordoned ? ' · cordoned' : ''}</p>
-      <p>Allocatable: {fmtCpu(n.alloc.cpu)} CPU, {fmtBytes(n.alloc.mem)}, {n.alloc.pods} pods{n.alloc.gpu ? `, ${n.alloc.gpu} GPU` : ''}</p>
-      {n.taints.length ? <p>Taints: {n.taints.join(', ')}</p> : null}
+      <p>Allocatable: {fmtCpu(n.alloc.cpu)} CPU, {fmtGi(n.alloc.mem)} Gi memory, {n.alloc.pods} pods{n.alloc.gpu ? `, ${n.alloc.gpu} GPU` : ''}</p>
+      {n.taints.length ? (
+        <div class="taints">Taints:
+          <ul>{n.taints.map((t) => <li><span class="taint">{t}</span> {taintEffect(t)}</li>)}</ul>
+        </div>
+      ) : null}
       {n.problems.length ? <p>Conditions: {n.problems.join(', ')}</p> : null}
       <p>{pods.length} pods</p>
-      {props.readOnly ? <p class="muted">time travel: controls are off</p> : (
+      {readOnly ? <p class="muted">time travel: controls are off</p> : (
         <div class="actions">
           <button data-action="stop-node" onClick={() => run(n.stopped ? 'start' : 'stop', () => mergePatch(nodePath(n.name), { metadata: { annotations: { 'bonsai.dev/stopped': n.stopped ? null : 'true' } } }))}>
             {n.stopped ? 'Start node' : 'Stop node'}
@@ -45,16 +56,23 @@ export function NodeDetails(props: { state: ClusterState; name: string; readOnly
   );
 }
 
-export function PodDetails(props: { state: ClusterState; podKey: string; live: boolean }) {
+function taintEffect(t: string): string {
+  if (t.endsWith(':NoExecute')) return 'evicts pods that do not tolerate it, and keeps new ones off';
+  if (t.endsWith(':NoSchedule')) return 'keeps new pods that do not tolerate it off; running ones stay';
+  return 'the scheduler avoids it for pods that do not tolerate it';
+}
+
+export function PodDetails(props: { state: ClusterState; live: ClusterState; podKey: string; revision?: number }) {
   const p = props.state.pods.get(props.podKey);
-  if (!p) return <div class="details">pod {props.podKey} is gone</div>;
+  if (!p) return <div class="details" data-absent>{absent(`pod ${props.podKey}`, props.live.pods.has(props.podKey), props.revision)}</div>;
   return (
     <div class="details" data-details-pod={p.key}>
       <h3>{p.name}</h3>
       <p>{p.ns} · {p.phase}{p.ready ? ' · Ready' : ''}{p.reason ? ` · ${p.reason}` : ''}{p.deleting ? ' · terminating' : ''}</p>
       <p>Node: {p.node || <i>not scheduled</i>}{p.owner ? ` · owner ${p.owner}` : ''}</p>
-      <p>Requests: {fmtCpu(p.req.cpu)} CPU, {fmtBytes(p.req.mem)}{p.req.gpu ? `, ${p.req.gpu} GPU` : ''}</p>
-      {props.live ? <SchedulingExplained ns={p.ns} name={p.name} refresh={`${p.node}|${p.reason}`} /> : null}
+      <p>Requests: {fmtCpu(p.req.cpu)} CPU, {fmtGi(p.req.mem)} Gi memory{p.req.gpu ? `, ${p.req.gpu} GPU` : ''}</p>
+      {p.restarts || p.ended ? <p>Restarts: {p.restarts}{p.ended ? ` · last ended: ${p.ended}` : ''}</p> : null}
+      {props.revision === undefined ? <SchedulingExplained ns={p.ns} name={p.name} refresh={`${p.node}|${p.reason}`} /> : null}
     </div>
   );
 }

@@ -1,5 +1,5 @@
-// The Bonsai dashboard: live cluster map, workloads, events, scheduling explanations, time travel and controls,
-// all over the ordinary API from the browser.
+// The Bonsai dashboard: live cluster map, workloads, events, scheduling explanations, time travel, the current
+// lesson and controls, all over the ordinary API from the browser. What is shown is the address (route.ts).
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import './app.css';
@@ -10,8 +10,10 @@ import { ClusterMap } from './cluster-map.js';
 import { NodeDetails, PodDetails } from './details.js';
 import { addonKinds, builtinKinds, Workloads, type WorkloadKind } from './workloads.js';
 import { Events } from './events.js';
-import { TimeTravelBar, type Travel } from './time-travel.js';
+import { TimeTravelBar, useTravel } from './time-travel.js';
 import { ClockBar } from './clock.js';
+import { LessonPanel } from './lesson-panel.js';
+import { navigate, useRoute, type Route, type View } from './route.js';
 
 interface Live {
   state: ClusterState;
@@ -72,22 +74,22 @@ function AuthBanner(props: { failure: ApiFailure | undefined; onToken(): void })
   );
 }
 
-type Tab = 'map' | 'workloads' | 'events';
+const tabs: [View, string][] = [['map', 'Cluster map'], ['workloads', 'Workloads'], ['events', 'Events']];
 
 function App() {
   const [version, setVersion] = useState(0);
   const [auth, setAuth] = useState<ApiFailure | undefined>();
-  const [tab, setTab] = useState<Tab>('map');
-  const [selNode, setSelNode] = useState('');
-  const [selPod, setSelPod] = useState('');
-  const [travel, setTravel] = useState<Travel | undefined>();
+  const route = useRoute();
+  const go = (r: Partial<Route>, replace = false) => navigate({ ...route, ...r }, replace);
+  const tt = useTravel(route.rev);
+  const travel = tt.travel;
   const bump = () => setVersion((v) => v + 1);
   const live = useLive(bump, (e) => {
     if (e && 'status' in e && (e.status === 401 || e.status === 403)) setAuth(e);
   });
   useEffect(() => onAuthProblem(setAuth), []);
   const state = travel ? travel.state : live.state;
-  const painted = state.listed.nodes && state.listed.pods;
+  const painted = live.state.listed.nodes && live.state.listed.pods;
   useEffect(() => {
     if (window.__bonsai) window.__bonsai.renders++;
   });
@@ -103,30 +105,32 @@ function App() {
     live.nodes.restart();
     live.pods.restart();
   };
-  const selectPod = (k: string) => { setSelPod(k); setSelNode(''); };
-  const selectNode = (n: string) => { setSelNode(n); setSelPod(''); };
+  const { view } = route;
+  // A tab is a new view: its selection and filter start empty (time travel stays on the map only).
+  const tab = (v: View) => go({ view: v, node: '', pod: '', filter: '', ...(v === 'map' ? {} : { rev: undefined, diff: undefined }) });
   return (
-    <div class={travel ? 'app travelling' : 'app'}>
+    <div class={travel ? 'app travelling' : 'app'} data-view={view}>
       <header>
         <h1>Bonsai</h1>
         <nav>
-          {(['map', 'workloads', 'events'] as Tab[]).map((t) => <button class={tab === t ? 'tab on' : 'tab'} data-tab={t} onClick={() => setTab(t)}>{t === 'map' ? 'Cluster map' : t === 'workloads' ? 'Workloads' : 'Events'}</button>)}
+          {tabs.map(([t, text]) => <button class={view === t ? 'tab on' : 'tab'} data-tab={t} onClick={() => tab(t)}>{text}</button>)}
         </nav>
         <ClockBar />
       </header>
       <AuthBanner failure={auth} onToken={() => { setAuth(undefined); restart(); }} />
-      <TimeTravelBar travel={travel} onTravel={setTravel} />
+      {view === 'map' ? <TimeTravelBar route={route} travel={travel} error={tt.error} onReplay={tt.replayed} /> : null}
       <main>
+        {view === 'map' ? <LessonPanel /> : null}
         <div class="content">
-          {tab === 'map' ? <ClusterMap state={state} version={travel ? travel.revision : version} selectedNode={selNode} selectedPod={selPod} onNode={selectNode} onPod={selectPod} /> : null}
-          {tab === 'workloads' ? <Workloads kinds={live.kinds} state={live.state} version={version} /> : null}
-          {tab === 'events' ? <Events /> : null}
+          {view === 'map' ? <ClusterMap state={state} version={travel ? travel.revision : version} selectedNode={route.node} selectedPod={route.pod} onNode={(n) => go({ node: n, pod: '' })} onPod={(k) => go({ pod: k, node: '' })} /> : null}
+          {view === 'workloads' ? <Workloads kinds={live.kinds} state={live.state} version={version} filter={route.filter} onFilter={(f) => go({ filter: f }, true)} /> : null}
+          {view === 'events' ? <Events filter={route.filter} onFilter={(f, push) => go({ filter: f }, !push)} /> : null}
         </div>
-        {selNode || selPod ? (
+        {view === 'map' && (route.node || route.pod) ? (
           <aside>
-            <button class="close" onClick={() => { setSelNode(''); setSelPod(''); }}>×</button>
-            {selNode ? <NodeDetails state={state} name={selNode} readOnly={!!travel} /> : null}
-            {selPod ? <PodDetails state={state} podKey={selPod} live={!travel} /> : null}
+            <button class="close" title="Close" onClick={() => go({ node: '', pod: '' })}>×</button>
+            {route.node ? <NodeDetails state={state} live={live.state} name={route.node} revision={travel?.revision ?? route.rev} /> : null}
+            {route.pod ? <PodDetails state={state} live={live.state} podKey={route.pod} revision={travel?.revision ?? route.rev} /> : null}
           </aside>
         ) : null}
       </main>

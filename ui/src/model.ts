@@ -26,6 +26,12 @@ export interface PodView {
   labels: Obj;
   owner: string;
   req: Resources;
+  /** Container restarts, summed. */
+  restarts: number;
+  /** Why it failed or a container last ended: the pod's reason, or a container's (`Error, exit 1`). */
+  ended: string;
+  /** creationTimestamp in ms (NaN when unknown). */
+  created: number;
 }
 
 export interface NodeView {
@@ -83,9 +89,16 @@ export function podView(o: Obj): PodView {
   const conds = arr(st.conditions).map(rec);
   const ready = conds.some((c) => c.type === 'Ready' && c.status === 'True');
   let reason = '';
+  let restarts = 0;
+  let ended = str(st.reason);
   for (const cs of arr(st.containerStatuses)) {
     const w = rec(rec(rec(cs).state).waiting);
     if (w.reason) reason = str(w.reason);
+    if (typeof rec(cs).restartCount === 'number') restarts += rec(cs).restartCount as number;
+    const t = rec(rec(rec(cs).state).terminated);
+    const lt = rec(rec(rec(cs).lastState).terminated);
+    const term = t.reason ? t : lt;
+    if (!ended && term.reason && term.reason !== 'Completed') ended = `${str(term.reason)}, exit ${String(term.exitCode ?? '?')}`;
   }
   const sched = conds.find((c) => c.type === 'PodScheduled' && c.status === 'False');
   if (!reason && sched) reason = str(sched.reason);
@@ -93,7 +106,7 @@ export function podView(o: Obj): PodView {
   return {
     key: keyOf(o), ns: str(m.namespace), name: str(m.name), node: str(spec.nodeName), phase: str(st.phase) || 'Pending', ready,
     deleting: !!m.deletionTimestamp, reason, labels: rec(m.labels), owner: owner.kind ? `${str(owner.kind)}/${str(owner.name)}` : '',
-    req: podRequests(spec),
+    req: podRequests(spec), restarts, ended, created: Date.parse(str(m.creationTimestamp)),
   };
 }
 

@@ -28,12 +28,14 @@ function parse(v: string): number {
   return n * (suffixes[m[3] ?? ''] ?? 1);
 }
 
+/** CPU in cores, up to two decimals: `6.25`, `0.5`, `8`. */
 export function fmtCpu(cores: number): string {
-  return cores >= 10 || Number.isInteger(cores) ? `${+cores.toFixed(1)}` : `${Math.round(cores * 1000)}m`;
+  if (cores > 0 && cores < 0.005) return '<0.01';
+  return `${+cores.toFixed(2)}`;
 }
-export function fmtBytes(b: number): string {
-  if (b >= 2 ** 30) return `${+(b / 2 ** 30).toFixed(1)}Gi`;
-  if (b >= 2 ** 20) return `${Math.round(b / 2 ** 20)}Mi`;
-  if (!b) return '0';
-  return `${Math.round(b / 1024)}Ki`;
+/** Memory in Gi, up to two decimals (the caller writes the unit once: `1.2/15.9 Gi`). */
+export function fmtGi(bytes: number): string {
+  const gi = bytes / 2 ** 30;
+  if (gi > 0 && gi < 0.005) return '<0.01';
+  return `${+gi.toFixed(gi >= 10 ? 1 : 2)}`;
 }

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, getJson } from './api.js';
 import { arr, rec, str, type Obj } from './model.js';
+import { localTime } from './sim-clock.js';
 
 interface NodeVerdict {
   node: string;
@@ -55,7 +56,7 @@ export function SchedulingExplained(props: { ns: string; name: string; refresh: 
   return (
     <div class="explain" data-explain={str(body.result)}>
       <h4>Scheduling explained</h4>
-      <p><b>{str(body.result)}</b>{chosen ? <> on <b>{chosen}</b></> : null} · attempt {String(body.attempts ?? '?')} · {str(body.time)}</p>
+      <p><b>{str(body.result)}</b>{chosen ? <> on <b>{chosen}</b></> : null} · attempt {String(body.attempts ?? '?')} · <span title={str(body.time)}>{Number.isFinite(Date.parse(str(body.time))) ? localTime(Date.parse(str(body.time))) : str(body.time)}</span></p>
       {body.message ? <p class="muted">{str(body.message)}</p> : null}
       <table class="explain-table">
         <thead><tr><th>node</th><th>verdict</th>{plugins.map((p) => <th>{p}</th>)}<th>total</th></tr></thead>

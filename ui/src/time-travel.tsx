@@ -1,8 +1,12 @@
 // Time travel: a slider over the change log, oldest revision not yet compacted to newest. The map then shows the
 // cluster as it was (GET /bonsai/v1/history/state), and play replays forward with /bonsai/v1/history/changes at the
-// chosen speed. The API stays live meanwhile; leaving returns the map to the live watch.
+// chosen speed. The revision is in the address (#/time-travel?rev=N), so it can be sent and restored; the diff
+// against a second revision too (&diff=M; hidden while replaying). The API stays live meanwhile; leaving returns the map to the live watch.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { getJson } from './api.js';
+import { navigate, parseRoute, type Route } from './route.js';
+import { localTime } from './sim-clock.js';
+import { TravelDiff } from './travel-diff.js';
 import { arr, ClusterState, rec, str, type Obj, type WatchEvent } from './model.js';
 
 export interface Travel {
@@ -48,39 +52,66 @@ async function replay(state: ClusterState, from: number, to: number): Promise<st
   return time;
 }
 
-export function TimeTravelBar(props: { travel: Travel | undefined; onTravel(t: Travel | undefined): void }) {
-  const [range, setRange] = useState<{ oldest: number; newest: number } | undefined>();
-  const [target, setTarget] = useState(0);
+type Range = { oldest: number; newest: number };
+
+async function bounds(): Promise<Range> {
+  const h = rec(await getJson('/bonsai/v1/history'));
+  const r = { oldest: num(h.oldest), newest: num(h.newest) };
+  if (!Number.isFinite(r.oldest) || !Number.isFinite(r.newest)) throw new Error('no history');
+  return r;
+}
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/** The state at the route's revision, loaded when the revision changes (0: the newest). */
+export function useTravel(rev: number | undefined): { travel: Travel | undefined; replayed(t: Travel): void; error: string } {
+  const [travel, setTravel] = useState<Travel | undefined>();
+  const [error, setError] = useState('');
+  const current = useRef(travel);
+  current.current = travel;
+  useEffect(() => {
+    setError('');
+    if (rev === undefined) return setTravel(undefined);
+    if (current.current?.revision === rev) return;
+    let live = true;
+    const load = rev ? stateAt(rev) : bounds().then((r) => stateAt(r.newest));
+    load.then((t) => {
+      if (!live) return;
+      setTravel(t);
+      if (!rev) navigate({ ...parseRoute(location.hash), rev: t.revision }, true);
+    }, (e: unknown) => live && setError(message(e)));
+    return () => {
+      live = false;
+    };
+  }, [rev]);
+  return { travel: rev === undefined ? undefined : travel, replayed: setTravel, error };
+}
+
+export function TimeTravelBar(props: { route: Route; travel: Travel | undefined; error: string; onReplay(t: Travel): void }) {
+  const { route } = props;
+  const [range, setRange] = useState<Range | undefined>();
+  const [target, setTarget] = useState(route.rev ?? 0);
   const [error, setError] = useState('');
   const [playing, setPlaying] = useState(false);
   const [speed, setSpeed] = useState(5);
+  const [diffFrom, setDiffFrom] = useState('');
   const travelRef = useRef(props.travel);
   travelRef.current = props.travel;
   const busy = useRef(false);
+  const travelling = route.rev !== undefined;
+  const refresh = () => bounds().then(setRange, (e: unknown) => setError(message(e)));
 
-  const enter = async () => {
-    setError('');
-    try {
-      const h = rec(await getJson('/bonsai/v1/history'));
-      const r = { oldest: num(h.oldest), newest: num(h.newest) };
-      if (!Number.isFinite(r.oldest) || !Number.isFinite(r.newest)) throw new Error('no history');
-      setRange(r);
-      setTarget(r.newest);
-      props.onTravel(await stateAt(r.newest));
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
+  useEffect(() => {
+    if (!travelling) {
+      setPlaying(false);
+      setRange(undefined);
+      return;
     }
-  };
-  const leave = () => {
-    setPlaying(false);
-    setRange(undefined);
-    props.onTravel(undefined);
-  };
-  const jump = (rev: number) => {
-    setTarget(rev);
-    busy.current = true;
-    stateAt(rev).then((t) => props.onTravel(t), (e: unknown) => setError(e instanceof Error ? e.message : String(e))).finally(() => (busy.current = false));
-  };
+    void refresh();
+  }, [travelling]);
+  useEffect(() => {
+    if (route.rev) setTarget(route.rev);
+  }, [route.rev]);
 
   // Play: every 250 ms replay `speed` revisions forward from where the map is.
   useEffect(() => {
@@ -93,10 +124,10 @@ export function TimeTravelBar(props: { travel: Travel | undefined; onTravel(t: T
       busy.current = true;
       replay(cur.state, cur.revision, to)
         .then((time) => {
-          setTarget(to);
-          props.onTravel({ state: cur.state, revision: to, time: time || cur.time });
+          props.onReplay({ state: cur.state, revision: to, time: time || cur.time });
+          navigate({ ...parseRoute(location.hash), rev: to }, true);
         }, (e: unknown) => {
-          setError(e instanceof Error ? e.message : String(e));
+          setError(message(e));
           setPlaying(false);
         })
         .finally(() => (busy.current = false));
@@ -104,28 +135,41 @@ export function TimeTravelBar(props: { travel: Travel | undefined; onTravel(t: T
     return () => clearInterval(t);
   }, [playing, range, speed]);
 
-  if (!range) {
+  if (!travelling) {
     return (
       <div class="travel">
-        <button data-action="time-travel" onClick={() => void enter()}>Time travel</button>
+        <button data-action="time-travel" title="Show the cluster as it was at an earlier revision, and what changed since" onClick={() => bounds().then((r) => navigate({ ...route, view: 'map', rev: r.newest }), (e: unknown) => setError(message(e)))}>Time travel</button>
         {error ? <span class="error"> {error}</span> : null}
       </div>
     );
   }
+  const shown = props.travel?.revision ?? target;
+  const ms = props.travel?.time ? Date.parse(props.travel.time) : NaN;
   return (
-    <div class="travel active" data-revision={props.travel?.revision ?? ''}>
-      <b>Time travel</b>
-      <input type="range" class="timeline" min={range.oldest} max={range.newest} value={target}
-        onInput={(e) => setTarget(Number((e.target as HTMLInputElement).value))}
-        onChange={(e) => jump(Number((e.target as HTMLInputElement).value))} />
-      <span>revision {props.travel?.revision ?? target} · {props.travel?.time ?? ''}</span>
-      <button data-action="play" onClick={() => setPlaying(!playing)}>{playing ? 'Pause' : 'Play'}</button>
-      <select value={String(speed)} onChange={(e) => setSpeed(Number((e.target as HTMLSelectElement).value))}>
-        {[1, 5, 20, 100].map((s) => <option value={String(s)}>{s} rev/tick</option>)}
-      </select>
-      <button data-action="refresh-history" onClick={() => void getJson('/bonsai/v1/history').then((h) => setRange({ oldest: num(rec(h).oldest), newest: num(rec(h).newest) }))}>↻</button>
-      <button data-action="leave-travel" onClick={leave}>Back to live</button>
-      {error ? <span class="error"> {error}</span> : null}
-    </div>
+    <>
+      <div class="travel active" data-revision={props.travel?.revision ?? ''}>
+        <b>Time travel</b>
+        {range ? (
+          <input type="range" class="timeline" min={range.oldest} max={range.newest} value={target} title="Drag to a revision"
+            onInput={(e) => setTarget(Number((e.target as HTMLInputElement).value))}
+            onChange={(e) => navigate({ ...route, rev: Number((e.target as HTMLInputElement).value) })} />
+        ) : <span class="timeline" />}
+        <span title={props.travel?.time ?? ''}>revision {shown}{Number.isFinite(ms) ? ` · ${localTime(ms)}` : ''}</span>
+        <button data-action="play" title="Replay the changes forward from this revision" onClick={() => setPlaying(!playing)}>{playing ? 'Pause' : 'Play'}</button>
+        <label title="How many revisions each replay step (four a second) moves forward">
+          Replay <select value={String(speed)} onChange={(e) => setSpeed(Number((e.target as HTMLSelectElement).value))}>
+            {[1, 5, 20, 100].map((s) => <option value={String(s)}>{s}</option>)}
+          </select> rev/step
+        </label>
+        <button data-action="refresh-history" title="Take in revisions written since" onClick={() => void refresh()}>↻ newest</button>
+        <label title="List what changed between that revision and this one: objects added, removed, fields changed">
+          Changes since revision <input class="diff-from" size={6} value={diffFrom} placeholder={range ? String(range.oldest) : ''} onInput={(e) => setDiffFrom((e.target as HTMLInputElement).value)} />
+        </label>
+        <button data-action="diff" onClick={() => navigate({ ...route, diff: /^\d+$/.test(diffFrom) ? Number(diffFrom) : range?.oldest ?? 0 })}>Show changes</button>
+        <button data-action="leave-travel" title="Back to the live cluster" onClick={() => navigate({ ...route, rev: undefined, diff: undefined })}>Back to live</button>
+        {error || props.error ? <span class="error"> {error || props.error}</span> : null}
+      </div>
+      {route.diff !== undefined && props.travel && !playing ? <TravelDiff from={route.diff} to={props.travel.revision} onClose={() => navigate({ ...route, diff: undefined })} /> : null}
+    </>
   );
 }

@@ -8,6 +8,8 @@ export interface WatchHandlers {
   reset(items: Obj[]): void;
   batch(events: WatchEvent[]): void;
   error?(f: ApiFailure | Error | undefined): void;
+  /** Refusals (401, 403) are not the auth banner's business: the view shows nothing without them. */
+  quiet?: boolean;
 }
 
 /** At most this many events wait for the next frame; past it, the watch relists rather than queue more. */
@@ -73,7 +75,7 @@ export class ListWatch {
   private async list(): Promise<void> {
     this.abort = new AbortController();
     const res = await fetch(apiUrl(this.path), { headers: headers(), signal: this.abort.signal });
-    if (!res.ok) throw await failureOf(res);
+    if (!res.ok) throw await failureOf(res, this.h.quiet);
     const body = rec(await res.json());
     performance.mark(`bonsai-listed ${this.path}`);
     this.queue = [];
@@ -93,7 +95,7 @@ export class ListWatch {
         this.rv = '';
         return;
       }
-      throw await failureOf(res);
+      throw await failureOf(res, this.h.quiet);
     }
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     let buf = '';

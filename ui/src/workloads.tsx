@@ -1,9 +1,10 @@
 // Workloads: Deployments, StatefulSets, DaemonSets, Jobs, CronJobs and the add-on kinds the server serves (JobSets,
-// LeaderWorkerSets, Karpenter NodePools), each with rollout progress, conditions and its pods; scale from here.
+// LeaderWorkerSets, Karpenter NodePools), each with rollout progress, conditions (in a fixed order) and its pods:
+// a Deployment's through its ReplicaSets, side by side during a rollout; a Job's with restarts and failures.
 import { useState } from 'preact/hooks';
 import { mergePatch } from './api.js';
-import { podClass } from './cluster-map.js';
 import { arr, label, rec, str, type ClusterState, type Obj, type PodView } from './model.js';
+import { Failures, PodChips, ReplicaSets, sortedConditions } from './ownership.js';
 import { usePolled } from './collections.js';
 
 export interface WorkloadKind {
@@ -83,13 +84,16 @@ function progress(kind: string, o: Obj): string {
   }
 }
 
-function Workload(props: { kind: WorkloadKind; o: Obj; state: ClusterState; readOnly: boolean }) {
+const replicaSetsPath = '/apis/apps/v1/replicasets';
+
+function Workload(props: { kind: WorkloadKind; o: Obj; state: ClusterState; readOnly: boolean; replicaSets: Obj[] }) {
   const { kind, o } = props;
   const m = rec(o.metadata);
   const [msg, setMsg] = useState('');
   const [replicas, setReplicas] = useState(String(rec(o.spec).replicas ?? ''));
   const pods = podsOf(kind, o, props.state);
-  const conds = arr(rec(o.status).conditions).map(rec);
+  const conds = sortedConditions(o);
+  const owned = kind.kind === 'Deployment' ? <ReplicaSets deployment={o} replicaSets={props.replicaSets} state={props.state} /> : null;
   const scale = () => {
     const n = Number(replicas);
     if (!Number.isInteger(n) || n < 0) return setMsg('replicas must be a whole number');
@@ -102,7 +106,8 @@ function Workload(props: { kind: WorkloadKind; o: Obj; state: ClusterState; read
     <div class="workload" data-workload={`${kind.kind}/${str(m.namespace)}/${str(m.name)}`}>
       <div><b>{kind.kind}</b> {str(m.namespace)}/{str(m.name)} <span class="muted">{progress(kind.kind, o)}</span></div>
       <div class="conds">{conds.map((c) => <span class={c.status === 'True' ? 'cond ok' : 'cond'} title={str(c.message)}>{str(c.type)}={str(c.status)}{c.reason ? ` (${str(c.reason)})` : ''}</span>)}</div>
-      <div class="pods">{pods.slice(0, 200).map((p) => <i class={podClass(p)} data-pod={p.key} title={`${p.key} ${p.phase} ${p.node}`} />)}{pods.length > 200 ? <span class="more">+{pods.length - 200}</span> : null}</div>
+      {owned ?? <PodChips pods={pods} />}
+      {kind.kind === 'Job' || kind.kind === 'JobSet' ? <Failures o={o} pods={pods} /> : null}
       {kind.scalable && !props.readOnly ? (
         <div class="actions">
           <input class="replicas" size={4} value={replicas} onInput={(e) => setReplicas((e.target as HTMLInputElement).value)} />
@@ -113,9 +118,10 @@ function Workload(props: { kind: WorkloadKind; o: Obj; state: ClusterState; read
   );
 }
 
-export function Workloads(props: { kinds: WorkloadKind[]; state: ClusterState; version: number }) {
-  const [filter, setFilter] = useState('');
-  const collections = usePolled(props.kinds.map((k) => k.path));
+export function Workloads(props: { kinds: WorkloadKind[]; state: ClusterState; version: number; filter: string; onFilter(text: string): void }) {
+  const { filter } = props;
+  const collections = usePolled([...props.kinds.map((k) => k.path), replicaSetsPath]);
+  const replicaSets = [...(collections.get(replicaSetsPath)?.items.values() ?? [])];
   const sections = props.kinds.map((k) => {
     const c = collections.get(k.path);
     const items = c ? [...c.items.values()].filter((o) => !filter || `${keyOf2(o)}`.includes(filter)) : [];
@@ -123,11 +129,11 @@ export function Workloads(props: { kinds: WorkloadKind[]; state: ClusterState; v
   });
   return (
     <div class="workloads">
-      <input placeholder="filter by name" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} />
+      <input placeholder="filter by name" value={filter} onInput={(e) => props.onFilter((e.target as HTMLInputElement).value)} />
       {sections.map(({ k, items }) => (
         <section>
           <h3>{k.kind}s ({items.length})</h3>
-          {items.slice(0, 300).map((o) => <Workload key={keyOf2(o)} kind={k} o={o} state={props.state} readOnly={false} />)}
+          {items.slice(0, 300).map((o) => <Workload key={keyOf2(o)} kind={k} o={o} state={props.state} readOnly={false} replicaSets={replicaSets} />)}
         </section>
       ))}
     </div>
