@@ -86,7 +86,7 @@ async function state(api: LessonApi): Promise<{ pods: Json[]; nodes: Json[]; cla
 }
 
 function claimsLine(claims: Json[]): string {
-  return `NodeClaims ${claims.map((c) => `${nameOf(c)} (${str(labelsOf(c)['node.kubernetes.io/instance-type']) ?? str(rec(c.status).nodeName) ?? '?'})`).join(', ')}`;
+  return `NodeClaims ${claims.filter((c) => !isDeleting(c)).map((c) => `${nameOf(c)} (${str(labelsOf(c)['node.kubernetes.io/instance-type']) ?? '?'})`).join(', ')}`;
 }
 
 const create: LessonFactory = (): Lesson => {

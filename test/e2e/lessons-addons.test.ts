@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { useKubectlServer } from '../helpers/cluster.js';
 import { eventually } from '../helpers/kubectl.js';
 import { LessonRun } from '../helpers/lesson-learner.js';
+import { runBonsai } from '../helpers/server.js';
 
 type Json = Record<string, any>;
 
@@ -21,6 +22,12 @@ describe('bonsai lesson: the add-on lessons', () => {
   const lesson = (name: string) => new LessonRun(name, env.server.kubeconfig);
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const uids = (list: Json) => (list.items as Json[]).map((p) => `${p.metadata.name}=${p.metadata.uid}`).sort();
+
+  it('bonsai lesson lists the four add-on lessons after the first three', async () => {
+    const r = await runBonsai(['lesson']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^ {2}gpu-gang .*\n {2}lws-group {2,}a LeaderWorkerSet.*\n {2}karpenter-consolidation {2}Karpenter .*\n {2}keda-scale-to-zero {2,}KEDA .*\n {2}vpa-in-place {2,}a VerticalPodAutoscaler /m);
+  });
 
   it('lws-group: deleting one worker recreates its whole group, the other untouched; scaling adds a group', async () => {
     // A learner's objects: a ConfigMap in the lesson's namespace and a LeaderWorkerSet of the lesson's name elsewhere.
@@ -54,7 +61,7 @@ describe('bonsai lesson: the add-on lessons', () => {
     await env.k.ok(['delete', 'nodepool', 'karpenter-consolidation']);
 
     const run = lesson('karpenter-consolidation');
-    const [, first] = await run.waitFor(/✓ Karpenter launched a node: 3 pods Running, 3 on (\S+) \(NodeClaims \S+ \(c-4x-amd64-linux\)\)/, 60_000);
+    const [, first] = await run.waitFor(/✓ Karpenter launched a node: 3 pods Running, 3 on (\S+) \(NodeClaims .*\(c-4x-amd64-linux\)\)$/m, 60_000);
     assert.match(await env.k.ok(['get', 'node', first, '-L', 'karpenter.sh/nodepool']), new RegExp(`^${first}\\s+Ready\\s+.*karpenter-consolidation$`, 'm'));
     const [, up] = await run.waitFor(/^ {2}kubectl (-n lesson-karpenter-consolidation scale deployment\/workers --replicas 9)/m);
     await env.k.ok(up.split(' '));
