@@ -79,11 +79,19 @@ describe('bonsai lesson: the add-on lessons', () => {
     assert.ok(terminating.some((e) => /^Disrupting NodeClaim: (Empty|Underutilized)\/(Delete|Replace)/.test(e.message)), JSON.stringify(terminating.map((e) => e.message)));
   });
 
-  it('keda-scale-to-zero: the metric at 0 takes the consumer to no pods, raising it brings them back', async () => {
+  it('keda-scale-to-zero: a second run starts over; the metric at 0 takes the consumer to no pods, raising it brings them back', async () => {
+    // A first run the learner leaves with Ctrl-C after changing the metric; the next run starts over from its own objects.
+    const left = lesson('keda-scale-to-zero');
+    await left.waitFor(/✓ the consumer runs/, 60_000);
+    await env.k.ok(['-n', 'lesson-keda-scale-to-zero', 'patch', 'configmap', 'bonsai-external-metrics', '--type', 'merge', '-p', '{"data":{"queue_length":"0"}}']);
+    const firstUid = (await getJson('-n', 'lesson-keda-scale-to-zero', 'scaledobject', 'consumer')).metadata.uid;
+    left.interrupt();
+    assert.equal(await left.finished(), 130, left.output());
     const run = lesson('keda-scale-to-zero');
     await run.waitFor(/✓ the consumer runs: queue_length 4, 2 a pod: 2 replicas, ScaledObject Active/, 60_000);
     const metric = JSON.parse(await env.k.ok(['get', '--raw', '/apis/external.metrics.k8s.io/v1beta1/namespaces/lesson-keda-scale-to-zero/queue_length'])) as Json;
     assert.equal(metric.items[0].value, '4');
+    assert.notEqual((await getJson('-n', 'lesson-keda-scale-to-zero', 'scaledobject', 'consumer')).metadata.uid, firstUid, 'a new ScaledObject');
     const [, zero] = await run.waitFor(/Step 2\/3: The queue empties\n {2}(kubectl .*)\n/);
     await env.k.ok(patchArgs(zero));
     await run.waitFor(/✓ scaled to zero: no pod left, ScaledObject Active=False/, 60_000);
