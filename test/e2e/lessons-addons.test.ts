@@ -35,15 +35,15 @@ describe('bonsai lesson: the add-on lessons', () => {
     await env.k.ok(['-n', 'lesson-lws-group', 'create', 'configmap', 'notes', '--from-literal=mine=yes']);
     const notes = (await getJson('-n', 'lesson-lws-group', 'configmap', 'notes')).metadata.uid;
     const run = lesson('lws-group');
-    await run.waitFor(/✓ both groups are Ready: 2 groups of 3, 6 pods Ready/, 60_000);
+    await run.waitFor(/✓ both groups are Ready: 2 groups of 3, 6 pods Ready/, 90_000);
     const before = await getJson('-n', 'lesson-lws-group', 'pods', '-l', 'leaderworkerset.sigs.k8s.io/group-index=0');
     const [, del] = await run.waitFor(/^ {2}kubectl (-n lesson-lws-group delete pod llm-1-2 --wait=false)/m);
     await env.k.ok(del.split(' '));
-    await run.waitFor(/✓ the whole group was recreated: all 3 pods of group 1 are new, the other groups untouched \(event: Worker pod llm-1-2 failed, deleted leader pod llm-1 to recreate group 1\)/, 60_000);
+    await run.waitFor(/✓ the whole group was recreated: all 3 pods of group 1 are new, the other groups untouched \(event: Worker pod llm-1-2 failed, deleted leader pod llm-1 to recreate group 1\)/, 90_000);
     assert.deepEqual(uids(await getJson('-n', 'lesson-lws-group', 'pods', '-l', 'leaderworkerset.sigs.k8s.io/group-index=0')), uids(before), 'group 0 kept its pods');
     const [, scale] = await run.waitFor(/^ {2}kubectl (-n lesson-lws-group scale lws\/llm --replicas 3)/m);
     await env.k.ok(scale.split(' '));
-    assert.equal(await run.finished(60_000), 0, run.output());
+    assert.equal(await run.finished(90_000), 0, run.output());
     assert.deepEqual(run.checks().map((l) => l.split(':')[0]), ['✓ both groups are Ready', '✓ the whole group was recreated', '✓ a third group serves']);
     assert.match(await env.k.ok(['-n', 'lesson-lws-group', 'get', 'lws', 'llm']), /^llm\s+3\s+3\s+3\s+/m);
     assert.equal((await getJson('-n', 'lesson-lws-group', 'configmap', 'notes')).metadata.uid, notes, 'the learner\'s ConfigMap is untouched');
