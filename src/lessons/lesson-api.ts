@@ -9,6 +9,8 @@ export type Json = Record<string, unknown>;
 
 /** The cluster operations a lesson needs; tests give a fake. */
 export interface LessonApi {
+  /** The server's address as the lesson reaches it (an add-on in the server may be pointed back at it). */
+  readonly server?: string;
   /** The object at `path`, or undefined on 404. */
   get(path: string): Promise<Json | undefined>;
   /** The items of a list at `path` (query string allowed). */
@@ -32,6 +34,10 @@ export class ApiRequestError extends Error {
 
 export class HttpLessonApi implements LessonApi {
   constructor(private readonly target: Target) {}
+
+  get server(): string {
+    return this.target.server;
+  }
 
   async get(path: string): Promise<Json | undefined> {
     const r = await this.send('GET', path);

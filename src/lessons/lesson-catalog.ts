@@ -11,6 +11,10 @@ export const lessonCatalog: readonly CatalogEntry[] = [
   { name: 'rolling-update', summary: 'a Deployment rolled to a broken image: watch the rollout stall, inspect the failing pod, roll back', load: async () => (await import('./rolling-update.js')).default },
   { name: 'node-failure', summary: 'a node fails and its pods move; drain another node while a PodDisruptionBudget keeps the service up', load: async () => (await import('./node-failure.js')).default },
   { name: 'gpu-gang', summary: 'a gang of GPU pods that does not fit stays Pending whole, until you add a GPU node', load: async () => (await import('./gpu-gang.js')).default },
+  { name: 'lws-group', summary: 'a LeaderWorkerSet serving in groups: delete one worker and its whole group is recreated; scale by a group', load: async () => (await import('./lws-group.js')).default },
+  { name: 'karpenter-consolidation', summary: 'Karpenter launches nodes for pending pods; scale down and consolidation removes them', load: async () => (await import('./karpenter-consolidation.js')).default },
+  { name: 'keda-scale-to-zero', summary: 'KEDA scales a queue consumer to zero when its metric drops to 0, and back when work arrives', load: async () => (await import('./keda-scale-to-zero.js')).default },
+  { name: 'vpa-in-place', summary: 'a VerticalPodAutoscaler recommends requests, then resizes running pods in place without a restart', load: async () => (await import('./vpa-in-place.js')).default },
 ];
 
 export function findLesson(name: string): CatalogEntry | undefined {

@@ -36,6 +36,7 @@ describe('lesson API client', () => {
 
   it('gets, lists, creates, patches and deletes with JSON and the bearer token', async () => {
     const api = new HttpLessonApi({ server: `${base}/`, token: 'tok' });
+    assert.equal(api.server, `${base}/`, 'the server it talks to, for a lesson to point an add-on at');
     assert.equal(await api.get('/api/v1/nodes/missing'), undefined);
     assert.deepEqual(await api.list('/api/v1/pods?labelSelector=app%3Dweb'), [{ metadata: { name: 'a' } }], 'non-object items dropped');
     assert.deepEqual((await api.create('/api/v1/nodes', { kind: 'Node' })).echo, { kind: 'Node' });
