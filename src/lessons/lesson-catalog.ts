@@ -11,6 +11,9 @@ export const lessonCatalog: readonly CatalogEntry[] = [
   { name: 'rolling-update', summary: 'a Deployment rolled to a broken image: watch the rollout stall, inspect the failing pod, roll back', load: async () => (await import('./rolling-update.js')).default },
   { name: 'node-failure', summary: 'a node fails and its pods move; drain another node while a PodDisruptionBudget keeps the service up', load: async () => (await import('./node-failure.js')).default },
   { name: 'gpu-gang', summary: 'a gang of GPU pods that does not fit stays Pending whole, until you add a GPU node', load: async () => (await import('./gpu-gang.js')).default },
+  { name: 'probes', summary: 'a readiness probe on the wrong port keeps a Service without endpoints; a liveness probe restarts containers', load: async () => (await import('./probes.js')).default },
+  { name: 'jobset-failure-policy', summary: 'a JobSet restarted by a named failure-policy rule after an OOM kill, and failed at once by another', load: async () => (await import('./jobset-failure-policy.js')).default },
+  { name: 'gpus-with-dra', summary: 'GPUs through DRA: a claim no GPU meets, one that fits, a claim shared by two pods, MIG slices', load: async () => (await import('./gpus-with-dra.js')).default },
 ];
 
 export function findLesson(name: string): CatalogEntry | undefined {

@@ -1,7 +1,7 @@
 // Where a lesson's objects live and which are its own: each lesson runs in namespace `lesson-<name>`, labels what it
 // creates `bonsai.dev/lesson: <name>`, removes only objects carrying that label, and stops rather than replace an
 // object of the same name that a learner made.
-import type { Json, LessonApi } from './lesson-api.js';
+import type { Json, LessonApi, RemoveOptions } from './lesson-api.js';
 import { labelsOf, nameOf, rec, removeAndWait, str } from './lesson-objects.js';
 import type { LessonContext } from './lesson-types.js';
 
@@ -59,7 +59,7 @@ export async function ensureLessonNamespace(ctx: LessonContext, name: string): P
  * Deletes the objects labelled as the lesson's in each list path (e.g. `/apis/apps/v1/namespaces/lesson-x/deployments`)
  * and waits until they are gone; objects without the label stay.
  */
-export async function removeLessonObjects(api: LessonApi, name: string, listPaths: string[], opts?: { gracePeriodSeconds?: number }): Promise<void> {
+export async function removeLessonObjects(api: LessonApi, name: string, listPaths: string[], opts?: RemoveOptions): Promise<void> {
   for (const listPath of listPaths) {
     for (const o of await api.list(`${listPath}?${lessonSelector(name)}`)) {
       if (!ownedBy(o, name)) continue;
@@ -99,12 +99,13 @@ export function labelled(body: Json, name: string): Json {
 
 /**
  * A lesson's setup: stops on a learner's object of the same name, removes what an earlier run left (the objects'
- * list paths and `alsoRemove`), then creates the objects, labelled, and says so.
+ * list paths and `alsoRemove`, with `opts`: at once and in the background by default), then creates the objects,
+ * labelled, and says so.
  */
-export async function resetLessonObjects(ctx: LessonContext, name: string, objects: LessonObject[], alsoRemove: string[] = []): Promise<void> {
+export async function resetLessonObjects(ctx: LessonContext, name: string, objects: LessonObject[], alsoRemove: string[] = [], opts: RemoveOptions = { gracePeriodSeconds: 0 }): Promise<void> {
   await checkNoConflicts(ctx.api, name, objects);
   const paths = [...new Set([...objects.map((o) => o.listPath), ...alsoRemove])];
-  await removeLessonObjects(ctx.api, name, paths, { gracePeriodSeconds: 0 });
+  await removeLessonObjects(ctx.api, name, paths, opts);
   for (const o of objects) {
     await ctx.api.create(o.listPath, labelled(o.body, name));
     ctx.say(`${kindName(o.body)} created`);

@@ -1,6 +1,6 @@
 // Reading the objects lessons look at (pods, nodes, workloads) from their JSON, without trusting their shape.
 import { isRecord } from '../machinery/types.js';
-import type { Json, LessonApi } from './lesson-api.js';
+import type { Json, LessonApi, RemoveOptions } from './lesson-api.js';
 
 export function rec(v: unknown): Json {
   return isRecord(v) ? v : {};
@@ -61,7 +61,7 @@ export function containerTrouble(pod: Json): string | undefined {
 }
 
 /** Deletes the object if it exists and waits until it is gone. */
-export async function removeAndWait(api: LessonApi, path: string, timeoutMs = 60_000, opts?: { gracePeriodSeconds?: number }): Promise<void> {
+export async function removeAndWait(api: LessonApi, path: string, timeoutMs = 60_000, opts?: RemoveOptions): Promise<void> {
   if (!(await api.get(path))) return;
   await api.remove(path, opts);
   const deadline = Date.now() + timeoutMs;
