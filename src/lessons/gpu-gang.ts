@@ -2,12 +2,14 @@
 // spec.workloadRef) that needs more GPUs than the cluster has; it stays Pending whole until the learner adds a GPU
 // node, then is placed whole.
 import type { Json, LessonApi } from './lesson-api.js';
-import { condition, isDeleting, nameOf, podNode, rec, str } from './lesson-objects.js';
+import { applyCommand, condition, isDeleting, nameOf, podNode, rec, str } from './lesson-objects.js';
 import { ensureLessonNamespace, lessonNamespace, resetLessonObjects } from './lesson-namespace.js';
 import type { Lesson, LessonFactory, StepOutcome } from './lesson-types.js';
 import { quantityValue } from '../machinery/resources.js';
 import { getOwn } from '../util/own.js';
 import { nodeReady } from './node-failure.js';
+
+export { applyCommand };
 
 export const gpusPerPod = 4;
 const gpu = 'nvidia.com/gpu';
@@ -73,10 +75,6 @@ export function gpuNode(name: string): Json {
   };
 }
 
-/** One line a learner can paste into a shell (the JSON holds no single quote). */
-export function applyCommand(manifest: Json): string {
-  return `echo '${JSON.stringify(manifest)}' | kubectl apply -f -`;
-}
 
 function unschedulableMessage(pod: Json): string | undefined {
   const c = condition(pod, 'PodScheduled');

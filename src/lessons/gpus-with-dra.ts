@@ -3,10 +3,9 @@
 // stays Pending; the learner asks for what there is, shares one claim between two pods, then adds an A100 node
 // partitioned with MIG and runs three pods on slices of its one GPU.
 import type { Json, LessonApi } from './lesson-api.js';
-import { arr, condition, isDeleting, nameOf, podNode, rec, str } from './lesson-objects.js';
+import { applyCommand, arr, condition, isDeleting, nameOf, podNode, rec, str } from './lesson-objects.js';
 import { ensureLessonNamespace, lessonNamespace, resetLessonObjects } from './lesson-namespace.js';
 import type { Lesson, LessonFactory, StepOutcome } from './lesson-types.js';
-import { applyCommand } from './gpu-gang.js';
 
 const lessonName = 'gpus-with-dra';
 const ns = lessonNamespace(lessonName);

@@ -3,10 +3,9 @@
 // second attempt completes. Then the learner applies a JobSet whose worker exits 2: rule `failOnBadConfig` fails it
 // at once, without a restart.
 import type { Json, LessonApi } from './lesson-api.js';
-import { arr, condition, num, rec, str } from './lesson-objects.js';
+import { applyCommand, arr, condition, num, rec, str } from './lesson-objects.js';
 import { ensureLessonNamespace, lessonNamespace, resetLessonObjects } from './lesson-namespace.js';
 import type { Lesson, LessonFactory, StepOutcome } from './lesson-types.js';
-import { applyCommand } from './gpu-gang.js';
 
 const lessonName = 'jobset-failure-policy';
 const ns = lessonNamespace(lessonName);

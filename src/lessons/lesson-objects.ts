@@ -70,3 +70,8 @@ export async function removeAndWait(api: LessonApi, path: string, timeoutMs = 60
     await new Promise((r) => setTimeout(r, 250));
   }
 }
+
+/** One line a learner can paste into a shell (the JSON holds no single quote). */
+export function applyCommand(manifest: Json): string {
+  return `echo '${JSON.stringify(manifest)}' | kubectl apply -f -`;
+}
