@@ -6,6 +6,7 @@ import { quantityValue } from '../machinery/resources.js';
 import { simAnnotation } from './annotations.js';
 import type { ScriptLine, ScriptResult } from './command-runner.js';
 import { wellKnownOutput } from './well-known-images.js';
+import { probeRefused } from './probe-ports.js';
 import type { KubeletTimings } from './types.js';
 
 /** `ephemeral`: added by `kubectl debug` (pods/ephemeralcontainers); runs until stopped unless its command ends, never restarts. */
@@ -96,9 +97,10 @@ export function containerPlan(pod: Pod, c: Container, kind: ContainerKind, timin
   if (runMs !== undefined) for (const l of lines) l.atMs = Math.min(l.atMs, runMs);
   return {
     lines, runMs, exitCode, reason,
-    neverReady: ann('neverReady') === 'true',
+    // A probe on a port the container does not listen on fails as the annotations would make it.
+    neverReady: ann('neverReady') === 'true' || probeRefused(c, c.readinessProbe),
     readyDelayMs: seconds(ann('readySeconds')) ?? 0,
-    livenessFailAfterMs: seconds(ann('livenessFailAfterSeconds')),
+    livenessFailAfterMs: seconds(ann('livenessFailAfterSeconds')) ?? (probeRefused(c, c.livenessProbe) ? 0 : undefined),
   };
 }
 

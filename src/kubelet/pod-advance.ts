@@ -11,6 +11,7 @@ import type { LogStore } from './log-store.js';
 import type { ContainerRun, PodRun } from './pod-runtime.js';
 import { allRuns, containerSpecs, ephemeralSpecs } from './pod-runtime.js';
 import { probeFailure, probeTimes } from './probes.js';
+import { probeRefused } from './probe-ports.js';
 import type { KObject } from '../machinery/types.js';
 import type { KubeletTimings } from './types.js';
 import type { PullResult } from './registry/image-registry.js';
@@ -277,14 +278,14 @@ export class PodAdvancer {
     const ip = this.run.podIP ?? '';
     if (c.nextUnhealthyMs !== undefined && c.nextUnhealthyMs < end && this.due(c.nextUnhealthyMs)) {
       // One event for the probes that failed since the last look (a long pause does not flood the event list).
-      this.ctx.event('Warning', 'Unhealthy', `Readiness probe failed: ${probeFailure(spec.readinessProbe, ip, false)}`.trimEnd(), c);
+      this.ctx.event('Warning', 'Unhealthy', `Readiness probe failed: ${probeFailure(spec.readinessProbe, ip, false, probeRefused(spec, spec.readinessProbe))}`.trimEnd(), c);
       const period = (spec.readinessProbe?.periodSeconds || 10) * 1000;
       c.nextUnhealthyMs += period * (Math.floor((Math.min(this.ctx.now, end) - c.nextUnhealthyMs) / period) + 1);
       if (c.nextUnhealthyMs < end) this.due(c.nextUnhealthyMs);
       this.changed = true;
     }
     while (c.nextLivenessFailMs !== undefined && c.nextLivenessFailMs <= end && this.due(c.nextLivenessFailMs)) {
-      this.ctx.event('Warning', 'Unhealthy', `Liveness probe failed: ${probeFailure(spec.livenessProbe, ip, true)}`.trimEnd(), c);
+      this.ctx.event('Warning', 'Unhealthy', `Liveness probe failed: ${probeFailure(spec.livenessProbe, ip, true, probeRefused(spec, spec.livenessProbe))}`.trimEnd(), c);
       c.nextLivenessFailMs += (spec.livenessProbe?.periodSeconds || 10) * 1000;
       this.changed = true;
     }

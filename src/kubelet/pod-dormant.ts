@@ -11,6 +11,7 @@ import { normalizeImage } from './container-ids.js';
 import { iso } from './pod-advance.js';
 import { sameResources } from './pod-resize.js';
 import { sameQuantities } from './pod-adopt.js';
+import { probeRefused } from './probe-ports.js';
 
 /** The annotations that put a timer on a running container (an exit, a readiness or liveness failure, an OOM kill). */
 const timerAnnotations = [
@@ -69,7 +70,7 @@ export function steadyAtRestart(pod: Pod, now: number, hostIP: string): boolean 
   if (spec.activeDeadlineSeconds !== undefined || (spec.restartPolicy !== undefined && spec.restartPolicy !== 'Always')) return false;
   if (!none(spec.initContainers) || !none(spec.ephemeralContainers) || !none(spec.readinessGates)) return false;
   if (!none(st.initContainerStatuses) || !none(st.ephemeralContainerStatuses)) return false;
-  if (timed(pod)) return false;
+  if (timed(pod) || spec.containers.some((c) => probeRefused(c, c.readinessProbe) || probeRefused(c, c.livenessProbe))) return false;
   const gen = pod.metadata?.generation;
   if (st.observedGeneration !== gen) return false;
   if (st.hostIP !== hostIP || st.hostIPs?.length !== 1 || st.hostIPs[0].ip !== hostIP) return false;

@@ -39,8 +39,14 @@ export function probeTimes(c: Container, plan: ContainerPlan, startMs: number, h
   return { startedMs, readyAtMs, firstUnhealthyMs, readinessPeriodMs, firstLivenessFailMs, livenessKillMs, livenessPeriodMs };
 }
 
-/** The text after "Readiness probe failed: " / "Liveness probe failed: ". */
-export function probeFailure(p: Probe | undefined, podIP: string, liveness: boolean): string {
+/** The text after "Readiness probe failed: " / "Liveness probe failed: " (`refused`: nothing listens on the port). */
+export function probeFailure(p: Probe | undefined, podIP: string, liveness: boolean, refused = false): string {
+  if (p?.httpGet && refused) {
+    const port = String(p.httpGet.port);
+    const host = p.httpGet.host || podIP;
+    const path = p.httpGet.path ?? '';
+    return `Get "${(p.httpGet.scheme ?? 'HTTP').toLowerCase()}://${host}:${port}${path.startsWith('/') || path === '' ? path : `/${path}`}": dial tcp ${host}:${port}: connect: connection refused`;
+  }
   if (p?.httpGet) return `HTTP probe failed with statuscode: ${liveness ? 500 : 503}`;
   if (p?.tcpSocket) return `dial tcp ${podIP}:${String(p.tcpSocket.port)}: connect: connection refused`;
   if (p?.grpc) return `timeout: failed to connect service "${podIP}:${p.grpc.port}" within 1s`;

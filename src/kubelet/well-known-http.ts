@@ -21,6 +21,11 @@ const imagePorts: Record<string, number> = {
   'us-docker.pkg.dev/google-samples/containers/gke/hello-app': 8080, 'registry.k8s.io/echoserver': 8080,
 };
 
+/** The one port a well-known server image listens on, or undefined for other images. */
+export function imagePort(image: string): number | undefined {
+  return imagePorts[repositoryOf(image)];
+}
+
 /** Each server's requests answered by bootcamp containers, by pod uid and container (the app's own counter). */
 const requestCounts = new ServerSlot('bootcamp request counts', () => new Map<string, number>());
 const maxCounted = 10_000;

@@ -2,18 +2,25 @@
 // spec.workloadRef) that needs more GPUs than the cluster has; it stays Pending whole until the learner adds a GPU
 // node, then is placed whole.
 import type { Json, LessonApi } from './lesson-api.js';
-import { condition, isDeleting, nameOf, podNode, rec, removeAndWait, str } from './lesson-objects.js';
+import { applyCommand, condition, isDeleting, nameOf, podNode, rec, str } from './lesson-objects.js';
+import { ensureLessonNamespace, lessonNamespace, resetLessonObjects } from './lesson-namespace.js';
 import type { Lesson, LessonFactory, StepOutcome } from './lesson-types.js';
 import { quantityValue } from '../machinery/resources.js';
 import { getOwn } from '../util/own.js';
 import { nodeReady } from './node-failure.js';
 
+export { applyCommand };
+
 export const gpusPerPod = 4;
 const gpu = 'nvidia.com/gpu';
 /** How long the gang's reserved places are held waiting for the rest (upstream: 5 minutes). */
 const gangTimeoutSeconds = 20;
-const workloadsPath = '/apis/scheduling.k8s.io/v1alpha1/namespaces/default/workloads';
-const podsPath = '/api/v1/namespaces/default/pods?labelSelector=app%3Dtrain';
+const lessonName = 'gpu-gang';
+const ns = lessonNamespace(lessonName);
+const n = `-n ${ns}`;
+const workloadsPath = `/apis/scheduling.k8s.io/v1alpha1/namespaces/${ns}/workloads`;
+const podsListPath = `/api/v1/namespaces/${ns}/pods`;
+const podsPath = `${podsListPath}?labelSelector=app%3Dtrain`;
 
 /** The GPUs a node offers (allocatable), 0 when NotReady. */
 export function nodeGpus(node: Json): number {
@@ -42,7 +49,7 @@ export function freeGpuNodeName(nodes: Json[]): string {
 export function workload(size: number): Json {
   return {
     apiVersion: 'scheduling.k8s.io/v1alpha1', kind: 'Workload',
-    metadata: { name: 'train', namespace: 'default', labels: { 'bonsai.dev/lesson': 'gpu-gang' }, annotations: { 'bonsai.dev/gang-scheduling-timeout-seconds': String(gangTimeoutSeconds) } },
+    metadata: { name: 'train', namespace: ns, labels: { 'bonsai.dev/lesson': lessonName }, annotations: { 'bonsai.dev/gang-scheduling-timeout-seconds': String(gangTimeoutSeconds) } },
     spec: { podGroups: [{ name: 'workers', policy: { gang: { minCount: size } } }] },
   };
 }
@@ -50,7 +57,7 @@ export function workload(size: number): Json {
 export function gangPod(i: number): Json {
   return {
     apiVersion: 'v1', kind: 'Pod',
-    metadata: { name: `train-${i}`, namespace: 'default', labels: { app: 'train', 'bonsai.dev/lesson': 'gpu-gang' } },
+    metadata: { name: `train-${i}`, namespace: ns, labels: { app: 'train', 'bonsai.dev/lesson': lessonName } },
     spec: {
       workloadRef: { name: 'train', podGroup: 'workers' },
       containers: [{ name: 'trainer', image: 'pytorch/pytorch', resources: { limits: { [gpu]: String(gpusPerPod) } } }],
@@ -68,10 +75,6 @@ export function gpuNode(name: string): Json {
   };
 }
 
-/** One line a learner can paste into a shell (the JSON holds no single quote). */
-export function applyCommand(manifest: Json): string {
-  return `echo '${JSON.stringify(manifest)}' | kubectl apply -f -`;
-}
 
 function unschedulableMessage(pod: Json): string | undefined {
   const c = condition(pod, 'PodScheduled');
@@ -109,39 +112,38 @@ const create: LessonFactory = (): Lesson => {
   let newNode = '';
   const pods = (api: LessonApi) => api.list(podsPath);
   return {
-    name: 'gpu-gang',
+    name: lessonName,
     title: 'Lesson: a GPU gang that does not fit, until capacity is added',
     intro: [
       `The lesson creates Workload train (scheduling.k8s.io/v1alpha1) whose pod group "workers" is a gang, and pods train-0…`,
       `each asking for ${gpusPerPod} ${gpu}: two more than the GPU nodes can hold. A gang is placed whole or not at all.`,
+      `Everything is in namespace ${ns} (its own: your objects elsewhere are left alone); kubectl commands below say -n ${ns}.`,
       'Keep a second terminal open for kubectl; Ctrl-C here ends the lesson (the objects stay).',
     ],
-    async setup({ api, say }) {
-      for (const p of await api.list('/api/v1/namespaces/default/pods?labelSelector=bonsai.dev%2Flesson%3Dgpu-gang')) {
-        await removeAndWait(api, `/api/v1/namespaces/default/pods/${encodeURIComponent(nameOf(p))}`, 60_000, { gracePeriodSeconds: 0 });
-      }
-      await removeAndWait(api, `${workloadsPath}/train`);
+    async setup(ctx) {
+      const { api, say } = ctx;
+      await ensureLessonNamespace(ctx, lessonName);
       const nodes = await api.list('/api/v1/nodes');
       size = gangSize(nodes);
       newNode = freeGpuNodeName(nodes);
-      await api.create(workloadsPath, workload(size));
+      const pods = Array.from({ length: size }, (_, i) => ({ listPath: podsListPath, body: gangPod(i) }));
+      await resetLessonObjects({ api, say: () => undefined }, lessonName, [{ listPath: workloadsPath, body: workload(size) }, ...pods]);
       say(`workload.scheduling.k8s.io/train created (gang of ${size}, minCount ${size}; the GPU nodes hold ${size - 2} such pods)`);
-      for (let i = 0; i < size; i++) await api.create('/api/v1/namespaces/default/pods', gangPod(i));
       say(`pods train-0 … train-${size - 1} created`);
     },
     steps: [
       {
         heading: 'A gang that does not fit',
         instructions: () => [
-          'kubectl get pods -l app=train -o wide      # all Pending, none on a node',
-          'kubectl describe pods -l app=train         # Events: FailedScheduling and why (for the pod without a place first)',
+          `kubectl get pods -l app=train -o wide ${n}      # all Pending, none on a node`,
+          `kubectl describe pods -l app=train ${n}         # Events: FailedScheduling and why (for the pod without a place first)`,
           `kubectl describe nodes | grep -A9 'Allocated resources'   # ${gpu} requested against allocatable`,
         ],
         async check({ api }) {
           return pendingForGpus(await pods(api), size);
         },
         ok: 'the gang is Pending',
-        hint: 'kubectl describe pods -l app=train shows the scheduler\'s FailedScheduling events',
+        hint: `kubectl describe pods -l app=train ${n} shows the scheduler's FailedScheduling events`,
       },
       {
         instructions: () => [
@@ -153,7 +155,7 @@ const create: LessonFactory = (): Lesson => {
           return r.done ? { done: true, detail: `all ${size} pods PodScheduled=False, none bound` } : r;
         },
         ok: 'no pod holds a GPU',
-        hint: `after ${gangTimeoutSeconds} s the pods waiting for the rest of the gang are rejected too: kubectl get pods -l app=train -o wide`,
+        hint: `after ${gangTimeoutSeconds} s the pods waiting for the rest of the gang are rejected too: kubectl get pods -l app=train -o wide ${n}`,
       },
       {
         heading: 'Add GPU capacity',
@@ -173,12 +175,12 @@ const create: LessonFactory = (): Lesson => {
         hint: 'paste the echo … | kubectl apply -f - line above into your terminal (the node must be Ready and offer nvidia.com/gpu)',
       },
       {
-        instructions: () => ['kubectl get pods -l app=train -o wide -w     # bound together, across the GPU nodes'],
+        instructions: () => [`kubectl get pods -l app=train -o wide -w ${n}     # bound together, across the GPU nodes`],
         async check({ api }) {
           return gangPlaced(await pods(api), size);
         },
         ok: 'the gang is placed whole',
-        hint: 'the scheduler tries the gang again after its back-off; kubectl get events --field-selector involvedObject.name=train-0',
+        hint: `the scheduler tries the gang again after its back-off; kubectl get events --field-selector involvedObject.name=train-0 ${n}`,
       },
     ],
     outro: [

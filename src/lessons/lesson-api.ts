@@ -18,8 +18,14 @@ export interface LessonApi {
   create(path: string, body: Json): Promise<Json>;
   /** A JSON merge patch. */
   patch(path: string, body: Json): Promise<Json>;
-  /** Deletes (in the background, or at once with gracePeriodSeconds 0); a 404 is fine. */
-  remove(path: string, opts?: { gracePeriodSeconds?: number }): Promise<void>;
+  /** Deletes (in the background unless `foreground`, at once with gracePeriodSeconds 0); a 404 is fine. */
+  remove(path: string, opts?: RemoveOptions): Promise<void>;
+}
+
+export interface RemoveOptions {
+  gracePeriodSeconds?: number;
+  /** The object goes only once its dependents are gone. */
+  foreground?: boolean;
 }
 
 /** Largest response body read (a list of a big cluster still fits); more is an error, not a memory spike. */
@@ -58,8 +64,8 @@ export class HttpLessonApi implements LessonApi {
     return this.json(await this.send('PATCH', path, body, 'application/merge-patch+json'), path);
   }
 
-  async remove(path: string, opts: { gracePeriodSeconds?: number } = {}): Promise<void> {
-    const options: Json = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' };
+  async remove(path: string, opts: RemoveOptions = {}): Promise<void> {
+    const options: Json = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: opts.foreground ? 'Foreground' : 'Background' };
     if (opts.gracePeriodSeconds !== undefined) options.gracePeriodSeconds = opts.gracePeriodSeconds;
     const r = await this.send('DELETE', path, options, 'application/json');
     if (r.status !== 404) this.json(r, path);

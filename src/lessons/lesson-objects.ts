@@ -1,6 +1,6 @@
 // Reading the objects lessons look at (pods, nodes, workloads) from their JSON, without trusting their shape.
 import { isRecord } from '../machinery/types.js';
-import type { Json, LessonApi } from './lesson-api.js';
+import type { Json, LessonApi, RemoveOptions } from './lesson-api.js';
 
 export function rec(v: unknown): Json {
   return isRecord(v) ? v : {};
@@ -61,7 +61,7 @@ export function containerTrouble(pod: Json): string | undefined {
 }
 
 /** Deletes the object if it exists and waits until it is gone. */
-export async function removeAndWait(api: LessonApi, path: string, timeoutMs = 60_000, opts?: { gracePeriodSeconds?: number }): Promise<void> {
+export async function removeAndWait(api: LessonApi, path: string, timeoutMs = 60_000, opts?: RemoveOptions): Promise<void> {
   if (!(await api.get(path))) return;
   await api.remove(path, opts);
   const deadline = Date.now() + timeoutMs;
@@ -69,4 +69,9 @@ export async function removeAndWait(api: LessonApi, path: string, timeoutMs = 60
     if (Date.now() > deadline) throw new Error(`${path} is still there ${Math.round(timeoutMs / 1000)} s after its deletion; delete it and run the lesson again`);
     await new Promise((r) => setTimeout(r, 250));
   }
+}
+
+/** One line a learner can paste into a shell (the JSON holds no single quote). */
+export function applyCommand(manifest: Json): string {
+  return `echo '${JSON.stringify(manifest)}' | kubectl apply -f -`;
 }

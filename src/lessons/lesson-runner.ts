@@ -1,5 +1,7 @@
 // Runs a lesson: setup, then each step in turn, polling its check until done, printing a ✓ line per step, the
-// progress it reports, and a hint when nothing has moved for a while.
+// progress it reports, and a hint when nothing has moved for a while; the dashboard follows along through the
+// lesson's progress ConfigMap (lesson-progress.ts).
+import { LessonProgress } from './lesson-progress.js';
 import type { Lesson, LessonContext } from './lesson-types.js';
 
 export interface RunOptions {
@@ -41,9 +43,10 @@ export async function runLesson(lesson: Lesson, ctx: LessonContext, opts: RunOpt
   ctx.say(`${lesson.title}`);
   for (const line of lesson.intro) ctx.say(line);
   await lesson.setup(ctx);
+  const progress = new LessonProgress(ctx.api, lesson);
   const headed = lesson.steps.filter((s) => s.heading);
   let stepNo = 0;
-  for (const step of lesson.steps) {
+  for (const [i, step] of lesson.steps.entries()) {
     if (aborted()) return 'aborted';
     if (step.heading) {
       stepNo++;
@@ -51,7 +54,9 @@ export async function runLesson(lesson: Lesson, ctx: LessonContext, opts: RunOpt
       ctx.say(`Step ${stepNo}/${headed.length}: ${step.heading}`);
     }
     if (step.act) await step.act(ctx);
-    if (step.instructions) for (const line of await step.instructions(ctx)) ctx.say(`  ${line}`);
+    const instructions = step.instructions ? await step.instructions(ctx) : [];
+    for (const line of instructions) ctx.say(`  ${line}`);
+    await progress.started(i, instructions);
     let lastProgress: string | undefined;
     let since = now();
     let hinted = false;
@@ -68,6 +73,7 @@ export async function runLesson(lesson: Lesson, ctx: LessonContext, opts: RunOpt
       }
       if (outcome?.done) {
         ctx.say(`✓ ${step.ok}${outcome.detail ? `: ${outcome.detail}` : ''}`);
+        await progress.done(i, outcome.detail);
         break;
       }
       if (outcome?.progress !== undefined && outcome.progress !== lastProgress) {
@@ -75,15 +81,18 @@ export async function runLesson(lesson: Lesson, ctx: LessonContext, opts: RunOpt
         since = now();
         hinted = false;
         ctx.say(`  … ${outcome.progress}`);
+        await progress.progress(i, outcome.progress);
       } else if (!hinted && now() - since >= hintAfterMs) {
         hinted = true;
         ctx.say(`  hint: ${step.hint}`);
+        await progress.hinted(i);
       }
       await sleep(pollMs, opts.signal);
     }
   }
   ctx.say('');
   for (const line of lesson.outro) ctx.say(line);
+  await progress.finished();
   ctx.say(`Lesson ${lesson.name} complete.`);
   return 'complete';
 }

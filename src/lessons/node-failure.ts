@@ -2,7 +2,8 @@
 // and replaced), the learner drains a second node while the budget keeps minAvailable, then brings both back.
 import { simAnnotations } from '../kubelet/annotations.js';
 import type { Json, LessonApi } from './lesson-api.js';
-import { annotationsOf, arr, condition, isDeleting, nameOf, num, podNode, podReady, rec, removeAndWait, str } from './lesson-objects.js';
+import { annotationsOf, arr, condition, isDeleting, nameOf, num, podNode, podReady, rec, str } from './lesson-objects.js';
+import { ensureLessonNamespace, lessonNamespace, resetLessonObjects } from './lesson-namespace.js';
 import type { Lesson, LessonFactory, StepOutcome } from './lesson-types.js';
 import { rolledOut } from './rolling-update.js';
 
@@ -10,21 +11,26 @@ const replicas = 4;
 const minAvailable = 3;
 /** How long the pods stay on an unreachable node before eviction (the admission default is 300 s). */
 const tolerationSeconds = 30;
-const deployPath = '/apis/apps/v1/namespaces/default/deployments/frontend';
-const pdbPath = '/apis/policy/v1/namespaces/default/poddisruptionbudgets/frontend';
-const podsPath = '/api/v1/namespaces/default/pods?labelSelector=app%3Dfrontend';
+const lessonName = 'node-failure';
+const ns = lessonNamespace(lessonName);
+const n = `-n ${ns}`;
+const deploymentsPath = `/apis/apps/v1/namespaces/${ns}/deployments`;
+const pdbsPath = `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`;
+const deployPath = `${deploymentsPath}/frontend`;
+const pdbPath = `${pdbsPath}/frontend`;
+const podsPath = `/api/v1/namespaces/${ns}/pods?labelSelector=app%3Dfrontend`;
 
 export function manifests(): { deployment: Json; pdb: Json } {
   const toleration = (key: string) => ({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds });
   return {
     deployment: {
       apiVersion: 'apps/v1', kind: 'Deployment',
-      metadata: { name: 'frontend', namespace: 'default', labels: { app: 'frontend', 'bonsai.dev/lesson': 'node-failure' } },
+      metadata: { name: 'frontend', namespace: ns, labels: { app: 'frontend', 'bonsai.dev/lesson': lessonName } },
       spec: {
         replicas,
         selector: { matchLabels: { app: 'frontend' } },
         template: {
-          metadata: { labels: { app: 'frontend' } },
+          metadata: { labels: { app: 'frontend', 'bonsai.dev/lesson': lessonName } },
           spec: {
             tolerations: [toleration('node.kubernetes.io/unreachable'), toleration('node.kubernetes.io/not-ready')],
             containers: [{ name: 'frontend', image: 'nginx:1.27', resources: { requests: { cpu: '100m', memory: '64Mi' } } }],
@@ -34,7 +40,7 @@ export function manifests(): { deployment: Json; pdb: Json } {
     },
     pdb: {
       apiVersion: 'policy/v1', kind: 'PodDisruptionBudget',
-      metadata: { name: 'frontend', namespace: 'default', labels: { 'bonsai.dev/lesson': 'node-failure' } },
+      metadata: { name: 'frontend', namespace: ns, labels: { 'bonsai.dev/lesson': lessonName } },
       spec: { minAvailable, selector: { matchLabels: { app: 'frontend' } } },
     },
   };
@@ -88,30 +94,28 @@ const create: LessonFactory = (): Lesson => {
   let lowest = Number.POSITIVE_INFINITY;
   const node = async (api: LessonApi, name: string) => (await api.get(`/api/v1/nodes/${encodeURIComponent(name)}`)) ?? {};
   return {
-    name: 'node-failure',
+    name: lessonName,
     title: 'Lesson: a node fails, and a drain that a PodDisruptionBudget keeps safe',
     intro: [
-      `The lesson creates Deployment frontend (${replicas} replicas) and PodDisruptionBudget frontend (minAvailable ${minAvailable}) in namespace default.`,
+      `The lesson creates Deployment frontend (${replicas} replicas) and PodDisruptionBudget frontend (minAvailable ${minAvailable})`,
+      `in namespace ${ns} (its own: your objects elsewhere are left alone). Every kubectl command below says -n ${ns}.`,
       `Its pods tolerate an unreachable node for ${tolerationSeconds} s (the default, added by admission, is 300 s).`,
       'Keep a second terminal open for kubectl; Ctrl-C here ends the lesson (the objects stay).',
     ],
-    async setup({ api, say }) {
+    async setup(ctx) {
+      const { api } = ctx;
       const usable = usableNodes(await api.list('/api/v1/nodes'));
       if (usable.length < 3) {
         throw new Error(`this lesson needs 3 Ready, schedulable nodes without taints; there are ${usable.length} (${usable.join(', ') || 'none'}): start stopped nodes (npx bonsai node start NAME) and uncordon cordoned ones`);
       }
-      await removeAndWait(api, deployPath);
-      await removeAndWait(api, pdbPath);
+      await ensureLessonNamespace(ctx, lessonName);
       const m = manifests();
-      await api.create('/apis/apps/v1/namespaces/default/deployments', m.deployment);
-      await api.create('/apis/policy/v1/namespaces/default/poddisruptionbudgets', m.pdb);
-      say('deployment.apps/frontend created');
-      say('poddisruptionbudget.policy/frontend created');
+      await resetLessonObjects(ctx, lessonName, [{ listPath: deploymentsPath, body: m.deployment }, { listPath: pdbsPath, body: m.pdb }]);
     },
     steps: [
       {
         heading: 'Meet frontend',
-        instructions: () => ['kubectl get pods -l app=frontend -o wide', 'kubectl get pdb frontend     # ALLOWED DISRUPTIONS: how many pods may go now'],
+        instructions: () => [`kubectl get pods -l app=frontend -o wide ${n}`, `kubectl get pdb frontend ${n}     # ALLOWED DISRUPTIONS: how many pods may go now`],
         async check({ api }) {
           const d = await api.get(deployPath);
           const pdb = await api.get(pdbPath);
@@ -125,7 +129,7 @@ const create: LessonFactory = (): Lesson => {
           return { done: true, detail: `${replicas} pods on ${nodes.join(', ')}; the budget allows ${allowed} disruption` };
         },
         ok: 'frontend is Available',
-        hint: 'the pods start in a few seconds; kubectl get pods -l app=frontend -w',
+        hint: `the pods start in a few seconds; kubectl get pods -l app=frontend -w ${n}`,
       },
       {
         heading: 'A node fails',
@@ -146,8 +150,8 @@ const create: LessonFactory = (): Lesson => {
       {
         instructions: () => [
           `kubectl describe node ${failed}         # Taints: node.kubernetes.io/unreachable`,
-          `kubectl get pods -l app=frontend -o wide -w   # ${tolerationSeconds} s later its pods are evicted and replaced`,
-          'kubectl get events --field-selector reason=TaintManagerEviction',
+          `kubectl get pods -l app=frontend -o wide -w ${n}   # ${tolerationSeconds} s later its pods are evicted and replaced`,
+          `kubectl get events --field-selector reason=TaintManagerEviction ${n}`,
         ],
         async check({ api }) {
           return evictedAndReplaced(await api.list(podsPath), failed);
@@ -163,7 +167,7 @@ const create: LessonFactory = (): Lesson => {
           drainedNode = busiestNode(pods, candidates) ?? candidates[0] ?? '';
           return [
             `kubectl drain ${drainedNode} --ignore-daemonsets --delete-emptydir-data`,
-            'kubectl get pdb frontend -w        # the budget allows one eviction at a time: drain retries the others',
+            `kubectl get pdb frontend -w ${n}        # the budget allows one eviction at a time: drain retries the others`,
             `                                    # (429 Too Many Requests) until a replacement is ready elsewhere`,
           ];
         },

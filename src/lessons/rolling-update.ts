@@ -1,21 +1,26 @@
 // Lesson `rolling-update`: a Deployment is rolled to an image tag that does not exist; the rollout stalls (the old
 // pods keep serving), the learner inspects the failing pod and runs `kubectl rollout undo`.
 import type { Json } from './lesson-api.js';
-import { annotationsOf, arr, conditionTrue, containerTrouble, isDeleting, nameOf, num, ownerNames, rec, removeAndWait, str } from './lesson-objects.js';
+import { annotationsOf, arr, conditionTrue, containerTrouble, isDeleting, nameOf, num, ownerNames, rec, str } from './lesson-objects.js';
+import { ensureLessonNamespace, lessonNamespace, resetLessonObjects } from './lesson-namespace.js';
 import type { Lesson, LessonFactory, StepOutcome } from './lesson-types.js';
 
 export const goodImage = 'nginx:1.27';
 export const badImage = 'nginx:1.72';
 const replicas = 3;
-const deployPath = '/apis/apps/v1/namespaces/default/deployments/web';
-const rsPath = '/apis/apps/v1/namespaces/default/replicasets?labelSelector=app%3Dweb';
-const podsPath = '/api/v1/namespaces/default/pods?labelSelector=app%3Dweb';
+const lessonName = 'rolling-update';
+const ns = lessonNamespace(lessonName);
+const n = `-n ${ns}`;
+const deploymentsPath = `/apis/apps/v1/namespaces/${ns}/deployments`;
+const deployPath = `${deploymentsPath}/web`;
+const rsPath = `/apis/apps/v1/namespaces/${ns}/replicasets?labelSelector=app%3Dweb`;
+const podsPath = `/api/v1/namespaces/${ns}/pods?labelSelector=app%3Dweb`;
 const revisionKey = 'deployment.kubernetes.io/revision';
 
 export function deployment(): Json {
   return {
     apiVersion: 'apps/v1', kind: 'Deployment',
-    metadata: { name: 'web', namespace: 'default', labels: { app: 'web', 'bonsai.dev/lesson': 'rolling-update' } },
+    metadata: { name: 'web', namespace: ns, labels: { app: 'web', 'bonsai.dev/lesson': lessonName } },
     spec: {
       replicas,
       // A new pod counts only once it has stayed ready this long.
@@ -24,7 +29,7 @@ export function deployment(): Json {
       selector: { matchLabels: { app: 'web' } },
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
       template: {
-        metadata: { labels: { app: 'web' } },
+        metadata: { labels: { app: 'web', 'bonsai.dev/lesson': lessonName } },
         spec: { containers: [{ name: 'web', image: goodImage, ports: [{ containerPort: 80 }], resources: { requests: { cpu: '100m', memory: '64Mi' } } }] },
       },
     },
@@ -76,21 +81,21 @@ export function backOnGoodTemplate(d: Json): boolean {
 const create: LessonFactory = (): Lesson => {
   let badRs = '';
   return {
-    name: 'rolling-update',
+    name: lessonName,
     title: 'Lesson: a rolling update that goes wrong, and its rollback',
     intro: [
-      `The lesson creates Deployment web (${replicas} replicas of ${goodImage}, maxSurge 1, maxUnavailable 0) in namespace default.`,
+      `The lesson creates Deployment web (${replicas} replicas of ${goodImage}, maxSurge 1, maxUnavailable 0) in namespace ${ns}`,
+      `(its own: your objects elsewhere are left alone). Every kubectl command below says -n ${ns}.`,
       'Keep a second terminal open for kubectl; Ctrl-C here ends the lesson (the objects stay).',
     ],
-    async setup({ api, say }) {
-      await removeAndWait(api, deployPath);
-      await api.create('/apis/apps/v1/namespaces/default/deployments', deployment());
-      say('deployment.apps/web created');
+    async setup(ctx) {
+      await ensureLessonNamespace(ctx, lessonName);
+      await resetLessonObjects(ctx, lessonName, [{ listPath: deploymentsPath, body: deployment() }]);
     },
     steps: [
       {
         heading: 'Watch web roll out',
-        instructions: () => ['kubectl get deployment web', 'kubectl get replicasets,pods -l app=web -o wide', 'kubectl rollout history deployment/web'],
+        instructions: () => [`kubectl get deployment web ${n}`, `kubectl get replicasets,pods -l app=web -o wide ${n}`, `kubectl rollout history deployment/web ${n}`],
         async check({ api }) {
           const d = await api.get(deployPath);
           if (!d) return { done: false, progress: 'deployment web is gone' };
@@ -98,7 +103,7 @@ const create: LessonFactory = (): Lesson => {
           return r.done ? { done: true, detail: `${replicas}/${replicas} replicas available on ${goodImage} (revision ${revision(d)})` } : r;
         },
         ok: 'web is Available',
-        hint: 'pods pull their image, start and must stay ready 5 s (minReadySeconds); watch them with kubectl get pods -l app=web -w',
+        hint: `pods pull their image, start and must stay ready 5 s (minReadySeconds); watch them with kubectl get pods -l app=web -w ${n}`,
       },
       {
         heading: 'A broken release',
@@ -107,10 +112,10 @@ const create: LessonFactory = (): Lesson => {
           say(`A teammate has just shipped web with image ${badImage} (they meant ${goodImage}).`);
         },
         instructions: () => [
-          'kubectl rollout status deployment/web    # it does not finish: Ctrl-C it once you have seen enough',
-          'kubectl get pods -l app=web              # one new pod that never becomes Ready; the old ones keep serving',
-          'kubectl describe pod <the new pod>       # its Events say why (Failed to pull image …, then Back-off pulling image)',
-          'kubectl get deployment web -o yaml       # after 60 s the Progressing condition says ProgressDeadlineExceeded',
+          `kubectl rollout status deployment/web ${n}    # it does not finish: Ctrl-C it once you have seen enough`,
+          `kubectl get pods -l app=web ${n}              # one new pod that never becomes Ready; the old ones keep serving`,
+          `kubectl describe pod <the new pod> ${n}       # its Events say why (Failed to pull image …, then Back-off pulling image)`,
+          `kubectl get deployment web -o yaml ${n}       # after 60 s the Progressing condition says ProgressDeadlineExceeded`,
         ],
         async check({ api }) {
           const d = await api.get(deployPath);
@@ -122,14 +127,14 @@ const create: LessonFactory = (): Lesson => {
           return failingPod(await api.list(podsPath), badRs);
         },
         ok: 'the new version does not run',
-        hint: 'kubectl get pods -l app=web shows the new pod\'s STATUS; kubectl describe pod NAME shows its events',
+        hint: `kubectl get pods -l app=web ${n} shows the new pod's STATUS; kubectl describe pod NAME ${n} shows its events`,
       },
       {
         heading: 'Roll back',
         instructions: () => [
-          'kubectl rollout history deployment/web',
-          'kubectl rollout undo deployment/web      # back to the previous revision\'s pod template',
-          'kubectl rollout status deployment/web',
+          `kubectl rollout history deployment/web ${n}`,
+          `kubectl rollout undo deployment/web ${n}      # back to the previous revision's pod template`,
+          `kubectl rollout status deployment/web ${n}`,
         ],
         async check({ api }) {
           const d = await api.get(deployPath);
@@ -137,7 +142,7 @@ const create: LessonFactory = (): Lesson => {
           return backOnGoodTemplate(d) ? { done: true, detail: `template back on ${goodImage} (now revision ${revision(d)})` } : { done: false };
         },
         ok: 'rolled back',
-        hint: 'run kubectl rollout undo deployment/web (kubectl rollout history deployment/web lists the revisions)',
+        hint: `run kubectl rollout undo deployment/web ${n} (kubectl rollout history deployment/web ${n} lists the revisions)`,
       },
       {
         async check({ api }) {
@@ -150,7 +155,7 @@ const create: LessonFactory = (): Lesson => {
           return { done: false, progress: `${r.progress}${badLeft ? `, ${badRs} still has pods` : ''}` };
         },
         ok: 'web is Available on the good revision',
-        hint: 'the failing pod goes once the rollback is complete; kubectl get rs -l app=web shows both ReplicaSets',
+        hint: `the failing pod goes once the rollback is complete; kubectl get rs -l app=web ${n} shows both ReplicaSets`,
       },
     ],
     outro: [

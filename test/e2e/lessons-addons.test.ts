@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { useKubectlServer } from '../helpers/cluster.js';
 import { eventually } from '../helpers/kubectl.js';
-import { LessonRun } from '../helpers/lesson-learner.js';
+import { LessonRun } from '../helpers/lesson-run.js';
 import { runBonsai } from '../helpers/server.js';
 
 type Json = Record<string, any>;

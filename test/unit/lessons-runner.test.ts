@@ -95,7 +95,7 @@ describe('lesson runner', () => {
   });
 
   it('the catalog lists the lessons, each loading a lesson with headed steps, ok lines and hints', async () => {
-    assert.deepEqual(lessonCatalog.map((l) => l.name), ['rolling-update', 'node-failure', 'gpu-gang', 'lws-group', 'karpenter-consolidation', 'keda-scale-to-zero', 'vpa-in-place']);
+    assert.deepEqual(lessonCatalog.map((l) => l.name), ['rolling-update', 'node-failure', 'gpu-gang', 'probes', 'jobset-failure-policy', 'gpus-with-dra', 'lws-group', 'karpenter-consolidation', 'keda-scale-to-zero', 'vpa-in-place']);
     for (const entry of lessonCatalog) {
       const lesson = (await entry.load())();
       assert.equal(lesson.name, entry.name);

@@ -1,5 +1,5 @@
-// A learner's view of `bonsai lesson NAME`: the lesson runs as a child process against a server, and the test
-// reads what it printed, waits for lines, and takes its exit code.
+// A scripted learner's view of `bonsai lesson NAME`: the lesson runs as a child process against a test's server; the
+// test reads what it printed, waits for lines, and checks its ✓ lines and exit code.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { binPath } from './server.js';
 
@@ -65,4 +65,14 @@ export class LessonRun {
   interrupt(): void {
     this.proc.kill('SIGINT');
   }
+
+  /** Ends the process if it still runs (for a test's `finally`). */
+  stop(): void {
+    if (this.proc.exitCode === null && this.proc.signalCode === null) this.proc.kill('SIGKILL');
+  }
+}
+
+/** The ✓ lines' texts before the colon, in order. */
+export function checkTitles(run: LessonRun): string[] {
+  return run.checks().map((l) => l.split(':')[0]);
 }
