@@ -2,60 +2,23 @@
 // objects labelled `bonsai.dev/lesson: <name>` (never a learner's); an add-on's API is waited for (its CRDs install
 // after the server listens) and its absence said plainly.
 import type { Json, LessonApi } from './lesson-api.js';
-import { isDeleting, labelsOf, nameOf, removeAndWait } from './lesson-objects.js';
+import type { LessonContext } from './lesson-types.js';
+import { ensureLessonNamespace, lessonLabel, lessonNamespace, lessonSelector, ownedBy, removeLessonObjects } from './lesson-namespace.js';
 
-export const lessonLabel = 'bonsai.dev/lesson';
+import { isDeleting, nameOf, removeAndWait } from './lesson-objects.js';
+
+export { lessonLabel, lessonNamespace } from './lesson-namespace.js';
 
 /** The intro's last line in every lesson. */
 export const secondTerminal = 'Keep a second terminal open for kubectl; Ctrl-C here ends the lesson (the objects stay).';
-
-export function lessonNamespace(name: string): string {
-  return `lesson-${name}`;
-}
-
-/** The label selector of a lesson's own objects, for a list path's query string. */
-export function lessonSelector(name: string): string {
-  return `labelSelector=${encodeURIComponent(`${lessonLabel}=${name}`)}`;
-}
 
 /** Metadata for an object of lesson `lesson`: in its namespace (unless cluster-scoped), labelled as the lesson's. */
 export function lessonMeta(lesson: string, name: string, labels: Record<string, string> = {}, clusterScoped = false): Json {
   return { name, ...(clusterScoped ? {} : { namespace: lessonNamespace(lesson) }), labels: { ...labels, [lessonLabel]: lesson } };
 }
 
-function isLessons(o: Json, lesson: string): boolean {
-  return labelsOf(o)[lessonLabel] === lesson;
-}
-
 async function sleep(ms: number): Promise<void> {
   await new Promise((r) => setTimeout(r, ms));
-}
-
-/** Creates the lesson's namespace (waiting out one still being deleted); a namespace already there is kept. */
-export async function ensureLessonNamespace(api: LessonApi, lesson: string, timeoutMs = 60_000): Promise<string> {
-  const ns = lessonNamespace(lesson);
-  const path = `/api/v1/namespaces/${ns}`;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const existing = await api.get(path);
-    if (existing && !isDeleting(existing)) return ns;
-    if (!existing) {
-      await api.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { [lessonLabel]: lesson } } });
-      return ns;
-    }
-    if (Date.now() > deadline) throw new Error(`namespace ${ns} is still being deleted; run the lesson again once it is gone`);
-    await sleep(250);
-  }
-}
-
-/**
- * Deletes the lesson's own objects in `collectionPath` (a namespaced or cluster-wide list path) and waits until they
- * are gone; objects without the lesson's label stay.
- */
-export async function removeLessonObjects(api: LessonApi, collectionPath: string, lesson: string, opts?: { gracePeriodSeconds?: number }): Promise<void> {
-  for (const o of await api.list(`${collectionPath}?${lessonSelector(lesson)}`)) {
-    await removeAndWait(api, `${collectionPath}/${encodeURIComponent(nameOf(o))}`, 60_000, opts);
-  }
 }
 
 /** Waits until the list at `listPath` (with its selector) is empty, e.g. the pods of objects deleted in the background. */
@@ -74,7 +37,7 @@ export async function waitGone(api: LessonApi, listPath: string, what: string, t
 export async function claimName(api: LessonApi, path: string, lesson: string): Promise<void> {
   const o = await api.get(path);
   if (!o) return;
-  if (!isLessons(o, lesson)) throw new Error(`${path} exists and is not the lesson's (no ${lessonLabel}=${lesson} label): the lesson leaves it alone; delete or rename it and run the lesson again`);
+  if (!ownedBy(o, lesson)) throw new Error(`${path} exists and is not the lesson's (no ${lessonLabel}=${lesson} label): the lesson leaves it alone; delete or rename it and run the lesson again`);
   await removeAndWait(api, path);
 }
 
@@ -105,9 +68,10 @@ export async function livePods(api: LessonApi, lesson: string, app: string): Pro
  * Starts a lesson over: waits for its add-on's API (`addonPath`, a list path), makes its namespace, removes its own
  * objects in each of `collections` (in order) and waits for their pods to go.
  */
-export async function startOver(api: LessonApi, lesson: string, addon: string, addonPath: string, collections: readonly string[]): Promise<void> {
+export async function startOver(ctx: LessonContext, lesson: string, addon: string, addonPath: string, collections: readonly string[]): Promise<void> {
+  const { api } = ctx;
   await waitForAddon(api, addonPath, addon);
-  const ns = await ensureLessonNamespace(api, lesson);
-  for (const c of collections) await removeLessonObjects(api, c, lesson);
+  const ns = await ensureLessonNamespace(ctx, lesson);
+  await removeLessonObjects(api, lesson, [...collections]);
   await waitGone(api, `/api/v1/namespaces/${ns}/pods?${lessonSelector(lesson)}`, 'the earlier run\'s pods');
 }

@@ -101,8 +101,9 @@ const create: LessonFactory = (): Lesson => {
       'simulated cloud.',
       secondTerminal,
     ],
-    async setup({ api, say }) {
-      await startOver(api, lesson, 'karpenter', nodePoolsPath, [deploymentsPath]);
+    async setup(ctx) {
+      const { api, say } = ctx;
+      await startOver(ctx, lesson, 'karpenter', nodePoolsPath, [deploymentsPath]);
       // The pool's nodes go with it (Karpenter's finalizers drain them first).
       await claimName(api, `${nodePoolsPath}/${poolName}`, lesson);
       await claimName(api, `${nodeClassesPath}/${poolName}`, lesson);

@@ -77,11 +77,12 @@ const create: LessonFactory = (): Lesson => ({
     'Here the ConfigMap plays the queue.',
     secondTerminal,
   ],
-  async setup({ api, say }) {
+  async setup(ctx) {
+    const { api, say } = ctx;
     if (!api.server?.startsWith('http://')) {
       throw new Error('this lesson needs the server\'s plain-HTTP address (the default of npm start): KEDA\'s metrics-api scaler reads the metric from it without credentials');
     }
-    await startOver(api, lesson, 'keda', scaledObjectsPath, [scaledObjectsPath, deploymentsPath]);
+    await startOver(ctx, lesson, 'keda', scaledObjectsPath, [scaledObjectsPath, deploymentsPath]);
     await claimName(api, `${configMapsPath}/${configMapName}`, lesson);
     // KEDA's webhook refuses a second autoscaler for the Deployment: the earlier ScaledObject's HPA must be gone too.
     await waitGone(api, `/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers?fieldSelector=${encodeURIComponent(`metadata.name=keda-hpa-${app}`)}`, 'the earlier run\'s HPA');

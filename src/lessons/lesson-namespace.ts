@@ -35,7 +35,8 @@ const namespaceGoneTimeoutMs = 120_000;
 
 /**
  * Makes the lesson's namespace (labelled as the lesson's) and says so; waits out a namespace of the lesson's still
- * being deleted. A namespace of that name that the lesson did not make stops the lesson.
+ * being deleted. A namespace of that name that the learner made is used as it is (the lesson never deletes a
+ * namespace; inside it, only objects carrying the lesson's label are ever removed).
  */
 export async function ensureLessonNamespace(ctx: LessonContext, name: string): Promise<string> {
   const ns = lessonNamespace(name);
@@ -43,7 +44,6 @@ export async function ensureLessonNamespace(ctx: LessonContext, name: string): P
   const deadline = Date.now() + namespaceGoneTimeoutMs;
   for (;;) {
     const existing = await ctx.api.get(path);
-    if (existing && !ownedBy(existing, name)) throw conflict(`namespace ${ns}`, name);
     if (existing && rec(existing.metadata).deletionTimestamp === undefined) return ns;
     if (!existing) {
       await ctx.api.create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { [lessonLabel]: name } } });

@@ -86,8 +86,9 @@ const create: LessonFactory = (): Lesson => {
       'workers, as one model replica served across several hosts). A group lives and dies together.',
       secondTerminal,
     ],
-    async setup({ api, say }) {
-      await startOver(api, lesson, 'lws', lwsPath, [lwsPath]);
+    async setup(ctx) {
+      const { api, say } = ctx;
+      await startOver(ctx, lesson, 'lws', lwsPath, [lwsPath]);
       await claimName(api, `${lwsPath}/${setName}`, lesson);
       await api.create(lwsPath, leaderWorkerSet());
       say(`leaderworkerset.leaderworkerset.x-k8s.io/${setName} created in namespace ${ns}`);

@@ -93,8 +93,9 @@ const create: LessonFactory = (): Lesson => {
       `VerticalPodAutoscaler ${app} in updateMode Off: it recommends, and changes nothing.`,
       secondTerminal,
     ],
-    async setup({ api, say }) {
-      await startOver(api, lesson, 'vpa', vpasPath, [vpasPath, deploymentsPath]);
+    async setup(ctx) {
+      const { api, say } = ctx;
+      await startOver(ctx, lesson, 'vpa', vpasPath, [vpasPath, deploymentsPath]);
       await claimName(api, `${vpasPath}/${app}`, lesson);
       await api.create(deploymentsPath, deployment());
       await api.create(vpasPath, verticalPodAutoscaler());

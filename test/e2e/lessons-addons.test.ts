@@ -23,10 +23,10 @@ describe('bonsai lesson: the add-on lessons', () => {
   const getJson = async (...args: string[]) => JSON.parse(await env.k.ok(['get', ...args, '-o', 'json'])) as Json;
   const uids = (list: Json) => (list.items as Json[]).map((p) => `${p.metadata.name}=${p.metadata.uid}`).sort();
 
-  it('bonsai lesson lists the four add-on lessons after the first three', async () => {
+  it('bonsai lesson lists the four add-on lessons after the others', async () => {
     const r = await runBonsai(['lesson']);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^ {2}gpu-gang .*\n {2}lws-group {2,}a LeaderWorkerSet.*\n {2}karpenter-consolidation {2}Karpenter .*\n {2}keda-scale-to-zero {2,}KEDA .*\n {2}vpa-in-place {2,}a VerticalPodAutoscaler /m);
+    assert.match(r.stdout, /^ {2}gpus-with-dra .*\n {2}lws-group {2,}a LeaderWorkerSet.*\n {2}karpenter-consolidation {2}Karpenter .*\n {2}keda-scale-to-zero {2,}KEDA .*\n {2}vpa-in-place {2,}a VerticalPodAutoscaler /m);
   });
 
   it('lws-group: deleting one worker recreates its whole group, the other untouched; scaling adds a group', async () => {

@@ -2,7 +2,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Json, LessonApi } from '../../src/lessons/lesson-api.js';
-import { claimName, ensureLessonNamespace, lessonMeta, removeLessonObjects } from '../../src/lessons/addon-lesson-helpers.js';
+import { claimName, lessonMeta } from '../../src/lessons/addon-lesson-helpers.js';
+import { ensureLessonNamespace, removeLessonObjects } from '../../src/lessons/lesson-namespace.js';
 import { groupRecreated, groupsReady, leaderWorkerSet, uidsOf } from '../../src/lessons/lws-group.js';
 import { deployment as karpenterDeployment, nodePool, placed } from '../../src/lessons/karpenter-consolidation.js';
 import { scaledObject, scaledTo, setMetricCommand } from '../../src/lessons/keda-scale-to-zero.js';
@@ -46,14 +47,14 @@ class MemoryApi implements LessonApi {
 describe('add-on lesson helpers', () => {
   it('a lesson\'s objects are labelled and live in lesson-<name>; starting over removes only those', async () => {
     const api = new MemoryApi();
-    assert.equal(await ensureLessonNamespace(api, 'demo'), 'lesson-demo');
+    assert.equal(await ensureLessonNamespace({ api, say: () => {} }, 'demo'), 'lesson-demo');
     assert.deepEqual((api.objects.get('/api/v1/namespaces/lesson-demo')?.metadata as Json).labels, { 'bonsai.dev/lesson': 'demo' });
     assert.deepEqual(lessonMeta('demo', 'x', { app: 'x' }), { name: 'x', namespace: 'lesson-demo', labels: { app: 'x', 'bonsai.dev/lesson': 'demo' } });
     assert.deepEqual(lessonMeta('demo', 'pool', {}, true), { name: 'pool', labels: { 'bonsai.dev/lesson': 'demo' } });
     const cms = '/api/v1/namespaces/lesson-demo/configmaps';
     await api.create(cms, { metadata: lessonMeta('demo', 'ours') });
     await api.create(cms, { metadata: { name: 'learners', labels: {} } });
-    await removeLessonObjects(api, cms, 'demo');
+    await removeLessonObjects(api, 'demo', [cms]);
     assert.deepEqual(api.removed, [`${cms}/ours`]);
     assert.ok(api.objects.has(`${cms}/learners`));
     await assert.rejects(claimName(api, `${cms}/learners`, 'demo'), /exists and is not the lesson's \(no bonsai\.dev\/lesson=demo label\)/);

@@ -43,7 +43,7 @@ const deployments = '/apis/apps/v1/namespaces/lesson-demo/deployments';
 const web = (labels: Record<string, string> = {}): Json => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', labels } });
 
 describe('lesson namespaces and objects', () => {
-  it('creates the namespace labelled as the lesson\'s once, and stops on a namespace of that name it did not make', async () => {
+  it('creates the namespace labelled as the lesson\'s once, and uses one the learner made as it is', async () => {
     const api = new MemoryApi();
     const said: string[] = [];
     assert.equal(await ensureLessonNamespace({ api, say: (l) => said.push(l) }, 'demo'), 'lesson-demo');
@@ -51,7 +51,8 @@ describe('lesson namespaces and objects', () => {
     assert.deepEqual(said, ['namespace/lesson-demo created']);
     assert.deepEqual((api.objects.get('/api/v1/namespaces/lesson-demo')!.metadata as Json).labels, { 'bonsai.dev/lesson': 'demo' });
     api.objects.set('/api/v1/namespaces/lesson-other', { metadata: { name: 'lesson-other' } });
-    await assert.rejects(ensureLessonNamespace({ api, say: () => undefined }, 'other'), LessonConflictError);
+    assert.equal(await ensureLessonNamespace({ api, say: () => undefined }, 'other'), 'lesson-other');
+    assert.deepEqual(api.objects.get('/api/v1/namespaces/lesson-other'), { metadata: { name: 'lesson-other' } });
   });
 
   it('replaces its own objects, leaves others alone, and refuses to replace a learner\'s object of the same name', async () => {
