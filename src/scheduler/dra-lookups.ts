@@ -47,5 +47,6 @@ export function draLookups(client: Client, engineLoaded: () => void): DraLookups
       client.updateStatus(claimsRef, ns, name, { ...cur, status });
     },
     engineLoaded,
+    inFlight: new Map(),
   };
 }

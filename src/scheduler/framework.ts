@@ -1,7 +1,7 @@
 // The scheduling framework: plugin interfaces, the per-attempt cycle state, filtering and scoring.
 import type { PersistentVolumeClaim, Pod } from '../generated/k8s/core/v1.js';
 import type { StorageClass } from '../generated/k8s/storage/v1.js';
-import type { DeviceClass, ResourceClaim, ResourceClaimStatus, ResourceSlice } from '../generated/k8s/resource/v1.js';
+import type { AllocationResult, DeviceClass, ResourceClaim, ResourceClaimStatus, ResourceSlice } from '../generated/k8s/resource/v1.js';
 import type { Selector } from '../machinery/labels.js';
 import type { NodeInfo } from './node-info.js';
 import type { PodIndex } from './pod-index.js';
@@ -46,6 +46,18 @@ export interface DraLookups {
   reserve(claim: ResourceClaim, status: ResourceClaimStatus): void;
   /** Called once the selector engine has loaded (pods waiting for it may go on). */
   engineLoaded(): void;
+  /**
+   * Allocations found for pods holding a reserved place (a gang waiting at Permit) and not written yet, by claim
+   * `namespace/name`: their devices count as taken, and a pod sharing the claim uses that allocation.
+   */
+  readonly inFlight: Map<string, InFlightAllocation>;
+}
+
+/** An allocation kept in memory between Reserve and PreBind. */
+export interface InFlightAllocation {
+  allocation: AllocationResult;
+  /** The uid of the pod whose Reserve made it. */
+  pod: string;
 }
 
 /** Everything computed for one attempt to schedule one pod. Plugins keep their pre-computed data here. */
@@ -79,8 +91,12 @@ export interface FilterPlugin {
    * give the plugin something to check).
    */
   skips?(s: CycleState): boolean;
-  /** Before the pod is bound to `host` (upstream's Reserve and PreBind): writes what the binding needs; throws to refuse. */
+  /** Once `host` is chosen (upstream's Reserve): keeps in memory what the pod takes, so that later attempts see it taken. */
+  reserve?(s: CycleState, host: NodeInfo): void;
+  /** Before the pod is bound to `host` (upstream's PreBind): writes what the binding needs; throws to refuse. */
   preBind?(s: CycleState, host: NodeInfo): void;
+  /** Undoes reserve and whatever preBind wrote (the place was given up: a failed gang attempt or pre-bind). Never throws. */
+  unreserve?(s: CycleState): void;
   /** Keep pre-computed data right when preemption simulates removing or re-adding a pod on a node. */
   addPod?(s: CycleState, pi: PodInfo, n: NodeInfo): void;
   removePod?(s: CycleState, pi: PodInfo, n: NodeInfo): void;

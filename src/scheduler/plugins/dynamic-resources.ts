@@ -1,8 +1,10 @@
 // DynamicResources: a pod's ResourceClaims must exist, and those not yet allocated must be allocatable on the node
 // from the ResourceSlices its drivers publish (the structured-parameters allocator in ../dra/); an allocated claim
-// must be usable on the node. On binding, the allocations the chosen node got are written to the claims' status,
-// with the pod in reservedFor and the delete-protection finalizer, before the pod is bound (upstream's Reserve and
-// PreBind). The allocator's CEL engine loads on the first pod with claims.
+// must be usable on the node. Once a node is chosen (Reserve) the allocations it got are kept in memory as in flight,
+// so that other attempts see their devices taken (a gang's pods hold places at Permit before any is bound); on
+// binding (PreBind) they are written to the claims' status, with the pod in reservedFor and the delete-protection
+// finalizer. Unreserve forgets what was in flight and takes back what PreBind wrote (a failed gang attempt leaves no
+// allocation). The allocator's CEL engine loads on the first pod with claims.
 import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { AllocationResult, DeviceClass, ResourceClaim } from '../../generated/k8s/resource/v1.js';
 import { allocate, allocatedDevices, loadDeviceCel, nodeSelectorMatches, type DeviceCel } from '../dra/index.js';
@@ -11,22 +13,26 @@ import type { NodeInfo } from '../node-info.js';
 
 export const pluginName = 'DynamicResources';
 
-
 interface State {
   /** The pod's claims, each resolved. */
   claims: ResourceClaim[];
-  /** Those still to allocate. */
+  /** Per claim: the allocation it has (written, or in flight for another pod), if any. */
+  allocations: Array<AllocationResult | undefined>;
+  /** The claims still to allocate. */
   pending: ResourceClaim[];
   allocated: Set<string>;
   classes: ReadonlyMap<string, DeviceClass>;
-  /** Allocations found per node, for the binding. */
+  /** Allocations found per node, for Reserve and PreBind. */
   found: Map<string, AllocationResult[]>;
+  /** The claims PreBind wrote (for Unreserve): whether it wrote the allocation, or only the reservation. */
+  written: Array<{ ns: string; name: string; allocation: boolean }>;
 }
 
 const key = 'DynamicResources';
 let cel: DeviceCel | undefined;
 let loading: Promise<void> | undefined;
 const unresolvable = (reason: string): Failure => ({ plugin: pluginName, code: 'UnschedulableAndUnresolvable', reasons: [reason] });
+const claimKey = (c: ResourceClaim) => `${c.metadata.namespace ?? ''}/${c.metadata.name ?? ''}`;
 
 /** The name of the claim behind each of the pod's claim entries, or the reason there is none yet. */
 function claimNames(pod: Pod): string[] | string {
@@ -64,7 +70,8 @@ export const dynamicResources: FilterPlugin = {
       if (c.status?.allocation && reserved.length >= 256 && !reserved.some((r) => r.uid === pod.metadata.uid)) return unresolvable(`resourceclaim "${n}" is in use`);
       claims.push(c);
     }
-    const pending = claims.filter((c) => !c.status?.allocation);
+    const allocations = claims.map((c) => c.status?.allocation ?? dra.inFlight.get(claimKey(c))?.allocation);
+    const pending = claims.filter((_, i) => !allocations[i]);
     if (pending.length && !cel) {
       loading ??= loadDeviceCel().then((c) => { cel = c; });
       // Every server whose pods waited hears of it (the engine is shared by the process, the queues are not).
@@ -72,8 +79,8 @@ export const dynamicResources: FilterPlugin = {
       return { plugin: pluginName, code: 'Unschedulable', reasons: ['waiting for the device selector engine to load'] };
     }
     const state: State = {
-      claims, pending, found: new Map(),
-      allocated: pending.length ? allocatedDevices(dra.claims()) : new Set(),
+      claims, allocations, pending, found: new Map(), written: [],
+      allocated: pending.length ? allocatedDevices(dra.claims(), [...dra.inFlight.values()].map((f) => f.allocation)) : new Set(),
       classes: pending.length ? dra.classes() : new Map(),
     };
     s.data.set(key, state);
@@ -82,8 +89,8 @@ export const dynamicResources: FilterPlugin = {
   filter(s, n) {
     const st = s.get<State>(key);
     if (!st || !n.node) return undefined;
-    for (const c of st.claims) {
-      if (c.status?.allocation && !matchesNode(c.status.allocation, n)) return unresolvable('resourceclaim not available on the node');
+    for (const a of st.allocations) {
+      if (a && !matchesNode(a, n)) return unresolvable('resourceclaim not available on the node');
     }
     if (!st.pending.length || !cel) return undefined;
     const out = allocate({ node: { name: n.name, labels: n.node.metadata.labels ?? {} }, slices: s.lookups.dra?.slicesFor(n.name) ?? [], classes: st.classes, claims: st.pending, allocated: st.allocated }, cel);
@@ -93,21 +100,59 @@ export const dynamicResources: FilterPlugin = {
     }
     return { plugin: pluginName, code: out.kind === 'unschedulable' ? 'Unschedulable' : 'UnschedulableAndUnresolvable', reasons: [out.message] };
   },
+  reserve(s, host) {
+    const st = s.get<State>(key);
+    const allocations = st?.found.get(host.name);
+    const inFlight = s.lookups.dra?.inFlight;
+    if (!st || !allocations || !inFlight) return;
+    const pod = s.pi.pod.metadata.uid ?? '';
+    st.pending.forEach((c, i) => inFlight.set(claimKey(c), { allocation: allocations[i], pod }));
+  },
   preBind(s, host) {
     const st = s.get<State>(key);
     const dra = s.lookups.dra;
     if (!st || !dra) return;
-    const pod = s.pi.pod;
-    const mine = { resource: 'pods', name: s.pi.name, uid: pod.metadata.uid ?? '' };
-    const allocations = st.found.get(host.name) ?? [];
-    st.pending.forEach((c, i) => {
-      const allocation = allocations[i];
-      if (!allocation) throw new Error(`no allocation of resourceclaim "${c.metadata.name}" on ${host.name}`);
-      dra.reserve(c, { ...c.status, allocation, reservedFor: [...(c.status?.reservedFor ?? []), mine] });
-    });
-    for (const c of st.claims) {
-      if (!c.status?.allocation || c.status.reservedFor?.some((r) => r.uid === mine.uid)) continue;
-      dra.reserve(c, { ...c.status, reservedFor: [...(c.status.reservedFor ?? []), mine] });
+    const mine = { resource: 'pods', name: s.pi.name, uid: s.pi.pod.metadata.uid ?? '' };
+    const found = st.found.get(host.name) ?? [];
+    const ours = new Map(st.pending.map((c, i) => [claimKey(c), found[i]]));
+    for (const seen of st.claims) {
+      // As stored now: a claim shared within a gang may have been written by a member bound before this one.
+      const ns = seen.metadata.namespace ?? '';
+      const name = seen.metadata.name ?? '';
+      const c = dra.claim(ns, name);
+      if (!c || c.metadata.uid !== seen.metadata.uid) throw new Error(`resourceclaim "${name}" is gone`);
+      const k = claimKey(c);
+      const reservedFor = [...(c.status?.reservedFor ?? []), mine];
+      if (c.status?.allocation) {
+        if (c.status.reservedFor?.some((r) => r.uid === mine.uid)) continue;
+        dra.reserve(c, { ...c.status, reservedFor });
+        st.written.push({ ns, name, allocation: false });
+      } else {
+        const allocation = ours.get(k) ?? dra.inFlight.get(k)?.allocation;
+        if (!allocation) throw new Error(`no allocation of resourceclaim "${name}" on ${host.name}`);
+        dra.reserve(c, { ...c.status, allocation, reservedFor });
+        st.written.push({ ns, name, allocation: true });
+      }
+      dra.inFlight.delete(k);
+    }
+  },
+  unreserve(s) {
+    const st = s.get<State>(key);
+    const dra = s.lookups.dra;
+    if (!st || !dra) return;
+    const uid = s.pi.pod.metadata.uid ?? '';
+    for (const c of st.pending) if (dra.inFlight.get(claimKey(c))?.pod === uid) dra.inFlight.delete(claimKey(c));
+    for (const w of st.written.splice(0)) {
+      try {
+        const cur = dra.claim(w.ns, w.name);
+        if (!cur?.status) continue;
+        const { reservedFor: had, allocation, ...rest } = cur.status;
+        const reservedFor = (had ?? []).filter((r) => r.uid !== uid);
+        const keepAllocation = allocation && !(w.allocation && !reservedFor.length);
+        dra.reserve(cur, { ...rest, ...(keepAllocation ? { allocation } : {}), ...(reservedFor.length ? { reservedFor } : {}) });
+      } catch {
+        // Left as written: the resourceclaim controller drops reservations of pods that are gone.
+      }
     }
   },
 };
