@@ -48,7 +48,7 @@ export interface DraLookups {
   engineLoaded(): void;
   /**
    * Allocations found for pods holding a reserved place (a gang waiting at Permit) and not written yet, by claim
-   * `namespace/name`: their devices count as taken, and a pod sharing the claim uses that allocation.
+   * uid: their devices count as taken, and a pod sharing the claim uses that allocation.
    */
   readonly inFlight: Map<string, InFlightAllocation>;
 }

@@ -32,7 +32,7 @@ const key = 'DynamicResources';
 let cel: DeviceCel | undefined;
 let loading: Promise<void> | undefined;
 const unresolvable = (reason: string): Failure => ({ plugin: pluginName, code: 'UnschedulableAndUnresolvable', reasons: [reason] });
-const claimKey = (c: ResourceClaim) => `${c.metadata.namespace ?? ''}/${c.metadata.name ?? ''}`;
+const claimKey = (c: ResourceClaim) => c.metadata.uid ?? '';
 
 /** The name of the claim behind each of the pod's claim entries, or the reason there is none yet. */
 function claimNames(pod: Pod): string[] | string {
