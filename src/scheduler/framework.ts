@@ -1,5 +1,5 @@
 // The scheduling framework: plugin interfaces, the per-attempt cycle state, filtering and scoring.
-import type { PersistentVolumeClaim, Pod } from '../generated/k8s/core/v1.js';
+import type { PersistentVolumeClaim, Pod, PodExtendedResourceClaimStatus } from '../generated/k8s/core/v1.js';
 import type { StorageClass } from '../generated/k8s/storage/v1.js';
 import type { AllocationResult, DeviceClass, ResourceClaim, ResourceClaimStatus, ResourceSlice } from '../generated/k8s/resource/v1.js';
 import type { Selector } from '../machinery/labels.js';
@@ -41,6 +41,13 @@ export interface DraLookups {
   claims(): readonly ResourceClaim[];
   /** The slices a node may use: its own (spec.nodeName) and those of pools not bound to one node. */
   slicesFor(node: string): readonly ResourceSlice[];
+  /** Whether slices name the node (its drivers publish devices: extended resources DeviceClasses map come from them). */
+  nodeHasDevices(node: string): boolean;
+  /** Creates a claim (the special claim of a pod's extended resources); returns it as stored. */
+  createClaim(claim: ResourceClaim): ResourceClaim;
+  deleteClaim(namespace: string, name: string, uid: string): void;
+  /** Writes (or, with undefined, clears) the pod's status.extendedResourceClaimStatus. */
+  setExtendedClaimStatus(pod: Pod, status: PodExtendedResourceClaimStatus | undefined): void;
   classes(): ReadonlyMap<string, DeviceClass>;
   /** Writes a claim's allocation and reservations (adding the finalizer first when it has none). */
   reserve(claim: ResourceClaim, status: ResourceClaimStatus): void;
@@ -75,6 +82,11 @@ export class CycleState {
   ) {}
   /** NodeResourcesFit's list of the pod's requests, kept here rather than in `data` (it is read once per node). */
   fitRequests: Array<[string, number]> | undefined;
+  /**
+   * The pod's extended resources a DeviceClass maps (set by DynamicResources' PreFilter): on a node whose drivers
+   * publish devices, DynamicResources allocates them and NodeResourcesFit leaves them out.
+   */
+  draExtended: ReadonlySet<string> | undefined;
   get<T>(key: string): T | undefined {
     return this.data.get(key) as T | undefined;
   }

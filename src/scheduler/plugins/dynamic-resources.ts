@@ -10,6 +10,7 @@ import type { AllocationResult, DeviceClass, ResourceClaim } from '../../generat
 import { allocate, allocatedDevices, loadDeviceCel, nodeSelectorMatches, type DeviceCel } from '../dra/index.js';
 import type { Failure, FilterPlugin } from '../framework.js';
 import type { NodeInfo } from '../node-info.js';
+import { extendedClaimToCreate, extendedRequests, isExtendedDraft, mayUseExtended, type ExtendedRequests } from './dra-extended.js';
 
 export const pluginName = 'DynamicResources';
 
@@ -20,12 +21,14 @@ interface State {
   allocations: Array<AllocationResult | undefined>;
   /** The claims still to allocate. */
   pending: ResourceClaim[];
+  /** The pod's extended resources that classes map, not yet served by a claim (allocated on nodes with devices). */
+  extended?: ExtendedRequests;
   allocated: Set<string>;
   classes: ReadonlyMap<string, DeviceClass>;
-  /** Allocations found per node, for Reserve and PreBind. */
-  found: Map<string, AllocationResult[]>;
-  /** The claims PreBind wrote (for Unreserve): whether it wrote the allocation, or only the reservation. */
-  written: Array<{ ns: string; name: string; allocation: boolean }>;
+  /** Allocations found per node (of `pending`, then the extended-resource claim where it applies), for Reserve and PreBind. */
+  found: Map<string, { claims: ResourceClaim[]; allocations: AllocationResult[] }>;
+  /** The claims PreBind wrote (for Unreserve): whether it wrote the allocation, or only the reservation; `created`: the uid of a claim it created. */
+  written: Array<{ ns: string; name: string; allocation: boolean; created?: string }>;
 }
 
 const key = 'DynamicResources';
@@ -37,6 +40,8 @@ const claimKey = (c: ResourceClaim) => c.metadata.uid ?? '';
 /** The name of the claim behind each of the pod's claim entries, or the reason there is none yet. */
 function claimNames(pod: Pod): string[] | string {
   const out: string[] = [];
+  const extended = pod.status?.extendedResourceClaimStatus?.resourceClaimName;
+  if (extended) out.push(extended);
   for (const c of pod.spec?.resourceClaims ?? []) {
     if (c.resourceClaimName) out.push(c.resourceClaimName);
     else if (c.resourceClaimTemplateName) {
@@ -57,8 +62,10 @@ export const dynamicResources: FilterPlugin = {
   preFilter(s) {
     const pod = s.pi.pod;
     const dra = s.lookups.dra;
-    if (!pod.spec?.resourceClaims?.length) return;
-    if (!dra) return unresolvable('resource.k8s.io is not served');
+    const made = pod.status?.extendedResourceClaimStatus;
+    const maybeExtended = !made && mayUseExtended(s.pi.requests);
+    if (!pod.spec?.resourceClaims?.length && !made && !maybeExtended) return;
+    if (!dra) return pod.spec?.resourceClaims?.length ? unresolvable('resource.k8s.io is not served') : undefined;
     const names = claimNames(pod);
     if (typeof names === 'string') return unresolvable(names);
     const claims: ResourceClaim[] = [];
@@ -70,51 +77,60 @@ export const dynamicResources: FilterPlugin = {
       if (c.status?.allocation && reserved.length >= 256 && !reserved.some((r) => r.uid === pod.metadata.uid)) return unresolvable(`resourceclaim "${n}" is in use`);
       claims.push(c);
     }
+    const classes = dra.classes();
+    const extended = maybeExtended ? extendedRequests(pod, classes) : undefined;
+    if (made) s.draExtended = new Set(made.requestMappings.map((m) => m.resourceName));
+    else if (extended) s.draExtended = extended.resources;
+    if (!claims.length && !extended) return;
     const allocations = claims.map((c) => c.status?.allocation ?? dra.inFlight.get(claimKey(c))?.allocation);
     const pending = claims.filter((_, i) => !allocations[i]);
-    if (pending.length && !cel) {
+    const toAllocate = pending.length || extended;
+    if (toAllocate && !cel) {
       loading ??= loadDeviceCel().then((c) => { cel = c; });
       // Every server whose pods waited hears of it (the engine is shared by the process, the queues are not).
       void loading.then(() => dra.engineLoaded());
       return { plugin: pluginName, code: 'Unschedulable', reasons: ['waiting for the device selector engine to load'] };
     }
     const state: State = {
-      claims, allocations, pending, found: new Map(), written: [],
-      allocated: pending.length ? allocatedDevices(dra.claims(), [...dra.inFlight.values()].map((f) => f.allocation)) : new Set(),
-      classes: pending.length ? dra.classes() : new Map(),
+      claims, allocations, pending, extended, found: new Map(), written: [], classes,
+      allocated: toAllocate ? allocatedDevices(dra.claims(), [...dra.inFlight.values()].map((f) => f.allocation)) : new Set(),
     };
     s.data.set(key, state);
   },
   skips: (s) => !s.data.has(key),
   filter(s, n) {
     const st = s.get<State>(key);
-    if (!st || !n.node) return undefined;
+    const dra = s.lookups.dra;
+    if (!st || !n.node || !dra) return undefined;
     for (const a of st.allocations) {
       if (a && !matchesNode(a, n)) return unresolvable('resourceclaim not available on the node');
     }
-    if (!st.pending.length || !cel) return undefined;
-    const out = allocate({ node: { name: n.name, labels: n.node.metadata.labels ?? {} }, slices: s.lookups.dra?.slicesFor(n.name) ?? [], classes: st.classes, claims: st.pending, allocated: st.allocated }, cel);
+    // A node without devices serves extended resources as capacity (NodeResourcesFit counts them there).
+    const claims = st.extended && dra.nodeHasDevices(n.name) ? [...st.pending, st.extended.claim] : st.pending;
+    if (!claims.length || !cel) return undefined;
+    const out = allocate({ node: { name: n.name, labels: n.node.metadata.labels ?? {} }, slices: dra.slicesFor(n.name), classes: st.classes, claims, allocated: st.allocated }, cel);
     if (out.ok) {
-      st.found.set(n.name, out.allocations);
+      st.found.set(n.name, { claims, allocations: out.allocations });
       return undefined;
     }
     return { plugin: pluginName, code: out.kind === 'unschedulable' ? 'Unschedulable' : 'UnschedulableAndUnresolvable', reasons: [out.message] };
   },
   reserve(s, host) {
     const st = s.get<State>(key);
-    const allocations = st?.found.get(host.name);
+    const found = st?.found.get(host.name);
     const inFlight = s.lookups.dra?.inFlight;
-    if (!st || !allocations || !inFlight) return;
+    if (!st || !found || !inFlight) return;
     const pod = s.pi.pod.metadata.uid ?? '';
-    st.pending.forEach((c, i) => inFlight.set(claimKey(c), { allocation: allocations[i], pod }));
+    found.claims.forEach((c, i) => inFlight.set(claimKey(c), { allocation: found.allocations[i], pod }));
   },
   preBind(s, host) {
     const st = s.get<State>(key);
     const dra = s.lookups.dra;
     if (!st || !dra) return;
-    const mine = { resource: 'pods', name: s.pi.name, uid: s.pi.pod.metadata.uid ?? '' };
-    const found = st.found.get(host.name) ?? [];
-    const ours = new Map(st.pending.map((c, i) => [claimKey(c), found[i]]));
+    const pod = s.pi.pod;
+    const mine = { resource: 'pods', name: s.pi.name, uid: pod.metadata.uid ?? '' };
+    const found = st.found.get(host.name);
+    const ours = new Map(found?.claims.map((c, i) => [claimKey(c), found.allocations[i]]));
     for (const seen of st.claims) {
       // As stored now: a claim shared within a gang may have been written by a member bound before this one.
       const ns = seen.metadata.namespace ?? '';
@@ -135,15 +151,29 @@ export const dynamicResources: FilterPlugin = {
       }
       dra.inFlight.delete(k);
     }
+    const draft = found?.claims.find(isExtendedDraft);
+    if (st.extended && draft) {
+      const created = dra.createClaim(extendedClaimToCreate(pod, draft));
+      const name = created.metadata.name ?? '';
+      st.written.push({ ns: s.pi.ns, name, allocation: true, created: created.metadata.uid ?? '' });
+      dra.reserve(created, { allocation: ours.get(claimKey(draft))!, reservedFor: [mine] });
+      dra.inFlight.delete(claimKey(draft));
+      dra.setExtendedClaimStatus(pod, { resourceClaimName: name, requestMappings: st.extended.mappings });
+    }
   },
   unreserve(s) {
     const st = s.get<State>(key);
     const dra = s.lookups.dra;
     if (!st || !dra) return;
-    const uid = s.pi.pod.metadata.uid ?? '';
-    for (const c of st.pending) if (dra.inFlight.get(claimKey(c))?.pod === uid) dra.inFlight.delete(claimKey(c));
+    const pod = s.pi.pod;
+    const uid = pod.metadata.uid ?? '';
+    for (const { claims } of st.found.values()) for (const c of claims) if (dra.inFlight.get(claimKey(c))?.pod === uid) dra.inFlight.delete(claimKey(c));
     for (const w of st.written.splice(0)) {
       try {
+        if (w.created) {
+          dra.setExtendedClaimStatus(pod, undefined);
+          dra.deleteClaim(w.ns, w.name, w.created);
+        }
         const cur = dra.claim(w.ns, w.name);
         if (!cur?.status) continue;
         const { reservedFor: had, allocation, ...rest } = cur.status;
