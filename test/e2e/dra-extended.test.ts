@@ -60,6 +60,10 @@ describe('extended resources through DRA', () => {
     const generated = await json('get', 'resourceclaim', claimer.status.resourceClaimStatuses[0].resourceClaimName);
     const devices = [special, generated].map((c) => c.status.allocation.devices.results[0].device).sort();
     assert.deepEqual(devices, ['gpu-0', 'gpu-1']);
+    // The container sees its GPU as the driver injects it, and not the claim pod's.
+    const visible = await Promise.all(['legacy', 'claimer'].map(async (n) => (await env.k.ok(['exec', n, '--', 'printenv', 'NVIDIA_VISIBLE_DEVICES'])).trim()));
+    assert.match(visible[0], /^GPU-[0-9a-f-]+$/);
+    assert.notEqual(visible[0], visible[1]);
 
     // Both GPUs are taken: a third pod of either kind waits, in the scheduler's words (not the node's capacity).
     await apply(extendedPod('legacy-2'), claimPod('claimer-2'));
