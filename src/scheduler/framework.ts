@@ -14,6 +14,8 @@ export interface Failure {
   plugin: string;
   code: Code;
   reasons: string[];
+  /** What the node's verdict explains beyond the reasons (DynamicResources: each request not met), for the scheduling explanation only. */
+  details?: string[];
 }
 
 export const maxNodeScore = 100;

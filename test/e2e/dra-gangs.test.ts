@@ -103,6 +103,11 @@ describe('DRA with gangs and MIG', () => {
     // Every node fails (the L4 nodes have no MIG class devices).
     assert.match(message, /^0\/(\d) nodes are available: \1 cannot allocate all claims/);
     assert.equal((await json('get', 'pod', 'small', '-n', 'mig')).spec.nodeName, undefined);
+    // The scheduling explanation says, for the MIG node, which request could not be met and why.
+    const explained = JSON.parse(await env.k.ok(['get', '--raw', '/bonsai/v1/scheduling/namespaces/mig/pods/small']));
+    const onMig = explained.nodes.find((n: Json) => n.node === 'bonsai-mig-1');
+    assert.deepEqual(onMig.filter.reasons, ['cannot allocate all claims']);
+    assert.match(onMig.filter.details[0], /^cannot allocate all claims: claim mig\/small-gpu-[a-z0-9]{5}, request gpu: needs 1 device, 0 of 7 matching available \(7 without enough shared counters left\)$/);
 
     // A second H100 with MIG: the slice lands on its GPU, whose parent is not the first slice's.
     await apply(gpuNode('bonsai-mig-extra', 'NVIDIA-H100-80GB-HBM3', { 'bonsai.dev/gpu-mig': 'true' }));

@@ -7,7 +7,7 @@
 // allocation). The allocator's CEL engine loads on the first pod with claims.
 import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { AllocationResult, DeviceClass, ResourceClaim } from '../../generated/k8s/resource/v1.js';
-import { allocate, allocatedDevices, loadDeviceCel, nodeSelectorMatches, type DeviceCel } from '../dra/index.js';
+import { allocate, allocatedDevices, failureText, loadDeviceCel, nodeSelectorMatches, type DeviceCel } from '../dra/index.js';
 import type { Failure, FilterPlugin } from '../framework.js';
 import type { NodeInfo } from '../node-info.js';
 import { extendedClaimToCreate, extendedRequests, isExtendedDraft, mayUseExtended, type ExtendedRequests } from './dra-extended.js';
@@ -113,7 +113,11 @@ export const dynamicResources: FilterPlugin = {
       st.found.set(n.name, { claims, allocations: out.allocations });
       return undefined;
     }
-    return { plugin: pluginName, code: out.kind === 'unschedulable' ? 'Unschedulable' : 'UnschedulableAndUnresolvable', reasons: [out.message] };
+    const detail = failureText(out.message, out.requests);
+    return {
+      plugin: pluginName, code: out.kind === 'unschedulable' ? 'Unschedulable' : 'UnschedulableAndUnresolvable', reasons: [out.message],
+      ...(detail !== out.message ? { details: [detail] } : {}),
+    };
   },
   reserve(s, host) {
     const st = s.get<State>(key);
