@@ -4,7 +4,9 @@
 // so that other attempts see their devices taken (a gang's pods hold places at Permit before any is bound); on
 // binding (PreBind) they are written to the claims' status, with the pod in reservedFor and the delete-protection
 // finalizer. Unreserve forgets what was in flight and takes back what PreBind wrote (a failed gang attempt leaves no
-// allocation). The allocator's CEL engine loads on the first pod with claims.
+// allocation). Extended resources a DeviceClass maps (`nvidia.com/gpu: 1`) are allocated along with the claims on
+// nodes that publish devices, through a claim PreBind creates (see dra-extended.ts). The allocator's CEL engine loads
+// on the first pod that needs it.
 import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { AllocationResult, DeviceClass, ResourceClaim } from '../../generated/k8s/resource/v1.js';
 import { allocate, allocatedDevices, failureText, loadDeviceCel, nodeSelectorMatches, type DeviceCel } from '../dra/index.js';
