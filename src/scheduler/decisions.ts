@@ -46,7 +46,7 @@ export interface Decision {
 export interface NodeVerdict {
   node: string;
   feasible: boolean;
-  filter?: { plugin: string; reasons: string[] };
+  filter?: { plugin: string; reasons: string[]; details?: string[] };
   scores?: Record<string, number>;
   total?: number;
 }
@@ -127,7 +127,7 @@ export function decisionLogFor(owner: object): DecisionLog {
 export function explain(d: Decision): Explanation {
   const t = d.trace;
   const nodes: NodeVerdict[] = [];
-  for (const [node, f] of t.failures ?? []) nodes.push({ node, feasible: false, filter: { plugin: f.plugin, reasons: [...f.reasons] } });
+  for (const [node, f] of t.failures ?? []) nodes.push({ node, feasible: false, filter: { plugin: f.plugin, reasons: [...f.reasons], ...(f.details ? { details: [...f.details] } : {}) } });
   t.feasible.forEach(({ name: node }, i) => {
     const v: NodeVerdict = { node, feasible: true };
     if (t.plugins?.length) {

@@ -1,5 +1,7 @@
 // What the DynamicResources plugin reads and writes through the scheduler's client: claims, slices and classes, and
 // a claim's allocation and reservation (the delete-protection finalizer first, then the status).
+import type { Pod } from '../generated/k8s/core/v1.js';
+import type { KObject } from '../machinery/types.js';
 import type { DeviceClass, ResourceClaim, ResourceSlice } from '../generated/k8s/resource/v1.js';
 import type { Client } from '../client/client.js';
 import { claimFinalizer } from '../machinery/dra-names.js';
@@ -77,7 +79,19 @@ export function draLookups(client: Client, engineLoaded: () => void): DraLookups
       const own = (byNode ?? group()).get(node) ?? [];
       return shared.length ? [...own, ...shared] : own;
     },
+    nodeHasDevices: (node) => (byNode ?? group()).has(node),
     claim: (ns, name) => client.get<ResourceClaim>(claimsRef, ns, name),
+    createClaim: (claim) => client.create<ResourceClaim>(claimsRef, claim.metadata.namespace ?? '', claim),
+    deleteClaim: (ns, name, uid) => { client.delete(claimsRef, ns, name, { preconditions: { uid } }); },
+    setExtendedClaimStatus(pod, status) {
+      const ns = pod.metadata.namespace ?? '';
+      client.guaranteedUpdate<Pod>('v1/pods', ns, pod.metadata.name ?? '', (obj) => {
+        const cur = obj as Pod;
+        if (cur.metadata.uid !== pod.metadata.uid) throw new Error(`pod ${ns}/${pod.metadata.name ?? ''} was replaced`);
+        const { extendedResourceClaimStatus: _old, ...rest } = cur.status ?? {};
+        return { ...cur, status: { ...rest, ...(status ? { extendedResourceClaimStatus: status } : {}) } } as KObject;
+      }, { subresource: 'status' });
+    },
     claims: () => client.list<ResourceClaim>(claimsRef),
     allocated: () => heldDevices().set,
     claimChanged: (claim, gone) => held?.observe(claim, gone),
@@ -92,5 +106,6 @@ export function draLookups(client: Client, engineLoaded: () => void): DraLookups
       held?.observe(client.updateStatus<ResourceClaim>(claimsRef, ns, name, { ...cur, status }));
     },
     engineLoaded,
+    inFlight: new Map(),
   };
 }

@@ -1,7 +1,7 @@
 // The scheduling framework: plugin interfaces, the per-attempt cycle state, filtering and scoring.
-import type { PersistentVolumeClaim, Pod } from '../generated/k8s/core/v1.js';
+import type { PersistentVolumeClaim, Pod, PodExtendedResourceClaimStatus } from '../generated/k8s/core/v1.js';
 import type { StorageClass } from '../generated/k8s/storage/v1.js';
-import type { DeviceClass, ResourceClaim, ResourceClaimStatus, ResourceSlice } from '../generated/k8s/resource/v1.js';
+import type { AllocationResult, DeviceClass, ResourceClaim, ResourceClaimStatus, ResourceSlice } from '../generated/k8s/resource/v1.js';
 import type { Selector } from '../machinery/labels.js';
 import type { NodeInfo } from './node-info.js';
 import type { PodIndex } from './pod-index.js';
@@ -14,6 +14,8 @@ export interface Failure {
   plugin: string;
   code: Code;
   reasons: string[];
+  /** What the node's verdict explains beyond the reasons (DynamicResources: each request not met), for the scheduling explanation only. */
+  details?: string[];
 }
 
 export const maxNodeScore = 100;
@@ -43,11 +45,30 @@ export interface DraLookups {
   allocated?(): ReadonlySet<string>;
   /** The slices a node may use: its own (spec.nodeName) and those of pools not bound to one node. */
   slicesFor(node: string): readonly ResourceSlice[];
+  /** Whether slices name the node (its drivers publish devices: extended resources DeviceClasses map come from them). */
+  nodeHasDevices(node: string): boolean;
+  /** Creates a claim (the special claim of a pod's extended resources); returns it as stored. */
+  createClaim(claim: ResourceClaim): ResourceClaim;
+  deleteClaim(namespace: string, name: string, uid: string): void;
+  /** Writes (or, with undefined, clears) the pod's status.extendedResourceClaimStatus. */
+  setExtendedClaimStatus(pod: Pod, status: PodExtendedResourceClaimStatus | undefined): void;
   classes(): ReadonlyMap<string, DeviceClass>;
   /** Writes a claim's allocation and reservations (adding the finalizer first when it has none). */
   reserve(claim: ResourceClaim, status: ResourceClaimStatus): void;
   /** Called once the selector engine has loaded (pods waiting for it may go on). */
   engineLoaded(): void;
+  /**
+   * Allocations found for pods holding a reserved place (a gang waiting at Permit) and not written yet, by claim
+   * uid: their devices count as taken, and a pod sharing the claim uses that allocation.
+   */
+  readonly inFlight: Map<string, InFlightAllocation>;
+}
+
+/** An allocation kept in memory between Reserve and PreBind. */
+export interface InFlightAllocation {
+  allocation: AllocationResult;
+  /** The uid of the pod whose Reserve made it. */
+  pod: string;
 }
 
 /** Everything computed for one attempt to schedule one pod. Plugins keep their pre-computed data here. */
@@ -65,6 +86,11 @@ export class CycleState {
   ) {}
   /** NodeResourcesFit's list of the pod's requests, kept here rather than in `data` (it is read once per node). */
   fitRequests: Array<[string, number]> | undefined;
+  /**
+   * The pod's extended resources a DeviceClass maps (set by DynamicResources' PreFilter): on a node whose drivers
+   * publish devices, DynamicResources allocates them and NodeResourcesFit leaves them out.
+   */
+  draExtended: ReadonlySet<string> | undefined;
   get<T>(key: string): T | undefined {
     return this.data.get(key) as T | undefined;
   }
@@ -81,8 +107,12 @@ export interface FilterPlugin {
    * give the plugin something to check).
    */
   skips?(s: CycleState): boolean;
-  /** Before the pod is bound to `host` (upstream's Reserve and PreBind): writes what the binding needs; throws to refuse. */
+  /** Once `host` is chosen (upstream's Reserve): keeps in memory what the pod takes, so that later attempts see it taken. */
+  reserve?(s: CycleState, host: NodeInfo): void;
+  /** Before the pod is bound to `host` (upstream's PreBind): writes what the binding needs; throws to refuse. */
   preBind?(s: CycleState, host: NodeInfo): void;
+  /** Undoes reserve and whatever preBind wrote (the place was given up: a failed gang attempt or pre-bind). Never throws. */
+  unreserve?(s: CycleState): void;
   /** Keep pre-computed data right when preemption simulates removing or re-adding a pod on a node. */
   addPod?(s: CycleState, pi: PodInfo, n: NodeInfo): void;
   removePod?(s: CycleState, pi: PodInfo, n: NodeInfo): void;

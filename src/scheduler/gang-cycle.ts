@@ -3,6 +3,9 @@
 // place reserved on its node so the next pods see it. The group is then held at Permit: once the bound pods plus
 // the reserved ones reach minCount, all reserved pods are bound at once; until then they wait, and if the timeout
 // passes first every reservation is released and the waiting pods are rejected. A gang is never left partly bound.
+// A reservation includes what the plugins' Reserve keeps (DynamicResources' claim allocations, in memory only): the
+// allocations are written by PreBind once the whole gang fits, and a pre-bind failure of one member takes back those
+// of all (every member retries after backoff), so a failed attempt leaves no allocated claim behind.
 import type { Pod } from '../generated/k8s/core/v1.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -10,6 +13,7 @@ import type { SchedulerCache } from './cache.js';
 import type { GangTracker } from './gangs.js';
 import type { NodeInfo } from './node-info.js';
 import type { QueuedPod, SchedulingQueue } from './queue.js';
+import type { CycleState } from './framework.js';
 import type { Placement, SchedulingLoop } from './scheduler.js';
 
 export const gangPlugin = 'GangScheduling';
@@ -18,6 +22,8 @@ const gangRejectors = new Set([gangPlugin]);
 interface Reservation {
   e: QueuedPod;
   node: string;
+  /** The attempt's state, for the plugins' PreBind and Unreserve. */
+  s: CycleState;
 }
 
 interface WaitingGroup {
@@ -95,17 +101,18 @@ export class GangCycle {
         continue;
       }
       if (!w) this.waiting.set(group, (w = { reserved: new Map(), timeoutMs: policy.timeoutMs }));
-      this.reserve(group, w, m.e, p.host);
+      this.reserve(group, w, m.e, p.host, p.s);
     }
     if (w && tracker.boundCount(group) + w.reserved.size >= policy.minCount) this.allow(group, policy.minCount);
     else if (w) this.wait(group, w);
     for (const r of rejected) loop.reject(r.e, r.pod, r.p);
   }
 
-  private reserve(group: string, w: WaitingGroup, e: QueuedPod, host: NodeInfo): void {
+  private reserve(group: string, w: WaitingGroup, e: QueuedPod, host: NodeInfo, s: CycleState): void {
     const pi = { ...e.pi, assumed: true };
     this.d.cache.assume(pi, host.name);
-    w.reserved.set(e.key, { e, node: host.name });
+    this.loop!.reserve(s, host);
+    w.reserved.set(e.key, { e, node: host.name, s });
     this.reservedGroup.set(e.key, group);
   }
 
@@ -145,11 +152,32 @@ export class GangCycle {
       if (left) this.wait(group, left);
       return;
     }
+    if (!this.preBindAll(group, ready)) return;
     this.clear(group);
     for (const { r, pod } of ready) {
       const node = this.d.cache.nodes.get(r.node);
       this.d.cache.forget(r.e.key);
       if (!node || !loop.bind(r.e, pod, node)) this.d.log.debug({ pod: r.e.key }, 'gang member could not be bound');
+    }
+  }
+
+  /**
+   * Every member's PreBind (the claims' allocations written), or, when one fails, none: what the others wrote is taken
+   * back, every reservation of the group goes and its pods retry after backoff.
+   */
+  private preBindAll(group: string, ready: Array<{ r: Reservation }>): boolean {
+    try {
+      for (const { r } of ready) this.loop!.preBind(r.s, this.d.cache.nodes.get(r.node)!);
+      return true;
+    } catch (err) {
+      this.d.log.debug({ err, group }, 'gang pre-bind failed; the group retries after backoff');
+      // Unreserve takes back what each member's PreBind wrote.
+      for (const { r } of ready) {
+        this.unreserve(group, r.e.key);
+        this.d.queue.done(r.e, 'error');
+      }
+      this.d.released();
+      return false;
     }
   }
 
@@ -162,7 +190,10 @@ export class GangCycle {
     const message = `rejected due to timeout after waiting ${goDuration(w.timeoutMs)} at plugin ${gangPlugin}`;
     const pods = [...w.reserved.values()];
     this.clear(group);
-    for (const r of pods) this.d.cache.forget(r.e.key);
+    for (const r of pods) {
+      this.d.cache.forget(r.e.key);
+      loop.unreserve(r.s);
+    }
     for (const r of pods) {
       if (!this.d.queue.release(r.e)) continue;
       const pod = loop.current(r.e);
@@ -184,6 +215,8 @@ export class GangCycle {
     this.d.cache.forget(key);
     const w = this.waiting.get(group);
     if (!w) return;
+    const r = w.reserved.get(key);
+    if (r) this.loop!.unreserve(r.s);
     w.reserved.delete(key);
     if (!w.reserved.size) {
       w.cancelTimer?.();

@@ -121,20 +121,38 @@ export class SchedulingLoop {
       }
     }
     const p = this.place(e, pod);
-    if (p.host) {
-      if (this.preBind(e, p.s, p.host)) this.bind(e, pod, p.host);
-    } else this.reject(e, pod, p);
+    if (!p.host) {
+      this.reject(e, pod, p);
+      return;
+    }
+    this.reserve(p.s, p.host);
+    try {
+      this.preBind(p.s, p.host);
+    } catch (err) {
+      this.d.log.debug({ err, pod: e.key, node: p.host.name }, 'pre-bind failed; retrying after backoff');
+      this.d.queue.done(e, 'error');
+      return;
+    }
+    this.bind(e, pod, p.host);
   }
 
-  /** The plugins' writes before binding (DynamicResources' claim allocations); false, and retried later, when one fails. */
-  private preBind(e: QueuedPod, s: CycleState, host: NodeInfo): boolean {
+  /** Upstream's Reserve: each plugin keeps in memory what the pod takes on `host`. */
+  reserve(s: CycleState, host: NodeInfo): void {
+    for (const f of this.d.filters) f.reserve?.(s, host);
+  }
+
+  /** Upstream's Unreserve: what reserve kept and preBind wrote is taken back. */
+  unreserve(s: CycleState): void {
+    for (const f of this.d.filters) f.unreserve?.(s);
+  }
+
+  /** The plugins' writes before binding (DynamicResources' claim allocations); throws, once they are undone, when one fails. */
+  preBind(s: CycleState, host: NodeInfo): void {
     try {
       for (const f of this.d.filters) f.preBind?.(s, host);
-      return true;
     } catch (err) {
-      this.d.log.debug({ err, pod: e.key, node: host.name }, 'pre-bind failed; retrying after backoff');
-      this.d.queue.done(e, 'error');
-      return false;
+      this.unreserve(s);
+      throw err;
     }
   }
 

@@ -10,6 +10,8 @@ interface NodeVerdict {
   feasible: boolean;
   plugin: string;
   reasons: string[];
+  /** Beyond the reasons: e.g. each claim request a node could not meet. */
+  details: string[];
   scores: [string, number][];
   total: number | undefined;
 }
@@ -18,7 +20,7 @@ function verdicts(body: Obj): NodeVerdict[] {
   return arr(body.nodes).map(rec).map((n) => {
     const filter = rec(n.filter);
     return {
-      node: str(n.node), feasible: n.feasible === true, plugin: str(filter.plugin), reasons: arr(filter.reasons).map(str),
+      node: str(n.node), feasible: n.feasible === true, plugin: str(filter.plugin), reasons: arr(filter.reasons).map(str), details: arr(filter.details).map(str),
       scores: Object.entries(rec(n.scores)).filter((e): e is [string, number] => typeof e[1] === 'number'),
       total: typeof n.total === 'number' ? n.total : undefined,
     };
@@ -64,7 +66,7 @@ export function SchedulingExplained(props: { ns: string; name: string; refresh: 
           {rows.map((r) => (
             <tr data-explain-node={r.node} class={r.node === chosen ? 'chosen' : r.feasible ? '' : 'rejected'}>
               <td>{r.node}</td>
-              <td>{r.feasible ? 'feasible' : <><span class="plugin">{r.plugin}</span>: <span class="reasons">{r.reasons.join('; ')}</span></>}</td>
+              <td>{r.feasible ? 'feasible' : <><span class="plugin">{r.plugin}</span>: <span class="reasons">{r.reasons.join('; ')}</span>{r.details.map((d) => <div class="muted details">{d}</div>)}</>}</td>
               {plugins.map((p) => <td class="num">{r.scores.find(([q]) => q === p)?.[1] ?? ''}</td>)}
               <td class="num">{r.total ?? ''}</td>
             </tr>

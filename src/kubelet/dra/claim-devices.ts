@@ -1,6 +1,7 @@
 // What a container gets from its pod's allocated ResourceClaims, as a DRA driver's CDI spec injects it: for the
 // simulated GPU driver, NVIDIA_VISIBLE_DEVICES with the UUIDs of the GPUs (or MIG devices) of the claims the container
-// lists in resources.claims.
+// lists in resources.claims, and of the requests of the scheduler's extended-resource claim mapped to the container
+// (status.extendedResourceClaimStatus: its `nvidia.com/gpu` served by DRA).
 import type { Container, Pod } from '../../generated/k8s/core/v1.js';
 import type { ResourceClaim, ResourceSlice } from '../../generated/k8s/resource/v1.js';
 import type { Client } from '../../client/client.js';
@@ -37,10 +38,16 @@ function deviceOf(client: Client, driver: string, pool: string, device: string) 
 /** The devices allocated to the claims a container uses (all the pod's claims when `c` is undefined). */
 export function allocatedDevices(client: Client, pod: Pod, c?: Container): AllocatedDevice[] {
   const ns = pod.metadata.namespace ?? '';
-  const entries = c ? (c.resources?.claims ?? []).map((r) => ({ name: r.name, request: r.request })) : (pod.spec?.resourceClaims ?? []).map((r) => ({ name: r.name, request: undefined }));
+  const entries: Array<{ claim: string | undefined; request: string | undefined }> = c
+    ? (c.resources?.claims ?? []).map((r) => ({ claim: podClaimName(pod, r.name), request: r.request }))
+    : (pod.spec?.resourceClaims ?? []).map((r) => ({ claim: podClaimName(pod, r.name), request: undefined }));
+  const extended = pod.status?.extendedResourceClaimStatus;
+  for (const m of extended?.requestMappings ?? []) {
+    if (!c || m.containerName === c.name) entries.push({ claim: extended!.resourceClaimName, request: m.requestName });
+  }
   const out: AllocatedDevice[] = [];
   for (const e of entries) {
-    const name = podClaimName(pod, e.name);
+    const name = e.claim;
     const claim = name ? client.get<ResourceClaim>('resource.k8s.io/v1/resourceclaims', ns, name) : undefined;
     for (const r of claim?.status?.allocation?.devices?.results ?? []) {
       if (e.request && r.request !== e.request && !r.request.startsWith(`${e.request}/`)) continue;
@@ -60,7 +67,7 @@ export function allocatedDevices(client: Client, pod: Pod, c?: Container): Alloc
 
 /** The variables the GPU driver's CDI spec sets for a container: the UUIDs of its devices, none when it has none. */
 export function draEnv(client: Client, pod: Pod, c: Container): Array<[string, string]> {
-  if (!pod.spec?.resourceClaims?.length) return [];
+  if (!pod.spec?.resourceClaims?.length && !pod.status?.extendedResourceClaimStatus) return [];
   const uuids = allocatedDevices(client, pod, c).filter((d) => d.driver === gpuDriver).map((d) => String(d.attributes.uuid ?? d.device));
   return uuids.length ? [['NVIDIA_VISIBLE_DEVICES', uuids.join(',')]] : [];
 }

@@ -1,36 +1,49 @@
 // DynamicResources: a pod's ResourceClaims must exist, and those not yet allocated must be allocatable on the node
 // from the ResourceSlices its drivers publish (the structured-parameters allocator in ../dra/); an allocated claim
-// must be usable on the node. On binding, the allocations the chosen node got are written to the claims' status,
-// with the pod in reservedFor and the delete-protection finalizer, before the pod is bound (upstream's Reserve and
-// PreBind). The allocator's CEL engine loads on the first pod with claims.
+// must be usable on the node. Once a node is chosen (Reserve) the allocations it got are kept in memory as in flight,
+// so that other attempts see their devices taken (a gang's pods hold places at Permit before any is bound); on
+// binding (PreBind) they are written to the claims' status, with the pod in reservedFor and the delete-protection
+// finalizer. Unreserve forgets what was in flight and takes back what PreBind wrote (a failed gang attempt leaves no
+// allocation). Extended resources a DeviceClass maps (`nvidia.com/gpu: 1`) are allocated along with the claims on
+// nodes that publish devices, through a claim PreBind creates (see dra-extended.ts). The allocator's CEL engine loads
+// on the first pod that needs it.
 import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { AllocationResult, DeviceClass, ResourceClaim } from '../../generated/k8s/resource/v1.js';
-import { allocate, allocatedDevices, loadDeviceCel, nodeSelectorMatches, type DeviceCel } from '../dra/index.js';
-import type { Failure, FilterPlugin } from '../framework.js';
+import { allocate, allocatedDevices, failureText, loadDeviceCel, nodeSelectorMatches, type DeviceCel } from '../dra/index.js';
+import type { DraLookups, Failure, FilterPlugin } from '../framework.js';
 import type { NodeInfo } from '../node-info.js';
+import { extendedClaimToCreate, extendedRequests, isExtendedDraft, mayUseExtended, type ExtendedRequests } from './dra-extended.js';
 
 export const pluginName = 'DynamicResources';
-
 
 interface State {
   /** The pod's claims, each resolved. */
   claims: ResourceClaim[];
-  /** Those still to allocate. */
+  /** Per claim: the allocation it has (written, or in flight for another pod), if any. */
+  allocations: Array<AllocationResult | undefined>;
+  /** The claims still to allocate. */
   pending: ResourceClaim[];
+  /** The pod's extended resources that classes map, not yet served by a claim (allocated on nodes with devices). */
+  extended?: ExtendedRequests;
   allocated: ReadonlySet<string>;
   classes: ReadonlyMap<string, DeviceClass>;
-  /** Allocations found per node, for the binding (built when read). */
-  found: Map<string, { readonly allocations: AllocationResult[] }>;
+  /** Allocations found per node (of `pending`, then the extended-resource claim where it applies), for Reserve and PreBind; built when read. */
+  found: Map<string, { claims: ResourceClaim[]; readonly allocations: AllocationResult[] }>;
+  /** The claims PreBind wrote (for Unreserve): whether it wrote the allocation, or only the reservation; `created`: the uid of a claim it created. */
+  written: Array<{ ns: string; name: string; allocation: boolean; created?: string }>;
 }
 
 const key = 'DynamicResources';
 let cel: DeviceCel | undefined;
 let loading: Promise<void> | undefined;
 const unresolvable = (reason: string): Failure => ({ plugin: pluginName, code: 'UnschedulableAndUnresolvable', reasons: [reason] });
+const claimKey = (c: ResourceClaim) => c.metadata.uid ?? '';
 
 /** The name of the claim behind each of the pod's claim entries, or the reason there is none yet. */
 function claimNames(pod: Pod): string[] | string {
   const out: string[] = [];
+  const extended = pod.status?.extendedResourceClaimStatus?.resourceClaimName;
+  if (extended) out.push(extended);
   for (const c of pod.spec?.resourceClaims ?? []) {
     if (c.resourceClaimName) out.push(c.resourceClaimName);
     else if (c.resourceClaimTemplateName) {
@@ -46,13 +59,26 @@ function claimNames(pod: Pod): string[] | string {
 const matchesNode = (a: AllocationResult, n: NodeInfo): boolean =>
   !a.nodeSelector?.nodeSelectorTerms?.length || nodeSelectorMatches(a.nodeSelector, { name: n.name, labels: n.node?.metadata.labels ?? {} });
 
+/** The devices claims hold, written or in flight (the lookups' kept set when they have one, plus what is in flight). */
+function heldDevices(dra: DraLookups): ReadonlySet<string> {
+  const inFlight = [...dra.inFlight.values()].map((f) => f.allocation);
+  const written = dra.allocated?.();
+  if (!written) return allocatedDevices(dra.claims(), inFlight);
+  if (!inFlight.length) return written;
+  const out = new Set(written);
+  for (const k of allocatedDevices([], inFlight)) out.add(k);
+  return out;
+}
+
 export const dynamicResources: FilterPlugin = {
   name: pluginName,
   preFilter(s) {
     const pod = s.pi.pod;
     const dra = s.lookups.dra;
-    if (!pod.spec?.resourceClaims?.length) return;
-    if (!dra) return unresolvable('resource.k8s.io is not served');
+    const made = pod.status?.extendedResourceClaimStatus;
+    const maybeExtended = !made && mayUseExtended(s.pi.requests);
+    if (!pod.spec?.resourceClaims?.length && !made && !maybeExtended) return;
+    if (!dra) return pod.spec?.resourceClaims?.length ? unresolvable('resource.k8s.io is not served') : undefined;
     const names = claimNames(pod);
     if (typeof names === 'string') return unresolvable(names);
     const claims: ResourceClaim[] = [];
@@ -64,34 +90,55 @@ export const dynamicResources: FilterPlugin = {
       if (c.status?.allocation && reserved.length >= 256 && !reserved.some((r) => r.uid === pod.metadata.uid)) return unresolvable(`resourceclaim "${n}" is in use`);
       claims.push(c);
     }
-    const pending = claims.filter((c) => !c.status?.allocation);
-    if (pending.length && !cel) {
+    const classes = dra.classes();
+    const extended = maybeExtended ? extendedRequests(pod, classes) : undefined;
+    if (made) s.draExtended = new Set(made.requestMappings.map((m) => m.resourceName));
+    else if (extended) s.draExtended = extended.resources;
+    if (!claims.length && !extended) return;
+    const allocations = claims.map((c) => c.status?.allocation ?? dra.inFlight.get(claimKey(c))?.allocation);
+    const pending = claims.filter((_, i) => !allocations[i]);
+    const toAllocate = pending.length || extended;
+    if (toAllocate && !cel) {
       loading ??= loadDeviceCel().then((c) => { cel = c; });
       // Every server whose pods waited hears of it (the engine is shared by the process, the queues are not).
       void loading.then(() => dra.engineLoaded());
       return { plugin: pluginName, code: 'Unschedulable', reasons: ['waiting for the device selector engine to load'] };
     }
     const state: State = {
-      claims, pending, found: new Map(),
-      allocated: pending.length ? dra.allocated?.() ?? allocatedDevices(dra.claims()) : new Set(),
-      classes: pending.length ? dra.classes() : new Map(),
+      claims, allocations, pending, extended, found: new Map(), written: [], classes,
+      allocated: toAllocate ? heldDevices(dra) : new Set(),
     };
     s.data.set(key, state);
   },
   skips: (s) => !s.data.has(key),
   filter(s, n) {
     const st = s.get<State>(key);
-    if (!st || !n.node) return undefined;
-    for (const c of st.claims) {
-      if (c.status?.allocation && !matchesNode(c.status.allocation, n)) return unresolvable('resourceclaim not available on the node');
+    const dra = s.lookups.dra;
+    if (!st || !n.node || !dra) return undefined;
+    for (const a of st.allocations) {
+      if (a && !matchesNode(a, n)) return unresolvable('resourceclaim not available on the node');
     }
-    if (!st.pending.length || !cel) return undefined;
-    const out = allocate({ node: { name: n.name, labels: n.node.metadata.labels ?? {} }, slices: s.lookups.dra?.slicesFor(n.name) ?? [], classes: st.classes, claims: st.pending, allocated: st.allocated }, cel);
+    // A node without devices serves extended resources as capacity (NodeResourcesFit counts them there).
+    const claims = st.extended && dra.nodeHasDevices(n.name) ? [...st.pending, st.extended.claim] : st.pending;
+    if (!claims.length || !cel) return undefined;
+    const out = allocate({ node: { name: n.name, labels: n.node.metadata.labels ?? {} }, slices: dra.slicesFor(n.name), classes: st.classes, claims, allocated: st.allocated }, cel);
     if (out.ok) {
-      st.found.set(n.name, out);
+      st.found.set(n.name, { claims, get allocations() { return out.allocations; } });
       return undefined;
     }
-    return { plugin: pluginName, code: out.kind === 'unschedulable' ? 'Unschedulable' : 'UnschedulableAndUnresolvable', reasons: [out.message] };
+    const detail = failureText(out.message, out.requests);
+    return {
+      plugin: pluginName, code: out.kind === 'unschedulable' ? 'Unschedulable' : 'UnschedulableAndUnresolvable', reasons: [out.message],
+      ...(detail !== out.message ? { details: [detail] } : {}),
+    };
+  },
+  reserve(s, host) {
+    const st = s.get<State>(key);
+    const found = st?.found.get(host.name);
+    const inFlight = s.lookups.dra?.inFlight;
+    if (!st || !found || !inFlight) return;
+    const pod = s.pi.pod.metadata.uid ?? '';
+    found.claims.forEach((c, i) => inFlight.set(claimKey(c), { allocation: found.allocations[i], pod }));
   },
   preBind(s, host) {
     const st = s.get<State>(key);
@@ -99,15 +146,60 @@ export const dynamicResources: FilterPlugin = {
     if (!st || !dra) return;
     const pod = s.pi.pod;
     const mine = { resource: 'pods', name: s.pi.name, uid: pod.metadata.uid ?? '' };
-    const allocations = st.found.get(host.name)?.allocations ?? [];
-    st.pending.forEach((c, i) => {
-      const allocation = allocations[i];
-      if (!allocation) throw new Error(`no allocation of resourceclaim "${c.metadata.name}" on ${host.name}`);
-      dra.reserve(c, { ...c.status, allocation, reservedFor: [...(c.status?.reservedFor ?? []), mine] });
-    });
-    for (const c of st.claims) {
-      if (!c.status?.allocation || c.status.reservedFor?.some((r) => r.uid === mine.uid)) continue;
-      dra.reserve(c, { ...c.status, reservedFor: [...(c.status.reservedFor ?? []), mine] });
+    const found = st.found.get(host.name);
+    const ours = new Map(found?.claims.map((c, i) => [claimKey(c), found.allocations[i]]));
+    for (const seen of st.claims) {
+      // As stored now: a claim shared within a gang may have been written by a member bound before this one.
+      const ns = seen.metadata.namespace ?? '';
+      const name = seen.metadata.name ?? '';
+      const c = dra.claim(ns, name);
+      if (!c || c.metadata.uid !== seen.metadata.uid) throw new Error(`resourceclaim "${name}" is gone`);
+      const k = claimKey(c);
+      const reservedFor = [...(c.status?.reservedFor ?? []), mine];
+      if (c.status?.allocation) {
+        if (c.status.reservedFor?.some((r) => r.uid === mine.uid)) continue;
+        dra.reserve(c, { ...c.status, reservedFor });
+        st.written.push({ ns, name, allocation: false });
+      } else {
+        const allocation = ours.get(k) ?? dra.inFlight.get(k)?.allocation;
+        if (!allocation) throw new Error(`no allocation of resourceclaim "${name}" on ${host.name}`);
+        dra.reserve(c, { ...c.status, allocation, reservedFor });
+        st.written.push({ ns, name, allocation: true });
+      }
+      dra.inFlight.delete(k);
+    }
+    const draft = found?.claims.find(isExtendedDraft);
+    if (st.extended && draft) {
+      const created = dra.createClaim(extendedClaimToCreate(pod, draft));
+      const name = created.metadata.name ?? '';
+      st.written.push({ ns: s.pi.ns, name, allocation: true, created: created.metadata.uid ?? '' });
+      dra.reserve(created, { allocation: ours.get(claimKey(draft))!, reservedFor: [mine] });
+      dra.inFlight.delete(claimKey(draft));
+      dra.setExtendedClaimStatus(pod, { resourceClaimName: name, requestMappings: st.extended.mappings });
+    }
+  },
+  unreserve(s) {
+    const st = s.get<State>(key);
+    const dra = s.lookups.dra;
+    if (!st || !dra) return;
+    const pod = s.pi.pod;
+    const uid = pod.metadata.uid ?? '';
+    for (const { claims } of st.found.values()) for (const c of claims) if (dra.inFlight.get(claimKey(c))?.pod === uid) dra.inFlight.delete(claimKey(c));
+    for (const w of st.written.splice(0)) {
+      try {
+        if (w.created) {
+          dra.setExtendedClaimStatus(pod, undefined);
+          dra.deleteClaim(w.ns, w.name, w.created);
+        }
+        const cur = dra.claim(w.ns, w.name);
+        if (!cur?.status) continue;
+        const { reservedFor: had, allocation, ...rest } = cur.status;
+        const reservedFor = (had ?? []).filter((r) => r.uid !== uid);
+        const keepAllocation = allocation && !(w.allocation && !reservedFor.length);
+        dra.reserve(cur, { ...rest, ...(keepAllocation ? { allocation } : {}), ...(reservedFor.length ? { reservedFor } : {}) });
+      } catch {
+        // Left as written: the resourceclaim controller drops reservations of pods that are gone.
+      }
     }
   },
 };

@@ -9,7 +9,7 @@ const fixed = ['cpu', 'memory', 'ephemeral-storage'];
 const none: PodInfo[] = [];
 
 /** Why the pod's requests do not fit next to what the node already holds (plus nominated pods); empty when it fits. */
-export function insufficientResources(pi: PodInfo, n: NodeInfo, nominated: PodInfo[] = none): string[] {
+export function insufficientResources(pi: PodInfo, n: NodeInfo, nominated: PodInfo[] = none, skip?: ReadonlySet<string>): string[] {
   let out: string[] | undefined;
   let podCount = n.pods.size;
   let extra: Record<string, number> | undefined;
@@ -23,7 +23,7 @@ export function insufficientResources(pi: PodInfo, n: NodeInfo, nominated: PodIn
   if (podCount + 1 > n.allowedPods) (out ??= []).push(tooManyPods);
   const req = pi.requests;
   for (const k in req) {
-    if (k === 'pods') continue;
+    if (k === 'pods' || skip?.has(k)) continue;
     const used = (n.requested[k] ?? 0) + (extra?.[k] ?? 0);
     if ((n.allocatable[k] ?? 0) < req[k] + used) (out ??= []).push(k);
   }
@@ -38,12 +38,20 @@ function requestList(s: CycleState): Array<[string, number]> {
   return (s.fitRequests ??= Object.entries(s.pi.requests).filter(([k]) => k !== 'pods'));
 }
 
+/**
+ * Extended resources DynamicResources allocates on this node from its drivers' devices (a DeviceClass maps them):
+ * the devices are their one source there, so the node's capacity of them is not counted as well.
+ */
+const servedByDevices = (s: CycleState, n: NodeInfo): ReadonlySet<string> | undefined =>
+  s.draExtended && s.lookups.dra?.nodeHasDevices(n.name) ? s.draExtended : undefined;
+
 /** Whether the pod fits next to the node's pods with no nominated pods in the way (the common case, cheaply). */
-function fitsPlainly(s: CycleState, n: NodeInfo): boolean {
+function fitsPlainly(s: CycleState, n: NodeInfo, skip: ReadonlySet<string> | undefined): boolean {
   if (n.pods.size + 1 > n.allowedPods) return false;
   const list = requestList(s);
   for (let i = 0; i < list.length; i++) {
     const [k, v] = list[i];
+    if (skip?.has(k)) continue;
     if ((n.allocatable[k] ?? 0) < v + (n.requested[k] ?? 0)) return false;
   }
   return true;
@@ -53,8 +61,9 @@ export const nodeResourcesFitFilter: FilterPlugin = {
   name: 'NodeResourcesFit',
   filter(s, n) {
     const nominated = s.nominated ? s.nominated(n.name) : none;
-    if (nominated.length === 0 && fitsPlainly(s, n)) return undefined;
-    const reasons = insufficientResources(s.pi, n, nominated);
+    const skip = servedByDevices(s, n);
+    if (nominated.length === 0 && fitsPlainly(s, n, skip)) return undefined;
+    const reasons = insufficientResources(s.pi, n, nominated, skip);
     return reasons.length ? ({ plugin: 'NodeResourcesFit', code: 'Unschedulable', reasons } satisfies Failure) : undefined;
   },
 };

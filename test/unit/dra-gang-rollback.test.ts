@@ -1,0 +1,103 @@
+// A gang whose pods carry ResourceClaims, through the scheduler on an in-memory registry: while the gang waits at
+// Permit its members' allocations stay in memory (no claim is written, and a pod outside the gang sees the devices
+// taken); when one member's PreBind fails (its claim was replaced), what the others wrote is taken back and nothing
+// is bound; after the backoff the whole gang binds on distinct devices.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Pod } from '../../src/generated/k8s/core/v1.js';
+import type { ResourceClaim } from '../../src/generated/k8s/resource/v1.js';
+import { SqliteStore } from '../../src/storage/sqlite-store.js';
+import { Registry } from '../../src/registry/registry.js';
+import { allResources } from '../../src/registry/resources/index.js';
+import { bootstrap } from '../../src/registry/bootstrap.js';
+import { ManualClock } from '../../src/util/clock.js';
+import { createLogger } from '../../src/util/logger.js';
+import { clientFor } from '../../src/client/client.js';
+import { startScheduler } from '../../src/scheduler/index.js';
+import { claim, gpuClass, gpuNode, h100, req } from './dra-fixtures.js';
+
+const claimsRef = 'resource.k8s.io/v1/resourceclaims';
+
+describe('a gang with claims', () => {
+  it('allocates nothing while it waits, rolls back a failed pre-bind, then binds whole', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 0));
+    const store = new SqliteStore({ path: ':memory:' });
+    const reg = new Registry(store, allResources, clock, createLogger('silent'));
+    bootstrap(reg);
+    const client = clientFor(reg);
+    const now = new Date(clock.nowMs()).toISOString().replace(/\.\d+Z$/, 'Z');
+    const alloc = { cpu: '64', memory: '256Gi', pods: '110' };
+    client.create('v1/nodes', '', {
+      apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { 'kubernetes.io/hostname': 'n1' } },
+      status: { capacity: alloc, allocatable: alloc, conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: now, lastTransitionTime: now }] },
+    });
+    client.create('resource.k8s.io/v1/deviceclasses', '', { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', ...gpuClass });
+    const { metadata: _m, ...sliceRest } = gpuNode('n1', 3, h100);
+    client.create('resource.k8s.io/v1/resourceslices', '', { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceSlice', metadata: { name: 'n1-gpus' }, ...sliceRest });
+    const mkClaim = (name: string, count = 1) => {
+      const { metadata: _c, ...spec } = claim(name, [req('gpu', { count })]);
+      return client.create<ResourceClaim>(claimsRef, 'default', { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', metadata: { name }, ...spec });
+    };
+    client.create('scheduling.k8s.io/v1alpha1/workloads', 'default', {
+      // The Permit timeout is far beyond the clock's advances in this test.
+      apiVersion: 'scheduling.k8s.io/v1alpha1', kind: 'Workload', metadata: { name: 'train', annotations: { 'bonsai.dev/gang-scheduling-timeout-seconds': '36000' } },
+      spec: { controllerRef: { apiGroup: 'batch', kind: 'Job', name: 'train' }, podGroups: [{ name: 'g', policy: { gang: { minCount: 3 } } }] },
+    });
+    const mkPod = (name: string, claimName: string, gang = true) => client.create<Pod>('v1/pods', 'default', {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name },
+      spec: {
+        ...(gang ? { workloadRef: { name: 'train', podGroup: 'g' } } : {}), resourceClaims: [{ name: 'gpu', resourceClaimName: claimName }],
+        containers: [{ name: 'c', image: 'x', resources: { claims: [{ name: 'gpu' }] } }],
+      },
+    });
+    const claimOf = (name: string) => client.get<ResourceClaim>(claimsRef, 'default', name);
+    const podOf = (name: string) => client.get<Pod>('v1/pods', 'default', name);
+    const scheduled = (name: string) => podOf(name)?.status?.conditions?.find((c) => c.type === 'PodScheduled');
+    /** Polls (letting the scheduler, its backoff timers and the selector engine's loading run) until `cond` holds. */
+    const until = async (cond: () => boolean, what: string) => {
+      for (let i = 0; i < 500 && !cond(); i++) {
+        clock.advance(500);
+        await store.committed();
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      assert.ok(cond(), `${what}: ${JSON.stringify(['p0', 'p1', 'p2', 'outsider'].map((n) => [n, podOf(n)?.spec?.nodeName, scheduled(n)?.message]))}`);
+    };
+
+    await store.committed();
+    const sched = startScheduler(client, clock, createLogger('silent'));
+    try {
+      mkClaim('c0');
+      mkClaim('c1');
+      // p2's claim does not exist yet: p0 and p1 hold places at Permit (two of the three GPUs, in memory only).
+      for (const [p, c] of [['p0', 'c0'], ['p1', 'c1'], ['p2', 'c2']]) mkPod(p, c);
+      await until(() => /resourceclaim "c2" not found/.test(scheduled('p2')?.message ?? ''), 'p2 rejected for its missing claim');
+      // A pod outside the gang asking for two GPUs finds one free.
+      mkClaim('pair', 2);
+      mkPod('outsider', 'pair', false);
+      await until(() => /cannot allocate all claims/.test(scheduled('outsider')?.message ?? ''), 'the outsider does not fit beside the waiting gang');
+      assert.deepEqual(['c0', 'c1', 'pair'].map((n) => claimOf(n)?.status?.allocation), [undefined, undefined, undefined], 'nothing written while the gang waits');
+      client.delete('v1/pods', 'default', 'outsider');
+
+      // c1 is replaced under p1 (same name, new uid): p1's PreBind fails once the gang fits, and p0's write is undone.
+      const old = claimOf('c1')!;
+      client.delete(claimsRef, 'default', 'c1');
+      const replaced = mkClaim('c1');
+      assert.notEqual(replaced.metadata.uid, old.metadata.uid);
+      mkClaim('c2');
+      // p0's PreBind wrote c0 (adding the delete-protection finalizer, which the resourceclaim controller drops later)
+      // and the rollback took the allocation back.
+      await until(() => !!claimOf('c0')?.metadata.finalizers?.includes('resource.kubernetes.io/delete-protection'), 'c0 written by p0\'s PreBind');
+      assert.equal(claimOf('c0')?.status?.allocation, undefined, 'c0 not left allocated');
+      assert.deepEqual(['p0', 'p1', 'p2'].map((n) => podOf(n)?.spec?.nodeName), [undefined, undefined, undefined], 'no member bound');
+      assert.deepEqual(['c0', 'c1', 'c2'].map((n) => claimOf(n)?.status?.reservedFor), [undefined, undefined, undefined], 'no reservation left');
+
+      // After the backoff the gang is attempted again and binds whole, one device per claim.
+      await until(() => ['p0', 'p1', 'p2'].every((n) => podOf(n)?.spec?.nodeName === 'n1'), 'the gang bound');
+      const devices = ['c0', 'c1', 'c2'].map((n) => claimOf(n)?.status?.allocation?.devices?.results?.[0]?.device);
+      assert.equal(new Set(devices).size, 3, devices.join(' '));
+    } finally {
+      sched.stop();
+      store.close();
+    }
+  });
+});
