@@ -70,7 +70,7 @@ export interface ClusterConfig {
   addons: Map<string, unknown>;
   /** The simulated image registry (the `registry` section): extra images, failing references, unknown repositories. */
   registry: RegistrySettings;
-  /** Whether kube-system gets CoreDNS, kube-proxy and the control-plane mirror pods (`kubeSystem`; default: with 1 to 20 nodes). */
+  /** Whether kube-system gets CoreDNS, kube-proxy and the control-plane mirror pods (`kubeSystem`; default: with 1 to 20 pool nodes, or the control-plane node alone). */
   kubeSystem?: boolean;
   /** Whether the cluster has node bonsai-control-plane, as kind's control-plane node (`controlPlane`; default: yes, unless `--nodes 0`). */
   controlPlane: boolean;
