@@ -28,7 +28,9 @@ export interface NodesFigure {
 function clusterFile(nodes: number): string {
   const dir = freshDir('cluster');
   const file = join(dir, 'cluster.yaml');
+  // Pool nodes only, as the recorded figures were measured (no control-plane node).
   writeFileSync(file, [
+    'controlPlane: false',
     'nodePools:',
     '  - name: bench',
     `    count: ${nodes}`,

@@ -16,7 +16,7 @@ const jsonHeaders = { 'content-type': 'application/json', accept: 'application/j
 function clusterFile(nodes: number, gpus: boolean): string {
   const file = joinPath(freshDir('dra-cluster'), 'cluster.yaml');
   const gpu = gpus ? ', gpu: { model: h100-80gb, count: 8 }' : '';
-  writeFileSync(file, `nodePools:\n  - { name: bench, count: ${nodes}, cpu: 64, memory: 512Gi, pods: 110${gpu} }\n`);
+  writeFileSync(file, `controlPlane: false\nnodePools:\n  - { name: bench, count: ${nodes}, cpu: 64, memory: 512Gi, pods: 110${gpu} }\n`);
   return file;
 }
 

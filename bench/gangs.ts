@@ -29,7 +29,7 @@ export interface GangsFigure {
 
 function clusterFile(nodes: number): string {
   const file = join(freshDir('gang-cluster'), 'cluster.yaml');
-  writeFileSync(file, ['nodePools:', '  - name: bench', `    count: ${nodes}`, '    cpu: 32', '    memory: 128Gi', '    pods: 110', '    zones: [zone-a, zone-b, zone-c]', ''].join('\n'));
+  writeFileSync(file, ['controlPlane: false', 'nodePools:', '  - name: bench', `    count: ${nodes}`, '    cpu: 32', '    memory: 128Gi', '    pods: 110', '    zones: [zone-a, zone-b, zone-c]', ''].join('\n'));
   return file;
 }
 

@@ -36,7 +36,7 @@ export interface KarpenterFigure {
 
 function clusterFile(): string {
   const file = join(freshDir('karpenter-cluster'), 'cluster.yaml');
-  writeFileSync(file, ['nodePools: []', 'addons:', '  karpenter:', '    launchSeconds: 0', '    registrationSeconds: 0', '    startupTaintSeconds: 0', ''].join('\n'));
+  writeFileSync(file, ['controlPlane: false', 'nodePools: []', 'addons:', '  karpenter:', '    launchSeconds: 0', '    registrationSeconds: 0', '    startupTaintSeconds: 0', ''].join('\n'));
   return file;
 }
 

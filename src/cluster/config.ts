@@ -28,7 +28,10 @@
 //     unknownRepositories: pull           # pull | fail
 //     images: { example.com/team/app: [v1, v2] }
 //     failing: [nginx:1.25.3]
-//   kubeSystem: true                      # CoreDNS, kube-proxy, mirror pods (default: with 1 to 20 nodes)
+//   kubeSystem: true                      # CoreDNS, kube-proxy, mirror pods (default: with 1 to 20 pool nodes)
+//   controlPlane: true                    # node bonsai-control-plane, as kind's (role label, NoSchedule taint, the
+//                                         # control plane's static pods); default true. Pool nodes carry no role
+//                                         # label (ROLES <none>, as kind's workers) unless their `labels` give one.
 import { readFileSync } from 'node:fs';
 import { yaml } from '../util/yaml.js';
 import { isRecord } from '../machinery/types.js';
@@ -67,8 +70,10 @@ export interface ClusterConfig {
   addons: Map<string, unknown>;
   /** The simulated image registry (the `registry` section): extra images, failing references, unknown repositories. */
   registry: RegistrySettings;
-  /** Whether kube-system gets CoreDNS, kube-proxy and the control-plane mirror pods (`kubeSystem`; default: with 1 to 20 nodes). */
+  /** Whether kube-system gets CoreDNS, kube-proxy and the control-plane mirror pods (`kubeSystem`; default: with 1 to 20 pool nodes, or the control-plane node alone). */
   kubeSystem?: boolean;
+  /** Whether the cluster has node bonsai-control-plane, as kind's control-plane node (`controlPlane`; default: yes, unless `--nodes 0`). */
+  controlPlane: boolean;
 }
 
 export class ClusterConfigError extends Error {}
@@ -113,9 +118,12 @@ export function gpuPool(count = 1): NodePoolConfig {
   };
 }
 
-/** 3 workers and a GPU node; `nodes` sets the worker count (0: no nodes at all). */
+/** The control-plane node, 3 workers and a GPU node; `nodes` sets the worker count (0: no nodes at all). */
 export function defaultClusterConfig(nodes = 3): ClusterConfig {
-  return { region: defaultRegion, nodePools: nodes === 0 ? [] : [workerPool(nodes), gpuPool()], kubelet: { ...defaultTimings }, addons: new Map(), registry: defaultRegistrySettings() };
+  return {
+    region: defaultRegion, nodePools: nodes === 0 ? [] : [workerPool(nodes), gpuPool()], controlPlane: nodes !== 0,
+    kubelet: { ...defaultTimings }, addons: new Map(), registry: defaultRegistrySettings(),
+  };
 }
 
 export function loadClusterConfig(opts: { clusterFile?: string; nodes?: number }): ClusterConfig {
@@ -146,7 +154,7 @@ export function parseClusterConfig(text: string, source = 'cluster file'): Clust
 const labelValueRe = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 const labelKeyRe = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const poolNameRe = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const knownTop = ['apiVersion', 'kind', 'region', 'nodePools', 'kubelet', 'addons', 'registry', 'kubeSystem'];
+const knownTop = ['apiVersion', 'kind', 'region', 'nodePools', 'kubelet', 'addons', 'registry', 'kubeSystem', 'controlPlane'];
 const knownPool = ['name', 'count', 'cpu', 'memory', 'pods', 'ephemeralStorage', 'resources', 'instanceType', 'zones', 'labels', 'taints', 'gpu'];
 const kubeletKeys: Record<string, keyof KubeletTimings> = {
   sandboxSeconds: 'sandboxMs', pullSeconds: 'pullMs', startSeconds: 'startMs', defaultRunSeconds: 'defaultRunMs',
@@ -157,7 +165,7 @@ function unknownKeys(obj: Record<string, unknown>, known: string[], path: string
 }
 
 function readConfig(doc: unknown, errors: string[]): ClusterConfig {
-  const config: ClusterConfig = { region: defaultRegion, nodePools: [], kubelet: { ...defaultTimings }, addons: new Map(), registry: defaultRegistrySettings() };
+  const config: ClusterConfig = { region: defaultRegion, nodePools: [], controlPlane: true, kubelet: { ...defaultTimings }, addons: new Map(), registry: defaultRegistrySettings() };
   if (!isRecord(doc)) {
     errors.push('the document must be a mapping with nodePools (and optional region, kubelet)');
     return config;
@@ -182,9 +190,11 @@ function readConfig(doc: unknown, errors: string[]): ClusterConfig {
     else for (const [name, settings] of Object.entries(doc.addons)) config.addons.set(name, settings);
   }
   config.registry = readRegistrySettings(doc.registry, errors);
-  if (doc.kubeSystem !== undefined) {
-    if (typeof doc.kubeSystem === 'boolean') config.kubeSystem = doc.kubeSystem;
-    else errors.push('kubeSystem: must be true or false');
+  for (const key of ['kubeSystem', 'controlPlane'] as const) {
+    const v = doc[key];
+    if (v === undefined) continue;
+    if (typeof v === 'boolean') config[key] = v;
+    else errors.push(`${key}: must be true or false`);
   }
   if (doc.kubelet !== undefined) {
     if (!isRecord(doc.kubelet)) errors.push('kubelet: must be a mapping');

@@ -4,12 +4,11 @@
 // scheduler leaves such kube-system pods out of node accounting, so user pods schedule exactly as without them.
 import type { KObject } from '../machinery/types.js';
 import { createHash } from 'node:crypto';
+import { controlPlaneIP } from '../kubelet/pod-ips.js';
 
 export const systemPodAnnotation = 'bonsai.dev/system-pod';
 export const kubeVersion = 'v1.35.0';
 export const dnsClusterIP = '10.96.0.10';
-/** The simulated control plane's address (the `kubernetes` Endpoints advertise it too). */
-const controlPlaneIP = '172.18.0.2';
 
 const corefile = `.:53 {
     errors

@@ -20,7 +20,8 @@ const quietStartAbove = 100;
 const servedNamesMax = 100_000;
 
 /** Labels a kubelet puts on its node whatever the node declares. */
-function defaultLabels(name: string): Record<string, string> {
+/** The labels a kubelet always puts on its Node. */
+export function kubeletLabels(name: string): Record<string, string> {
   return { 'beta.kubernetes.io/arch': 'amd64', 'beta.kubernetes.io/os': 'linux', 'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux' };
 }
 
@@ -195,7 +196,7 @@ export class KubeletManager implements NodeDirectory {
     let cur = node as Node;
     let podCIDR = cur.spec?.podCIDR;
     let index = podCIDR ? indexOfPodCidr(podCIDR) : undefined;
-    const labels = defaultLabels(name);
+    const labels = kubeletLabels(name);
     const missingLabels = Object.keys(labels).some((k) => cur.metadata?.labels?.[k] === undefined);
     if (!podCIDR || missingLabels) {
       // A pod CIDR (the node IPAM controller's job: one /24, set once) and the labels a kubelet always sets.

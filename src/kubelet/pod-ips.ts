@@ -44,6 +44,8 @@ export function indexOfPodCidr(cidr: string): number | undefined {
 }
 
 const internalBase = ipToInt('172.18.0.0')!;
+/** The control-plane node's InternalIP, which the API server advertises. */
+export const controlPlaneIP = '172.18.0.2';
 
 export function internalIpForIndex(n: number): string {
   // Usable host numbers per /24 block: 1..254; .1 is the gateway and .2 the control plane in block 0.

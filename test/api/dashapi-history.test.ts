@@ -27,7 +27,7 @@ describe('time travel over the change log', { skip: sqliteOnly('time travel read
   let after = 0;
 
   it('has no pods before a Deployment existed and its pods after', async () => {
-    await eventually(async () => (await req('GET', '/api/v1/nodes')).body.items.length === 4, 10_000, 'the nodes');
+    await eventually(async () => (await req('GET', '/api/v1/nodes')).body.items.length === 5, 10_000, 'the nodes');
     before = (await bounds()).newest;
     assert.equal((await req('POST', '/apis/apps/v1/namespaces/default/deployments', deployment('web', 3))).status, 201);
     await eventually(async () => {
@@ -41,7 +41,7 @@ describe('time travel over the change log', { skip: sqliteOnly('time travel read
     assert.equal(then.revision, before);
     assert.match(then.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     assert.deepEqual(Object.keys(then.objects), ['nodes', 'pods', 'deployments', 'replicasets']);
-    assert.equal(then.objects.nodes.length, 4);
+    assert.equal(then.objects.nodes.length, 5);
     assert.equal(then.objects.pods.filter((p) => p.metadata.labels?.app === 'web').length, 0);
     // kube-system's own workloads (CoreDNS) are there all along: count the default namespace's.
     const inDefault = (list: Json[]) => list.filter((o) => o.metadata.namespace === 'default');

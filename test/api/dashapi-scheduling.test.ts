@@ -28,12 +28,15 @@ describe('scheduling explanations', () => {
     const e = await explanation('hungry', 'Unschedulable');
     const nodes = await req('GET', '/api/v1/nodes');
     const names = (nodes.body.items as Json[]).map((n) => n.metadata.name).sort();
-    assert.equal(names.length, 4);
+    assert.equal(names.length, 5);
     assert.deepEqual(e.nodes.map((n: Json) => n.node), names);
     for (const n of e.nodes) {
       assert.equal(n.feasible, false, n.node);
-      assert.equal(n.filter.plugin, 'NodeResourcesFit', n.node);
-      assert.deepEqual(n.filter.reasons, ['Insufficient nvidia.com/gpu'], n.node);
+      // The control-plane node refuses by its taint first, as kube-scheduler's filters run in that order.
+      const [plugin, reason] = n.node === 'bonsai-control-plane'
+        ? ['TaintToleration', 'node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }'] : ['NodeResourcesFit', 'Insufficient nvidia.com/gpu'];
+      assert.equal(n.filter.plugin, plugin, n.node);
+      assert.deepEqual(n.filter.reasons, [reason], n.node);
       assert.equal(n.scores, undefined);
     }
     assert.equal(e.namespace, 'default');
@@ -43,7 +46,7 @@ describe('scheduling explanations', () => {
     assert.ok(e.attempts >= 1);
     assert.match(e.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     assert.equal(e.node, undefined);
-    assert.match(e.message, /^0\/4 nodes are available: 4 Insufficient nvidia\.com\/gpu\. preemption: /);
+    assert.match(e.message, /^0\/5 nodes are available: 1 node\(s\) had untolerated taint \{node-role\.kubernetes\.io\/control-plane: \}, 4 Insufficient nvidia\.com\/gpu\. preemption: /);
     // The FailedScheduling event carries the same summary (upstream's FitError wording).
     const ev = await eventually(async () => {
       const list = await req('GET', '/api/v1/namespaces/default/events');
@@ -53,14 +56,17 @@ describe('scheduling explanations', () => {
   });
 
   it('names the taint when a pod does not tolerate it', async () => {
-    // No GPU asked (so no toleration is added for it): the GPU node refuses by its taint, the workers by CPU.
+    // No GPU asked (so no toleration is added for it): the GPU and control-plane nodes refuse by their taints, the
+    // workers by CPU.
     assert.equal((await req('POST', PODS, pod('needs-cpu', { requests: { cpu: '1000' } }))).status, 201);
     const e = await explanation('needs-cpu', 'Unschedulable');
     const byNode = new Map<string, Json>(e.nodes.map((n: Json) => [n.node, n]));
     const gpu = [...byNode.keys()].find((n) => n.includes('gpu'))!;
+    const cp = 'bonsai-control-plane';
     assert.deepEqual(byNode.get(gpu)!.filter, { plugin: 'TaintToleration', reasons: ['node(s) had untolerated taint {nvidia.com/gpu: present}'] });
-    for (const [name, n] of byNode) if (name !== gpu) assert.deepEqual(n.filter, { plugin: 'NodeResourcesFit', reasons: ['Insufficient cpu'] });
-    assert.match(e.message, /^0\/4 nodes are available: 1 node\(s\) had untolerated taint \{nvidia\.com\/gpu: present\}, 3 Insufficient cpu\./);
+    assert.deepEqual(byNode.get(cp)!.filter, { plugin: 'TaintToleration', reasons: ['node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }'] });
+    for (const [name, n] of byNode) if (name !== gpu && name !== cp) assert.deepEqual(n.filter, { plugin: 'NodeResourcesFit', reasons: ['Insufficient cpu'] });
+    assert.match(e.message, /^0\/5 nodes are available: 1 node\(s\) had untolerated taint \{node-role\.kubernetes\.io\/control-plane: \}, 1 node\(s\) had untolerated taint \{nvidia\.com\/gpu: present\}, 3 Insufficient cpu\./);
   });
 
   it('gives a bound pod the score of each plugin on each feasible node, the chosen node highest', async () => {
@@ -87,7 +93,7 @@ describe('scheduling explanations', () => {
     const busyNode = (await req('GET', `${PODS}/busy`)).body.spec.nodeName;
     if (busyNode !== bound) assert.ok(chosen.total > feasible.find((n) => n.node === busyNode)!.total, 'the busy worker scores lower');
     const rejected = (e.nodes as Json[]).filter((n) => !n.feasible);
-    assert.deepEqual(rejected.map((n) => n.filter.plugin), ['TaintToleration']);
+    assert.deepEqual(rejected.map((n) => `${n.node}:${n.filter.plugin}`).sort(), ['bonsai-control-plane:TaintToleration', 'bonsai-gpu-1:TaintToleration'], 'the tainted nodes');
   });
 
   it('answers 404 when no decision is kept, and only to those who may get the pod', async () => {

@@ -91,11 +91,11 @@ describe('Workload API and gang scheduling', () => {
     }, 10_000, 'all nine unschedulable');
     assert.equal(await bound('big'), 0);
     const messages = conds.map((c: Json) => c.message as string);
-    assert.ok(messages.some((m) => /^0\/4 nodes are available: .*Insufficient nvidia\.com\/gpu/.test(m)), messages.join('\n'));
+    assert.ok(messages.some((m) => /^0\/5 nodes are available: .*Insufficient nvidia\.com\/gpu/.test(m)), messages.join('\n'));
     assert.equal(messages.filter((m) => m === 'rejected due to timeout after waiting 1s at plugin GangScheduling').length, 8, messages.join('\n'));
     // Pods are placed in queue order: the last one created is the one without a place.
     const last = (await podsOf('big')).find((p) => p.metadata.name === 'w8');
-    assert.match(last?.status.conditions.find((c: Json) => c.type === 'PodScheduled').message, /^0\/4 nodes are available: /);
+    assert.match(last?.status.conditions.find((c: Json) => c.type === 'PodScheduled').message, /^0\/5 nodes are available: /);
     assert.ok(conds.every((c: Json) => c.reason === 'Unschedulable'));
     assert.ok((await events('big', 'w0')).length + (await events('big', 'w8')).length > 0);
 

@@ -1,8 +1,9 @@
 // The web dashboard in headless Chromium (Debian's /usr/bin/chromium through playwright-core) against a real
 // `bonsai serve`: nodes and a Deployment's pods appear live, a node stopped from the UI turns NotReady, the
 // timeline dragged back before the Deployment shows none of its pods, and a pending GPU pod's scheduling
-// explanation names `Insufficient nvidia.com/gpu` for every node. Screenshots go to a scratch folder, and to
-// docs/screenshots only when asked (`npm run screenshots` sets BONSAI_SCREENSHOTS=1): `npm test` rewrites no committed file.
+// explanation names `Insufficient nvidia.com/gpu` for every node but the control-plane node (its taint). Screenshots
+// go to a scratch folder, and to docs/screenshots only when asked (`npm run screenshots` sets BONSAI_SCREENSHOTS=1):
+// `npm test` rewrites no committed file.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,7 +20,7 @@ const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const keepShots = process.env.BONSAI_SCREENSHOTS === '1';
 const shots = keepShots ? join(projectRoot, 'docs', 'screenshots') : mkdtempSync(join(tmpdir(), 'bonsai-shots-'));
 const webPods = '.node [data-pod^="default/web-"]';
-const nodeNames = ['bonsai-gpu-1', 'bonsai-worker-1', 'bonsai-worker-2', 'bonsai-worker-3'];
+const nodeNames = ['bonsai-control-plane', 'bonsai-gpu-1', 'bonsai-worker-1', 'bonsai-worker-2', 'bonsai-worker-3'];
 
 describe('web dashboard', () => {
   const env = useKubectlServer({ args: ['--clock-speed', '20'] });
@@ -56,12 +57,14 @@ describe('web dashboard', () => {
     assert.equal((await fetch(`${env.server.url}/ui/..%2Fsrc%2Fmain.js`)).status, 404);
   });
 
-  it('shows the four nodes', async () => {
+  it('shows the five nodes, the control-plane node with its role', async () => {
     await page.goto(`${env.server.url}/ui/`);
     await page.waitForFunction((n) => document.querySelectorAll('[data-node]').length === n, nodeNames.length, { timeout: waitDeadline(10_000) });
     const names = await page.locator('.node [data-node], .node').evaluateAll((els) => els.map((e) => e.getAttribute('data-node')));
     assert.deepEqual(names.filter(Boolean).sort(), nodeNames);
-    await page.waitForFunction(() => document.querySelectorAll('[data-node][data-ready="True"]').length === 4, undefined, { timeout: waitDeadline(10_000) });
+    await page.waitForFunction(() => document.querySelectorAll('[data-node][data-ready="True"]').length === 5, undefined, { timeout: waitDeadline(10_000) });
+    const roles = await page.locator('[data-node] [data-role]').evaluateAll((els) => els.map((e) => `${e.closest('[data-node]')?.getAttribute('data-node')}:${e.textContent}`));
+    assert.deepEqual(roles, ['bonsai-control-plane:control-plane'], 'only the control-plane node has a role, as on kind');
   });
 
   it("shows a Deployment's pods after kubectl create", async () => {
@@ -73,7 +76,7 @@ describe('web dashboard', () => {
     await shot('cluster-map');
   });
 
-  it('explains a pending GPU pod: Insufficient nvidia.com/gpu on every node', async () => {
+  it('explains a pending GPU pod: Insufficient nvidia.com/gpu on every node but the tainted control-plane node', async () => {
     await env.k.ok(['apply', '-f', '-'], {
       input: JSON.stringify({
         apiVersion: 'v1', kind: 'Pod', metadata: { name: 'gpu-hog' },
@@ -86,7 +89,10 @@ describe('web dashboard', () => {
     await page.waitForFunction((n) => document.querySelectorAll('[data-explain-node]').length === n, nodeNames.length, { timeout: waitDeadline(10_000) });
     const rows = await page.locator('[data-explain-node]').evaluateAll((els) => els.map((e) => [e.getAttribute('data-explain-node'), e.textContent ?? '']));
     assert.deepEqual(rows.map(([n]) => n).sort(), nodeNames);
-    for (const [node, text] of rows) assert.match(text!, /Insufficient nvidia\.com\/gpu/, `node ${node}`);
+    for (const [node, text] of rows) {
+      const why = node === 'bonsai-control-plane' ? /untolerated taint \{node-role\.kubernetes\.io\/control-plane: \}/ : /Insufficient nvidia\.com\/gpu/;
+      assert.match(text!, why, `node ${node}`);
+    }
     assert.equal(await page.locator('[data-explain="Unschedulable"]').count(), 1);
     await shot('scheduling-explained');
     await page.locator('aside .close').click();
@@ -117,7 +123,7 @@ describe('web dashboard', () => {
     await slider.waitFor({ timeout: waitDeadline(5_000) });
     await slider.fill(String(beforeDeployment));
     await page.waitForSelector(`.travel[data-revision="${beforeDeployment}"]`, { timeout: waitDeadline(5_000) });
-    await page.waitForFunction(() => document.querySelectorAll('[data-node]').length === 4, undefined, { timeout: waitDeadline(5_000) });
+    await page.waitForFunction(() => document.querySelectorAll('[data-node]').length === 5, undefined, { timeout: waitDeadline(5_000) });
     assert.equal(await page.locator(webPods).count(), 0);
     assert.equal(await page.locator('[data-pod^="default/web-"]').count(), 0);
     await shot('time-travel');

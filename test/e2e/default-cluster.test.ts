@@ -27,7 +27,7 @@ describe('the default cluster', () => {
       const events = JSON.parse(await env.k.ok(['get', 'events', '--field-selector', 'involvedObject.name=train-8,reason=FailedScheduling', '-o', 'json'])).items as Json[];
       return events[0];
     }, 15_000, 'FailedScheduling for train-8');
-    assert.match(ev.message, /^0\/4 nodes are available: 4 Insufficient nvidia\.com\/gpu\./);
+    assert.match(ev.message, /^0\/5 nodes are available: 1 node\(s\) had untolerated taint \{node-role\.kubernetes\.io\/control-plane: \}, 4 Insufficient nvidia\.com\/gpu\./);
     assert.match(await env.k.ok(['get', 'pod', 'train-8', '--no-headers']), /^train-8\s+0\/1\s+Pending\s/);
     await env.k.ok(['delete', 'pod', 'train-0', '--wait=false']);
     await eventually(async () => (await nodeOf())['train-8']?.node === 'bonsai-gpu-1', 15_000, 'train-8 scheduled once a GPU is free');

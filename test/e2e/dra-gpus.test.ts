@@ -74,7 +74,7 @@ describe('GPUs with Dynamic Resource Allocation', () => {
     await apply(template('huge-gpu', "device.capacity['gpu.bonsai.dev'].memory.compareTo(quantity('200Gi')) >= 0"), pod('dreamer', { resourceClaimTemplateName: 'huge-gpu' }));
     await eventually(async () => {
       const out = await env.k.ok(['get', 'events', '--field-selector', 'involvedObject.name=dreamer,reason=FailedScheduling']);
-      assert.match(out, /0\/2 nodes are available: 2 cannot allocate all claims/);
+      assert.match(out, /0\/3 nodes are available: 1 node\(s\) had untolerated taint \{node-role\.kubernetes\.io\/control-plane: \}, 2 cannot allocate all claims/);
       return true;
     });
     assert.equal((await json('get', 'pod', 'dreamer')).status.phase, 'Pending');

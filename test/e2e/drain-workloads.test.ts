@@ -26,7 +26,7 @@ const deployment = JSON.stringify({
   },
 });
 
-// A node agent tolerates every taint (the GPU node's too), as real node agents do.
+// A node agent tolerates every taint (the GPU node's and the control-plane node's too), as real node agents do.
 const daemonSet = JSON.stringify({
   apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'node-agent' },
   spec: { selector: { matchLabels: { app: 'node-agent' } }, template: { metadata: { labels: { app: 'node-agent' } }, spec: { tolerations: [{ operator: 'Exists' }], containers: [{ name: 'agent', image: 'agent' }] } } },
@@ -42,7 +42,7 @@ describe('drain with workloads', () => {
     await env.k.ok(['apply', '-f', '-'], { input: daemonSet });
     await env.k.ok(['create', 'pdb', 'web', '--selector=app=web', '--max-unavailable=1']);
     await eventually(async () => ((await getJson('pods', '-l', 'app=web')).items as Json[]).filter(ready).length === replicas, 20_000, 'all replicas ready');
-    await eventually(async () => ((await getJson('pods', '-l', 'app=node-agent')).items as Json[]).filter(ready).length === 4, 20_000, 'daemon pods ready');
+    await eventually(async () => ((await getJson('pods', '-l', 'app=node-agent')).items as Json[]).filter(ready).length === 5, 20_000, 'daemon pods ready');
     const pdb = await eventually(async () => {
       const p = await getJson('pdb', 'web');
       return p.status?.currentHealthy === replicas && p;
@@ -125,9 +125,9 @@ describe('drain with workloads', () => {
     await env.k.ok(['create', 'pdb', 'agents-min', '--selector=app=node-agent', '--min-available=3']);
     const counted = await eventually(async () => {
       const p = await getJson('pdb', 'agents-min');
-      return p.status?.expectedPods === 4 && p;
+      return p.status?.expectedPods === 5 && p;
     }, 10_000, 'integer budget synced');
-    assert.deepEqual([counted.status.currentHealthy, counted.status.desiredHealthy, counted.status.disruptionsAllowed], [4, 3, 1]);
+    assert.deepEqual([counted.status.currentHealthy, counted.status.desiredHealthy, counted.status.disruptionsAllowed], [5, 3, 2]);
 
     // A bare pod has no controller to scale: it is left out and reported.
     await env.k.ok(['run', 'lone', '--image=nginx', '--labels=app=lone']);

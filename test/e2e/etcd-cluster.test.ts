@@ -134,7 +134,7 @@ describe('Bonsai processes on one etcd', () => {
     assert.equal(before.size, 3);
     const nodeLeases = async () => Object.fromEntries(((JSON.parse(await kb.ok(['get', 'leases', '-n', 'kube-node-lease', '-o', 'json'])) as Json).items as Json[]).map((l) => [l.metadata.name, l.spec.renewTime]));
     const lastRenewed = await nodeLeases();
-    assert.equal(Object.keys(lastRenewed).length, 3, 'three node Leases');
+    assert.equal(Object.keys(lastRenewed).length, 4, 'four node Leases: the control-plane node, two workers and the GPU node');
     // The leader dies with work in flight: a scale to 4 and a rolling update (pods starting and terminating).
     await kb.ok(['scale', 'deployment', 'web', '--replicas=4']);
     await kb.ok(['set', 'image', 'deployment/roll', 'nginx=nginx:1.27']);
@@ -166,7 +166,7 @@ describe('Bonsai processes on one etcd', () => {
       return Object.keys(lastRenewed).every((n) => later[n] && later[n] !== lastRenewed[n]);
     }, 20_000, 'every node Lease renewed by the survivor');
     const nodes = (JSON.parse(await kb.ok(['get', 'nodes', '-o', 'json'])) as Json).items as Json[];
-    assert.equal(nodes.length, 3);
+    assert.equal(nodes.length, 4);
     for (const n of nodes) assert.ok(ready(n), `${n.metadata.name} Ready: ${JSON.stringify(n.status?.conditions)}`);
   });
 

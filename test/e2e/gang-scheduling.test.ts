@@ -79,10 +79,10 @@ describe('gang scheduling (Workload API)', () => {
       }, 30_000, 'all nine pods PodScheduled=False');
       assert.deepEqual(await boundNodes('gang9'), []);
       const messages = conditions.map((c: Json) => c.message as string);
-      assert.ok(messages.some((m) => /^0\/4 nodes are available: .*Insufficient nvidia\.com\/gpu/.test(m)), messages.join('\n'));
+      assert.ok(messages.some((m) => /^0\/5 nodes are available: .*Insufficient nvidia\.com\/gpu/.test(m)), messages.join('\n'));
       assert.ok(messages.some((m) => m === 'rejected due to timeout after waiting 3s at plugin GangScheduling'), messages.join('\n'));
       const describe = await env.k.ok(['describe', 'pod', 'worker-8', '-n', 'gang9']);
-      assert.match(describe, /Warning\s+FailedScheduling\s+.*default-scheduler\s+0\/4 nodes are available: .*Insufficient nvidia\.com\/gpu/);
+      assert.match(describe, /Warning\s+FailedScheduling\s+.*default-scheduler\s+0\/5 nodes are available: .*Insufficient nvidia\.com\/gpu/);
       const events = JSON.parse(await env.k.ok(['get', 'events', '-n', 'gang9', '--field-selector', 'reason=FailedScheduling', '-o', 'json'])).items as Json[];
       assert.ok(events.some((e) => /rejected due to timeout after waiting 3s at plugin GangScheduling/.test(e.message)));
       assert.deepEqual(await boundNodes('gang9'), [], 'still nothing bound');

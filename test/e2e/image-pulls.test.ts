@@ -68,7 +68,7 @@ describe('image pulls and kube-system', () => {
   it('kube-system holds CoreDNS, kube-dns, kube-proxy and the control-plane mirror pods', async () => {
     await eventually(async () => /^coredns\s+2\/2\s+2\s+2\s/m.test(await env.k.ok(['get', 'deploy', '-n', 'kube-system'])), 15_000, 'CoreDNS available');
     assert.match(await env.k.ok(['get', 'svc', '-n', 'kube-system']), /^kube-dns\s+ClusterIP\s+10\.96\.0\.10\s+<none>\s+53\/UDP,53\/TCP,9153\/TCP\s+\d+s$/m);
-    await eventually(async () => /^kube-proxy\s+4\s+4\s+4\s+4\s+4\s+kubernetes\.io\/os=linux\s/m.test(await env.k.ok(['get', 'ds', '-n', 'kube-system'])), 15_000, 'kube-proxy on every node');
+    await eventually(async () => /^kube-proxy\s+5\s+5\s+5\s+5\s+5\s+kubernetes\.io\/os=linux\s/m.test(await env.k.ok(['get', 'ds', '-n', 'kube-system'])), 15_000, 'kube-proxy on every node');
     const pods = (await json('get', 'pods', '-n', 'kube-system')).items as Json[];
     const mirrors = pods.filter((p) => p.metadata.annotations?.['kubernetes.io/config.mirror']);
     assert.deepEqual(mirrors.map((p) => p.metadata.labels.component).sort(), ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);

@@ -21,18 +21,20 @@ describe('simulated nodes', () => {
   const taintsOf = async (node: string) => ((await getJson('node', node)).spec.taints ?? []) as Json[];
   const podReady = (p: Json) => p.status?.conditions?.find((c: Json) => c.type === 'Ready')?.status;
 
-  it('registers three workers and a GPU node, Ready, with versions and zones', async () => {
-    // The simulated cluster registers its nodes just after the API starts answering, as kubelets do.
-    const names = ['bonsai-worker-1', 'bonsai-worker-2', 'bonsai-worker-3', 'bonsai-gpu-1'];
-    const row = (name: string) => new RegExp(`^${name}\\s+Ready\\s+worker\\s+\\S+\\s+v1\\.35\\.0$`, 'm');
+  it('registers a control-plane node, three workers and a GPU node, Ready, with versions and zones', async () => {
+    // The simulated cluster registers its nodes just after the API starts answering, as kubelets do. As on kind, only
+    // the control-plane node has a role.
+    const names = ['bonsai-control-plane', 'bonsai-worker-1', 'bonsai-worker-2', 'bonsai-worker-3', 'bonsai-gpu-1'];
+    const role = (name: string) => (name === 'bonsai-control-plane' ? 'control-plane' : '<none>');
+    const row = (name: string) => new RegExp(`^${name}\\s+Ready\\s+${role(name)}\\s+\\S+\\s+v1\\.35\\.0$`, 'm');
     const out = await eventually(async () => {
       const o = await env.k.ok(['get', 'nodes']);
       return names.every((n) => row(n).test(o)) && o;
-    }, 10_000, 'four Ready nodes');
+    }, 10_000, 'five Ready nodes');
     for (const name of names) assert.match(out, row(name));
     const zones = await env.k.ok(['get', 'nodes', '-L', 'topology.kubernetes.io/zone']);
     assert.match(zones, /^NAME\s+STATUS\s+ROLES\s+AGE\s+VERSION\s+ZONE$/m);
-    assert.match(zones, /^bonsai-worker-2\s+Ready\s+worker\s+\S+\s+v1\.35\.0\s+zone-b$/m);
+    assert.match(zones, /^bonsai-worker-2\s+Ready\s+<none>\s+\S+\s+v1\.35\.0\s+zone-b$/m);
     const gpu = await getJson('node', 'bonsai-gpu-1');
     assert.equal(gpu.status.allocatable['nvidia.com/gpu'], '8');
     assert.equal(gpu.metadata.labels['nvidia.com/gpu.product'], 'NVIDIA-H100-80GB-HBM3');
@@ -47,7 +49,7 @@ describe('simulated nodes', () => {
 
   it('keeps a Lease per node in kube-node-lease and renews it', async () => {
     const leases = await getJson('leases', '-n', 'kube-node-lease');
-    assert.deepEqual(leases.items.map((l: Json) => l.metadata.name).sort(), ['bonsai-gpu-1', 'bonsai-worker-1', 'bonsai-worker-2', 'bonsai-worker-3']);
+    assert.deepEqual(leases.items.map((l: Json) => l.metadata.name).sort(), ['bonsai-control-plane', 'bonsai-gpu-1', 'bonsai-worker-1', 'bonsai-worker-2', 'bonsai-worker-3']);
     const first = leases.items.find((l: Json) => l.metadata.name === 'bonsai-worker-3');
     assert.equal(first.spec.holderIdentity, 'bonsai-worker-3');
     assert.equal(first.spec.leaseDurationSeconds, 40);

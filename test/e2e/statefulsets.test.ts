@@ -224,7 +224,7 @@ describe('statefulsets', () => {
     const set = statefulSet('docs', { replicas: 2 });
     set.spec.volumeClaimTemplates[0].spec.storageClassName = 'my-storage-class';
     await env.k.ok(['apply', '-f', '-'], { input: list(service('docs'), set) });
-    const message = '0/4 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling..';
+    const message = '0/5 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling..';
     await eventually(async () => {
       const events = await env.k.ok(['get', 'events', '--field-selector', 'involvedObject.name=docs-0,reason=FailedScheduling', '-o', 'jsonpath={.items[*].message}']);
       return events.includes(message);

@@ -20,31 +20,41 @@ function errorOf(yaml: string): string {
   assert.fail('expected a ClusterConfigError');
 }
 
-test('default cluster: three workers over three zones and an H100 node', () => {
+test('default cluster: a control-plane node, three workers over three zones and an H100 node', () => {
   const c = defaultClusterConfig();
-  assert.deepEqual(plannedNodes(c).map((n) => n.name), ['bonsai-worker-1', 'bonsai-worker-2', 'bonsai-worker-3', 'bonsai-gpu-1']);
+  assert.deepEqual(plannedNodes(c).map((n) => n.name), ['bonsai-control-plane', 'bonsai-worker-1', 'bonsai-worker-2', 'bonsai-worker-3', 'bonsai-gpu-1']);
   const nodes = plannedNodes(c).map((p, i) => buildNode(p, c.region, i, new Date(0)));
-  assert.deepEqual(nodes.map((n) => n.metadata?.labels?.['topology.kubernetes.io/zone']), ['zone-a', 'zone-b', 'zone-c', 'zone-a']);
-  const gpu = nodes[3];
+  assert.deepEqual(nodes.map((n) => n.metadata?.labels?.['topology.kubernetes.io/zone']), [undefined, 'zone-a', 'zone-b', 'zone-c', 'zone-a']);
+  const cp = nodes[0];
+  assert.equal(cp.metadata?.labels?.['node-role.kubernetes.io/control-plane'], '', 'kubeadm labels the control-plane node with its role');
+  assert.equal(cp.metadata?.labels?.['node.kubernetes.io/exclude-from-external-load-balancers'], '');
+  assert.deepEqual(cp.spec?.taints, [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }]);
+  assert.equal(cp.spec?.podCIDR, '10.244.0.0/24');
+  assert.deepEqual(cp.status?.addresses, [{ type: 'InternalIP', address: '172.18.0.2' }, { type: 'Hostname', address: 'bonsai-control-plane' }], 'the address the API server advertises');
+  assert.equal(cp.metadata?.labels?.['bonsai.dev/node-pool'], undefined, 'in no pool');
+  for (const n of nodes.slice(1)) {
+    assert.deepEqual(Object.keys(n.metadata?.labels ?? {}).filter((k) => k.startsWith('node-role.kubernetes.io/')), [], `${n.metadata?.name}: no role, as kind's workers`);
+  }
+  const gpu = nodes[4];
   assert.equal(gpu.status?.capacity?.['nvidia.com/gpu'], '8');
   assert.equal(gpu.status?.allocatable?.['nvidia.com/gpu'], '8');
   assert.equal(gpu.status?.capacity?.cpu, '64');
   assert.equal(gpu.metadata?.labels?.['nvidia.com/gpu.product'], 'NVIDIA-H100-80GB-HBM3');
   assert.deepEqual(gpu.spec?.taints, [{ key: 'nvidia.com/gpu', value: 'present', effect: 'NoSchedule' }], 'the GPU node is tainted as on managed clusters');
-  const w = nodes[0];
+  const w = nodes[1];
   assert.equal(w.status?.capacity?.memory, '32Gi');
   assert.equal(w.status?.allocatable?.memory, '33452032Ki', 'allocatable keeps back the 100Mi eviction threshold');
-  assert.equal(w.spec?.podCIDR, '10.244.0.0/24');
-  assert.deepEqual(w.status?.addresses, [{ type: 'InternalIP', address: '172.18.0.3' }, { type: 'Hostname', address: 'bonsai-worker-1' }]);
+  assert.equal(w.spec?.podCIDR, '10.244.1.0/24');
+  assert.deepEqual(w.status?.addresses, [{ type: 'InternalIP', address: '172.18.0.4' }, { type: 'Hostname', address: 'bonsai-worker-1' }]);
   assert.equal(w.status?.conditions?.find((x) => x.type === 'Ready')?.status, 'True');
   assert.equal(w.status?.nodeInfo?.kubeletVersion, 'v1.35.0');
   assert.equal(w.metadata?.labels?.['kubernetes.io/hostname'], 'bonsai-worker-1');
 });
 
 test('--nodes sets the worker count; 0 means no nodes at all', () => {
-  assert.equal(plannedNodes(defaultClusterConfig(5)).length, 6);
+  assert.equal(plannedNodes(defaultClusterConfig(5)).length, 7);
   assert.deepEqual(plannedNodes(defaultClusterConfig(0)), []);
-  assert.deepEqual(plannedNodes(loadClusterConfig({ nodes: 1 })).map((n) => n.name), ['bonsai-worker-1', 'bonsai-gpu-1']);
+  assert.deepEqual(plannedNodes(loadClusterConfig({ nodes: 1 })).map((n) => n.name), ['bonsai-control-plane', 'bonsai-worker-1', 'bonsai-gpu-1']);
 });
 
 test('cluster file pools: resources, labels, taints, zones and kubelet timings', () => {
@@ -64,19 +74,23 @@ nodePools:
 kubelet:
   pullSeconds: 2
 `);
-  assert.deepEqual(plannedNodes(c).map((n) => n.name), ['bonsai-cpu-1', 'bonsai-cpu-2', 'bonsai-amd-1']);
+  assert.deepEqual(plannedNodes(c).map((n) => n.name), ['bonsai-control-plane', 'bonsai-cpu-1', 'bonsai-cpu-2', 'bonsai-amd-1']);
   assert.equal(c.kubelet.pullMs, 2000);
   assert.equal(c.kubelet.startMs, 100);
-  const amd = buildNode(plannedNodes(c)[2], c.region, 7, new Date(0));
+  const amd = buildNode(plannedNodes(c)[3], c.region, 7, new Date(0));
   assert.equal(amd.status?.capacity?.['amd.com/gpu'], '4');
   assert.equal(amd.metadata?.labels?.accelerator, 'mi300x');
   assert.equal(amd.metadata?.labels?.['topology.kubernetes.io/region'], 'eu-west');
   assert.deepEqual(amd.spec?.taints, [{ key: 'amd.com/gpu', value: 'present', effect: 'NoSchedule' }]);
-  const cpu = buildNode(plannedNodes(c)[1], c.region, 1, new Date(0));
+  const cpu = buildNode(plannedNodes(c)[2], c.region, 1, new Date(0));
   assert.equal(cpu.status?.capacity?.cpu, '16');
   assert.equal(cpu.metadata?.labels?.['topology.kubernetes.io/zone'], 'z1');
-  assert.deepEqual(names('nodePools: []'), []);
-  assert.deepEqual(names(''), []);
+  assert.deepEqual(names('nodePools: []'), ['bonsai-control-plane']);
+  assert.deepEqual(names(''), ['bonsai-control-plane']);
+  assert.deepEqual(names('controlPlane: false'), []);
+  assert.deepEqual(names('controlPlane: false\nnodePools: [{ name: a, labels: { node-role.kubernetes.io/worker: "" } }]'), ['bonsai-a-1']);
+  const roles = buildNode(plannedNodes(parseClusterConfig('nodePools: [{ name: a, labels: { node-role.kubernetes.io/worker: "" } }]'))[1], c.region, 1, new Date(0));
+  assert.equal(roles.metadata?.labels?.['node-role.kubernetes.io/worker'], '', 'a pool gives its nodes a role through its labels');
 });
 
 test('a pool with nvidia.com/gpu gets the GPU labels a scheduler selects on', () => {
@@ -94,6 +108,7 @@ test('cluster file errors name the field', () => {
   assert.match(errorOf('nodePools: [{ name: a }, { name: a }]'), /duplicate pool name "a"/);
   assert.match(errorOf('nodePools: [{ name: a, cpus: 3 }]'), /nodePools\[0\]\.cpus: unknown field/);
   assert.match(errorOf('nodes: 3'), /^c\.yaml: nodes: unknown field/);
+  assert.match(errorOf('controlPlane: yes please'), /^c\.yaml: controlPlane: must be true or false/);
   assert.match(errorOf('kubelet: { pullSeconds: fast }'), /kubelet\.pullSeconds: must be a number of seconds/);
   assert.match(errorOf('nodePools: [{ name: Bad_Name }]'), /name: required, lower case letters/);
   assert.match(errorOf('nodePools: {'), /invalid YAML/);
@@ -104,7 +119,7 @@ test('a cluster file is read from disk; --nodes with --cluster is refused', () =
   const dir = mkdtempSync(join(tmpdir(), 'bonsai-cfg-'));
   const file = join(dir, 'cluster.yaml');
   writeFileSync(file, 'nodePools: [{ name: big, count: 2, cpu: 32 }]\n');
-  assert.deepEqual(plannedNodes(loadClusterConfig({ clusterFile: file })).map((n) => n.name), ['bonsai-big-1', 'bonsai-big-2']);
+  assert.deepEqual(plannedNodes(loadClusterConfig({ clusterFile: file })).map((n) => n.name), ['bonsai-control-plane', 'bonsai-big-1', 'bonsai-big-2']);
   assert.throws(() => loadClusterConfig({ clusterFile: file, nodes: 2 }), /cannot be used together/);
   assert.throws(() => loadClusterConfig({ clusterFile: join(dir, 'missing.yaml') }), /cannot read cluster file/);
 });

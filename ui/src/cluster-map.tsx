@@ -60,7 +60,7 @@ export const NodeBox = memo(function NodeBox(props: { node: NodeView; pods: PodV
   return (
     <div class={`node${node.ready === 'True' ? '' : ' down'}${node.cordoned ? ' cordoned' : ''}${props.selected ? ' selected' : ''}`}
       data-node={node.name} data-ready={node.ready} data-stopped={String(node.stopped)} data-cordoned={String(node.cordoned)}>
-      <div class="node-head"><b class="node-name">{node.name}</b> <span class="zone">{node.zone}</span> {flags}</div>
+      <div class="node-head"><b class="node-name">{node.name}</b> <span class="zone">{node.zone}</span> {node.roles.map((r) => <span class="role" data-role={r}>{r}</span>)} {flags}</div>
       <Bar label="CPU" used={u.cpu} total={node.alloc.cpu} fmt={fmtCpu} />
       <Bar label="Mem" used={u.mem} total={node.alloc.mem} fmt={fmtGi} unit=" Gi" />
       <Bar label="Pods" used={u.pods} total={node.alloc.pods} fmt={count} />

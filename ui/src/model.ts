@@ -44,6 +44,8 @@ export interface NodeView {
   problems: string[];
   alloc: Resources;
   zone: string;
+  /** Roles from `node-role.kubernetes.io/<role>` labels (as kubectl's ROLES column): `control-plane` on kind's. */
+  roles: string[];
 }
 
 export const rec = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
@@ -112,6 +114,8 @@ export function podView(o: Obj): PodView {
 
 const healthy: Record<string, string> = { Ready: 'True', MemoryPressure: 'False', DiskPressure: 'False', PIDPressure: 'False', NetworkUnavailable: 'False' };
 
+const rolePrefix = 'node-role.kubernetes.io/';
+
 export function nodeView(o: Obj): NodeView {
   const m = rec(o.metadata);
   const spec = rec(o.spec);
@@ -127,6 +131,7 @@ export function nodeView(o: Obj): NodeView {
     problems: conds.filter((c) => str(c.type) in healthy && healthy[str(c.type)] !== c.status).map((c) => `${str(c.type)}=${str(c.status)}`),
     alloc: { cpu: quantity(alloc.cpu), mem: quantity(alloc.memory), gpu: quantity(alloc['nvidia.com/gpu']), pods: quantity(alloc.pods) },
     zone: label(rec(m.labels), 'topology.kubernetes.io/zone') ?? '',
+    roles: Object.keys(rec(m.labels)).filter((k) => k.startsWith(rolePrefix) && k.length > rolePrefix.length).map((k) => k.slice(rolePrefix.length)).sort(),
   };
 }
 
