@@ -44,7 +44,7 @@ describe('web dashboard for a class', () => {
 
   it('draws a colour legend and names the pods on the map (short names, without the template hash)', async () => {
     await page.goto(ui());
-    await page.waitForFunction(() => document.querySelectorAll('[data-node][data-ready="True"]').length === 4, undefined, wait);
+    await page.waitForFunction(() => document.querySelectorAll('[data-node][data-ready="True"]').length === 5, undefined, wait);
     const legend = await page.locator('[data-legend] [data-legend-item]').evaluateAll((els) => els.map((e) => e.getAttribute('data-legend-item')));
     assert.deepEqual(legend, ['running', 'unready', 'pending', 'failing', 'failed', 'succeeded', 'terminating']);
     await env.k.ok(['create', 'deployment', 'web', '--image=nginx', '--replicas=2']);

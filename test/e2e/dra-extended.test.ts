@@ -13,7 +13,7 @@ import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 
 type Json = Record<string, any>;
 const clusterFile = join(mkdtempSync(join(tmpdir(), 'bonsai-dra-ext-')), 'cluster.yaml');
-writeFileSync(clusterFile, 'nodePools:\n  - { name: l4, count: 1, cpu: 16, memory: 64Gi, gpu: { model: l4, count: 2 } }\n');
+writeFileSync(clusterFile, 'controlPlane: false\nnodePools:\n  - { name: l4, count: 1, cpu: 16, memory: 64Gi, gpu: { model: l4, count: 2 } }\n');
 
 const container = (resources: Json): Json => ({ name: 'cuda', image: 'nvidia/cuda:12.4.1-base-ubuntu22.04', command: ['sleep', '3600'], resources });
 const claimPod = (name: string): Json => ({

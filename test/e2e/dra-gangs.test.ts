@@ -14,6 +14,7 @@ import { useKubectlServer, noAddons } from '../helpers/cluster.js';
 type Json = Record<string, any>;
 const clusterFile = join(mkdtempSync(join(tmpdir(), 'bonsai-dra-gangs-')), 'cluster.yaml');
 writeFileSync(clusterFile, [
+  'controlPlane: false', // the GPU pools alone: the messages count their nodes
   'nodePools:',
   '  - { name: l4, count: 1, cpu: 64, memory: 256Gi, gpu: { model: l4, count: 7 } }',
   '  - { name: mig, count: 1, cpu: 64, memory: 512Gi, gpu: { model: h100-80gb, count: 1, mig: true } }',
