@@ -174,7 +174,7 @@ async function openStorage(opts: BonsaiOptions, data: string, now: () => number,
     return new EtcdStore({ endpoints: parseEtcdUrl(opts.storage), builtins: allResources.map(storageKey), now, log: (m) => storeLog.warn(m) });
   }
   if (data !== ':memory:') preparePrivateDatabase(databasePath(data));
-  return new SqliteStore({ path: databasePath(data), synchronous: opts.synchronous, now, commitThread: true });
+  return new SqliteStore({ path: databasePath(data), synchronous: opts.synchronous, now, commitThread: 'later' });
 }
 
 /** Resolves after the I/O callbacks pending now have run (an immediate runs after the event loop's poll phase). */
@@ -324,6 +324,8 @@ export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> 
     e.start();
     await yieldToIo();
   }
+  // The store's own background work (SQLite's commit thread) starts once the rest has loaded.
+  store.startBackground?.();
   // The streaming code loads in the background too, rather than on the first exec while other requests wait.
   void import('./api/streaming/index.js').then(async (m) => {
     await yieldToIo();

@@ -40,10 +40,11 @@ export interface StoreOptions {
   /** Resources held as text in the change log only, parsed on each read (default: Events). */
   coldResources?: readonly string[];
   /**
-   * Commits a file store's batches on a worker thread (commit-thread.ts) instead of the main thread; the server
-   * does. Off, `flush()` commits at once, as an in-memory store always does.
+   * Commits a file store's batches on a worker thread (commit-thread.ts) instead of the main thread. Off, `flush()`
+   * commits at once, as an in-memory store always does. 'later': the thread starts at `startBackground()` (the server
+   * calls it once it listens, so the thread's own start-up does not compete with the server's); until then, as off.
    */
-  commitThread?: boolean;
+  commitThread?: boolean | 'later';
 }
 
 export type { StoreWatch } from './storage.js';
@@ -81,7 +82,7 @@ export class SqliteStore implements Storage {
   /** One transaction for a batch of writes: each object's current revision and its change-log entry. */
   private readonly persist: (rows: CommitRow[], time: number) => void;
   /** The worker thread committing batches (a file store with `commitThread`), and the batches it is committing, in order. */
-  private readonly thread: CommitThread | undefined;
+  private thread: CommitThread | undefined;
   private readonly inFlight: PendingWrite[][] = [];
   /** Written hot objects wait here to be interned in spare time (see intern-queue.ts). */
   readonly interning: InternQueue;
@@ -111,9 +112,19 @@ export class SqliteStore implements Storage {
     this.persist = batchWriter(this.db);
     this.interning = new InternQueue((obj) => this.cache.internAll(obj as KObject));
     this.load();
-    this.thread = opts.commitThread && !inMemory
-      ? new CommitThread(opts.path, opts.synchronous ?? 'NORMAL', () => this.afterCommit(), (why) => this.commitFailed(why))
+    this.startThread = opts.commitThread && !inMemory
+      ? () => new CommitThread(opts.path, opts.synchronous ?? 'NORMAL', () => this.afterCommit(), (why) => this.commitFailed(why))
       : undefined;
+    if (opts.commitThread === true) this.startBackground();
+  }
+
+  /** Makes the commit thread, once (see `commitThread`). */
+  private startThread: (() => CommitThread) | undefined;
+
+  startBackground(): void {
+    if (!this.startThread || this.closed) return;
+    this.thread = this.startThread();
+    this.startThread = undefined;
   }
 
   private load(): void {

@@ -99,6 +99,8 @@ export interface Storage {
   consistentRead?(one?: ObjectName): Promise<void> | undefined;
   /** Parses in the background what start-up loaded unparsed (SQLite loads keys only); resolves when done. */
   warm?(): Promise<void>;
+  /** Starts what the store runs beside the server once it answers (SQLite's commit thread, when asked for later). */
+  startBackground?(): void;
   /**
    * The committed objects of `resource` with the clock time (ms) of their last write, oldest write first, read
    * without parsing any object (the Event TTL's start-up queue). Undefined when the backend keeps no write times.

@@ -71,3 +71,32 @@ test('writes are published once the commit thread has committed them; close comm
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a store asking for its commit thread later commits inline until startBackground() starts it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bonsai-commit-later-'));
+  const path = join(dir, 'bonsai.db');
+  try {
+    const s = new SqliteStore({ path, commitThread: 'later' });
+    const thread = () => (s as unknown as { thread?: { isReady(): boolean } }).thread;
+    try {
+      s.create('core/pods', pod('early'));
+      await s.committed();
+      assert.equal(thread(), undefined, 'no thread before startBackground()');
+      s.startBackground();
+      s.startBackground();
+      await until(() => thread()?.isReady() === true, 'the commit thread started');
+      s.create('core/pods', pod('late'));
+      await s.committed();
+    } finally {
+      s.close();
+    }
+    const again = new SqliteStore({ path });
+    try {
+      assert.deepEqual(['early', 'late'].map((n) => again.get('core/pods', 'default', n)?.metadata.name), ['early', 'late']);
+    } finally {
+      again.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
