@@ -176,6 +176,31 @@ describe('web dashboard for a class', () => {
     assert.equal(await page.locator('.lesson [data-state="done"]').count(), 2);
   });
 
+  it('groups a waiting gang in the Pending queue: how many of its members are placed, and its pods', async () => {
+    // Three pods of 4 GPUs in a gang of minCount 3: the one GPU node holds 8, so none is placed.
+    await apply({ apiVersion: 'scheduling.k8s.io/v1alpha1', kind: 'Workload', metadata: { name: 'train', namespace: 'default' }, spec: { podGroups: [{ name: 'workers', policy: { gang: { minCount: 3 } } }] } });
+    for (let i = 0; i < 3; i++) {
+      await apply({
+        apiVersion: 'v1', kind: 'Pod', metadata: { name: `train-${i}`, namespace: 'default' },
+        spec: {
+          workloadRef: { name: 'train', podGroup: 'workers' },
+          tolerations: [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }],
+          containers: [{ name: 'c', image: 'busybox', resources: { limits: { 'nvidia.com/gpu': '4' } } }],
+        },
+      });
+    }
+    await page.goto(ui('#/map'));
+    const gang = page.locator('[data-gang="default/train/workers"]');
+    await gang.waitFor(wait);
+    await page.waitForFunction(() => document.querySelectorAll('[data-gang="default/train/workers"] [data-pod]').length === 3, undefined, wait);
+    assert.equal(await gang.getAttribute('data-placed'), '0');
+    assert.equal(await gang.getAttribute('data-members'), '3');
+    assert.match(await gang.locator('.gang-title').textContent() ?? '', /^gang train\/workers: 0 of 3 placed, waiting to be placed whole$/);
+    await env.k.ok(['delete', 'pods', 'train-0', 'train-1', 'train-2', '--wait=false']);
+    await env.k.ok(['delete', 'workload', 'train']);
+    await page.waitForFunction(() => !document.querySelector('[data-gang="default/train/workers"]'), undefined, wait);
+  });
+
   it('asked for nothing the server does not have (no 404 in the console)', async () => {
     assert.deepEqual(missing, []);
     // Headless Chromium asks for no /favicon.ico, a browser window does: the page names its own (empty) icon.

@@ -102,14 +102,53 @@ export function ClusterMap(props: { state: ClusterState; version: number; select
       <Legend />
       <div class="pending" data-pending={pending.length}>
         <b>Pending ({pending.length})</b>
+        <Gangs pending={pending} pods={state.pods} selectedPod={props.selectedPod} />
         <div class="pods">
-          {pending.slice(0, 500).map((p) => <span key={p.key} class={p.key === props.selectedPod ? 'pending-pod sel' : 'pending-pod'} data-pod={p.key} title={p.reason}>{p.name}</span>)}
+          {pending.filter((p) => !p.gang).slice(0, 500).map((p) => <PendingPod key={p.key} pod={p} selected={p.key === props.selectedPod} />)}
           {pending.length > 500 ? <span class="more">+{pending.length - 500}</span> : null}
         </div>
       </div>
       <div class="nodes" ref={win.ref} data-nodes={nodes.length} data-pods={state.pods.size} style={{ paddingTop: `${win.top}px`, paddingBottom: `${win.bottom(nodes.length)}px` }}>
         {nodes.slice(win.from, win.to).map((n) => <NodeBox key={n.name} node={n} pods={state.podsOn(n.name)} selected={n.name === props.selectedNode} selectedPod={n.name === selPodNode ? props.selectedPod : ""} />)}
       </div>
+    </div>
+  );
+}
+
+function PendingPod(props: { pod: PodView; selected: boolean }) {
+  const p = props.pod;
+  return <span class={props.selected ? 'pending-pod sel' : 'pending-pod'} data-pod={p.key} title={p.reason}>{p.name}</span>;
+}
+
+/**
+ * Pending pods of a gang together: a gang is placed whole or not at all, so the line says how many of its members
+ * a node holds (none while it waits) and why they wait.
+ */
+function Gangs(props: { pending: readonly PodView[]; pods: ReadonlyMap<string, PodView>; selectedPod: string }) {
+  const waiting = new Map<string, PodView[]>();
+  for (const p of props.pending) if (p.gang) waiting.set(p.gang, [...(waiting.get(p.gang) ?? []), p]);
+  if (!waiting.size) return null;
+  // One pass over the pods for every waiting gang's members and how many of them are on a node.
+  const count = new Map<string, { all: number; placed: number }>();
+  for (const g of waiting.keys()) count.set(g, { all: 0, placed: 0 });
+  for (const p of props.pods.values()) {
+    const c = p.gang && !p.deleting ? count.get(p.gang) : undefined;
+    if (!c) continue;
+    c.all++;
+    if (p.node) c.placed++;
+  }
+  return (
+    <div class="gangs">
+      {[...waiting].slice(0, 50).map(([gang, pods]) => {
+        const { all, placed } = count.get(gang) ?? { all: 0, placed: 0 };
+        const [, workload, group] = gang.split('/');
+        return (
+          <div class="gang" key={gang} data-gang={gang} data-placed={placed} data-members={all}>
+            <span class="gang-title" title={pods[0]?.reason}>gang {workload}/{group}: {placed} of {all} placed, waiting to be placed whole</span>
+            {pods.slice(0, 100).map((p) => <PendingPod key={p.key} pod={p} selected={p.key === props.selectedPod} />)}
+          </div>
+        );
+      })}
     </div>
   );
 }

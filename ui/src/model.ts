@@ -32,6 +32,8 @@ export interface PodView {
   ended: string;
   /** creationTimestamp in ms (NaN when unknown). */
   created: number;
+  /** The gang (pod group of a Workload) it belongs to, `<ns>/<workload>/<group>`, or ''. */
+  gang: string;
 }
 
 export interface NodeView {
@@ -84,6 +86,8 @@ function podRequests(spec: Obj): Resources {
   return sum;
 }
 
+const gangOf = (ns: string, ref: Obj): string => (ref.name && ref.podGroup ? `${ns}/${str(ref.name)}/${str(ref.podGroup)}` : '');
+
 export function podView(o: Obj): PodView {
   const m = rec(o.metadata);
   const spec = rec(o.spec);
@@ -108,7 +112,7 @@ export function podView(o: Obj): PodView {
   return {
     key: keyOf(o), ns: str(m.namespace), name: str(m.name), node: str(spec.nodeName), phase: str(st.phase) || 'Pending', ready,
     deleting: !!m.deletionTimestamp, reason, labels: rec(m.labels), owner: owner.kind ? `${str(owner.kind)}/${str(owner.name)}` : '',
-    req: podRequests(spec), restarts, ended, created: Date.parse(str(m.creationTimestamp)),
+    req: podRequests(spec), restarts, ended, created: Date.parse(str(m.creationTimestamp)), gang: gangOf(str(m.namespace), rec(spec.workloadRef)),
   };
 }
 
