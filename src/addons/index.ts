@@ -112,10 +112,6 @@ function ensureIdentity(client: Client, addon: Addon, log: Logger): void {
   ];
   for (const [ref, ns, obj] of objects) {
     if (!client.resource(ref) || client.get(ref, ns, obj.metadata.name ?? '')) continue;
-    try {
-      client.create(ref, ns, obj);
-    } catch (err) {
-      log.warn({ err, name: obj.metadata.name }, 'creating the add-on identity failed');
-    }
+    client.create(ref, ns, obj).catch((err: unknown) => log.warn({ err, name: obj.metadata.name }, 'creating the add-on identity failed'));
   }
 }

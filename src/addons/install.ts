@@ -121,7 +121,7 @@ export async function installCrdFiles(client: Client, addon: string, files: read
     }
     const crds = await parseCrdFile(f);
     if (signal?.aborted) return names;
-    for (const crd of crds) names.push(applyCrd(client, addon, crd, f.hash));
+    for (const crd of crds) names.push(await applyCrd(client, addon, crd, f.hash));
   }
   return names;
 }
@@ -134,14 +134,14 @@ function depthOf(v: unknown, depth = 0): number {
 }
 
 /** Creates or updates one CRD; returns its name. Writes nothing when the stored one came from the same manifest. */
-export function applyCrd(client: Client, addon: string, crd: KObject, hash: string): string {
+export async function applyCrd(client: Client, addon: string, crd: KObject, hash: string): Promise<string> {
   const name = crd.metadata.name ?? '';
   const labels = { ...(crd.metadata.labels ?? {}), [addonLabel]: addon };
   const annotations = { ...(crd.metadata.annotations ?? {}), [manifestHashAnnotation]: hash };
   const desired: KObject = { ...installedForm(crd), metadata: { ...crd.metadata, labels, annotations } };
   const current = client.get(crdRef, '', name);
   if (!current) {
-    client.create(crdRef, '', desired);
+    await client.create(crdRef, '', desired);
     return name;
   }
   if (current.metadata.annotations?.[manifestHashAnnotation] === hash) return name;

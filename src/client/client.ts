@@ -152,18 +152,15 @@ export class Client {
 
   // ---- writes (the registry pipeline: defaults, validation, admission, concurrency) ----
 
-  create<R extends BuiltinRef>(res: R, namespace: string, obj: BuiltinResources[R], opts?: WriteOptions): BuiltinResources[R];
-  create<T = KObject>(res: ResourceRef, namespace: string, obj: T, opts?: WriteOptions): T;
-  create<T = KObject>(res: ResourceRef, namespace: string, obj: T, opts?: WriteOptions): T {
-    return this.reg.create(this.resolver.def(res), namespace, obj as KObject, opts) as T;
-  }
-
   /**
-   * A create that admission webhooks see, as they see every create upstream: the object at once when no webhook had to
-   * be called, a Promise when one was (see `Steps` in admission/chain.ts for writing callers that can wait).
+   * Creates through the whole pipeline, admission webhooks included, as every create is admitted upstream. The write
+   * itself happens before this returns when no webhook has to be called (so a later read in the same turn sees it);
+   * the Promise carries the stored object, or the refusal.
    */
-  createOrWait<T = KObject>(res: ResourceRef, namespace: string, obj: T, opts?: WriteOptions): T | Promise<T> {
-    return this.reg.createOrWait(this.resolver.def(res), namespace, obj as KObject, opts) as T | Promise<T>;
+  create<R extends BuiltinRef>(res: R, namespace: string, obj: BuiltinResources[R], opts?: WriteOptions): Promise<BuiltinResources[R]>;
+  create<T = KObject>(res: ResourceRef, namespace: string, obj: T, opts?: WriteOptions): Promise<T>;
+  async create<T = KObject>(res: ResourceRef, namespace: string, obj: T, opts?: WriteOptions): Promise<T> {
+    return (await this.reg.createOrWait(this.resolver.def(res), namespace, obj as KObject, opts)) as T;
   }
 
   /** Replaces the object (its resourceVersion, when set, must be current). */

@@ -37,8 +37,9 @@ export interface ClusterHandle {
 }
 
 /** Creates the configured nodes that do not exist yet (a data directory keeps nodes across restarts). */
-function registerNodes(client: Client, clock: Clock, kubelets: KubeletManager, config: ClusterConfig, filter?: (node: KObject) => boolean): KObject[] {
-  const created: KObject[] = [];
+/** Registers the planned nodes this process simulates; returns their names (a refused registration is logged). */
+function registerNodes(client: Client, clock: Clock, log: Logger, kubelets: KubeletManager, config: ClusterConfig, filter?: (node: KObject) => boolean): string[] {
+  const created: string[] = [];
   const now = clock.now();
   const planned = plannedNodes(config);
   for (let i = 0; i < planned.length; i++) {
@@ -47,7 +48,9 @@ function registerNodes(client: Client, clock: Clock, kubelets: KubeletManager, c
     const node = buildNode(planned[i], config.region, filter ? kubelets.claimIndex(i) : kubelets.allocateIndex(), now);
     if (filter && !filter(node)) continue;
     // A kubelet registers its own Node (as system:node:NAME); the object is built for this write alone (given away).
-    created.push(kubelets.nodeClient(planned[i].name).create('v1/nodes', '', node, { owned: true }));
+    const name = planned[i].name;
+    kubelets.nodeClient(name).create('v1/nodes', '', node, { owned: true }).catch((err: unknown) => log.warn({ err, node: name }, 'registering the node failed'));
+    created.push(name);
   }
   return created;
 }
@@ -70,8 +73,8 @@ export function startCluster(client: Client, clock: Clock, log: Logger, opts: Cl
   const pods = new PodLifecycle({ client, clock, log: log.child({ component: 'pod-lifecycle' }), timings: config.kubelet, registry: new ImageRegistry(config.registry) }, kubelets);
   const gpus = new GpuDriver(client, log.child({ component: 'gpu-driver' }), kubelets);
   gpus.installClasses();
-  const created = registerNodes(client, clock, kubelets, config, opts.nodeFilter);
-  kubelets.start(new Map(created.map((n) => [n.metadata.name ?? '', { registered: true, leaseSoon: true }])));
+  const created = registerNodes(client, clock, log, kubelets, config, opts.nodeFilter);
+  kubelets.start(new Map(created.map((n) => [n, { registered: true, leaseSoon: true }])));
   const gatekeeper = new GatekeeperEffects(client, clock, log.child({ component: 'gatekeeper-effects' }));
   const stopKubeSystem = startKubeSystem(client, clock, log.child({ component: 'kube-system' }), config, opts.nodeFilter);
   log.debug({ nodes: client.count('v1/nodes'), registered: created.length }, 'cluster started');

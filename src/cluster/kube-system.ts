@@ -30,11 +30,9 @@ export function kubeSystemEnabled(config: ClusterConfig): boolean {
 function ensure(client: Client, log: Logger, resource: string, object: KObject): void {
   const name = object.metadata.name ?? '';
   if (client.get(resource, 'kube-system', name)) return;
-  try {
-    client.create(resource, 'kube-system', object);
-  } catch (err) {
+  client.create(resource, 'kube-system', object).catch((err: unknown) => {
     if (!(err instanceof ApiError && err.code === 409)) log.warn({ err, resource, name }, 'creating a kube-system object failed');
-  }
+  });
 }
 
 /**

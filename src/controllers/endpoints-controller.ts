@@ -106,7 +106,7 @@ class EndpointsReconciler {
     this.events = new EventRecorder(client, { component: 'endpoint-controller' });
   }
 
-  reconcile(key: string): void {
+  async reconcile(key: string): Promise<void> {
     const { namespace: ns, name } = splitKey(key);
     // The API server itself keeps the `kubernetes` Service's endpoints.
     if (ns === 'default' && name === 'kubernetes') return;
@@ -149,7 +149,7 @@ class EndpointsReconciler {
     const next = { apiVersion: 'v1', kind: 'Endpoints', metadata: meta, ...(subsets.length ? { subsets } : {}) };
     try {
       if (current) this.client.update(def, ns, name, next);
-      else this.client.create(def, ns, next);
+      else await this.client.create(def, ns, next);
       this.log.debug({ service: key, endpoints: count }, current ? 'updated endpoints' : 'created endpoints');
     } catch (e) {
       if (!current && isNamespaceTerminating(e)) return;

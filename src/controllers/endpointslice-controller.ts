@@ -80,7 +80,7 @@ class EndpointSliceReconciler {
     this.events = new EventRecorder(client, { component: 'endpoint-slice-controller' });
   }
 
-  reconcile(key: string): void {
+  async reconcile(key: string): Promise<void> {
     const { namespace: ns, name } = splitKey(key);
     const svc = this.client.get('v1/services', ns, name);
     if (!svc) {
@@ -99,7 +99,7 @@ class EndpointSliceReconciler {
     const plan = { create: [] as Slice[], update: [] as Slice[], remove: existing.filter((s) => !types.includes(s.addressType as AddressType)) };
     for (const t of types) this.planAddressType(svc, pods, existing.filter((s) => s.addressType === t), t, plan, errors);
     try {
-      this.apply(svc, plan, trigger);
+      await this.apply(svc, plan, trigger);
     } catch (e) {
       errors.push(e instanceof Error ? e.message : String(e));
     }
@@ -232,7 +232,7 @@ class EndpointSliceReconciler {
   }
 
   /** Writes the plan: creates turn into updates of slices that would be deleted, then creates, updates, deletes. */
-  private apply(svc: Service, plan: { create: Slice[]; update: Slice[]; remove: Slice[] }, trigger: string | undefined): void {
+  private async apply(svc: Service, plan: { create: Slice[]; update: Slice[]; remove: Slice[] }, trigger: string | undefined): Promise<void> {
     const def = this.client.resource('discovery.k8s.io/v1/endpointslices')!;
     const ns = svc.metadata?.namespace ?? '';
     for (let i = 0; i < plan.remove.length && plan.create.length;) {
@@ -256,7 +256,7 @@ class EndpointSliceReconciler {
     if (!svc.metadata?.deletionTimestamp) {
       for (const s of plan.create) {
         try {
-          this.client.create(def, ns, stamp(s));
+          await this.client.create(def, ns, stamp(s));
         } catch (e) {
           if (isNamespaceTerminating(e)) return;
           throw new Error(`failed to create EndpointSlice for Service ${ns}/${svc.metadata?.name}: ${e instanceof Error ? e.message : String(e)}`);

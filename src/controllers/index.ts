@@ -88,10 +88,7 @@ function ensureControllerServiceAccounts(root: Client, names: ControllerName[]):
   if (!client.resource('v1/serviceaccounts')) return;
   for (const name of new Set(names.map((n) => controllerClientNames[n]))) {
     if (!name || client.get('v1/serviceaccounts', 'kube-system', name)) continue;
-    try {
-      client.create('v1/serviceaccounts', 'kube-system', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: 'kube-system' } });
-    } catch (err) {
-      client.log.debug({ err, serviceAccount: name }, 'creating a controller ServiceAccount failed');
-    }
+    client.create('v1/serviceaccounts', 'kube-system', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: 'kube-system' } })
+      .catch((err: unknown) => client.log.debug({ err, serviceAccount: name }, 'creating a controller ServiceAccount failed'));
   }
 }

@@ -34,14 +34,14 @@ export const rootCaPublisherController = defineController({
   },
 });
 
-function publish(client: Client, namespace: string, pem: string): void {
+async function publish(client: Client, namespace: string, pem: string): Promise<void> {
   const ns = client.get('v1/namespaces', '', namespace);
   // As upstream: only active namespaces (a terminating one refuses new objects anyway).
   if (!ns || ns.metadata.deletionTimestamp || (ns.status as { phase?: string } | undefined)?.phase === 'Terminating') return;
   const cur = client.get('v1/configmaps', namespace, rootCaConfigMap);
   if (!cur) {
     try {
-      client.create('v1/configmaps', namespace, {
+      await client.create('v1/configmaps', namespace, {
         apiVersion: 'v1', kind: 'ConfigMap',
         metadata: { name: rootCaConfigMap, namespace, annotations: { [descriptionKey]: description } },
         data: { 'ca.crt': pem },

@@ -6,13 +6,13 @@ export const serviceAccountController = defineController({
   name: 'serviceaccount',
   for: { resource: 'v1/namespaces', when: (c) => c.type !== 'DELETED' },
   watches: [{ resource: 'v1/serviceaccounts', when: (c) => c.type === 'DELETED', map: (c) => [keyFor('', c.object.metadata.namespace)] }],
-  reconcile(key, { client }): void {
+  async reconcile(key, { client }): Promise<void> {
     const { name: namespace } = splitKey(key);
     const ns = client.get('v1/namespaces', '', namespace);
     if (!ns || ns.metadata.deletionTimestamp) return;
     if (client.get('v1/serviceaccounts', namespace, 'default')) return;
     try {
-      client.create('v1/serviceaccounts', namespace, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace } });
+      await client.create('v1/serviceaccounts', namespace, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace } });
     } catch {
       /* created meanwhile or namespace terminating */
     }

@@ -86,12 +86,10 @@ export class FlowcontrolConfigController {
     this.queue = new WorkQueue('apf-config', (key) => this.reconcile(key), clock, log);
     if (!this.client.resource(flowSchemasRef) || !this.client.resource(priorityLevelsRef)) return;
     // The built-in objects exist before the first request is served.
-    try {
-      this.ensureConfig();
-    } catch (err) {
+    this.ensureConfig().catch((err: unknown) => {
       log.warn({ err }, 'ensuring the API Priority and Fairness configuration failed; retrying');
       this.queue.addAfter(configKey, 100);
-    }
+    });
     this.stops.push(this.client.watch(flowSchemasRef, (c) => {
       this.queue.add(configKey);
       if (c.type !== 'DELETED') this.queue.add(c.object.metadata.name ?? '');
@@ -108,19 +106,19 @@ export class FlowcontrolConfigController {
     for (const fs of this.client.list(flowSchemasRef)) this.queue.add(fs.metadata.name ?? '');
   }
 
-  private reconcile(key: string): void {
-    if (key === configKey) this.ensureConfig();
+  private reconcile(key: string): void | Promise<void> {
+    if (key === configKey) return this.ensureConfig();
     else this.syncStatus(key);
   }
 
-  private ensureConfig(): void {
-    this.ensureKind(priorityLevelsRef, mandatoryPriorityLevels, suggestedPriorityLevels);
-    this.ensureKind(flowSchemasRef, mandatoryFlowSchemas, suggestedFlowSchemas);
+  private async ensureConfig(): Promise<void> {
+    await this.ensureKind(priorityLevelsRef, mandatoryPriorityLevels, suggestedPriorityLevels);
+    await this.ensureKind(flowSchemasRef, mandatoryFlowSchemas, suggestedFlowSchemas);
   }
 
-  private ensureKind(ref: string, mandatory: Wanted[], suggested: Wanted[]): void {
+  private async ensureKind(ref: string, mandatory: Wanted[], suggested: Wanted[]): Promise<void> {
     for (const [list, isMandatory] of [[mandatory, true], [suggested, false]] as const) {
-      for (const wanted of list) this.ensureOne(ref, wanted, isMandatory);
+      for (const wanted of list) await this.ensureOne(ref, wanted, isMandatory);
     }
     const wantedNames = new Set([...mandatory, ...suggested].map((o) => o.metadata.name));
     for (const cur of this.client.list(ref)) {
@@ -135,12 +133,12 @@ export class FlowcontrolConfigController {
     }
   }
 
-  private ensureOne(ref: string, wanted: Wanted, mandatory: boolean): void {
+  private async ensureOne(ref: string, wanted: Wanted, mandatory: boolean): Promise<void> {
     const name = wanted.metadata.name;
     const cur = this.client.get(ref, '', name);
     try {
       if (!cur) {
-        this.client.create(ref, '', structuredClone(wanted), { fieldManager: producer });
+        await this.client.create(ref, '', structuredClone(wanted), { fieldManager: producer });
         return;
       }
       const next = desiredUpdate(wanted, cur, mandatory);

@@ -58,7 +58,7 @@ export class GatekeeperEffects {
       .sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   }
 
-  private sync(name: string): void {
+  private async sync(name: string): Promise<void> {
     const pods = this.runningPods();
     if (!pods.length || !this.client.resource(templates)) return;
     const first = pods[0];
@@ -67,7 +67,7 @@ export class GatekeeperEffects {
     if (!template || template.metadata.deletionTimestamp) return this.removeCrd(as, name);
     const made = constraintCrdFor(template);
     let error = made.error ? { code: 'ingest_error', message: made.error } : undefined;
-    if (made.crd) error = this.writeCrd(as, made.crd);
+    if (made.crd) error = await this.writeCrd(as, made.crd);
     const byPod = pods.map((p) => ({
       id: p.metadata?.name ?? '', observedGeneration: template.metadata.generation ?? 1, operations: operations(p), templateUID: template.metadata.uid ?? '',
       ...(error ? { errors: [error] } : {}),
@@ -79,9 +79,9 @@ export class GatekeeperEffects {
   }
 
   /** Creates or updates the CRD; a refusal (an invalid schema, RBAC) is the template's error, a conflict retries. */
-  private writeCrd(as: Client, crd: KObject): { code: string; message: string } | undefined {
+  private async writeCrd(as: Client, crd: KObject): Promise<{ code: string; message: string } | undefined> {
     try {
-      this.applyCrd(as, crd);
+      await this.applyCrd(as, crd);
       return undefined;
     } catch (err) {
       const code = statusCode(err);
@@ -90,11 +90,11 @@ export class GatekeeperEffects {
     }
   }
 
-  private applyCrd(as: Client, crd: KObject): void {
+  private async applyCrd(as: Client, crd: KObject): Promise<void> {
     const name = crd.metadata.name ?? '';
     const current = as.get(crds, '', name);
     if (!current) {
-      as.create(crds, '', crd);
+      await as.create(crds, '', crd);
       this.log.debug({ crd: name }, 'gatekeeper: constraint CRD created');
       return;
     }

@@ -47,7 +47,7 @@ async function createSecret(client: Client, ns: string, f: Map<string, string>):
   const serving = await new ClusterCa(ca.certPem, ca.keyPem).issueKeyPair('server', [{ O: ['nil2'] }], 365, { dns: hosts, ips: [] });
   if (client.get('v1/secrets', ns, name)) return;
   const b64 = (s: string) => Buffer.from(s).toString('base64');
-  client.create('v1/secrets', ns, {
+  await client.create('v1/secrets', ns, {
     apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: ns },
     data: { [f.get('ca-name') ?? 'ca']: b64(ca.certPem), [f.get('cert-name') ?? 'cert']: b64(serving.certPem), [f.get('key-name') ?? 'key']: b64(serving.keyPem) },
   });

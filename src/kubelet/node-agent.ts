@@ -202,7 +202,7 @@ export class NodeAgent implements NodeAgentView {
         spec,
       };
       // Built here for this write alone: given away, not copied.
-      this.client.create(def, leaseNamespace, lease as KObject, { owned: true });
+      this.client.create(def, leaseNamespace, lease as KObject, { owned: true }).catch((err: unknown) => this.log.debug({ err, node: this.nodeName }, 'lease creation failed'));
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       this.log.debug({ err, node: this.nodeName }, 'lease renewal failed');

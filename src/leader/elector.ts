@@ -136,7 +136,12 @@ export class LeaderElector {
 
   private tryToLead(): void {
     if (this.current !== 'candidate') return;
-    if (this.tryAcquireOrRenew()) {
+    whenSettled(this.tryAcquireOrRenew(), (ok) => this.afterTry(ok));
+  }
+
+  private afterTry(ok: boolean): void {
+    if (this.current !== 'candidate') return;
+    if (ok) {
       this.current = 'leading';
       this.lastRenewAt = this.clock.nowMs();
       this.config.log?.info({ lease: this.name, identity: this.identity }, 'successfully acquired lease');
@@ -158,7 +163,12 @@ export class LeaderElector {
     const now = this.clock.nowMs();
     // A late timer (a blocked event loop) must not renew a lease others may already consider expired.
     if (now - this.lastRenewAt > this.renewDeadlineMs) return this.lose('failed to renew lease in time');
-    if (this.tryAcquireOrRenew()) {
+    whenSettled(this.tryAcquireOrRenew(), (ok) => this.afterRenew(ok, now));
+  }
+
+  private afterRenew(ok: boolean, now: number): void {
+    if (this.current !== 'leading') return;
+    if (ok) {
       this.lastRenewAt = now;
     } else if (this.observed && this.observed.holderIdentity !== this.identity) {
       return this.lose(`lease taken by ${this.observed.holderIdentity || '(released)'}`);
@@ -211,7 +221,8 @@ export class LeaderElector {
 
   // ---- one attempt (client-go's tryAcquireOrRenew) ----
 
-  private tryAcquireOrRenew(): boolean {
+  /** One attempt; a Promise only when it had to create the Lease (a create may wait for admission webhooks). */
+  private tryAcquireOrRenew(): boolean | Promise<boolean> {
     const now = this.clock.nowMs();
     const fresh: LeaderRecord = {
       holderIdentity: this.identity, leaseDurationSeconds: Math.max(1, Math.round(this.durationMs / 1000)),
@@ -221,9 +232,11 @@ export class LeaderElector {
     try {
       current = newer(this.lock.get(), this.lease);
       if (!current) {
-        this.lease = this.lock.create(fresh);
-        this.observe(fresh, now);
-        return true;
+        return this.lock.create(fresh).then((lease) => {
+          this.lease = lease;
+          this.observe(fresh, now);
+          return true;
+        }, (err: unknown) => this.failed(err, 'error initially creating leader election record'));
       }
     } catch (err) {
       return this.failed(err, 'error initially creating leader election record');
@@ -305,4 +318,10 @@ function newer(cached: KObject | undefined, written: KObject | undefined): KObje
   const a = Number(cached.metadata.resourceVersion);
   const b = Number(written.metadata.resourceVersion);
   return Number.isSafeInteger(a) && Number.isSafeInteger(b) && b > a ? written : cached;
+}
+
+/** Calls `then` with the value now, or once the promise settles. */
+function whenSettled<T>(value: T | Promise<T>, then: (v: T) => void): void {
+  if (value instanceof Promise) void value.then(then);
+  else then(value);
 }

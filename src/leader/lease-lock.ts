@@ -45,7 +45,7 @@ export class LeaseLock {
     return this.client.get(leaseResource, this.namespace, this.name);
   }
 
-  create(record: LeaderRecord): KObject {
+  create(record: LeaderRecord): Promise<KObject> {
     const lease: Lease = {
       apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
       metadata: { name: this.name, namespace: this.namespace },

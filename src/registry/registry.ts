@@ -257,8 +257,9 @@ export class Registry {
    * did): the API server's request path, and in-process writers that can wait (workload controllers creating pods).
    */
   createOrWait(def: ResourceDef, namespace: string, obj: KObject, opts: WriteOptions = {}): KObject | Promise<KObject> {
-    return this.audited('create', def, namespace, obj.metadata?.name ?? '', undefined, 201,
-      () => drive(createSteps(this, def, namespace, obj, { ...opts, canWait: true })), (r) => r);
+    const steps = () => drive(createSteps(this, def, namespace, obj, { ...opts, canWait: true }));
+    if (opts.audit === false) return steps();
+    return this.audited(opts.audit?.verb ?? 'create', def, namespace, obj.metadata?.name ?? '', opts.audit?.subresource ?? opts.subresource, 201, steps, (r) => r);
   }
 
 

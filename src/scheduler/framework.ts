@@ -48,7 +48,7 @@ export interface DraLookups {
   /** Whether slices name the node (its drivers publish devices: extended resources DeviceClasses map come from them). */
   nodeHasDevices(node: string): boolean;
   /** Creates a claim (the special claim of a pod's extended resources); returns it as stored. */
-  createClaim(claim: ResourceClaim): ResourceClaim;
+  createClaim(claim: ResourceClaim): Promise<ResourceClaim>;
   deleteClaim(namespace: string, name: string, uid: string): void;
   /** Writes (or, with undefined, clears) the pod's status.extendedResourceClaimStatus. */
   setExtendedClaimStatus(pod: Pod, status: PodExtendedResourceClaimStatus | undefined): void;
@@ -109,8 +109,11 @@ export interface FilterPlugin {
   skips?(s: CycleState): boolean;
   /** Once `host` is chosen (upstream's Reserve): keeps in memory what the pod takes, so that later attempts see it taken. */
   reserve?(s: CycleState, host: NodeInfo): void;
-  /** Before the pod is bound to `host` (upstream's PreBind): writes what the binding needs; throws to refuse. */
-  preBind?(s: CycleState, host: NodeInfo): void;
+  /**
+   * Before the pod is bound to `host` (upstream's PreBind): writes what the binding needs; throws (or rejects) to
+   * refuse. A Promise only when a write has to wait (a create, which admission webhooks may see).
+   */
+  preBind?(s: CycleState, host: NodeInfo): void | Promise<void>;
   /** Undoes reserve and whatever preBind wrote (the place was given up: a failed gang attempt or pre-bind). Never throws. */
   unreserve?(s: CycleState): void;
   /** Keep pre-computed data right when preemption simulates removing or re-adding a pod on a node. */

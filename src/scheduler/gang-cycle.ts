@@ -152,7 +152,13 @@ export class GangCycle {
       if (left) this.wait(group, left);
       return;
     }
-    if (!this.preBindAll(group, ready)) return;
+    const ok = this.preBindAll(group, ready);
+    if (ok instanceof Promise) void ok.then((done) => done && this.bindAll(group, ready));
+    else if (ok) this.bindAll(group, ready);
+  }
+
+  private bindAll(group: string, ready: Array<{ r: Reservation; pod: Pod }>): void {
+    const loop = this.loop!;
     this.clear(group);
     for (const { r, pod } of ready) {
       const node = this.d.cache.nodes.get(r.node);
@@ -165,20 +171,28 @@ export class GangCycle {
    * Every member's PreBind (the claims' allocations written), or, when one fails, none: what the others wrote is taken
    * back, every reservation of the group goes and its pods retry after backoff.
    */
-  private preBindAll(group: string, ready: Array<{ r: Reservation }>): boolean {
+  private preBindAll(group: string, ready: Array<{ r: Reservation }>, from = 0): boolean | Promise<boolean> {
     try {
-      for (const { r } of ready) this.loop!.preBind(r.s, this.d.cache.nodes.get(r.node)!);
+      for (let i = from; i < ready.length; i++) {
+        const { r } = ready[i];
+        const pre = this.loop!.preBind(r.s, this.d.cache.nodes.get(r.node)!);
+        if (pre instanceof Promise) return pre.then(() => this.preBindAll(group, ready, i + 1), (err: unknown) => this.preBindFailed(group, ready, err));
+      }
       return true;
     } catch (err) {
-      this.d.log.debug({ err, group }, 'gang pre-bind failed; the group retries after backoff');
-      // Unreserve takes back what each member's PreBind wrote.
-      for (const { r } of ready) {
-        this.unreserve(group, r.e.key);
-        this.d.queue.done(r.e, 'error');
-      }
-      this.d.released();
-      return false;
+      return this.preBindFailed(group, ready, err);
     }
+  }
+
+  private preBindFailed(group: string, ready: Array<{ r: Reservation }>, err: unknown): false {
+    this.d.log.debug({ err, group }, 'gang pre-bind failed; the group retries after backoff');
+    // Unreserve takes back what each member's PreBind wrote.
+    for (const { r } of ready) {
+      this.unreserve(group, r.e.key);
+      this.d.queue.done(r.e, 'error');
+    }
+    this.d.released();
+    return false;
   }
 
   /** The Permit timeout: every reservation of the group is released and its pods are rejected. */

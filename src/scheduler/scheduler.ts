@@ -126,14 +126,19 @@ export class SchedulingLoop {
       return;
     }
     this.reserve(p.s, p.host);
-    try {
-      this.preBind(p.s, p.host);
-    } catch (err) {
-      this.d.log.debug({ err, pod: e.key, node: p.host.name }, 'pre-bind failed; retrying after backoff');
+    const host = p.host;
+    const failed = (err: unknown) => {
+      this.d.log.debug({ err, pod: e.key, node: host.name }, 'pre-bind failed; retrying after backoff');
       this.d.queue.done(e, 'error');
-      return;
+    };
+    let pre: void | Promise<void>;
+    try {
+      pre = this.preBind(p.s, host);
+    } catch (err) {
+      return failed(err);
     }
-    this.bind(e, pod, p.host);
+    if (pre instanceof Promise) void pre.then(() => this.bind(e, pod, host), failed);
+    else this.bind(e, pod, host);
   }
 
   /** Upstream's Reserve: each plugin keeps in memory what the pod takes on `host`. */
@@ -147,12 +152,19 @@ export class SchedulingLoop {
   }
 
   /** The plugins' writes before binding (DynamicResources' claim allocations); throws, once they are undone, when one fails. */
-  preBind(s: CycleState, host: NodeInfo): void {
-    try {
-      for (const f of this.d.filters) f.preBind?.(s, host);
-    } catch (err) {
+  preBind(s: CycleState, host: NodeInfo, from = 0): void | Promise<void> {
+    const undo = (err: unknown): never => {
       this.unreserve(s);
       throw err;
+    };
+    try {
+      for (let i = from; i < this.d.filters.length; i++) {
+        const r = this.d.filters[i].preBind?.(s, host);
+        // A plugin that waits: the rest follow once it is done (their own failures undo everything once).
+        if (r instanceof Promise) return r.then(() => this.preBind(s, host, i + 1), undo);
+      }
+    } catch (err) {
+      return undo(err);
     }
   }
 

@@ -2,8 +2,8 @@
 // self-signed CA in caBundle, url clientConfig): denials with and without a status code, a JSONPatch mutation,
 // timeouts under failurePolicy Ignore and Fail while the API server stays responsive, namespaceSelector and
 // objectSelector that keep a webhook from being called, server-side dry run, the scale subresource's Scale, and the
-// pods workload controllers create (a sidecar injector and a denial reach a Deployment's and a Job's pods). Other
-// objects controllers write in process (ReplicaSets, Jobs of CronJobs, status) do not wait for webhooks.
+// pods workload controllers create (a sidecar injector and a denial reach a Deployment's and a Job's pods), and every
+// other object a controller creates in process (a Deployment's ReplicaSet, a Service's EndpointSlice).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:https';
@@ -229,6 +229,22 @@ describe('admission webhooks with kubectl', () => {
     assert.match(message, /Error creating: admission webhook "deny-pods\.e2e\.bonsai\.dev" denied the request: no pods for you/);
     await k().ok(['delete', 'mutatingwebhookconfiguration', 'pod-injector']);
     await k().ok(['delete', 'validatingwebhookconfiguration', 'pod-guard']);
+  });
+
+  it('calls webhooks for every object a controller creates: a Deployment\'s ReplicaSet (mutated), a Service\'s EndpointSlice', async () => {
+    await k().ok(['create', 'namespace', 'ctrl']);
+    await k().ok(['label', 'namespace', 'ctrl', 'ctrl=yes']);
+    const rules = `[{apiGroups: ["apps", "discovery.k8s.io"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["replicasets", "endpointslices"]}]`;
+    await k().ok(['apply', '-f', '-'], { input: configuration('Mutating', 'controller-writes', base, caBundle, [{ name: 'label.e2e.bonsai.dev', path: '/mutate', rules, namespaceSelector: '{matchLabels: {ctrl: "yes"}}' }]) });
+    await k().ok(['create', 'deployment', 'web', '-n', 'ctrl', '--image=nginx']);
+    await k().ok(['expose', 'deployment', 'web', '-n', 'ctrl', '--port=80']);
+    // The mutation took: the ReplicaSet carries the webhook's label (the EndpointSlice's labels are the controller's own
+    // on its next update, as upstream's).
+    await eventually(async () => (await k().ok(['get', 'replicasets', '-n', 'ctrl', '-l', 'mutated=by-webhook', '-o', 'name'])).startsWith('replicaset.apps/web-'), 20_000, 'the mutated ReplicaSet');
+    await eventually(async () => calls('/mutate', 'ctrl').length >= 2, 20_000, 'the EndpointSlice\'s review');
+    const users = calls('/mutate', 'ctrl').map((r) => `${r.request.kind.kind} ${r.request.userInfo.username}`).sort();
+    assert.deepEqual(users, ['EndpointSlice system:serviceaccount:kube-system:endpointslice-controller', 'ReplicaSet system:serviceaccount:kube-system:deployment-controller']);
+    await k().ok(['delete', 'mutatingwebhookconfiguration', 'controller-writes']);
   });
 
   it('does not call a webhook whose namespaceSelector or objectSelector does not match', async () => {

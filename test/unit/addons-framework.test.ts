@@ -71,20 +71,20 @@ test('CRDs are created, left alone when their manifest is unchanged, updated whe
     await client.resource(crdRef)?.load?.();
     const [first] = await readCrdManifests([file]);
     assert.equal(first.crd.metadata.name, 'widgets.example.com');
-    const name = applyCrd(client, 'demo', first.crd, first.hash);
+    const name = await applyCrd(client, 'demo', first.crd, first.hash);
     await waitEstablished(client, [name]);
     assert.ok(client.resource('example.com/v1/widgets'), 'served once Established');
     const created = client.get(crdRef, '', name)!;
     assert.equal(created.metadata.labels?.['bonsai.dev/addon'], 'demo');
     assert.equal(created.metadata.annotations?.[manifestHashAnnotation], first.hash);
 
-    applyCrd(client, 'demo', first.crd, first.hash);
+    await applyCrd(client, 'demo', first.crd, first.hash);
     assert.equal(client.get(crdRef, '', name)!.metadata.resourceVersion, created.metadata.resourceVersion, 'no write for the same manifest');
 
     writeFileSync(file, manifest('second'));
     const [second] = await readCrdManifests([file]);
     assert.notEqual(second.hash, first.hash);
-    applyCrd(client, 'demo', second.crd, second.hash);
+    await applyCrd(client, 'demo', second.crd, second.hash);
     const updated = client.get(crdRef, '', name)!;
     assert.equal(updated.metadata.generation, 2);
     assert.equal(updated.metadata.annotations?.[manifestHashAnnotation], second.hash);

@@ -34,14 +34,14 @@ async function committed(client: Client): Promise<void> {
   await client.pendingCommit();
 }
 
-test('references resolve by version/plural and group/version/plural; reads share the stored objects', () => {
+test('references resolve by version/plural and group/version/plural; reads share the stored objects', async () => {
   const { client, store, close } = setup();
   try {
     assert.equal(client.resource('v1/pods')?.kind, 'Pod');
     assert.equal(client.resource('apps/v1/replicasets')?.kind, 'ReplicaSet');
     assert.equal(client.resource('nope/v1/things'), undefined);
     assert.equal(client.resource('pods'), undefined);
-    const created = client.create('v1/pods', 'default', pod('a', { app: 'web' }));
+    const created = await client.create('v1/pods', 'default', pod('a', { app: 'web' }));
     assert.equal(created.metadata.name, 'a');
     // No copy on read: the object is the store's own.
     assert.equal(client.get('v1/pods', 'default', 'a'), store.get('core/pods', 'default', 'a'));
@@ -49,18 +49,18 @@ test('references resolve by version/plural and group/version/plural; reads share
     assert.equal(client.get('v1/pods', 'default', 'missing'), undefined);
     assert.equal(client.get('nope/v1/things', 'default', 'a'), undefined);
     assert.deepEqual(client.list('nope/v1/things'), []);
-    assert.throws(() => client.create('nope/v1/things', 'default', pod('x')), (e: unknown) => e instanceof ApiError && e.code === 404);
+    await assert.rejects(() => client.create('nope/v1/things', 'default', pod('x')), (e: unknown) => e instanceof ApiError && e.code === 404);
   } finally {
     close();
   }
 });
 
-test('list filters by namespace and label selector; count counts', () => {
+test('list filters by namespace and label selector; count counts', async () => {
   const { client, close } = setup();
   try {
-    client.create('v1/pods', 'default', pod('a', { app: 'web' }));
-    client.create('v1/pods', 'default', pod('b', { app: 'db' }));
-    client.create('v1/pods', 'kube-system', pod('c', { app: 'web' }));
+    await client.create('v1/pods', 'default', pod('a', { app: 'web' }));
+    await client.create('v1/pods', 'default', pod('b', { app: 'db' }));
+    await client.create('v1/pods', 'kube-system', pod('c', { app: 'web' }));
     assert.deepEqual(names(client.list('v1/pods')), ['a', 'b', 'c']);
     assert.deepEqual(names(client.list('v1/pods', 'default')), ['a', 'b']);
     assert.deepEqual(names(client.list('v1/pods', undefined, { labelSelector: 'app=web' })), ['a', 'c']);
@@ -74,7 +74,7 @@ test('list filters by namespace and label selector; count counts', () => {
 test('updateStatus writes only status; guaranteedUpdate mutates a copy; delete removes', async () => {
   const { client, close } = setup();
   try {
-    client.create('v1/pods', 'default', pod('a'));
+    await client.create('v1/pods', 'default', pod('a'));
     const before = client.get('v1/pods', 'default', 'a')!;
     const cur = structuredClone(before);
     cur.status = { phase: 'Running' };
@@ -98,7 +98,7 @@ test('watch delivers committed changes with the previous state, in order, until 
   try {
     const seen: string[] = [];
     const stop = client.watch('v1/pods', (c: Change) => seen.push(`${c.type} ${c.object.metadata.name} ${c.previous?.metadata.labels?.v ?? '-'}>${c.object.metadata.labels?.v ?? '-'}`));
-    client.create('v1/pods', 'default', pod('a', { v: '1' }));
+    await client.create('v1/pods', 'default', pod('a', { v: '1' }));
     assert.deepEqual(seen, [], 'nothing before the commit');
     await committed(client);
     client.guaranteedUpdate('v1/pods', 'default', 'a', (o) => ({ ...o, metadata: { ...o.metadata, labels: { v: '2' } } }));
@@ -106,7 +106,7 @@ test('watch delivers committed changes with the previous state, in order, until 
     await committed(client);
     assert.deepEqual(seen, ['ADDED a ->1', 'MODIFIED a 1>2', 'DELETED a 2>2']);
     stop();
-    client.create('v1/pods', 'default', pod('b'));
+    await client.create('v1/pods', 'default', pod('b'));
     await committed(client);
     assert.equal(seen.length, 3);
     // A resource nobody serves: a no-op watch, not an error.
@@ -119,8 +119,8 @@ test('watch delivers committed changes with the previous state, in order, until 
 test('an informer indexes existing objects and follows the feed; onChange runs after the indexes took the change', async () => {
   const { client, close } = setup();
   try {
-    client.create('v1/pods', 'default', pod('a', {}, 'uid-1'));
-    client.create('v1/pods', 'default', pod('b', {}, 'uid-2'));
+    await client.create('v1/pods', 'default', pod('a', {}, 'uid-1'));
+    await client.create('v1/pods', 'default', pod('b', {}, 'uid-2'));
     await committed(client);
     const inf = client.informer('v1/pods', { indexes: { owner: ownerOf, labels: (p) => Object.values(p.metadata.labels ?? {}) } });
     assert.deepEqual(names(inf.byIndex('owner', 'uid-1')), ['a']);
@@ -128,7 +128,7 @@ test('an informer indexes existing objects and follows the feed; onChange runs a
     assert.equal(inf.get('default', 'a'), client.get('v1/pods', 'default', 'a'));
     const during: string[][] = [];
     inf.onChange((c) => during.push([c.type, ...names(inf.byIndex('owner', 'uid-1'))]));
-    client.create('v1/pods', 'default', pod('c', { t: 'x', u: 'y' }, 'uid-1'));
+    await client.create('v1/pods', 'default', pod('c', { t: 'x', u: 'y' }, 'uid-1'));
     await committed(client);
     assert.deepEqual(during, [['ADDED', 'a', 'c']]);
     assert.deepEqual(names(inf.byIndex('labels', 'y')), ['c']);
@@ -143,7 +143,7 @@ test('an informer indexes existing objects and follows the feed; onChange runs a
     assert.deepEqual(inf.indexValues('owner').sort(), ['uid-1', 'uid-2']);
     assert.throws(() => inf.byIndex('nope', 'x'));
     inf.stop();
-    client.create('v1/pods', 'default', pod('d', {}, 'uid-1'));
+    await client.create('v1/pods', 'default', pod('d', {}, 'uid-1'));
     await committed(client);
     assert.equal(during.length, 3, 'no change after stop');
   } finally {
@@ -155,7 +155,7 @@ test('a lagging index: own writes are found once tracked, and entries the feed h
   const { client, close } = setup();
   try {
     const inf = client.informer('v1/pods', { indexes: { owner: ownerOf } });
-    const created = client.create('v1/pods', 'default', pod('a', {}, 'uid-1'));
+    const created = await client.create('v1/pods', 'default', pod('a', {}, 'uid-1'));
     assert.deepEqual(inf.byIndex('owner', 'uid-1'), [], 'the feed has not reported the create yet');
     inf.track(created);
     assert.deepEqual(names(inf.byIndex('owner', 'uid-1')), ['a'], 'found once tracked (read-your-writes)');
@@ -165,12 +165,12 @@ test('a lagging index: own writes are found once tracked, and entries the feed h
     assert.deepEqual(inf.byIndex('owner', 'uid-1'), []);
     assert.deepEqual(inf.indexValues('owner'), [], 'the stale entry was dropped when read');
     // Deleted: not returned before the feed reports it either.
-    const b = client.create('v1/pods', 'default', pod('b', {}, 'uid-2'));
+    const b = await client.create('v1/pods', 'default', pod('b', {}, 'uid-2'));
     inf.track(b);
     client.delete('v1/pods', 'default', 'b', { gracePeriodSeconds: 0 });
     assert.deepEqual(inf.byIndex('owner', 'uid-2'), []);
     // Recreated under the same name with another owner: the old entry does not return the new object.
-    const b2 = client.create('v1/pods', 'default', pod('b', {}, 'uid-3'));
+    const b2 = await client.create('v1/pods', 'default', pod('b', {}, 'uid-3'));
     inf.track(b2);
     assert.deepEqual(inf.byIndex('owner', 'uid-2'), []);
     assert.deepEqual(names(inf.byIndex('owner', 'uid-3')), ['b']);
@@ -183,14 +183,14 @@ test('a lagging index: own writes are found once tracked, and entries the feed h
   }
 });
 
-test('clients of other identities are made once and write as that identity', () => {
+test('clients of other identities are made once and write as that identity', async () => {
   const { client, close } = setup();
   try {
     const user = { username: 'system:node:n1', groups: ['system:nodes'] };
     const n1 = client.as(user);
     assert.equal(client.as(user), n1);
     assert.notEqual(n1, client);
-    const created = n1.create('v1/pods', 'default', pod('a'));
+    const created = await n1.create('v1/pods', 'default', pod('a'));
     assert.equal(created.metadata.name, 'a');
     assert.equal(n1.get('v1/pods', 'default', 'a'), client.get('v1/pods', 'default', 'a'));
   } finally {

@@ -262,7 +262,7 @@ describe('controllers on a manager', () => {
     }
   });
 
-  it('runs the manager only while its process holds the Lease, and hands it over on release', () => {
+  it('runs the manager only while its process holds the Lease, and hands it over on release', async () => {
     const env = setup();
     try {
       const managers = ['a', 'b'].map(() => new Manager({ client: env.client, clock: env.clock, log }).add(recording({ name: 'cm', for: 'v1/configmaps' }).def));
@@ -270,6 +270,8 @@ describe('controllers on a manager', () => {
       const electors = managers.map((m, i) => electManager(env.client, { name: 'test-manager', identity: `host-${i}`, clock: clocks[i], random: () => 0.5 }, m));
       electors[0].start();
       electors[1].start();
+      // The Lease's create may wait for admission: its outcome is known a turn later.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       assert.deepEqual(managers.map((m) => m.isRunning()), [true, false]);
       electors[0].stop();
       assert.equal(managers[0].isRunning(), false);

@@ -27,18 +27,18 @@ describe('a gang with claims', () => {
     const client = clientFor(reg);
     const now = new Date(clock.nowMs()).toISOString().replace(/\.\d+Z$/, 'Z');
     const alloc = { cpu: '64', memory: '256Gi', pods: '110' };
-    client.create('v1/nodes', '', {
+    await client.create('v1/nodes', '', {
       apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { 'kubernetes.io/hostname': 'n1' } },
       status: { capacity: alloc, allocatable: alloc, conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: now, lastTransitionTime: now }] },
     });
-    client.create('resource.k8s.io/v1/deviceclasses', '', { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', ...gpuClass });
+    await client.create('resource.k8s.io/v1/deviceclasses', '', { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', ...gpuClass });
     const { metadata: _m, ...sliceRest } = gpuNode('n1', 3, h100);
-    client.create('resource.k8s.io/v1/resourceslices', '', { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceSlice', metadata: { name: 'n1-gpus' }, ...sliceRest });
-    const mkClaim = (name: string, count = 1) => {
+    await client.create('resource.k8s.io/v1/resourceslices', '', { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceSlice', metadata: { name: 'n1-gpus' }, ...sliceRest });
+    const mkClaim = async (name: string, count = 1) => {
       const { metadata: _c, ...spec } = claim(name, [req('gpu', { count })]);
-      return client.create<ResourceClaim>(claimsRef, 'default', { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', metadata: { name }, ...spec });
+      return await client.create<ResourceClaim>(claimsRef, 'default', { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', metadata: { name }, ...spec });
     };
-    client.create('scheduling.k8s.io/v1alpha1/workloads', 'default', {
+    await client.create('scheduling.k8s.io/v1alpha1/workloads', 'default', {
       // The Permit timeout is far beyond the clock's advances in this test.
       apiVersion: 'scheduling.k8s.io/v1alpha1', kind: 'Workload', metadata: { name: 'train', annotations: { 'bonsai.dev/gang-scheduling-timeout-seconds': '36000' } },
       spec: { controllerRef: { apiGroup: 'batch', kind: 'Job', name: 'train' }, podGroups: [{ name: 'g', policy: { gang: { minCount: 3 } } }] },
@@ -66,14 +66,14 @@ describe('a gang with claims', () => {
     await store.committed();
     const sched = startScheduler(client, clock, createLogger('silent'));
     try {
-      mkClaim('c0');
-      mkClaim('c1');
+      await mkClaim('c0');
+      await mkClaim('c1');
       // p2's claim does not exist yet: p0 and p1 hold places at Permit (two of the three GPUs, in memory only).
-      for (const [p, c] of [['p0', 'c0'], ['p1', 'c1'], ['p2', 'c2']]) mkPod(p, c);
+      for (const [p, c] of [['p0', 'c0'], ['p1', 'c1'], ['p2', 'c2']]) await mkPod(p, c);
       await until(() => /resourceclaim "c2" not found/.test(scheduled('p2')?.message ?? ''), 'p2 rejected for its missing claim');
       // A pod outside the gang asking for two GPUs finds one free.
-      mkClaim('pair', 2);
-      mkPod('outsider', 'pair', false);
+      await mkClaim('pair', 2);
+      await mkPod('outsider', 'pair', false);
       await until(() => /cannot allocate all claims/.test(scheduled('outsider')?.message ?? ''), 'the outsider does not fit beside the waiting gang');
       assert.deepEqual(['c0', 'c1', 'pair'].map((n) => claimOf(n)?.status?.allocation), [undefined, undefined, undefined], 'nothing written while the gang waits');
       client.delete('v1/pods', 'default', 'outsider');
@@ -81,9 +81,9 @@ describe('a gang with claims', () => {
       // c1 is replaced under p1 (same name, new uid): p1's PreBind fails once the gang fits, and p0's write is undone.
       const old = claimOf('c1')!;
       client.delete(claimsRef, 'default', 'c1');
-      const replaced = mkClaim('c1');
+      const replaced = await mkClaim('c1');
       assert.notEqual(replaced.metadata.uid, old.metadata.uid);
-      mkClaim('c2');
+      await mkClaim('c2');
       // p0's PreBind wrote c0 (adding the delete-protection finalizer, which the resourceclaim controller drops later)
       // and the rollback took the allocation back.
       await until(() => !!claimOf('c0')?.metadata.finalizers?.includes('resource.kubernetes.io/delete-protection'), 'c0 written by p0\'s PreBind');

@@ -16,13 +16,13 @@ import { deviceKey } from '../../src/scheduler/dra/types.js';
 const claimsRef = 'resource.k8s.io/v1/resourceclaims';
 const gpu0 = deviceKey({ driver: 'gpu.bonsai.dev', pool: 'n1', device: 'gpu-0' });
 
-it('a reservation holds its devices at once; an older change of the claim does not free them; deletion does', () => {
+it('a reservation holds its devices at once; an older change of the claim does not free them; deletion does', async () => {
   const store = new SqliteStore({ path: ':memory:' });
   try {
     const registry = new Registry(store, allResources, new ScaledClock(), createLogger('silent'));
     bootstrap(registry);
     const client = clientFor(registry);
-    const claim = client.create<ResourceClaim>(claimsRef, 'default', {
+    const claim = await client.create<ResourceClaim>(claimsRef, 'default', {
       apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', metadata: { name: 'c' },
       spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu.bonsai.dev' } }] } },
     });

@@ -21,16 +21,16 @@ test('a CRD established after the collector started: its objects own and are own
   try {
     const client = clientFor(b.registry);
     await client.resource('apiextensions.k8s.io/v1/customresourcedefinitions')?.load?.();
-    await client.createOrWait('apiextensions.k8s.io/v1/customresourcedefinitions', '', crd);
+    await client.create('apiextensions.k8s.io/v1/customresourcedefinitions', '', crd);
     await until(() => !!client.resource(widgets), 10_000, 'the CRD established');
     const ref = (o: KObject) => [{ apiVersion: o.apiVersion ?? '', kind: o.kind ?? '', name: o.metadata.name ?? '', uid: o.metadata.uid ?? '' }];
 
-    const owner = client.create(widgets, 'default', { apiVersion: 'gc.example.com/v1', kind: 'Widget', metadata: { name: 'owner' } });
-    client.create('v1/configmaps', 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'of-widget', ownerReferences: ref(owner) } });
-    const cm = client.create('v1/configmaps', 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owns-widget' } });
-    client.create(widgets, 'default', { apiVersion: 'gc.example.com/v1', kind: 'Widget', metadata: { name: 'of-configmap', ownerReferences: ref(cm) } });
+    const owner = await client.create(widgets, 'default', { apiVersion: 'gc.example.com/v1', kind: 'Widget', metadata: { name: 'owner' } });
+    await client.create('v1/configmaps', 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'of-widget', ownerReferences: ref(owner) } });
+    const cm = await client.create('v1/configmaps', 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owns-widget' } });
+    await client.create(widgets, 'default', { apiVersion: 'gc.example.com/v1', kind: 'Widget', metadata: { name: 'of-configmap', ownerReferences: ref(cm) } });
     // A later object whose owner never existed: once it is collected, the collector has processed the ones before.
-    client.create('v1/configmaps', 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'sentinel', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'none', uid: 'no-such-uid' }] } });
+    await client.create('v1/configmaps', 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'sentinel', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'none', uid: 'no-such-uid' }] } });
     await until(() => !client.get('v1/configmaps', 'default', 'sentinel'), 10_000, 'the sentinel collected');
     assert.ok(client.get('v1/configmaps', 'default', 'of-widget'), 'a dependent of a live custom resource stays');
     assert.ok(client.get(widgets, 'default', 'of-configmap'), 'a custom resource with a live owner stays');

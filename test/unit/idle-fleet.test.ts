@@ -128,10 +128,10 @@ test('the garbage collector still collects what loses its owner, whatever the up
   const f = new Fleet(1);
   try {
     await f.run(1000);
-    const owner = f.client.create('v1/configmaps', 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owner' } } as KObject);
+    const owner = await f.client.create('v1/configmaps', 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owner' } } as KObject);
     const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata.uid ?? '' };
-    f.client.create('v1/configmaps', 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dep', ownerReferences: [ref] } } as KObject);
-    f.client.create('v1/configmaps', 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'moved' }, data: { a: '1' } } as KObject);
+    await f.client.create('v1/configmaps', 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'dep', ownerReferences: [ref] } } as KObject);
+    await f.client.create('v1/configmaps', 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'moved' }, data: { a: '1' } } as KObject);
     await f.run(1000);
     // An update that keeps the owners (data only) and one that points at an owner that does not exist.
     f.client.guaranteedUpdate('v1/configmaps', 'default', 'dep', (cur) => ({ ...cur, data: { b: '2' } }));

@@ -20,7 +20,7 @@ export async function startJobSetEnv(clockSpeed = 10): Promise<JobSetEnv> {
   const b = await startBonsai({ port: 0, data: ':memory:', logLevel: process.env.JOBSET_LOG ?? 'silent', clockSpeed });
   const client = clientFor(b.registry);
   await client.resource('apiextensions.k8s.io/v1/customresourcedefinitions')?.load?.(); // ajv and CEL, as the HTTP handler loads them
-  await client.createOrWait('apiextensions.k8s.io/v1/customresourcedefinitions', '', parse(readFileSync(jobSetCrd, 'utf8')) as KObject);
+  await client.create('apiextensions.k8s.io/v1/customresourcedefinitions', '', parse(readFileSync(jobSetCrd, 'utf8')) as KObject);
   await until(() => !!client.resource('jobset.x-k8s.io/v1alpha2/jobsets'), 10_000, 'the JobSet CRD established');
   const controller = new Manager({ client, clock: b.clock, log: b.log }).add(jobSetController).start();
   return { b, client, controller, async close() { controller.stop(); await b.close(); } };

@@ -32,7 +32,7 @@ describe('KEDA controllers in process', () => {
     apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
     spec: { replicas, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
   } as KObject);
-  const so = (name: string, spec: Json, annotations?: Record<string, string>) => client.createOrWait(SO, 'default', {
+  const so = (name: string, spec: Json, annotations?: Record<string, string>) => client.create(SO, 'default', {
     apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', metadata: { name, ...(annotations ? { annotations } : {}) }, spec,
   } as KObject);
   const get = (ref: string, name: string) => client.get<Json>(ref, 'default', name);

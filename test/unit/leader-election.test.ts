@@ -38,18 +38,22 @@ function candidate(client: Client, identity: string, clock: Clock, extra: Partia
 }
 
 /** Two processes' electors (host-a_1, host-b_2), each on its own clock, both started. */
-function twoStarted(client: Client) {
+async function twoStarted(client: Client) {
   const ca = new ManualClock();
   const cb = new ManualClock();
   const a = candidate(client, 'host-a_1', ca);
   const b = candidate(client, 'host-b_2', cb);
   a.elector.start();
   b.elector.start();
+  await settled();
   return { ca, cb, a, b };
 }
 
 const leaderEvents = (client: Client) =>
   client.list<Json>('v1/events', 'kube-system').filter((e) => e.reason === 'LeaderElection').map((e) => `${e.involvedObject.kind}/${e.involvedObject.name}: ${e.message}`);
+
+/** Lets a Lease create finish: it may wait for admission, so the elector learns its outcome a turn later. */
+const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Advances a clock one step at a time (each step fires what falls due), until `done` or `maxMs`; returns the time taken. */
 function advanceUntil(clock: ManualClock, done: () => boolean, maxMs: number, stepMs = 100): number {
@@ -62,12 +66,13 @@ function advanceUntil(clock: ManualClock, done: () => boolean, maxMs: number, st
 }
 
 describe('leader election', () => {
-  it('takes a free Lease at once, writes the record as client-go does and records a LeaderElection event', () => {
+  it('takes a free Lease at once, writes the record as client-go does and records a LeaderElection event', async () => {
     const env = setup();
     const clock = new ManualClock(Date.UTC(2026, 0, 1, 12));
     const a = candidate(env.client, 'host-a_1', clock);
     a.elector.start();
-    assert.deepEqual(a.log, ['started'], 'led before start() returned');
+    await settled();
+    assert.deepEqual(a.log, ['started'], 'led at once');
     assert.equal(a.elector.isLeader(), true);
     const spec = env.lease()!.spec;
     assert.equal(spec.holderIdentity, 'host-a_1');
@@ -84,9 +89,9 @@ describe('leader election', () => {
     env.close();
   });
 
-  it('keeps a second candidate waiting while the leader renews', () => {
+  it('keeps a second candidate waiting while the leader renews', async () => {
     const env = setup();
-    const { ca, cb, a, b } = twoStarted(env.client);
+    const { ca, cb, a, b } = await twoStarted(env.client);
     assert.equal(b.elector.state(), 'candidate');
     assert.equal(b.elector.leader(), 'host-a_1');
     for (let i = 0; i < 60; i++) {
@@ -100,9 +105,9 @@ describe('leader election', () => {
     env.close();
   });
 
-  it('fails over when the leader stops renewing (killed): after the lease duration, never before', () => {
+  it('fails over when the leader stops renewing (killed): after the lease duration, never before', async () => {
     const env = setup();
-    const { ca, cb, a, b } = twoStarted(env.client);
+    const { ca, cb, a, b } = await twoStarted(env.client);
     // a's process is frozen from here on (its clock does not move): no renewal.
     const took = advanceUntil(cb, () => b.elector.isLeader(), 30_000);
     assert.ok(took >= 15_000, `b took the lease after ${took} ms: not before the 15 s lease duration`);
@@ -136,7 +141,7 @@ describe('leader election', () => {
 
   it('counts the lease duration from the last renewal it saw through its watch, not from its next try', async () => {
     const env = setup();
-    const { ca, cb, a, b } = twoStarted(env.client);
+    const { ca, cb, a, b } = await twoStarted(env.client);
     // Both processes run for 20 s: a renews every 2 s (the last at 20 s), b tries every 3.2 s (random pinned at 0.5:
     // 2 s * (1 + 0.5 * 1.2)), its last try before a dies at 19.2 s.
     const step = async (clocks: ManualClock[]) => {
@@ -164,7 +169,7 @@ describe('leader election', () => {
 
   it('releases the Lease on a clean stop, and a waiting candidate takes it at once', async () => {
     const env = setup();
-    const { ca, cb, a, b } = twoStarted(env.client);
+    const { ca, cb, a, b } = await twoStarted(env.client);
     await env.store.committed();
     a.elector.stop();
     assert.deepEqual(a.log, ['started', 'stopped']);
@@ -183,11 +188,12 @@ describe('leader election', () => {
     env.close();
   });
 
-  it('stops leading at once when another holder shows up in the Lease', () => {
+  it('stops leading at once when another holder shows up in the Lease', async () => {
     const env = setup();
     const clock = new ManualClock();
     const a = candidate(env.client, 'host-a_1', clock);
     a.elector.start();
+    await settled();
     env.client.guaranteedUpdate(leaseResource, 'kube-system', 'kube-controller-manager', (cur) => ({ ...cur, spec: { ...(cur.spec as object), holderIdentity: 'intruder' } }));
     clock.advance(2_000);
     assert.deepEqual(a.log, ['started', 'stopped']);
@@ -197,7 +203,7 @@ describe('leader election', () => {
     env.close();
   });
 
-  it('stops leading when renewals fail past the renew deadline, before the lease could expire for others', () => {
+  it('stops leading when renewals fail past the renew deadline, before the lease could expire for others', async () => {
     const env = setup();
     let now = Date.UTC(2026, 0, 1);
     const due: Array<{ at: number; fn: () => void }> = [];
@@ -213,6 +219,7 @@ describe('leader election', () => {
     };
     const a = candidate(env.client, 'host-a_1', late);
     a.elector.start();
+    await settled();
     const rv = env.lease()!.metadata.resourceVersion;
     now += 11_000;
     due.shift()!.fn();
@@ -222,19 +229,22 @@ describe('leader election', () => {
     env.close();
   });
 
-  it('takes a previous run\'s Lease at once on an exclusive store; waits for it to expire on a shared one', () => {
+  it('takes a previous run\'s Lease at once on an exclusive store; waits for it to expire on a shared one', async () => {
     const env = setup();
     const clock = new ManualClock();
     const old = candidate(env.client, 'old-run_0', clock, { releaseOnStop: false });
     old.elector.start();
+    await settled();
     old.elector.stop();
     assert.equal(env.lease()!.spec.holderIdentity, 'old-run_0');
     const shared = candidate(env.client, 'host-b_2', clock);
     shared.elector.start();
+    await settled();
     assert.equal(shared.elector.isLeader(), false);
     shared.elector.stop();
     const local = candidate(env.client, 'host-c_3', clock, { exclusive: true });
     local.elector.start();
+    await settled();
     assert.deepEqual(local.log, ['started']);
     assert.equal(env.lease()!.spec.holderIdentity, 'host-c_3');
     assert.equal(env.lease()!.spec.leaseTransitions, 1);
@@ -242,7 +252,7 @@ describe('leader election', () => {
     env.close();
   });
 
-  it('refuses timings client-go refuses', () => {
+  it('refuses timings client-go refuses', async () => {
     const env = setup();
     const base = { name: 'x', identity: 'i', onStartedLeading() {}, onStoppedLeading() {} };
     assert.throws(() => new LeaderElector(env.client, { ...base, leaseDurationMs: 10_000, renewDeadlineMs: 10_000 }), /leaseDuration must be greater than renewDeadline/);
@@ -251,7 +261,7 @@ describe('leader election', () => {
     env.close();
   });
 
-  it('reads a Lease anybody may have written defensively', () => {
+  it('reads a Lease anybody may have written defensively', async () => {
     const lease = (spec: unknown) => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'x' }, spec });
     assert.deepEqual(recordOf(lease(undefined)), { holderIdentity: '', leaseDurationSeconds: 0, acquireTime: undefined, renewTime: undefined, leaseTransitions: 0 });
     const odd = recordOf(lease({ holderIdentity: 7, leaseDurationSeconds: -3, leaseTransitions: 1.5, renewTime: {}, __proto__: { holderIdentity: 'polluted' } }));
@@ -261,12 +271,13 @@ describe('leader election', () => {
     assert.equal(odd.renewTime, undefined);
   });
 
-  it('takes a Lease without a usable duration as the default duration', () => {
+  it('takes a Lease without a usable duration as the default duration', async () => {
     const env = setup();
     const cb = new ManualClock();
     env.client.create(leaseResource, 'kube-system', { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'kube-controller-manager' }, spec: { holderIdentity: 'ghost' } });
     const b = candidate(env.client, 'host-b_2', cb);
     b.elector.start();
+    await settled();
     assert.equal(b.elector.isLeader(), false);
     const took = advanceUntil(cb, () => b.elector.isLeader(), 30_000);
     assert.ok(took >= 15_000 && took < 25_000, `${took} ms`);

@@ -53,7 +53,8 @@ describe('default spreading selector', () => {
   e.client.create('v1/services', 'a', service('headless', 'a'));
   e.client.create('v1/services', 'a', service('other', 'a', { app: 'db' }));
   e.client.create('v1/services', 'b', service('web', 'b', { app: 'web', tier: 'fe' }));
-  const rs = e.client.create('apps/v1/replicasets', 'a', replicaSet('web-1', 'a', { app: 'web', 'pod-template-hash': 'h1' }));
+  void e.client.create('apps/v1/replicasets', 'a', replicaSet('web-1', 'a', { app: 'web', 'pod-template-hash': 'h1' }));
+  const rs = e.client.get('apps/v1/replicasets', 'a', 'web-1')!;
   // Matches the pod's labels but does not control it: not counted (upstream follows the controller reference).
   e.client.create('apps/v1/replicasets', 'a', replicaSet('stray', 'a', { app: 'web' }));
   const lookup = defaultSelectorLookup(e.client);

@@ -21,10 +21,10 @@ function cluster() {
   return { store, client: clientFor(reg) };
 }
 
-test('a built-in reference reads and writes as its generated type', () => {
+test('a built-in reference reads and writes as its generated type', async () => {
   const { store, client } = cluster();
   try {
-    const created: Pod = client.create('v1/pods', 'default', { metadata: { name: 'web' }, spec: { containers: [{ name: 'app', image: 'nginx' }] } });
+    const created: Pod = await client.create('v1/pods', 'default', { metadata: { name: 'web' }, spec: { containers: [{ name: 'app', image: 'nginx' }] } });
     assert.equal(created.metadata.uid?.length, 36);
     const pod = client.get('v1/pods', 'default', 'web');
     // Typed all the way down: the container list is PodSpec's, with its required name.
@@ -42,7 +42,7 @@ test('a built-in reference reads and writes as its generated type', () => {
   }
 });
 
-test('the generated references name every built-in resource served in a version the 1.35 OpenAPI has', () => {
+test('the generated references name every built-in resource served in a version the 1.35 OpenAPI has', async () => {
   const generated = new Set<string>(builtinResourceRefs);
   const generatedVersions = new Set(builtinResourceRefs.map((r) => r.slice(0, r.lastIndexOf('/'))));
   const missing: string[] = [];

@@ -116,7 +116,7 @@ export class JobSetController {
       w.update.changed = true;
       return undefined;
     }
-    this.ensureHeadlessService(js, spec);
+    await this.ensureHeadlessService(js, spec);
     await reconcileReplicatedJobs(this, w);
     if (spec.suspend) suspendJobs(this, w);
     else resumeJobs(this, w);
@@ -149,7 +149,7 @@ export class JobSetController {
     return undefined;
   }
 
-  private ensureHeadlessService(js: JobSet, spec: EffectiveSpec): void {
+  private async ensureHeadlessService(js: JobSet, spec: EffectiveSpec): Promise<void> {
     if (!spec.network.enableDNSHostnames) return;
     const name = subdomainOf(js, spec);
     const ns = js.metadata.namespace ?? '';
@@ -160,7 +160,7 @@ export class JobSetController {
       spec: { clusterIP: 'None', selector: { 'jobset.sigs.k8s.io/jobset-name': js.metadata.name ?? '' }, publishNotReadyAddresses: spec.network.publishNotReadyAddresses },
     };
     try {
-      this.client.create(servicesRef, ns, svc);
+      await this.client.create(servicesRef, ns, svc);
     } catch (err) {
       if (err instanceof ApiError && err.code === 409) return;
       this.events.event(js as KObject, 'Warning', headlessServiceCreationFailedReason, err instanceof Error ? err.message : String(err));

@@ -32,7 +32,7 @@ export function gangRef(js: JobSet): { name: string; podGroup: string; podGroupR
 }
 
 /** Creates (or, when the gang size changed, replaces) the set's Workload. */
-export function ensureWorkload(client: Client, js: JobSet, size: number): void {
+export async function ensureWorkload(client: Client, js: JobSet, size: number): Promise<void> {
   const ns = js.metadata.namespace ?? '';
   const name = js.metadata.name ?? '';
   const cur = client.get(workloadRes, ns, name);
@@ -41,7 +41,7 @@ export function ensureWorkload(client: Client, js: JobSet, size: number): void {
   if (cur && have === size) return;
   if (cur) client.delete(workloadRes, ns, name);
   const owner = js;
-  client.create(workloadRes, ns, {
+  await client.create(workloadRes, ns, {
     apiVersion: 'scheduling.k8s.io/v1alpha1', kind: 'Workload',
     metadata: { name, namespace: ns, labels: { 'jobset.sigs.k8s.io/jobset-name': name }, ownerReferences: [{ apiVersion: owner.apiVersion ?? '', kind: 'JobSet', name, uid: owner.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }] },
     spec: { podGroups: [{ name: gangGroup, policy: { gang: { minCount: size } } }] },

@@ -34,7 +34,7 @@ async function createJobs(c: JobSetController, w: Work, jobs: Job[]): Promise<vo
   const waits: Array<Promise<unknown>> = [];
   for (const job of jobs) {
     try {
-      const r = c.client.createOrWait(jobsRef, ns, job);
+      const r = c.client.create(jobsRef, ns, job);
       if (r instanceof Promise) waits.push(r.then((created) => c.jobs.track(created), (err: unknown) => errors.push(failure(job, err))));
       else c.jobs.track(r);
     } catch (err) {
@@ -53,7 +53,7 @@ const failure = (job: Job, err: unknown) => `job "${job.metadata?.name}" creatio
 
 export async function reconcileReplicatedJobs(c: JobSetController, w: Work): Promise<void> {
   const gang = gangSize(w.spec);
-  if (gang !== undefined) ensureWorkload(c.client, w.js, gang);
+  if (gang !== undefined) await ensureWorkload(c.client, w.js, gang);
   const replicas = new Map<string, number>();
   const suspended = !!w.spec.suspend;
   for (const rj of w.spec.replicatedJobs) {

@@ -93,10 +93,10 @@ class NodeClaimController {
     this.client.updateStatus(nodeClaimsRef, '', name, { ...updated, status: next.status });
   }
 
-  private createNode(claim: NodeClaim): void {
+  private async createNode(claim: NodeClaim): Promise<void> {
     const node = nodeFor(claim);
     try {
-      const created = this.client.create<Node>(nodesRef, '', node);
+      const created = await this.client.create<Node>(nodesRef, '', node);
       const alloc = created.status?.allocatable ?? {};
       if (JSON.stringify(alloc) !== JSON.stringify(node.status?.allocatable ?? {})) {
         this.client.updateStatus(nodesRef, '', node.metadata!.name!, { ...created, status: { ...(created.status ?? {}), capacity: node.status!.capacity, allocatable: node.status!.allocatable } });

@@ -72,7 +72,7 @@ export class Provisioner implements Reconciler {
 
   constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger, private readonly deps: KarpenterDeps, private readonly queue: ControllerContext['queue']) {}
 
-  reconcile(key: string): void {
+  reconcile(key: string): void | Promise<void> {
     if (key === provisionKey) return this.fire();
     if (key === triggerKey) return this.trigger();
     if (key === recheckKey) {
@@ -105,10 +105,10 @@ export class Provisioner implements Reconciler {
     this.queue.addAfter(provisionKey, Math.max(0, Math.min(s.batchIdleSeconds * 1000, this.batchStart + s.batchMaxSeconds * 1000 - now)));
   }
 
-  private fire(): void {
+  private async fire(): Promise<void> {
     this.batchStart = undefined;
     try {
-      this.provision();
+      await this.provision();
     } catch (err) {
       this.log.warn({ err }, 'provisioning failed');
     }
@@ -135,7 +135,7 @@ export class Provisioner implements Reconciler {
   }
 
   /** One provisioning pass; returns the names of the NodeClaims created. */
-  provision(): string[] {
+  async provision(): Promise<string[]> {
     const now = this.clock.now().getTime();
     const claims = new Map(this.deps.nodeClaims.list().map((c) => [c.metadata.name ?? '', c]));
     const nominatedTo = new Map<string, Pod[]>();
@@ -167,7 +167,7 @@ export class Provisioner implements Reconciler {
     const created: string[] = [];
     const date = this.clock.now();
     for (const plan of result.newClaims) {
-      const claim = this.client.create<NodeClaim>(nodeClaimsRef, '', nodeClaimFor(plan, date));
+      const claim = await this.client.create<NodeClaim>(nodeClaimsRef, '', nodeClaimFor(plan, date));
       const name = claim.metadata.name ?? '';
       created.push(name);
       for (const p of plan.pods) this.nominate(p, name, undefined, now);

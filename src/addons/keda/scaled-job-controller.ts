@@ -197,7 +197,7 @@ export class ScaledJobController {
       let created = 0;
       for (let k = 0; k < n; k++) {
         try {
-          this.client.create(jobsRef, ns, this.jobFor(sj, spec.jobTargetRef));
+          await this.client.create(jobsRef, ns, this.jobFor(sj, spec.jobTargetRef));
           created++;
         } catch (err) {
           this.events.event(sj, 'Warning', 'KEDAJobCreateFailed', `Failed to create job ${name}-: ${(err as Error).message}`);

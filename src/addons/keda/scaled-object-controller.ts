@@ -170,7 +170,7 @@ export class ScaledObjectController {
     if (!st.resourceMetricNames.length) delete st.resourceMetricNames;
     const health = so.status?.health;
     if (health) st.health = Object.fromEntries(Object.entries(health).filter(([k]) => st.externalMetricNames?.includes(k)));
-    this.ensureHpa(so, spec, gvkr, specs, st);
+    await this.ensureHpa(so, spec, gvkr, specs, st);
     if (!loop || loop.generation !== generation || loop.isStopped) {
       this.stopLoop(key);
       loop = new ScaleLoop(this.loopHost(), key, generation, scalers, spec.pollingIntervalS * 1000);
@@ -199,7 +199,7 @@ export class ScaledObjectController {
     return gvkr;
   }
 
-  private ensureHpa(so: ScaledObject, spec: ScaledObjectSpec, gvkr: Gvkr, specs: ReturnType<BuiltScaler['scaler']['metricSpec']>[], st: Partial<ScaledObjectStatus>): void {
+  private async ensureHpa(so: ScaledObject, spec: ScaledObjectSpec, gvkr: Gvkr, specs: ReturnType<BuiltScaler['scaler']['metricSpec']>[], st: Partial<ScaledObjectStatus>): Promise<void> {
     const ns = so.metadata.namespace ?? '';
     const want = desiredHpa(so, spec, gvkr, specs);
     const wantName = hpaNameOf(so, spec);
@@ -207,7 +207,7 @@ export class ScaledObjectController {
     try {
       if (oldName && oldName !== wantName) this.deleteHpa(ns, oldName);
       const have = this.client.get<KObject>(hpasRef, ns, wantName);
-      if (!have) this.client.create(hpasRef, ns, want);
+      if (!have) await this.client.create(hpasRef, ns, want);
       else if (hpaNeedsUpdate(want, have)) this.client.update(hpasRef, ns, wantName, { ...want, metadata: { ...want.metadata, resourceVersion: have.metadata.resourceVersion } });
     } catch (err) {
       if (err instanceof ApiError) throw new CheckFailed(msg.hpaErr, err.message);

@@ -52,7 +52,7 @@ export function groupKey(o: { metadata?: { namespace?: string; labels?: Record<s
 export const asObject = <T>(o: T): KObject => o as KObject;
 
 /** The headless Service named `name`, created when missing (never updated, as upstream). */
-export function ensureHeadlessService(ctx: LwsContext, lws: LeaderWorkerSet, name: string, selector: Record<string, string>, owner: KObject): void {
+export async function ensureHeadlessService(ctx: LwsContext, lws: LeaderWorkerSet, name: string, selector: Record<string, string>, owner: KObject): Promise<void> {
   const ns = lws.metadata.namespace ?? '';
   if (ctx.client.get(svcRes, ns, name)) return;
   const svc: Service = {
@@ -63,5 +63,5 @@ export function ensureHeadlessService(ctx: LwsContext, lws: LeaderWorkerSet, nam
     },
     spec: { clusterIP: 'None', selector, publishNotReadyAddresses: true },
   };
-  ctx.client.create(svcRes, ns, asObject(svc));
+  await ctx.client.create(svcRes, ns, asObject(svc));
 }

@@ -37,10 +37,10 @@ function leaderDiffers(cur: StatefulSet, want: StatefulSet): boolean {
     || !subset(w.template.metadata?.annotations, c?.template?.metadata?.annotations);
 }
 
-function writeLeader(ctx: LwsContext, lws: LeaderWorkerSet, cur: StatefulSet | undefined, want: StatefulSet): void {
+async function writeLeader(ctx: LwsContext, lws: LeaderWorkerSet, cur: StatefulSet | undefined, want: StatefulSet): Promise<void> {
   const ns = lws.metadata.namespace ?? '';
   if (!cur) {
-    ctx.client.create(stsRes, ns, asObject(want));
+    await ctx.client.create(stsRes, ns, asObject(want));
     return;
   }
   if (!leaderDiffers(cur, want)) return;
@@ -56,13 +56,13 @@ function writeLeader(ctx: LwsContext, lws: LeaderWorkerSet, cur: StatefulSet | u
   });
 }
 
-export function reconcileLws(ctx: LwsContext, namespace: string, name: string): number | void {
+export async function reconcileLws(ctx: LwsContext, namespace: string, name: string): Promise<number | void> {
   const lws = ctx.client.get<LeaderWorkerSet>(lwsResource, namespace, name);
   if (!lws || lws.metadata.deletionTimestamp) return;
   const lwsObj = lws as KObject;
   const leaderSts = ctx.client.get<StatefulSet>(stsRes, namespace, name);
   if (leaderSts?.metadata?.deletionTimestamp) return 5000;
-  const { created } = ensureRevision(ctx.client, lws);
+  const { created } = await ensureRevision(ctx.client, lws);
   const key = revisionKeyOf(lws);
   const templateChanged = !!leaderSts && (leaderSts.metadata?.labels?.[L.revision] ?? '') !== key;
   if (created) {
@@ -87,10 +87,10 @@ export function reconcileLws(ctx: LwsContext, namespace: string, name: string): 
       : `deleting surge replicas from ${name}-${decision.replicas} to ${name}-${stsReplicas - 1}`;
     ctx.recorder.event(lwsObj, 'Normal', 'GroupsProgressing', msg);
   }
-  ensureWorkload(ctx.client, lws);
+  await ensureWorkload(ctx.client, lws);
   const want = leaderStatefulSet(lws, decision.partition, decision.replicas, key);
   try {
-    writeLeader(ctx, lws, leaderSts, want);
+    await writeLeader(ctx, lws, leaderSts, want);
   } catch (err) {
     const verb = leaderSts ? 'update' : 'create';
     ctx.recorder.event(lwsObj, 'Warning', leaderSts ? 'FailedUpdate' : 'FailedCreate', `Failed to ${verb} leader statefulset ${name}: ${err instanceof Error ? err.message : String(err)}`);
@@ -101,7 +101,7 @@ export function reconcileLws(ctx: LwsContext, namespace: string, name: string): 
     const p = want.spec!.updateStrategy!.rollingUpdate!.partition!;
     ctx.recorder.event(lwsObj, 'Normal', 'GroupsUpdating', stsPartition - 1 === p ? `Updating replica ${p}` : `Updating replicas ${p} to ${stsPartition - 1} (inclusive)`);
   }
-  if (!uniquePerReplica(lws)) ensureHeadlessService(ctx, lws, name, { [L.setName]: name }, lwsObj);
+  if (!uniquePerReplica(lws)) await ensureHeadlessService(ctx, lws, name, { [L.setName]: name }, lwsObj);
   return updateStatus(ctx, lws, key);
 }
 

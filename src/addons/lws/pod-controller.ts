@@ -89,7 +89,7 @@ function setOf(ctx: LwsContext, pod: Pod): LeaderWorkerSet | undefined {
   return ctx.client.get<LeaderWorkerSet>(lwsResource, pod.metadata?.namespace ?? '', lwsName);
 }
 
-export function reconcilePod(ctx: LwsContext, namespace: string, name: string): number | void {
+export async function reconcilePod(ctx: LwsContext, namespace: string, name: string): Promise<number | void> {
   // A pod deleted since the last pass (its successor may exist already): its deletion applies the restart policy,
   // as upstream's does when it sees the pod terminating. A pod of an earlier group no longer matches its leader.
   const key = `${namespace}/${name}`;
@@ -111,7 +111,7 @@ export function reconcilePod(ctx: LwsContext, namespace: string, name: string): 
     return;
   }
   if (uniquePerReplica(lws)) {
-    ensureHeadlessService(ctx, lws, name, { [L.setName]: lwsName, [L.groupIndex]: pod.metadata?.labels?.[L.groupIndex] ?? '' }, asObject(pod));
+    await ensureHeadlessService(ctx, lws, name, { [L.setName]: lwsName, [L.groupIndex]: pod.metadata?.labels?.[L.groupIndex] ?? '' }, asObject(pod));
   }
   if (sizeOf(lws) === 1) return;
   if (lws.spec?.startupPolicy === 'LeaderReady' && !podReady(pod)) return;
@@ -122,7 +122,7 @@ export function reconcilePod(ctx: LwsContext, namespace: string, name: string): 
   if (selector === 'wait') return;
   const sts = workerStatefulSet(pod, applyRevision(lws, revision), lws, selector);
   try {
-    ctx.client.create(stsRes, namespace, asObject(sts));
+    await ctx.client.create(stsRes, namespace, asObject(sts));
   } catch (err) {
     if (err instanceof Error && (err as { code?: number }).code === 409) return;
     ctx.recorder.event(lws as KObject, 'Warning', 'FailedCreate', `Failed to create worker statefulset for leader pod ${name}: ${err instanceof Error ? err.message : String(err)}`);

@@ -42,7 +42,7 @@ export function getRevision(client: Client, lws: LeaderWorkerSet, key: string): 
 }
 
 /** The revision of the set's current template, created when missing; returns it and whether it was created. */
-export function ensureRevision(client: Client, lws: LeaderWorkerSet): { revision: ControllerRevision; created: boolean } {
+export async function ensureRevision(client: Client, lws: LeaderWorkerSet): Promise<{ revision: ControllerRevision; created: boolean }> {
   const key = revisionKeyOf(lws);
   const found = getRevision(client, lws, key);
   if (found) return { revision: found, created: false };
@@ -59,7 +59,7 @@ export function ensureRevision(client: Client, lws: LeaderWorkerSet): { revision
     data: templateSnapshot(lws),
     revision: number,
   };
-  const made = client.create<KObject>(revisions, lws.metadata.namespace ?? '', cr as KObject) as ControllerRevision;
+  const made = (await client.create<KObject>(revisions, lws.metadata.namespace ?? '', cr as KObject)) as ControllerRevision;
   return { revision: made, created: true };
 }
 

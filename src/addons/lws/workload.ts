@@ -13,7 +13,7 @@ const sizeOf = (lws: LeaderWorkerSet) => lws.spec?.leaderWorkerTemplate?.size ??
 export const ganged = (lws: LeaderWorkerSet) => lws.spec?.startupPolicy !== 'LeaderReady' && sizeOf(lws) > 1;
 
 /** Creates (or, when the group size changed, replaces) the set's Workload; removes it when the set is not ganged. */
-export function ensureWorkload(client: Client, lws: LeaderWorkerSet): void {
+export async function ensureWorkload(client: Client, lws: LeaderWorkerSet): Promise<void> {
   const ns = lws.metadata.namespace ?? '';
   const name = lws.metadata.name ?? '';
   const cur = client.get(workloadRes, ns, name);
@@ -25,7 +25,7 @@ export function ensureWorkload(client: Client, lws: LeaderWorkerSet): void {
     if (!ganged(lws)) return;
   } else if (cur || !ganged(lws)) return;
   const owner = lws as KObject;
-  client.create(workloadRes, ns, {
+  await client.create(workloadRes, ns, {
     apiVersion: 'scheduling.k8s.io/v1alpha1', kind: 'Workload',
     metadata: { name, namespace: ns, labels: { [L.setName]: name }, ownerReferences: [{ apiVersion: owner.apiVersion ?? '', kind: owner.kind ?? '', name, uid: owner.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }] },
     spec: { podGroups: [{ name: gangGroup, policy: { gang: { minCount: sizeOf(lws) } } }] },

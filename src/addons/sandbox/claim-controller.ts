@@ -54,7 +54,7 @@ class ClaimController {
     let sb: Sandbox | undefined;
     let err: unknown;
     try {
-      sb = this.findOwned(claim) ?? this.adopt(claim) ?? this.create(claim);
+      sb = this.findOwned(claim) ?? this.adopt(claim) ?? (await this.create(claim));
     } catch (e) {
       err = e;
     }
@@ -125,7 +125,7 @@ class ClaimController {
     return undefined;
   }
 
-  private create(claim: SandboxClaim): Sandbox {
+  private async create(claim: SandboxClaim): Promise<Sandbox> {
     const ns = claim.metadata.namespace ?? '';
     const { template } = this.source(claim);
     const tmpl = this.client.get<SandboxTemplate>(templateRef, ns, template);
@@ -135,7 +135,7 @@ class ClaimController {
       const ref = controllerOf(existing);
       throw new ClaimError('ReconcilerError', `Error seen: sandbox "${claim.metadata.name}" is not owned by this claim${ref ? ` (owned by ${ref.kind}/${ref.name})` : ''}`);
     }
-    return this.client.create<Sandbox>(sandboxRef, ns, {
+    return await this.client.create<Sandbox>(sandboxRef, ns, {
       apiVersion: 'agents.x-k8s.io/v1beta1', kind: 'Sandbox',
       metadata: { name: claim.metadata.name, namespace: ns, labels: { [lbl.templateRefHash]: nameHash(template) }, ownerReferences: [ownerReference(claim)] },
       spec: specFromTemplate(tmpl),

@@ -53,7 +53,7 @@ class SandboxController {
     }
     let err: Error | undefined;
     try {
-      this.reconcileClaims(sb, hash);
+      await this.reconcileClaims(sb, hash);
     } catch (e) {
       err = e as Error;
     }
@@ -74,7 +74,7 @@ class SandboxController {
     else delete status.nodeName;
     let svc: KObject | undefined;
     try {
-      svc = this.reconcileService(sb, hash);
+      svc = await this.reconcileService(sb, hash);
     } catch (e) {
       err ??= e as Error;
     }
@@ -111,7 +111,7 @@ class SandboxController {
     }
   }
 
-  private reconcileClaims(sb: Sandbox, hash: string): void {
+  private async reconcileClaims(sb: Sandbox, hash: string): Promise<void> {
     const ns = sb.metadata.namespace ?? '';
     for (const t of sb.spec?.volumeClaimTemplates ?? []) {
       const name = `${t.metadata?.name ?? ''}-${sb.metadata.name}`;
@@ -127,7 +127,7 @@ class SandboxController {
         }
         continue;
       }
-      this.client.create('v1/persistentvolumeclaims', ns, {
+      await this.client.create('v1/persistentvolumeclaims', ns, {
         apiVersion: 'v1', kind: 'PersistentVolumeClaim',
         metadata: { name, namespace: ns, labels: { ...(t.metadata?.labels ?? {}), [lbl.nameHash]: hash }, ...(t.metadata?.annotations ? { annotations: { ...t.metadata.annotations } } : {}), ownerReferences: [ownerReference(sb)] },
         spec: structuredClone(t.spec ?? {}),
@@ -171,7 +171,7 @@ class SandboxController {
       if (!sb.metadata.annotations?.[ann.podName]) this.setPodNameAnnotation(sb, pod?.metadata.name);
       return pod;
     }
-    const created = await this.client.createOrWait('v1/pods', ns, this.podFor(sb, hash));
+    const created = await this.client.create('v1/pods', ns, this.podFor(sb, hash));
     this.setPodNameAnnotation(sb, created.metadata.name);
     return created;
   }
@@ -225,14 +225,14 @@ class SandboxController {
     }
   }
 
-  private reconcileService(sb: Sandbox, hash: string): KObject | undefined {
+  private async reconcileService(sb: Sandbox, hash: string): Promise<KObject | undefined> {
     const ns = sb.metadata.namespace ?? '';
     const name = sb.metadata.name ?? '';
     const want = sb.spec?.service;
     const svc = this.client.get('v1/services', ns, name);
     if (!svc) {
       if (want !== true) return undefined;
-      return this.client.create('v1/services', ns, {
+      return await this.client.create('v1/services', ns, {
         apiVersion: 'v1', kind: 'Service',
         metadata: { name, namespace: ns, labels: { [lbl.nameHash]: hash }, ownerReferences: [ownerReference(sb)] },
         spec: { clusterIP: 'None', selector: { [lbl.nameHash]: hash }, ...(servicePorts(sb).length ? { ports: servicePorts(sb) } : {}) },

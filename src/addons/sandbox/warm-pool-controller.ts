@@ -46,7 +46,7 @@ class WarmPoolController {
       else {
         for (let i = 0; i < Math.min(want - members.length, maxCreatesPerPass); i++) {
           try {
-            members.push(this.client.create<Sandbox>(sandboxRef, ns, this.sandboxFor(pool, tmpl, hash)));
+            members.push(await this.client.create<Sandbox>(sandboxRef, ns, this.sandboxFor(pool, tmpl, hash)));
           } catch (e) {
             err = e;
             break;

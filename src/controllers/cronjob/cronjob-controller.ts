@@ -44,11 +44,11 @@ class CronJobReconciler {
     this.events = new EventRecorder(client, { component: 'cronjob-controller' });
   }
 
-  reconcile(key: string): number | void {
+  reconcile(key: string): Promise<number | void> {
     return this.sync(key);
   }
 
-  private sync(key: string): number | void {
+  private async sync(key: string): Promise<number | void> {
     const { namespace: ns, name } = splitKey(key);
     const stored = this.client.get('batch/v1/cronjobs', ns, name);
     if (!stored) return;
@@ -64,7 +64,7 @@ class CronJobReconciler {
     let requeue: number | undefined;
     let failure: unknown;
     try {
-      requeue = this.syncCronJob(cj, jobs);
+      requeue = await this.syncCronJob(cj, jobs);
     } catch (err) {
       failure = err;
     }
@@ -107,7 +107,7 @@ class CronJobReconciler {
   }
 
   /** Reconciles status with the Jobs that exist, then starts the due Job if any; returns ms until the next look. */
-  private syncCronJob(cj: CronJob, jobs: Job[]): number | undefined {
+  private async syncCronJob(cj: CronJob, jobs: Job[]): Promise<number | undefined> {
     const obj = cj;
     const status = cj.status!;
     const now = this.clock.nowMs();
@@ -191,18 +191,18 @@ class CronJobReconciler {
         if (!this.deleteJob(cj, job)) throw new Error(`could not replace job ${ref.namespace}/${ref.name}`);
       }
     }
-    this.startJob(cj, scheduled);
+    await this.startJob(cj, scheduled);
     return later();
   }
 
   /** Creates the Job for `scheduled` and records it in status (unless someone else owns a Job of that name). */
-  private startJob(cj: CronJob, scheduled: number): void {
+  private async startJob(cj: CronJob, scheduled: number): Promise<void> {
     const obj = cj;
     const status = cj.status!;
     const ns = cj.metadata?.namespace ?? '';
     let created: KObject;
     try {
-      created = this.client.create(this.jobsDef, ns, jobFromTemplate(cj, scheduled));
+      created = await this.client.create(this.jobsDef, ns, jobFromTemplate(cj, scheduled));
       this.events.event(obj, 'Normal', 'SuccessfulCreate', `Created job ${created.metadata.name}`);
     } catch (err) {
       if (statusCode(err) !== 409) {

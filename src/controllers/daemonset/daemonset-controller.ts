@@ -85,7 +85,7 @@ class DaemonSetReconciler {
     }
     if (ds.metadata?.deletionTimestamp) return;
     const nodes = this.client.list('v1/nodes');
-    const { cur, old } = this.constructHistory(ds);
+    const { cur, old } = yield* this.constructHistory(ds);
     const hash = cur.metadata?.labels?.[revisionHashLabel] ?? '';
     // One instant for the whole pass: a pod judged not yet available must also be the one the requeue waits for.
     const now = this.client.clock.nowMs();
@@ -180,7 +180,7 @@ class DaemonSetReconciler {
   }
 
   /** The current revision (created or renumbered) and the older ones, as upstream's constructHistory. */
-  private constructHistory(ds: DaemonSet): { cur: ControllerRevision; old: ControllerRevision[] } {
+  private *constructHistory(ds: DaemonSet): Steps<{ cur: ControllerRevision; old: ControllerRevision[] }> {
     const owner = ds;
     const revisions = this.history.list(owner, ds.spec?.selector);
     const data = revisionData(ds);
@@ -189,7 +189,7 @@ class DaemonSetReconciler {
     const old = revisions.filter((r) => !isCurrent(r));
     const next = History.nextRevision(old);
     const labels = { ...(ds.spec?.template?.metadata?.labels ?? {}) };
-    let cur = this.history.ensure(owner, revisions, data, next, labels, ds.status?.collisionCount ?? 0, (n) => this.setCollisionCount(ds, n));
+    let cur = yield* this.history.ensure(owner, revisions, data, next, labels, ds.status?.collisionCount ?? 0, (n) => this.setCollisionCount(ds, n));
     // A new revision carries the set's annotations (kubectl rollout history reads kubernetes.io/change-cause there).
     const annotations = ds.metadata?.annotations;
     if (annotations && Object.keys(annotations).length && !revisions.some((r) => r.metadata?.name === cur.metadata?.name)) {

@@ -17,7 +17,7 @@ import { getCondition, newCondition, setCondition } from './deployment-condition
 import { activeReplicaSets, desiredReplicasAnnotation, hasProgressDeadline, reasons, replicasOf } from './deployment-util.js';
 import { syncDeploymentStatus } from './progress.js';
 import { rolloutRecreate } from './recreate.js';
-import { cleanupDeployment, getAllReplicaSetsAndSyncRevision } from './revisions.js';
+import { cleanupDeployment, getReplicaSets } from './revisions.js';
 import { rolloutRolling } from './rolling.js';
 import { scale } from './scaling.js';
 import { SyncContext, type Services } from './sync-context.js';
@@ -70,11 +70,11 @@ class DeploymentReconciler {
     };
   }
 
-  reconcile(key: string): number | void {
+  reconcile(key: string): Promise<number | void> {
     return this.sync(key);
   }
 
-  private sync(key: string): number | void {
+  private async sync(key: string): Promise<number | void> {
     const { namespace, name } = splitKey(key);
     const stored = this.client.get<Deployment>('apps/v1/deployments', namespace, name);
     if (!stored) return;
@@ -88,7 +88,7 @@ class DeploymentReconciler {
     }
     const rsList = this.replicaSetsFor(d);
     if (d.metadata?.deletionTimestamp) {
-      const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(ctx, rsList, false);
+      const { newRS, oldRSs } = getReplicaSets(ctx, rsList);
       syncDeploymentStatus(ctx, [...oldRSs, ...(newRS ? [newRS] : [])], newRS);
       return;
     }
@@ -98,8 +98,8 @@ class DeploymentReconciler {
       return ctx.requeueAfterMs;
     }
     const current = ctx.freshList(rsList);
-    if (ctx.d.spec?.strategy?.type === 'Recreate') rolloutRecreate(ctx, current, this.podsByReplicaSet(ctx.d, current));
-    else rolloutRolling(ctx, current);
+    if (ctx.d.spec?.strategy?.type === 'Recreate') await rolloutRecreate(ctx, current, this.podsByReplicaSet(ctx.d, current));
+    else await rolloutRolling(ctx, current);
     return ctx.requeueAfterMs;
   }
 
@@ -146,7 +146,7 @@ class DeploymentReconciler {
 
   /** spec.replicas differs from what an active ReplicaSet was last sized for. */
   private isScalingEvent(ctx: SyncContext, rsList: ReplicaSet[]): boolean {
-    const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(ctx, rsList, false);
+    const { newRS, oldRSs } = getReplicaSets(ctx, rsList);
     const want = String(replicasOf(ctx.d));
     return activeReplicaSets(ctx.freshList([...oldRSs, ...(newRS ? [newRS] : [])])).some((rs) => {
       const desired = rs.metadata?.annotations?.[desiredReplicasAnnotation];
@@ -155,7 +155,7 @@ class DeploymentReconciler {
   }
 
   private scaleOnly(ctx: SyncContext, rsList: ReplicaSet[]): void {
-    const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(ctx, ctx.freshList(rsList), false);
+    const { newRS, oldRSs } = getReplicaSets(ctx, ctx.freshList(rsList));
     scale(ctx, newRS, oldRSs);
     if (ctx.d.spec?.paused) cleanupDeployment(ctx, oldRSs);
     const all = ctx.freshList([...oldRSs, ...(newRS ? [newRS] : [])]);

@@ -4,7 +4,7 @@ import type { ReplicaSet } from '../../generated/k8s/apps/v1.js';
 import type { Pod } from '../../generated/k8s/core/v1.js';
 import { actualReplicas, activeReplicaSets, deploymentComplete, replicasOf } from './deployment-util.js';
 import { syncRolloutStatus } from './progress.js';
-import { cleanupDeployment, getAllReplicaSetsAndSyncRevision } from './revisions.js';
+import { cleanupDeployment, getAllReplicaSetsAndSyncRevision, getReplicaSets } from './revisions.js';
 import { scaleAndRecord } from './scaling.js';
 import type { SyncContext } from './sync-context.js';
 
@@ -18,14 +18,14 @@ function oldPodsRunning(newRS: ReplicaSet | undefined, oldRSs: ReplicaSet[], pod
   return false;
 }
 
-export function rolloutRecreate(ctx: SyncContext, rsList: ReplicaSet[], podsByRS: Map<string, Pod[]>): void {
-  let { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(ctx, rsList, false);
+export async function rolloutRecreate(ctx: SyncContext, rsList: ReplicaSet[], podsByRS: Map<string, Pod[]>): Promise<void> {
+  let { newRS, oldRSs } = getReplicaSets(ctx, rsList);
   const all = () => ctx.freshList([...oldRSs, ...(newRS ? [newRS] : [])]);
   let scaledDown = false;
   for (const rs of activeReplicaSets(oldRSs)) scaledDown = scaleAndRecord(ctx, rs, 0).scaled || scaledDown;
   if (scaledDown) return syncRolloutStatus(ctx, all(), newRS && ctx.fresh(newRS));
   if (oldPodsRunning(newRS, ctx.freshList(oldRSs), podsByRS)) return syncRolloutStatus(ctx, all(), newRS && ctx.fresh(newRS));
-  if (!newRS) ({ newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(ctx, rsList, true));
+  if (!newRS) ({ newRS, oldRSs } = await getAllReplicaSetsAndSyncRevision(ctx, rsList, true));
   if (newRS && scaleAndRecord(ctx, newRS, replicasOf(ctx.d)).scaled) return syncRolloutStatus(ctx, all(), ctx.fresh(newRS));
   if (deploymentComplete(ctx.d, ctx.d.status ?? {})) cleanupDeployment(ctx, oldRSs);
   syncRolloutStatus(ctx, all(), newRS && ctx.fresh(newRS));

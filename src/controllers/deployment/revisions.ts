@@ -56,14 +56,20 @@ export interface ReplicaSets {
 }
 
 /** Splits the owned ReplicaSets into new and old, syncing the new one's revision (creating it when asked). */
-export function getAllReplicaSetsAndSyncRevision(ctx: SyncContext, rsList: ReplicaSet[], create: boolean): ReplicaSets {
+/** The new ReplicaSet (created when `create` and there is none) and the old ones; a Promise only when it created one. */
+export function getAllReplicaSetsAndSyncRevision(ctx: SyncContext, rsList: ReplicaSet[], create: boolean): ReplicaSets | Promise<ReplicaSets> {
   const existing = findNewReplicaSet(ctx.d, rsList);
   const oldRSs = rsList.filter((rs) => rs !== existing);
   const newRS = getNewReplicaSet(ctx, existing, oldRSs, create);
-  return { newRS, oldRSs };
+  return newRS instanceof Promise ? newRS.then((rs) => ({ newRS: rs, oldRSs })) : { newRS, oldRSs };
 }
 
-function getNewReplicaSet(ctx: SyncContext, existing: ReplicaSet | undefined, oldRSs: ReplicaSet[], create: boolean): ReplicaSet | undefined {
+/** As getAllReplicaSetsAndSyncRevision without creating: never waits. */
+export function getReplicaSets(ctx: SyncContext, rsList: ReplicaSet[]): ReplicaSets {
+  return getAllReplicaSetsAndSyncRevision(ctx, rsList, false) as ReplicaSets;
+}
+
+function getNewReplicaSet(ctx: SyncContext, existing: ReplicaSet | undefined, oldRSs: ReplicaSet[], create: boolean): ReplicaSet | undefined | Promise<ReplicaSet> {
   const d = ctx.d;
   const newRevision = maxRevision(oldRSs) + 1;
   if (existing) {
@@ -90,7 +96,7 @@ function getNewReplicaSet(ctx: SyncContext, existing: ReplicaSet | undefined, ol
   return createNewReplicaSet(ctx, oldRSs, newRevision);
 }
 
-function createNewReplicaSet(ctx: SyncContext, oldRSs: ReplicaSet[], newRevision: number): ReplicaSet | undefined {
+async function createNewReplicaSet(ctx: SyncContext, oldRSs: ReplicaSet[], newRevision: number): Promise<ReplicaSet> {
   const d = ctx.d;
   const template = withoutNulls(d.spec!.template);
   const hash = computeHash(template, d.status?.collisionCount);
@@ -109,7 +115,7 @@ function createNewReplicaSet(ctx: SyncContext, oldRSs: ReplicaSet[], newRevision
   let created: ReplicaSet;
   let alreadyExisted = false;
   try {
-    created = ctx.svc.client.create(ctx.svc.rsDef, ctx.ns, rs);
+    created = await ctx.svc.client.create(ctx.svc.rsDef, ctx.ns, rs);
     ctx.svc.track?.(created);
   } catch (err) {
     if (statusCode(err) === 409) {

@@ -65,8 +65,8 @@ function reconcileOldReplicaSets(ctx: SyncContext, allRSs: ReplicaSet[], oldRSs:
   return cleaned.count + scaled > 0;
 }
 
-export function rolloutRolling(ctx: SyncContext, rsList: ReplicaSet[]): void {
-  const { newRS, oldRSs } = getAllReplicaSetsAndSyncRevision(ctx, rsList, true);
+export async function rolloutRolling(ctx: SyncContext, rsList: ReplicaSet[]): Promise<void> {
+  const { newRS, oldRSs } = await getAllReplicaSetsAndSyncRevision(ctx, rsList, true);
   if (!newRS) return;
   const all = () => ctx.freshList([...oldRSs, newRS]);
   if (reconcileNewReplicaSet(ctx, [...oldRSs, newRS], newRS)) return syncRolloutStatus(ctx, all(), ctx.fresh(newRS));

@@ -36,7 +36,7 @@ function findGenerated(client: Client, pod: Pod, entry: PodResourceClaim): Resou
 }
 
 /** Makes the pod's missing claims; returns how long to wait before trying again (a template not there yet). */
-export function syncPodClaims(client: Client, log: Logger, ns: string, name: string): number | void {
+export async function syncPodClaims(client: Client, log: Logger, ns: string, name: string): Promise<number | void> {
   const pod = client.get('v1/pods', ns, name);
   if (!pod?.spec?.resourceClaims?.length || isPodDone(pod) || pod.metadata.deletionTimestamp) return;
   const known = new Map((pod.status?.resourceClaimStatuses ?? []).map((s) => [s.name, s.resourceClaimName]));
@@ -59,7 +59,7 @@ export function syncPodClaims(client: Client, log: Logger, ns: string, name: str
         continue;
       }
       const meta = tpl.spec.metadata ?? {};
-      claim = client.create<ResourceClaim>(claimsRef, ns, {
+      claim = await client.create<ResourceClaim>(claimsRef, ns, {
         apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim',
         metadata: {
           generateName: claimGenerateName(name, entry.name),

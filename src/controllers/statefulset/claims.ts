@@ -10,6 +10,7 @@ import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../client/types.js';
 import { errorMessage, statusCode } from '../workload/pod-control.js';
 import { claimsFor, inOrdinalRange, ordinalOf } from './identity.js';
+import type { Steps } from '../../util/steps.js';
 
 type Policy = 'Retain' | 'Delete';
 
@@ -55,7 +56,7 @@ export class ClaimControl {
   }
 
   /** Creates the pod's missing claims; throws when one cannot be created or is being deleted. */
-  createMissing(set: StatefulSet, pod: Pod): void {
+  *createMissing(set: StatefulSet, pod: Pod): Steps<void> {
     const errors: string[] = [];
     for (const claim of claimsFor(set, ordinalOf(pod)).values()) {
       const name = claim.metadata?.name ?? '';
@@ -65,7 +66,7 @@ export class ClaimControl {
         continue;
       }
       try {
-        this.client.create(this.def, set.metadata?.namespace ?? '', claim);
+        yield this.client.create(this.def, set.metadata?.namespace ?? '', claim);
         this.events.event(set, 'Normal', 'SuccessfulCreate', `create Claim ${name} Pod ${pod.metadata?.name} in StatefulSet ${set.metadata?.name} success`);
       } catch (err) {
         if (statusCode(err) === 409) continue;

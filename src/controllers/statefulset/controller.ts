@@ -16,7 +16,7 @@ import { controllerRef } from '../workload/owner.js';
 import { ownerKeysFor } from '../workload/dependents.js';
 import { byOrdinal, isMemberOf, parentAndOrdinal, podRevision } from './identity.js';
 import { StatefulPodOps } from './pod-ops.js';
-import { resolveRevisions } from './revisions.js';
+import { resolveRevisions, type SetRevisions } from './revisions.js';
 import { writeStatus } from './status.js';
 import { syncStatefulSet } from './sync.js';
 import { keyOf, splitKey } from '../../machinery/object-key.js';
@@ -68,7 +68,7 @@ class StatefulSetReconciler {
     const candidates = this.client.list('v1/pods', namespace);
     const owned = claim(this.client, podsDef, set, set.spec?.selector, candidates, { canAdopt: (p) => isMemberOf(set, p) });
     const pods = (owned).filter((p) => isMemberOf(set, p)).sort(byOrdinal);
-    const revs = resolveRevisions(this.history, set);
+    const revs = yield* resolveRevisions(this.history, set);
     if (set.status?.collisionCount !== revs.collisionCount) set.status = { ...set.status, collisionCount: revs.collisionCount } as StatefulSet['status'];
     let result;
     try {
@@ -83,7 +83,7 @@ class StatefulSetReconciler {
   }
 
   /** Keeps revisionHistoryLimit revisions besides the live ones (current, update, and those pods still run). */
-  private truncateHistory(set: StatefulSet, revisions: ReturnType<typeof resolveRevisions>['revisions'], live: Array<string | undefined>): void {
+  private truncateHistory(set: StatefulSet, revisions: SetRevisions['revisions'], live: Array<string | undefined>): void {
     const keep = new Set(live.filter((n): n is string => !!n));
     const pods = (this.client.list('v1/pods', set.metadata?.namespace)).filter((p) => controllerRef(p)?.uid === set.metadata?.uid);
     for (const p of pods) keep.add(podRevision(p));

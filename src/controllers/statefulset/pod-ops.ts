@@ -34,15 +34,14 @@ export class StatefulPodOps {
   /** Creates the pod's claims, then the pod, then sets the claims' owners for the retention policy. Steps: see util/steps.ts. */
   *create(set: StatefulSet, pod: Pod): Steps<void> {
     try {
-      this.claims.createMissing(set, pod);
+      yield* this.claims.createMissing(set, pod);
     } catch (err) {
       this.record('create', set, pod, err);
       throw err;
     }
     let created: Pod;
     try {
-      const r = this.client.createOrWait(this.podsDef, set.metadata?.namespace ?? '', pod);
-      created = (r instanceof Promise ? yield r : r) as Pod;
+      created = (yield this.client.create(this.podsDef, set.metadata?.namespace ?? '', pod)) as Pod;
     } catch (err) {
       if (statusCode(err) === 409) throw err;
       this.record('create', set, pod, err);
@@ -58,8 +57,8 @@ export class StatefulPodOps {
   }
 
   /** Creates claims a pending pod lost, and fixes their owners. */
-  createMissingClaims(set: StatefulSet, pod: Pod): void {
-    this.claims.createMissing(set, pod);
+  *createMissingClaims(set: StatefulSet, pod: Pod): Steps<void> {
+    yield* this.claims.createMissing(set, pod);
     try {
       this.claims.applyPolicy(set, pod);
     } catch (err) {
@@ -69,11 +68,11 @@ export class StatefulPodOps {
   }
 
   /** Restores the pod's identity labels, claim volumes and claim owners when they drifted from the set. */
-  update(set: StatefulSet, pod: Pod): void {
+  *update(set: StatefulSet, pod: Pod): Steps<void> {
     const identity = identityMatches(set, pod);
     const storage = storageMatches(set, pod);
     try {
-      if (!storage) this.claims.createMissing(set, pod);
+      if (!storage) yield* this.claims.createMissing(set, pod);
       if (!this.claims.matchesPolicy(set, pod)) this.claims.applyPolicy(set, pod);
     } catch (err) {
       this.record('update', set, pod, err);

@@ -7,6 +7,7 @@ import type { KObject } from '../../machinery/types.js';
 import { isRecord } from '../../machinery/types.js';
 import { canonicalJson } from '../workload/hash.js';
 import { History } from '../workload/history.js';
+import type { Steps } from '../../util/steps.js';
 
 /** Recursively sorts object keys, as Go's encoding of a generic map does (kubectl compares revision bytes). */
 function sorted(v: unknown): unknown {
@@ -48,7 +49,7 @@ export interface SetRevisions {
 }
 
 /** Lists (adopting orphans) and resolves the set's current and update revisions, creating or renumbering one if needed. */
-export function resolveRevisions(history: History, set: StatefulSet): SetRevisions {
+export function* resolveRevisions(history: History, set: StatefulSet): Steps<SetRevisions> {
   const owner = set;
   const revisions = history.list(owner, set.spec?.selector);
   let collisionCount = set.status?.collisionCount ?? 0;
@@ -59,7 +60,7 @@ export function resolveRevisions(history: History, set: StatefulSet): SetRevisio
   if (last && canonicalJson(last.data) === text) {
     update = last;
   } else {
-    update = history.ensure(owner, revisions, data, History.nextRevision(revisions), { ...(set.spec?.template?.metadata?.labels ?? {}) },
+    update = yield* history.ensure(owner, revisions, data, History.nextRevision(revisions), { ...(set.spec?.template?.metadata?.labels ?? {}) },
       collisionCount, (n) => (collisionCount = n), { ...(set.metadata?.annotations ?? {}) });
   }
   const current = revisions.find((r) => r.metadata?.name === set.status?.currentRevision) ?? update;

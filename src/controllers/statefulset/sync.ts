@@ -82,9 +82,9 @@ export function* syncStatefulSet(set: StatefulSet, pods: Pod[], revs: SetRevisio
       if (monotonic) return true;
       return false;
     }
-    if (phase === 'Pending') ops.createMissingClaims(set, pod);
+    if (phase === 'Pending') yield* ops.createMissingClaims(set, pod);
     if (monotonic && (isTerminating(pod) || !isRunningAndReady(pod) || !isRunningAndAvailable(pod, minReady, nowMs))) return true;
-    ops.update(updateSet, pod);
+    yield* ops.update(updateSet, pod);
     return false;
   }
 

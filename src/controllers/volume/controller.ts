@@ -75,7 +75,7 @@ class VolumeReconciler {
     this.provisionerEvents = new EventRecorder(client, { component: `${simulatedProvisioner}_bonsai-provisioner` });
   }
 
-  reconcile(key: string): void {
+  reconcile(key: string): void | Promise<void> {
     if (key.startsWith('pv:')) {
       const pv = getVolume(this.client, key.slice(3));
       if (pv) syncVolume(this.client, pv);
@@ -86,7 +86,7 @@ class VolumeReconciler {
       for (const k of this.told) if (k.startsWith(`${namespace}/${name}|`)) this.told.delete(k);
       return;
     }
-    this.syncClaim(namespace, name);
+    return this.syncClaim(namespace, name);
   }
 
   private tell(pvc: PersistentVolumeClaim, type: 'Normal' | 'Warning', reason: string, message: string, recorder = this.events): void {
@@ -109,7 +109,7 @@ class VolumeReconciler {
     });
   }
 
-  private syncClaim(ns: string, name: string): void {
+  private async syncClaim(ns: string, name: string): Promise<void> {
     const pvc = this.claim(ns, name);
     if (!pvc || pvc.metadata?.deletionTimestamp || pvc.status?.phase === 'Lost') return;
     if (pvc.status?.phase === 'Bound') return this.checkBound(pvc);
@@ -151,7 +151,7 @@ class VolumeReconciler {
     this.tell(pvc, 'Normal', 'ExternalProvisioning', `Waiting for a volume to be created either by the external provisioner '${cls.provisioner}' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.`);
     if (cls.provisioner !== simulatedProvisioner) return;
     const fresh = this.claim(ns, name) ?? pvc;
-    const pv = provision(this.client, this.provisionerEvents, fresh, cls);
+    const pv = await provision(this.client, this.provisionerEvents, fresh, cls);
     if (pv) bind(this.client, pv, this.claim(ns, name) ?? fresh);
   }
 

@@ -41,14 +41,14 @@ export function volumeFor(pvc: PersistentVolumeClaim, cls: StorageClass): Persis
  * Provisions a volume for the claim and records the provisioner's events on the claim. Returns the volume (an
  * existing one when provisioning already happened), or undefined when creation failed.
  */
-export function provision(client: Client, events: EventRecorder, pvc: PersistentVolumeClaim, cls: StorageClass): PersistentVolume | undefined {
+export async function provision(client: Client, events: EventRecorder, pvc: PersistentVolumeClaim, cls: StorageClass): Promise<PersistentVolume | undefined> {
   const def = client.resource('v1/persistentvolumes')!;
   const existing = client.get('v1/persistentvolumes', '', volumeNameFor(pvc));
   if (existing) return existing;
   const claim = pvc;
   events.event(claim, 'Normal', 'Provisioning', `External provisioner is provisioning volume for claim "${pvc.metadata?.namespace}/${pvc.metadata?.name}"`);
   try {
-    const pv = client.create(def, '', volumeFor(pvc, cls));
+    const pv = await client.create(def, '', volumeFor(pvc, cls));
     events.event(claim, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${pv.metadata?.name}`);
     return pv;
   } catch (err) {

@@ -9,6 +9,7 @@ import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../client/types.js';
 import { canonicalJson, computeHash } from './hash.js';
 import { claim } from './claim.js';
+import type { Steps } from '../../util/steps.js';
 
 /** The label on ControllerRevisions (and on StatefulSet/DaemonSet pods) carrying the revision's hash. */
 export const revisionHashLabel = 'controller-revision-hash';
@@ -32,7 +33,7 @@ export class History {
    * or renumbering an equal older one. Hash collisions with different data bump `collisionCount` via `onCollision`.
    * `annotations` (optional) are copied onto a new revision (StatefulSets copy theirs, e.g. kubernetes.io/change-cause).
    */
-  ensure(owner: KObject, revisions: ControllerRevision[], data: unknown, revision: number, labels: Record<string, string>, collisionCount: number, onCollision: (n: number) => void, annotations?: Record<string, string>): ControllerRevision {
+  *ensure(owner: KObject, revisions: ControllerRevision[], data: unknown, revision: number, labels: Record<string, string>, collisionCount: number, onCollision: (n: number) => void, annotations?: Record<string, string>): Steps<ControllerRevision> {
     const dataText = canonicalJson(data);
     const equal = revisions.filter((r) => canonicalJson(r.data) === dataText);
     const ns = owner.metadata.namespace ?? '';
@@ -60,7 +61,7 @@ export class History {
         },
         data, revision,
       };
-      return this.client.create(this.def, ns, cr as KObject) as ControllerRevision;
+      return (yield this.client.create(this.def, ns, cr as KObject)) as ControllerRevision;
     }
   }
 

@@ -50,7 +50,7 @@ export class PodControl {
   *create(owner: KObject, template: PodTemplateSpec | undefined, opts: PodCreateOptions = {}): Steps<Pod> {
     const pod = podFromTemplate(template, owner, opts);
     try {
-      const r = this.client.createOrWait(this.podsDef, owner.metadata.namespace ?? '', pod);
+      const r = this.client.create(this.podsDef, owner.metadata.namespace ?? '', pod);
       const created = (r instanceof Promise ? yield r : r) as Pod;
       this.events.event(owner, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata?.name}`);
       return created;

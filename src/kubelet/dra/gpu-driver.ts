@@ -20,6 +20,7 @@ export class GpuDriver {
   /** This driver's slices by node, read once and kept up to date by its own writes. */
   private byNode: Map<string, ResourceSlice[]> | undefined;
   private readonly stops: Array<() => void> = [];
+  private readonly publishing = new Map<string, Promise<void>>();
 
   constructor(private readonly client: Client, private readonly log: Logger, nodes: NodeDirectory) {
     this.stops.push(nodes.onAgentStarted((name) => this.publish(name)));
@@ -32,11 +33,8 @@ export class GpuDriver {
   /** Creates the driver's DeviceClasses that do not exist (a user's edits of them are kept). */
   installClasses(): void {
     for (const cls of gpuDeviceClasses()) {
-      try {
-        if (!this.client.get(classesRef, '', cls.metadata.name ?? '')) this.client.create(classesRef, '', cls);
-      } catch (err) {
-        this.log.debug({ err, deviceClass: cls.metadata.name }, 'device class not installed');
-      }
+      if (this.client.get(classesRef, '', cls.metadata.name ?? '')) continue;
+      this.client.create(classesRef, '', cls).catch((err: unknown) => this.log.debug({ err, deviceClass: cls.metadata.name }, 'device class not installed'));
     }
   }
 
@@ -55,16 +53,22 @@ export class GpuDriver {
 
   /** Brings the node's published pool in line with its GPUs. */
   publish(nodeName: string): void {
-    const node = this.client.get('v1/nodes', '', nodeName);
-    if (!node) return;
-    try {
-      this.sync(node);
-    } catch (err) {
-      this.log.debug({ err, node: nodeName }, 'publishing GPU resource slices failed');
-    }
+    // One publication per node at a time: the next starts from the slices the last one made.
+    const run = () => this.publishNow(nodeName).catch((err: unknown) => this.log.debug({ err, node: nodeName }, 'publishing GPU resource slices failed'));
+    const prev = this.publishing.get(nodeName);
+    const p = prev ? prev.then(run) : run();
+    this.publishing.set(nodeName, p);
+    void p.then(() => {
+      if (this.publishing.get(nodeName) === p) this.publishing.delete(nodeName);
+    });
   }
 
-  private sync(node: Node): void {
+  private async publishNow(nodeName: string): Promise<void> {
+    const node = this.client.get('v1/nodes', '', nodeName);
+    if (node) await this.sync(node);
+  }
+
+  private async sync(node: Node): Promise<void> {
     const name = node.metadata.name ?? '';
     const byNode = this.slices();
     const current = byNode.get(name) ?? [];
@@ -75,9 +79,9 @@ export class GpuDriver {
     if (have.length === want.length && have.every((t, i) => t === want[i])) return;
     const next = desired.map((spec) => ({ ...spec, pool: { ...spec.pool, generation: generation + 1 } }));
     const owner = { apiVersion: 'v1', kind: 'Node', name, uid: node.metadata.uid ?? '', controller: true };
-    const created = next.map((spec) => this.client.create<ResourceSlice>(slicesRef, '', {
+    const created = await Promise.all(next.map((spec) => this.client.create<ResourceSlice>(slicesRef, '', {
       apiVersion: 'resource.k8s.io/v1', kind: 'ResourceSlice', metadata: { generateName: `${name}-${gpuDriver}-`, ownerReferences: [owner] }, spec,
-    }));
+    })));
     for (const s of current) {
       try {
         this.client.delete(slicesRef, '', s.metadata.name ?? '');

@@ -170,12 +170,14 @@ export const dynamicResources: FilterPlugin = {
     }
     const draft = found?.claims.find(isExtendedDraft);
     if (st.extended && draft) {
-      const created = dra.createClaim(extendedClaimToCreate(pod, draft));
-      const name = created.metadata.name ?? '';
-      st.written.push({ ns: s.pi.ns, name, allocation: true, created: created.metadata.uid ?? '' });
-      dra.reserve(created, { allocation: ours.get(claimKey(draft))!, reservedFor: [mine] });
-      dra.inFlight.delete(claimKey(draft));
-      dra.setExtendedClaimStatus(pod, { resourceClaimName: name, requestMappings: st.extended.mappings });
+      const mappings = st.extended.mappings;
+      return dra.createClaim(extendedClaimToCreate(pod, draft)).then((created) => {
+        const name = created.metadata.name ?? '';
+        st.written.push({ ns: s.pi.ns, name, allocation: true, created: created.metadata.uid ?? '' });
+        dra.reserve(created, { allocation: ours.get(claimKey(draft))!, reservedFor: [mine] });
+        dra.inFlight.delete(claimKey(draft));
+        dra.setExtendedClaimStatus(pod, { resourceClaimName: name, requestMappings: mappings });
+      });
     }
   },
   unreserve(s) {

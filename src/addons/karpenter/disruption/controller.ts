@@ -118,7 +118,7 @@ export class DisruptionController implements Reconciler {
           return false;
         }
       }
-      this.execute(cmd);
+      await this.execute(cmd);
       return true;
     }
     return false;
@@ -149,7 +149,7 @@ export class DisruptionController implements Reconciler {
   }
 
   /** Taints the candidates, launches the replacements, queues the command (deletes follow their initialisation). */
-  execute(cmd: Command): void {
+  async execute(cmd: Command): Promise<void> {
     const decision = decisionOf(cmd);
     this.log.info({ reason: cmd.reason, decision, candidates: cmd.candidates.map((c) => c.claim.metadata.name), replacements: cmd.replacements.length, savings: cmd.savings },
       `disrupting nodeclaim(s) via ${decision.toLowerCase()}`);
@@ -160,7 +160,7 @@ export class DisruptionController implements Reconciler {
     const names: string[] = [];
     for (const plan of cmd.replacements) {
       try {
-        const created = this.client.create<NodeClaim>(nodeClaimsRef, '', nodeClaimFor(plan, this.clock.now()));
+        const created = await this.client.create<NodeClaim>(nodeClaimsRef, '', nodeClaimFor(plan, this.clock.now()));
         this.deps.nodeClaims.track(created);
         names.push(created.metadata.name ?? '');
         this.events.launching(created, cmd.reason);
