@@ -35,7 +35,7 @@ export function NodeDetails(props: { state: ClusterState; live: ClusterState; na
       <h3>{n.name}</h3>
       <p>Ready: <b data-node-ready>{n.ready}</b>{n.stopped ? ' · kubelet stopped' : ''}{n.cordoned ? ' · cordoned' : ''}</p>
       <p>Allocatable: {fmtCpu(n.alloc.cpu)} CPU, {fmtGi(n.alloc.mem)} Gi memory, {n.alloc.pods} pods{n.alloc.gpu ? `, ${n.alloc.gpu} GPU` : ''}</p>
-      <Taints taints={n.taints} pods={pods} />
+      <Taints taints={n.taints} pods={pods} live={!readOnly} />
       {n.problems.length ? <p>Conditions: {n.problems.join(', ')}</p> : null}
       <p>{pods.length} pods</p>
       {readOnly ? <p class="muted">time travel: controls are off</p> : (

@@ -31,19 +31,20 @@ export function evictions(taint: TaintView, pods: readonly PodView[]): Eviction[
 
 const seconds = (ms: number) => `${Math.ceil(ms / 1000)}s`;
 
-function when(e: Eviction, now: number): string {
+/** `now` undefined: a past revision (time travel), where no countdown applies. */
+function when(e: Eviction, now: number | undefined): string {
   if (e.pod.deleting) return 'being evicted: terminating';
   if (e.at === 0) return 'being evicted now (does not tolerate it)';
-  if (Number.isNaN(e.at)) return `evicted ${seconds(e.afterMs)} after the taint was added (tolerationSeconds)`;
+  if (Number.isNaN(e.at) || now === undefined) return `evicted ${seconds(e.afterMs)} after the taint was added (tolerationSeconds)`;
   if (e.at <= now) return `being evicted now (its ${seconds(e.afterMs)} are up)`;
   return `evicted in ${seconds(e.at - now)}, at ${localTime(e.at, false)} (tolerates it for ${seconds(e.afterMs)})`;
 }
 
-function NoExecute(props: { taint: TaintView; pods: readonly PodView[] }) {
+function NoExecute(props: { taint: TaintView; pods: readonly PodView[]; live: boolean }) {
   const list = evictions(props.taint, props.pods);
   // Re-rendered every second while a countdown shows.
-  useClock(list.some((e) => e.at > 0) ? 1000 : 60_000);
-  const now = simNow();
+  useClock(props.live && list.some((e) => e.at > 0) ? 1000 : 60_000);
+  const now = props.live ? simNow() : undefined;
   return (
     <>
       {' '}evicts the pods that do not tolerate it, and keeps new ones off.{' '}
@@ -62,7 +63,8 @@ const keepsOff: Record<string, string> = {
   PreferNoSchedule: ' the scheduler places pods that do not tolerate it elsewhere when it can; nothing is evicted.',
 };
 
-export function Taints(props: { taints: readonly TaintView[]; pods: readonly PodView[] }) {
+/** `live` false for a past revision: what each taint evicts, without a countdown. */
+export function Taints(props: { taints: readonly TaintView[]; pods: readonly PodView[]; live: boolean }) {
   if (!props.taints.length) return null;
   return (
     <div class="taints">Taints:
@@ -72,7 +74,7 @@ export function Taints(props: { taints: readonly TaintView[]; pods: readonly Pod
           return (
             <li data-taint={text} data-effect={t.effect}>
               <span class="taint">{text}</span>
-              {t.effect === 'NoExecute' ? <NoExecute taint={t} pods={props.pods} /> : keepsOff[t.effect] ?? ''}
+              {t.effect === 'NoExecute' ? <NoExecute taint={t} pods={props.pods} live={props.live} /> : keepsOff[t.effect] ?? ''}
             </li>
           );
         })}
