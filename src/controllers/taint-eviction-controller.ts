@@ -2,28 +2,16 @@
 // tolerate it for tolerationSeconds are deleted when that time has passed. Upstream: pkg/controller/tainteviction.
 // A pod's key is reconciled on its changes and on its node's NoExecute taints changing; the deletion is due
 // `tolerationSeconds` after the pod was first found tainted, and the reconcile is requeued for that moment.
-import type { Node, Pod, Taint, Toleration } from '../generated/k8s/core/v1.js';
+import type { Node, Pod, Taint } from '../generated/k8s/core/v1.js';
 import type { Change } from '../client/types.js';
 import { keyOf, splitKey } from '../machinery/object-key.js';
-import { tolerates } from '../machinery/conditions.js';
+import { evictionDelayMs } from '../machinery/conditions.js';
 import { rfc3339 } from '../util/clock.js';
 import { defineController, indexes, indexNames, type ControllerContext, type Reconciler } from './runtime/index.js';
 import { nodeTaints } from './node-taints.js';
 
 const component = 'taint-eviction-controller';
 const podIndexes = { [indexNames.byNode]: indexes.byNode };
-
-/** The shortest tolerationSeconds among the tolerations used, 0 for none given as <= 0, -1 when all are forever. */
-export function minTolerationMs(used: Toleration[]): number {
-  if (!used.length) return 0;
-  let min = Infinity;
-  for (const t of used) {
-    if (t.tolerationSeconds === undefined || t.tolerationSeconds === null) continue;
-    if (t.tolerationSeconds <= 0) return 0;
-    min = Math.min(min, t.tolerationSeconds * 1000);
-  }
-  return min === Infinity ? -1 : min;
-}
 
 const noExecute = (node: Node | undefined): Taint[] => nodeTaints(node).filter((t) => t.effect === 'NoExecute');
 
@@ -68,16 +56,9 @@ class TaintEviction implements Reconciler {
     if (!pod || !nodeName || pod.metadata.deletionTimestamp) return this.cancel(key, pod, false);
     const taints = noExecute(this.ctx.client.get('v1/nodes', '', nodeName));
     if (!taints.length) return this.cancel(key, pod, true);
-    const tolerations = pod.spec?.tolerations ?? [];
-    const used: Toleration[] = [];
-    for (const taint of taints) {
-      const t = tolerations.find((x) => tolerates(x, taint));
-      if (!t) return this.due(key, pod, 0);
-      used.push(t);
-    }
-    const min = minTolerationMs(used);
-    if (min < 0) return this.cancel(key, pod, true);
-    return this.due(key, pod, min);
+    const delay = evictionDelayMs(taints, pod.spec?.tolerations ?? []);
+    if (delay < 0) return this.cancel(key, pod, true);
+    return this.due(key, pod, delay);
   }
 
   stop(): void {

@@ -2,8 +2,8 @@
 // against a real `bonsai serve`: a colour legend and pods named on the map; readable units and clock; a deep link
 // opening a pod's scheduling explanation, views and selections kept in the address (Back works); a Deployment's
 // old and new ReplicaSets side by side during a rollout; a failed Job's reason; time travel to before a pod existed
-// and the diff between two revisions; the lesson panel turning a step green when its ConfigMap changes; and no
-// request answered 404 along the way.
+// and the diff between two revisions; a node's taints whole and the pods they evict; the lesson panel turning a
+// step green when its ConfigMap changes; and no request answered 404 along the way.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -199,6 +199,47 @@ describe('web dashboard for a class', () => {
     await env.k.ok(['delete', 'pods', 'train-0', 'train-1', 'train-2', '--wait=false']);
     await env.k.ok(['delete', 'workload', 'train']);
     await page.waitForFunction(() => !document.querySelector('[data-gang="default/train/workers"]'), undefined, wait);
+  });
+
+  it("shows a node's taints whole and which of its pods a NoExecute taint evicts: now, after tolerationSeconds, never", async () => {
+    const node = 'bonsai-worker-3';
+    const pod = (name: string, tolerations: unknown[], finalizers?: string[]) => apply({
+      apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', ...(finalizers ? { finalizers } : {}) },
+      spec: { nodeName: node, tolerations, containers: [{ name: 'c', image: 'nginx' }] },
+    });
+    // A finalizer keeps the evicted pod in view while it terminates (without one it is gone at once).
+    await pod('no-toleration', [], ['example.com/hold']);
+    await pod('for-an-hour', [{ key: 'class', operator: 'Equal', value: 'exam', effect: 'NoExecute', tolerationSeconds: 3600 }]);
+    await pod('for-good', [{ key: 'class', operator: 'Exists' }]);
+    await env.k.ok(['wait', '--for=condition=Ready', 'pod/no-toleration', 'pod/for-an-hour', 'pod/for-good', '--timeout=30s']);
+    await page.goto(ui(`#/map?node=${node}`));
+    await page.locator(`aside [data-details-node="${node}"]`).waitFor(wait);
+    const long = 'example.com/a-rather-long-taint-key-for-the-class=with-an-equally-long-value:NoSchedule';
+    await env.k.ok(['taint', 'node', node, 'class=exam:NoExecute', long]);
+    const evicts = 'aside [data-taint="class=exam:NoExecute"] [data-evicts]';
+    await page.waitForFunction((sel) => {
+      const listed = [...document.querySelectorAll(sel)].map((e) => `${e.getAttribute('data-evicts')} ${e.getAttribute('data-when')}`);
+      return listed.join(',') === 'default/no-toleration now,default/for-an-hour later';
+    }, evicts, wait);
+    // As the cluster has it: the first pod is being deleted, the one tolerating the taint for good stays.
+    assert.ok((await env.k.ok(['get', 'pod', 'no-toleration', '-o', 'jsonpath={.metadata.deletionTimestamp}'])).trim());
+    assert.equal((await env.k.ok(['get', 'pod', 'for-good', '-o', 'jsonpath={.spec.nodeName}'])).trim(), node);
+    assert.match(await page.locator(`${evicts}[data-evicts="default/no-toleration"]`).textContent() ?? '', /^no-toleration being evicted/);
+    const later = await page.locator(`${evicts}[data-evicts="default/for-an-hour"]`).textContent() ?? '';
+    const m = /^for-an-hour evicted in (\d+)s, at \d{1,2}:\d{2}:\d{2}.*\(tolerates it for 3600s\)$/.exec(later);
+    assert.ok(m, later);
+    assert.ok(Number(m[1]) <= 3600 && Number(m[1]) > 1800, later);
+    assert.match(await page.locator(`aside [data-taint="${long}"]`).textContent() ?? '', /keeps new pods that do not tolerate it off this node; pods already here stay/);
+    // Whole, on the map too: every taint's full text, inside its box and not clipped.
+    const onMap = await page.locator(`[data-node="${node}"] .taint`).evaluateAll((els) => els.map((e) => {
+      const box = e.closest('.node')!.getBoundingClientRect();
+      const r = e.getBoundingClientRect();
+      return { text: e.textContent, clipped: e.scrollWidth > e.clientWidth || r.right > box.right || r.bottom > box.bottom };
+    }));
+    assert.deepEqual(onMap, [{ text: 'class=exam:NoExecute', clipped: false }, { text: long, clipped: false }]);
+    await env.k.ok(['taint', 'node', node, 'class:NoExecute-', 'example.com/a-rather-long-taint-key-for-the-class:NoSchedule-']);
+    await env.k.ok(['patch', 'pod', 'no-toleration', '--type=json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
+    await env.k.ok(['delete', 'pod', 'for-an-hour', 'for-good', '--wait=false']);
   });
 
   it('asked for nothing the server does not have (no 404 in the console)', async () => {

@@ -6,7 +6,7 @@
 import { memo } from 'preact/compat';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fmtCpu, fmtGi } from './quantity.js';
-import { label, usage, type ClusterState, type NodeView, type PodView } from './model.js';
+import { label, taintText, usage, type ClusterState, type NodeView, type PodView } from './model.js';
 import { Legend } from './legend.js';
 
 export function podClass(p: PodView): string {
@@ -68,7 +68,7 @@ export const NodeBox = memo(function NodeBox(props: { node: NodeView; pods: PodV
       {node.problems.length || node.taints.length ? (
         <div class="node-notes">
           {node.problems.map((c) => <span class="cond">{c}</span>)}
-          {node.taints.map((t) => <span class="taint" title={`taint ${t}`}>{t}</span>)}
+          {node.taints.map(taintText).map((t) => <span class="taint" title={`taint ${t}`}>{t}</span>)}
         </div>
       ) : null}
       <div class={labelled ? 'pods labelled' : 'pods'}>

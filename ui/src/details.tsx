@@ -1,9 +1,10 @@
-// The side panel: the selected node with its controls (stop/start its kubelet, cordon/uncordon), or the selected
-// pod with its scheduling explanation. Every control is an ordinary API request made as the browser's user.
+// The side panel: the selected node with its taints and what they evict, and its controls (stop/start its kubelet,
+// cordon/uncordon), or the selected pod with its scheduling explanation. Every control is an ordinary API request made as the browser's user.
 import { useState } from 'preact/hooks';
 import { mergePatch } from './api.js';
 import { SchedulingExplained } from './scheduling.js';
 import { fmtCpu, fmtGi } from './quantity.js';
+import { Taints } from './taint-effects.js';
 import type { ClusterState } from './model.js';
 
 function useAction(): [string, (what: string, f: () => Promise<unknown>) => void] {
@@ -34,11 +35,7 @@ export function NodeDetails(props: { state: ClusterState; live: ClusterState; na
       <h3>{n.name}</h3>
       <p>Ready: <b data-node-ready>{n.ready}</b>{n.stopped ? ' · kubelet stopped' : ''}{n.cordoned ? ' · cordoned' : ''}</p>
       <p>Allocatable: {fmtCpu(n.alloc.cpu)} CPU, {fmtGi(n.alloc.mem)} Gi memory, {n.alloc.pods} pods{n.alloc.gpu ? `, ${n.alloc.gpu} GPU` : ''}</p>
-      {n.taints.length ? (
-        <div class="taints">Taints:
-          <ul>{n.taints.map((t) => <li><span class="taint">{t}</span> {taintEffect(t)}</li>)}</ul>
-        </div>
-      ) : null}
+      <Taints taints={n.taints} pods={pods} live={!readOnly} />
       {n.problems.length ? <p>Conditions: {n.problems.join(', ')}</p> : null}
       <p>{pods.length} pods</p>
       {readOnly ? <p class="muted">time travel: controls are off</p> : (
@@ -54,12 +51,6 @@ export function NodeDetails(props: { state: ClusterState; live: ClusterState; na
       {msg ? <p class="msg">{msg}</p> : null}
     </div>
   );
-}
-
-function taintEffect(t: string): string {
-  if (t.endsWith(':NoExecute')) return 'evicts pods that do not tolerate it, and keeps new ones off';
-  if (t.endsWith(':NoSchedule')) return 'keeps new pods that do not tolerate it off; running ones stay';
-  return 'the scheduler avoids it for pods that do not tolerate it';
 }
 
 export function PodDetails(props: { state: ClusterState; live: ClusterState; podKey: string; revision?: number }) {

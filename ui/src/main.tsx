@@ -12,6 +12,7 @@ import { addonKinds, builtinKinds, Workloads, type WorkloadKind } from './worklo
 import { Events } from './events.js';
 import { TimeTravelBar, useTravel } from './time-travel.js';
 import { ClockBar } from './clock.js';
+import { simNow } from './sim-clock.js';
 import { LessonPanel } from './lesson-panel.js';
 import { navigate, useRoute, type Route, type View } from './route.js';
 
@@ -33,7 +34,7 @@ function useLive(bump: () => void, onError: (e: ApiFailure | Error | undefined) 
     const state = new ClusterState();
     const nodes = new ListWatch('/api/v1/nodes', {
       reset: (items) => { state.resetNodes(items); bump(); },
-      batch: (evs) => { state.applyNodes(evs); bump(); },
+      batch: (evs) => { state.applyNodes(evs, simNow()); bump(); },
       error: onError,
     }).start();
     const pods = new ListWatch('/api/v1/pods', {

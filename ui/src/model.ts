@@ -1,6 +1,7 @@
 // What the cluster map shows, reduced from API objects: nodes, pods, and per-node pod lists. The state applies
 // batches of watch events and replaces only the lists of the nodes they touched, so memoized node boxes of the
 // others do not render again.
+import type { Toleration } from '../../src/generated/k8s/core/v1.js';
 import { quantity } from './quantity.js';
 
 export type Obj = Record<string, unknown>;
@@ -34,14 +35,26 @@ export interface PodView {
   created: number;
   /** The gang (pod group of a Workload) it belongs to, `<ns>/<workload>/<group>`, or ''. */
   gang: string;
+  tolerations: Toleration[];
 }
+
+export interface TaintView {
+  key: string;
+  value: string;
+  effect: string;
+  /** timeAdded in ms (NaN when the taint has none). */
+  added: number;
+}
+
+/** A taint whole, as kubectl taint writes it: `key=value:effect`. */
+export const taintText = (t: TaintView): string => `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`;
 
 export interface NodeView {
   name: string;
   ready: string;
   stopped: boolean;
   cordoned: boolean;
-  taints: string[];
+  taints: TaintView[];
   /** Conditions not in their healthy state. */
   problems: string[];
   alloc: Resources;
@@ -86,6 +99,13 @@ function podRequests(spec: Obj): Resources {
   return sum;
 }
 
+function toleration(v: unknown): Toleration {
+  const t = rec(v);
+  const out: Toleration = { key: str(t.key), operator: str(t.operator), value: str(t.value), effect: str(t.effect) };
+  if (typeof t.tolerationSeconds === 'number') out.tolerationSeconds = t.tolerationSeconds;
+  return out;
+}
+
 const gangOf = (ns: string, ref: Obj): string => (ref.name && ref.podGroup ? `${ns}/${str(ref.name)}/${str(ref.podGroup)}` : '');
 
 export function podView(o: Obj): PodView {
@@ -113,6 +133,7 @@ export function podView(o: Obj): PodView {
     key: keyOf(o), ns: str(m.namespace), name: str(m.name), node: str(spec.nodeName), phase: str(st.phase) || 'Pending', ready,
     deleting: !!m.deletionTimestamp, reason, labels: rec(m.labels), owner: owner.kind ? `${str(owner.kind)}/${str(owner.name)}` : '',
     req: podRequests(spec), restarts, ended, created: Date.parse(str(m.creationTimestamp)), gang: gangOf(str(m.namespace), rec(spec.workloadRef)),
+    tolerations: arr(spec.tolerations).map(toleration),
   };
 }
 
@@ -131,12 +152,27 @@ export function nodeView(o: Obj): NodeView {
     ready: str(conds.find((c) => c.type === 'Ready')?.status) || 'Unknown',
     stopped: rec(m.annotations)['bonsai.dev/stopped'] === 'true',
     cordoned: spec.unschedulable === true,
-    taints: arr(spec.taints).map(rec).map((t) => `${str(t.key)}${t.value ? `=${str(t.value)}` : ''}:${str(t.effect)}`),
+    taints: arr(spec.taints).map(rec).map((t) => ({ key: str(t.key), value: str(t.value), effect: str(t.effect), added: Date.parse(str(t.timeAdded)) })),
     problems: conds.filter((c) => str(c.type) in healthy && healthy[str(c.type)] !== c.status).map((c) => `${str(c.type)}=${str(c.status)}`),
     alloc: { cpu: quantity(alloc.cpu), mem: quantity(alloc.memory), gpu: quantity(alloc['nvidia.com/gpu']), pods: quantity(alloc.pods) },
     zone: label(rec(m.labels), 'topology.kubernetes.io/zone') ?? '',
     roles: Object.keys(rec(m.labels)).filter((k) => k.startsWith(rolePrefix) && k.length > rolePrefix.length).map((k) => k.slice(rolePrefix.length)).sort(),
   };
+}
+
+/**
+ * Dates the taints that have no timeAdded (kubectl taint writes none): as before when the node had them already,
+ * `now` when it did not (the taint eviction controller counts tolerationSeconds from the moment it sees them too).
+ */
+function taintsSeen(next: NodeView, before: NodeView | undefined, now?: number): NodeView {
+  if (!next.taints.some((t) => Number.isNaN(t.added))) return next;
+  const taints = next.taints.map((t) => {
+    if (!Number.isNaN(t.added)) return t;
+    const old = before?.taints.find((b) => b.key === t.key && b.effect === t.effect);
+    if (old) return { ...t, added: old.added };
+    return before && now !== undefined ? { ...t, added: now } : t;
+  });
+  return { ...next, taints };
 }
 
 export interface WatchEvent {
@@ -176,7 +212,7 @@ export class ClusterState {
   }
 
   resetNodes(items: Obj[]): void {
-    this.nodes = new Map(items.map((o) => [keyOf(o), nodeView(o)]));
+    this.nodes = new Map(items.map((o) => [keyOf(o), taintsSeen(nodeView(o), this.nodes.get(keyOf(o)))]));
     this.listed.nodes = true;
     this.version++;
   }
@@ -188,11 +224,12 @@ export class ClusterState {
     this.rebuildAll();
   }
 
-  applyNodes(events: WatchEvent[]): void {
+  /** `now`: the simulated time the events arrived, which dates taints that come without a timeAdded. */
+  applyNodes(events: WatchEvent[], now?: number): void {
     for (const e of events) {
       const k = keyOf(e.object);
       if (e.type === 'DELETED') this.nodes.delete(k);
-      else if (e.type === 'ADDED' || e.type === 'MODIFIED') this.nodes.set(k, nodeView(e.object));
+      else if (e.type === 'ADDED' || e.type === 'MODIFIED') this.nodes.set(k, taintsSeen(nodeView(e.object), this.nodes.get(k), now));
     }
     this.version++;
   }

@@ -1,5 +1,6 @@
 // What a workload owns, as a class learns it: a Deployment's ReplicaSets side by side (old and new during a
-// rollout: revision, ready count, pods), a Job's or JobSet's restarts and why its pods or it failed.
+// rollout: revision, ready count, pods), a Job's or JobSet's restarts and why its pods or it failed, and which
+// failure-policy rule restarted a JobSet after which of its Jobs failed, and why.
 import { arr, rec, str, type ClusterState, type Obj, type PodView } from './model.js';
 import { podClass, shortName } from './cluster-map.js';
 
@@ -73,6 +74,51 @@ export function Failures(props: { o: Obj; pods: PodView[] }) {
       <span>container restarts: <b data-restarts>{restarts}</b></span>
       {[...reasons].map(([r, n]) => <span class="reason"> · {n} pod{n > 1 ? 's' : ''} ended: {r}</span>)}
       {failed ? <div class="error" data-failed-reason={str(failed.reason)}>Failed: {str(failed.reason)}{failed.message ? ` — ${str(failed.message)}` : ''}</div> : null}
+    </div>
+  );
+}
+
+const restartReason = (r: string) => r.startsWith('FailurePolicy_') || r === 'DefaultFailurePolicy';
+const rv = (o: Obj) => Number(str(rec(o.metadata).resourceVersion)) || 0;
+
+/**
+ * Why a JobSet restarted: the failure-policy rule (the reason of its RestartingJobSet condition while it restarts,
+ * of its newest `FailurePolicy_<rule>` event after), the rule's action and restarts counted against maxRestarts,
+ * and the failed Jobs of the current attempt with their reasons (`PodFailurePolicy_<pod rule>`, `BackoffLimitExceeded`).
+ */
+export function JobSetRestarts(props: { o: Obj; jobs: Obj[]; events: Obj[] }) {
+  const m = rec(props.o.metadata);
+  const ns = str(m.namespace);
+  const name = str(m.name);
+  const policy = rec(rec(props.o.spec).failurePolicy);
+  const st = rec(props.o.status);
+  const restarting = sortedConditions(props.o).find((c) => c.type === 'RestartingJobSet' && c.status === 'True' && restartReason(str(c.reason)));
+  const mine = (e: Obj) => {
+    const io = rec(e.involvedObject);
+    return io.kind === 'JobSet' && (io.uid ? io.uid === m.uid : io.namespace === ns && io.name === name);
+  };
+  const last = restarting ?? props.events.filter((e) => mine(e) && restartReason(str(e.reason))).sort((a, b) => rv(b) - rv(a))[0];
+  const reason = last ? str(last.reason) : '';
+  const rule = reason.startsWith('FailurePolicy_') ? reason.slice('FailurePolicy_'.length) : '';
+  const action = str(arr(policy.rules).map(rec).find((r) => r.name === rule)?.action);
+  const failedJobs = props.jobs
+    .filter((j) => str(rec(j.metadata).namespace) === ns && str(rec(rec(j.metadata).labels)['jobset.sigs.k8s.io/jobset-name']) === name)
+    .map((j) => ({ job: str(rec(j.metadata).name), failed: sortedConditions(j).find((c) => c.type === 'Failed' && c.status === 'True') }))
+    .filter((j) => j.failed)
+    .sort((a, b) => (a.job < b.job ? -1 : 1));
+  if (!last && !failedJobs.length) return null;
+  return (
+    <div class="failures jobset-restarts">
+      {typeof policy.maxRestarts === 'number' ? <div class="muted" data-toward-max>{num(st.restartsCountTowardsMax)} of maxRestarts {policy.maxRestarts} used</div> : null}
+      {last ? (
+        <div data-restart-rule={rule || reason}>
+          {rule ? <>{restarting ? 'Restarting' : 'Last restart'}: failure-policy rule <b>{rule}</b>{action ? ` (${action})` : ''}</> : <>{restarting ? 'Restarting' : 'Last restart'}: the default failure policy (no rule matched)</>}
+          <span class="muted"> — {str(last.message)}</span>
+        </div>
+      ) : null}
+      {failedJobs.map((j) => (
+        <div class="error" data-failed-job={j.job} data-job-reason={str(j.failed!.reason)}>Job {j.job} failed: {str(j.failed!.reason)}{j.failed!.message ? ` — ${str(j.failed!.message)}` : ''}</div>
+      ))}
     </div>
   );
 }

@@ -1,10 +1,11 @@
 // Workloads: Deployments, StatefulSets, DaemonSets, Jobs, CronJobs and the add-on kinds the server serves (JobSets,
 // LeaderWorkerSets, Karpenter NodePools), each with rollout progress, conditions (in a fixed order) and its pods:
-// a Deployment's through its ReplicaSets, side by side during a rollout; a Job's with restarts and failures.
+// a Deployment's through its ReplicaSets, side by side during a rollout; a Job's with restarts and failures; a
+// JobSet's restarts with the failure-policy rule behind them and its failed Jobs' reasons.
 import { useState } from 'preact/hooks';
 import { mergePatch } from './api.js';
 import { arr, label, rec, str, type ClusterState, type Obj, type PodView } from './model.js';
-import { Failures, PodChips, ReplicaSets, sortedConditions } from './ownership.js';
+import { Failures, JobSetRestarts, PodChips, ReplicaSets, sortedConditions } from './ownership.js';
 import { usePolled } from './collections.js';
 
 export interface WorkloadKind {
@@ -16,11 +17,13 @@ export interface WorkloadKind {
   podLabel?: string;
 }
 
+const jobsPath = '/apis/batch/v1/jobs';
+
 export const builtinKinds: WorkloadKind[] = [
   { kind: 'Deployment', path: '/apis/apps/v1/deployments', scalable: true },
   { kind: 'StatefulSet', path: '/apis/apps/v1/statefulsets', scalable: true },
   { kind: 'DaemonSet', path: '/apis/apps/v1/daemonsets', scalable: false },
-  { kind: 'Job', path: '/apis/batch/v1/jobs', scalable: false },
+  { kind: 'Job', path: jobsPath, scalable: false },
   { kind: 'CronJob', path: '/apis/batch/v1/cronjobs', scalable: false },
 ];
 
@@ -85,15 +88,24 @@ function progress(kind: string, o: Obj): string {
 }
 
 const replicaSetsPath = '/apis/apps/v1/replicasets';
+/** JobSets' events: which failure-policy rule restarted them. */
+const jobSetEventsPath = `/api/v1/events?fieldSelector=${encodeURIComponent('involvedObject.kind=JobSet')}`;
 
-function Workload(props: { kind: WorkloadKind; o: Obj; state: ClusterState; readOnly: boolean; replicaSets: Obj[] }) {
+/** Other objects a workload's view reads: ReplicaSets for Deployments, Jobs and events for JobSets. */
+interface Related {
+  replicaSets: Obj[];
+  jobs: Obj[];
+  jobSetEvents: Obj[];
+}
+
+function Workload(props: { kind: WorkloadKind; o: Obj; state: ClusterState; readOnly: boolean; related: Related }) {
   const { kind, o } = props;
   const m = rec(o.metadata);
   const [msg, setMsg] = useState('');
   const [replicas, setReplicas] = useState(String(rec(o.spec).replicas ?? ''));
   const pods = podsOf(kind, o, props.state);
   const conds = sortedConditions(o);
-  const owned = kind.kind === 'Deployment' ? <ReplicaSets deployment={o} replicaSets={props.replicaSets} state={props.state} /> : null;
+  const owned = kind.kind === 'Deployment' ? <ReplicaSets deployment={o} replicaSets={props.related.replicaSets} state={props.state} /> : null;
   const scale = () => {
     const n = Number(replicas);
     if (!Number.isInteger(n) || n < 0) return setMsg('replicas must be a whole number');
@@ -108,6 +120,7 @@ function Workload(props: { kind: WorkloadKind; o: Obj; state: ClusterState; read
       <div class="conds">{conds.map((c) => <span class={c.status === 'True' ? 'cond ok' : 'cond'} title={str(c.message)}>{str(c.type)}={str(c.status)}{c.reason ? ` (${str(c.reason)})` : ''}</span>)}</div>
       {owned ?? <PodChips pods={pods} />}
       {kind.kind === 'Job' || kind.kind === 'JobSet' ? <Failures o={o} pods={pods} /> : null}
+      {kind.kind === 'JobSet' ? <JobSetRestarts o={o} jobs={props.related.jobs} events={props.related.jobSetEvents} /> : null}
       {kind.scalable && !props.readOnly ? (
         <div class="actions">
           <input class="replicas" size={4} value={replicas} onInput={(e) => setReplicas((e.target as HTMLInputElement).value)} />
@@ -120,8 +133,10 @@ function Workload(props: { kind: WorkloadKind; o: Obj; state: ClusterState; read
 
 export function Workloads(props: { kinds: WorkloadKind[]; state: ClusterState; version: number; filter: string; onFilter(text: string): void }) {
   const { filter } = props;
-  const collections = usePolled([...props.kinds.map((k) => k.path), replicaSetsPath]);
-  const replicaSets = [...(collections.get(replicaSetsPath)?.items.values() ?? [])];
+  const jobSets = props.kinds.some((k) => k.kind === 'JobSet');
+  const collections = usePolled([...props.kinds.map((k) => k.path), replicaSetsPath, ...(jobSets ? [jobSetEventsPath] : [])]);
+  const items = (path: string) => [...(collections.get(path)?.items.values() ?? [])];
+  const related: Related = { replicaSets: items(replicaSetsPath), jobs: jobSets ? items(jobsPath) : [], jobSetEvents: jobSets ? items(jobSetEventsPath) : [] };
   const sections = props.kinds.map((k) => {
     const c = collections.get(k.path);
     const items = c ? [...c.items.values()].filter((o) => !filter || `${keyOf2(o)}`.includes(filter)) : [];
@@ -133,7 +148,7 @@ export function Workloads(props: { kinds: WorkloadKind[]; state: ClusterState; v
       {sections.map(({ k, items }) => (
         <section>
           <h3>{k.kind}s ({items.length})</h3>
-          {items.slice(0, 300).map((o) => <Workload key={keyOf2(o)} kind={k} o={o} state={props.state} readOnly={false} replicaSets={replicaSets} />)}
+          {items.slice(0, 300).map((o) => <Workload key={keyOf2(o)} kind={k} o={o} state={props.state} readOnly={false} related={related} />)}
         </section>
       ))}
     </div>
