@@ -6,35 +6,15 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from '../../src/generated/k8s/core/v1.js';
-import { SqliteStore } from '../../src/storage/sqlite-store.js';
-import { Registry } from '../../src/registry/registry.js';
-import { allResources } from '../../src/registry/resources/index.js';
-import { bootstrap } from '../../src/registry/bootstrap.js';
-import { ManualClock } from '../../src/util/clock.js';
-import { createLogger } from '../../src/util/logger.js';
-import { clientFor } from '../../src/client/client.js';
-import { startScheduler } from '../../src/scheduler/index.js';
-import { claim, gpuClass, gpuNode, l4, req } from './dra-fixtures.js';
+import { claim, gpuClass, l4, req } from './dra-fixtures.js';
+import { draCluster } from './dra-scheduler-cluster.js';
 
 type Json = Record<string, unknown>;
 const claimsRef = 'resource.k8s.io/v1/resourceclaims';
 
 describe('nvidia.com/gpu capacity and DRA devices of one node', () => {
   it('never hand out a GPU twice, before and after a DeviceClass maps the extended resource', async () => {
-    const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 0));
-    const store = new SqliteStore({ path: ':memory:' });
-    const reg = new Registry(store, allResources, clock, createLogger('silent'));
-    bootstrap(reg);
-    const client = clientFor(reg);
-    const now = new Date(clock.nowMs()).toISOString().replace(/\.\d+Z$/, 'Z');
-    const alloc = { cpu: '64', memory: '256Gi', pods: '110', 'nvidia.com/gpu': '2' };
-    client.create('v1/nodes', '', {
-      apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { 'kubernetes.io/hostname': 'n1' } },
-      status: { capacity: alloc, allocatable: alloc, conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: now, lastTransitionTime: now }] },
-    });
-    client.create('resource.k8s.io/v1/deviceclasses', '', { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', ...gpuClass });
-    const { metadata: _m, ...sliceRest } = gpuNode('n1', 2, l4);
-    client.create('resource.k8s.io/v1/resourceslices', '', { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceSlice', metadata: { name: 'n1-gpus' }, ...sliceRest });
+    const { client, until: untilSeen, start: startScheduling, stop } = draCluster({ gpus: 2, model: l4, allocatable: { 'nvidia.com/gpu': '2' } });
 
     const container = (resources: Json) => ({ name: 'c', image: 'x', resources });
     const capacityPod = (name: string) => client.create<Pod>('v1/pods', 'default', {
@@ -51,15 +31,8 @@ describe('nvidia.com/gpu capacity and DRA devices of one node', () => {
     const podOf = (name: string) => client.get<Pod>('v1/pods', 'default', name);
     const why = (name: string) => podOf(name)?.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False')?.message ?? '';
     const bound = (name: string) => podOf(name)?.spec?.nodeName === 'n1';
-    const until = async (cond: () => boolean, what: string) => {
-      for (let i = 0; i < 500 && !cond(); i++) {
-        clock.advance(500);
-        await store.committed();
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      const pods = client.list<Pod>('v1/pods', 'default').map((p) => [p.metadata.name, p.spec?.nodeName, why(p.metadata.name ?? '')]);
-      assert.ok(cond(), `${what}: ${JSON.stringify(pods)}`);
-    };
+    const until = (cond: () => boolean, what: string) =>
+      untilSeen(cond, what, () => client.list<Pod>('v1/pods', 'default').map((p) => [p.metadata.name, p.spec?.nodeName, why(p.metadata.name ?? '')]));
     /** Deletes pods, and their claims as the resourceclaim controller (not running here) would. */
     const remove = async (...names: string[]) => {
       for (const n of names) {
@@ -71,8 +44,7 @@ describe('nvidia.com/gpu capacity and DRA devices of one node', () => {
       await until(() => names.every((n) => !podOf(n) && !client.get(claimsRef, 'default', n)), `${names.join(', ')} gone`);
     };
 
-    await store.committed();
-    const sched = startScheduler(client, clock, createLogger('silent'));
+    await startScheduling();
     try {
       // No class maps nvidia.com/gpu: the capacity pod is counted by NodeResourcesFit, and holds a GPU for DRA too.
       capacityPod('legacy');
@@ -103,8 +75,7 @@ describe('nvidia.com/gpu capacity and DRA devices of one node', () => {
       await remove('legacy', 'mapped-2');
       await until(() => bound('claim-c'), 'claim-c bound once legacy is gone');
     } finally {
-      sched.stop();
-      store.close();
+      stop();
     }
   });
 });
