@@ -6,34 +6,14 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from '../../src/generated/k8s/core/v1.js';
 import type { ResourceClaim } from '../../src/generated/k8s/resource/v1.js';
-import { SqliteStore } from '../../src/storage/sqlite-store.js';
-import { Registry } from '../../src/registry/registry.js';
-import { allResources } from '../../src/registry/resources/index.js';
-import { bootstrap } from '../../src/registry/bootstrap.js';
-import { ManualClock } from '../../src/util/clock.js';
-import { createLogger } from '../../src/util/logger.js';
-import { clientFor } from '../../src/client/client.js';
-import { startScheduler } from '../../src/scheduler/index.js';
-import { claim, gpuClass, gpuNode, h100, req } from './dra-fixtures.js';
+import { claim, h100, req } from './dra-fixtures.js';
+import { draCluster } from './dra-scheduler-cluster.js';
 
 const claimsRef = 'resource.k8s.io/v1/resourceclaims';
 
 describe('a gang with claims', () => {
   it('allocates nothing while it waits, rolls back a failed pre-bind, then binds whole', async () => {
-    const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 0));
-    const store = new SqliteStore({ path: ':memory:' });
-    const reg = new Registry(store, allResources, clock, createLogger('silent'));
-    bootstrap(reg);
-    const client = clientFor(reg);
-    const now = new Date(clock.nowMs()).toISOString().replace(/\.\d+Z$/, 'Z');
-    const alloc = { cpu: '64', memory: '256Gi', pods: '110' };
-    await client.create('v1/nodes', '', {
-      apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1', labels: { 'kubernetes.io/hostname': 'n1' } },
-      status: { capacity: alloc, allocatable: alloc, conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: now, lastTransitionTime: now }] },
-    });
-    await client.create('resource.k8s.io/v1/deviceclasses', '', { apiVersion: 'resource.k8s.io/v1', kind: 'DeviceClass', ...gpuClass });
-    const { metadata: _m, ...sliceRest } = gpuNode('n1', 3, h100);
-    await client.create('resource.k8s.io/v1/resourceslices', '', { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceSlice', metadata: { name: 'n1-gpus' }, ...sliceRest });
+    const { client, until: untilSeen, start, stop } = draCluster({ gpus: 3, model: h100 });
     const mkClaim = async (name: string, count = 1) => {
       const { metadata: _c, ...spec } = claim(name, [req('gpu', { count })]);
       return await client.create<ResourceClaim>(claimsRef, 'default', { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', metadata: { name }, ...spec });
@@ -53,18 +33,10 @@ describe('a gang with claims', () => {
     const claimOf = (name: string) => client.get<ResourceClaim>(claimsRef, 'default', name);
     const podOf = (name: string) => client.get<Pod>('v1/pods', 'default', name);
     const scheduled = (name: string) => podOf(name)?.status?.conditions?.find((c) => c.type === 'PodScheduled');
-    /** Polls (letting the scheduler, its backoff timers and the selector engine's loading run) until `cond` holds. */
-    const until = async (cond: () => boolean, what: string) => {
-      for (let i = 0; i < 500 && !cond(); i++) {
-        clock.advance(500);
-        await store.committed();
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      assert.ok(cond(), `${what}: ${JSON.stringify(['p0', 'p1', 'p2', 'outsider'].map((n) => [n, podOf(n)?.spec?.nodeName, scheduled(n)?.message]))}`);
-    };
+    const until = (cond: () => boolean, what: string) =>
+      untilSeen(cond, what, () => ['p0', 'p1', 'p2', 'outsider'].map((n) => [n, podOf(n)?.spec?.nodeName, scheduled(n)?.message]));
 
-    await store.committed();
-    const sched = startScheduler(client, clock, createLogger('silent'));
+    await start();
     try {
       await mkClaim('c0');
       await mkClaim('c1');
@@ -96,8 +68,7 @@ describe('a gang with claims', () => {
       const devices = ['c0', 'c1', 'c2'].map((n) => claimOf(n)?.status?.allocation?.devices?.results?.[0]?.device);
       assert.equal(new Set(devices).size, 3, devices.join(' '));
     } finally {
-      sched.stop();
-      store.close();
+      stop();
     }
   });
 });

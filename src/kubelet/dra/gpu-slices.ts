@@ -8,8 +8,9 @@ import { createHash } from 'node:crypto';
 import type { Node } from '../../generated/k8s/core/v1.js';
 import type { CounterSet, Device, DeviceClass, ResourceSliceSpec } from '../../generated/k8s/resource/v1.js';
 import { driverVersions, gpuModel, type GpuModel, type MigProfile } from './gpu-models.js';
+import { simulatedGpuDriver } from '../../machinery/dra-names.js';
 
-export const gpuDriver = 'gpu.bonsai.dev';
+export const gpuDriver = simulatedGpuDriver;
 /** A node label asking the driver to publish MIG partitions of its GPUs. */
 export const migLabel = 'bonsai.dev/gpu-mig';
 const gpusPerCounterSlice = 8;

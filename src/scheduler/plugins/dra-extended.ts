@@ -11,6 +11,8 @@ export const extendedClaimAnnotation = 'resource.kubernetes.io/extended-resource
 const implicitPrefix = 'deviceclass.resource.kubernetes.io/';
 /** The uid of the in-memory claim, until PreBind creates it. */
 const uidPrefix = 'extended-resources/';
+/** The uid of the pod's in-memory extended-resource claim (its key among the in-flight allocations). */
+export const extendedDraftUid = (podUid: string): string => `${uidPrefix}${podUid}`;
 
 export interface ExtendedRequests {
   /** The names of the extended resources the claim serves. */
@@ -72,7 +74,7 @@ export function extendedRequests(pod: Pod, classes: ReadonlyMap<string, DeviceCl
   const ns = pod.metadata.namespace ?? '';
   const claim: ResourceClaim = {
     apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim',
-    metadata: { name: `${pod.metadata.name ?? ''}-extended-resources`, namespace: ns, uid: `${uidPrefix}${pod.metadata.uid ?? ''}`, annotations: { [extendedClaimAnnotation]: 'true' } },
+    metadata: { name: `${pod.metadata.name ?? ''}-extended-resources`, namespace: ns, uid: extendedDraftUid(pod.metadata.uid ?? ''), annotations: { [extendedClaimAnnotation]: 'true' } },
     spec: { devices: { requests } },
   };
   return { resources, claim, mappings };

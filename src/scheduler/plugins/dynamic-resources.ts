@@ -13,6 +13,7 @@ import { allocate, allocatedDevices, failureText, loadDeviceCel, nodeSelectorMat
 import type { DraLookups, Failure, FilterPlugin } from '../framework.js';
 import type { NodeInfo } from '../node-info.js';
 import { extendedClaimToCreate, extendedRequests, isExtendedDraft, mayUseExtended, type ExtendedRequests } from './dra-extended.js';
+import { gpusHeldByCapacity, withCapacityGpus } from '../gpu-capacity.js';
 
 export const pluginName = 'DynamicResources';
 
@@ -60,7 +61,7 @@ const matchesNode = (a: AllocationResult, n: NodeInfo): boolean =>
   !a.nodeSelector?.nodeSelectorTerms?.length || nodeSelectorMatches(a.nodeSelector, { name: n.name, labels: n.node?.metadata.labels ?? {} });
 
 /** The devices claims hold, written or in flight (the lookups' kept set when they have one, plus what is in flight). */
-function heldDevices(dra: DraLookups): ReadonlySet<string> {
+export function heldDevices(dra: DraLookups): ReadonlySet<string> {
   const inFlight = [...dra.inFlight.values()].map((f) => f.allocation);
   const written = dra.allocated?.();
   if (!written) return allocatedDevices(dra.claims(), inFlight);
@@ -121,7 +122,10 @@ export const dynamicResources: FilterPlugin = {
     // A node without devices serves extended resources as capacity (NodeResourcesFit counts them there).
     const claims = st.extended && dra.nodeHasDevices(n.name) ? [...st.pending, st.extended.claim] : st.pending;
     if (!claims.length || !cel) return undefined;
-    const out = allocate({ node: { name: n.name, labels: n.node.metadata.labels ?? {} }, slices: dra.slicesFor(n.name), classes: st.classes, claims, allocated: st.allocated }, cel);
+    const slices = dra.slicesFor(n.name);
+    // The node's GPUs that pods hold through its nvidia.com/gpu capacity are taken too (see ../gpu-capacity.ts).
+    const allocated = withCapacityGpus(slices, st.allocated, gpusHeldByCapacity(n, dra));
+    const out = allocate({ node: { name: n.name, labels: n.node.metadata.labels ?? {} }, slices, classes: st.classes, claims, allocated }, cel);
     if (out.ok) {
       st.found.set(n.name, { claims, get allocations() { return out.allocations; } });
       return undefined;

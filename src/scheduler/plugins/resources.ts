@@ -2,14 +2,20 @@
 import type { CycleState, Failure, FilterPlugin, ScorePlugin } from '../framework.js';
 import type { NodeInfo } from '../node-info.js';
 import type { PodInfo } from '../pod-info.js';
+import { gpuResourceName } from '../../machinery/dra-names.js';
+import { gpusHeldByCapacity, gpusHeldByClaims } from '../gpu-capacity.js';
+import { heldDevices } from './dynamic-resources.js';
 
 const tooManyPods = 'Too many pods';
 const fixed = ['cpu', 'memory', 'ephemeral-storage'];
 
 const none: PodInfo[] = [];
 
-/** Why the pod's requests do not fit next to what the node already holds (plus nominated pods); empty when it fits. */
-export function insufficientResources(pi: PodInfo, n: NodeInfo, nominated: PodInfo[] = none, skip?: ReadonlySet<string>): string[] {
+/**
+ * Why the pod's requests do not fit next to what the node already holds (plus nominated pods); empty when it fits.
+ * `inUse` overrides how much of a resource the node has handed out (its GPUs, see gpusInUse).
+ */
+export function insufficientResources(pi: PodInfo, n: NodeInfo, nominated: PodInfo[] = none, skip?: ReadonlySet<string>, inUse?: Readonly<Record<string, number>>): string[] {
   let out: string[] | undefined;
   let podCount = n.pods.size;
   let extra: Record<string, number> | undefined;
@@ -24,7 +30,7 @@ export function insufficientResources(pi: PodInfo, n: NodeInfo, nominated: PodIn
   const req = pi.requests;
   for (const k in req) {
     if (k === 'pods' || skip?.has(k)) continue;
-    const used = (n.requested[k] ?? 0) + (extra?.[k] ?? 0);
+    const used = (inUse?.[k] ?? n.requested[k] ?? 0) + (extra?.[k] ?? 0);
     if ((n.allocatable[k] ?? 0) < req[k] + used) (out ??= []).push(k);
   }
   if (!out) return none as unknown as string[];
@@ -45,14 +51,27 @@ function requestList(s: CycleState): Array<[string, number]> {
 const servedByDevices = (s: CycleState, n: NodeInfo): ReadonlySet<string> | undefined =>
   s.draExtended && s.lookups.dra?.nodeHasDevices(n.name) ? s.draExtended : undefined;
 
+/**
+ * For a pod asking `nvidia.com/gpu` of a node's capacity while the node's driver publishes the same GPUs as devices:
+ * how many of them the node has handed out, through its capacity and through claims (see ../gpu-capacity.ts).
+ */
+function gpusInUse(s: CycleState, n: NodeInfo, skip: ReadonlySet<string> | undefined): Record<string, number> | undefined {
+  const dra = s.lookups.dra;
+  if (!dra || !s.pi.requests[gpuResourceName] || skip?.has(gpuResourceName) || !dra.nodeHasDevices(n.name)) return undefined;
+  let held = s.get<ReadonlySet<string>>(heldKey);
+  if (!held) s.data.set(heldKey, (held = heldDevices(dra)));
+  return { [gpuResourceName]: gpusHeldByCapacity(n, dra) + gpusHeldByClaims(dra.slicesFor(n.name), held) };
+}
+const heldKey = 'NodeResourcesFit/held-devices';
+
 /** Whether the pod fits next to the node's pods with no nominated pods in the way (the common case, cheaply). */
-function fitsPlainly(s: CycleState, n: NodeInfo, skip: ReadonlySet<string> | undefined): boolean {
+function fitsPlainly(s: CycleState, n: NodeInfo, skip: ReadonlySet<string> | undefined, inUse: Readonly<Record<string, number>> | undefined): boolean {
   if (n.pods.size + 1 > n.allowedPods) return false;
   const list = requestList(s);
   for (let i = 0; i < list.length; i++) {
     const [k, v] = list[i];
     if (skip?.has(k)) continue;
-    if ((n.allocatable[k] ?? 0) < v + (n.requested[k] ?? 0)) return false;
+    if ((n.allocatable[k] ?? 0) < v + (inUse?.[k] ?? n.requested[k] ?? 0)) return false;
   }
   return true;
 }
@@ -62,8 +81,9 @@ export const nodeResourcesFitFilter: FilterPlugin = {
   filter(s, n) {
     const nominated = s.nominated ? s.nominated(n.name) : none;
     const skip = servedByDevices(s, n);
-    if (nominated.length === 0 && fitsPlainly(s, n, skip)) return undefined;
-    const reasons = insufficientResources(s.pi, n, nominated, skip);
+    const inUse = gpusInUse(s, n, skip);
+    if (nominated.length === 0 && fitsPlainly(s, n, skip, inUse)) return undefined;
+    const reasons = insufficientResources(s.pi, n, nominated, skip, inUse);
     return reasons.length ? ({ plugin: 'NodeResourcesFit', code: 'Unschedulable', reasons } satisfies Failure) : undefined;
   },
 };
