@@ -383,7 +383,7 @@ export class EtcdStore implements Storage {
     // A GET of one object reads its key (as kube-apiserver's GET without a resourceVersion reads etcd): the state is
     // current for it once the watch has delivered the key's last change. A key that is gone waits for the newest revision.
     const read = one
-      ? this.channel.call({ op: 'range', key: this.layout.key(one.resource, one.namespace, one.name), end: `${this.layout.key(one.resource, one.namespace, one.name)}\0`, limit: 1 })
+      ? this.channel.call({ op: 'range', key: this.layout.key(one.resource, one.namespace, one.name), end: `${this.layout.key(one.resource, one.namespace, one.name)}\0`, limit: 1, keysOnly: true })
       : this.channel.call({ op: 'revision' });
     return read.then((r) => {
       if (!r.ok) throw new StorageError('Timeout', `etcd: ${r.error}`);

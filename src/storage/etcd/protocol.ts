@@ -16,7 +16,8 @@ export type TxnKind = 'create' | 'update' | 'delete';
 
 export type Request =
   | { op: 'txn'; kind: TxnKind; key: string; value?: string; expect?: number }
-  | { op: 'range'; key: string; end: string; revision?: number; limit: number }
+  /** `keysOnly`: without values (a consistent read needs only the key's mod_revision). */
+  | { op: 'range'; key: string; end: string; revision?: number; limit: number; keysOnly?: boolean }
   | { op: 'revision' }
   | { op: 'compact'; revision: number };
 

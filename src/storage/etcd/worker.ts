@@ -53,7 +53,7 @@ async function handle(req: Request): Promise<Reply> {
       return { ok: true, revision, succeeded: false, current: found ? kvOf(found) : undefined };
     }
     case 'range': {
-      const res = await kv.range({ key: Buffer.from(req.key), range_end: Buffer.from(req.end), revision: req.revision ? String(req.revision) : undefined, limit: String(req.limit) }, deadline());
+      const res = await kv.range({ key: Buffer.from(req.key), range_end: Buffer.from(req.end), revision: req.revision ? String(req.revision) : undefined, limit: String(req.limit), keys_only: req.keysOnly }, deadline());
       return { ok: true, revision: Number(res.header.revision), kvs: res.kvs.map(kvOf), more: res.more };
     }
     case 'revision': {
