@@ -71,6 +71,8 @@ export class EtcdStore implements Storage {
   private localMax = 0;
   /** Local writes not yet seen on the watch: revision -> the object returned and its previous state. */
   private readonly local = new Map<number, { object: KObject; previous?: KObject }>();
+  /** Asynchronous writes sent and not answered yet, by etcd key (the latest one per key). */
+  private readonly inflight = new Map<string, PreparedWrite>();
   /** Waiting for `published` to reach a revision. */
   private readonly waiters: RevisionWaiters;
   private closed = false;
@@ -205,7 +207,19 @@ export class EtcdStore implements Storage {
     } catch (e) {
       return Promise.reject(e);
     }
-    return this.channel.call(w.req).then((reply) => this.finish(w, () => reply));
+    const key = w.req.op === 'txn' ? w.req.key : '';
+    this.inflight.set(key, w);
+    return this.channel.call(w.req).then((reply) => {
+      if (this.inflight.get(key) === w) this.inflight.delete(key);
+      return this.finish(w, () => reply);
+    });
+  }
+
+  /** The in-flight write whose transaction made this watch event, when its answer has not come yet. */
+  private inflightWrite(e: WatchEvent): PreparedWrite | undefined {
+    const w = this.inflight.get(e.kv.key);
+    if (!w || w.req.op !== 'txn' || e.type !== 'PUT' || w.req.value !== e.kv.value) return undefined;
+    return (w.kind === 'create' ? !e.prev : e.prev?.mod === w.req.expect) ? w : undefined;
   }
 
   /** The mirror's object, which must exist and (when given) be at `expectedRv`. */
@@ -290,8 +304,13 @@ export class EtcdStore implements Storage {
       if (!p) continue;
       let object: KObject | undefined;
       let previous: KObject | undefined;
+      const pending = mine ? undefined : this.inflightWrite(e);
       if (mine) ({ object, previous } = mine);
-      else {
+      else if (pending) {
+        // The watch brought this process's write before etcd's answer to it: no need to parse what we sent.
+        object = { ...pending.stored, metadata: { ...pending.stored.metadata, resourceVersion: String(rv) } };
+        previous = pending.previous;
+      } else {
         previous = e.prev && this.decode(e.prev);
         if (e.type === 'PUT') {
           const cur = this.mirror.get(p.resource, p.namespace, p.name);
@@ -364,7 +383,7 @@ export class EtcdStore implements Storage {
     // A GET of one object reads its key (as kube-apiserver's GET without a resourceVersion reads etcd): the state is
     // current for it once the watch has delivered the key's last change. A key that is gone waits for the newest revision.
     const read = one
-      ? this.channel.call({ op: 'range', key: this.layout.key(one.resource, one.namespace, one.name), end: `${this.layout.key(one.resource, one.namespace, one.name)}\0`, limit: 1 })
+      ? this.channel.call({ op: 'range', key: this.layout.key(one.resource, one.namespace, one.name), end: `${this.layout.key(one.resource, one.namespace, one.name)}\0`, limit: 1, keysOnly: true })
       : this.channel.call({ op: 'revision' });
     return read.then((r) => {
       if (!r.ok) throw new StorageError('Timeout', `etcd: ${r.error}`);

@@ -16,10 +16,12 @@ export type TxnKind = 'create' | 'update' | 'delete';
 
 export type Request =
   | { op: 'txn'; kind: TxnKind; key: string; value?: string; expect?: number }
-  | { op: 'range'; key: string; end: string; revision?: number; limit: number }
+  /** `keysOnly`: without values (a consistent read needs only the key's mod_revision). */
+  | { op: 'range'; key: string; end: string; revision?: number; limit: number; keysOnly?: boolean }
   | { op: 'revision' }
   | { op: 'compact'; revision: number };
 
+/** A request; the main thread posts them in arrays (the calls of one turn of its event loop). */
 export interface Envelope {
   id: number;
   /** Answered on the reply port (the main thread blocks on the flag) or, when false, by a 'reply' message. */
@@ -47,7 +49,7 @@ export interface WatchEvent {
 /** Control messages to the worker (no reply). */
 export type Control = { op: 'watch'; from: number } | { op: 'progress' } | { op: 'close' };
 
-/** Messages from the worker on its parent port. */
+/** Messages from the worker on its parent port, posted in arrays (what one turn of the worker's loop produced). */
 export type Notice =
   | { kind: 'reply'; id: number; reply: Reply }
   | { kind: 'events'; revision: number; events: WatchEvent[] }

@@ -1,6 +1,6 @@
 // The main thread's side of the etcd worker: synchronous calls block on Atomics.wait (bounded by a timeout, then
 // StorageError Timeout) until the worker posts the answer on a dedicated port; asynchronous calls and the watch
-// stream come back as messages.
+// stream come back as messages. Each direction sends what one turn of its event loop produced as one message.
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { StorageError } from '../errors.js';
 import type { Control, Envelope, Notice, Reply, Request, WorkerInit } from './protocol.js';
@@ -24,19 +24,15 @@ export class WorkerChannel {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve: (r: Reply) => void; timer: NodeJS.Timeout }>();
   private exited = false;
+  private outbox: Envelope[] = [];
 
   constructor(private readonly opts: ChannelOptions) {
     const { port1, port2 } = new MessageChannel();
     this.replies = port1;
     const init: WorkerInit = { hosts: opts.hosts, flag: this.flag.buffer as SharedArrayBuffer, replyPort: port2 as unknown as WorkerInit['replyPort'], prefix: opts.prefix, callTimeoutMs: opts.syncTimeoutMs };
     this.worker = new Worker(compiledModuleUrl('storage/etcd/worker.js'), { workerData: init, transferList: [port2] });
-    this.worker.on('message', (n: Notice) => {
-      if (n.kind !== 'reply') return opts.onNotice(n);
-      const w = this.waiting.get(n.id);
-      if (!w) return;
-      this.waiting.delete(n.id);
-      clearTimeout(w.timer);
-      w.resolve(n.reply);
+    this.worker.on('message', (batch: Notice[]) => {
+      for (const n of batch) this.receive(n);
     });
     this.worker.on('error', (err) => opts.onNotice({ kind: 'log', message: `etcd worker failed: ${err.message}` }));
     this.worker.on('exit', () => {
@@ -50,12 +46,36 @@ export class WorkerChannel {
     this.worker.unref();
   }
 
+  private receive(n: Notice): void {
+    if (n.kind !== 'reply') return this.opts.onNotice(n);
+    const w = this.waiting.get(n.id);
+    if (!w) return;
+    this.waiting.delete(n.id);
+    clearTimeout(w.timer);
+    w.resolve(n.reply);
+  }
+
+  /** Posts the asynchronous calls made during this turn of the event loop as one message. */
+  private send(env: Envelope): void {
+    if (!this.outbox.length) setImmediate(() => this.flush());
+    this.outbox.push(env);
+  }
+
+  private flush(): void {
+    if (!this.outbox.length) return;
+    const batch = this.outbox;
+    this.outbox = [];
+    if (!this.exited) this.worker.postMessage(batch);
+  }
+
   /** Sends `req` and blocks this thread until the worker answers (or the timeout passes). */
   callSync(req: Request): Reply {
     if (this.exited) throw new StorageError('Closed', 'the etcd client is closed');
     const id = this.nextId++;
     Atomics.store(this.flag, 0, 0);
-    this.worker.postMessage({ id, sync: true, req } satisfies Envelope);
+    // Calls made earlier in this turn go first, in order.
+    this.send({ id, sync: true, req });
+    this.flush();
     const until = Date.now() + this.opts.syncTimeoutMs;
     for (;;) {
       const left = until - Date.now();
@@ -83,11 +103,14 @@ export class WorkerChannel {
       }, timeoutMs);
       timer.unref();
       this.waiting.set(id, { resolve, timer });
-      this.worker.postMessage({ id, sync: false, req } satisfies Envelope);
+      // A read (a GET's consistent read) goes at once, ahead of the writes queued in this turn.
+      if (req.op === 'txn') this.send({ id, sync: false, req });
+      else if (!this.exited) this.worker.postMessage([{ id, sync: false, req } satisfies Envelope]);
     });
   }
 
   control(c: Control): void {
+    this.flush();
     if (!this.exited) this.worker.postMessage(c);
   }
 

@@ -10,7 +10,25 @@ const client = new Etcd3({ hosts: init.hosts, dialTimeout: init.callTimeoutMs })
 const port = parentPort!;
 let closing = false;
 
-const post = (n: Notice) => port.postMessage(n);
+/**
+ * Notices go out in batches: everything posted during one turn of this thread's loop travels as one message, so the
+ * main thread handles one message per turn rather than one per watch event and per reply.
+ */
+let outbox: Notice[] = [];
+const flush = () => {
+  const batch = outbox;
+  outbox = [];
+  port.postMessage(batch);
+};
+const post = (n: Notice) => {
+  if (!outbox.length) setImmediate(flush);
+  const last = outbox[outbox.length - 1];
+  // Watch responses back to back become one, which the main thread applies and publishes at once.
+  if (n.kind === 'events' && last?.kind === 'events') {
+    last.events.push(...n.events);
+    last.revision = n.revision;
+  } else outbox.push(n);
+};
 const deadline = () => ({ deadline: Date.now() + init.callTimeoutMs });
 const kvOf = (kv: IKeyValue): KV => ({ key: kv.key.toString(), value: kv.value.toString(), mod: Number(kv.mod_revision), create: Number(kv.create_revision) });
 /** The end of a prefix range: the prefix with its last byte incremented. */
@@ -35,11 +53,13 @@ async function handle(req: Request): Promise<Reply> {
       return { ok: true, revision, succeeded: false, current: found ? kvOf(found) : undefined };
     }
     case 'range': {
-      const res = await kv.range({ key: Buffer.from(req.key), range_end: Buffer.from(req.end), revision: req.revision ? String(req.revision) : undefined, limit: String(req.limit) }, deadline());
+      const res = await kv.range({ key: Buffer.from(req.key), range_end: Buffer.from(req.end), revision: req.revision ? String(req.revision) : undefined, limit: String(req.limit), keys_only: req.keysOnly }, deadline());
       return { ok: true, revision: Number(res.header.revision), kvs: res.kvs.map(kvOf), more: res.more };
     }
     case 'revision': {
-      const res = await kv.range({ key: Buffer.from(init.prefix), range_end: Buffer.from(rangeEnd(init.prefix)), count_only: true }, deadline());
+      // Any range answers with etcd's current revision; one key (the prefix itself, which holds nothing) is a single
+      // index lookup, where counting the prefix walks every key under it.
+      const res = await kv.range({ key: Buffer.from(init.prefix), keys_only: true, limit: '1' }, deadline());
       return { ok: true, revision: Number(res.header.revision) };
     }
     case 'compact': {
@@ -116,12 +136,16 @@ function onWatch(res: IWatchResponse): void {
   post({ kind: 'events', revision, events });
 }
 
-port.on('message', (msg: Envelope | Control) => {
-  if ('req' in msg) {
-    handle(msg.req).then((r) => answer(msg, r), (err: unknown) => {
-      const text = err instanceof Error ? err.message : String(err);
-      answer(msg, { ok: false, error: text, compacted: /compacted/.test(text) });
-    });
+function serve(msg: Envelope): void {
+  handle(msg.req).then((r) => answer(msg, r), (err: unknown) => {
+    const text = err instanceof Error ? err.message : String(err);
+    answer(msg, { ok: false, error: text, compacted: /compacted/.test(text) });
+  });
+}
+
+port.on('message', (msg: Envelope[] | Control) => {
+  if (Array.isArray(msg)) {
+    for (const env of msg) serve(env);
     return;
   }
   switch (msg.op) {
@@ -153,6 +177,7 @@ port.on('message', (msg: Envelope | Control) => {
       }
       client.close();
       post({ kind: 'closed' });
+      flush();
       init.replyPort.close();
       port.close();
       return;
