@@ -59,9 +59,9 @@ export async function handlePatch(reg: Registry, def: ResourceDef, version: stri
       const obj = applyServerSideApply(undefined, { ...applied, metadata: { ...applied.metadata, name } }, gvk, ssa);
       if (needsConversion(def, version)) {
         const stored = await convertedForWrite(reg, def, toStorage(def, version, obj), warnings);
-        return { object: await reg.createAsync(def, namespace, stored, { ...applyOpts, version: def.version }), created: true };
+        return { object: await reg.createOrWait(def, namespace, stored, { ...applyOpts, version: def.version }), created: true };
       }
-      return { object: await reg.createAsync(def, namespace, toStorage(def, version, obj), applyOpts), created: true };
+      return { object: await reg.createOrWait(def, namespace, toStorage(def, version, obj), applyOpts), created: true };
     }
     if (needsConversion(def, version)) return patchConverted(reg, def, version, ns, name, (cur) => applyServerSideApply(cur, applied, gvk, ssa), applyOpts);
     const object = await reg.guaranteedUpdateAsync(def, namespace, name, (cur) => toStorage(def, version, applyServerSideApply(served(def, version, cur), applied, gvk, ssa)), applyOpts);

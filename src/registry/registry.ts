@@ -241,27 +241,22 @@ export class Registry {
     return watchObjects(this, def, namespace, opts, sink);
   }
 
+  /** A create that never waits: the server's own objects (bootstrap, built-in APIServices), which no webhook sees upstream either. */
   create(def: ResourceDef, namespace: string, obj: KObject, opts: WriteOptions = {}): KObject {
     if (opts.audit === false) return runSync(createSteps(this, def, namespace, obj, opts));
     return this.audited(opts.audit?.verb ?? 'create', def, namespace, obj.metadata?.name ?? '', opts.audit?.subresource ?? opts.subresource, 201,
       () => runSync(createSteps(this, def, namespace, obj, opts)), (r) => r);
   }
 
-  /** A create that waits for admission (webhooks): the API server's request path. */
-  createAsync(def: ResourceDef, namespace: string, obj: KObject, opts: WriteOptions = {}): Promise<KObject> {
-    return runAsync(createSteps(this, def, namespace, obj, { ...opts, canWait: true }));
-  }
-
   /**
    * A create that lets admission wait (webhooks), answering at once when no plugin had to (a Promise only when one
-   * did): the API server's request path, and in-process writers that can wait (workload controllers creating pods).
+   * did): the API server's request path, and every in-process writer (through the client's `create`).
    */
   createOrWait(def: ResourceDef, namespace: string, obj: KObject, opts: WriteOptions = {}): KObject | Promise<KObject> {
     const steps = () => drive(createSteps(this, def, namespace, obj, { ...opts, canWait: true }));
     if (opts.audit === false) return steps();
     return this.audited(opts.audit?.verb ?? 'create', def, namespace, obj.metadata?.name ?? '', opts.audit?.subresource ?? opts.subresource, 201, steps, (r) => r);
   }
-
 
   /** guaranteedUpdate that waits for admission; starts over when the object changed while admission waited. */
   async guaranteedUpdateAsync(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: WriteOptions = {}): Promise<KObject> {
