@@ -47,8 +47,6 @@ class HeldDevices {
   }
 }
 
-const noSlices: readonly ResourceSlice[] = [];
-
 /** The DRA lookups, with the slices grouped by node until `invalidate` (a slice changed). */
 export function draLookups(client: Client, engineLoaded: () => void): DraLookups & { invalidate(): void; claimChanged(claim: ResourceClaim, gone: boolean): void } {
   let held: HeldDevices | undefined;
@@ -81,7 +79,7 @@ export function draLookups(client: Client, engineLoaded: () => void): DraLookups
   return {
     invalidate: () => { byNode = undefined; },
     slicesFor(node) {
-      const own = (byNode ?? group()).get(node) ?? noSlices;
+      const own = (byNode ?? group()).get(node) ?? [];
       if (!shared.length) return own;
       let all = withShared.get(node);
       if (!all) withShared.set(node, (all = [...own, ...shared]));
