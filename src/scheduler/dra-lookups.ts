@@ -59,9 +59,12 @@ export function draLookups(client: Client, engineLoaded: () => void): DraLookups
   };
   let byNode: Map<string, ResourceSlice[]> | undefined;
   let shared: ResourceSlice[] = [];
+  /** A node's slices with the shared ones, one array per node (the allocator keeps its pools per array). */
+  let withShared = new Map<string, readonly ResourceSlice[]>();
   const group = () => {
     byNode = new Map();
     shared = [];
+    withShared = new Map();
     for (const sl of client.list<ResourceSlice>(draSlicesRef)) {
       const node = sl.spec.nodeName;
       if (!node) shared.push(sl);
@@ -77,7 +80,10 @@ export function draLookups(client: Client, engineLoaded: () => void): DraLookups
     invalidate: () => { byNode = undefined; },
     slicesFor(node) {
       const own = (byNode ?? group()).get(node) ?? [];
-      return shared.length ? [...own, ...shared] : own;
+      if (!shared.length) return own;
+      let all = withShared.get(node);
+      if (!all) withShared.set(node, (all = [...own, ...shared]));
+      return all;
     },
     nodeHasDevices: (node) => (byNode ?? group()).has(node),
     claim: (ns, name) => client.get<ResourceClaim>(claimsRef, ns, name),

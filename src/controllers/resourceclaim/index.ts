@@ -3,7 +3,7 @@
 import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { ResourceClaim } from '../../generated/k8s/resource/v1.js';
 import { keyFor, splitKey } from '../../machinery/object-key.js';
-import { defineController } from '../runtime/index.js';
+import { defineController, indexes, indexNames } from '../runtime/index.js';
 import { syncClaim } from './claim-sync.js';
 import { claimsRef, owningPod, syncPodClaims, templatesRef } from './pod-claims.js';
 
@@ -29,9 +29,16 @@ const podClaimsController = defineController({
         .filter((p) => p.spec?.resourceClaims?.some((r) => r.resourceClaimTemplateName === c.object.metadata.name)).map((p) => keyFor(p.metadata.namespace ?? '', p.metadata.name ?? '')),
     },
   ],
-  reconcile(key, { client, log }) {
-    const { namespace, name } = splitKey(key);
-    return syncPodClaims(client, log, namespace, name);
+  setup({ client, log, informers }) {
+    // The claims made for a pod, by their controller owner: no list of the namespace's claims per pod.
+    const claims = informers.informer<ResourceClaim>(claimsRef, { [indexNames.byOwner]: indexes.byOwner });
+    const owned = (pod: Pod) => claims.byIndex(indexNames.byOwner, pod.metadata.uid ?? '');
+    return {
+      reconcile(key: string) {
+        const { namespace, name } = splitKey(key);
+        return syncPodClaims(client, log, owned, namespace, name);
+      },
+    };
   },
 });
 

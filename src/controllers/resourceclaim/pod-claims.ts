@@ -29,14 +29,16 @@ export function claimGenerateName(pod: string, claim: string): string {
   return `${pod.slice(0, Math.floor((pod.length * max) / base.length))}-${claim.slice(0, Math.floor((claim.length * max) / base.length))}`;
 }
 
+/** The claims a pod owns (as controller): the claims made for it. */
+export type OwnedClaims = (pod: Pod) => readonly ResourceClaim[];
+
 /** The claim made for one of the pod's claim entries earlier (found by owner and annotation), if any. */
-function findGenerated(client: Client, pod: Pod, entry: PodResourceClaim): ResourceClaim | undefined {
-  return client.list<ResourceClaim>(claimsRef, pod.metadata.namespace ?? '')
-    .find((c) => owningPod(c)?.uid === pod.metadata.uid && c.metadata.annotations?.[podClaimAnnotation] === entry.name);
+function findGenerated(owned: OwnedClaims, pod: Pod, entry: PodResourceClaim): ResourceClaim | undefined {
+  return owned(pod).find((c) => owningPod(c)?.uid === pod.metadata.uid && c.metadata.annotations?.[podClaimAnnotation] === entry.name);
 }
 
 /** Makes the pod's missing claims; returns how long to wait before trying again (a template not there yet). */
-export async function syncPodClaims(client: Client, log: Logger, ns: string, name: string): Promise<number | void> {
+export async function syncPodClaims(client: Client, log: Logger, owned: OwnedClaims, ns: string, name: string): Promise<number | void> {
   const pod = client.get('v1/pods', ns, name);
   if (!pod?.spec?.resourceClaims?.length || isPodDone(pod) || pod.metadata.deletionTimestamp) return;
   const known = new Map((pod.status?.resourceClaimStatuses ?? []).map((s) => [s.name, s.resourceClaimName]));
@@ -50,7 +52,7 @@ export async function syncPodClaims(client: Client, log: Logger, ns: string, nam
       const claim = client.get<ResourceClaim>(claimsRef, ns, recorded);
       if (claim && owningPod(claim)?.uid === pod.metadata.uid) continue;
     }
-    let claim = findGenerated(client, pod, entry);
+    let claim = findGenerated(owned, pod, entry);
     if (!claim) {
       const tpl = client.get<ResourceClaimTemplate>(templatesRef, ns, template);
       if (!tpl) {

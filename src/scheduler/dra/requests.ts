@@ -18,7 +18,7 @@ export class AllocationStop extends Error {
   }
 }
 
-interface Selector { compiled: CompiledSelector; index: number; owner: string }
+export interface Selector { expression: string; compiled: CompiledSelector; index: number; owner: string }
 
 export interface RequestData {
   claimIndex: number;
@@ -147,7 +147,7 @@ export class Planner {
       if (!s.cel) throw new AllocationStop('error', `claim ${claimName(claim)}, request ${request}, selector #${index}: CEL expression empty (unsupported selector type?)`);
       const compiled = this.cel.compile(s.cel.expression);
       if (!compiled.ok) throw new AllocationStop('error', `${owner}: selector #${index}: CEL compile error: ${compiled.error}`);
-      return { compiled, index, owner };
+      return { expression: s.cel.expression, compiled, index, owner };
     });
   }
 
@@ -155,26 +155,30 @@ export class Planner {
   selectable(r: RequestData, c: Candidate): boolean {
     const hit = r.matches.get(c.key);
     if (hit !== undefined) return hit;
-    const ok = this.check(r, c);
+    const ok = deviceSelected(r.selectors, c, this.budget);
     r.matches.set(c.key, ok);
     return ok;
   }
+}
 
-  private check(r: RequestData, c: Candidate): boolean {
-    if (c.device.bindingConditions?.length) return false;
-    for (const s of r.selectors) {
-      if (!s.compiled.ok) return false;
-      const left = this.budget.evaluation();
-      const res = s.compiled.evaluate(c.device, c.id.driver, left);
-      this.budget.celCost += res.cost;
-      if (!res.ok) {
-        if (res.costExceeded && left < selectorMaxCost) {
-          throw new AllocationStop('unschedulable', `allocation gave up: device selectors spent the CEL cost budget of ${this.budget.limits.maxCelCost} on this node`);
-        }
-        throw new AllocationStop('error', `${s.owner}: selector #${s.index} on device ${deviceText(c)}: CEL runtime error: ${res.error}`);
+/**
+ * Whether the device satisfies the selectors, in order (devices with binding conditions never). Each evaluation is
+ * charged to the budget; throws `AllocationStop` when the budget runs out or a selector fails.
+ */
+export function deviceSelected(selectors: readonly Selector[], c: Candidate, budget: Budget): boolean {
+  if (c.device.bindingConditions?.length) return false;
+  for (const s of selectors) {
+    if (!s.compiled.ok) return false;
+    const left = budget.evaluation();
+    const res = s.compiled.evaluate(c.device, c.id.driver, left);
+    budget.celCost += res.cost;
+    if (!res.ok) {
+      if (res.costExceeded && left < selectorMaxCost) {
+        throw new AllocationStop('unschedulable', `allocation gave up: device selectors spent the CEL cost budget of ${budget.limits.maxCelCost} on this node`);
       }
-      if (!res.matches) return false;
+      throw new AllocationStop('error', `${s.owner}: selector #${s.index} on device ${deviceText(c)}: CEL runtime error: ${res.error}`);
     }
-    return true;
+    if (!res.matches) return false;
   }
+  return true;
 }

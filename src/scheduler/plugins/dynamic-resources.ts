@@ -1,6 +1,6 @@
 // DynamicResources: a pod's ResourceClaims must exist, and those not yet allocated must be allocatable on the node
-// from the ResourceSlices its drivers publish (the structured-parameters allocator in ../dra/); an allocated claim
-// must be usable on the node. Once a node is chosen (Reserve) the allocations it got are kept in memory as in flight,
+// from the ResourceSlices its drivers publish (the structured-parameters allocator in ../dra/; for the common claim
+// its quick check, and the search only on the node chosen); an allocated claim must be usable on the node. Once a node is chosen (Reserve) the allocations it got are kept in memory as in flight,
 // so that other attempts see their devices taken (a gang's pods hold places at Permit before any is bound); on
 // binding (PreBind) they are written to the claims' status, with the pod in reservedFor and the delete-protection
 // finalizer. Unreserve forgets what was in flight and takes back what PreBind wrote (a failed gang attempt leaves no
@@ -9,13 +9,19 @@
 // on the first pod that needs it.
 import type { Pod } from '../../generated/k8s/core/v1.js';
 import type { AllocationResult, DeviceClass, ResourceClaim } from '../../generated/k8s/resource/v1.js';
-import { allocate, allocatedDevices, failureText, loadDeviceCel, nodeSelectorMatches, type DeviceCel } from '../dra/index.js';
+import { allocate, allocatedDevices, failureText, loadDeviceCel, nodeSelectorMatches, surelyFits, type AllocateInput, type DeviceCel } from '../dra/index.js';
 import type { DraLookups, Failure, FilterPlugin } from '../framework.js';
 import type { NodeInfo } from '../node-info.js';
 import { extendedClaimToCreate, extendedRequests, isExtendedDraft, mayUseExtended, type ExtendedRequests } from './dra-extended.js';
 import { gpusHeldByCapacity, withCapacityGpus } from '../gpu-capacity.js';
 
 export const pluginName = 'DynamicResources';
+
+/** The allocations of the claims to allocate on one node. */
+interface Found {
+  claims: readonly ResourceClaim[];
+  readonly allocations: AllocationResult[];
+}
 
 interface State {
   /** The pod's claims, each resolved. */
@@ -24,12 +30,17 @@ interface State {
   allocations: Array<AllocationResult | undefined>;
   /** The claims still to allocate. */
   pending: ResourceClaim[];
+  /** `pending` and the extended-resource claim, allocated together on nodes with devices (one list for every node). */
+  withExtended?: ResourceClaim[];
   /** The pod's extended resources that classes map, not yet served by a claim (allocated on nodes with devices). */
   extended?: ExtendedRequests;
   allocated: ReadonlySet<string>;
   classes: ReadonlyMap<string, DeviceClass>;
-  /** Allocations found per node (of `pending`, then the extended-resource claim where it applies), for Reserve and PreBind; built when read. */
-  found: Map<string, { claims: ResourceClaim[]; readonly allocations: AllocationResult[] }>;
+  /**
+   * Allocations found per node (of `pending`, then the extended-resource claim where it applies), for Reserve and
+   * PreBind; built when read. A node the quick check passed has none until Reserve allocates there.
+   */
+  found: Map<string, Found>;
   /** The claims PreBind wrote (for Unreserve): whether it wrote the allocation, or only the reservation; `created`: the uid of a claim it created. */
   written: Array<{ ns: string; name: string; allocation: boolean; created?: string }>;
 }
@@ -71,6 +82,31 @@ export function heldDevices(dra: DraLookups): ReadonlySet<string> {
   return out;
 }
 
+/** What the allocator is asked on node `n`: the claims still to allocate there, or undefined when there are none. */
+function allocateInput(st: State, n: NodeInfo, dra: DraLookups): AllocateInput | undefined {
+  // A node without devices serves extended resources as capacity (NodeResourcesFit counts them there).
+  const claims = st.withExtended && dra.nodeHasDevices(n.name) ? st.withExtended : st.pending;
+  if (!claims.length || !n.node) return undefined;
+  const slices = dra.slicesFor(n.name);
+  // The node's GPUs that pods hold through its nvidia.com/gpu capacity are taken too (see ../gpu-capacity.ts).
+  const allocated = withCapacityGpus(slices, st.allocated, gpusHeldByCapacity(n, dra));
+  return { node: { name: n.name, labels: n.node.metadata.labels ?? {} }, slices, classes: st.classes, claims, allocated };
+}
+
+/**
+ * The allocation on the chosen node when Filter left it to Reserve (kept for PreBind); undefined when there is
+ * nothing to allocate, or should the allocator not agree (PreBind then refuses the pod, which is tried again).
+ */
+function allocateOn(st: State, host: NodeInfo, dra: DraLookups): Found | undefined {
+  const input = allocateInput(st, host, dra);
+  if (!input || !cel) return undefined;
+  const out = allocate(input, cel);
+  if (!out.ok) return undefined;
+  const found = { claims: input.claims, allocations: out.allocations };
+  st.found.set(host.name, found);
+  return found;
+}
+
 export const dynamicResources: FilterPlugin = {
   name: pluginName,
   preFilter(s) {
@@ -107,6 +143,7 @@ export const dynamicResources: FilterPlugin = {
     }
     const state: State = {
       claims, allocations, pending, extended, found: new Map(), written: [], classes,
+      ...(extended ? { withExtended: [...pending, extended.claim] } : {}),
       allocated: toAllocate ? heldDevices(dra) : new Set(),
     };
     s.data.set(key, state);
@@ -119,15 +156,13 @@ export const dynamicResources: FilterPlugin = {
     for (const a of st.allocations) {
       if (a && !matchesNode(a, n)) return unresolvable('resourceclaim not available on the node');
     }
-    // A node without devices serves extended resources as capacity (NodeResourcesFit counts them there).
-    const claims = st.extended && dra.nodeHasDevices(n.name) ? [...st.pending, st.extended.claim] : st.pending;
-    if (!claims.length || !cel) return undefined;
-    const slices = dra.slicesFor(n.name);
-    // The node's GPUs that pods hold through its nvidia.com/gpu capacity are taken too (see ../gpu-capacity.ts).
-    const allocated = withCapacityGpus(slices, st.allocated, gpusHeldByCapacity(n, dra));
-    const out = allocate({ node: { name: n.name, labels: n.node.metadata.labels ?? {} }, slices, classes: st.classes, claims, allocated }, cel);
+    const input = allocateInput(st, n, dra);
+    if (!input || !cel) return undefined;
+    // Most nodes the scheduler filters are never chosen: where the quick check is sure, allocation waits for Reserve.
+    if (surelyFits(input, cel)) return undefined;
+    const out = allocate(input, cel);
     if (out.ok) {
-      st.found.set(n.name, { claims, get allocations() { return out.allocations; } });
+      st.found.set(n.name, { claims: input.claims, get allocations() { return out.allocations; } });
       return undefined;
     }
     const detail = failureText(out.message, out.requests);
@@ -138,11 +173,12 @@ export const dynamicResources: FilterPlugin = {
   },
   reserve(s, host) {
     const st = s.get<State>(key);
-    const found = st?.found.get(host.name);
-    const inFlight = s.lookups.dra?.inFlight;
-    if (!st || !found || !inFlight) return;
+    const dra = s.lookups.dra;
+    if (!st || !dra) return;
+    const found = st.found.get(host.name) ?? allocateOn(st, host, dra);
+    if (!found) return;
     const pod = s.pi.pod.metadata.uid ?? '';
-    found.claims.forEach((c, i) => inFlight.set(claimKey(c), { allocation: found.allocations[i], pod }));
+    found.claims.forEach((c, i) => dra.inFlight.set(claimKey(c), { allocation: found.allocations[i], pod }));
   },
   preBind(s, host) {
     const st = s.get<State>(key);
