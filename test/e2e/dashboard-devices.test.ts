@@ -1,8 +1,8 @@
 // A GPU node's devices in the dashboard's node panel, in headless Chromium (Debian's /usr/bin/chromium through
 // playwright-core) against a real `bonsai serve` with one H100 node of 4 GPUs published with MIG partitions: each
 // GPU with its product name and memory, and who holds it: a pod through a claim from a template, two pods sharing
-// one claim, a pod through the nvidia.com/gpu capacity, a MIG slice under its GPU; the rest free. When the pods go,
-// their GPUs show free again.
+// one claim, a pod through the nvidia.com/gpu capacity, a MIG slice under its GPU; the rest free. The map's GPU bar
+// counts them all. When the pods go, their GPUs show free again.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -90,6 +90,9 @@ describe('web dashboard: devices per node', () => {
     assert.equal(held(new RegExp(`\\| trainer claim ${trainerClaim}$`)).length, 1, 'trainer and its claim');
     assert.equal(held(/\| reader-a, reader-b claim shared$/).length, 1, 'the two pods sharing one claim on one GPU');
     assert.equal(held(/\| legacy \(nvidia\.com\/gpu\)$/).length, 1, 'the pod holding a GPU through the capacity');
+    // The map's GPU bar counts the GPUs claims hold (a partitioned one once) beside the one held through the capacity.
+    const gpuBar = async () => ((await page.locator('.node[data-node="bonsai-mig-1"] .bar', { hasText: 'GPU' }).locator('.bar-text').textContent()) ?? '').trim();
+    assert.equal(await eventually(async () => ((await gpuBar()) === '4/4' ? '4/4' : undefined), 20_000, 'the GPU bar at 4/4'), '4/4');
 
     // The pods go: every GPU is free again, no slice listed.
     await env.k.ok(['delete', 'pod', ...pods, '--wait=true']);
@@ -97,5 +100,6 @@ describe('web dashboard: devices per node', () => {
       const r = await rows();
       return r.length === 4 && r.every((x) => x[1] === 'free' && /\| free$/.test(x[2] ?? '')) ? true : undefined;
     }, 30_000, 'every GPU free');
+    await eventually(async () => (await gpuBar()) === '0/4', 20_000, 'the GPU bar at 0/4');
   });
 });

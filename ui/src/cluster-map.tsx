@@ -48,9 +48,10 @@ function Bar(props: { label: string; used: number; total: number; fmt: (n: numbe
 
 const count = (n: number) => `${Math.round(n)}`;
 
-export const NodeBox = memo(function NodeBox(props: { node: NodeView; pods: PodView[]; selected: boolean; selectedPod: string }) {
+export const NodeBox = memo(function NodeBox(props: { node: NodeView; pods: PodView[]; claimGpus: number; selected: boolean; selectedPod: string }) {
   const { node, pods } = props;
   const u = usage(pods);
+  u.gpu += props.claimGpus;
   const flags = [];
   if (node.stopped) flags.push(<span class="flag stopped">stopped</span>);
   if (node.cordoned) flags.push(<span class="flag cordoned">cordoned</span>);
@@ -109,7 +110,7 @@ export function ClusterMap(props: { state: ClusterState; version: number; select
         </div>
       </div>
       <div class="nodes" ref={win.ref} data-nodes={nodes.length} data-pods={state.pods.size} style={{ paddingTop: `${win.top}px`, paddingBottom: `${win.bottom(nodes.length)}px` }}>
-        {nodes.slice(win.from, win.to).map((n) => <NodeBox key={n.name} node={n} pods={state.podsOn(n.name)} selected={n.name === props.selectedNode} selectedPod={n.name === selPodNode ? props.selectedPod : ""} />)}
+        {nodes.slice(win.from, win.to).map((n) => <NodeBox key={n.name} node={n} pods={state.podsOn(n.name)} claimGpus={state.claimGpus.get(n.name) ?? 0} selected={n.name === props.selectedNode} selectedPod={n.name === selPodNode ? props.selectedPod : ""} />)}
       </div>
     </div>
   );

@@ -195,9 +195,32 @@ export function usage(pods: PodView[]): Resources {
   return u;
 }
 
+/** The simulated GPU driver: its pools are named for their node, a MIG partition's name starts with its GPU's. */
+const gpuDriver = 'gpu.bonsai.dev';
+
+/** GPUs the claims' allocations hold, by node: whole GPUs of the simulated driver, each counted once for its MIG partitions. */
+export function claimGpusByNode(claims: Iterable<Obj>): Map<string, number> {
+  const held = new Set<string>();
+  for (const c of claims) {
+    for (const r of arr(rec(rec(rec(c.status).allocation).devices).results).map(rec)) {
+      const gpu = /^gpu-\d+/.exec(str(r.device))?.[0];
+      if (str(r.driver) === gpuDriver && gpu) held.add(`${str(r.pool)}\n${gpu}`);
+    }
+  }
+  const out = new Map<string, number>();
+  for (const k of held) {
+    const node = k.slice(0, k.indexOf('\n'));
+    out.set(node, (out.get(node) ?? 0) + 1);
+  }
+  return out;
+}
+
 /** Nodes and pods as the map draws them; `version` changes whenever anything did. */
 export class ClusterState {
   nodes = new Map<string, NodeView>();
+  /** GPUs held through ResourceClaims, by node (the map's GPU bar adds them to the pods' nvidia.com/gpu requests). */
+  claimGpus = new Map<string, number>();
+  private claims = new Map<string, Obj>();
   pods = new Map<string, PodView>();
   private byNode = new Map<string, PodView[]>();
   pending: PodView[] = [];
@@ -222,6 +245,21 @@ export class ClusterState {
     for (const o of items) this.pods.set(keyOf(o), podView(o));
     this.listed.pods = true;
     this.rebuildAll();
+  }
+
+  resetClaims(items: Obj[]): void {
+    this.claims = new Map(items.map((o) => [keyOf(o), o]));
+    this.claimGpus = claimGpusByNode(this.claims.values());
+    this.version++;
+  }
+
+  applyClaims(events: WatchEvent[]): void {
+    for (const e of events) {
+      if (e.type === 'DELETED') this.claims.delete(keyOf(e.object));
+      else if (e.type === 'ADDED' || e.type === 'MODIFIED') this.claims.set(keyOf(e.object), e.object);
+    }
+    this.claimGpus = claimGpusByNode(this.claims.values());
+    this.version++;
   }
 
   /** `now`: the simulated time the events arrived, which dates taints that come without a timeAdded. */
