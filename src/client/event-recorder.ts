@@ -100,7 +100,7 @@ export class EventRecorder {
         reportingComponent: this.source.component, reportingInstance: this.source.host ?? '',
       };
       // Built here of fresh values: the write takes it over without a copy.
-      this.client.create('v1/events', namespace, ev as KObject, { owned: true }).catch(bestEffort);
+      this.client.create('v1/events', namespace, ev as KObject, { owned: true }).catch(() => undefined);
       if (seen) {
         // A repeat after the aggregation window (or of an Event deleted meanwhile): later repeats count on the new one.
         seen.event = name;
@@ -110,10 +110,7 @@ export class EventRecorder {
         this.remember(uid, { kind: ref.kind, name: ref.name, fieldPath: ref.fieldPath ?? '', type, reason, message, event: name, namespace, at: now.getTime() });
       }
     } catch {
-      bestEffort();
+      // Events are best effort (the create's refusal too): a terminating namespace or a race never fails the caller.
     }
   }
 }
-
-/** Events are best effort: a terminating namespace or a race never fails the caller. */
-function bestEffort(): void {}

@@ -15,8 +15,8 @@ import { defaultLimits, type AllocateInput, type DeviceCel, type PoolInfo } from
 
 /** What the pod's claims want when all their requests want the same kind of device. */
 interface Demand {
-  /** Names the devices that match (the same for the same selectors' expressions, class then request, and tolerations). */
-  id: number;
+  /** Names the devices that match: the selectors' expressions (class then request) and tolerations. */
+  key: string;
   selectors: Selector[];
   tolerations: DeviceToleration[];
   /** Devices wanted in all. */
@@ -24,20 +24,6 @@ interface Demand {
   requests: number;
   /** The selectors' estimated cost on one device. */
   cost: number;
-}
-
-/** Demand ids by what they name (new ids once it is full: entries cached under an old id are then never asked for). */
-const ids = new Map<string, number>();
-const maxIds = 10_000;
-let nextId = 0;
-
-function idOf(key: string): number {
-  let id = ids.get(key);
-  if (id === undefined) {
-    if (ids.size >= maxIds) ids.clear();
-    ids.set(key, (id = nextId++));
-  }
-  return id;
 }
 
 const demands = new WeakMap<readonly ResourceClaim[], { classes: ReadonlyMap<string, DeviceClass>; demand: Demand | undefined }>();
@@ -72,7 +58,7 @@ function simpleDemand(claims: readonly ResourceClaim[], classes: ReadonlyMap<str
   if (requests.some((r) => keyOf(r) !== key)) return undefined;
   const { selectors, tolerations } = requests[0];
   return {
-    id: idOf(key), selectors, tolerations, need: requests.reduce((n, r) => n + r.count, 0), requests: requests.length,
+    key, selectors, tolerations, need: requests.reduce((n, r) => n + r.count, 0), requests: requests.length,
     cost: selectors.reduce((n, s) => n + (s.compiled.ok ? s.compiled.estimatedCost : Infinity), 0),
   };
 }
@@ -84,22 +70,22 @@ interface Offer {
 }
 
 /**
- * Per node's pools (nodePools' array, the same for a node until a slice changes), per demand id: the offer, or null
+ * Per node's pools (nodePools' array, the same for a node until a slice changes), per demand: the offer, or null
  * when the allocator decides (a matching device consumes counters, a selector failed, a pool is too large to examine).
  */
-const offers = new WeakMap<readonly PoolInfo[], Map<number, Offer | null>>();
+const offers = new WeakMap<readonly PoolInfo[], Map<string, Offer | null>>();
 const maxDemandsPerNode = 64;
 
 function offerOf(pools: readonly PoolInfo[], d: Demand): Offer | null {
   let m = offers.get(pools);
   if (!m) offers.set(pools, (m = new Map()));
   else {
-    const hit = m.get(d.id);
+    const hit = m.get(d.key);
     if (hit !== undefined) return hit;
     if (m.size >= maxDemandsPerNode) m.clear();
   }
   const offer = findOffer(pools, d);
-  m.set(d.id, offer);
+  m.set(d.key, offer);
   return offer;
 }
 
