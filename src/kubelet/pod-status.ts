@@ -2,6 +2,7 @@
 // with stable transition times), container statuses, IPs and start time.
 import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodStatus } from '../generated/k8s/core/v1.js';
 import { normalizeImage, imageID } from './container-ids.js';
+import { nullTime } from '../util/clock.js';
 import { iso } from './pod-advance.js';
 import type { ContainerRun, PodRun } from './pod-runtime.js';
 import { containerSpecs, copyResources, ephemeralSpecs } from './pod-runtime.js';
@@ -114,7 +115,7 @@ function condition(type: string, ok: boolean, old: PodCondition[] | undefined, n
   const prev = old?.find((c) => c.type === type);
   const c: PodCondition & { observedGeneration?: number } = { type, status };
   if (generation !== undefined) c.observedGeneration = generation;
-  c.lastProbeTime = null as unknown as string;
+  c.lastProbeTime = nullTime;
   c.lastTransitionTime = prev && prev.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : iso(now);
   if (reason) c.reason = reason;
   if (message) c.message = message;

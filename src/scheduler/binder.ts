@@ -3,7 +3,7 @@ import type { Pod, PodCondition } from '../generated/k8s/core/v1.js';
 import { EventRecorder } from '../client/event-recorder.js';
 import type { KObject } from '../machinery/types.js';
 import type { Client } from '../client/client.js';
-import { rfc3339 } from '../util/clock.js';
+import { nullTime, rfc3339 } from '../util/clock.js';
 import type { PodInfo } from './pod-info.js';
 
 export const schedulerName = 'default-scheduler';
@@ -49,7 +49,7 @@ export class Binder {
       const now = rfc3339(this.client.clock.now());
       const i = conds.findIndex((c) => c.type === cond.type);
       const old = i >= 0 ? conds[i] : undefined;
-      const next: PodCondition = { ...cond, lastProbeTime: null as unknown as string, lastTransitionTime: old && old.status === cond.status ? old.lastTransitionTime : now };
+      const next: PodCondition = { ...cond, lastProbeTime: nullTime, lastTransitionTime: old && old.status === cond.status ? old.lastTransitionTime : now };
       if (i >= 0) conds[i] = next;
       else conds.push(next);
       if (nominate !== undefined) {

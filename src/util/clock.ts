@@ -21,6 +21,12 @@ export function rfc3339(d: Date): string {
   }
   return rendered;
 }
+/**
+ * A zero metav1.Time as Kubernetes serializes it: JSON null (e.g. a pod condition's lastProbeTime). The generated
+ * types say `string`, as Go's field is a struct, so this one value stands for it.
+ */
+export const nullTime = null as unknown as string;
+
 /** RFC3339 with microseconds, as Kubernetes renders metav1.MicroTime. */
 export function rfc3339Micro(d: Date): string {
   return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');

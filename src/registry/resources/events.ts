@@ -3,6 +3,7 @@ import type { Event as CoreEvent } from '../../generated/k8s/core/v1.js';
 import type { Event as EventsV1 } from '../../generated/k8s/events/v1.js';
 import { pathGetter, type FieldGetter } from '../../machinery/fields.js';
 import type { KObject } from '../../machinery/types.js';
+import { nullTime } from '../../util/clock.js';
 
 export const eventFieldSelectors: Record<string, FieldGetter> = {
   'involvedObject.kind': pathGetter('involvedObject.kind'),
@@ -27,7 +28,7 @@ export function coreEventToEventsV1(obj: KObject): KObject {
   const e = obj as CoreEvent;
   const out: EventsV1 = {
     apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: e.metadata,
-    eventTime: e.eventTime ?? (null as unknown as string),
+    eventTime: e.eventTime ?? nullTime,
     series: e.series && { count: e.series.count ?? 0, lastObservedTime: e.series.lastObservedTime ?? '' },
     reportingController: e.reportingComponent || e.source?.component,
     reportingInstance: e.reportingInstance || e.source?.host,

@@ -10,6 +10,8 @@ const tooManyPods = 'Too many pods';
 const fixed = ['cpu', 'memory', 'ephemeral-storage'];
 
 const none: PodInfo[] = [];
+/** The answer when everything fits (shared: callers only read it). */
+const noReasons: string[] = [];
 
 /**
  * Why the pod's requests do not fit next to what the node already holds (plus nominated pods); empty when it fits.
@@ -33,7 +35,7 @@ export function insufficientResources(pi: PodInfo, n: NodeInfo, nominated: PodIn
     const used = (inUse?.[k] ?? n.requested[k] ?? 0) + (extra?.[k] ?? 0);
     if ((n.allocatable[k] ?? 0) < req[k] + used) (out ??= []).push(k);
   }
-  if (!out) return none as unknown as string[];
+  if (!out) return noReasons;
   // Upstream's order: pods, cpu, memory, ephemeral-storage, then extended resources.
   const rank = (r: string) => (r === tooManyPods ? -1 : fixed.indexOf(r) < 0 ? fixed.length : fixed.indexOf(r));
   return out.sort((a, b) => rank(a) - rank(b)).map((r) => (r === tooManyPods ? r : `Insufficient ${r}`));
