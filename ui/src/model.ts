@@ -1,4 +1,5 @@
-// What the cluster map shows, reduced from API objects: nodes, pods, and per-node pod lists. The state applies
+// What the cluster map shows, reduced from API objects: nodes, pods, and per-node pod lists (and the DRA objects kept
+// for the devices, dra-state.ts). The state applies
 // batches of watch events and replaces only the lists of the nodes they touched, so memoized node boxes of the
 // others do not render again.
 import type { Toleration } from '../../src/generated/k8s/core/v1.js';
@@ -8,7 +9,6 @@ import { DraState } from './dra-state.js';
 import { arr, keyOf, rec, str, type Obj, type WatchEvent } from './objects.js';
 
 export { arr, keyOf, rec, str, type Obj, type WatchEvent } from './objects.js';
-
 
 export interface Resources {
   cpu: number;
@@ -68,7 +68,6 @@ export interface NodeView {
   /** Roles from `node-role.kubernetes.io/<role>` labels (as kubectl's ROLES column): `control-plane` on kind's. */
   roles: string[];
 }
-
 
 /** A label's value: own string properties only (labels come from JSON, which may hold any key). */
 export function label(labels: Obj, key: string): string | undefined {

@@ -40,9 +40,9 @@ async function stateAt(revision: number): Promise<Travel> {
   return { state, revision: num(body.revision) || revision, time: str(body.time), resources };
 }
 
-const kindOfResource: Record<string, string> = {
-  nodes: 'Node', pods: 'Pod', 'resourceslices.resource.k8s.io': 'ResourceSlice', 'resourceclaims.resource.k8s.io': 'ResourceClaim',
-};
+const kindOfResource = new Map([
+  ['nodes', 'Node'], ['pods', 'Pod'], ['resourceslices.resource.k8s.io', 'ResourceSlice'], ['resourceclaims.resource.k8s.io', 'ResourceClaim'],
+]);
 
 /** Applies the changes after `from` up to `to` (paged) to the state. */
 async function replay(t: Travel, to: number): Promise<string> {
@@ -55,7 +55,7 @@ async function replay(t: Travel, to: number): Promise<string> {
     const byKind = new Map<string, WatchEvent[]>();
     for (const c of items) {
       const object = rec(c.object);
-      const kind = str(object.kind) || kindOfResource[str(c.resource)] || '';
+      const kind = str(object.kind) || kindOfResource.get(str(c.resource)) || '';
       let evs = byKind.get(kind);
       if (!evs) byKind.set(kind, (evs = []));
       evs.push({ type: str(c.type), object });
