@@ -11,6 +11,7 @@ import { normalizeImage } from './container-ids.js';
 import { iso } from './pod-advance.js';
 import { containerSpecs, copyResources, type ContainerRun, type PodRun } from './pod-runtime.js';
 import { isReady } from './pod-status.js';
+import { recordedGpus } from '../machinery/gpu-devices.js';
 
 /** Back-off bounds as the advancer applies them (initial 10 s, doubling, at most 5 min). */
 const initialBackoffMs = 10_000;
@@ -94,6 +95,7 @@ export function adoptPod(pod: Pod, nodeName: string, now: number): AdoptedPod {
     ephemeral: (status.ephemeralContainerStatuses ?? []).map((s) => adoptContainer(s.name, 'ephemeral', s, now)),
     allocated: new Map(), actuated: new Map(),
     finished: status.phase === 'Succeeded' || status.phase === 'Failed',
+    gpus: recordedGpus(status),
   };
   const images: string[] = [];
   for (const { spec } of specs) {
@@ -146,7 +148,7 @@ export function adoptedStatusCurrent(pod: Pod, run: PodRun, now: number, hostIP:
   if (conds[steadyConditions.length].type !== 'PodScheduled' || conds[steadyConditions.length].status !== 'True') return false;
   const containers = spec.containers ?? [];
   const statuses = st.containerStatuses ?? [];
-  if (containers.length !== run.containers.length || statuses.length !== containers.length) return false;
+  if (containers.length !== run.containers.length || statuses.length !== containers.length || run.gpus) return false;
   for (let i = 0; i < containers.length; i++) {
     const c = run.containers[i];
     const want = containers[i];

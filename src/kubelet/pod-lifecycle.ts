@@ -28,6 +28,8 @@ import { runImageEffects } from './image-effects.js';
 import { recheckReferences, ReferenceWaits, referenceLookup, waitsOnReferences } from './reference-waits.js';
 import { keyOf } from '../machinery/object-key.js';
 import { CommandResults, commandLine } from './command-runner.js';
+import { chooseCapacityGpus, usesCapacityGpus } from './dra/capacity-gpus.js';
+import { recordedIds } from '../machinery/gpu-devices.js';
 
 /** The event fieldPath of a container: `spec.containers{web}`, `spec.initContainers{setup}`, `spec.ephemeralContainers{debugger-x}`. */
 const fieldPathOf = (c: { kind: string; name: string }) =>
@@ -189,6 +191,7 @@ export class PodLifecycle {
       this.runs.set(uid, run);
       markPresent(this.pulled, nodeName, adopted.images);
       if (run.podIP) agent.allocatePodIP(uid);
+      this.holdGpus(pod, run);
     }
     addEphemeralRuns(pod, run, now);
     if (pod.metadata?.deletionTimestamp) return this.terminate(pod, run, agent, now);
@@ -238,10 +241,18 @@ export class PodLifecycle {
     const nodeName = pod.spec?.nodeName ?? '';
     const now = this.ctx.clock.nowMs();
     const { run } = adoptPod(pod, nodeName, now);
+    this.holdGpus(pod, run);
     this.runs.set(uid, run);
     this.filed.file(keyOf(pod), nodeName);
     this.advancer(pod, run, this.nodes.agent(nodeName), now).resume();
     return run;
+  }
+
+  /** The GPUs a pod holds through its node's capacity: as its status recorded them, else chosen now. */
+  private holdGpus(pod: Pod, run: PodRun): void {
+    if (run.gpus || run.finished || !usesCapacityGpus(pod)) return;
+    const others = [...this.runs.values()].filter((r) => r !== run && r.nodeName === run.nodeName && !r.finished).flatMap((r) => [...recordedIds(r.gpus)]);
+    run.gpus = chooseCapacityGpus(this.ctx.client, pod, run.nodeName, others);
   }
 
   /**

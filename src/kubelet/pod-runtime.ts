@@ -91,6 +91,8 @@ export interface PodRun {
   deadlineExceeded?: boolean;
   /** The terminal phase has been reported and the sandbox released. */
   finished?: boolean;
+  /** The GPU IDs each container holds through the node's nvidia.com/gpu capacity (dra/capacity-gpus.ts). */
+  gpus?: Map<string, string[]>;
 }
 
 export function containerSpecs(pod: Pod): Array<{ spec: Container; kind: ContainerKind }> {

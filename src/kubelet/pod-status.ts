@@ -6,6 +6,7 @@ import { nullTime } from '../util/clock.js';
 import { iso } from './pod-advance.js';
 import type { ContainerRun, PodRun } from './pod-runtime.js';
 import { containerSpecs, copyResources, ephemeralSpecs } from './pod-runtime.js';
+import { gpuResourceName } from '../machinery/dra-names.js';
 
 export type Phase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 
@@ -100,6 +101,8 @@ function containerStatus(pod: Pod, run: PodRun, spec: Container, c: ContainerRun
     started: c.stage === 'running' && (c.startedProbeMs ?? Infinity) <= now,
   };
   if (c.containerID) st.containerID = c.containerID;
+  const gpus = run.gpus?.get(c.name);
+  if (gpus) st.allocatedResourcesStatus = [{ name: gpuResourceName, resources: gpus.map((resourceID) => ({ resourceID, health: 'Healthy' })) }];
   const spent = spec.resources ?? {};
   if (Object.keys(spent.requests ?? {}).length || Object.keys(spent.limits ?? {}).length) {
     const allocated = run.allocated.get(c.name) ?? spent;

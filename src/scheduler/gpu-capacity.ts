@@ -3,10 +3,12 @@
 // (KEP-5004) serves an extended resource through the device plugin on a node whose allocatable has it and through a
 // DeviceClass's devices elsewhere, and leaves it to the operator not to run a device plugin and a DRA driver for the
 // same hardware. Here both describe one set of GPUs, so each side counts what the other handed out: NodeResourcesFit
-// counts the GPUs claims hold on the node next to the capacity pods' requests, and the allocator sees as many of the
-// node's free whole GPUs taken as the pods bound through the capacity hold.
+// counts the GPUs claims hold on the node next to the capacity pods' requests, and the allocator sees the GPUs the
+// pods bound through the capacity hold taken (as the kubelet chose them, ../machinery/gpu-devices.ts).
+import type { Pod } from '../generated/k8s/core/v1.js';
 import type { Device, ResourceSlice } from '../generated/k8s/resource/v1.js';
 import { gpuResourceName, simulatedGpuDriver } from '../machinery/dra-names.js';
+import { firstFree, physicalGpu, recordedGpus, recordedIds } from '../machinery/gpu-devices.js';
 import { deviceKey } from './dra/index.js';
 import type { DraLookups } from './framework.js';
 import type { NodeInfo } from './node-info.js';
@@ -21,9 +23,7 @@ function* gpuDevices(slices: readonly ResourceSlice[]): Generator<{ device: Devi
     if (sl.spec.driver !== simulatedGpuDriver) continue;
     const pool = sl.spec.pool.name;
     for (const device of sl.spec.devices ?? []) {
-      // A MIG partition and its parent GPU consume the same counter set; a GPU without partitions is itself.
-      const gpu = `${pool}/${device.consumesCounters?.[0]?.counterSet ?? device.name}`;
-      yield { device, key: deviceKey({ driver: simulatedGpuDriver, pool, device: device.name }), gpu };
+      yield { device, key: deviceKey({ driver: simulatedGpuDriver, pool, device: device.name }), gpu: physicalGpu(pool, device) };
     }
   }
 }
@@ -36,38 +36,52 @@ export function gpusHeldByClaims(slices: readonly ResourceSlice[], held: Readonl
   return gpus.size;
 }
 
+/** The node's pods holding `nvidia.com/gpu` through its capacity, with how many each asks for. */
+function* capacityPods(n: NodeInfo, dra: DraLookups): Generator<{ pod: Pod; want: number }> {
+  if (!n.requested[gpuResourceName]) return;
+  for (const pi of n.pods.values()) {
+    const want = pi.requests[gpuResourceName];
+    if (!want || pi.pod.status?.extendedResourceClaimStatus || dra.inFlight.has(extendedDraftUid(pi.uid))) continue;
+    yield { pod: pi.pod, want };
+  }
+}
+
 /**
  * The `nvidia.com/gpu` the node's pods hold through its capacity: pods not served by a DRA claim (bound while no
  * DeviceClass mapped the resource, or on a node without devices). A pod whose mapped request waits in flight counts
  * among the claims.
  */
 export function gpusHeldByCapacity(n: NodeInfo, dra: DraLookups): number {
-  if (!n.requested[gpuResourceName]) return 0;
   let count = 0;
-  for (const pi of n.pods.values()) {
-    const want = pi.requests[gpuResourceName];
-    if (!want || pi.pod.status?.extendedResourceClaimStatus || dra.inFlight.has(extendedDraftUid(pi.uid))) continue;
-    count += want;
-  }
+  for (const p of capacityPods(n, dra)) count += p.want;
   return count;
 }
 
 /**
- * `held` plus `count` whole GPUs of the slices that neither a claim nor a partition of theirs holds (in the order the
- * driver publishes them): the GPUs the capacity pods use, as the allocator should see them.
+ * `held` plus the whole GPUs of the slices the node's capacity pods hold: those the kubelet recorded for them (by
+ * UUID), and for the pods it has not chosen for yet as many of the first whole GPUs that neither a claim, a partition
+ * of theirs nor a recorded pod holds (in the order the driver publishes them), as the kubelet will choose them.
  */
-export function withCapacityGpus(slices: readonly ResourceSlice[], held: ReadonlySet<string>, count: number): ReadonlySet<string> {
-  if (count <= 0) return held;
-  const busy = new Set<string>();
+export function withCapacityGpus(slices: readonly ResourceSlice[], held: ReadonlySet<string>, n: NodeInfo, dra: DraLookups): ReadonlySet<string> {
+  let unrecorded = 0;
+  const ids = new Set<string>();
+  for (const p of capacityPods(n, dra)) {
+    const recorded = recordedGpus(p.pod.status);
+    if (recorded) for (const id of recordedIds(recorded)) ids.add(id);
+    else unrecorded += p.want;
+  }
+  if (!unrecorded && !ids.size) return held;
   const devices = [...gpuDevices(slices)];
-  for (const d of devices) if (held.has(d.key)) busy.add(d.gpu);
+  const busy = new Set<string>();
   const out = new Set(held);
-  for (const d of devices) {
-    if (count === 0) break;
-    if (!isWholeGpu(d.device) || busy.has(d.gpu)) continue;
+  const whole = devices.filter((d) => isWholeGpu(d.device));
+  for (const d of devices) if (held.has(d.key)) busy.add(d.gpu);
+  for (const d of whole) {
+    const uuid = d.device.attributes?.uuid?.string ?? d.device.name;
+    if (!ids.has(uuid)) continue;
     out.add(d.key);
     busy.add(d.gpu);
-    count--;
   }
+  for (const d of firstFree(whole, (x) => x.gpu, busy, unrecorded)) out.add(d.key);
   return out;
 }

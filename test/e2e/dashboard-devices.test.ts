@@ -1,8 +1,9 @@
 // A GPU node's devices in the dashboard's node panel, in headless Chromium (Debian's /usr/bin/chromium through
 // playwright-core) against a real `bonsai serve` with one H100 node of 4 GPUs published with MIG partitions: each
 // GPU with its product name and memory, and who holds it: a pod through a claim from a template, two pods sharing
-// one claim, a pod through the nvidia.com/gpu capacity, a MIG slice under its GPU; the rest free. The map's GPU bar
-// counts them all. When the pods go, their GPUs show free again.
+// one claim, a pod through the nvidia.com/gpu capacity (the GPU the kubelet handed it), a MIG slice under its GPU; the
+// rest free. The map's GPU bar counts them all. When the pods go, their GPUs show free again; time travel back to
+// when they were held shows them held, in the panel and on the bar.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -41,6 +42,11 @@ describe('web dashboard: devices per node', () => {
     await browser?.close();
   });
 
+  const history = async () => {
+    const r = await fetch(`${env.server.url}/bonsai/v1/history`);
+    assert.equal(r.status, 200, 'GET /bonsai/v1/history');
+    return (await r.json()) as { oldest: number; newest: number };
+  };
   const apply = (...items: Json[]) => env.k.ok(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'List', items }) });
   /** The panel's device rows: name, state and the cells' text (` | ` between cells). */
   const rows = () => page.locator('[data-node-devices="bonsai-mig-1"] tr[data-device]').evaluateAll((els) => els.map((e) => [
@@ -90,9 +96,16 @@ describe('web dashboard: devices per node', () => {
     assert.equal(held(new RegExp(`\\| trainer claim ${trainerClaim}$`)).length, 1, 'trainer and its claim');
     assert.equal(held(/\| reader-a, reader-b claim shared$/).length, 1, 'the two pods sharing one claim on one GPU');
     assert.equal(held(/\| legacy \(nvidia\.com\/gpu\)$/).length, 1, 'the pod holding a GPU through the capacity');
+    // ... the GPU the kubelet handed it (by UUID, in its container status).
+    const legacyUuid = (await env.k.ok(['get', 'pod', 'legacy', '-o', 'jsonpath={.status.containerStatuses[0].allocatedResourcesStatus[0].resources[0].resourceID}'])).trim();
+    const slices = (JSON.parse(await env.k.ok(['get', 'resourceslices', '-o', 'json'])) as Json).items as Json[];
+    const legacyGpu = slices.flatMap((x) => (x.spec.devices ?? []) as Json[]).find((d) => d.attributes.uuid?.string === legacyUuid)?.name;
+    assert.match(legacyUuid, /^GPU-/);
+    assert.equal(byName.get(legacyGpu)?.[1], 'capacity', `${legacyGpu} held by legacy`);
     // The map's GPU bar counts the GPUs claims hold (a partitioned one once) beside the one held through the capacity.
     const gpuBar = async () => ((await page.locator('.node[data-node="bonsai-mig-1"] .bar', { hasText: 'GPU' }).locator('.bar-text').textContent()) ?? '').trim();
     assert.equal(await eventually(async () => ((await gpuBar()) === '4/4' ? '4/4' : undefined), 20_000, 'the GPU bar at 4/4'), '4/4');
+    const heldAt = (await history()).newest;
 
     // The pods go: every GPU is free again, no slice listed.
     await env.k.ok(['delete', 'pod', ...pods, '--wait=true']);
@@ -101,5 +114,18 @@ describe('web dashboard: devices per node', () => {
       return r.length === 4 && r.every((x) => x[1] === 'free' && /\| free$/.test(x[2] ?? '')) ? true : undefined;
     }, 30_000, 'every GPU free');
     await eventually(async () => (await gpuBar()) === '0/4', 20_000, 'the GPU bar at 0/4');
+
+    // Back in time to when they were held: the panel and the bar show the devices and claims as they were then.
+    await page.goto(`${env.server.url}/ui/#/time-travel?rev=${heldAt}&node=bonsai-mig-1`);
+    await page.locator(`.travel[data-revision="${heldAt}"]`).waitFor(wait);
+    const past = await eventually(async () => {
+      const r = await rows();
+      return r.filter((x) => x[1] !== 'free').length === 5 ? r : undefined;
+    }, 20_000, 'the past holders listed');
+    assert.deepEqual(past, shown, 'the panel as it was');
+    assert.equal(await gpuBar(), '4/4');
+    // Back to live: free again.
+    await page.locator('[data-action="leave-travel"]').click();
+    await eventually(async () => (await gpuBar()) === '0/4', 20_000, 'the live GPU bar at 0/4');
   });
 });

@@ -79,3 +79,10 @@ export async function request<T = unknown>(method: string, path: string, body?: 
 
 export const getJson = <T = unknown>(path: string): Promise<T> => request<T>('GET', path);
 export const mergePatch = <T = unknown>(path: string, body: unknown): Promise<T> => request<T>('PATCH', path, body, 'application/merge-patch+json');
+
+/** A GET whose 401 or 403 goes to the caller only (a view that can do without), not to the auth banner. */
+export async function getJsonQuietly<T = unknown>(path: string): Promise<T> {
+  const res = await fetch(apiUrl(path), { headers: headers() });
+  if (!res.ok) throw await failureOf(res, true);
+  return (await res.json()) as T;
+}

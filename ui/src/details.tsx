@@ -39,7 +39,7 @@ export function NodeDetails(props: { state: ClusterState; live: ClusterState; na
       <Taints taints={n.taints} pods={pods} live={!readOnly} />
       {n.problems.length ? <p>Conditions: {n.problems.join(', ')}</p> : null}
       <p>{pods.length} pods</p>
-      {readOnly ? null : <NodeDevices node={n.name} pods={pods} />}
+      <NodeDevices node={n.name} pods={pods} state={props.state} version={props.state.version} />
       {readOnly ? <p class="muted">time travel: controls are off</p> : (
         <div class="actions">
           <button data-action="stop-node" onClick={() => run(n.stopped ? 'start' : 'stop', () => mergePatch(nodePath(n.name), { metadata: { annotations: { 'bonsai.dev/stopped': n.stopped ? null : 'true' } } }))}>

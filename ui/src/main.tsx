@@ -46,8 +46,14 @@ function useLive(bump: () => void, onError: (e: ApiFailure | Error | undefined) 
     // Add-on kinds, when the server serves their groups.
     void getJson('/apis').then((d) => {
       const groups = new Map(arr(rec(d).groups).map(rec).map((g) => [str(g.name), arr(g.versions).map((v) => str(rec(v).version))]));
-      // GPUs held through ResourceClaims count on the map's GPU bars, when the server serves resource.k8s.io/v1.
+      // Devices and the claims holding them (the node panel's devices, GPUs held through claims on the map's GPU
+      // bars), when the server serves resource.k8s.io/v1.
       if (groups.get('resource.k8s.io')?.includes('v1')) {
+        new ListWatch('/apis/resource.k8s.io/v1/resourceslices', {
+          reset: (items) => { state.resetSlices(items); bump(); },
+          batch: (evs) => { state.applySlices(evs); bump(); },
+          quiet: true,
+        }).start();
         new ListWatch('/apis/resource.k8s.io/v1/resourceclaims', {
           reset: (items) => { state.resetClaims(items); bump(); },
           batch: (evs) => { state.applyClaims(evs); bump(); },

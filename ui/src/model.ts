@@ -1,10 +1,14 @@
-// What the cluster map shows, reduced from API objects: nodes, pods, and per-node pod lists. The state applies
+// What the cluster map shows, reduced from API objects: nodes, pods, and per-node pod lists (and the DRA objects kept
+// for the devices, dra-state.ts). The state applies
 // batches of watch events and replaces only the lists of the nodes they touched, so memoized node boxes of the
 // others do not render again.
 import type { Toleration } from '../../src/generated/k8s/core/v1.js';
 import { quantity } from './quantity.js';
+import { recordedGpus, recordedIds } from '../../src/machinery/gpu-devices.js';
+import { DraState } from './dra-state.js';
+import { arr, keyOf, rec, str, type Obj, type WatchEvent } from './objects.js';
 
-export type Obj = Record<string, unknown>;
+export { arr, keyOf, rec, str, type Obj, type WatchEvent } from './objects.js';
 
 export interface Resources {
   cpu: number;
@@ -36,6 +40,8 @@ export interface PodView {
   /** The gang (pod group of a Workload) it belongs to, `<ns>/<workload>/<group>`, or ''. */
   gang: string;
   tolerations: Toleration[];
+  /** The GPUs the kubelet handed it through the node's nvidia.com/gpu capacity (UUIDs, or indexes), as its status says. */
+  gpuIds: string[];
 }
 
 export interface TaintView {
@@ -61,15 +67,6 @@ export interface NodeView {
   zone: string;
   /** Roles from `node-role.kubernetes.io/<role>` labels (as kubectl's ROLES column): `control-plane` on kind's. */
   roles: string[];
-}
-
-export const rec = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
-export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-export const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-
-export function keyOf(o: Obj): string {
-  const m = rec(o.metadata);
-  return m.namespace ? `${str(m.namespace)}/${str(m.name)}` : str(m.name);
 }
 
 /** A label's value: own string properties only (labels come from JSON, which may hold any key). */
@@ -133,7 +130,7 @@ export function podView(o: Obj): PodView {
     key: keyOf(o), ns: str(m.namespace), name: str(m.name), node: str(spec.nodeName), phase: str(st.phase) || 'Pending', ready,
     deleting: !!m.deletionTimestamp, reason, labels: rec(m.labels), owner: owner.kind ? `${str(owner.kind)}/${str(owner.name)}` : '',
     req: podRequests(spec), restarts, ended, created: Date.parse(str(m.creationTimestamp)), gang: gangOf(str(m.namespace), rec(spec.workloadRef)),
-    tolerations: arr(spec.tolerations).map(toleration),
+    tolerations: arr(spec.tolerations).map(toleration), gpuIds: [...recordedIds(recordedGpus(st))],
   };
 }
 
@@ -175,11 +172,6 @@ function taintsSeen(next: NodeView, before: NodeView | undefined, now?: number):
   return { ...next, taints };
 }
 
-export interface WatchEvent {
-  type: string;
-  object: Obj;
-}
-
 const noPods: PodView[] = [];
 const terminal = (p: PodView) => p.phase === 'Succeeded' || p.phase === 'Failed';
 
@@ -195,32 +187,11 @@ export function usage(pods: PodView[]): Resources {
   return u;
 }
 
-/** The simulated GPU driver: its pools are named for their node, a MIG partition's name starts with its GPU's. */
-const gpuDriver = 'gpu.bonsai.dev';
-
-/** GPUs the claims' allocations hold, by node: whole GPUs of the simulated driver, each counted once for its MIG partitions. */
-export function claimGpusByNode(claims: Iterable<Obj>): Map<string, number> {
-  const held = new Set<string>();
-  for (const c of claims) {
-    for (const r of arr(rec(rec(rec(c.status).allocation).devices).results).map(rec)) {
-      const gpu = /^gpu-\d+/.exec(str(r.device))?.[0];
-      if (str(r.driver) === gpuDriver && gpu) held.add(`${str(r.pool)}\n${gpu}`);
-    }
-  }
-  const out = new Map<string, number>();
-  for (const k of held) {
-    const node = k.slice(0, k.indexOf('\n'));
-    out.set(node, (out.get(node) ?? 0) + 1);
-  }
-  return out;
-}
-
 /** Nodes and pods as the map draws them; `version` changes whenever anything did. */
 export class ClusterState {
   nodes = new Map<string, NodeView>();
-  /** GPUs held through ResourceClaims, by node (the map's GPU bar adds them to the pods' nvidia.com/gpu requests). */
-  claimGpus = new Map<string, number>();
-  private claims = new Map<string, Obj>();
+  /** ResourceSlices and ResourceClaims (the node panel's devices, and the GPUs claims hold for the map's GPU bar). */
+  readonly dra = new DraState();
   pods = new Map<string, PodView>();
   private byNode = new Map<string, PodView[]>();
   pending: PodView[] = [];
@@ -247,18 +218,28 @@ export class ClusterState {
     this.rebuildAll();
   }
 
+  /** GPUs held through ResourceClaims, by node (the map's GPU bar adds them to the pods' nvidia.com/gpu requests). */
+  get claimGpus(): ReadonlyMap<string, number> {
+    return this.dra.claimGpus;
+  }
+
   resetClaims(items: Obj[]): void {
-    this.claims = new Map(items.map((o) => [keyOf(o), o]));
-    this.claimGpus = claimGpusByNode(this.claims.values());
+    this.dra.resetClaims(items);
     this.version++;
   }
 
   applyClaims(events: WatchEvent[]): void {
-    for (const e of events) {
-      if (e.type === 'DELETED') this.claims.delete(keyOf(e.object));
-      else if (e.type === 'ADDED' || e.type === 'MODIFIED') this.claims.set(keyOf(e.object), e.object);
-    }
-    this.claimGpus = claimGpusByNode(this.claims.values());
+    this.dra.applyClaims(events);
+    this.version++;
+  }
+
+  resetSlices(items: Obj[]): void {
+    this.dra.resetSlices(items);
+    this.version++;
+  }
+
+  applySlices(events: WatchEvent[]): void {
+    this.dra.applySlices(events);
     this.version++;
   }
 

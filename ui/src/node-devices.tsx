@@ -1,13 +1,10 @@
-// The devices of the selected node (its ResourceSlices, read when the panel opens and whenever its pods change):
-// a row per GPU with its model and memory, who holds it (the claim and its pods, a pod through the nvidia.com/gpu
-// capacity) or free, and the MIG slices held, under their GPU.
-import { useEffect, useState } from 'preact/hooks';
-import { getJson } from './api.js';
+// The devices of the selected node, from the ResourceSlices and ResourceClaims the dashboard keeps (live, or as of
+// the revision time travel shows): a row per GPU with its model and memory, who holds it (the claim and its pods, a
+// pod through the nvidia.com/gpu capacity) or free, and the MIG slices held, under their GPU.
+import { useMemo } from 'preact/hooks';
 import { nodeDevices, type DeviceRow } from './devices.js';
-import { arr, rec, type Obj, type PodView } from './model.js';
+import type { ClusterState, PodView } from './model.js';
 
-const slicesPath = (node: string) => `/apis/resource.k8s.io/v1/resourceslices?fieldSelector=${encodeURIComponent(`spec.nodeName=${node}`)}`;
-const claimsPath = '/apis/resource.k8s.io/v1/resourceclaims';
 const short = (key: string) => key.replace(/^default\//, '');
 
 function holder(r: DeviceRow) {
@@ -17,29 +14,10 @@ function holder(r: DeviceRow) {
   return <span>{r.pods.length ? r.pods.map(short).join(', ') : <i>no pod</i>} <span class="muted">claim {short(r.claim)}</span></span>;
 }
 
-export function NodeDevices(props: { node: string; pods: PodView[] }) {
-  const [rows, setRows] = useState<DeviceRow[] | undefined>();
-  const [error, setError] = useState('');
-  const refresh = props.pods.map((p) => `${p.key}:${p.phase}:${p.deleting}`).join('|');
-  useEffect(() => {
-    let live = true;
-    const load = async () => {
-      const slices = arr(rec(await getJson<Obj>(slicesPath(props.node))).items).map(rec);
-      const withDevices = slices.some((s) => arr(rec(s.spec).devices).length > 0);
-      const claims = withDevices ? arr(rec(await getJson<Obj>(claimsPath)).items).map(rec) : [];
-      if (live) setRows(nodeDevices(slices, claims, props.pods));
-    };
-    const run = () => void load().then(() => live && setError(''), (e: unknown) => live && setError(e instanceof Error ? e.message : String(e)));
-    run();
-    // Claims change without the node's pods changing (an allocation written before the binding): read again now and then.
-    const timer = setInterval(run, 3000);
-    return () => {
-      live = false;
-      clearInterval(timer);
-    };
-  }, [props.node, refresh]);
-  if (error) return <p class="muted">devices: {error}</p>;
-  if (!rows?.length) return null;
+export function NodeDevices(props: { node: string; pods: PodView[]; state: ClusterState; version: number }) {
+  const { state, node, pods } = props;
+  const rows = useMemo(() => nodeDevices(state.dra.slicesOn(node), state.dra.claimList(), pods), [state, props.version, node, pods]);
+  if (!rows.length) return null;
   return (
     <div class="devices" data-node-devices={props.node}>
       <b>Devices</b>

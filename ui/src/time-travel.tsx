@@ -1,9 +1,10 @@
 // Time travel: a slider over the change log, oldest revision not yet compacted to newest. The map then shows the
 // cluster as it was (GET /bonsai/v1/history/state), and play replays forward with /bonsai/v1/history/changes at the
-// chosen speed. The revision is in the address (#/time-travel?rev=N), so it can be sent and restored; the diff
+// chosen speed; nodes and pods, and the ResourceSlices and ResourceClaims the map's GPU bars and the node panel's
+// devices show. The revision is in the address (#/time-travel?rev=N), so it can be sent and restored; the diff
 // against a second revision too (&diff=M; hidden while replaying). The API stays live meanwhile; leaving returns the map to the live watch.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { getJson } from './api.js';
+import { getJson, getJsonQuietly } from './api.js';
 import { navigate, parseRoute, type Route } from './route.js';
 import { localTime } from './sim-clock.js';
 import { TravelDiff } from './travel-diff.js';
@@ -13,39 +14,58 @@ export interface Travel {
   state: ClusterState;
   revision: number;
   time: string;
+  /** The resources the state holds (and replay follows). */
+  resources: string;
 }
 
-const resources = 'nodes,pods';
+const mapResources = 'nodes,pods';
+/** The devices and the claims holding them, for the node panel's devices and the map's GPU bar. */
+const withDevices = `${mapResources},resourceslices.resource.k8s.io,resourceclaims.resource.k8s.io`;
 const num = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : NaN);
 
 async function stateAt(revision: number): Promise<Travel> {
-  const body = rec(await getJson(`/bonsai/v1/history/state?revision=${revision}&resources=${resources}`));
+  // Without resource.k8s.io (not served, or not listable by this user) the map travels without devices.
+  let resources = withDevices;
+  const path = () => `/bonsai/v1/history/state?revision=${revision}&resources=${resources}`;
+  const body = rec(await getJsonQuietly(path()).catch(() => {
+    resources = mapResources;
+    return getJson(path());
+  }));
   const objects = rec(body.objects);
   const state = new ClusterState();
   state.resetNodes(arr(objects.nodes).map(rec));
   state.resetPods(arr(objects.pods).map(rec));
-  return { state, revision: num(body.revision) || revision, time: str(body.time) };
+  state.resetSlices(arr(objects['resourceslices.resource.k8s.io']).map(rec));
+  state.resetClaims(arr(objects['resourceclaims.resource.k8s.io']).map(rec));
+  return { state, revision: num(body.revision) || revision, time: str(body.time), resources };
 }
 
+const kindOfResource = new Map([
+  ['nodes', 'Node'], ['pods', 'Pod'], ['resourceslices.resource.k8s.io', 'ResourceSlice'], ['resourceclaims.resource.k8s.io', 'ResourceClaim'],
+]);
+
 /** Applies the changes after `from` up to `to` (paged) to the state. */
-async function replay(state: ClusterState, from: number, to: number): Promise<string> {
+async function replay(t: Travel, to: number): Promise<string> {
+  const { state } = t;
   let cont = '';
   let time = '';
   for (let page = 0; page < 100; page++) {
-    const body = rec(await getJson(`/bonsai/v1/history/changes?from=${from}&to=${to}&resources=${resources}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`));
+    const body = rec(await getJson(`/bonsai/v1/history/changes?from=${t.revision}&to=${to}&resources=${t.resources}${cont ? `&continue=${encodeURIComponent(cont)}` : ''}`));
     const items = arr(body.changes ?? body.items).map(rec);
-    const nodes: WatchEvent[] = [];
-    const pods: WatchEvent[] = [];
+    const byKind = new Map<string, WatchEvent[]>();
     for (const c of items) {
       const object = rec(c.object);
-      const kind = str(object.kind) || (c.resource === 'nodes' ? 'Node' : c.resource === 'pods' ? 'Pod' : '');
-      const ev = { type: str(c.type), object };
-      if (kind === 'Node') nodes.push(ev);
-      else if (kind === 'Pod') pods.push(ev);
+      const kind = str(object.kind) || kindOfResource.get(str(c.resource)) || '';
+      let evs = byKind.get(kind);
+      if (!evs) byKind.set(kind, (evs = []));
+      evs.push({ type: str(c.type), object });
       if (c.time) time = str(c.time);
     }
-    if (nodes.length) state.applyNodes(nodes);
-    if (pods.length) state.applyPods(pods);
+    const of = (kind: string) => byKind.get(kind) ?? [];
+    if (of('Node').length) state.applyNodes(of('Node'));
+    if (of('Pod').length) state.applyPods(of('Pod'));
+    if (of('ResourceSlice').length) state.applySlices(of('ResourceSlice'));
+    if (of('ResourceClaim').length) state.applyClaims(of('ResourceClaim'));
     cont = str(body.continue ?? rec(body.metadata).continue);
     if (!cont) break;
   }
@@ -122,9 +142,9 @@ export function TimeTravelBar(props: { route: Route; travel: Travel | undefined;
       const to = Math.min(range.newest, cur.revision + speed);
       if (to <= cur.revision) return setPlaying(false);
       busy.current = true;
-      replay(cur.state, cur.revision, to)
+      replay(cur, to)
         .then((time) => {
-          props.onReplay({ state: cur.state, revision: to, time: time || cur.time });
+          props.onReplay({ ...cur, revision: to, time: time || cur.time });
           navigate({ ...parseRoute(location.hash), rev: to }, true);
         }, (e: unknown) => {
           setError(message(e));

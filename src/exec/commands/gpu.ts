@@ -1,6 +1,7 @@
-// nvidia-smi in a container: the GPUs (and MIG devices) the simulated DRA driver handed to it, numbered from 0 as the
-// container sees them, in nvidia-smi's `-L` and summary formats. A container without devices gets the real tool's
-// "No devices were found" (exit 6).
+// nvidia-smi in a container: the GPUs (and MIG devices) the simulated DRA driver handed to it, then those it holds
+// through the node's nvidia.com/gpu capacity, numbered from 0 as the container sees them, in nvidia-smi's `-L` and
+// summary formats (a GPU whose UUID is unknown, its node publishing no devices, is listed without one). A container
+// without devices gets the real tool's "No devices were found" (exit 6).
 import type { CommandFn } from '../shell/interp.js';
 import type { ContainerInfo } from '../container-info.js';
 import { allocatedDevices, type AllocatedDevice } from '../../kubelet/dra/claim-devices.js';
@@ -18,7 +19,7 @@ function listLines(devices: AllocatedDevice[]): string[] {
     if (d.attributes.type === 'mig') {
       lines.push(`GPU ${i}: ${name} (UUID: ${String(d.attributes.parentUUID ?? '')})`);
       lines.push(`  MIG ${pad(String(d.attributes.profile ?? ''), 11)} Device  0: (UUID: ${String(d.attributes.uuid ?? '')})`);
-    } else lines.push(`GPU ${i}: ${name} (UUID: ${String(d.attributes.uuid ?? '')})`);
+    } else lines.push(`GPU ${i}: ${name}${d.attributes.uuid === undefined ? '' : ` (UUID: ${String(d.attributes.uuid)})`}`);
   });
   return lines;
 }

@@ -13,7 +13,7 @@ import { allocate, allocatedDevices, failureText, loadDeviceCel, nodeSelectorMat
 import type { DraLookups, Failure, FilterPlugin } from '../framework.js';
 import type { NodeInfo } from '../node-info.js';
 import { extendedClaimToCreate, extendedRequests, isExtendedDraft, mayUseExtended, type ExtendedRequests } from './dra-extended.js';
-import { gpusHeldByCapacity, withCapacityGpus } from '../gpu-capacity.js';
+import { withCapacityGpus } from '../gpu-capacity.js';
 
 export const pluginName = 'DynamicResources';
 
@@ -89,7 +89,7 @@ function allocateInput(st: State, n: NodeInfo, dra: DraLookups): AllocateInput |
   if (!claims.length || !n.node) return undefined;
   const slices = dra.slicesFor(n.name);
   // The node's GPUs that pods hold through its nvidia.com/gpu capacity are taken too (see ../gpu-capacity.ts).
-  const allocated = withCapacityGpus(slices, st.allocated, gpusHeldByCapacity(n, dra));
+  const allocated = withCapacityGpus(slices, st.allocated, n, dra);
   return { node: { name: n.name, labels: n.node.metadata.labels ?? {} }, slices, classes: st.classes, claims, allocated };
 }
 
