@@ -1,6 +1,6 @@
 // startBonsai's options, checked before anything starts: a JavaScript caller (or a config file) can pass any value,
 // and a wrong type must read as a clear error naming the option, not as a TypeError deep inside start-up.
-import type { BonsaiOptions } from './main.js';
+import type { BonsaiOptions } from './bonsai-options.js';
 
 type Kind = 'string' | 'number' | 'boolean' | 'object' | 'function' | 'list';
 
