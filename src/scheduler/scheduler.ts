@@ -14,7 +14,6 @@ import { buildPodInfo, type PodInfo } from './pod-info.js';
 import { preempt } from './preemption.js';
 import type { QueuedPod, SchedulingQueue } from './queue.js';
 import type { GangTracker } from './gangs.js';
-import type { GangCycle } from './gang-cycle.js';
 import type { DecisionLog, DecisionTrace, PluginScores } from './decisions.js';
 
 /** How long one batch may run before yielding to the event loop. */
@@ -38,11 +37,16 @@ export interface SchedulerDeps {
   anyNominated?: () => boolean;
   random?: () => number;
   /** Gang scheduling (KEP-4671): the Workload view and the group attempt; without it workloadRefs are ignored. */
-  gangs?: { tracker: GangTracker; cycle: GangCycle };
+  gangs?: { tracker: GangTracker; cycle: GangAttempt };
   /** Where each attempt's outcome is kept, with what every filter and score plugin said (none: not recorded). */
   decisions?: DecisionLog;
   /** While true, no pod is taken off the queue (see pause.ts); the loop is kicked again on release. */
   paused?: () => boolean;
+}
+
+/** The group attempt a gang's pod is handed to (gang-cycle.ts's GangCycle, which drives this loop in turn). */
+export interface GangAttempt {
+  run(first: QueuedPod, pod: Pod, policy: { minCount: number; timeoutMs: number }): void;
 }
 
 /** The outcome of filtering and scoring for one pod: a host, or the per-node failures (or no nodes at all). */
