@@ -243,7 +243,7 @@ test('no import cycle at run time', () => {
  * knot (registry.ts runs the built-in admission plugins, whose types name ResourceDef, whose StrategyContext names
  * the Registry). A new file on a cycle fails; a file no longer on one must be removed from the list.
  */
-const typeCycleCount = 3;
+const typeCycleCount = 2;
 const typeCycleAllowList = [
   'addons/jobset/controller.ts', 'addons/jobset/startup.ts',
   'admission/builtin/default-storage-class.ts', 'admission/builtin/extended-resource-toleration.ts', 'admission/builtin/index.ts',
@@ -252,7 +252,6 @@ const typeCycleAllowList = [
   'api/patch/field-changes.ts', 'api/patch/schema.ts', 'api/patch/structured.ts', 'api/patch/update-managers.ts',
   'audit/component-audit.ts',
   'auth/authorization.ts',
-  'exec/shell/expand.ts', 'exec/shell/interp.ts', 'exec/shell/redirect.ts',
   'openapi/custom-operations.ts', 'openapi/custom-render.ts', 'openapi/custom-schema.ts', 'openapi/custom-static.ts',
   'openapi/custom-store.ts', 'openapi/custom-types.ts', 'openapi/custom-v2-merge.ts', 'openapi/documents.ts',
   'registry/delete.ts', 'registry/empty-status.ts', 'registry/read.ts', 'registry/registry.ts', 'registry/resource.ts',

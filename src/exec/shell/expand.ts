@@ -1,15 +1,27 @@
 // Word expansion for the shell: parameters (with the `:-`, `:=`, `:+`, `#` forms), command substitution,
 // arithmetic, and field splitting of unquoted results. Bounded by the word and argument-list limits.
 import type { Word } from './ast.js';
-import { Collector } from './io.js';
+import { Collector, type Io } from './io.js';
 import { evalArith } from './arith.js';
 import { ExitSignal, LimitError, maxWordBytes } from './signals.js';
-import type { Io, Shell } from './interp.js';
+import type { SessionBudget } from './budget.js';
+import type { Vars } from './vars.js';
+
+/** What expansion reads and changes of the shell it works in (interp.ts's Shell). */
+export interface ExpansionShell {
+  readonly vars: Vars;
+  readonly args: readonly string[];
+  status: number;
+  readonly budget: SessionBudget;
+  setVar(name: string, value: string): void;
+  /** A command substitution's shell. */
+  child(): ExpansionShell & { runSource(src: string, io: Io): Promise<number> };
+}
 
 export class Expander {
   /** The status of the last command substitution (an assignment-only command's status). */
   lastSubStatus: number | undefined;
-  constructor(private readonly sh: Shell) {}
+  constructor(private readonly sh: ExpansionShell) {}
 
 
   private get(n: string): string | undefined {

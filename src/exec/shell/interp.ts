@@ -4,7 +4,7 @@
 import type { AndOr, Command, List, Pipeline } from './ast.js';
 import { parse } from './parser.js';
 import { ShellSyntaxError } from './lexer.js';
-import { Collector, LimitedOut, bufferIn, maxOutputBytes, type In, type Out } from './io.js';
+import { Collector, LimitedOut, bufferIn, maxOutputBytes, type In, type Io, type Out } from './io.js';
 import { noFiles, redirect, type Redirected } from './redirect.js';
 import { FsError, type Vfs } from '../vfs.js';
 import { ArithError } from './arith.js';
@@ -253,12 +253,6 @@ export class Shell {
 
 }
 
-
-export interface Io {
-  stdin: In;
-  stdout: Out;
-  stderr: Out;
-}
 
 /** Runs a program in `sh` as `sh -c` would: returns its exit status, `exit N` included. */
 export async function runProgram(sh: Shell, src: string, io: Io): Promise<number> {

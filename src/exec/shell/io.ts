@@ -10,6 +10,13 @@ export interface In {
   readAll(): Promise<Buffer>;
 }
 
+/** A command's three streams. */
+export interface Io {
+  stdin: In;
+  stdout: Out;
+  stderr: Out;
+}
+
 /** The most a command may print, and the most a pipe, a command substitution or stdin buffers. */
 export const maxOutputBytes = 1 << 20;
 

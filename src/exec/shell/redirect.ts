@@ -1,9 +1,17 @@
 // A command's redirections (`>`, `>>`, `<`, `n>&m`): output to a file is collected and written when the command
 // ends, as one write.
 import type { Redir } from './ast.js';
-import { Collector, bufferIn, maxOutputBytes, nullOut, type Out } from './io.js';
-import { FsError, resolvePath } from '../vfs.js';
-import type { Io, Shell } from './interp.js';
+import { Collector, bufferIn, maxOutputBytes, nullOut, type Io, type Out } from './io.js';
+import { FsError, resolvePath, type Vfs } from '../vfs.js';
+import type { Expander } from './expand.js';
+
+/** What redirections use of the shell (interp.ts's Shell): its word expansion, working directory and files. */
+export interface RedirectingShell {
+  readonly ex: Pick<Expander, 'string'>;
+  readonly cwd: string;
+  readonly host: { readonly fs: Vfs; nowMs(): number };
+  status: number;
+}
 
 /** A command's streams after its redirections, and what writes its files' content once it is done. */
 export type Redirected = Io & { finish(): void };
@@ -12,7 +20,7 @@ export type Redirected = Io & { finish(): void };
 export const noFiles = (): void => undefined;
 
 /** Sets up a command's redirections; `finish` writes collected file output once the command is done. */
-export async function redirect(sh: Shell, redirs: Redir[], io: Io): Promise<Redirected> {
+export async function redirect(sh: RedirectingShell, redirs: Redir[], io: Io): Promise<Redirected> {
   const out: Io = { ...io };
   const files: { fd: number; path: string; append: boolean; c: Collector }[] = [];
   for (const r of redirs) {
