@@ -12,12 +12,13 @@ import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { defineController, type ControllerContext } from '../../controllers/runtime/index.js';
 import { reportStatusWriteFailure } from '../status-write.js';
-import { classify, replicatedJobStatuses, type ChildJobs } from './child-jobs.js';
-import { finishedAtMs, isFinished, setCondition, type StatusUpdate } from './conditions.js';
+import { classify, replicatedJobStatuses } from './child-jobs.js';
+import { finishedAtMs, isFinished, setCondition } from './conditions.js';
 import { effectiveSpec, subdomainOf, type EffectiveSpec } from './defaults.js';
 import { executeFailurePolicy } from './failure-policy.js';
 import { loadPatterns, patternsLoaded } from './patterns.js';
 import { reconcileReplicatedJobs, resumeJobs, suspendJobs } from './startup.js';
+import type { Work } from './work.js';
 import {
   apiVersion, cond, controllerName, headlessServiceCreationFailedReason, jobSetsRef, jobsRef, reasons, restartingJobSetCompleted,
   restartingJobsReady, servicesRef, type JobSet, type ReplicatedJobStatus,
@@ -29,16 +30,6 @@ import { keyFor, splitKey } from '../../machinery/object-key.js';
 function ownerJobSet(obj: { metadata?: KObject['metadata'] }): { name: string; uid: string } | undefined {
   const ref = obj.metadata?.ownerReferences?.find((r) => r.controller === true);
   return ref && ref.kind === 'JobSet' && ref.apiVersion === apiVersion ? { name: ref.name, uid: ref.uid } : undefined;
-}
-
-/** The state one reconcile works on: the stored JobSet with a status copy the reconcile may change. */
-export interface Work {
-  js: JobSet;
-  spec: EffectiveSpec;
-  jobs: ChildJobs;
-  statuses: ReplicatedJobStatus[];
-  update: StatusUpdate;
-  now: Date;
 }
 
 /** The JobSet a Job or Service belongs to, by uid: the index the reconciler reads a JobSet's Jobs by. */

@@ -5,11 +5,21 @@ import { ensureWorkload, gangSize } from './gang.js';
 import type { Job } from '../../generated/k8s/batch/v1.js';
 import type { KObject } from '../../machinery/types.js';
 import { ApiError } from '../../machinery/errors.js';
+import type { Client } from '../../client/client.js';
+import type { EventRecorder } from '../../client/event-recorder.js';
+import type { Informer } from '../../client/informer.js';
 import { allReplicasStarted, dependenciesReached, jobRestartsOf } from './child-jobs.js';
 import { setCondition } from './conditions.js';
-import type { JobSetController, Work } from './controller.js';
 import { buildJob, jobName } from './jobs.js';
 import { cond, jobCreationFailedReason, jobsRef, labels as L, reasons, restartingJobSetSuspended, type ReplicatedJob } from './types.js';
+import type { Work } from './work.js';
+
+/** What the start-up steps use of the JobSet controller (controller.ts): its client, Jobs informer and event recorder. */
+export interface StartupDeps {
+  readonly client: Client;
+  readonly jobs: Informer<Job>;
+  readonly events: EventRecorder;
+}
 
 const inOrder = (w: Work) => w.spec.startupPolicy.startupPolicyOrder === 'InOrder';
 
@@ -28,7 +38,7 @@ function missingJobs(w: Work, rj: ReplicatedJob): Job[] {
   return out;
 }
 
-async function createJobs(c: JobSetController, w: Work, jobs: Job[]): Promise<void> {
+async function createJobs(c: StartupDeps, w: Work, jobs: Job[]): Promise<void> {
   const ns = w.js.metadata.namespace ?? '';
   const errors: string[] = [];
   const waits: Array<Promise<unknown>> = [];
@@ -51,7 +61,7 @@ async function createJobs(c: JobSetController, w: Work, jobs: Job[]): Promise<vo
 
 const failure = (job: Job, err: unknown) => `job "${job.metadata?.name}" creation failed with error: ${err instanceof Error ? err.message : String(err)}`;
 
-export async function reconcileReplicatedJobs(c: JobSetController, w: Work): Promise<void> {
+export async function reconcileReplicatedJobs(c: StartupDeps, w: Work): Promise<void> {
   const gang = gangSize(w.spec);
   if (gang !== undefined) await ensureWorkload(c.client, w.js, gang);
   const replicas = new Map<string, number>();
@@ -72,7 +82,7 @@ export async function reconcileReplicatedJobs(c: JobSetController, w: Work): Pro
   }
 }
 
-export function suspendJobs(c: JobSetController, w: Work): void {
+export function suspendJobs(c: StartupDeps, w: Work): void {
   for (const job of w.jobs.active) {
     if (job.spec?.suspend) continue;
     c.client.guaranteedUpdate(jobsRef, job.metadata?.namespace ?? '', job.metadata?.name ?? '', (cur) => ({ ...cur, spec: { ...(cur.spec as object), suspend: true } }));
@@ -82,7 +92,7 @@ export function suspendJobs(c: JobSetController, w: Work): void {
 }
 
 /** Unsuspends the Jobs, replicated job by replicated job (InOrder: one at a time, each waiting for the one before). */
-export function resumeJobs(c: JobSetController, w: Work): void {
+export function resumeJobs(c: StartupDeps, w: Work): void {
   const replicas = new Map<string, number>();
   for (const rj of w.spec.replicatedJobs) {
     replicas.set(rj.name, rj.replicas ?? 1);
@@ -101,7 +111,7 @@ export function resumeJobs(c: JobSetController, w: Work): void {
 }
 
 /** Unsuspends one Job, first clearing its start time and merging what Kueue may have changed in the template. */
-function resumeJob(c: JobSetController, job: Job, rj: ReplicatedJob): void {
+function resumeJob(c: StartupDeps, job: Job, rj: ReplicatedJob): void {
   const ns = job.metadata?.namespace ?? '';
   const name = job.metadata?.name ?? '';
   if (job.status?.startTime) {
