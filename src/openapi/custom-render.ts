@@ -1,6 +1,6 @@
 // Renders custom resources as OpenAPI: one v3 document per group-version (as kube-apiserver serves at
 // /openapi/v3/apis/<group>/<version>), and the definitions and paths they add to the merged v2 document.
-import type { OpenApiDocument, OpenApiSchema } from './documents.js';
+import type { OpenApiDocument, OpenApiSchema } from './schema-types.js';
 import type { CustomResourceSpec, CustomResourceVersion } from './custom-types.js';
 import { definitionName } from './custom-types.js';
 import { customRoutes, fixedParameter, META, SCALE, splitParameters, typeName, type Route, type V3Parameter } from './custom-operations.js';

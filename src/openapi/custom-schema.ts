@@ -1,7 +1,7 @@
 // A custom resource's kind and list schemas as apiextensions-apiserver publishes them: the version's schema
 // with apiVersion, kind and metadata set, embedded resources given the same, and the group-version-kind
 // extension; for OpenAPI v2, the schema first reduced to what kubectl's v2 validation copes with.
-import type { OpenApiSchema } from './documents.js';
+import type { OpenApiSchema } from './schema-types.js';
 import { cloneSchema, definitionName, type CustomResourceSpec } from './custom-types.js';
 import { META } from './custom-operations.js';
 import { getOwn, hasOwn, setOwn } from '../util/own.js';

@@ -1,7 +1,8 @@
 // What custom resource documents borrow from the static upstream documents: the metav1 (and autoscaling/v1
 // Scale, from apps/v1) definitions their $refs point at, the TypeMeta property schemas and metadata descriptions, and the
 // option parameters' texts. Read once, on first use.
-import { staticV3Document, type OpenApiDocument, type OpenApiSchema } from './documents.js';
+import { staticV3Document } from './documents.js';
+import type { OpenApiDocument, OpenApiSchema } from './schema-types.js';
 import { OPTION_PARAMETER_NAMES, type V3Parameter } from './custom-operations.js';
 import type { MetaTexts } from './custom-schema.js';
 

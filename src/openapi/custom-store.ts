@@ -4,9 +4,8 @@
 // group-version (and one v2 merge), not one per event.
 import { createHash } from 'node:crypto';
 import type { GroupVersionKind } from '../machinery/types.js';
-import type { Registry } from '../registry/registry.js';
-import { ServerSlot } from '../util/server-slot.js';
-import type { OpenApiDocument, OpenApiSchema } from './documents.js';
+import { ServerSlot, type ServerStateHolder } from '../util/server-slot.js';
+import type { OpenApiDocument, OpenApiSchema } from './schema-types.js';
 import { checkSpec, cloneJson, type CustomResourceSpec } from './custom-types.js';
 import { buildV2Parts, buildV3Document, type Published } from './custom-render.js';
 
@@ -166,7 +165,7 @@ export class CustomOpenApiStore {
 
 const stores = new ServerSlot('custom resources OpenAPI', () => new CustomOpenApiStore());
 
-/** The store of the server `reg` (or a view of it) belongs to, made on first use. */
-export function customOpenApiOf(reg: Registry): CustomOpenApiStore {
+/** The store of the server `reg` (its Registry or a view of it) belongs to, made on first use. */
+export function customOpenApiOf(reg: ServerStateHolder): CustomOpenApiStore {
   return reg.state(stores);
 }

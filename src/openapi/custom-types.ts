@@ -1,6 +1,6 @@
 // What a published custom resource looks like to the OpenAPI builders, and the defensive copy every client
 // supplied schema goes through before a builder sees it (own keys only, bounded depth and size).
-import type { OpenApiSchema } from './documents.js';
+import type { OpenApiSchema } from './schema-types.js';
 import { setOwn } from '../util/own.js';
 
 export interface CustomResourceVersion {

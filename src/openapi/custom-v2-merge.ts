@@ -2,7 +2,7 @@
 // spliced in before the closing braces of the top-level `definitions` and `paths` objects (found once by a
 // scan that skips strings and nesting). Keys already in the static document are never shadowed: a custom
 // definition or path with a static name is left out.
-import type { OpenApiSchema } from './documents.js';
+import type { OpenApiSchema } from './schema-types.js';
 
 interface Span {
   /** Index of the value's closing `}`. */

@@ -5,38 +5,22 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { openapiDir, projectRoot } from '../util/paths.js';
 import type { GroupVersionKind } from '../machinery/types.js';
-import type { CustomOpenApiStore } from './custom-store.js';
 import { spliceV2 } from './custom-v2-merge.js';
+import type { OpenApiDocument, OpenApiSchema } from './schema-types.js';
 
-export interface OpenApiSchema {
-  type?: string;
-  format?: string;
-  description?: string;
-  properties?: Record<string, OpenApiSchema>;
-  items?: OpenApiSchema;
-  additionalProperties?: OpenApiSchema | boolean;
-  allOf?: OpenApiSchema[];
-  $ref?: string;
-  required?: string[];
-  enum?: unknown[];
-  default?: unknown;
-  'x-kubernetes-patch-merge-key'?: string;
-  'x-kubernetes-patch-strategy'?: string;
-  'x-kubernetes-list-type'?: string;
-  'x-kubernetes-list-map-keys'?: string[];
-  'x-kubernetes-map-type'?: string;
-  'x-kubernetes-int-or-string'?: boolean;
-  'x-kubernetes-preserve-unknown-fields'?: boolean;
-  'x-kubernetes-embedded-resource'?: boolean;
-  'x-kubernetes-group-version-kind'?: Array<{ group: string; version: string; kind: string }>;
-  [k: string]: unknown;
+export type { OpenApiDocument, OpenApiSchema };
+
+/** What the documents read of a server's published custom resources (custom-store.ts's CustomOpenApiStore). */
+export interface CustomDocuments {
+  v3Paths(): string[];
+  v3Document(urlPath: string): { bytes: Buffer; hash: string } | undefined;
+  v2Parts(): Parameters<typeof spliceV2>[1] | undefined;
+  currentGeneration(): number;
+  /** The v2 document merged with the custom resources, kept by the store until the next change. */
+  v2Merged: { generation: number; bytes: Buffer } | undefined;
+  schemaForKind(gvk: GroupVersionKind): { schema: OpenApiSchema; doc: OpenApiDocument } | undefined;
 }
 
-export interface OpenApiDocument {
-  openapi: string;
-  paths: Record<string, Record<string, unknown>>;
-  components?: { schemas?: Record<string, OpenApiSchema> };
-}
 
 const v3Dir = join(openapiDir, 'v3');
 
@@ -48,7 +32,7 @@ export function listV3Paths(): string[] {
 }
 
 /** `apis/<group>/<version>` of the served custom resource group-versions (they follow publishing). */
-export function listCustomV3Paths(custom: CustomOpenApiStore): string[] {
+export function listCustomV3Paths(custom: CustomDocuments): string[] {
   return custom.v3Paths();
 }
 
@@ -66,12 +50,12 @@ function staticV3Bytes(urlPath: string): Buffer | undefined {
 }
 
 /** Raw bytes of the v3 document served at /openapi/v3/<urlPath> (a custom group-version first), or undefined. */
-export function v3DocumentBytes(custom: CustomOpenApiStore, urlPath: string): Buffer | undefined {
+export function v3DocumentBytes(custom: CustomDocuments, urlPath: string): Buffer | undefined {
   return custom.v3Document(urlPath)?.bytes ?? staticV3Bytes(urlPath);
 }
 
 const hashCache = new Map<string, string>();
-export function v3DocumentHash(custom: CustomOpenApiStore, urlPath: string): string | undefined {
+export function v3DocumentHash(custom: CustomDocuments, urlPath: string): string | undefined {
   const built = custom.v3Document(urlPath);
   if (built) return built.hash;
   let h = hashCache.get(urlPath);
@@ -88,7 +72,7 @@ let v2Static: Buffer | undefined;
  * The v2 document: openapi/swagger.json (read once, on first use), plus the server's published custom resources'
  * definitions and paths (merged on first use after a change; the same Buffer until the next change).
  */
-export function v2DocumentBytes(custom: CustomOpenApiStore): Buffer {
+export function v2DocumentBytes(custom: CustomDocuments): Buffer {
   v2Static ??= readFileSync(join(openapiDir, 'swagger.json'));
   const parts = custom.v2Parts();
   if (!parts) return v2Static;
@@ -132,7 +116,7 @@ function staticV3Schemas(urlPath: string): OpenApiDocument | undefined {
  * from the static documents (their schemas only); with `custom` (a server's store), its published custom resources
  * are found too.
  */
-export function schemaForKind(gvk: GroupVersionKind, opts: { custom?: CustomOpenApiStore } = {}): { schema: OpenApiSchema; doc: OpenApiDocument } | undefined {
+export function schemaForKind(gvk: GroupVersionKind, opts: { custom?: CustomDocuments } = {}): { schema: OpenApiSchema; doc: OpenApiDocument } | undefined {
   const doc = staticV3Schemas(gvk.group === '' ? `api/${gvk.version}` : `apis/${gvk.group}/${gvk.version}`);
   const schemas = doc?.components?.schemas;
   if (doc && schemas) {
