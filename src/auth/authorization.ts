@@ -1,7 +1,6 @@
 // Authorization as kube-apiserver composes it: members of system:masters are always allowed, then each configured
 // mode (--authorization-mode) in order until one allows or denies. Also upstream's Forbidden message.
 import { ApiError } from '../machinery/errors.js';
-import type { Registry } from '../registry/registry.js';
 import type { Storage } from '../storage/storage.js';
 import { RbacAuthorizer } from './rbac/rbac-authorizer.js';
 import { fullAuthority, ruleJson, type PolicyRule } from './rbac/policy-rule.js';
@@ -81,11 +80,19 @@ export class Authorization implements Authorizer {
   }
 }
 
+/** What `authorizationOf` uses of a registry (registry.ts's Registry, or a view of it). */
+export interface AuthorizationHolder {
+  authorization: Authorization | undefined;
+  readonly store: Storage;
+  /** The registry views are made from: it keeps the default authorization. */
+  root(): AuthorizationHolder;
+}
+
 /**
  * The authorization of the server `reg` belongs to: the one it was given at start-up, else AlwaysAllow, made once
  * on the server's root registry (which every view reads; an Authorization made per view would never be stopped).
  */
-export function authorizationOf(reg: Registry): Authorization {
+export function authorizationOf(reg: AuthorizationHolder): Authorization {
   if (reg.authorization) return reg.authorization;
   const root = reg.root();
   return (root.authorization ??= new Authorization(['AlwaysAllow'], root.store));

@@ -3,10 +3,10 @@
 // authenticator. Components that only hold a Registry (resource strategies, controllers, handlers) find it with
 // `securityOf(reg)`; a registry nobody configured gets in-memory defaults.
 import { randomBytes } from 'node:crypto';
-import type { Registry } from '../registry/registry.js';
+import type { StrategyRegistry } from '../registry/resource.js';
 import type { KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
-import { ServerSlot } from '../util/server-slot.js';
+import { ServerSlot, type ServerStateHolder } from '../util/server-slot.js';
 import { keyStoreFor, MemoryKeyStore, type KeyStore } from './pki/key-store.js';
 import { Pki } from './pki/pki.js';
 import { ServiceAccountKeys } from './serviceaccount/signing-key.js';
@@ -30,7 +30,7 @@ export interface SecurityOptions {
 
 const lastUsedLabel = 'kubernetes.io/legacy-token-last-used';
 
-function registryLookup(reg: Registry): ObjectLookup {
+function registryLookup(reg: StrategyRegistry): ObjectLookup {
   return {
     get: (resource, namespace, name) => reg.getStored(`core/${resource}`, resource === 'nodes' ? '' : namespace, name),
     now: () => Math.floor(reg.clock.nowMs() / 1000),
@@ -62,7 +62,7 @@ export class Security {
   readonly adminToken: string;
   readonly authenticator: Authenticator;
 
-  constructor(reg: Registry, opts: SecurityOptions = {}, store: KeyStore = keyStoreFor(opts.data ?? ':memory:')) {
+  constructor(reg: StrategyRegistry, opts: SecurityOptions = {}, store: KeyStore = keyStoreFor(opts.data ?? ':memory:')) {
     this.pki = new Pki(store);
     this.serviceAccountKeys = new ServiceAccountKeys(store);
     this.issuer = opts.issuer ?? defaultIssuer;
@@ -87,12 +87,12 @@ export class Security {
 const securitySlot = new ServerSlot<{ security?: Security }>('security', () => ({}));
 
 /** Makes `security` the one every view of `reg`'s server finds. */
-export function attachSecurity(reg: Registry, security: Security): void {
+export function attachSecurity(reg: ServerStateHolder, security: Security): void {
   reg.state(securitySlot).security = security;
 }
 
 /** The security of the server `reg` belongs to (in-memory defaults for a registry built without one). */
-export function securityOf(reg: Registry): Security {
+export function securityOf(reg: StrategyRegistry): Security {
   const held = reg.state(securitySlot);
   return (held.security ??= new Security(reg.root(), {}, new MemoryKeyStore()));
 }

@@ -5,7 +5,7 @@ import { jsonEqual } from '../util/json-tree.js';
 import { maxObjectDepth } from '../machinery/depth-limits.js';
 import { rfc3339 } from '../util/clock.js';
 import { storageKey, type ResourceDef } from './resource.js';
-import type { Registry } from './registry.js';
+import type { RegistryCore as Registry } from './registry-core.js';
 import { admitNow, type Steps } from '../admission/chain.js';
 import { admissionAttributes } from './write.js';
 

@@ -7,7 +7,7 @@ import { StorageError } from '../storage/errors.js';
 import type { Change, Trigger } from '../storage/watch-hub.js';
 import type { StoreWatch } from '../storage/storage.js';
 import { storageKey, type ResourceDef } from './resource.js';
-import type { Registry } from './registry.js';
+import type { RegistryCore } from './registry-core.js';
 
 export interface ListOptions {
   labelSelector?: string;
@@ -56,7 +56,7 @@ function matches(f: Filter, obj: KObject): boolean {
 }
 
 /** A read at a resourceVersion this store has not reached yet is a 504, as the watch cache answers. */
-export function checkReadRevision(reg: Registry, resourceVersion: string | undefined): void {
+export function checkReadRevision(reg: RegistryCore, resourceVersion: string | undefined): void {
   const rv = parseRv(resourceVersion);
   if (rv !== undefined && rv > reg.store.revision()) throw tooLargeResourceVersion(rv, reg.store.revision());
 }
@@ -117,7 +117,7 @@ function validateListOptions(opts: ListOptions, watch?: WatchOptions): void {
 
 const keyOf = (o: KObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
 
-export function listObjects(reg: Registry, def: ResourceDef, namespace: string | undefined, opts: ListOptions): ListResult {
+export function listObjects(reg: RegistryCore, def: ResourceDef, namespace: string | undefined, opts: ListOptions): ListResult {
   const filter = buildFilter(def, namespace, opts.labelSelector, opts.fieldSelector);
   const current = reg.store.revision();
   const rv = parseRv(opts.resourceVersion);
@@ -188,7 +188,7 @@ function triggerFor(key: string, f: Filter): Trigger | undefined {
 }
 
 /** Streams changes; with no resourceVersion or "0" it first sends the current state as ADDED events. */
-export function watchObjects(reg: Registry, def: ResourceDef, namespace: string | undefined, opts: WatchOptions, sink: WatchSink): WatchHandle {
+export function watchObjects(reg: RegistryCore, def: ResourceDef, namespace: string | undefined, opts: WatchOptions, sink: WatchSink): WatchHandle {
   const filter = buildFilter(def, namespace, opts.labelSelector, opts.fieldSelector);
   validateListOptions({ resourceVersion: opts.resourceVersion, resourceVersionMatch: opts.resourceVersionMatch }, opts);
   const rv = parseRv(opts.resourceVersion);

@@ -3,8 +3,10 @@ import type { FieldGetter } from '../machinery/fields.js';
 import type { KObject } from '../machinery/types.js';
 import type { FieldError } from '../machinery/errors.js';
 import type { Clock } from '../util/clock.js';
-import type { Registry } from './registry.js';
+import type { ServerStateHolder } from '../util/server-slot.js';
 import type { UserInfo } from '../auth/types.js';
+import type { ComponentInfo } from '../auth/identities.js';
+import type { AuthorizationHolder } from '../auth/authorization.js';
 import type { TablePrinter } from './tables/helpers.js';
 import type { NameFn } from '../machinery/names.js';
 
@@ -23,8 +25,25 @@ export interface PartialWriteRule {
 
 export const allVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
+/**
+ * What a kind's strategy hooks use of the registry (registry.ts's Registry, or a view of it, satisfies it): stored
+ * objects (shared: never mutate them), the served resources, and the server's state, authorization and security
+ * (`securityOf` writes the default service account token secrets with the never-waiting update).
+ */
+export interface StrategyRegistry extends ServerStateHolder, AuthorizationHolder {
+  readonly defs: readonly ResourceDef[];
+  find(group: string, version: string, plural: string): ResourceDef | undefined;
+  getStored(key: string, namespace: string, name: string): KObject | undefined;
+  listStored(key: string, namespace?: string): KObject[];
+  guaranteedUpdate(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject): KObject;
+  /** Set on views of trusted in-process components (controllers, scheduler, kubelets). */
+  readonly component: ComponentInfo | undefined;
+  readonly clock: Clock;
+  root(): StrategyRegistry;
+}
+
 export interface StrategyContext {
-  registry: Registry;
+  registry: StrategyRegistry;
   clock: Clock;
   dryRun: boolean;
   /** Who is writing, when known (the registry view's actor). */

@@ -11,11 +11,11 @@ import { rootNode, rootNodeOrMeta } from '../api/patch/schema.js';
 import { entryOf, managerFromUserAgent, recordUpdate, type ManagedFieldsEntry, type UpdateWriter } from '../api/patch/update-managers.js';
 import { managedFieldsDecodable } from './managed-fields.js';
 import type { ResourceDef } from './resource.js';
-import type { Registry } from './registry.js';
-import type { WriteOptions } from './write.js';
+import type { RegistryCore } from './registry-core.js';
+import type { WriteOptions } from './write-options.js';
 
 /** Who a write is attributed to: the fieldManager, else the User-Agent (an in-process component's own). */
-function writerOf(reg: Registry, def: ResourceDef, opts: WriteOptions): UpdateWriter {
+function writerOf(reg: RegistryCore, def: ResourceDef, opts: WriteOptions): UpdateWriter {
   const version = opts.version ?? def.version;
   const subresource = opts.admitAs?.subresource ?? opts.subresource;
   const writer: UpdateWriter = {
@@ -30,12 +30,12 @@ function writerOf(reg: Registry, def: ResourceDef, opts: WriteOptions): UpdateWr
 const tracked = (opts: WriteOptions) => !opts.managedFieldsSet && opts.subresource !== 'binding';
 const hasStatus = (def: ResourceDef) => !!def.subresources?.includes('status');
 
-function schemaOf(reg: Registry, def: ResourceDef) {
+function schemaOf(reg: RegistryCore, def: ResourceDef) {
   return rootNodeOrMeta({ group: def.group, version: def.version, kind: def.kind }, customOpenApiOf(reg));
 }
 
 /** Records the create of `obj` (decoded and defaulted, in the storage version). */
-export function trackCreate(reg: Registry, def: ResourceDef, obj: KObject, opts: WriteOptions): void {
+export function trackCreate(reg: RegistryCore, def: ResourceDef, obj: KObject, opts: WriteOptions): void {
   if (!tracked(opts)) return;
   const meta = obj.metadata;
   const sent = meta.managedFields;
@@ -55,7 +55,7 @@ export function trackCreate(reg: Registry, def: ResourceDef, obj: KObject, opts:
 }
 
 /** Records the update from `cur` to `result` (its metadata is the write's own); `result` carries the entries to start from. */
-export function trackUpdate(reg: Registry, def: ResourceDef, cur: KObject, result: KObject, opts: WriteOptions): void {
+export function trackUpdate(reg: RegistryCore, def: ResourceDef, cur: KObject, result: KObject, opts: WriteOptions): void {
   if (!tracked(opts)) return;
   const meta = result.metadata;
   const entries = meta.managedFields;

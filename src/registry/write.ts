@@ -3,7 +3,7 @@
 // API server's request path so that admission can call out (webhooks).
 import { randomUUID } from 'node:crypto';
 import { alreadyExists, badRequest, conflict, invalid, notFound, type FieldError } from '../machinery/errors.js';
-import type { GroupVersionKind, KObject } from '../machinery/types.js';
+import type { KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
 import { maxObjectDepth } from '../machinery/depth-limits.js';
 import { jsonEqual } from '../util/json-tree.js';
@@ -11,8 +11,9 @@ import { keepManagedTimesIfOnlyChange, managedFieldsDecodable } from './managed-
 import { trackCreate, trackUpdate } from './update-tracking.js';
 import { validateObjectMeta, validateObjectMetaUpdate } from './validation/common.js';
 import { nameIsDnsSubdomain } from '../machinery/names.js';
-import { storageKey, type PartialWrite, type ResourceDef } from './resource.js';
-import type { Registry } from './registry.js';
+import { storageKey, type ResourceDef } from './resource.js';
+import type { RegistryCore as Registry } from './registry-core.js';
+import type { WriteOptions } from './write-options.js';
 import { fillEmptyStatus } from './empty-status.js';
 import { StorageError } from '../storage/errors.js';
 import { admitNow, type Steps } from '../admission/chain.js';
@@ -21,46 +22,6 @@ import { operationOptions, type OperationOptionsInput } from '../admission/optio
 import { adminUser } from '../auth/types.js';
 import { checkDepth, ownCopy } from './own-copy.js';
 import { deletesOnUpdate, matchesResourceVersion, merge, sameSpec } from './update-merge.js';
-
-export interface WriteOptions {
-  dryRun?: boolean;
-  fieldManager?: string;
-  /**
-   * 'status' writes only .status; a partial write ('resize', 'ephemeralcontainers', 'approval' of CertificateSigningRequests) only the part its def declares;
-   * anything else everything but .status.
-   */
-  subresource?: 'status' | PartialWrite;
-  /** Collected `Warning` header texts. */
-  warnings?: string[];
-  /**
-   * The object given to create is the caller's to give away (a decoded request body): it is not copied first. On an
-   * update, the object the mutation returns is given away: only for a mutation that returns a new object every time
-   * it is called (a retry calls it again), built from the copy it is passed and values nobody else holds.
-   */
-  owned?: boolean;
-  /**
-   * The update's mutation changes nothing it is passed (it returns new objects, sharing what it leaves unchanged, as
-   * `(cur) => ({ ...cur, status })` does): it is passed the stored object itself instead of a copy. Stored objects
-   * are shared by every reader, so a mutation that writes into its argument must never set this.
-   */
-  pure?: boolean;
-  /**
-   * How a component's write appears in the audit log when it is not a plain create/update (the scheduler's
-   * binding is a `create` of `pods/binding`); false when it belongs to a write already recorded.
-   */
-  audit?: { verb: string; subresource?: string } | false;
-  /** The version the request was made in (admission sees it); the storage version otherwise. */
-  version?: string;
-  /**
-   * A subresource admission sees as an object of its own kind (the scale subresource: an autoscaling/v1 Scale):
-   * its name, kind and the view of the object. Mutations of the view are not written back.
-   */
-  admitAs?: { subresource: string; kind: GroupVersionKind; view: (obj: KObject) => KObject };
-  /** The request's User-Agent: names the manager of a write that sends no fieldManager (see update-tracking.ts). */
-  userAgent?: string;
-  /** The object's managedFields are already the write's (server-side apply): no Update entry is recorded. */
-  managedFieldsSet?: boolean;
-}
 
 /** Thrown inside an awaited update whose object changed meanwhile: the update starts over from the current object. */
 export class RetryUpdate extends Error {}

@@ -1,7 +1,7 @@
 // Layering: controllers, the scheduler, the kubelets, the simulated cluster and the add-ons reach objects only
 // through the in-process client (src/client/): none imports registry/, storage/ or api/, uses the store or its
 // watch hub. The folders below the server import only their own lower layers (LAYERS), and no module takes part in
-// an import cycle at run time; the cycles type-only imports still make are an allow-list that may only shrink.
+// an import cycle, at run time or through type-only imports.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -133,7 +133,7 @@ test('components use neither the store nor its watch hub (the client is the one 
  * What each layered folder may import besides itself (type-only imports included). The foundation (machinery,
  * util) and storage sit below everything; the client is the seam components go through. The server's own folders
  * (registry, api, admission, auth, audit, apiextensions, flowcontrol, openapi, metrics-apis) and the composition
- * (main.ts, cli, fixture, lessons, exec) are not layered yet: their type-level knot is in the cycle allow-list.
+ * (main.ts, cli, fixture, lessons, exec) are not layered yet, but take part in no import cycle either (below).
  */
 const LAYERS: Record<string, string[]> = {
   // The types generated from the OpenAPI (scripts/gen-types.mjs) import nothing but each other; every layer may use them.
@@ -237,27 +237,6 @@ test('no import cycle at run time', () => {
   assert.deepEqual(cycles(graph(false)), []);
 });
 
-/**
- * The files that sit on an import cycle through type-only imports: may only shrink. Today 1 cycle (a strongly
- * connected group) of 17 files, the registry / admission / auth / audit
- * knot (registry.ts runs the built-in admission plugins, whose types name ResourceDef, whose StrategyContext names
- * the Registry). A new file on a cycle fails; a file no longer on one must be removed from the list.
- */
-const typeCycleCount = 1;
-const typeCycleAllowList = [
-  'admission/builtin/default-storage-class.ts', 'admission/builtin/extended-resource-toleration.ts', 'admission/builtin/index.ts',
-  'admission/builtin/namespace-lifecycle.ts', 'admission/builtin/pod-admission.ts', 'admission/chain.ts', 'admission/options.ts',
-  'admission/types.ts',
-  'audit/component-audit.ts',
-  'auth/authorization.ts',
-  'registry/delete.ts', 'registry/empty-status.ts', 'registry/read.ts', 'registry/registry.ts', 'registry/resource.ts',
-  'registry/update-tracking.ts', 'registry/write.ts',
-];
-
-test('type-only import cycles: no new one, and the allow-list shrinks as they are untied', () => {
-  const found = cycles(graph(true));
-  const onCycle = new Set(found.flat());
-  assert.deepEqual([...onCycle].filter((f) => !typeCycleAllowList.includes(f)).sort(), [], 'files newly on an import cycle');
-  assert.deepEqual(typeCycleAllowList.filter((f) => !onCycle.has(f)), [], 'files no longer on a cycle: remove them from the list');
-  assert.ok(found.length <= typeCycleCount, `${found.length} type-level cycles (at most ${typeCycleCount}: lower the count when one goes)`);
+test('no import cycle through type-only imports either', () => {
+  assert.deepEqual(cycles(graph(true)), []);
 });

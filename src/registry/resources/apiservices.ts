@@ -6,7 +6,7 @@ import { fieldInvalid, fieldNotSupported, fieldRequired, type FieldError } from 
 import { isRecord, type KObject } from '../../machinery/types.js';
 import { rfc3339 } from '../../util/clock.js';
 import type { Registry } from '../registry.js';
-import { servedVersions, storageKey, type ResourceDef, type StrategyContext } from '../resource.js';
+import { servedVersions, storageKey, type ResourceDef, type StrategyContext, type StrategyRegistry } from '../resource.js';
 import { ApiError } from '../../machinery/errors.js';
 import { isDns1035Label, isDns1123Subdomain, nameIsPathSegment } from '../../machinery/names.js';
 import { apiServicePrinter } from '../tables/apiregistration.js';
@@ -62,7 +62,7 @@ type GroupVersion = Readonly<{ group: string; version: string }>;
 const servedByDefs = new WeakMap<readonly ResourceDef[], readonly GroupVersion[]>();
 
 /** Group versions served here, core first, in the registry's order. */
-function servedGroupVersions(reg: Registry): readonly GroupVersion[] {
+function servedGroupVersions(reg: StrategyRegistry): readonly GroupVersion[] {
   const cached = servedByDefs.get(reg.defs);
   if (cached) return cached;
   const seen = new Set<string>();
@@ -79,7 +79,7 @@ function servedGroupVersions(reg: Registry): readonly GroupVersion[] {
 }
 
 /** Whether this server answers for `group/version` itself. */
-function servedHere(reg: Registry, group: string, version: string): boolean {
+function servedHere(reg: StrategyRegistry, group: string, version: string): boolean {
   return servedGroupVersions(reg).some((gv) => gv.group === group && gv.version === version);
 }
 
@@ -104,7 +104,7 @@ export function isUnavailableAggregated(reg: Registry, group: string, version: s
 }
 
 /** The Available condition the aggregator would report. */
-function availability(reg: Registry, o: KObject): { status: string; reason: string; message: string } {
+function availability(reg: StrategyRegistry, o: KObject): { status: string; reason: string; message: string } {
   const s = spec(o);
   const svc = service(o);
   const served = servedHere(reg, String(s.group ?? ''), String(s.version ?? ''));
