@@ -297,10 +297,12 @@ export class PodLifecycle {
     const status = buildStatus(pod, run, now, agent.hostIP);
     if (jsonEqual(status, pod.status, statusDepth)) return;
     const def = this.ctx.client.resource('v1/pods')!;
-    const written = await nodeClient(this.ctx.client, run.nodeName).guaranteedUpdate(def, run.namespace, run.name, (cur) => {
+    // Written at once unless an admission webhook is called: the change it makes is then known as this kubelet's own.
+    const write = nodeClient(this.ctx.client, run.nodeName).updateNowOrWait(def, run.namespace, run.name, (cur) => {
       if (cur.metadata.uid !== run.uid) throw new Error('pod was replaced');
       return { ...cur, status: status };
     }, { subresource: 'status', pure: true, audit: { verb: 'patch', subresource: 'status' } });
+    const written = write instanceof Promise ? await write : write;
     if (this.runs.get(run.uid) === run && written.metadata.resourceVersion) this.writtenRv.set(run.uid, written.metadata.resourceVersion);
   }
 
