@@ -290,11 +290,11 @@ export class Registry {
     return this.audited('delete', def, namespace, name, undefined, 200, () => drive(deleteSteps(this, def, namespace, name, { ...opts, canWait: true })), (r) => r.object);
   }
 
-  // The never-waiting writes below are the server's own, which no webhook sees (upstream writes them past admission
-  // or before webhooks exist): pod bindings and evictions (registry/pod-binding.ts, pod-eviction.ts: admission ran on
-  // the subresource's create), the built-in APIServices (resources/apiservices.ts), the CRD and admission-policy
-  // status controllers (apiextensions/crd-controller.ts, admission/policy/status-controller.ts) and the service
-  // account token secrets (auth/security.ts). Everything else writes through `updateOrWait` / `deleteOrWait`.
+  // The never-waiting writes below are the server's own, which no webhook sees: the pod's update or delete behind a
+  // binding or an eviction (registry/pod-binding.ts, pod-eviction.ts; upstream writes it past admission, which
+  // reviewed the subresource's create), the built-in APIServices (resources/apiservices.ts), the CRD and
+  // admission-policy status controllers (apiextensions/crd-controller.ts, admission/policy/status-controller.ts) and
+  // the service account token secrets (auth/security.ts). Everything else writes through `updateOrWait` / `deleteOrWait`.
 
   /** A never-waiting update (see above). */
   update(def: ResourceDef, namespace: string, name: string, obj: KObject, opts: WriteOptions = {}): KObject {
