@@ -110,7 +110,7 @@ export class EventRecorder {
         this.remember(uid, { kind: ref.kind, name: ref.name, fieldPath: ref.fieldPath ?? '', type, reason, message, event: name, namespace, at: now.getTime() });
       }
     } catch {
-      // Events are best effort (the writes' refusals too, caught on their promises): a terminating namespace or a race never fails the caller.
+      // Events are best effort (the writes' refusals too): a terminating namespace or a race never fails the caller.
     }
   }
 }
