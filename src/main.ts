@@ -59,7 +59,7 @@ export interface Bonsai extends FixtureHelpers {
   /** Settles once the selected add-ons have installed their CRDs and started (failures are logged). */
   addonsReady: Promise<void>;
   /** Stops or starts a simulated node's kubelet. */
-  setNodeStopped(name: string, stopped: boolean): void;
+  setNodeStopped(name: string, stopped: boolean): Promise<void>;
   /** Leader election: this process's identity and the Leases (kube-system) it holds right now. */
   election: { identity: string; leading(): string[]; electors: readonly LeaderElector[] };
   close(): Promise<void>;

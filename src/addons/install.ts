@@ -145,7 +145,7 @@ export async function applyCrd(client: Client, addon: string, crd: KObject, hash
     return name;
   }
   if (current.metadata.annotations?.[manifestHashAnnotation] === hash) return name;
-  client.guaranteedUpdate(crdRef, '', name, (cur) => ({
+  await client.guaranteedUpdate(crdRef, '', name, (cur) => ({
     ...cur,
     metadata: { ...cur.metadata, labels: { ...(cur.metadata.labels ?? {}), [addonLabel]: addon }, annotations: { ...(cur.metadata.annotations ?? {}), [manifestHashAnnotation]: hash } },
     spec: desired.spec,

@@ -1,4 +1,5 @@
 // CRUD, list and watch on a resource collection or item; subresources are dispatched to their own module.
+import { promised } from '../util/steps.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, methodNotAllowed } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
@@ -23,7 +24,7 @@ import { convertedForRead, convertedForWrite, needsConversion } from './converte
 async function deleteEach(reg: Registry, def: ResourceDef, items: KObject[], opts: DeleteOptions & { warnings: string[] }): Promise<void> {
   for (const o of items) {
     try {
-      await reg.deleteAsync(def, o.metadata.namespace ?? '', o.metadata.name ?? '', opts);
+      await reg.deleteOrWait(def, o.metadata.namespace ?? '', o.metadata.name ?? '', opts);
     } catch (e) {
       if (!(e instanceof ApiError && e.code === 404)) throw e;
     }
@@ -172,7 +173,7 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
       checkWriteOptions(q, 'UpdateOptions');
       const decoded = decodeObject(reg, def, version, req, fieldValidation(q, 'UpdateOptions'), warnings);
       const writeVersion = needsConversion(def, version) ? def.version : version;
-      const write = (obj: KObject) => reg.guaranteedUpdateAsync(def, ns ?? '', name, () => obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', warnings, version: writeVersion });
+      const write = (obj: KObject) => promised(() => reg.updateOrWait(def, ns ?? '', name, () => obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', warnings, version: writeVersion }));
       return (writeVersion === version ? write(decoded) : convertedForWrite(reg, def, decoded, warnings).then(write))
         .then((updated) => {
           sendWarnings(reply, warnings);
@@ -189,7 +190,7 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
     case 'DELETE': {
       if (!verbAllowed(def, 'delete')) throw methodNotAllowed();
       const opts = deleteOptions(q, parseBody(req.body as Buffer | undefined, req.headers['content-type']));
-      return reg.deleteAsync(def, ns ?? '', name, { ...opts, warnings }).then((r) => {
+      return promised(() => reg.deleteOrWait(def, ns ?? '', name, { ...opts, warnings })).then((r) => {
         sendWarnings(reply, warnings);
         // 202 when the object stays (finalizers, graceful deletion) and the client asked for cascading deletion.
         const code = !r.deleted && opts.orphanDependents === false ? 202 : 200;

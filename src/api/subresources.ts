@@ -1,5 +1,6 @@
 // Subresources: status, scale, resize, ephemeralcontainers, binding, eviction, log, finalize, token; exec, attach and
 // portforward upgrade to the streaming protocols (src/api/streaming, loaded on first use); proxy answers 400.
+import { promised } from '../util/steps.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Scale } from '../generated/k8s/autoscaling/v1.js';
 import { badRequest, conflict, methodNotAllowed } from '../machinery/errors.js';
@@ -60,7 +61,7 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
   if (type === 'strategic' && def.noStrategicMerge) throw strategicMergeRefused();
   checkWriteOptions(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions', type);
   const warnings: string[] = [];
-  return reg.guaranteedUpdateAsync(def, ns, name, (cur) => {
+  return promised(() => reg.updateOrWait(def, ns, name, (cur) => {
     const scale = toScale(def, cur) as KObject;
     let next: KObject;
     if (req.method === 'PUT' || !type || type === 'apply') {
@@ -76,7 +77,7 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
     if (def.scale) return def.scale.set(cur, replicas);
     const spec = { ...(cur.spec as object), replicas };
     return { ...cur, spec };
-  }, { dryRun: dryRun(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions'), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', version: info.version, admitAs: scaleAdmission(def), warnings })
+  }, { dryRun: dryRun(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions'), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', version: info.version, admitAs: scaleAdmission(def), warnings }))
     .then((updated) => {
       sendWarnings(reply, warnings);
       reply.send(toScale(def, updated));
@@ -97,7 +98,7 @@ async function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestIn
       const decoded = decodeObject(reg, def, info.version, req, fieldValidation(q, 'UpdateOptions'), warnings);
       const convert = needsConversion(def, info.version);
       const obj = convert ? await convertedForWrite(reg, def, decoded, warnings) : decoded;
-      out = await reg.guaranteedUpdateAsync(def, ns, name, () => obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', subresource: part, warnings, version: convert ? def.version : info.version });
+      out = await reg.updateOrWait(def, ns, name, () => obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', subresource: part, warnings, version: convert ? def.version : info.version });
     } else if (req.method === 'PATCH') out = (await handlePatch(reg, def, info.version, ns, name, req, part, warnings)).object;
     else throw methodNotAllowed();
     if (needsConversion(def, info.version)) [out] = await convertedForRead(reg, def, info.version, [out], warnings);
@@ -117,7 +118,7 @@ async function handleFinalize(reg: Registry, def: ResourceDef, info: RequestInfo
   const warnings: string[] = [];
   let out: KObject;
   try {
-    out = await reg.guaranteedUpdateAsync(def, '', info.name ?? '', (cur) => ({ ...cur, spec }), { subresource: 'finalize', pure: true, userAgent: req.headers['user-agent'] ?? '', warnings, version: info.version });
+    out = await reg.updateOrWait(def, '', info.name ?? '', (cur) => ({ ...cur, spec }), { subresource: 'finalize', pure: true, userAgent: req.headers['user-agent'] ?? '', warnings, version: info.version });
   } catch (e) {
     withWarnings(reply, warnings, e);
   }

@@ -86,7 +86,7 @@ export class EventRecorder {
           const e = cur as Event;
           const count = (e.count ?? 1) + 1;
           return { ...cur, count, lastTimestamp: rfc3339(now), series: { count, lastObservedTime: rfc3339Micro(now) } };
-        }, { pure: true });
+        }, { pure: true }).catch(() => undefined);
         seen.at = now.getTime();
         return;
       }
@@ -110,7 +110,7 @@ export class EventRecorder {
         this.remember(uid, { kind: ref.kind, name: ref.name, fieldPath: ref.fieldPath ?? '', type, reason, message, event: name, namespace, at: now.getTime() });
       }
     } catch {
-      // Events are best effort (the create's refusal too): a terminating namespace or a race never fails the caller.
+      // Events are best effort (the writes' refusals too): a terminating namespace or a race never fails the caller.
     }
   }
 }

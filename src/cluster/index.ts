@@ -32,7 +32,7 @@ export interface ClusterHandle {
   /** The cluster's shape as configured (pools, timings, add-on settings). */
   config: ClusterConfig;
   /** Stops or starts a node's simulated kubelet (as the bonsai.dev/stopped annotation does). */
-  setNodeStopped(name: string, stopped: boolean): void;
+  setNodeStopped(name: string, stopped: boolean): Promise<void>;
   stop(): void;
 }
 
@@ -56,10 +56,10 @@ function registerNodes(client: Client, clock: Clock, log: Logger, kubelets: Kube
 }
 
 /** Stops or starts a node's kubelet through its bonsai.dev/stopped annotation, for whichever process simulates it. */
-export function markNodeStopped(client: Client, name: string, stopped: boolean): void {
+export async function markNodeStopped(client: Client, name: string, stopped: boolean): Promise<void> {
   const node = client.get('v1/nodes', '', name);
   if (!node || isStopped(node) === stopped) return;
-  client.guaranteedUpdate('v1/nodes', '', name, (cur) => {
+  await client.guaranteedUpdate('v1/nodes', '', name, (cur) => {
     const annotations = { ...(cur.metadata.annotations ?? {}) };
     if (stopped) annotations[simAnnotations.nodeStopped] = 'true';
     else delete annotations[simAnnotations.nodeStopped];

@@ -44,11 +44,7 @@ function removeStrayMirrors(client: Client, log: Logger, controlPlane: string): 
     const node = pod.spec?.nodeName ?? '';
     const name = pod.metadata?.name ?? '';
     if (node === controlPlane || !pod.metadata?.annotations?.['kubernetes.io/config.mirror'] || !mirrorPodNames(node).includes(name)) continue;
-    try {
-      client.delete('v1/pods', 'kube-system', name);
-    } catch (err) {
-      log.debug({ err, name }, 'a stray mirror pod was not deleted');
-    }
+    client.delete('v1/pods', 'kube-system', name).catch((err: unknown) => log.debug({ err, name }, 'a stray mirror pod was not deleted'));
   }
 }
 

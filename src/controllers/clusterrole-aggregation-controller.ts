@@ -18,10 +18,10 @@ export const clusterRoleAggregationController = defineController({
   reconcile: (k, { client }) => aggregate(client, splitKey(k).name),
 });
 
-function aggregate(client: Client, name: string): void {
+async function aggregate(client: Client, name: string): Promise<void> {
   const role = client.get(key, '', name);
   if (!role || !selectorsOf(role)) return;
   const rules = aggregatedRules(role, client.list(key));
   if (JSON.stringify(rules) === JSON.stringify(role.rules ?? [])) return;
-  client.guaranteedUpdate(key, '', name, (cur) => ({ ...cur, rules }), { fieldManager: 'clusterrole-aggregation-controller' });
+  await client.guaranteedUpdate(key, '', name, (cur) => ({ ...cur, rules }), { fieldManager: 'clusterrole-aggregation-controller' });
 }

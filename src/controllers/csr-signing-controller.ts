@@ -46,7 +46,7 @@ async function sign(client: Client, clock: Clock, name: string): Promise<void> {
   const def = client.resource('certificates.k8s.io/v1/certificatesigningrequests')!;
   if (problem) {
     const now = rfc3339(clock.now());
-    client.guaranteedUpdate(def, '', name, (cur) => {
+    await client.guaranteedUpdate(def, '', name, (cur) => {
       if (!pending(cur)) return cur;
       const status = (cur.status ??= {}) as { conditions?: unknown[] };
       status.conditions = [...(status.conditions ?? []), { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: problem, lastUpdateTime: now, lastTransitionTime: now }];
@@ -56,7 +56,7 @@ async function sign(client: Client, clock: Clock, name: string): Promise<void> {
   }
   const ca = await client.services.security().pki.ca();
   const pem = await signRequest(ca, parsed, usages, csr.spec?.expirationSeconds);
-  client.guaranteedUpdate(def, '', name, (cur) => {
+  await client.guaranteedUpdate(def, '', name, (cur) => {
     if (!pending(cur)) return cur;
     cur.status = { ...(cur.status as Record<string, unknown> | undefined), certificate: Buffer.from(pem).toString('base64') };
     return cur;

@@ -66,20 +66,20 @@ export const disruptionController = defineController({
 class DisruptionReconciler {
   constructor(private readonly client: Client, private readonly log: Logger, private readonly events: EventRecorder) {}
 
-  reconcile(key: string): void | number {
+  async reconcile(key: string): Promise<void | number> {
     const { namespace: ns, name } = splitKey(key);
     const pdb = this.client.get<PodDisruptionBudget>('policy/v1/poddisruptionbudgets', ns, name);
     if (!pdb) return;
     try {
-      return this.trySync(pdb);
+      return await this.trySync(pdb);
     } catch (err) {
       if (!(err instanceof SyncError)) throw err;
       this.log.debug({ pdb: key, err: err.message }, 'failed to sync PDB');
-      this.failSafe(pdb, err.message);
+      await this.failSafe(pdb, err.message);
     }
   }
 
-  private trySync(pdb: PodDisruptionBudget): number | undefined {
+  private async trySync(pdb: PodDisruptionBudget): Promise<number | undefined> {
     const owner = pdb;
     const pods = (this.client.list('v1/pods', pdb.metadata?.namespace)).filter((p) => labelSelectorMatches(pdb.spec?.selector, p.metadata?.labels ?? {}));
     let expected: number;
@@ -125,7 +125,7 @@ class DisruptionReconciler {
       disruptionsAllowed: allowed, currentHealthy: healthy, desiredHealthy: desired, expectedPods: expected,
       conditions: this.withCondition(old?.conditions, allowed > 0 ? 'True' : 'False', allowed > 0 ? 'SufficientPods' : 'InsufficientPods', '', generation),
     };
-    this.writeStatus(pdb, status);
+    await this.writeStatus(pdb, status);
     return recheckIn;
   }
 
@@ -195,7 +195,7 @@ class DisruptionReconciler {
   }
 
   /** Upstream failSafe: whatever went wrong, the budget allows no disruption until a sync succeeds. */
-  private failSafe(pdb: PodDisruptionBudget, message: string): void {
+  private async failSafe(pdb: PodDisruptionBudget, message: string): Promise<void> {
     const old = pdb.status ?? ({} as PodDisruptionBudgetStatus);
     const status: PodDisruptionBudgetStatus = {
       ...old,
@@ -203,7 +203,7 @@ class DisruptionReconciler {
       conditions: this.withCondition(old.conditions, 'False', 'SyncFailed', message, old.observedGeneration),
     };
     if (JSON.stringify(status) === JSON.stringify(old)) return;
-    this.writeStatus(pdb, status);
+    await this.writeStatus(pdb, status);
   }
 
   private withCondition(conds: PodDisruptionBudgetStatus['conditions'], status: string, reason: string, message: string, observedGeneration: number | undefined) {
@@ -213,9 +213,9 @@ class DisruptionReconciler {
     return list.map((c) => (c.type === conditionType ? { ...c, ...(observedGeneration ? { observedGeneration } : {}) } : c)) as PodDisruptionBudgetStatus['conditions'];
   }
 
-  private writeStatus(pdb: PodDisruptionBudget, status: PodDisruptionBudgetStatus): void {
+  private async writeStatus(pdb: PodDisruptionBudget, status: PodDisruptionBudgetStatus): Promise<void> {
     const def = this.client.resource('policy/v1/poddisruptionbudgets')!;
-    this.client.guaranteedUpdate(def, pdb.metadata?.namespace ?? '', pdb.metadata?.name ?? '', (cur: KObject) => ({ ...cur, status }), { subresource: 'status' });
+    await this.client.guaranteedUpdate(def, pdb.metadata?.namespace ?? '', pdb.metadata?.name ?? '', (cur: KObject) => ({ ...cur, status }), { subresource: 'status' });
   }
 }
 

@@ -116,7 +116,7 @@ class EndpointsReconciler {
       this.triggers.forget(key);
       if (this.client.get('v1/endpoints', ns, name)) {
         try {
-          this.client.delete(def, ns, name);
+          await this.client.delete(def, ns, name);
         } catch (e) {
           if (!(e instanceof ApiError && e.code === 404)) throw e;
         }
@@ -148,7 +148,7 @@ class EndpointsReconciler {
     if (!Object.keys(annotations).length) delete meta.annotations;
     const next = { apiVersion: 'v1', kind: 'Endpoints', metadata: meta, ...(subsets.length ? { subsets } : {}) };
     try {
-      if (current) this.client.update(def, ns, name, next);
+      if (current) await this.client.update(def, ns, name, next);
       else await this.client.create(def, ns, next);
       this.log.debug({ service: key, endpoints: count }, current ? 'updated endpoints' : 'created endpoints');
     } catch (e) {

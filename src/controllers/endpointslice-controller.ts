@@ -265,14 +265,14 @@ class EndpointSliceReconciler {
     }
     for (const s of plan.update) {
       try {
-        this.client.update(def, ns, s.metadata.name ?? '', stamp(s));
+        await this.client.update(def, ns, s.metadata.name ?? '', stamp(s));
       } catch (e) {
         throw new Error(`failed to update ${s.metadata.name} EndpointSlice for Service ${ns}/${svc.metadata?.name}: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
     for (const s of plan.remove) {
       try {
-        this.client.delete(def, ns, s.metadata.name ?? '');
+        await this.client.delete(def, ns, s.metadata.name ?? '');
       } catch (e) {
         if (e instanceof ApiError && e.code === 404) continue;
         throw new Error(`failed to delete ${s.metadata.name} EndpointSlice for Service ${ns}/${svc.metadata?.name}: ${e instanceof Error ? e.message : String(e)}`);

@@ -142,7 +142,7 @@ export class GarbageCollector implements Reconciler {
     return at.namespace === '' || at.namespace === namespace;
   }
 
-  reconcile(id: string): void | number {
+  async reconcile(id: string): Promise<void | number> {
     const ref = parseRef(id);
     const def = this.defOf(ref.key);
     const obj = this.ctx.client.getByKey(ref.key, ref.namespace, ref.name);
@@ -155,19 +155,19 @@ export class GarbageCollector implements Reconciler {
     const dangling = owners.filter((r) => !this.ownerExists(r, ref.namespace));
     if (!dangling.length) return;
     if (dangling.length === owners.length) {
-      this.tryDelete(def, obj, 'Background');
+      await this.tryDelete(def, obj, 'Background');
       return;
     }
-    this.ctx.client.guaranteedUpdate(def, ref.namespace, ref.name, (cur) => {
+    await this.ctx.client.guaranteedUpdate(def, ref.namespace, ref.name, (cur) => {
       cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((r) => this.ownerExists(r, ref.namespace));
       return cur;
     });
   }
 
-  private tryDelete(def: ResourceDef, obj: KObject, policy: 'Background' | 'Foreground'): void {
+  private async tryDelete(def: ResourceDef, obj: KObject, policy: 'Background' | 'Foreground'): Promise<void> {
     if (obj.metadata.deletionTimestamp) return;
     try {
-      this.ctx.client.delete(def, obj.metadata.namespace ?? '', obj.metadata.name ?? '', { propagationPolicy: policy, preconditions: { uid: obj.metadata.uid } });
+      await this.ctx.client.delete(def, obj.metadata.namespace ?? '', obj.metadata.name ?? '', { propagationPolicy: policy, preconditions: { uid: obj.metadata.uid } });
     } catch {
       /* gone or changed: the next event requeues */
     }
@@ -184,35 +184,35 @@ export class GarbageCollector implements Reconciler {
     return out;
   }
 
-  private removeFinalizer(def: ResourceDef, obj: KObject, finalizer: string): void {
-    this.ctx.client.guaranteedUpdate(def, obj.metadata.namespace ?? '', obj.metadata.name ?? '', (cur) => {
+  private async removeFinalizer(def: ResourceDef, obj: KObject, finalizer: string): Promise<void> {
+    await this.ctx.client.guaranteedUpdate(def, obj.metadata.namespace ?? '', obj.metadata.name ?? '', (cur) => {
       cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer);
       return cur;
     });
   }
 
-  private orphanDependents(def: ResourceDef, owner: KObject): void {
+  private async orphanDependents(def: ResourceDef, owner: KObject): Promise<void> {
     const uid = owner.metadata.uid ?? '';
     for (const { def: d, obj } of this.dependentObjects(uid)) {
-      this.ctx.client.guaranteedUpdate(d, obj.metadata.namespace ?? '', obj.metadata.name ?? '', (cur) => {
+      await this.ctx.client.guaranteedUpdate(d, obj.metadata.namespace ?? '', obj.metadata.name ?? '', (cur) => {
         cur.metadata.ownerReferences = (cur.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid);
         if (!cur.metadata.ownerReferences.length) delete cur.metadata.ownerReferences;
         return cur;
       });
     }
-    this.removeFinalizer(def, owner, 'orphan');
+    await this.removeFinalizer(def, owner, 'orphan');
   }
 
-  private deleteDependentsFirst(def: ResourceDef, owner: KObject): void | number {
+  private async deleteDependentsFirst(def: ResourceDef, owner: KObject): Promise<void | number> {
     const uid = owner.metadata.uid ?? '';
     const deps = this.dependentObjects(uid);
     for (const { def: d, obj } of deps) {
       const hasOwnDependents = (this.dependents.get(obj.metadata.uid ?? '')?.size ?? 0) > 0;
-      this.tryDelete(d, obj, hasOwnDependents ? 'Foreground' : 'Background');
+      await this.tryDelete(d, obj, hasOwnDependents ? 'Foreground' : 'Background');
     }
     const blocking = this.dependentObjects(uid).filter(({ obj }) => obj.metadata.ownerReferences?.some((r) => r.uid === uid && r.blockOwnerDeletion));
     if (blocking.length) return 1000;
-    this.removeFinalizer(def, owner, 'foregroundDeletion');
+    await this.removeFinalizer(def, owner, 'foregroundDeletion');
   }
 }
 

@@ -8,7 +8,7 @@ import { rfc3339 } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 
 /** Sets the Ready condition of the node's pods to False, as upstream's MarkPodsNotReady. */
-export function markPodsNotReady(client: Client, events: EventRecorder, log: Logger, pods: KObject[], nodeName: string): void {
+export async function markPodsNotReady(client: Client, events: EventRecorder, log: Logger, pods: KObject[], nodeName: string): Promise<void> {
   const def = client.resource('v1/pods')!;
   const stamp = rfc3339(client.clock.now());
   for (const p of pods as Pod[]) {
@@ -16,7 +16,7 @@ export function markPodsNotReady(client: Client, events: EventRecorder, log: Log
     const ready = p.status?.conditions?.find((c) => c.type === 'Ready');
     if (!ready || ready.status === 'False') continue;
     try {
-      client.guaranteedUpdate(def, p.metadata?.namespace ?? '', p.metadata?.name ?? '', (cur) => {
+      await client.guaranteedUpdate(def, p.metadata?.namespace ?? '', p.metadata?.name ?? '', (cur) => {
         const st = (cur.status ?? {}) as { conditions?: Array<{ type: string; status: string; lastTransitionTime?: string }> };
         const conditions = (st.conditions ?? []).map((c) => (c.type === 'Ready' && c.status !== 'False' ? { ...c, status: 'False', lastTransitionTime: stamp } : c));
         return { ...cur, status: { ...st, conditions } };

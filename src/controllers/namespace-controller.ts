@@ -11,7 +11,7 @@ export const namespaceController = defineController({
   reconcile: (key, { client }) => reconcileNamespace(client, key),
 });
 
-function reconcileNamespace(client: Client, key: string): void | number {
+async function reconcileNamespace(client: Client, key: string): Promise<void | number> {
   const { name } = splitKey(key);
   const ns = client.get<Namespace>('v1/namespaces', '', name);
   if (!ns?.metadata?.deletionTimestamp) return;
@@ -22,7 +22,7 @@ function reconcileNamespace(client: Client, key: string): void | number {
       remaining++;
       if (o.metadata.deletionTimestamp) continue;
       try {
-        client.delete(def, name, o.metadata.name ?? '', { propagationPolicy: 'Background' });
+        await client.delete(def, name, o.metadata.name ?? '', { propagationPolicy: 'Background' });
       } catch {
         /* already going */
       }
@@ -36,6 +36,6 @@ function reconcileNamespace(client: Client, key: string): void | number {
   }
   const cur = client.get<Namespace>('v1/namespaces', '', name);
   if (!cur) return;
-  client.finalizeNamespace(name, (cur.spec?.finalizers ?? []).filter((f) => f !== 'kubernetes'));
+  await client.finalizeNamespace(name, (cur.spec?.finalizers ?? []).filter((f) => f !== 'kubernetes'));
 }
 

@@ -103,7 +103,7 @@ export class NodeHealth {
   }
 
   /** Compares heartbeats with what was seen before; past the grace period, sets the kubelet's conditions Unknown. */
-  tryUpdate(node: Node, now: number): { observed: NodeCondition; current: NodeCondition | undefined } {
+  async tryUpdate(node: Node, now: number): Promise<{ observed: NodeCondition; current: NodeCondition | undefined }> {
     const name = node.metadata.name ?? '';
     const created = microMs(node.metadata.creationTimestamp);
     let current = readyOf(node);
@@ -140,7 +140,7 @@ export class NodeHealth {
     }
     const ready = conditions.find((c) => c.type === 'Ready');
     if (JSON.stringify(ready) === JSON.stringify(current)) return { observed, current };
-    this.client.guaranteedUpdate('v1/nodes', '', name, (cur) => ({ ...cur, status: { ...(cur.status as object), conditions } }), { subresource: 'status' });
+    await this.client.guaranteedUpdate('v1/nodes', '', name, (cur) => ({ ...cur, status: { ...(cur.status as object), conditions } }), { subresource: 'status' });
     current = ready;
     this.health.set(name, { ...h, ready, readyTransitionMs: now });
     return { observed, current };

@@ -62,7 +62,7 @@ class NodeLifecycle implements Reconciler {
     ctx.queue.addAfter(evictKey, taintingPassMs);
   }
 
-  reconcile(key: string): number | void {
+  reconcile(key: string): number | void | Promise<number | void> {
     if (key === monitorKey) return this.pass(() => this.monitorNodeHealth(), nodeMonitorPeriodMs);
     if (key === evictKey) return this.pass(() => this.noExecuteTaintingPass(), taintingPassMs);
     if (key.startsWith(nodePrefix)) return this.noScheduleTaintingPass(key.slice(nodePrefix.length));
@@ -70,9 +70,9 @@ class NodeLifecycle implements Reconciler {
   }
 
   /** A periodic pass: a failure is logged and the pass runs again at its period. */
-  private pass(fn: () => void, periodMs: number): number {
+  private async pass(fn: () => unknown, periodMs: number): Promise<number> {
     try {
-      fn();
+      await fn();
     } catch (err) {
       this.ctx.log.warn({ err }, 'node lifecycle pass failed');
     }
@@ -88,7 +88,7 @@ class NodeLifecycle implements Reconciler {
   }
 
   /** NoSchedule taints that mirror conditions and spec.unschedulable; the beta os/arch labels. */
-  private noScheduleTaintingPass(name: string): void {
+  private async noScheduleTaintingPass(name: string): Promise<void> {
     const { client } = this.ctx;
     const node = client.get('v1/nodes', '', name);
     if (!node) return;
@@ -101,14 +101,14 @@ class NodeLifecycle implements Reconciler {
     const have = nodeTaints(node).filter((t) => t.effect === 'NoSchedule' && conditionTaintKeys.has(t.key));
     const add = want.filter((w) => !have.some((h) => sameTaint(h, w)));
     const remove = have.filter((h) => !want.some((w) => sameTaint(h, w)));
-    if (add.length || remove.length) swapTaints(client, name, add, remove);
+    if (add.length || remove.length) await swapTaints(client, name, add, remove);
     const labels = node.metadata.labels ?? {};
     const fix: Record<string, string> = {};
     for (const [ga, beta] of [['kubernetes.io/os', 'beta.kubernetes.io/os'], ['kubernetes.io/arch', 'beta.kubernetes.io/arch']]) {
       if (labels[ga] !== undefined && labels[beta] !== labels[ga]) fix[beta] = labels[ga];
     }
     if (Object.keys(fix).length) {
-      client.guaranteedUpdate('v1/nodes', '', name, (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { ...cur.metadata.labels, ...fix } } }));
+      await client.guaranteedUpdate('v1/nodes', '', name, (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { ...cur.metadata.labels, ...fix } } }));
     }
   }
 
@@ -122,7 +122,7 @@ class NodeLifecycle implements Reconciler {
     return t;
   }
 
-  private monitorNodeHealth(): void {
+  private async monitorNodeHealth(): Promise<void> {
     const { client, clock } = this.ctx;
     const nodes = client.list('v1/nodes');
     const seen = new Set<string>();
@@ -133,7 +133,7 @@ class NodeLifecycle implements Reconciler {
       this.known.set(name, node);
       this.events.event(node, 'Normal', 'RegisteredNode', `Node ${name} event: Registered Node ${name} in Controller`);
       this.tainter(node);
-      this.markNodeAsReachable(node);
+      await this.markNodeAsReachable(node);
     }
     for (const [name, node] of this.known) {
       if (seen.has(name)) continue;
@@ -152,39 +152,39 @@ class NodeLifecycle implements Reconciler {
         if (quiet.zone !== undefined) zoneList(quiet.zone).push('True');
         continue;
       }
-      const { observed, current } = this.health.tryUpdate(node, now);
+      const { observed, current } = await this.health.tryUpdate(node, now);
       const zone = node.metadata.labels?.['node.kubernetes.io/exclude-disruption'] === undefined ? zoneKey(node) : undefined;
       if (zone !== undefined) zoneList(zone).push(current?.status);
       if (!current) continue;
-      this.processTaintBasedEviction(node, observed);
+      await this.processTaintBasedEviction(node, observed);
       this.health.markQuiet(node, observed, current, zone);
       if (current.status !== 'True' && observed.status === 'True') {
         this.events.event(node, 'Normal', 'NodeNotReady', `Node ${name} status is now: NodeNotReady`);
-        markPodsNotReady(client, this.events, this.ctx.log, this.podsOn(name), name);
+        await markPodsNotReady(client, this.events, this.ctx.log, this.podsOn(name), name);
       }
     }
-    this.handleDisruption(zoneReady, nodes);
+    await this.handleDisruption(zoneReady, nodes);
   }
 
-  private processTaintBasedEviction(node: Node, observed: NodeCondition): void {
+  private async processTaintBasedEviction(node: Node, observed: NodeCondition): Promise<void> {
     const name = node.metadata.name ?? '';
     const taints = nodeTaints(node);
     if (observed.status === 'False' || observed.status === 'Unknown') {
       const [want, opposite] = observed.status === 'False' ? [notReadyNoExecute, unreachableNoExecute] : [unreachableNoExecute, notReadyNoExecute];
       if (taints.some((t) => sameTaint(t, opposite))) {
-        swapTaints(this.ctx.client, name, [want], [opposite]);
+        await swapTaints(this.ctx.client, name, [want], [opposite]);
         return;
       }
       const tainter = this.tainter(node);
       if (!taints.some((t) => sameTaint(t, want))) tainter.remove(name);
       tainter.add(name, node.metadata.uid ?? '');
-    } else if (observed.status === 'True') this.markNodeAsReachable(node);
+    } else if (observed.status === 'True') await this.markNodeAsReachable(node);
   }
 
-  private markNodeAsReachable(node: Node): void {
+  private async markNodeAsReachable(node: Node): Promise<void> {
     const name = node.metadata.name ?? '';
     const taints = nodeTaints(node);
-    if (taints.some((t) => sameTaint(t, unreachableNoExecute) || sameTaint(t, notReadyNoExecute))) swapTaints(this.ctx.client, name, [], [unreachableNoExecute, notReadyNoExecute]);
+    if (taints.some((t) => sameTaint(t, unreachableNoExecute) || sameTaint(t, notReadyNoExecute))) await swapTaints(this.ctx.client, name, [], [unreachableNoExecute, notReadyNoExecute]);
     this.tainter(node).remove(name);
   }
 
@@ -198,14 +198,16 @@ class NodeLifecycle implements Reconciler {
         if (!node) return true;
         const ready = readyOf(node);
         if (!ready) return 50;
-        if (ready.status === 'False') return swapTaints(client, name, [notReadyNoExecute], [unreachableNoExecute]) || true;
-        if (ready.status === 'Unknown') return swapTaints(client, name, [unreachableNoExecute], [notReadyNoExecute]) || true;
+        // The zone's rate counts the attempt; a refused write is logged as a failed pass was.
+        const failed = (err: unknown) => this.ctx.log.warn({ err }, 'node lifecycle pass failed');
+        if (ready.status === 'False') swapTaints(client, name, [notReadyNoExecute], [unreachableNoExecute]).catch(failed);
+        if (ready.status === 'Unknown') swapTaints(client, name, [unreachableNoExecute], [notReadyNoExecute]).catch(failed);
         return true;
       });
     }
   }
 
-  private handleDisruption(zoneReady: Map<string, Array<string | undefined>>, nodes: Node[]): void {
+  private async handleDisruption(zoneReady: Map<string, Array<string | undefined>>, nodes: Node[]): Promise<void> {
     const { client, clock, log } = this.ctx;
     const now = clock.nowMs();
     const next = new Map<string, ZoneState>();
@@ -231,7 +233,7 @@ class NodeLifecycle implements Reconciler {
     const setRate = (zone: string, state: ZoneState) => this.tainters.get(zone)?.setQps(qpsFor(state, zoneReady.get(zone)?.length ?? 0), now);
     if (allAreFull) {
       log.info('all nodes are not ready: entering master disruption mode');
-      for (const n of nodes) this.markNodeAsReachable(client.get('v1/nodes', '', n.metadata.name ?? '') ?? n);
+      for (const n of nodes) await this.markNodeAsReachable(client.get('v1/nodes', '', n.metadata.name ?? '') ?? n);
       for (const zone of this.zoneStates.keys()) {
         this.tainters.get(zone)?.setQps(0, now);
         this.zoneStates.set(zone, 'FullDisruption');
@@ -250,7 +252,7 @@ class NodeLifecycle implements Reconciler {
   }
 
   /** A pod newly bound to a node that is known not Ready is marked not Ready. */
-  private processPod(key: string): void {
+  private async processPod(key: string): Promise<void> {
     const { client } = this.ctx;
     const { namespace, name } = splitKey(key);
     const pod = client.get('v1/pods', namespace, name);
@@ -258,6 +260,6 @@ class NodeLifecycle implements Reconciler {
     if (!pod || !nodeName) return;
     const ready = this.health.ready(nodeName);
     if (!ready || !client.get('v1/nodes', '', nodeName)) return;
-    if (ready.status !== 'True') markPodsNotReady(client, this.events, this.ctx.log, [pod], nodeName);
+    if (ready.status !== 'True') await markPodsNotReady(client, this.events, this.ctx.log, [pod], nodeName);
   }
 }

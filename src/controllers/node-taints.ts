@@ -27,11 +27,11 @@ export function nodeTaints(node: KObject | Node | undefined): Taint[] {
  * Adds `add` (stamped with timeAdded now; an existing taint with the same key and effect is kept) and removes
  * `remove` on the node through the main resource. Returns false when the node is gone.
  */
-export function swapTaints(client: Client, nodeName: string, add: TaintRef[], remove: TaintRef[]): boolean {
+export async function swapTaints(client: Client, nodeName: string, add: TaintRef[], remove: TaintRef[]): Promise<boolean> {
   const def = client.resource('v1/nodes')!;
   if (!client.get('v1/nodes', '', nodeName)) return false;
   const now = rfc3339(client.clock.now());
-  client.guaranteedUpdate(def, '', nodeName, (cur) => {
+  await client.guaranteedUpdate(def, '', nodeName, (cur) => {
     let taints = nodeTaints(cur).filter((t) => !remove.some((r) => sameTaint(r, t)));
     for (const a of add) {
       if (!taints.some((t) => sameTaint(t, a))) taints = [...taints, { key: a.key, effect: a.effect, timeAdded: now }];

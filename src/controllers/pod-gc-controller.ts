@@ -29,20 +29,20 @@ class PodGc {
 
   constructor(private readonly ctx: ControllerContext) {}
 
-  gc(): void {
+  async gc(): Promise<void> {
     const { client } = this.ctx;
     const pods = client.list('v1/pods');
     const terminated = pods.filter(isTerminated);
     if (terminated.length > terminatedPodThreshold) {
       const byAge = [...terminated].sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
-      for (const p of byAge.slice(0, terminated.length - terminatedPodThreshold)) this.forceDelete(p, 'terminated pod above the threshold');
+      for (const p of byAge.slice(0, terminated.length - terminatedPodThreshold)) await this.forceDelete(p, 'terminated pod above the threshold');
     }
     const now = this.ctx.clock.nowMs();
     const stillMissing = new Set<string>();
     for (const p of pods) {
       const nodeName = p.spec?.nodeName;
       if (p.metadata.deletionTimestamp && !nodeName) {
-        this.forceDelete(p, 'terminating pod that was never scheduled');
+        await this.forceDelete(p, 'terminating pod that was never scheduled');
         continue;
       }
       if (!nodeName) continue;
@@ -52,19 +52,19 @@ class PodGc {
         const since = this.missingSince.get(nodeName) ?? now;
         this.missingSince.set(nodeName, since);
         if (now - since >= quarantineMs) {
-          this.forceDelete(p, 'orphaned pod', { type: 'DisruptionTarget', status: 'True', reason: 'DeletionByPodGC', message: 'PodGC: node no longer exists' });
+          await this.forceDelete(p, 'orphaned pod', { type: 'DisruptionTarget', status: 'True', reason: 'DeletionByPodGC', message: 'PodGC: node no longer exists' });
         }
         continue;
       }
       if (p.metadata.deletionTimestamp && !isNodeReady(n) && nodeTaints(n).some((t) => t.key === taintKeys.outOfService)) {
-        this.forceDelete(p, 'terminating pod on an out-of-service node');
+        await this.forceDelete(p, 'terminating pod on an out-of-service node');
       }
     }
     for (const name of [...this.missingSince.keys()]) if (!stillMissing.has(name)) this.missingSince.delete(name);
   }
 
   /** Marks the pod Failed (with the condition) unless it already ended, then deletes it with no grace period. */
-  private forceDelete(p: Pod, why: string, condition?: PodCondition): void {
+  private async forceDelete(p: Pod, why: string, condition?: PodCondition): Promise<void> {
     const { client, clock, log } = this.ctx;
     const ns = p.metadata.namespace ?? '';
     const name = p.metadata.name ?? '';
@@ -73,14 +73,14 @@ class PodGc {
     try {
       if (!isTerminated(p)) {
         const stamp = rfc3339(clock.now());
-        client.guaranteedUpdate('v1/pods', ns, name, (cur) => {
+        await client.guaranteedUpdate('v1/pods', ns, name, (cur) => {
           const st = (cur.status ?? {}) as NonNullable<Pod['status']>;
           let conditions = st.conditions;
           if (condition) conditions = [...(conditions ?? []).filter((c) => c.type !== condition.type), { ...condition, lastTransitionTime: stamp }];
           return { ...cur, status: { ...st, phase: 'Failed', ...(conditions ? { conditions } : {}) } };
         }, { subresource: 'status' });
       }
-      client.delete('v1/pods', ns, name, { gracePeriodSeconds: 0, preconditions: { uid } });
+      await client.delete('v1/pods', ns, name, { gracePeriodSeconds: 0, preconditions: { uid } });
     } catch (err) {
       log.debug({ err, pod: `${ns}/${name}` }, 'pod gc deletion failed');
     }

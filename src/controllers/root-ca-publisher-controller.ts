@@ -54,7 +54,7 @@ async function publish(client: Client, namespace: string, pem: string): Promise<
     return;
   }
   if (upToDate(cur, pem)) return;
-  client.guaranteedUpdate('v1/configmaps', namespace, rootCaConfigMap, (o) => {
+  await client.guaranteedUpdate('v1/configmaps', namespace, rootCaConfigMap, (o) => {
     o.data = { 'ca.crt': pem };
     o.metadata.annotations = { ...o.metadata.annotations, [descriptionKey]: description };
     return o;

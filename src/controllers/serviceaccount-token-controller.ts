@@ -42,7 +42,7 @@ class TokenReconciler {
     const secrets = this.client.resource('v1/secrets')!;
     if (!sa || (saUid && saUid !== sa.metadata.uid)) {
       try {
-        this.client.delete(secrets, namespace, name, { preconditions: { uid: secret.metadata.uid } });
+        await this.client.delete(secrets, namespace, name, { preconditions: { uid: secret.metadata.uid } });
       } catch {
         /* gone already */
       }
@@ -55,7 +55,7 @@ class TokenReconciler {
     if (!needsToken && d['ca.crt'] === b64(ca) && d.namespace && saUid) return;
     const token = needsToken ? await signToken(security.serviceAccountKeys, legacyClaims(namespace, { name: sa.metadata.name ?? '', uid: sa.metadata.uid ?? '' }, name)) : undefined;
     try {
-      this.client.guaranteedUpdate(secrets, namespace, name, (cur) => {
+      await this.client.guaranteedUpdate(secrets, namespace, name, (cur) => {
         if (cur.metadata.uid !== secret.metadata.uid) return cur;
         const next = { ...data(cur) };
         next['ca.crt'] = b64(ca);

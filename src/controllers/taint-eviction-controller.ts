@@ -49,7 +49,7 @@ class TaintEviction implements Reconciler {
     ctx.informers.informer<Pod>('v1/pods', podIndexes);
   }
 
-  reconcile(key: string): number | void {
+  reconcile(key: string): number | void | Promise<number | void> {
     const { namespace, name } = splitKey(key);
     const pod = this.ctx.client.get('v1/pods', namespace, name);
     const nodeName = pod?.spec?.nodeName;
@@ -66,7 +66,7 @@ class TaintEviction implements Reconciler {
   }
 
   /** Deletion `afterMs` from when the pod was first found tainted (an earlier due time wins): now, or how long to wait. */
-  private due(key: string, pod: Pod, afterMs: number): number | void {
+  private async due(key: string, pod: Pod, afterMs: number): Promise<number | void> {
     const now = this.ctx.clock.nowMs();
     const uid = pod.metadata.uid ?? '';
     let w = this.work.get(key);
@@ -74,7 +74,7 @@ class TaintEviction implements Reconciler {
     else w.fireAt = Math.min(w.fireAt, w.createdAt + afterMs);
     if (now < w.fireAt) return w.fireAt - now;
     this.work.delete(key);
-    this.evict(key, pod);
+    await this.evict(key, pod);
   }
 
   private cancel(key: string, pod: Pod | undefined, withEvent: boolean): void {
@@ -84,19 +84,19 @@ class TaintEviction implements Reconciler {
     if (withEvent && pod && w.uid === pod.metadata.uid) this.ctx.recorder(component).event(pod, 'Normal', 'TaintManagerEviction', `Cancelling deletion of Pod ${key}`);
   }
 
-  private evict(key: string, pod: Pod): void {
+  private async evict(key: string, pod: Pod): Promise<void> {
     const { client, clock, log } = this.ctx;
     const { namespace, name } = splitKey(key);
     this.ctx.recorder(component).event(pod, 'Normal', 'TaintManagerEviction', `Marking for deletion Pod ${key}`);
     const stamp = rfc3339(clock.now());
     try {
-      client.guaranteedUpdate('v1/pods', namespace, name, (cur) => {
+      await client.guaranteedUpdate('v1/pods', namespace, name, (cur) => {
         const st = (cur.status ?? {}) as NonNullable<Pod['status']>;
         const conditions = (st.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget');
         conditions.push({ type: 'DisruptionTarget', status: 'True', lastTransitionTime: stamp, reason: 'DeletionByTaintManager', message: 'Taint manager: deleting due to NoExecute taint' });
         return { ...cur, status: { ...st, conditions } };
       }, { subresource: 'status' });
-      client.delete('v1/pods', namespace, name, { preconditions: { uid: pod.metadata.uid } });
+      await client.delete('v1/pods', namespace, name, { preconditions: { uid: pod.metadata.uid } });
     } catch (err) {
       log.debug({ err, pod: key }, 'taint eviction failed');
     }

@@ -27,7 +27,7 @@ export function ttlRemainingMs(job: Job, nowMs: number): number | undefined {
 export const ttlAfterFinishedController = defineController({
   name: 'ttl-after-finished',
   for: { resource: 'batch/v1/jobs', when: (c) => c.type !== 'DELETED' && expiresAtMs(c.object) !== undefined },
-  reconcile(key, { client, clock, log }): number | void {
+  async reconcile(key, { client, clock, log }): Promise<number | void> {
     const { namespace: ns, name } = splitKey(key);
     const job = client.get<Job>('batch/v1/jobs', ns, name);
     if (!job) return;
@@ -36,7 +36,7 @@ export const ttlAfterFinishedController = defineController({
     if (left > 0) return left;
     log.debug({ job: key }, 'cleaning up finished job');
     try {
-      client.delete('batch/v1/jobs', ns, name, { propagationPolicy: 'Foreground', preconditions: { uid: job.metadata?.uid } });
+      await client.delete('batch/v1/jobs', ns, name, { propagationPolicy: 'Foreground', preconditions: { uid: job.metadata?.uid } });
     } catch (err) {
       // Gone already, or replaced by a new Job of the same name (that one gets its own turn).
       if (statusCode(err) === 404 || statusCode(err) === 409) return;

@@ -106,9 +106,9 @@ export class FlowcontrolConfigController {
     for (const fs of this.client.list(flowSchemasRef)) this.queue.add(fs.metadata.name ?? '');
   }
 
-  private reconcile(key: string): void | Promise<void> {
+  private async reconcile(key: string): Promise<void> {
     if (key === configKey) return this.ensureConfig();
-    else this.syncStatus(key);
+    else await this.syncStatus(key);
   }
 
   private async ensureConfig(): Promise<void> {
@@ -125,7 +125,7 @@ export class FlowcontrolConfigController {
       const name = cur.metadata.name ?? '';
       if (wantedNames.has(name) || parseBool(cur.metadata.annotations?.[autoUpdateAnnotation]) !== true) continue;
       try {
-        this.client.delete(ref, '', name, { preconditions: { resourceVersion: cur.metadata.resourceVersion } });
+        await this.client.delete(ref, '', name, { preconditions: { resourceVersion: cur.metadata.resourceVersion } });
         this.log.info({ resource: ref, name }, 'removed an automatically updated object that is no longer built in');
       } catch (err) {
         if (!ignorable(err, 404, 409)) throw err;
@@ -142,14 +142,14 @@ export class FlowcontrolConfigController {
         return;
       }
       const next = desiredUpdate(wanted, cur, mandatory);
-      if (next) this.client.update(ref, '', name, next, { fieldManager: producer });
+      if (next) await this.client.update(ref, '', name, next, { fieldManager: producer });
     } catch (err) {
       // Someone else wrote it meanwhile: the watch brings the key back.
       if (!ignorable(err, 404, 409)) throw err;
     }
   }
 
-  private syncStatus(name: string): void {
+  private async syncStatus(name: string): Promise<void> {
     const fs = this.client.get<FlowSchema>(flowSchemasRef, '', name);
     if (!fs) return;
     const plName = fs.spec?.priorityLevelConfiguration?.name ?? '';
@@ -161,7 +161,7 @@ export class FlowcontrolConfigController {
     const condition: Condition = { type: want.type, status: want.status, lastTransitionTime: rfc3339(this.clock.now()), reason: want.reason, message: want.message };
     const next = old ? conditions.map((c) => (c === old ? condition : c)) : [...conditions, condition];
     try {
-      this.client.updateStatus(flowSchemasRef, '', name, { ...fs, status: { ...fs.status, conditions: next } }, { fieldManager: consumer });
+      await this.client.updateStatus(flowSchemasRef, '', name, { ...fs, status: { ...fs.status, conditions: next } }, { fieldManager: consumer });
     } catch (err) {
       if (!ignorable(err, 404, 409)) throw err;
     }

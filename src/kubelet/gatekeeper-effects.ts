@@ -75,7 +75,7 @@ export class GatekeeperEffects {
     const status = { created: !error, byPod };
     const current = isRecord(template.status) ? template.status : {};
     if (JSON.stringify({ created: current.created, byPod: current.byPod }) === JSON.stringify(status)) return;
-    as.updateStatus(templates, '', name, { ...template, status: { ...current, ...status } });
+    await as.updateStatus(templates, '', name, { ...template, status: { ...current, ...status } });
   }
 
   /** Creates or updates the CRD; a refusal (an invalid schema, RBAC) is the template's error, a conflict retries. */
@@ -101,15 +101,15 @@ export class GatekeeperEffects {
     const have: Readonly<Record<string, unknown>> = current.spec ?? {};
     const want = isRecord(crd.spec) ? crd.spec : {};
     if (Object.keys(want).every((k) => JSON.stringify(have[k]) === JSON.stringify(want[k]))) return;
-    as.guaranteedUpdate(crds, '', name, (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: crd.metadata.labels }, spec: { ...(isRecord(cur.spec) ? cur.spec : {}), ...want } }));
+    await as.guaranteedUpdate(crds, '', name, (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: crd.metadata.labels }, spec: { ...(isRecord(cur.spec) ? cur.spec : {}), ...want } }));
   }
 
-  private removeCrd(as: Client, templateName: string): void {
+  private async removeCrd(as: Client, templateName: string): Promise<void> {
     const name = `${templateName}.${constraintGroup}`;
     const crd = as.get(crds, '', name);
     if (crd?.metadata.labels?.['gatekeeper.sh/constraint'] !== 'yes') return;
     try {
-      as.delete(crds, '', name);
+      await as.delete(crds, '', name);
     } catch (err) {
       if (statusCode(err) !== 404) throw err;
     }

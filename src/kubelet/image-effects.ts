@@ -53,7 +53,7 @@ async function createSecret(client: Client, ns: string, f: Map<string, string>):
   });
 }
 
-function patchWebhooks(client: Client, ns: string, f: Map<string, string>): void {
+async function patchWebhooks(client: Client, ns: string, f: Map<string, string>): Promise<void> {
   const webhook = f.get('webhook-name');
   const secret = f.get('secret-name') ? client.get('v1/secrets', ns, f.get('secret-name') ?? '') : undefined;
   const ca = isRecord(secret?.data) ? secret.data[f.get('ca-name') ?? 'ca'] : undefined;
@@ -65,7 +65,7 @@ function patchWebhooks(client: Client, ns: string, f: Map<string, string>): void
   ];
   for (const [res, wanted] of kinds) {
     if (!wanted || !client.get(res, '', webhook)) continue;
-    client.guaranteedUpdate(res, '', webhook, (cur: KObject) => {
+    await client.guaranteedUpdate(res, '', webhook, (cur: KObject) => {
       const hooks = Array.isArray(cur.webhooks) ? cur.webhooks.filter(isRecord) : [];
       const next = hooks.map((h) => ({
         ...h, clientConfig: { ...(isRecord(h.clientConfig) ? h.clientConfig : {}), caBundle: ca },

@@ -114,11 +114,11 @@ export class KubeletManager implements NodeDirectory {
   }
 
   /** Stops or starts a node's kubelet and records it in the node's bonsai.dev/stopped annotation. */
-  setStopped(name: string, stopped: boolean): void {
+  async setStopped(name: string, stopped: boolean): Promise<void> {
     const node = this.client.get('v1/nodes', '', name);
     if (!node) return;
     if (isStopped(node) !== stopped) {
-      const updated = this.client.guaranteedUpdate('v1/nodes', '', name, (cur) => {
+      const updated = await this.client.guaranteedUpdate('v1/nodes', '', name, (cur) => {
         const annotations = { ...(cur.metadata.annotations ?? {}) };
         if (stopped) annotations[simAnnotations.nodeStopped] = 'true';
         else delete annotations[simAnnotations.nodeStopped];
@@ -193,7 +193,7 @@ export class KubeletManager implements NodeDirectory {
 
   private createAgent(node: KObject, newNode: boolean): NodeAgent | undefined {
     const name = node.metadata.name ?? '';
-    let cur = node as Node;
+    const cur = node as Node;
     let podCIDR = cur.spec?.podCIDR;
     let index = podCIDR ? indexOfPodCidr(podCIDR) : undefined;
     const labels = kubeletLabels(name);
@@ -205,16 +205,13 @@ export class KubeletManager implements NodeDirectory {
         podCIDR = podCidrForIndex(index);
       }
       const cidr = podCIDR;
-      try {
-        cur = this.nodeClient(name).guaranteedUpdate('v1/nodes', '', name, (o) => ({
-          ...o,
-          metadata: { ...o.metadata, labels: { ...labels, ...o.metadata.labels } },
-          spec: (o.spec as Node['spec'])?.podCIDR ? o.spec : { ...(o.spec as object), podCIDR: cidr, podCIDRs: [cidr] },
-        }));
-      } catch (err) {
-        this.log.debug({ err, node: name }, 'registering the node failed');
-        return undefined;
-      }
+      // The agent needs nothing this write changes (its pod CIDR is the one chosen here): it starts at once, and a
+      // write refused (the node deleted meanwhile, a webhook's denial) is left to the next change of the node.
+      this.nodeClient(name).guaranteedUpdate('v1/nodes', '', name, (o) => ({
+        ...o,
+        metadata: { ...o.metadata, labels: { ...labels, ...o.metadata.labels } },
+        spec: (o.spec as Node['spec'])?.podCIDR ? o.spec : { ...(o.spec as object), podCIDR: cidr, podCIDRs: [cidr] },
+      })).catch((err: unknown) => this.log.debug({ err, node: name }, 'registering the node failed'));
     }
     const internalIP = internalIpOf(cur.status) ?? internalIpForIndex(index ?? this.allocateIndex());
     const agent = new NodeAgent(this.nodeClient(name), this.log, { name, uid: cur.metadata?.uid ?? '', internalIP, podCIDR });

@@ -165,15 +165,21 @@ export class NodeAgent implements NodeAgentView {
     if (kept && JSON.stringify(kept) === JSON.stringify(current)) return;
     const status = kept ?? kubeletStatus({ name: this.nodeName, internalIP: this.hostIP, bootSeed: this.bootSeed, current, heartbeat: now, now });
     const def = this.client.resource('v1/nodes')!;
-    try {
-      const written = this.client.guaranteedUpdate(def, '', this.nodeName, (cur) => ({ ...cur, status }), { subresource: 'status', pure: true });
+    const wrote = (written: KObject) => {
       this.lastWrittenRv = written.metadata.resourceVersion;
       this.reported(nowMs);
+      if (emitEvents) this.readyEvents(node, current);
+    };
+    const failed = (err: unknown) => this.log.debug({ err, node: this.nodeName }, 'node status update failed');
+    let written: KObject | Promise<KObject>;
+    try {
+      // Written at once unless an admission webhook is called (then the report follows its answer).
+      written = this.client.updateNowOrWait(def, '', this.nodeName, (cur) => ({ ...cur, status }), { subresource: 'status', pure: true });
     } catch (err) {
-      this.log.debug({ err, node: this.nodeName }, 'node status update failed');
-      return;
+      return failed(err);
     }
-    if (emitEvents) this.readyEvents(node, current);
+    if (written instanceof Promise) written.then(wrote, failed);
+    else wrote(written);
   }
 
   /** The events a kubelet records when its node's conditions turn healthy. */
@@ -193,7 +199,8 @@ export class NodeAgent implements NodeAgentView {
     const spec = { holderIdentity: this.nodeName, leaseDurationSeconds, renewTime };
     try {
       if (this.client.get('coordination.k8s.io/v1/leases', leaseNamespace, this.nodeName)) {
-        this.client.guaranteedUpdate(def, leaseNamespace, this.nodeName, (cur) => ({ ...cur, spec: { ...(cur.spec as object), ...spec } }), { pure: true });
+        this.client.guaranteedUpdate(def, leaseNamespace, this.nodeName, (cur) => ({ ...cur, spec: { ...(cur.spec as object), ...spec } }), { pure: true })
+          .catch((err: unknown) => this.leaseFailed(err));
         return;
       }
       const lease: Lease = {
@@ -204,8 +211,13 @@ export class NodeAgent implements NodeAgentView {
       // Built here for this write alone: given away, not copied.
       this.client.create(def, leaseNamespace, lease as KObject, { owned: true }).catch((err: unknown) => this.log.debug({ err, node: this.nodeName }, 'lease creation failed'));
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      this.log.debug({ err, node: this.nodeName }, 'lease renewal failed');
+      this.leaseFailed(err);
     }
+  }
+
+  /** A refused renewal waits for the next one; anything else is a failure of the tick. */
+  private leaseFailed(err: unknown): void {
+    if (err instanceof ApiError) this.log.debug({ err, node: this.nodeName }, 'lease renewal failed');
+    else this.log.warn({ err, node: this.nodeName }, 'kubelet tick failed');
   }
 }

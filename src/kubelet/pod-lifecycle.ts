@@ -168,7 +168,7 @@ export class PodLifecycle {
     if (run) this.nodes.agent(run.nodeName)?.releasePodIP(uid);
   }
 
-  private reconcile(key: string): number | void {
+  private async reconcile(key: string): Promise<number | void> {
     const [namespace, name] = key.split('/');
     const pod = this.ctx.client.get('v1/pods', namespace, name);
     const known = this.uidOfKey.get(key);
@@ -209,7 +209,7 @@ export class PodLifecycle {
       next = Infinity;
     }
     // A pod just adopted whose stored status is already current is written nothing, without building it.
-    if (!fresh || !adoptedStatusCurrent(pod, run, now, agent.hostIP)) this.writeStatus(pod, run, agent, now, next);
+    if (!fresh || !adoptedStatusCurrent(pod, run, now, agent.hostIP)) await this.writeStatus(pod, run, agent, now, next);
     this.refs.track(key, !run.finished && waitsOnReferences(run));
     return next === Infinity ? undefined : Math.max(1, next - now);
   }
@@ -303,19 +303,21 @@ export class PodLifecycle {
   }
 
   /** Posts the pod's status when it changed, unless (with `next`, the next step's due time) that step is to carry it. */
-  private writeStatus(pod: Pod, run: PodRun, agent: NodeAgentView, now: number, next?: number): void {
+  private async writeStatus(pod: Pod, run: PodRun, agent: NodeAgentView, now: number, next?: number): Promise<void> {
     if (next !== undefined && this.coalesces(pod, run, now, next)) return;
     const status = buildStatus(pod, run, now, agent.hostIP);
     if (jsonEqual(status, pod.status, statusDepth)) return;
     const def = this.ctx.client.resource('v1/pods')!;
-    const written = nodeClient(this.ctx.client, run.nodeName).guaranteedUpdate(def, run.namespace, run.name, (cur) => {
+    // Written at once unless an admission webhook is called: the change it makes is then known as this kubelet's own.
+    const write = nodeClient(this.ctx.client, run.nodeName).updateNowOrWait(def, run.namespace, run.name, (cur) => {
       if (cur.metadata.uid !== run.uid) throw new Error('pod was replaced');
       return { ...cur, status: status };
     }, { subresource: 'status', pure: true, audit: { verb: 'patch', subresource: 'status' } });
+    const written = write instanceof Promise ? await write : write;
     if (this.runs.get(run.uid) === run && written.metadata.resourceVersion) this.writtenRv.set(run.uid, written.metadata.resourceVersion);
   }
 
-  private terminate(pod: Pod, run: PodRun, agent: NodeAgentView, now: number): number | void {
+  private async terminate(pod: Pod, run: PodRun, agent: NodeAgentView, now: number): Promise<number | void> {
     const everStarted = run.containers.some((c) => c.containerID !== undefined);
     const ts = Date.parse(pod.metadata?.deletionTimestamp ?? '');
     const graceEnd = pod.metadata?.deletionGracePeriodSeconds === 0 ? now : Math.max(now, Number.isNaN(ts) ? now : ts);
@@ -347,16 +349,16 @@ export class PodLifecycle {
       }
       const next = this.advancer(pod, run, agent, now).advance();
       if (allRuns(run).some((c) => c.stage === 'running')) {
-        this.writeStatus(pod, run, agent, now);
+        await this.writeStatus(pod, run, agent, now);
         return next === Infinity ? undefined : Math.max(1, next - now);
       }
       run.finished = true;
-      this.writeStatus(pod, run, agent, now);
+      await this.writeStatus(pod, run, agent, now);
     }
     agent.releasePodIP(run.uid);
     const def = this.ctx.client.resource('v1/pods')!;
     try {
-      nodeClient(this.ctx.client, run.nodeName).delete(def, run.namespace, run.name, { gracePeriodSeconds: 0, preconditions: { uid: run.uid } });
+      await nodeClient(this.ctx.client, run.nodeName).delete(def, run.namespace, run.name, { gracePeriodSeconds: 0, preconditions: { uid: run.uid } });
     } catch (err) {
       this.ctx.log.debug({ err, pod: `${run.namespace}/${run.name}` }, 'pod already gone');
     }

@@ -221,7 +221,7 @@ export class LeaderElector {
 
   // ---- one attempt (client-go's tryAcquireOrRenew) ----
 
-  /** One attempt; a Promise only when it had to create the Lease (a create may wait for admission webhooks). */
+  /** One attempt; a Promise only when a write waited for admission webhooks. */
   private tryAcquireOrRenew(): boolean | Promise<boolean> {
     const now = this.clock.nowMs();
     const fresh: LeaderRecord = {
@@ -254,13 +254,18 @@ export class LeaderElector {
     const next: LeaderRecord = mine
       ? { ...fresh, acquireTime: old.acquireTime ?? fresh.acquireTime, leaseTransitions: old.leaseTransitions }
       : { ...fresh, leaseTransitions: old.leaseTransitions + 1 };
+    const wrote = (lease: KObject): true => {
+      this.lease = lease;
+      this.observe(next, now);
+      return true;
+    };
+    let written: KObject | Promise<KObject>;
     try {
-      this.lease = this.lock.update(current, next);
+      written = this.lock.update(current, next);
     } catch (err) {
       return this.failed(err, 'failed to update lock');
     }
-    this.observe(next, now);
-    return true;
+    return written instanceof Promise ? written.then(wrote, (err: unknown) => this.failed(err, 'failed to update lock')) : wrote(written);
   }
 
   private observe(record: LeaderRecord, now: number): void {
@@ -294,8 +299,13 @@ export class LeaderElector {
       const now = this.clock.nowMs();
       const old = recordOf(current);
       const released: LeaderRecord = { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: old.leaseTransitions };
-      this.lease = this.lock.update(current, released);
-      this.observe(released, now);
+      const wrote = (lease: KObject) => {
+        this.lease = lease;
+        this.observe(released, now);
+      };
+      const written = this.lock.update(current, released);
+      if (written instanceof Promise) written.then(wrote, (err: unknown) => this.failed(err, 'failed to release lock'));
+      else wrote(written);
     } catch (err) {
       this.failed(err, 'failed to release lock');
     }

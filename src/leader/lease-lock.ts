@@ -55,9 +55,10 @@ export class LeaseLock {
   }
 
   /** Writes `record` over `current` (a 409 Conflict when the Lease changed since it was read). */
-  update(current: KObject, record: LeaderRecord): KObject {
+  update(current: KObject, record: LeaderRecord): KObject | Promise<KObject> {
     const next = { ...current, metadata: { ...current.metadata }, spec: { ...(current.spec as object), ...specOf(record) } } as KObject;
-    return this.client.update(leaseResource, this.namespace, this.name, next);
+    // At once unless an admission webhook is called: a renewal must not wait a turn for nothing.
+    return this.client.updateNowOrWait(leaseResource, this.namespace, this.name, () => next);
   }
 
   /** Calls `fn` on every change of this Lease; returns the unsubscribe function. */

@@ -15,7 +15,7 @@ import { servedVersions, storageKey, type ResourceDef, type StrategyContext } fr
 import { createSteps, RetryUpdate, updateSteps } from './write.js';
 import type { WriteOptions } from './write-options.js';
 import { deleteSteps, type DeleteOptions } from './delete.js';
-import { drive, runAsync, runSync } from '../admission/chain.js';
+import { drive, runSync } from '../admission/chain.js';
 import type { AdmissionPlugin } from '../admission/types.js';
 import type { ExternalMetricsSource } from '../metrics-apis/sources.js';
 import { builtinAdmission } from '../admission/builtin/index.js';
@@ -259,30 +259,52 @@ export class Registry {
     return this.audited(opts.audit?.verb ?? 'create', def, namespace, obj.metadata?.name ?? '', opts.audit?.subresource ?? opts.subresource, 201, steps, (r) => r);
   }
 
-  /** guaranteedUpdate that waits for admission; starts over when the object changed while admission waited. */
-  async guaranteedUpdateAsync(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: WriteOptions = {}): Promise<KObject> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await runAsync(updateSteps(this, def, namespace, name, mutate, { ...opts, canWait: true }));
-      } catch (e) {
+  /**
+   * Reads the current object, applies `mutate` to a copy and writes it back, letting admission wait (webhooks):
+   * answers at once when no plugin had to (a Promise only when one did). Starts over on a conflict when the mutation
+   * did not pin a resourceVersion itself (admission waited and the object changed meanwhile, or a store shared with
+   * other processes, etcd, held a newer object). The API server's request path and every in-process writer (through
+   * the client) update this way.
+   */
+  updateOrWait(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: WriteOptions = {}): KObject | Promise<KObject> {
+    const attempt = (n: number): KObject | Promise<KObject> => {
+      const again = (e: unknown): KObject | Promise<KObject> => {
         if (!(e instanceof RetryUpdate)) throw e;
-        if (attempt >= 9) throw conflict({ group: def.group, resource: def.plural }, name);
+        if (n >= 9) throw conflict({ group: def.group, resource: def.plural }, name);
+        return attempt(n + 1);
+      };
+      let r: KObject | Promise<KObject>;
+      try {
+        r = drive(updateSteps(this, def, namespace, name, mutate, { ...opts, canWait: true }));
+      } catch (e) {
+        return again(e);
       }
-    }
+      return r instanceof Promise ? r.catch(again) : r;
+    };
+    if (opts.audit === false) return attempt(0);
+    return this.audited(opts.audit?.verb ?? 'update', def, namespace, name, opts.audit?.subresource ?? opts.subresource, opts.audit?.verb === 'create' ? 201 : 200,
+      () => attempt(0), (r) => r);
   }
 
-  /** A delete that waits for admission (webhooks). */
-  deleteAsync(def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { warnings?: string[] } = {}): Promise<{ object: KObject; deleted: boolean }> {
-    return runAsync(deleteSteps(this, def, namespace, name, { ...opts, canWait: true }));
+  /** A delete that lets admission wait (webhooks), answering at once when no plugin had to: as `updateOrWait`. */
+  deleteOrWait(def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { warnings?: string[] } = {}): { object: KObject; deleted: boolean } | Promise<{ object: KObject; deleted: boolean }> {
+    return this.audited('delete', def, namespace, name, undefined, 200, () => drive(deleteSteps(this, def, namespace, name, { ...opts, canWait: true })), (r) => r.object);
   }
 
+  // The never-waiting writes below are the server's own, which no webhook sees: the pod's update or delete behind a
+  // binding or an eviction (registry/pod-binding.ts, pod-eviction.ts; upstream writes it past admission, which
+  // reviewed the subresource's create), the built-in APIServices (resources/apiservices.ts), the CRD and
+  // admission-policy status controllers (apiextensions/crd-controller.ts, admission/policy/status-controller.ts) and
+  // the service account token secrets (auth/security.ts). Everything else writes through `updateOrWait` / `deleteOrWait`.
+
+  /** A never-waiting update (see above). */
   update(def: ResourceDef, namespace: string, name: string, obj: KObject, opts: WriteOptions = {}): KObject {
     return this.guaranteedUpdate(def, namespace, name, () => obj, opts);
   }
 
   /**
-   * Reads the current object, applies `mutate` to a copy and writes it back; retries on conflicts
-   * when the mutation did not pin a resourceVersion itself.
+   * A never-waiting update (see above): reads the current object, applies `mutate` to a copy and writes it back;
+   * retries on conflicts when the mutation did not pin a resourceVersion itself.
    */
   guaranteedUpdate(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: WriteOptions = {}): KObject {
     if (opts.audit === false) return this.updateNow(def, namespace, name, mutate, opts);
@@ -303,6 +325,7 @@ export class Registry {
     }
   }
 
+  /** A never-waiting delete (see above). */
   delete(def: ResourceDef, namespace: string, name: string, opts: DeleteOptions = {}): { object: KObject; deleted: boolean } {
     return this.audited('delete', def, namespace, name, undefined, 200, () => runSync(deleteSteps(this, def, namespace, name, opts)), (r) => r.object);
   }

@@ -58,7 +58,12 @@ export class Binder {
       }
       obj.status = status;
       return obj;
-    }, { subresource: 'status' });
+    }, { subresource: 'status' }).catch((err: unknown) => this.failed(err, cur, 'setting a pod condition'));
+  }
+
+  /** A status write or a victim's deletion refused (the pod gone, a webhook's denial): as upstream, logged; the next cycle tries again. */
+  private failed(err: unknown, pod: KObject, what: string): void {
+    this.client.log.debug({ err, pod: `${pod.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}` }, `${what} failed`);
   }
 
   unschedulable(pod: Pod, message: string, nominate?: string): void {
@@ -71,7 +76,7 @@ export class Binder {
     this.client.guaranteedUpdate(this.def, cur.metadata.namespace ?? '', cur.metadata.name ?? '', (obj) => {
       delete (obj.status as { nominatedNodeName?: string }).nominatedNodeName;
       return obj;
-    }, { subresource: 'status' });
+    }, { subresource: 'status' }).catch((err: unknown) => this.failed(err, cur, 'clearing a nomination'));
   }
 
   /** Marks a victim DisruptionTarget, deletes it gracefully and records `Preempted` on it. */
@@ -79,7 +84,7 @@ export class Binder {
     const cur = this.client.get('v1/pods', victim.ns, victim.name);
     if (!cur || cur.metadata?.uid !== victim.uid) return;
     this.setCondition(cur, { type: 'DisruptionTarget', status: 'True', reason: 'PreemptionByScheduler', message: `${preemptor.spec?.schedulerName ?? schedulerName}: preempting to accommodate a higher priority pod` });
-    if (!cur.metadata?.deletionTimestamp) this.client.delete(this.def, victim.ns, victim.name, { preconditions: { uid: victim.uid } });
+    if (!cur.metadata?.deletionTimestamp) this.client.delete(this.def, victim.ns, victim.name, { preconditions: { uid: victim.uid } }).catch((err: unknown) => this.failed(err, cur, 'deleting a victim'));
     this.recorder.event(cur, 'Normal', 'Preempted', `Preempted by pod ${preemptor.metadata?.uid} on node ${node}`);
   }
 }

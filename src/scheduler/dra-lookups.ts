@@ -88,10 +88,10 @@ export function draLookups(client: Client, engineLoaded: () => void): DraLookups
     nodeHasDevices: (node) => (byNode ?? group()).has(node),
     claim: (ns, name) => client.get<ResourceClaim>(claimsRef, ns, name),
     createClaim: (claim) => client.create<ResourceClaim>(claimsRef, claim.metadata.namespace ?? '', claim),
-    deleteClaim: (ns, name, uid) => { client.delete(claimsRef, ns, name, { preconditions: { uid } }); },
+    deleteClaim: (ns, name, uid) => client.delete(claimsRef, ns, name, { preconditions: { uid } }),
     setExtendedClaimStatus(pod, status) {
       const ns = pod.metadata.namespace ?? '';
-      client.guaranteedUpdate<Pod>('v1/pods', ns, pod.metadata.name ?? '', (obj) => {
+      return client.guaranteedUpdate<Pod>('v1/pods', ns, pod.metadata.name ?? '', (obj) => {
         const cur = obj as Pod;
         if (cur.metadata.uid !== pod.metadata.uid) throw new Error(`pod ${ns}/${pod.metadata.name ?? ''} was replaced`);
         const { extendedResourceClaimStatus: _old, ...rest } = cur.status ?? {};
@@ -103,13 +103,18 @@ export function draLookups(client: Client, engineLoaded: () => void): DraLookups
     claimChanged: (claim, gone) => held?.observe(claim, gone),
     classes: () => new Map(client.list<DeviceClass>('resource.k8s.io/v1/deviceclasses').map((c) => [c.metadata.name ?? '', c])),
     reserve(claim, status) {
+      // Held at once unless an admission webhook is called (then once it answers): the next pod's filter sees it.
       const ns = claim.metadata.namespace ?? '';
       const name = claim.metadata.name ?? '';
-      let cur = claim;
-      if (status.allocation && !claim.metadata.finalizers?.includes(claimFinalizer)) {
-        cur = client.update<ResourceClaim>(claimsRef, ns, name, { ...claim, metadata: { ...claim.metadata, finalizers: [...(claim.metadata.finalizers ?? []), claimFinalizer] } });
-      }
-      held?.observe(client.updateStatus<ResourceClaim>(claimsRef, ns, name, { ...cur, status }));
+      const writeStatus = (cur: ResourceClaim) => {
+        const written = client.updateNowOrWait<ResourceClaim>(claimsRef, ns, name, () => ({ ...cur, status }) as KObject, { subresource: 'status' });
+        if (written instanceof Promise) return written.then((c) => held?.observe(c));
+        held?.observe(written);
+      };
+      if (!status.allocation || claim.metadata.finalizers?.includes(claimFinalizer)) return writeStatus(claim);
+      const withFinalizer = { ...claim, metadata: { ...claim.metadata, finalizers: [...(claim.metadata.finalizers ?? []), claimFinalizer] } };
+      const cur = client.updateNowOrWait<ResourceClaim>(claimsRef, ns, name, () => withFinalizer as KObject);
+      return cur instanceof Promise ? cur.then(writeStatus) : writeStatus(cur);
     },
     engineLoaded,
     inFlight: new Map(),

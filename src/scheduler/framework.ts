@@ -49,12 +49,12 @@ export interface DraLookups {
   nodeHasDevices(node: string): boolean;
   /** Creates a claim (the special claim of a pod's extended resources); returns it as stored. */
   createClaim(claim: ResourceClaim): Promise<ResourceClaim>;
-  deleteClaim(namespace: string, name: string, uid: string): void;
+  deleteClaim(namespace: string, name: string, uid: string): void | Promise<unknown>;
   /** Writes (or, with undefined, clears) the pod's status.extendedResourceClaimStatus. */
-  setExtendedClaimStatus(pod: Pod, status: PodExtendedResourceClaimStatus | undefined): void;
+  setExtendedClaimStatus(pod: Pod, status: PodExtendedResourceClaimStatus | undefined): void | Promise<unknown>;
   classes(): ReadonlyMap<string, DeviceClass>;
   /** Writes a claim's allocation and reservations (adding the finalizer first when it has none). */
-  reserve(claim: ResourceClaim, status: ResourceClaimStatus): void;
+  reserve(claim: ResourceClaim, status: ResourceClaimStatus): void | Promise<unknown>;
   /** Called once the selector engine has loaded (pods waiting for it may go on). */
   engineLoaded(): void;
   /**

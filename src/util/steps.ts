@@ -15,10 +15,10 @@ export function runSync<T>(steps: Steps<T>): T {
   return r.value;
 }
 
-/** Drives the steps, awaiting what they yield; a rejection is thrown back into the pipeline at the step. */
-export function runAsync<T>(steps: Steps<T>): Promise<T> {
+/** What `write` answers, or its throw, as a Promise (for a caller that chains on a write that may answer at once). */
+export function promised<T>(write: () => T | Promise<T>): Promise<T> {
   try {
-    return Promise.resolve(drive(steps));
+    return Promise.resolve(write());
   } catch (error) {
     return Promise.reject(error);
   }

@@ -3,7 +3,9 @@
 // timeouts under failurePolicy Ignore and Fail while the API server stays responsive, namespaceSelector and
 // objectSelector that keep a webhook from being called, server-side dry run, the scale subresource's Scale, and the
 // pods workload controllers create (a sidecar injector and a denial reach a Deployment's and a Job's pods), and every
-// other object a controller creates in process (a Deployment's ReplicaSet, a Service's EndpointSlice).
+// other object a controller creates in process (a Deployment's ReplicaSet, a Service's EndpointSlice), and the updates
+// in-process writers make (a kubelet's pod status, the deployment controller's scale of a ReplicaSet; a denial of one
+// makes the controller retry, the server answering meanwhile).
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:https';
@@ -58,6 +60,8 @@ function handle(path: string, review: Json, res: ServerResponse): void {
     }
     case '/deny-pods':
       return respond(res, review, { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'no pods for you' } });
+    case '/freeze':
+      return respond(res, review, { allowed: false, status: { code: 403, reason: 'Forbidden', message: 'frozen' } });
     default:
       return respond(res, review, { allowed: true });
   }
@@ -245,6 +249,35 @@ describe('admission webhooks with kubectl', () => {
     const users = calls('/mutate', 'ctrl').map((r) => `${r.request.kind.kind} ${r.request.userInfo.username}`).sort();
     assert.deepEqual(users, ['EndpointSlice system:serviceaccount:kube-system:endpointslice-controller', 'ReplicaSet system:serviceaccount:kube-system:deployment-controller']);
     await k().ok(['delete', 'mutatingwebhookconfiguration', 'controller-writes']);
+  });
+
+  it('calls webhooks for in-process updates: a kubelet\'s pod status, a ReplicaSet\'s scale; a denial is retried', async () => {
+    await k().ok(['create', 'namespace', 'upd']);
+    await k().ok(['label', 'namespace', 'upd', 'upd=yes']);
+    const rules = `[{apiGroups: [""], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["pods/status"]}, {apiGroups: ["apps"], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["replicasets"]}]`;
+    await k().ok(['apply', '-f', '-'], { input: configuration('Validating', 'update-watch', base, caBundle, [{ name: 'updates.e2e.bonsai.dev', path: '/updates', rules, namespaceSelector: '{matchLabels: {upd: "yes"}}' }]) });
+    await k().ok(['create', 'deployment', 'web', '-n', 'upd', '--image=nginx']);
+    // The kubelet reports the pod's status as its node.
+    const status = await eventually(async () => calls('/updates', 'upd').find((r) => r.request.kind.kind === 'Pod'), 20_000, 'the kubelet\'s pod status review');
+    assert.equal(status.request.subResource, 'status');
+    assert.equal(status.request.operation, 'UPDATE');
+    assert.match(status.request.userInfo.username, /^system:node:/);
+    // The deployment controller scales its ReplicaSet.
+    await k().ok(['scale', 'deployment', 'web', '-n', 'upd', '--replicas=2']);
+    const scaled = await eventually(async () => calls('/updates', 'upd').find((r) => r.request.kind.kind === 'ReplicaSet' && r.request.object.spec.replicas === 2), 20_000, 'the ReplicaSet scale review');
+    assert.equal(scaled.request.userInfo.username, 'system:serviceaccount:kube-system:deployment-controller');
+    assert.equal(scaled.request.oldObject.spec.replicas, 1);
+    // A denied scale: the controller tries again (each try reviewed), the server keeps answering, nothing is written.
+    await k().ok(['apply', '-f', '-'], { input: configuration('Validating', 'freeze', base, caBundle, [{ name: 'freeze.e2e.bonsai.dev', path: '/freeze', rules: `[{apiGroups: ["apps"], apiVersions: ["v1"], operations: ["UPDATE"], resources: ["replicasets"]}]`, namespaceSelector: '{matchLabels: {upd: "yes"}}' }]) });
+    await k().ok(['scale', 'deployment', 'web', '-n', 'upd', '--replicas=3']);
+    await eventually(async () => calls('/freeze', 'upd').length >= 3, 20_000, 'the denied scale, tried again');
+    assert.equal(await k().ok(['get', 'deployment', 'web', '-n', 'upd', '-o', 'jsonpath={.spec.replicas}']), '3');
+    const replicas = async () => k().ok(['get', 'replicasets', '-n', 'upd', '-o', 'jsonpath={.items[*].spec.replicas}']);
+    assert.equal(await replicas(), '2');
+    // Once the denying webhook is gone, a retry goes through.
+    await k().ok(['delete', 'validatingwebhookconfiguration', 'freeze']);
+    await eventually(async () => (await replicas()) === '3', 20_000, 'the ReplicaSet scaled to 3');
+    await k().ok(['delete', 'validatingwebhookconfiguration', 'update-watch']);
   });
 
   it('does not call a webhook whose namespaceSelector or objectSelector does not match', async () => {

@@ -44,7 +44,7 @@ describe('leader election in one process', () => {
       const client = clientFor(b.registry);
       try {
         const taken: string[] = [leaseNames.scheduler, leaseNames.kubelets];
-        for (const n of taken) client.guaranteedUpdate(leaseResource, 'kube-system', n, (cur) => ({ ...cur, spec: { ...(cur.spec as object), holderIdentity: 'intruder' } }));
+        for (const n of taken) await client.guaranteedUpdate(leaseResource, 'kube-system', n, (cur) => ({ ...cur, spec: { ...(cur.spec as object), holderIdentity: 'intruder' } }));
         // The next renewal (within 2 s) sees another holder: the scheduler and the kubelets stop. The store is local,
         // so the intruder can only be a leftover: the process takes the Leases back at its next try.
         await eventually(() => taken.every((n) => !b.election.leading().includes(n)) || undefined, 5_000, 'the scheduler and kubelets stopped leading');

@@ -79,14 +79,14 @@ test('updateStatus writes only status; guaranteedUpdate mutates a copy; delete r
     const cur = structuredClone(before);
     cur.status = { phase: 'Running' };
     (cur.spec as { containers: Array<{ image: string }> }).containers[0].image = 'ignored';
-    client.updateStatus('v1/pods', 'default', 'a', cur);
+    await client.updateStatus('v1/pods', 'default', 'a', cur);
     const after = client.get<{ status?: { phase?: string }; spec: { containers: Array<{ image: string }> } }>('v1/pods', 'default', 'a')!;
     assert.equal(after.status?.phase, 'Running');
     assert.equal(after.spec.containers[0].image, 'nginx');
-    client.guaranteedUpdate('v1/pods', 'default', 'a', (o) => ({ ...o, metadata: { ...o.metadata, labels: { x: 'y' } } }));
+    await client.guaranteedUpdate('v1/pods', 'default', 'a', (o) => ({ ...o, metadata: { ...o.metadata, labels: { x: 'y' } } }));
     assert.deepEqual(client.get('v1/pods', 'default', 'a')!.metadata.labels, { x: 'y' });
     assert.equal(before.metadata.labels?.x, undefined, 'the object read earlier is not mutated');
-    client.delete('v1/pods', 'default', 'a', { gracePeriodSeconds: 0 });
+    await client.delete('v1/pods', 'default', 'a', { gracePeriodSeconds: 0 });
     assert.equal(client.get('v1/pods', 'default', 'a'), undefined);
   } finally {
     close();
@@ -101,8 +101,8 @@ test('watch delivers committed changes with the previous state, in order, until 
     await client.create('v1/pods', 'default', pod('a', { v: '1' }));
     assert.deepEqual(seen, [], 'nothing before the commit');
     await committed(client);
-    client.guaranteedUpdate('v1/pods', 'default', 'a', (o) => ({ ...o, metadata: { ...o.metadata, labels: { v: '2' } } }));
-    client.delete('v1/pods', 'default', 'a', { gracePeriodSeconds: 0 });
+    await client.guaranteedUpdate('v1/pods', 'default', 'a', (o) => ({ ...o, metadata: { ...o.metadata, labels: { v: '2' } } }));
+    await client.delete('v1/pods', 'default', 'a', { gracePeriodSeconds: 0 });
     await committed(client);
     assert.deepEqual(seen, ['ADDED a ->1', 'MODIFIED a 1>2', 'DELETED a 2>2']);
     stop();
@@ -133,11 +133,11 @@ test('an informer indexes existing objects and follows the feed; onChange runs a
     assert.deepEqual(during, [['ADDED', 'a', 'c']]);
     assert.deepEqual(names(inf.byIndex('labels', 'y')), ['c']);
     // Moving to another owner moves the entry.
-    client.guaranteedUpdate('v1/pods', 'default', 'a', (o) => ({ ...o, metadata: { ...o.metadata, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'uid-2', controller: true }] } }));
+    await client.guaranteedUpdate('v1/pods', 'default', 'a', (o) => ({ ...o, metadata: { ...o.metadata, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid: 'uid-2', controller: true }] } }));
     await committed(client);
     assert.deepEqual(names(inf.byIndex('owner', 'uid-1')), ['c']);
     assert.deepEqual(names(inf.byIndex('owner', 'uid-2')), ['a', 'b']);
-    client.delete('v1/pods', 'default', 'b', { gracePeriodSeconds: 0 });
+    await client.delete('v1/pods', 'default', 'b', { gracePeriodSeconds: 0 });
     await committed(client);
     assert.deepEqual(names(inf.byIndex('owner', 'uid-2')), ['a']);
     assert.deepEqual(inf.indexValues('owner').sort(), ['uid-1', 'uid-2']);
@@ -161,13 +161,13 @@ test('a lagging index: own writes are found once tracked, and entries the feed h
     assert.deepEqual(names(inf.byIndex('owner', 'uid-1')), ['a'], 'found once tracked (read-your-writes)');
     await committed(client);
     // Released by its owner: until the feed reports it, the old entry is still there, but is not returned.
-    client.guaranteedUpdate('v1/pods', 'default', 'a', (o) => ({ ...o, metadata: { ...o.metadata, ownerReferences: [] } }));
+    await client.guaranteedUpdate('v1/pods', 'default', 'a', (o) => ({ ...o, metadata: { ...o.metadata, ownerReferences: [] } }));
     assert.deepEqual(inf.byIndex('owner', 'uid-1'), []);
     assert.deepEqual(inf.indexValues('owner'), [], 'the stale entry was dropped when read');
     // Deleted: not returned before the feed reports it either.
     const b = await client.create('v1/pods', 'default', pod('b', {}, 'uid-2'));
     inf.track(b);
-    client.delete('v1/pods', 'default', 'b', { gracePeriodSeconds: 0 });
+    await client.delete('v1/pods', 'default', 'b', { gracePeriodSeconds: 0 });
     assert.deepEqual(inf.byIndex('owner', 'uid-2'), []);
     // Recreated under the same name with another owner: the old entry does not return the new object.
     const b2 = await client.create('v1/pods', 'default', pod('b', {}, 'uid-3'));

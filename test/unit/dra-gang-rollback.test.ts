@@ -48,11 +48,11 @@ describe('a gang with claims', () => {
       await mkPod('outsider', 'pair', false);
       await until(() => /cannot allocate all claims/.test(scheduled('outsider')?.message ?? ''), 'the outsider does not fit beside the waiting gang');
       assert.deepEqual(['c0', 'c1', 'pair'].map((n) => claimOf(n)?.status?.allocation), [undefined, undefined, undefined], 'nothing written while the gang waits');
-      client.delete('v1/pods', 'default', 'outsider');
+      await client.delete('v1/pods', 'default', 'outsider');
 
       // c1 is replaced under p1 (same name, new uid): p1's PreBind fails once the gang fits, and p0's write is undone.
       const old = claimOf('c1')!;
-      client.delete(claimsRef, 'default', 'c1');
+      await client.delete(claimsRef, 'default', 'c1');
       const replaced = await mkClaim('c1');
       assert.notEqual(replaced.metadata.uid, old.metadata.uid);
       await mkClaim('c2');

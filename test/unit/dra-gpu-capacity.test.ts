@@ -36,10 +36,10 @@ describe('nvidia.com/gpu capacity and DRA devices of one node', () => {
     /** Deletes pods, and their claims as the resourceclaim controller (not running here) would. */
     const remove = async (...names: string[]) => {
       for (const n of names) {
-        client.delete('v1/pods', 'default', n, { gracePeriodSeconds: 0 });
+        await client.delete('v1/pods', 'default', n, { gracePeriodSeconds: 0 });
         if (!client.get(claimsRef, 'default', n)) continue;
-        client.guaranteedUpdate(claimsRef, 'default', n, (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: [] } }));
-        client.delete(claimsRef, 'default', n);
+        await client.guaranteedUpdate(claimsRef, 'default', n, (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: [] } }));
+        await client.delete(claimsRef, 'default', n);
       }
       await until(() => names.every((n) => !podOf(n) && !client.get(claimsRef, 'default', n)), `${names.join(', ')} gone`);
     };

@@ -50,7 +50,7 @@ test('pods requesting extended resources tolerate their NoSchedule taints', asyn
     const plain = await client.create('v1/pods', 'default', pod('plain', { containers: [{ name: 'c', image: 'i', resources: { requests: { cpu: '1', memory: '1Gi' } } }] }));
     assert.deepEqual(extra(plain), []);
     // An update keeps the toleration (and adds none twice).
-    const updated = client.guaranteedUpdate('v1/pods', 'default', 'gpu', (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { a: 'b' } } }));
+    const updated = await client.guaranteedUpdate('v1/pods', 'default', 'gpu', (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { a: 'b' } } }));
     assert.deepEqual(extra(updated), ['nvidia.com/gpu:Exists::NoSchedule']);
   } finally {
     close();

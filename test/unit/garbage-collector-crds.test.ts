@@ -34,8 +34,8 @@ test('a CRD established after the collector started: its objects own and are own
     await until(() => !client.get('v1/configmaps', 'default', 'sentinel'), 10_000, 'the sentinel collected');
     assert.ok(client.get('v1/configmaps', 'default', 'of-widget'), 'a dependent of a live custom resource stays');
     assert.ok(client.get(widgets, 'default', 'of-configmap'), 'a custom resource with a live owner stays');
-    client.delete(widgets, 'default', 'owner');
-    client.delete('v1/configmaps', 'default', 'owns-widget');
+    await client.delete(widgets, 'default', 'owner');
+    await client.delete('v1/configmaps', 'default', 'owns-widget');
     await until(() => !client.get('v1/configmaps', 'default', 'of-widget'), 10_000, 'the custom resource\'s dependent collected');
     await until(() => !client.get(widgets, 'default', 'of-configmap'), 10_000, 'the custom resource whose owner went collected');
   } finally {

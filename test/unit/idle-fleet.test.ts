@@ -112,7 +112,7 @@ test('a node someone else changes is reconciled by its kubelet at the next tick'
   try {
     await f.run(2000);
     // Knock the Ready condition out from under the kubelet: it posts its own status again.
-    f.client.guaranteedUpdate('v1/nodes', '', 'n1', (cur) => {
+    await f.client.guaranteedUpdate('v1/nodes', '', 'n1', (cur) => {
       const status = cur.status as Node['status'];
       return { ...cur, status: { ...status, conditions: status?.conditions?.filter((c) => c.type !== 'Ready') } };
     }, { subresource: 'status' });
@@ -134,12 +134,12 @@ test('the garbage collector still collects what loses its owner, whatever the up
     await f.client.create('v1/configmaps', 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'moved' }, data: { a: '1' } } as KObject);
     await f.run(1000);
     // An update that keeps the owners (data only) and one that points at an owner that does not exist.
-    f.client.guaranteedUpdate('v1/configmaps', 'default', 'dep', (cur) => ({ ...cur, data: { b: '2' } }));
-    f.client.guaranteedUpdate('v1/configmaps', 'default', 'moved', (cur) => ({ ...cur, metadata: { ...cur.metadata, ownerReferences: [{ ...ref, name: 'gone', uid: 'no-such-uid' }] } }));
+    await f.client.guaranteedUpdate('v1/configmaps', 'default', 'dep', (cur) => ({ ...cur, data: { b: '2' } }));
+    await f.client.guaranteedUpdate('v1/configmaps', 'default', 'moved', (cur) => ({ ...cur, metadata: { ...cur.metadata, ownerReferences: [{ ...ref, name: 'gone', uid: 'no-such-uid' }] } }));
     await f.run(1000);
     assert.ok(f.client.get('v1/configmaps', 'default', 'dep'), 'a dependent whose owner exists stays');
     assert.equal(f.client.get('v1/configmaps', 'default', 'moved'), undefined, 'an object whose new owner is missing is collected');
-    f.client.delete('v1/configmaps', 'default', 'owner');
+    await f.client.delete('v1/configmaps', 'default', 'owner');
     await f.run(1000);
     assert.equal(f.client.get('v1/configmaps', 'default', 'dep'), undefined, 'the dependent goes with its owner');
     // The node's Lease (owned by the Node) was renewed all along and is still there.

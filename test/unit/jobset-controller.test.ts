@@ -190,7 +190,7 @@ describe('JobSet controller (in process)', () => {
     } as KObject);
     await until(() => cond('staged', 'Suspended')?.status === 'True', 10_000, 'staged Suspended');
     assert.deepEqual(jobsOf('staged').map((j) => [j.metadata?.name, j.spec?.suspend]), [['staged-prep-0', true]]);
-    env.client.guaranteedUpdate(JS, 'default', 'staged', (cur) => ({ ...cur, spec: { ...(cur.spec as Json), suspend: false } }));
+    await env.client.guaranteedUpdate(JS, 'default', 'staged', (cur) => ({ ...cur, spec: { ...(cur.spec as Json), suspend: false } }));
     await until(() => cond('staged', 'Suspended')?.reason === 'ResumeJobs', 10_000, 'staged resumed');
     // main waits for prep to complete.
     const mainCreated = await until(() => env.client.get<Job>('batch/v1/jobs', 'default', 'staged-main-0'), 20_000, 'main created');

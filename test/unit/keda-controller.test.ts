@@ -51,7 +51,7 @@ describe('KEDA controllers in process', () => {
     assert.deepEqual(cond(o, 'Paused'), { type: 'Paused', status: 'True', reason: 'ScaledObjectPaused', message: 'ScaledObject is paused' });
     assert.equal(replicas('paused'), 2);
     assert.equal(get(HPA, 'keda-hpa-paused'), undefined);
-    client.guaranteedUpdate(SO, 'default', 'paused', (cur) => ({ ...cur, metadata: { ...cur.metadata, annotations: {} } }));
+    await client.guaranteedUpdate(SO, 'default', 'paused', (cur) => ({ ...cur, metadata: { ...cur.metadata, annotations: {} } }));
     const un = await until(() => {
       const x = get(SO, 'paused');
       return cond(x, 'Paused')?.status === 'False' && get(HPA, 'keda-hpa-paused') && x;
@@ -67,7 +67,7 @@ describe('KEDA controllers in process', () => {
     const o = get(SO, 'restore')!;
     assert.equal(o.status.originalReplicaCount, 3);
     assert.deepEqual(o.metadata.finalizers, ['finalizer.keda.sh']);
-    client.delete(SO, 'default', 'restore');
+    await client.delete(SO, 'default', 'restore');
     await until(() => !get(SO, 'restore'), 10_000, 'the ScaledObject gone');
     assert.equal(replicas('restore'), 3);
     assert.equal(get(HPA, 'keda-hpa-restore'), undefined);

@@ -104,7 +104,7 @@ test('a dormant pod changed by someone else wakes as adopted: its kubelet restor
   // The node's kubelet stops; the node controller marks its pods not ready.
   h.stopAgent('node-1');
   const client = clientFor(h.reg);
-  client.guaranteedUpdate('v1/pods', 'default', 'web', (cur) => {
+  await client.guaranteedUpdate('v1/pods', 'default', 'web', (cur) => {
     const st = cur.status as Pod['status'];
     return { ...cur, status: { ...st, conditions: st!.conditions!.map((c) => (c.type === 'Ready' ? { ...c, status: 'False' } : c)) } };
   }, { subresource: 'status' });
@@ -113,7 +113,7 @@ test('a dormant pod changed by someone else wakes as adopted: its kubelet restor
   h.startAgent('node-1');
   await h.run(1000);
   assert.equal(h.pod('web')?.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True', 'the kubelet reports it ready again');
-  client.delete('v1/pods', 'default', 'gone', { gracePeriodSeconds: 5 });
+  await client.delete('v1/pods', 'default', 'gone', { gracePeriodSeconds: 5 });
   await h.run(1000);
   const stopping = h.events('gone').map((e) => e.reason);
   assert.ok(stopping.includes('Killing'), `stopped: ${stopping.join(',')}`);

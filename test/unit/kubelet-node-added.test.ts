@@ -50,7 +50,7 @@ test('an added node is not served by scanning every pod; a re-created one is', a
     client.create('v1/nodes', '', node('n1'));
     await until('n1 served', () => !!kubelets.agent('n1'));
     assert.equal(podLists, atStart, 'a node added under a new name lists no pods');
-    client.delete('v1/nodes', '', 'n0');
+    await client.delete('v1/nodes', '', 'n0');
     await until('n0 stopped', () => !kubelets.agent('n0'));
     client.create('v1/nodes', '', node('n0'));
     await until('n0 served again', () => !!kubelets.agent('n0'));

@@ -194,7 +194,7 @@ describe('leader election', () => {
     const a = candidate(env.client, 'host-a_1', clock);
     a.elector.start();
     await settled();
-    env.client.guaranteedUpdate(leaseResource, 'kube-system', 'kube-controller-manager', (cur) => ({ ...cur, spec: { ...(cur.spec as object), holderIdentity: 'intruder' } }));
+    await env.client.guaranteedUpdate(leaseResource, 'kube-system', 'kube-controller-manager', (cur) => ({ ...cur, spec: { ...(cur.spec as object), holderIdentity: 'intruder' } }));
     clock.advance(2_000);
     assert.deepEqual(a.log, ['started', 'stopped']);
     assert.equal(env.lease()!.spec.holderIdentity, 'intruder');

@@ -89,13 +89,13 @@ test('LeaderWorkerSet groups, restart, scale and rolling update in process', asy
     assert.equal(st.status.hpaPodSelector, 'leaderworkerset.sigs.k8s.io/name=x,leaderworkerset.sigs.k8s.io/worker-index=0');
 
     // Scale to three groups.
-    admin.guaranteedUpdate(lwsRes, 'default', 'x', (o) => ({ ...o, spec: { ...(o.spec as Json), replicas: 3 } }));
+    await admin.guaranteedUpdate(lwsRes, 'default', 'x', (o) => ({ ...o, spec: { ...(o.spec as Json), replicas: 3 } }));
     await until('12 pods ready', () => allReady(admin, 'x', 12));
 
     // A rolling update replaces the groups one at a time (maxUnavailable 1, maxSurge 0).
     const before = new Map(pods(admin, 'x').map((p) => [p.metadata.name as string, p.metadata.uid as string]));
     let worst = 3;
-    admin.guaranteedUpdate(lwsRes, 'default', 'x', (o) => {
+    await admin.guaranteedUpdate(lwsRes, 'default', 'x', (o) => {
       const s = structuredClone(o.spec) as Json;
       s.leaderWorkerTemplate.workerTemplate.metadata.labels = { version: 'two' };
       return { ...o, spec: s };

@@ -89,7 +89,7 @@ describe('default spreading selector', () => {
     await e.store.committed();
     await settle();
     assert.deepEqual(lookup.selectorFor({ metadata: { name: 'r', namespace: 'b', labels: { app: 'db' } } } as Pod), [{ key: 'app', op: 'Equals', values: ['db'] }]);
-    e.client.delete('v1/services', 'b', 'db');
+    await e.client.delete('v1/services', 'b', 'db');
     await e.store.committed();
     await settle();
     assert.equal(lookup.selectorFor({ metadata: { name: 'r', namespace: 'b', labels: { app: 'db' } } } as Pod), undefined);
@@ -198,7 +198,7 @@ describe('scheduler held back by kube-system/bonsai-scheduler', () => {
       }
       const bound = () => (e.client.list('v1/pods', 'default')).filter((p) => p.spec?.nodeName).length;
       assert.equal(bound(), 0, 'nothing bound while held back');
-      e.client.delete('v1/configmaps', 'kube-system', 'bonsai-scheduler');
+      await e.client.delete('v1/configmaps', 'kube-system', 'bonsai-scheduler');
       for (let i = 0; i < 20 && bound() < 3; i++) {
         await e.store.committed();
         await settle();

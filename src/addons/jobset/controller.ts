@@ -82,17 +82,17 @@ export class JobSetController {
       w.update.changed = true;
     }
     const requeue = await this.sync(w);
-    this.writeStatus(stored, w);
+    await this.writeStatus(stored, w);
     return requeue;
   }
 
   private async sync(w: Work): Promise<number | undefined> {
     const { js, spec, jobs } = w;
     if (isFinished(js)) {
-      this.deleteJobs(jobs.active);
+      await this.deleteJobs(jobs.active);
       return this.ttlAfterFinished(js, w.now);
     }
-    this.deleteJobs(jobs.previous);
+    await this.deleteJobs(jobs.previous);
     if (!spec.suspend && allJobsReady(spec, w.statuses)) {
       setCondition(js, w.update, cond.restarting, 'False', restartingJobsReady[0], restartingJobsReady[1], 'Normal', w.now);
     }
@@ -109,31 +109,31 @@ export class JobSetController {
     }
     await this.ensureHeadlessService(js, spec);
     await reconcileReplicatedJobs(this, w);
-    if (spec.suspend) suspendJobs(this, w);
-    else resumeJobs(this, w);
+    if (spec.suspend) await suspendJobs(this, w);
+    else await resumeJobs(this, w);
     return undefined;
   }
 
   /** Deletes Jobs (foreground, as upstream: their pods go first), skipping those already being deleted. */
-  deleteJobs(jobs: Job[]): void {
+  async deleteJobs(jobs: Job[]): Promise<void> {
     for (const job of jobs) {
       if (job.metadata?.deletionTimestamp) continue;
       try {
-        this.client.delete(jobsRef, job.metadata?.namespace ?? '', job.metadata?.name ?? '', { propagationPolicy: 'Foreground', preconditions: { uid: job.metadata?.uid } });
+        await this.client.delete(jobsRef, job.metadata?.namespace ?? '', job.metadata?.name ?? '', { propagationPolicy: 'Foreground', preconditions: { uid: job.metadata?.uid } });
       } catch (err) {
         if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err;
       }
     }
   }
 
-  private ttlAfterFinished(js: JobSet, now: Date): number | undefined {
+  private async ttlAfterFinished(js: JobSet, now: Date): Promise<number | undefined> {
     const ttl = js.spec?.ttlSecondsAfterFinished;
     const finishedAt = finishedAtMs(js);
     if (ttl === undefined || ttl === null || finishedAt === undefined || Number.isNaN(finishedAt)) return undefined;
     const left = finishedAt + ttl * 1000 - now.getTime();
     if (left > 0) return left;
     try {
-      this.client.delete(jobSetsRef, js.metadata.namespace ?? '', js.metadata.name ?? '', { propagationPolicy: 'Foreground', preconditions: { uid: js.metadata.uid } });
+      await this.client.delete(jobSetsRef, js.metadata.namespace ?? '', js.metadata.name ?? '', { propagationPolicy: 'Foreground', preconditions: { uid: js.metadata.uid } });
     } catch (err) {
       if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err;
     }
@@ -163,12 +163,12 @@ export class JobSetController {
    * One status write per reconcile, when something changed; the events follow a successful write. A refused write
    * is reported on the JobSet and retried with backoff (the queue goes on with the other JobSets meanwhile).
    */
-  private writeStatus(stored: JobSet, w: Work): void {
+  private async writeStatus(stored: JobSet, w: Work): Promise<void> {
     if (!w.update.changed) return;
     const status = { ...w.js.status, restarts: w.js.status?.restarts ?? 0 };
     const next = { ...stored, status } as KObject;
     try {
-      this.client.updateStatus(jobSetsRef, stored.metadata.namespace ?? '', stored.metadata.name ?? '', next);
+      await this.client.updateStatus(jobSetsRef, stored.metadata.namespace ?? '', stored.metadata.name ?? '', next);
     } catch (err) {
       throw reportStatusWriteFailure(this.events, this.log, stored as KObject, err);
     }

@@ -39,7 +39,7 @@ export async function ensureWorkload(client: Client, js: JobSet, size: number): 
   if (cur && !cur.metadata.ownerReferences?.some((r) => r.uid === js.metadata.uid)) return;
   const have = (cur?.spec as { podGroups?: Array<{ policy?: { gang?: { minCount?: number } } }> } | undefined)?.podGroups?.[0]?.policy?.gang?.minCount;
   if (cur && have === size) return;
-  if (cur) client.delete(workloadRes, ns, name);
+  if (cur) await client.delete(workloadRes, ns, name);
   const owner = js;
   await client.create(workloadRes, ns, {
     apiVersion: 'scheduling.k8s.io/v1alpha1', kind: 'Workload',

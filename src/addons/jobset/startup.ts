@@ -82,17 +82,17 @@ export async function reconcileReplicatedJobs(c: StartupDeps, w: Work): Promise<
   }
 }
 
-export function suspendJobs(c: StartupDeps, w: Work): void {
+export async function suspendJobs(c: StartupDeps, w: Work): Promise<void> {
   for (const job of w.jobs.active) {
     if (job.spec?.suspend) continue;
-    c.client.guaranteedUpdate(jobsRef, job.metadata?.namespace ?? '', job.metadata?.name ?? '', (cur) => ({ ...cur, spec: { ...(cur.spec as object), suspend: true } }));
+    await c.client.guaranteedUpdate(jobsRef, job.metadata?.namespace ?? '', job.metadata?.name ?? '', (cur) => ({ ...cur, spec: { ...(cur.spec as object), suspend: true } }));
   }
   setCondition(w.js, w.update, cond.suspended, 'True', reasons.suspended[0], reasons.suspended[1], 'Normal', w.now);
   setCondition(w.js, w.update, cond.restarting, 'False', restartingJobSetSuspended, reasons.suspended[1], 'Normal', w.now);
 }
 
 /** Unsuspends the Jobs, replicated job by replicated job (InOrder: one at a time, each waiting for the one before). */
-export function resumeJobs(c: StartupDeps, w: Work): void {
+export async function resumeJobs(c: StartupDeps, w: Work): Promise<void> {
   const replicas = new Map<string, number>();
   for (const rj of w.spec.replicatedJobs) {
     replicas.set(rj.name, rj.replicas ?? 1);
@@ -100,7 +100,7 @@ export function resumeJobs(c: StartupDeps, w: Work): void {
     if (inOrder(w) && allReplicasStarted(rj.replicas ?? 1, w.statuses.find((s) => s.name === rj.name))) continue;
     for (const job of w.jobs.active) {
       if (!job.spec?.suspend || job.metadata?.labels?.[L.replicatedJobName] !== rj.name) continue;
-      resumeJob(c, job, rj);
+      await resumeJob(c, job, rj);
     }
     if (inOrder(w)) {
       setCondition(w.js, w.update, cond.startupInProgress, 'True', reasons.inOrderInProgress[0], reasons.inOrderInProgress[1], 'Normal', w.now);
@@ -111,14 +111,14 @@ export function resumeJobs(c: StartupDeps, w: Work): void {
 }
 
 /** Unsuspends one Job, first clearing its start time and merging what Kueue may have changed in the template. */
-function resumeJob(c: StartupDeps, job: Job, rj: ReplicatedJob): void {
+async function resumeJob(c: StartupDeps, job: Job, rj: ReplicatedJob): Promise<void> {
   const ns = job.metadata?.namespace ?? '';
   const name = job.metadata?.name ?? '';
   if (job.status?.startTime) {
-    c.client.guaranteedUpdate(jobsRef, ns, name, (cur) => ({ ...cur, status: { ...(cur.status as object), startTime: undefined } }), { subresource: 'status' });
+    await c.client.guaranteedUpdate(jobsRef, ns, name, (cur) => ({ ...cur, status: { ...(cur.status as object), startTime: undefined } }), { subresource: 'status' });
   }
   const want = rj.template.spec?.template;
-  c.client.guaranteedUpdate(jobsRef, ns, name, (cur) => {
+  await c.client.guaranteedUpdate(jobsRef, ns, name, (cur) => {
     const spec = structuredClone(cur.spec ?? {}) as NonNullable<Job['spec']>;
     const t = spec.template ?? (spec.template = {});
     t.metadata = { ...t.metadata, labels: { ...t.metadata?.labels, ...want?.metadata?.labels }, annotations: { ...t.metadata?.annotations, ...want?.metadata?.annotations } };

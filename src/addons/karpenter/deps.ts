@@ -19,7 +19,7 @@ export interface KarpenterDeps {
   /** Requests a provisioning pass soon (after a disruption frees or needs capacity). */
   trigger(): void;
   /** Tells the scheduler where the pods nominated to this claim should go (status.nominatedNodeName). */
-  expectPlacements(claim: string): void;
+  expectPlacements(claim: string): void | Promise<void>;
   /** The NodeClaims pending pods are nominated to (the provisioner's nominations). */
   nominated?(): ReadonlySet<string>;
 }

@@ -41,23 +41,23 @@ class NodeClaimController {
     const node = this.client.get<Node>(nodesRef, '', name);
     if (!claim) {
       // A node whose claim is gone: finish what termination would have done.
-      if (node?.metadata?.deletionTimestamp && node.metadata.finalizers?.includes(terminationFinalizer)) this.dropNodeFinalizer(node);
+      if (node?.metadata?.deletionTimestamp && node.metadata.finalizers?.includes(terminationFinalizer)) await this.dropNodeFinalizer(node);
       return;
     }
     if (claim.metadata.deletionTimestamp) return terminate(this.client, this.clock, this.deps, claim, node);
     if (node?.metadata?.deletionTimestamp) {
-      this.client.delete(nodeClaimsRef, '', name);
+      await this.client.delete(nodeClaimsRef, '', name);
       return;
     }
     const now = this.clock.now();
     if (!claim.metadata.finalizers?.includes(terminationFinalizer)) {
-      this.client.guaranteedUpdate(nodeClaimsRef, '', name, (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: [...(cur.metadata.finalizers ?? []), terminationFinalizer] } }));
+      await this.client.guaranteedUpdate(nodeClaimsRef, '', name, (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: [...(cur.metadata.finalizers ?? []), terminationFinalizer] } }));
       return;
     }
     if (!claim.status?.conditions?.length) {
       const next = { ...claim, status: { ...(claim.status ?? {}) } };
       initialConditions(next, now);
-      this.client.updateStatus(nodeClaimsRef, '', name, next);
+      await this.client.updateStatus(nodeClaimsRef, '', name, next);
       return;
     }
     const ctx: StageContext = { claim, node, now, settings: this.deps.settings, catalog: this.deps.catalog };
@@ -66,7 +66,7 @@ class NodeClaimController {
     const age = now.getTime() - Date.parse(claim.metadata.creationTimestamp ?? now.toISOString());
     if (!isTrue(claim, ct.registered) && age >= ttl) {
       this.log.info({ nodeClaim: name }, 'deleting the NodeClaim: its node did not register within the registration TTL');
-      this.client.delete(nodeClaimsRef, '', name);
+      await this.client.delete(nodeClaimsRef, '', name);
       return;
     }
     if (!stage) return isTrue(claim, ct.registered) ? undefined : ttl - age;
@@ -81,16 +81,16 @@ class NodeClaimController {
     }
   }
 
-  private launch(claim: NodeClaim, now: Date): void {
+  private async launch(claim: NodeClaim, now: Date): Promise<void> {
     const name = claim.metadata.name ?? '';
     const next = launched(claim, this.deps.catalog, now);
     if (!next) {
       this.deps.events.event(claim, 'Warning', 'InsufficientCapacityError', `NodeClaim ${name} event: all requested instance types were unavailable during launch`);
-      this.client.delete(nodeClaimsRef, '', name);
+      await this.client.delete(nodeClaimsRef, '', name);
       return;
     }
-    const updated = this.client.update<NodeClaim>(nodeClaimsRef, '', name, { ...claim, metadata: next.metadata, status: claim.status });
-    this.client.updateStatus(nodeClaimsRef, '', name, { ...updated, status: next.status });
+    const updated = await this.client.update<NodeClaim>(nodeClaimsRef, '', name, { ...claim, metadata: next.metadata, status: claim.status });
+    await this.client.updateStatus(nodeClaimsRef, '', name, { ...updated, status: next.status });
   }
 
   private async createNode(claim: NodeClaim): Promise<void> {
@@ -99,48 +99,48 @@ class NodeClaimController {
       const created = await this.client.create<Node>(nodesRef, '', node);
       const alloc = created.status?.allocatable ?? {};
       if (JSON.stringify(alloc) !== JSON.stringify(node.status?.allocatable ?? {})) {
-        this.client.updateStatus(nodesRef, '', node.metadata!.name!, { ...created, status: { ...(created.status ?? {}), capacity: node.status!.capacity, allocatable: node.status!.allocatable } });
+        await this.client.updateStatus(nodesRef, '', node.metadata!.name!, { ...created, status: { ...(created.status ?? {}), capacity: node.status!.capacity, allocatable: node.status!.allocatable } });
       }
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 409)) throw err;
     }
   }
 
-  private register(claim: NodeClaim, node: Node, now: Date): void {
+  private async register(claim: NodeClaim, node: Node, now: Date): Promise<void> {
     const name = claim.metadata.name ?? '';
     // The node takes pods once the unregistered taint goes, unless startup taints still hold them off.
-    if (!claim.spec.startupTaints?.length) this.deps.expectPlacements(name);
-    this.client.guaranteedUpdate(nodesRef, '', name, (cur) => registeredNode(cur, claim));
+    if (!claim.spec.startupTaints?.length) await this.deps.expectPlacements(name);
+    await this.client.guaranteedUpdate(nodesRef, '', name, (cur) => registeredNode(cur, claim));
     const status = { ...(claim.status ?? {}), nodeName: node.metadata?.name };
     setCondition(status, ct.registered, 'True', 'Registered', '', now, claim.metadata.generation);
     readyCondition(status, now, claim.metadata.generation);
-    this.client.updateStatus(nodeClaimsRef, '', name, { ...claim, status });
+    await this.client.updateStatus(nodeClaimsRef, '', name, { ...claim, status });
   }
 
-  private removeStartupTaints(claim: NodeClaim, node: Node): void {
+  private async removeStartupTaints(claim: NodeClaim, node: Node): Promise<void> {
     const keys = new Set((claim.spec.startupTaints ?? []).map((t) => `${t.key}:${t.effect}`));
-    this.deps.expectPlacements(claim.metadata.name ?? '');
-    this.client.guaranteedUpdate(nodesRef, '', node.metadata?.name ?? '', (cur) => {
+    await this.deps.expectPlacements(claim.metadata.name ?? '');
+    await this.client.guaranteedUpdate(nodesRef, '', node.metadata?.name ?? '', (cur) => {
       const spec = (cur.spec ?? {}) as Node['spec'] & object;
       return { ...cur, spec: { ...spec, taints: (spec.taints ?? []).filter((t) => !keys.has(`${t.key}:${t.effect}`)) } };
     });
   }
 
-  private initialize(claim: NodeClaim, node: Node, now: Date): void {
+  private async initialize(claim: NodeClaim, node: Node, now: Date): Promise<void> {
     const name = claim.metadata.name ?? '';
     if (node.metadata?.labels?.[wk.initialized] !== 'true') {
-      this.client.guaranteedUpdate(nodesRef, '', name, (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { ...(cur.metadata.labels ?? {}), [wk.initialized]: 'true' } } }));
+      await this.client.guaranteedUpdate(nodesRef, '', name, (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { ...(cur.metadata.labels ?? {}), [wk.initialized]: 'true' } } }));
     }
     const status = { ...(claim.status ?? {}) };
     setCondition(status, ct.initialized, 'True', 'Initialized', '', now, claim.metadata.generation);
     readyCondition(status, now, claim.metadata.generation);
-    if (condition(claim, ct.initialized)?.status !== 'True') this.client.updateStatus(nodeClaimsRef, '', name, { ...claim, status });
+    if (condition(claim, ct.initialized)?.status !== 'True') await this.client.updateStatus(nodeClaimsRef, '', name, { ...claim, status });
   }
 
-  private dropNodeFinalizer(node: Node): void {
+  private async dropNodeFinalizer(node: Node): Promise<void> {
     const name = node.metadata?.name ?? '';
     try {
-      this.client.guaranteedUpdate(nodesRef, '', name, (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: (cur.metadata.finalizers ?? []).filter((f) => f !== terminationFinalizer) } }));
+      await this.client.guaranteedUpdate(nodesRef, '', name, (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: (cur.metadata.finalizers ?? []).filter((f) => f !== terminationFinalizer) } }));
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404)) throw err;
     }

@@ -170,11 +170,11 @@ export class Provisioner implements Reconciler {
       const claim = await this.client.create<NodeClaim>(nodeClaimsRef, '', nodeClaimFor(plan, date));
       const name = claim.metadata.name ?? '';
       created.push(name);
-      for (const p of plan.pods) this.nominate(p, name, undefined, now);
+      for (const p of plan.pods) await this.nominate(p, name, undefined, now);
     }
     for (const [nodeName, pods] of result.existing) {
       const claim = claims.get(nodeName);
-      for (const p of pods) this.nominate(p, claim ? nodeName : undefined, this.deps.nodes.get('', nodeName) ? nodeName : undefined, now);
+      for (const p of pods) await this.nominate(p, claim ? nodeName : undefined, this.deps.nodes.get('', nodeName) ? nodeName : undefined, now);
     }
     for (const [key, reason] of result.failures) {
       const p = pending.find((x) => podKey(x) === key);
@@ -194,7 +194,7 @@ export class Provisioner implements Reconciler {
     this.queue.addAfter(recheckKey, ms + 10);
   }
 
-  private nominate(p: Pod, claim: string | undefined, node: string | undefined, now: number): void {
+  private async nominate(p: Pod, claim: string | undefined, node: string | undefined, now: number): Promise<void> {
     const info = [claim && `nodeclaim/${claim}`, node && `node/${node}`].filter(Boolean).join(', ');
     if (!info) return;
     this.deps.events.event(p, 'Normal', 'Nominated', `Pod should schedule on: ${info}`);
@@ -204,18 +204,18 @@ export class Provisioner implements Reconciler {
     }
     // Pods going to an existing, schedulable node can say so now; those going to a launching claim say so when its
     // node is about to take pods (expectPlacements, from the lifecycle), as a failed attempt clears the field.
-    if (node && !claim) this.expectPlacement(p, node);
+    if (node && !claim) await this.expectPlacement(p, node);
   }
 
   /** Writes the expected placement of every pod nominated to `claim` (its node is about to accept pods). */
-  expectPlacements(claim: string): void {
+  async expectPlacements(claim: string): Promise<void> {
     let n = 0;
     for (const [key, nom] of this.nominations) {
       if (nom.claim !== claim) continue;
       const i = key.indexOf('/');
       const p = this.deps.pods.get(key.slice(0, i), key.slice(i + 1));
       if (p && !p.spec?.nodeName) {
-        this.expectPlacement(p, claim);
+        await this.expectPlacement(p, claim);
         n++;
       }
     }
@@ -227,11 +227,11 @@ export class Provisioner implements Reconciler {
    * pod will go may say so). The scheduler tries that node first and keeps its room for the pod, so pods land where
    * the simulation packed them instead of being spread over the new nodes (which would leave some without room).
    */
-  private expectPlacement(p: Pod, nodeName: string): void {
+  private async expectPlacement(p: Pod, nodeName: string): Promise<void> {
     const ns = p.metadata?.namespace ?? '';
     const name = p.metadata?.name ?? '';
     try {
-      this.client.guaranteedUpdate('v1/pods', ns, name, (cur) => {
+      await this.client.guaranteedUpdate('v1/pods', ns, name, (cur) => {
         const status = (cur.status ?? {}) as NonNullable<Pod['status']>;
         if ((cur.spec as Pod['spec'])?.nodeName || status.nominatedNodeName === nodeName) return cur;
         return { ...cur, status: { ...status, nominatedNodeName: nodeName } };

@@ -39,21 +39,21 @@ export const statusController = (deps: KarpenterDeps) => defineController({
 class StatusController {
   constructor(private readonly client: Client, private readonly clock: Clock, private readonly deps: KarpenterDeps) {}
 
-  reconcile(key: string): void {
+  async reconcile(key: string): Promise<void> {
     const name = key.slice(key.indexOf('/') + 1);
-    if (key.startsWith('class/')) this.nodeClass(name);
-    else this.nodePool(name);
+    if (key.startsWith('class/')) await this.nodeClass(name);
+    else await this.nodePool(name);
   }
 
-  private nodeClass(name: string): void {
+  private async nodeClass(name: string): Promise<void> {
     const nc = this.client.get<KWOKNodeClass>(kwokNodeClassesRef, '', name);
     if (!nc || nc.metadata.deletionTimestamp) return;
     const status = { ...(nc.status ?? {}), conditions: [...(nc.status?.conditions ?? [])] };
     setCondition(status, ct.ready, 'True', 'Ready', '', this.clock.now(), nc.metadata.generation);
-    if (JSON.stringify(status) !== JSON.stringify(nc.status ?? {})) this.client.updateStatus(kwokNodeClassesRef, '', name, { ...nc, status });
+    if (JSON.stringify(status) !== JSON.stringify(nc.status ?? {})) await this.client.updateStatus(kwokNodeClassesRef, '', name, { ...nc, status });
   }
 
-  private nodePool(name: string): void {
+  private async nodePool(name: string): Promise<void> {
     const pool = this.client.get<NodePool>(nodePoolsRef, '', name);
     if (!pool) return;
     const now = this.clock.now();
@@ -77,6 +77,6 @@ class StatusController {
     if (!bad.length) setCondition(status, ct.ready, 'True', 'Ready', '', now, gen);
     else setCondition(status, ct.ready, 'False', 'UnhealthyDependents', bad.map((t) => `${t}=False`).join(', '), now, gen);
     if (nc?.metadata.generation !== undefined) status.nodeClassObservedGeneration = nc.metadata.generation;
-    if (JSON.stringify(status) !== JSON.stringify(pool.status ?? {})) this.client.updateStatus(nodePoolsRef, '', name, { ...pool, status });
+    if (JSON.stringify(status) !== JSON.stringify(pool.status ?? {})) await this.client.updateStatus(nodePoolsRef, '', name, { ...pool, status });
   }
 }

@@ -36,12 +36,12 @@ function ignoreNotFound(fn: () => unknown): void {
 }
 
 /** One termination step; returns the ms after which to look again (or nothing when done). */
-export function terminate(client: Client, clock: Clock, deps: KarpenterDeps, claim: NodeClaim, node: Node | undefined): number | undefined {
+export async function terminate(client: Client, clock: Clock, deps: KarpenterDeps, claim: NodeClaim, node: Node | undefined): Promise<number | undefined> {
   const name = claim.metadata.name ?? '';
   if (node) {
     const taints = node.spec?.taints ?? [];
     if (!taints.some((t) => t.key === disruptedTaint.key && t.effect === disruptedTaint.effect)) {
-      client.guaranteedUpdate(nodesRef, '', name, (cur) => ({ ...cur, spec: { ...(cur.spec as object), taints: [...(((cur.spec as Node['spec'])?.taints) ?? []), { ...disruptedTaint }] } }));
+      await client.guaranteedUpdate(nodesRef, '', name, (cur) => ({ ...cur, spec: { ...(cur.spec as object), taints: [...(((cur.spec as Node['spec'])?.taints) ?? []), { ...disruptedTaint }] } }));
     }
     const pods = deps.pods.byIndex('node', name).filter(drainable);
     if (pods.length) {

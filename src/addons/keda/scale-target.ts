@@ -62,9 +62,9 @@ export function getScale(client: Client, def: ResourceDef, namespace: string, na
 }
 
 /** Writes spec.replicas through the scale subresource's rules; returns the replicas before. */
-export function setScale(client: Client, def: ResourceDef, namespace: string, name: string, replicas: number): number {
+export async function setScale(client: Client, def: ResourceDef, namespace: string, name: string, replicas: number): Promise<number> {
   let before = 0;
-  client.guaranteedUpdate(def, namespace, name, (cur) => {
+  await client.guaranteedUpdate(def, namespace, name, (cur) => {
     before = view(def, cur).replicas;
     if (def.scale) return def.scale.set(cur, replicas);
     return { ...cur, spec: { ...(cur.spec as object), replicas } };

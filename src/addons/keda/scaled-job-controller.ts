@@ -91,7 +91,7 @@ export class ScaledJobController {
     this.loops.delete(key);
   }
 
-  reconcile(key: string): void {
+  async reconcile(key: string): Promise<void> {
     const { namespace: ns, name } = splitKey(key);
     const sj = this.client.get<ScaledJob>(scaledJobsRef, ns, name);
     if (!sj || sj.metadata.deletionTimestamp) {
@@ -144,7 +144,7 @@ export class ScaledJobController {
       if (getCondition(conditions, 'Ready')?.status !== 'True') this.events.event(sj, 'Normal', 'ScaledJobReady', msg.scaledJobReadyEvent);
       setCondition(conditions, 'Ready', 'True', 'ScaledJobReady', message);
     }
-    patchStatus<ScaledJobStatus & { Paused?: string }>(this.client, scaledJobsRef, ns, name, (s) => {
+    await patchStatus<ScaledJobStatus & { Paused?: string }>(this.client, scaledJobsRef, ns, name, (s) => {
       s.conditions = conditions;
       s.triggersTypes = typesOf;
       if (getCondition(conditions, 'Paused')?.status === 'True') s.Paused = 'true';
@@ -209,8 +209,8 @@ export class ScaledJobController {
     const wasActive = getCondition(sj.status?.conditions, 'Active')?.status === 'True';
     if (isActive && !wasActive) this.events.event(sj, 'Normal', 'ScaledJobActive', msg.active);
     if (!isActive && wasActive) this.events.event(sj, 'Normal', 'ScaledJobInactive', msg.notActive);
-    this.cleanUp(jobs, spec);
-    patchStatus<ScaledJobStatus>(this.client, scaledJobsRef, ns, name, (s) => {
+    await this.cleanUp(jobs, spec);
+    await patchStatus<ScaledJobStatus>(this.client, scaledJobsRef, ns, name, (s) => {
       s.conditions ??= initialConditions();
       setCondition(s.conditions, 'Ready', 'True', 'ScaledJobReady', msg.scaledJobReady);
       if (isError) {
@@ -244,13 +244,13 @@ export class ScaledJobController {
     } as KObject;
   }
 
-  private cleanUp(jobs: Job[], spec: JobSpecView): void {
+  private async cleanUp(jobs: Job[], spec: JobSpecView): Promise<void> {
     const byTime = (a: Job, b: Job) => Date.parse(a.status?.completionTime ?? '') - Date.parse(b.status?.completionTime ?? '') || 0;
     for (const [type, limit] of [['Complete', spec.successfulLimit], ['Failed', spec.failedLimit]] as const) {
       const done = jobs.filter((j) => finishedType(j) === type).sort(byTime);
       for (const j of done.slice(0, Math.max(0, done.length - Math.max(0, limit)))) {
         try {
-          this.client.delete(jobsRef, j.metadata?.namespace ?? '', j.metadata?.name ?? '', { propagationPolicy: 'Background' });
+          await this.client.delete(jobsRef, j.metadata?.namespace ?? '', j.metadata?.name ?? '', { propagationPolicy: 'Background' });
         } catch (err) {
           if (!(err instanceof ApiError && err.code === 404)) throw err;
         }

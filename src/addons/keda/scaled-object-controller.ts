@@ -79,7 +79,7 @@ export class ScaledObjectController {
     if (so.metadata.deletionTimestamp) return this.finalize(key, so);
     const labels = so.metadata.labels ?? {};
     if (!so.metadata.finalizers?.includes(finalizer) || labels[scaledObjectNameLabel] !== name) {
-      this.client.guaranteedUpdate(scaledObjectsRef, ns, name, (cur) => ({
+      await this.client.guaranteedUpdate(scaledObjectsRef, ns, name, (cur) => ({
         ...cur,
         metadata: {
           ...cur.metadata,
@@ -90,7 +90,7 @@ export class ScaledObjectController {
       return; // the write brings the object back through the queue
     }
     if (!areInitialized(so.status?.conditions)) {
-      patchStatus<ScaledObjectStatus>(this.client, scaledObjectsRef, ns, name, (s) => {
+      await patchStatus<ScaledObjectStatus>(this.client, scaledObjectsRef, ns, name, (s) => {
         const init = initialConditions();
         s.conditions = [...(s.conditions ?? []).filter((c) => !init.some((i) => i.type === c.type)), ...init.filter((i) => !(s.conditions ?? []).some((c) => c.type === i.type))];
       });
@@ -117,7 +117,7 @@ export class ScaledObjectController {
       setCondition(conditions, 'Ready', 'True', 'ScaledObjectReady', message);
     }
     if (!spec.fallback || spec.fallback.failureThreshold < 0 || spec.fallback.replicas < 0) setCondition(conditions, 'Fallback', 'False', 'NoFallbackFound', msg.noFallback);
-    patchStatus<ScaledObjectStatus>(this.client, scaledObjectsRef, ns, name, (s) => {
+    await patchStatus<ScaledObjectStatus>(this.client, scaledObjectsRef, ns, name, (s) => {
       const { clearPaused, ...rest } = statusUpdates;
       Object.assign(s, rest);
       if (clearPaused) delete s.pausedReplicaCount;
@@ -205,10 +205,10 @@ export class ScaledObjectController {
     const wantName = hpaNameOf(so, spec);
     const oldName = so.status?.hpaName;
     try {
-      if (oldName && oldName !== wantName) this.deleteHpa(ns, oldName);
+      if (oldName && oldName !== wantName) await this.deleteHpa(ns, oldName);
       const have = this.client.get<KObject>(hpasRef, ns, wantName);
       if (!have) await this.client.create(hpasRef, ns, want);
-      else if (hpaNeedsUpdate(want, have)) this.client.update(hpasRef, ns, wantName, { ...want, metadata: { ...want.metadata, resourceVersion: have.metadata.resourceVersion } });
+      else if (hpaNeedsUpdate(want, have)) await this.client.update(hpasRef, ns, wantName, { ...want, metadata: { ...want.metadata, resourceVersion: have.metadata.resourceVersion } });
     } catch (err) {
       if (err instanceof ApiError) throw new CheckFailed(msg.hpaErr, err.message);
       throw err;
@@ -216,25 +216,25 @@ export class ScaledObjectController {
     st.hpaName = wantName;
   }
 
-  private deleteHpa(ns: string, name: string): void {
+  private async deleteHpa(ns: string, name: string): Promise<void> {
     try {
-      this.client.delete(hpasRef, ns, name);
+      await this.client.delete(hpasRef, ns, name);
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404)) throw err;
     }
   }
 
-  private handlePause(key: string, so: ScaledObject, spec: ScaledObjectSpec, conditions: KedaCondition[], pausedInStatus: boolean, st: Partial<ScaledObjectStatus>): string {
+  private async handlePause(key: string, so: ScaledObject, spec: ScaledObjectSpec, conditions: KedaCondition[], pausedInStatus: boolean, st: Partial<ScaledObjectStatus>): Promise<string> {
     if (!pausedInStatus) this.events.event(so, 'Normal', 'ScaledObjectPaused', msg.paused);
     this.stopLoop(key);
-    this.deleteHpa(so.metadata.namespace ?? '', so.status?.hpaName ?? hpaNameOf(so, spec));
+    await this.deleteHpa(so.metadata.namespace ?? '', so.status?.hpaName ?? hpaNameOf(so, spec));
     const p = pausedReplicas(so.metadata.annotations);
     if (p.error) throw new CheckFailed('failed to scale target to paused replica count', `failed to parse paused replica count: ${p.error}`);
     if (p.value !== undefined) {
       try {
         const { def } = resolveTarget(this.client, spec.target.apiVersion, spec.target.kind);
         const scale = getScale(this.client, def, so.metadata.namespace ?? '', spec.target.name);
-        if (scale.replicas !== p.value) setScale(this.client, def, so.metadata.namespace ?? '', spec.target.name, p.value);
+        if (scale.replicas !== p.value) await setScale(this.client, def, so.metadata.namespace ?? '', spec.target.name, p.value);
       } catch (err) {
         if (err instanceof TargetError || err instanceof ApiError) throw new CheckFailed('failed to scale target to paused replica count', `failed to get scale for target resource: ${err.message}`);
         throw err;
@@ -245,7 +245,7 @@ export class ScaledObjectController {
     return msg.paused;
   }
 
-  private finalize(key: string, so: ScaledObject): void {
+  private async finalize(key: string, so: ScaledObject): Promise<void> {
     this.stopLoop(key);
     if (!so.metadata.finalizers?.includes(finalizer)) return;
     const ns = so.metadata.namespace ?? '';
@@ -254,15 +254,15 @@ export class ScaledObjectController {
     if (spec.restoreToOriginalReplicaCount && original !== undefined) {
       try {
         const { def } = resolveTarget(this.client, spec.target.apiVersion, spec.target.kind);
-        setScale(this.client, def, ns, spec.target.name, original);
+        await setScale(this.client, def, ns, spec.target.name, original);
       } catch (err) {
         this.log.debug({ err, key }, 'restoring the original replica count failed');
       }
     }
-    this.deleteHpa(ns, so.status?.hpaName ?? hpaNameOf(so, spec));
+    await this.deleteHpa(ns, so.status?.hpaName ?? hpaNameOf(so, spec));
     this.events.event(so, 'Normal', 'ScaledObjectDeleted', msg.scaledObjectRemoved);
     try {
-      this.client.guaranteedUpdate(scaledObjectsRef, ns, so.metadata.name ?? '', (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer) } }));
+      await this.client.guaranteedUpdate(scaledObjectsRef, ns, so.metadata.name ?? '', (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: (cur.metadata.finalizers ?? []).filter((f) => f !== finalizer) } }));
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404)) throw err;
     }

@@ -81,7 +81,7 @@ export async function checkScaledObject(host: CheckHost, loop: ScaleLoop, readin
     def = resolveTarget(host.client, spec.target.apiVersion, spec.target.kind).def;
     current = getScale(host.client, def, ns, targetName).replicas;
   } catch (err) {
-    patchStatus<ScaledObjectStatus>(host.client, scaledObjectsRef, ns, name, (s) => {
+    await patchStatus<ScaledObjectStatus>(host.client, scaledObjectsRef, ns, name, (s) => {
       s.conditions ??= [];
       setCondition(s.conditions, 'Ready', 'False', 'ErrorGettingCurrentReplicas', `Error getting current replicas count for ScaleTarget: ${(err as Error).message}`);
     });
@@ -95,7 +95,7 @@ export async function checkScaledObject(host: CheckHost, loop: ScaleLoop, readin
   let touch = d.touchActive;
   if (d.scaleTo !== undefined && d.scaleTo !== current) {
     try {
-      setScale(host.client, def, ns, targetName, d.scaleTo);
+      await setScale(host.client, def, ns, targetName, d.scaleTo);
       if (d.kind === 'activate') host.events.event(so, 'Normal', 'KEDAScaleTargetActivated', `Scaled ${kind} ${ns}/${targetName} from ${current} to ${d.scaleTo}, triggered by ${activeTriggers.join(';')}`);
       else if (d.kind === 'deactivate') host.events.event(so, 'Normal', 'KEDAScaleTargetDeactivated', `Deactivated ${kind} ${ns}/${targetName} from ${current} to ${d.scaleTo}`);
     } catch {
@@ -104,7 +104,7 @@ export async function checkScaledObject(host: CheckHost, loop: ScaleLoop, readin
       else if (d.kind === 'deactivate') host.events.event(so, 'Warning', 'KEDAScaleTargetDeactivationFailed', `Failed to deactivate ${kind} ${ns}/${targetName} from ${current} to ${d.scaleTo}`);
     }
   }
-  patchStatus<ScaledObjectStatus>(host.client, scaledObjectsRef, ns, name, (s) => {
+  await patchStatus<ScaledObjectStatus>(host.client, scaledObjectsRef, ns, name, (s) => {
     s.conditions ??= [];
     for (const c of d.conditions) setCondition(s.conditions, c.type, c.status, c.reason, c.message);
     if (fb) setCondition(s.conditions, 'Fallback', fallbackActive ? 'True' : 'False', fallbackActive ? 'FallbackExists' : 'NoFallbackFound', fallbackActive ? msg.fallbackExists : msg.noFallback);

@@ -3,9 +3,9 @@ import type { Client } from '../../client/client.js';
 import { ApiError } from '../../machinery/errors.js';
 import type { KObject } from '../../machinery/types.js';
 
-export function patchStatus<S extends object>(client: Client, ref: string, namespace: string, name: string, mutate: (status: S) => void): KObject | undefined {
+export async function patchStatus<S extends object>(client: Client, ref: string, namespace: string, name: string, mutate: (status: S) => void): Promise<KObject | undefined> {
   try {
-    return client.guaranteedUpdate(ref, namespace, name, (cur) => {
+    return await client.guaranteedUpdate(ref, namespace, name, (cur) => {
       const before = JSON.stringify(cur.status ?? {});
       const status = structuredClone((cur.status ?? {}) as S);
       mutate(status);

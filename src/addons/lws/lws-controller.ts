@@ -44,7 +44,7 @@ async function writeLeader(ctx: LwsContext, lws: LeaderWorkerSet, cur: StatefulS
     return;
   }
   if (!leaderDiffers(cur, want)) return;
-  ctx.client.guaranteedUpdate(stsRes, ns, want.metadata?.name ?? '', (o) => {
+  await ctx.client.guaranteedUpdate(stsRes, ns, want.metadata?.name ?? '', (o) => {
     const s = o as StatefulSet;
     const next: StatefulSet = {
       ...s,
@@ -105,19 +105,19 @@ export async function reconcileLws(ctx: LwsContext, namespace: string, name: str
   return updateStatus(ctx, lws, key);
 }
 
-function updateStatus(ctx: LwsContext, lws: LeaderWorkerSet, key: string): number | void {
+async function updateStatus(ctx: LwsContext, lws: LeaderWorkerSet, key: string): Promise<number | void> {
   const ns = lws.metadata.namespace ?? '';
   const name = lws.metadata.name ?? '';
   const leaderSts = ctx.client.get<StatefulSet>(stsRes, ns, name);
   const result = computeStatus(lws, leaderSts, groupView(ctx, lws), key, nowString(ctx.client));
   if (result.changed) {
     try {
-      ctx.client.updateStatus(lwsResource, ns, name, { ...lws, status: result.status } as KObject);
+      await ctx.client.updateStatus(lwsResource, ns, name, { ...lws, status: result.status } as KObject);
     } catch (err) {
       if (err instanceof ApiError && err.code === 409) return 0;
       throw reportStatusWriteFailure(ctx.recorder, ctx.client.log, lws as KObject, err);
     }
     if (result.event) ctx.recorder.event(lws as KObject, 'Normal', result.event.reason, result.event.message);
   }
-  if (result.updateDone) truncateRevisions(ctx.client, lws, key);
+  if (result.updateDone) await truncateRevisions(ctx.client, lws, key);
 }

@@ -44,7 +44,7 @@ function belongsTo(ctx: LwsContext, worker: Pod, leader: Pod): boolean {
 }
 
 /** Applies the restart policy; true when the group is being recreated (nothing else to do for this pod). */
-function restartGroup(ctx: LwsContext, pod: Pod, lws: LeaderWorkerSet, deleted = false): boolean {
+async function restartGroup(ctx: LwsContext, pod: Pod, lws: LeaderWorkerSet, deleted = false): Promise<boolean> {
   const policy = restartPolicyOf(lws);
   if (policy !== 'RecreateGroupOnPodRestart' && policy !== 'RecreateGroupAfterStart') return false;
   if (!deleted && !podBroken(pod) && !pod.metadata?.deletionTimestamp) return false;
@@ -61,7 +61,7 @@ function restartGroup(ctx: LwsContext, pod: Pod, lws: LeaderWorkerSet, deleted =
   }
   if (leader.metadata?.deletionTimestamp) return true;
   try {
-    ctx.client.delete(podRes, ns, leader.metadata?.name ?? '', { propagationPolicy: 'Foreground', preconditions: { uid: leader.metadata?.uid } });
+    await ctx.client.delete(podRes, ns, leader.metadata?.name ?? '', { propagationPolicy: 'Foreground', preconditions: { uid: leader.metadata?.uid } });
   } catch {
     return false; // gone or replaced meanwhile: the next pass sees the new state
   }
@@ -97,14 +97,14 @@ export async function reconcilePod(ctx: LwsContext, namespace: string, name: str
   if (gone) {
     ctx.deletedPods.delete(key);
     const set = setOf(ctx, gone);
-    if (set && restartGroup(ctx, gone, set, true)) return;
+    if (set && (await restartGroup(ctx, gone, set, true))) return;
   }
   const pod = ctx.client.get<Pod>(podRes, namespace, name);
   if (!pod) return;
   const lws = setOf(ctx, pod);
   if (!lws) return;
   const lwsName = lws.metadata.name ?? '';
-  if (restartGroup(ctx, pod, lws)) return;
+  if (await restartGroup(ctx, pod, lws)) return;
   if (!isLeader(pod) || pod.metadata?.deletionTimestamp) return;
   if (pod.metadata?.annotations?.[A.leaderName]) {
     ctx.recorder.event(lws as KObject, 'Warning', 'FailedCreate', `leader pod ${namespace}/${name} contains mistake annotation '${A.leaderName}': requires Kubernetes ≥v1.27 or v1.26 with StatefulSetStartOrdinal feature`);

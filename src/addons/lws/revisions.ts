@@ -71,11 +71,11 @@ export function applyRevision(lws: LeaderWorkerSet, rev: ControllerRevision | un
 }
 
 /** Deletes the revisions other than `keep` (once a rollout is done). */
-export function truncateRevisions(client: Client, lws: LeaderWorkerSet, keep: string): void {
+export async function truncateRevisions(client: Client, lws: LeaderWorkerSet, keep: string): Promise<void> {
   for (const r of listRevisions(client, lws)) {
     if (r.metadata?.labels?.[L.revision] !== keep) {
       try {
-        client.delete(revisions, lws.metadata.namespace ?? '', r.metadata?.name ?? '');
+        await client.delete(revisions, lws.metadata.namespace ?? '', r.metadata?.name ?? '');
       } catch {
         // Gone already: nothing to truncate.
       }

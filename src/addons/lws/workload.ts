@@ -21,7 +21,7 @@ export async function ensureWorkload(client: Client, lws: LeaderWorkerSet): Prom
   if (cur && !mine) return; // someone else's Workload of that name: left alone, and the pods are not ganged
   const minCount = (cur?.spec as { podGroups?: Array<{ policy?: { gang?: { minCount?: number } } }> } | undefined)?.podGroups?.[0]?.policy?.gang?.minCount;
   if (cur && (!ganged(lws) || minCount !== sizeOf(lws))) {
-    client.delete(workloadRes, ns, name);
+    await client.delete(workloadRes, ns, name);
     if (!ganged(lws)) return;
   } else if (cur || !ganged(lws)) return;
   const owner = lws as KObject;

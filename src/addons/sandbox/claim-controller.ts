@@ -54,7 +54,7 @@ class ClaimController {
     let sb: Sandbox | undefined;
     let err: unknown;
     try {
-      sb = this.findOwned(claim) ?? this.adopt(claim) ?? (await this.create(claim));
+      sb = this.findOwned(claim) ?? (await this.adopt(claim)) ?? (await this.create(claim));
     } catch (e) {
       err = e;
     }
@@ -68,7 +68,7 @@ class ClaimController {
     if (sb) status.sandbox = { name: sb.metadata.name, ...(sb.status?.podIPs?.length ? { podIPs: [...sb.status.podIPs] } : {}) };
     if (JSON.stringify(claim.status ?? {}) !== JSON.stringify(status)) {
       try {
-        this.client.guaranteedUpdate(claimRef, ns, name, (cur) => ({ ...cur, status }), { subresource: 'status' });
+        await this.client.guaranteedUpdate(claimRef, ns, name, (cur) => ({ ...cur, status }), { subresource: 'status' });
       } catch (e) {
         if (!notFound(e)) throw e;
       }
@@ -101,7 +101,7 @@ class ClaimController {
     return { template, pools };
   }
 
-  private adopt(claim: SandboxClaim): Sandbox | undefined {
+  private async adopt(claim: SandboxClaim): Promise<Sandbox | undefined> {
     const ns = claim.metadata.namespace ?? '';
     for (const pool of this.source(claim).pools) {
       const candidates = this.client.list<Sandbox>(sandboxRef, ns, { labelSelector: `${lbl.warmPool}=${nameHash(pool.metadata.name ?? '')}` })
@@ -109,7 +109,7 @@ class ClaimController {
         .sort((a, b) => String(a.metadata.creationTimestamp).localeCompare(String(b.metadata.creationTimestamp)));
       for (const cand of candidates) {
         try {
-          return this.client.guaranteedUpdate<Sandbox>(sandboxRef, ns, cand.metadata.name ?? '', (cur) => {
+          return await this.client.guaranteedUpdate<Sandbox>(sandboxRef, ns, cand.metadata.name ?? '', (cur) => {
             // Another claim may have won the race: only a sandbox still controlled by the pool is taken.
             if (controllerOf(cur)?.uid !== pool.metadata.uid) throw new ClaimError('AdoptionConflict', `sandbox "${cur.metadata.name}" was taken by another claim`);
             const labels = { ...(cur.metadata.labels ?? {}) };

@@ -45,10 +45,10 @@ class SandboxController {
     const now = rfc3339(this.clock.now());
     const expiresIn = sb.spec?.shutdownTime ? Date.parse(sb.spec.shutdownTime) - this.clock.nowMs() : NaN;
     if (expiresIn <= 0) {
-      if (this.expire(sb)) return;
+      if (await this.expire(sb)) return;
       const kept = { conditions };
       setCondition(kept.conditions, { type: 'Ready', status: 'False', reason: 'SandboxExpired', message: 'Sandbox has expired', observedGeneration: sb.metadata.generation }, now);
-      this.writeStatus(sb, kept);
+      await this.writeStatus(sb, kept);
       return;
     }
     let err: Error | undefined;
@@ -97,15 +97,15 @@ class SandboxController {
     if (scheduled) setCondition(conditions, scheduled, now);
     else removeCondition(conditions, 'PodScheduled');
     setCondition(conditions, readyCondition(sb, err, svc, pod, gen), now);
-    this.writeStatus(sb, status);
+    await this.writeStatus(sb, status);
     if (err) throw err;
     if (expiresIn > 0) return expiresIn;
   }
 
-  private writeStatus(sb: Sandbox, status: NonNullable<Sandbox['status']>): void {
+  private async writeStatus(sb: Sandbox, status: NonNullable<Sandbox['status']>): Promise<void> {
     if (JSON.stringify(sb.status ?? {}) === JSON.stringify(status)) return;
     try {
-      this.client.guaranteedUpdate(sandboxRef, sb.metadata.namespace ?? '', sb.metadata.name ?? '', (cur) => ({ ...cur, status }), { subresource: 'status' });
+      await this.client.guaranteedUpdate(sandboxRef, sb.metadata.namespace ?? '', sb.metadata.name ?? '', (cur) => ({ ...cur, status }), { subresource: 'status' });
     } catch (e) {
       if (!notFound(e)) throw reportStatusWriteFailure(this.events, this.log, sb, e);
     }
@@ -123,7 +123,7 @@ class SandboxController {
           if (pvc.metadata.labels?.['agents.x-k8s.io/adoptable'] !== 'true' && pvc.metadata.labels?.[lbl.nameHash] !== hash) {
             throw new Error(`cannot adopt unowned PVC "${name}": missing required pool authorization label ("agents.x-k8s.io/adoptable") or sandbox tracking label ("${lbl.nameHash}")`);
           }
-          this.client.guaranteedUpdate('v1/persistentvolumeclaims', ns, name, (cur) => ({ ...cur, metadata: { ...cur.metadata, ownerReferences: [...(cur.metadata.ownerReferences ?? []), ownerReference(sb)] } }));
+          await this.client.guaranteedUpdate('v1/persistentvolumeclaims', ns, name, (cur) => ({ ...cur, metadata: { ...cur.metadata, ownerReferences: [...(cur.metadata.ownerReferences ?? []), ownerReference(sb)] } }));
         }
         continue;
       }
@@ -139,7 +139,7 @@ class SandboxController {
     const ns = sb.metadata.namespace ?? '';
     const podName = sb.metadata.annotations?.[ann.podName] || (sb.metadata.name ?? '');
     let pod: KObject | undefined = this.client.get<KObject>('v1/pods', ns, podName);
-    if (!pod && sb.metadata.annotations?.[ann.podName]) this.setPodNameAnnotation(sb, undefined);
+    if (!pod && sb.metadata.annotations?.[ann.podName]) await this.setPodNameAnnotation(sb, undefined);
     if (!pod) {
       const owned = this.client.list('v1/pods', ns, { labelSelector: `${lbl.nameHash}=${hash}` }).filter((p) => ownership(p, sb) === 'owned');
       if (owned.length > 1) throw new Error(`multiple Pods (${owned.length}) are controlled by this Sandbox; refusing to choose or create a Pod`);
@@ -148,12 +148,12 @@ class SandboxController {
     if (isSuspended(sb)) {
       if (pod && ownership(pod, sb) === 'owned' && !pod.metadata.deletionTimestamp) {
         try {
-          this.client.delete('v1/pods', ns, pod.metadata.name ?? '');
+          await this.client.delete('v1/pods', ns, pod.metadata.name ?? '');
         } catch (e) {
           if (!notFound(e)) throw e;
         }
       }
-      if (sb.metadata.annotations?.[ann.podName]) this.setPodNameAnnotation(sb, undefined);
+      if (sb.metadata.annotations?.[ann.podName]) await this.setPodNameAnnotation(sb, undefined);
       return pod && this.client.get('v1/pods', ns, pod.metadata.name ?? '');
     }
     if (pod) {
@@ -164,15 +164,15 @@ class SandboxController {
         if (pod.metadata.labels?.['agents.x-k8s.io/adoptable'] !== 'true' && pod.metadata.labels?.[lbl.nameHash] !== hash) {
           throw new Error(`cannot adopt unowned pod "${pod.metadata.name}": missing required pool authorization label ("agents.x-k8s.io/adoptable") or sandbox tracking label ("${lbl.nameHash}")`);
         }
-        pod = this.client.guaranteedUpdate<KObject>('v1/pods', ns, pod.metadata.name ?? '', (cur) => ({
+        pod = (await this.client.guaranteedUpdate<KObject>('v1/pods', ns, pod.metadata.name ?? '', (cur) => ({
           ...cur, metadata: { ...cur.metadata, labels: { ...(cur.metadata.labels ?? {}), [lbl.nameHash]: hash }, ownerReferences: [...(cur.metadata.ownerReferences ?? []), ownerReference(sb)] },
-        }));
+        })));
       }
-      if (!sb.metadata.annotations?.[ann.podName]) this.setPodNameAnnotation(sb, pod?.metadata.name);
+      if (!sb.metadata.annotations?.[ann.podName]) await this.setPodNameAnnotation(sb, pod?.metadata.name);
       return pod;
     }
     const created = await this.client.create('v1/pods', ns, this.podFor(sb, hash));
-    this.setPodNameAnnotation(sb, created.metadata.name);
+    await this.setPodNameAnnotation(sb, created.metadata.name);
     return created;
   }
 
@@ -210,10 +210,10 @@ class SandboxController {
     };
   }
 
-  private setPodNameAnnotation(sb: Sandbox, podName: string | undefined): void {
+  private async setPodNameAnnotation(sb: Sandbox, podName: string | undefined): Promise<void> {
     const ns = sb.metadata.namespace ?? '';
     try {
-      this.client.guaranteedUpdate(sandboxRef, ns, sb.metadata.name ?? '', (cur) => {
+      await this.client.guaranteedUpdate(sandboxRef, ns, sb.metadata.name ?? '', (cur) => {
         const a = { ...(cur.metadata.annotations ?? {}) };
         if (podName === undefined) delete a[ann.podName];
         else if (a[ann.podName]) return cur;
@@ -240,7 +240,7 @@ class SandboxController {
     }
     const o = ownership(svc, sb);
     if (want === false) {
-      if (o === 'owned') this.client.delete('v1/services', ns, name);
+      if (o === 'owned') await this.client.delete('v1/services', ns, name);
       return undefined;
     }
     if (o === 'other') {
@@ -252,13 +252,13 @@ class SandboxController {
   }
 
   /** Deletes what an expired sandbox owns; true when the Sandbox itself went (shutdownPolicy Delete). */
-  private expire(sb: Sandbox): boolean {
+  private async expire(sb: Sandbox): Promise<boolean> {
     const ns = sb.metadata.namespace ?? '';
     for (const [res, name] of [['v1/pods', sb.metadata.annotations?.[ann.podName] || sb.metadata.name], ['v1/services', sb.metadata.name]] as const) {
       const obj = this.client.get(res, ns, name ?? '');
       if (obj && ownership(obj, sb) === 'owned' && !obj.metadata.deletionTimestamp) {
         try {
-          this.client.delete(res, ns, name ?? '');
+          await this.client.delete(res, ns, name ?? '');
         } catch (e) {
           if (!notFound(e)) throw e;
         }
@@ -266,7 +266,7 @@ class SandboxController {
     }
     if (sb.spec?.shutdownPolicy !== 'Delete') return false;
     try {
-      this.client.delete(sandboxRef, ns, sb.metadata.name ?? '');
+      await this.client.delete(sandboxRef, ns, sb.metadata.name ?? '');
     } catch (e) {
       if (!notFound(e)) throw e;
     }

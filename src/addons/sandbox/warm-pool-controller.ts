@@ -57,7 +57,7 @@ class WarmPoolController {
       const surplus = [...members].sort((a, b) => Number(isReady(a)) - Number(isReady(b))).slice(0, members.length - want);
       for (const sb of surplus) {
         try {
-          this.client.delete(sandboxRef, ns, sb.metadata.name ?? '');
+          await this.client.delete(sandboxRef, ns, sb.metadata.name ?? '');
         } catch (e) {
           if (!notFound(e)) err ??= e;
         }
@@ -67,7 +67,7 @@ class WarmPoolController {
     const status = { replicas: members.length, readyReplicas: members.filter(isReady).length, selector: `${lbl.warmPool}=${hash}`, observedGeneration: pool.metadata.generation };
     if (JSON.stringify(pool.status ?? {}) !== JSON.stringify(status)) {
       try {
-        this.client.guaranteedUpdate(poolRef, ns, name, (cur) => ({ ...cur, status }), { subresource: 'status' });
+        await this.client.guaranteedUpdate(poolRef, ns, name, (cur) => ({ ...cur, status }), { subresource: 'status' });
       } catch (e) {
         if (!notFound(e)) err ??= e;
       }

@@ -36,14 +36,14 @@ export class Recommender {
   constructor(private readonly client: Client, private readonly settings: VpaSettings, private readonly events: EventRecorder, private readonly log: Logger) {}
 
   /** One round: sample, aggregate and write every VPA's status. */
-  runOnce(): void {
+  async runOnce(): Promise<void> {
     const now = this.client.clock.nowMs();
     const vpas = this.client.list<Vpa>(vpaRef).filter((v) => !v.metadata.deletionTimestamp && servedByDefault(v)).slice(0, maxVpas);
     const live = new Set(vpas.map((v) => v.metadata.uid ?? ''));
     for (const uid of this.states.keys()) if (!live.has(uid)) this.states.delete(uid);
     for (const vpa of vpas) {
       try {
-        this.process(vpa, now);
+        await this.process(vpa, now);
       } catch (err) {
         this.log.warn({ err, vpa: `${vpa.metadata.namespace}/${vpa.metadata.name}` }, 'the VPA recommendation failed');
       }
@@ -55,7 +55,7 @@ export class Recommender {
     return this.states.get(uid);
   }
 
-  private process(vpa: Vpa, now: number): void {
+  private async process(vpa: Vpa, now: number): Promise<void> {
     const uid = vpa.metadata.uid ?? '';
     const ns = vpa.metadata.namespace ?? '';
     const conds = new Conditions(vpa.status?.conditions, new Date(now));
@@ -105,7 +105,7 @@ export class Recommender {
     if (vpa.metadata.generation !== undefined) status.observedGeneration = vpa.metadata.generation;
     if (JSON.stringify(status) === JSON.stringify(vpa.status ?? {})) return;
     try {
-      this.client.updateStatus<Vpa>(vpaRef, ns, vpa.metadata.name ?? '', { ...vpa, status });
+      await this.client.updateStatus<Vpa>(vpaRef, ns, vpa.metadata.name ?? '', { ...vpa, status });
     } catch (err) {
       this.log.debug({ err }, 'writing the VPA status failed; the next round retries');
       return;

@@ -32,7 +32,7 @@ export class Updater {
 
   constructor(private readonly client: Client, private readonly settings: VpaSettings, private readonly events: EventRecorder, private readonly log: Logger) {}
 
-  runOnce(): void {
+  async runOnce(): Promise<void> {
     const vpas = this.client.list<Vpa>(vpaRef).filter((v) => !v.metadata.deletionTimestamp && updatingModes.has(updateModeOf(v)));
     if (!vpas.length) {
       this.attempts.clear();
@@ -53,14 +53,14 @@ export class Updater {
     for (const k of this.attempts.keys()) if (!live.has(k)) this.attempts.delete(k);
     for (const [vpa, pods] of controlled) {
       try {
-        this.updateVpa(vpa, pods);
+        await this.updateVpa(vpa, pods);
       } catch (err) {
         this.log.warn({ err, vpa: `${vpa.metadata.namespace}/${vpa.metadata.name}` }, 'the VPA update round failed');
       }
     }
   }
 
-  private updateVpa(vpa: Vpa, pods: Pod[]): void {
+  private async updateVpa(vpa: Vpa, pods: Pod[]): Promise<void> {
     if (!vpa.status?.recommendation) return;
     const mode = updateModeOf(vpa);
     const required = typeof vpa.spec?.updatePolicy?.minReplicas === 'number' && vpa.spec.updatePolicy.minReplicas > 0 ? vpa.spec.updatePolicy.minReplicas : this.settings.minReplicas;
@@ -86,7 +86,7 @@ export class Updater {
       const decision = this.canInPlace(pod, stats, now);
       if (decision === 'evict' && mode === 'InPlaceOrRecreate') toEvict.push(pod);
       if (decision !== 'approved') continue;
-      if (this.resize(vpa, pod)) stats!.inPlaceStarted++;
+      if (await this.resize(vpa, pod)) stats!.inPlaceStarted++;
       else if (mode === 'InPlaceOrRecreate') toEvict.push(pod);
     }
     for (const pod of toEvict) {
@@ -127,7 +127,7 @@ export class Updater {
   }
 
   /** Writes the recommendation through pods/resize, then marks the pod; false when the API refused it. */
-  private resize(vpa: Vpa, pod: Pod): boolean {
+  private async resize(vpa: Vpa, pod: Pod): Promise<boolean> {
     const ns = pod.metadata?.namespace ?? '';
     const name = pod.metadata?.name ?? '';
     const wanted = structuredClone(pod);
@@ -144,13 +144,13 @@ export class Updater {
     });
     if (!changed) return false;
     try {
-      this.client.update(podsRef, ns, name, wanted, { subresource: 'resize' });
+      await this.client.update(podsRef, ns, name, wanted, { subresource: 'resize' });
     } catch (err) {
       this.log.debug({ err, pod: `${ns}/${name}` }, 'the in-place resize was refused');
       return false;
     }
     try {
-      this.client.guaranteedUpdate(podsRef, ns, name, (cur) => ({ ...cur, metadata: { ...cur.metadata, annotations: { ...(cur.metadata.annotations ?? {}), [annotations.inPlaceUpdated]: 'true' } } }));
+      await this.client.guaranteedUpdate(podsRef, ns, name, (cur) => ({ ...cur, metadata: { ...cur.metadata, annotations: { ...(cur.metadata.annotations ?? {}), [annotations.inPlaceUpdated]: 'true' } } }));
     } catch (err) {
       this.log.debug({ err, pod: `${ns}/${name}` }, 'annotating the resized pod failed');
     }

@@ -60,7 +60,7 @@ class CronJobReconciler {
     const status: CronJobStatus = (cj.status ??= {});
     const canonical = () => JSON.stringify({ ...status, active: status.active?.length ? status.active : undefined });
     const before = canonical();
-    this.cleanupFinishedJobs(cj, jobs);
+    await this.cleanupFinishedJobs(cj, jobs);
     let requeue: number | undefined;
     let failure: unknown;
     try {
@@ -70,7 +70,7 @@ class CronJobReconciler {
     }
     if (canonical() !== before) {
       if (!status.active?.length) delete status.active;
-      this.client.guaranteedUpdate(this.cronJobsDef, ns, name, (cur) => {
+      await this.client.guaranteedUpdate(this.cronJobsDef, ns, name, (cur) => {
         if (cur.metadata.uid !== cj.metadata?.uid) return cur;
         return { ...cur, status };
       }, { subresource: 'status' });
@@ -80,19 +80,19 @@ class CronJobReconciler {
   }
 
   /** Deletes the oldest finished Jobs beyond successfulJobsHistoryLimit / failedJobsHistoryLimit. */
-  private cleanupFinishedJobs(cj: CronJob, jobs: Job[]): void {
+  private async cleanupFinishedJobs(cj: CronJob, jobs: Job[]): Promise<void> {
     const spec = cj.spec;
     if (spec?.successfulJobsHistoryLimit == null && spec?.failedJobsHistoryLimit == null) return;
     for (const job of jobsBeyondHistory(jobs, spec?.successfulJobsHistoryLimit ?? undefined, spec?.failedJobsHistoryLimit ?? undefined)) {
-      this.deleteJob(cj, job);
+      await this.deleteJob(cj, job);
     }
   }
 
   /** Deletes a Job (its pods follow in the background) and drops it from status.active. */
-  private deleteJob(cj: CronJob, job: Job): boolean {
+  private async deleteJob(cj: CronJob, job: Job): Promise<boolean> {
     const name = job.metadata?.name ?? '';
     try {
-      this.client.delete(this.jobsDef, job.metadata?.namespace ?? '', name, { propagationPolicy: 'Background' });
+      await this.client.delete(this.jobsDef, job.metadata?.namespace ?? '', name, { propagationPolicy: 'Background' });
     } catch (err) {
       if (statusCode(err) !== 404) {
         this.events.event(cj, 'Warning', 'FailedDelete', `Deleted job: ${errorMessage(err)}`);
@@ -188,7 +188,7 @@ class CronJobReconciler {
           this.events.event(obj, 'Warning', 'FailedGet', `Get job: jobs.batch "${ref.name}" not found`);
           throw new Error(`job ${ref.namespace}/${ref.name} not found`);
         }
-        if (!this.deleteJob(cj, job)) throw new Error(`could not replace job ${ref.namespace}/${ref.name}`);
+        if (!(await this.deleteJob(cj, job))) throw new Error(`could not replace job ${ref.namespace}/${ref.name}`);
       }
     }
     await this.startJob(cj, scheduled);

@@ -91,20 +91,20 @@ class DaemonSetReconciler {
     const now = this.client.clock.nowMs();
     let retry = yield* this.manage(ds, nodes, hash, now);
     if (ds.spec?.updateStrategy?.type !== 'OnDelete') yield* this.rollingUpdate(ds, nodes, hash, now);
-    this.cleanupHistory(ds, old);
-    retry = minOf(retry, this.updateStatus(ds, nodes, hash, now));
+    yield* this.cleanupHistory(ds, old);
+    retry = minOf(retry, yield* this.updateStatus(ds, nodes, hash, now));
     // A ready pod turning available (minReadySeconds) may let the rollout move on: look again then.
     const minReady = ds.spec?.minReadySeconds ?? 0;
     if (minReady > 0) {
-      for (const pods of this.podsByNode(ds).values()) for (const p of pods) retry = minOf(retry, msUntilAvailable(p, minReady, now));
+      for (const pods of (yield* this.podsByNode(ds)).values()) for (const p of pods) retry = minOf(retry, msUntilAvailable(p, minReady, now));
     }
     return retry;
   }
 
   /** The set's pods (adopting matching orphans, releasing non-matching), grouped by the node they are for. */
-  private podsByNode(ds: DaemonSet): Map<string, Pod[]> {
+  private *podsByNode(ds: DaemonSet): Steps<Map<string, Pod[]>> {
     const candidates = this.client.list('v1/pods', ds.metadata?.namespace ?? '');
-    const mine = claim(this.client, this.pods.podsDef, ds, ds.spec?.selector, candidates);
+    const mine = yield* claim(this.client, this.pods.podsDef, ds, ds.spec?.selector, candidates);
     const byNode = new Map<string, Pod[]>();
     for (const pod of mine) {
       if (pod.metadata?.deletionTimestamp && isTerminal(pod)) continue;
@@ -116,7 +116,7 @@ class DaemonSetReconciler {
   }
 
   private *manage(ds: DaemonSet, nodes: Node[], hash: string, now: number): Steps<number | undefined> {
-    const byNode = this.podsByNode(ds);
+    const byNode = yield* this.podsByNode(ds);
     const create: string[] = [];
     const remove: Pod[] = [];
     let retry: number | undefined;
@@ -137,7 +137,7 @@ class DaemonSetReconciler {
   }
 
   private *rollingUpdate(ds: DaemonSet, nodes: Node[], hash: string, now: number): Steps<void> {
-    const byNode = this.podsByNode(ds);
+    const byNode = yield* this.podsByNode(ds);
     const wanted = new Set<string>();
     for (const node of nodes) {
       if (!placement(node, ds).shouldRun) continue;
@@ -158,7 +158,7 @@ class DaemonSetReconciler {
     let failure: unknown;
     for (const pod of remove) {
       try {
-        this.pods.delete(owner, pod);
+        yield* this.pods.delete(owner, pod);
       } catch (err) {
         failure ??= err;
       }
@@ -182,7 +182,7 @@ class DaemonSetReconciler {
   /** The current revision (created or renumbered) and the older ones, as upstream's constructHistory. */
   private *constructHistory(ds: DaemonSet): Steps<{ cur: ControllerRevision; old: ControllerRevision[] }> {
     const owner = ds;
-    const revisions = this.history.list(owner, ds.spec?.selector);
+    const revisions = yield* this.history.list(owner, ds.spec?.selector);
     const data = revisionData(ds);
     const dataText = canonicalJson(data);
     const isCurrent = (r: ControllerRevision) => canonicalJson(r.data) === dataText;
@@ -193,32 +193,32 @@ class DaemonSetReconciler {
     // A new revision carries the set's annotations (kubectl rollout history reads kubernetes.io/change-cause there).
     const annotations = ds.metadata?.annotations;
     if (annotations && Object.keys(annotations).length && !revisions.some((r) => r.metadata?.name === cur.metadata?.name)) {
-      cur = this.client.guaranteedUpdate(this.history.def, ds.metadata?.namespace ?? '', cur.metadata?.name ?? '', (c) => ({ ...c, metadata: { ...c.metadata, annotations: { ...annotations } } }));
+      cur = (yield this.client.guaranteedUpdate(this.history.def, ds.metadata?.namespace ?? '', cur.metadata?.name ?? '', (c) => ({ ...c, metadata: { ...c.metadata, annotations: { ...annotations } } }))) as ControllerRevision;
     }
     return { cur, old };
   }
 
-  private setCollisionCount(ds: DaemonSet, n: number): void {
+  private async setCollisionCount(ds: DaemonSet, n: number): Promise<void> {
     const def = this.client.resource('apps/v1/daemonsets')!;
-    this.client.guaranteedUpdate(def, ds.metadata?.namespace ?? '', ds.metadata?.name ?? '', (cur) => ({ ...cur, status: { ...((cur.status ?? {}) as object), collisionCount: n } }), { subresource: 'status' });
+    await this.client.guaranteedUpdate(def, ds.metadata?.namespace ?? '', ds.metadata?.name ?? '', (cur) => ({ ...cur, status: { ...((cur.status ?? {}) as object), collisionCount: n } }), { subresource: 'status' });
   }
 
   /** Deletes the oldest old revisions beyond revisionHistoryLimit, sparing any a live pod still carries. */
-  private cleanupHistory(ds: DaemonSet, old: ControllerRevision[]): void {
+  private *cleanupHistory(ds: DaemonSet, old: ControllerRevision[]): Steps<void> {
     const limit = ds.spec?.revisionHistoryLimit ?? 10;
     if (old.length <= limit) return;
     const live = new Set<string>();
-    for (const pods of this.podsByNode(ds).values()) for (const p of pods) if (p.metadata?.labels?.[revisionHashLabel]) live.add(p.metadata.labels[revisionHashLabel]);
+    for (const pods of (yield* this.podsByNode(ds)).values()) for (const p of pods) if (p.metadata?.labels?.[revisionHashLabel]) live.add(p.metadata.labels[revisionHashLabel]);
     const keep = new Set(old.filter((r) => live.has(r.metadata?.labels?.[revisionHashLabel] ?? '')).map((r) => r.metadata?.name ?? ''));
-    this.history.truncate(old, keep, limit);
+    yield* this.history.truncate(old, keep, limit);
   }
 
-  private updateStatus(ds: DaemonSet, nodes: Node[], hash: string, now: number): number | undefined {
+  private *updateStatus(ds: DaemonSet, nodes: Node[], hash: string, now: number): Steps<number | undefined> {
     const fresh = (this.client.get('apps/v1/daemonsets', ds.metadata?.namespace ?? '', ds.metadata?.name ?? '')) ?? ds;
-    const { status, recheckInMs } = computeStatus(fresh, nodes, this.podsByNode(fresh), hash, now, true);
+    const { status, recheckInMs } = computeStatus(fresh, nodes, yield* this.podsByNode(fresh), hash, now, true);
     if (sameStatus(fresh.status, status)) return recheckInMs;
     const def = this.client.resource('apps/v1/daemonsets')!;
-    this.client.guaranteedUpdate(def, ds.metadata?.namespace ?? '', ds.metadata?.name ?? '', (cur) => {
+    yield this.client.guaranteedUpdate(def, ds.metadata?.namespace ?? '', ds.metadata?.name ?? '', (cur) => {
       const collisionCount = (cur.status as DaemonSet['status'])?.collisionCount;
       return { ...cur, status: { ...status, ...(collisionCount !== undefined ? { collisionCount } : {}) } };
     }, { subresource: 'status' });

@@ -1,6 +1,7 @@
 // The Deployment controller (upstream pkg/controller/deployment): owns ReplicaSets by selector, and on each sync
 // either only reports status (being deleted), scales proportionally (paused, or spec.replicas changed), or rolls
 // out with the RollingUpdate or Recreate strategy.
+import { drive } from '../../util/steps.js';
 import type { Deployment, ReplicaSet } from '../../generated/k8s/apps/v1.js';
 import type { Pod } from '../../generated/k8s/core/v1.js';
 import { EventRecorder } from '../../client/event-recorder.js';
@@ -83,18 +84,18 @@ class DeploymentReconciler {
     const sel = d.spec?.selector;
     if (!sel || (!Object.keys(sel.matchLabels ?? {}).length && !(sel.matchExpressions ?? []).length)) {
       ctx.event('Warning', 'SelectingAll', 'This deployment is selecting all pods. A non-empty selector is required.');
-      if ((d.status?.observedGeneration ?? 0) < (d.metadata?.generation ?? 0)) ctx.writeStatus({ ...d.status, observedGeneration: d.metadata?.generation });
+      if ((d.status?.observedGeneration ?? 0) < (d.metadata?.generation ?? 0)) await ctx.writeStatus({ ...d.status, observedGeneration: d.metadata?.generation });
       return;
     }
-    const rsList = this.replicaSetsFor(d);
+    const rsList = await this.replicaSetsFor(d);
     if (d.metadata?.deletionTimestamp) {
-      const { newRS, oldRSs } = getReplicaSets(ctx, rsList);
-      syncDeploymentStatus(ctx, [...oldRSs, ...(newRS ? [newRS] : [])], newRS);
+      const { newRS, oldRSs } = await getReplicaSets(ctx, rsList);
+      await syncDeploymentStatus(ctx, [...oldRSs, ...(newRS ? [newRS] : [])], newRS);
       return;
     }
-    this.checkPausedConditions(ctx);
-    if (ctx.d.spec?.paused || this.isScalingEvent(ctx, rsList)) {
-      this.scaleOnly(ctx, rsList);
+    await this.checkPausedConditions(ctx);
+    if (ctx.d.spec?.paused || (await this.isScalingEvent(ctx, rsList))) {
+      await this.scaleOnly(ctx, rsList);
       return ctx.requeueAfterMs;
     }
     const current = ctx.freshList(rsList);
@@ -104,14 +105,14 @@ class DeploymentReconciler {
   }
 
   /** Adopts orphaned ReplicaSets the selector matches and releases owned ones it no longer matches. */
-  private replicaSetsFor(d: Deployment): ReplicaSet[] {
+  private async replicaSetsFor(d: Deployment): Promise<ReplicaSet[]> {
     const ns = d.metadata?.namespace ?? '';
     const uid = d.metadata?.uid;
     // Owned ones and matching orphans, in name order as a list of the namespace would give them.
     const owned = uid ? this.replicaSets.byIndex(byOwner, uid).filter((rs) => rs.metadata.namespace === ns) : [];
     const orphans = this.replicaSets.byIndex(byOwner, `orphan/${ns}`).filter((rs) => labelSelectorMatches(d.spec?.selector, rs.metadata.labels ?? {}));
     const candidates = [...owned, ...orphans].sort(byName);
-    const claimed = claim(this.client, this.svc.rsDef, d, d.spec?.selector, candidates);
+    const claimed = await drive(claim(this.client, this.svc.rsDef, d, d.spec?.selector, candidates));
     for (const rs of claimed) this.replicaSets.track(rs);
     return claimed;
   }
@@ -130,7 +131,7 @@ class DeploymentReconciler {
   }
 
   /** Paused and resumed deployments get an Unknown Progressing condition, so a long pause never counts as no progress. */
-  private checkPausedConditions(ctx: SyncContext): void {
+  private async checkPausedConditions(ctx: SyncContext): Promise<void> {
     if (!hasProgressDeadline(ctx.d)) return;
     const cond = getCondition(ctx.d.status, 'Progressing');
     if (cond?.reason === reasons.timedOut) return;
@@ -141,12 +142,12 @@ class DeploymentReconciler {
     } else if (!ctx.d.spec?.paused && pausedCond) {
       setCondition(status, newCondition('Progressing', 'Unknown', reasons.resumed, 'Deployment is resumed', ctx.now()));
     } else return;
-    ctx.writeStatus(status);
+    await ctx.writeStatus(status);
   }
 
   /** spec.replicas differs from what an active ReplicaSet was last sized for. */
-  private isScalingEvent(ctx: SyncContext, rsList: ReplicaSet[]): boolean {
-    const { newRS, oldRSs } = getReplicaSets(ctx, rsList);
+  private async isScalingEvent(ctx: SyncContext, rsList: ReplicaSet[]): Promise<boolean> {
+    const { newRS, oldRSs } = await getReplicaSets(ctx, rsList);
     const want = String(replicasOf(ctx.d));
     return activeReplicaSets(ctx.freshList([...oldRSs, ...(newRS ? [newRS] : [])])).some((rs) => {
       const desired = rs.metadata?.annotations?.[desiredReplicasAnnotation];
@@ -154,11 +155,11 @@ class DeploymentReconciler {
     });
   }
 
-  private scaleOnly(ctx: SyncContext, rsList: ReplicaSet[]): void {
-    const { newRS, oldRSs } = getReplicaSets(ctx, ctx.freshList(rsList));
-    scale(ctx, newRS, oldRSs);
-    if (ctx.d.spec?.paused) cleanupDeployment(ctx, oldRSs);
+  private async scaleOnly(ctx: SyncContext, rsList: ReplicaSet[]): Promise<void> {
+    const { newRS, oldRSs } = await getReplicaSets(ctx, ctx.freshList(rsList));
+    await scale(ctx, newRS, oldRSs);
+    if (ctx.d.spec?.paused) await cleanupDeployment(ctx, oldRSs);
     const all = ctx.freshList([...oldRSs, ...(newRS ? [newRS] : [])]);
-    syncDeploymentStatus(ctx, all, newRS && ctx.fresh(newRS));
+    await syncDeploymentStatus(ctx, all, newRS && ctx.fresh(newRS));
   }
 }

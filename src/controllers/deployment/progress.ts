@@ -56,14 +56,14 @@ function tidy(status: DeploymentStatus): DeploymentStatus {
   return out as DeploymentStatus;
 }
 
-function write(ctx: SyncContext, status: DeploymentStatus): void {
+async function write(ctx: SyncContext, status: DeploymentStatus): Promise<void> {
   const next = tidy(status);
-  if (!sameStatus(ctx.d.status ?? {}, next)) ctx.writeStatus(next);
+  if (!sameStatus(ctx.d.status ?? {}, next)) await ctx.writeStatus(next);
 }
 
 /** Status without progress reporting (scaling events, paused or deleted deployments). */
-export function syncDeploymentStatus(ctx: SyncContext, allRSs: ReplicaSet[], newRS: ReplicaSet | undefined): void {
-  write(ctx, calculateStatus(ctx, allRSs, newRS));
+export async function syncDeploymentStatus(ctx: SyncContext, allRSs: ReplicaSet[], newRS: ReplicaSet | undefined): Promise<void> {
+  await write(ctx, calculateStatus(ctx, allRSs, newRS));
 }
 
 /** Whether the rollout moved since the last recorded status. */
@@ -86,7 +86,7 @@ function timedOut(ctx: SyncContext, status: DeploymentStatus): boolean {
   return deadlineMs(ctx, cond) < ctx.nowMs();
 }
 
-export function syncRolloutStatus(ctx: SyncContext, allRSs: ReplicaSet[], newRS: ReplicaSet | undefined): void {
+export async function syncRolloutStatus(ctx: SyncContext, allRSs: ReplicaSet[], newRS: ReplicaSet | undefined): Promise<void> {
   const d = ctx.d;
   const status = calculateStatus(ctx, allRSs, newRS);
   if (!hasProgressDeadline(d)) removeCondition(status, 'Progressing');
@@ -110,7 +110,7 @@ export function syncRolloutStatus(ctx: SyncContext, allRSs: ReplicaSet[], newRS:
   const failures = replicaFailures(allRSs, newRS);
   if (failures.length) setCondition(status, failures[0]);
   else removeCondition(status, 'ReplicaFailure');
-  write(ctx, status);
+  await write(ctx, status);
   requeueStuck(ctx, status);
 }
 

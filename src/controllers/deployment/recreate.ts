@@ -19,14 +19,14 @@ function oldPodsRunning(newRS: ReplicaSet | undefined, oldRSs: ReplicaSet[], pod
 }
 
 export async function rolloutRecreate(ctx: SyncContext, rsList: ReplicaSet[], podsByRS: Map<string, Pod[]>): Promise<void> {
-  let { newRS, oldRSs } = getReplicaSets(ctx, rsList);
+  let { newRS, oldRSs } = await getReplicaSets(ctx, rsList);
   const all = () => ctx.freshList([...oldRSs, ...(newRS ? [newRS] : [])]);
   let scaledDown = false;
-  for (const rs of activeReplicaSets(oldRSs)) scaledDown = scaleAndRecord(ctx, rs, 0).scaled || scaledDown;
+  for (const rs of activeReplicaSets(oldRSs)) scaledDown = (await scaleAndRecord(ctx, rs, 0)).scaled || scaledDown;
   if (scaledDown) return syncRolloutStatus(ctx, all(), newRS && ctx.fresh(newRS));
   if (oldPodsRunning(newRS, ctx.freshList(oldRSs), podsByRS)) return syncRolloutStatus(ctx, all(), newRS && ctx.fresh(newRS));
   if (!newRS) ({ newRS, oldRSs } = await getAllReplicaSetsAndSyncRevision(ctx, rsList, true));
-  if (newRS && scaleAndRecord(ctx, newRS, replicasOf(ctx.d)).scaled) return syncRolloutStatus(ctx, all(), ctx.fresh(newRS));
-  if (deploymentComplete(ctx.d, ctx.d.status ?? {})) cleanupDeployment(ctx, oldRSs);
-  syncRolloutStatus(ctx, all(), newRS && ctx.fresh(newRS));
+  if (newRS && (await scaleAndRecord(ctx, newRS, replicasOf(ctx.d))).scaled) return syncRolloutStatus(ctx, all(), ctx.fresh(newRS));
+  if (deploymentComplete(ctx.d, ctx.d.status ?? {})) await cleanupDeployment(ctx, oldRSs);
+  await syncRolloutStatus(ctx, all(), newRS && ctx.fresh(newRS));
 }

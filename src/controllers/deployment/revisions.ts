@@ -56,20 +56,19 @@ export interface ReplicaSets {
 }
 
 /** Splits the owned ReplicaSets into new and old, syncing the new one's revision (creating it when asked). */
-/** The new ReplicaSet (created when `create` and there is none) and the old ones; a Promise only when it created one. */
-export function getAllReplicaSetsAndSyncRevision(ctx: SyncContext, rsList: ReplicaSet[], create: boolean): ReplicaSets | Promise<ReplicaSets> {
+/** The new ReplicaSet (created when `create` and there is none) and the old ones. */
+export async function getAllReplicaSetsAndSyncRevision(ctx: SyncContext, rsList: ReplicaSet[], create: boolean): Promise<ReplicaSets> {
   const existing = findNewReplicaSet(ctx.d, rsList);
   const oldRSs = rsList.filter((rs) => rs !== existing);
-  const newRS = getNewReplicaSet(ctx, existing, oldRSs, create);
-  return newRS instanceof Promise ? newRS.then((rs) => ({ newRS: rs, oldRSs })) : { newRS, oldRSs };
+  return { newRS: await getNewReplicaSet(ctx, existing, oldRSs, create), oldRSs };
 }
 
-/** As getAllReplicaSetsAndSyncRevision without creating: never waits. */
-export function getReplicaSets(ctx: SyncContext, rsList: ReplicaSet[]): ReplicaSets {
-  return getAllReplicaSetsAndSyncRevision(ctx, rsList, false) as ReplicaSets;
+/** As getAllReplicaSetsAndSyncRevision without creating. */
+export function getReplicaSets(ctx: SyncContext, rsList: ReplicaSet[]): Promise<ReplicaSets> {
+  return getAllReplicaSetsAndSyncRevision(ctx, rsList, false);
 }
 
-function getNewReplicaSet(ctx: SyncContext, existing: ReplicaSet | undefined, oldRSs: ReplicaSet[], create: boolean): ReplicaSet | undefined | Promise<ReplicaSet> {
+async function getNewReplicaSet(ctx: SyncContext, existing: ReplicaSet | undefined, oldRSs: ReplicaSet[], create: boolean): Promise<ReplicaSet | undefined> {
   const d = ctx.d;
   const newRevision = maxRevision(oldRSs) + 1;
   if (existing) {
@@ -88,8 +87,8 @@ function getNewReplicaSet(ctx: SyncContext, existing: ReplicaSet | undefined, ol
       setCondition(status, newCondition('Progressing', 'True', reasons.foundNewRS, `Found new replica set "${existing.metadata?.name}"`, ctx.now()));
       statusChanged = true;
     }
-    ctx.setRevision(String(revisionOf(existing)));
-    if (statusChanged) ctx.writeStatus(status);
+    await ctx.setRevision(String(revisionOf(existing)));
+    if (statusChanged) await ctx.writeStatus(status);
     return existing;
   }
   if (!create) return undefined;
@@ -127,7 +126,7 @@ async function createNewReplicaSet(ctx: SyncContext, oldRSs: ReplicaSet[], newRe
         // A different template hashed to the same name: count the collision, the next hash differs.
         const status = structuredClone(d.status ?? {});
         status.collisionCount = (status.collisionCount ?? 0) + 1;
-        ctx.writeStatus(status);
+        await ctx.writeStatus(status);
         ctx.svc.log.debug({ deployment: d.metadata?.name, rs: name }, 'hash collision, collisionCount raised');
         throw err;
       }
@@ -137,7 +136,7 @@ async function createNewReplicaSet(ctx: SyncContext, oldRSs: ReplicaSet[], newRe
         const status = structuredClone(d.status ?? {});
         setCondition(status, newCondition('Progressing', 'False', reasons.failedRSCreate, msg, ctx.now()));
         try {
-          ctx.writeStatus(status);
+          await ctx.writeStatus(status);
         } catch { /* the bigger problem is reported below */ }
       }
       ctx.event('Warning', reasons.failedRSCreate, msg);
@@ -146,16 +145,16 @@ async function createNewReplicaSet(ctx: SyncContext, oldRSs: ReplicaSet[], newRe
   }
   if (!alreadyExisted && replicas > 0) ctx.event('Normal', 'ScalingReplicaSet', `Scaled up replica set ${name} from 0 to ${replicas}`);
   const status = structuredClone(ctx.d.status ?? {});
-  ctx.setRevision(String(newRevision));
+  await ctx.setRevision(String(newRevision));
   if (!alreadyExisted && hasProgressDeadline(d)) {
     setCondition(status, newCondition('Progressing', 'True', reasons.newRSCreated, `Created new replica set "${name}"`, ctx.now()));
-    ctx.writeStatus(status);
+    await ctx.writeStatus(status);
   }
   return created;
 }
 
 /** Deletes the oldest scaled-down ReplicaSets beyond revisionHistoryLimit. */
-export function cleanupDeployment(ctx: SyncContext, oldRSs: ReplicaSet[]): void {
+export async function cleanupDeployment(ctx: SyncContext, oldRSs: ReplicaSet[]): Promise<void> {
   const limit = ctx.d.spec?.revisionHistoryLimit;
   if (limit === undefined || limit === null) return;
   const alive = oldRSs.map((rs) => ctx.fresh(rs)).filter((rs) => !rs.metadata?.deletionTimestamp);
@@ -165,7 +164,7 @@ export function cleanupDeployment(ctx: SyncContext, oldRSs: ReplicaSet[]): void 
   for (const rs of alive.slice(0, diff)) {
     if ((rs.status?.replicas ?? 0) !== 0 || (rs.spec?.replicas ?? 0) !== 0 || (rs.metadata?.generation ?? 0) > (rs.status?.observedGeneration ?? 0)) continue;
     try {
-      ctx.svc.client.delete(ctx.svc.rsDef, ctx.ns, rs.metadata?.name ?? '');
+      await ctx.svc.client.delete(ctx.svc.rsDef, ctx.ns, rs.metadata?.name ?? '');
     } catch (err) {
       if (statusCode(err) !== 404) ctx.svc.log.debug({ err, rs: rs.metadata?.name }, 'deleting old replica set failed');
     }

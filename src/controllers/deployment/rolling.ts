@@ -10,16 +10,16 @@ import { cleanupDeployment, getAllReplicaSetsAndSyncRevision } from './revisions
 import { scaleAndRecord } from './scaling.js';
 import type { SyncContext } from './sync-context.js';
 
-function reconcileNewReplicaSet(ctx: SyncContext, allRSs: ReplicaSet[], newRS: ReplicaSet): boolean {
+async function reconcileNewReplicaSet(ctx: SyncContext, allRSs: ReplicaSet[], newRS: ReplicaSet): Promise<boolean> {
   const want = replicasOf(ctx.d);
   const have = newRS.spec?.replicas ?? 0;
   if (have === want) return false;
-  if (have > want) return scaleAndRecord(ctx, newRS, want).scaled;
-  return scaleAndRecord(ctx, newRS, newRSReplicas(ctx.d, allRSs, newRS)).scaled;
+  if (have > want) return (await scaleAndRecord(ctx, newRS, want)).scaled;
+  return (await scaleAndRecord(ctx, newRS, newRSReplicas(ctx.d, allRSs, newRS))).scaled;
 }
 
 /** Scales down old replicas that are not available, up to `maxCleanup`; returns how many. */
-function cleanupUnhealthyReplicas(ctx: SyncContext, oldRSs: ReplicaSet[], maxCleanup: number): { count: number; oldRSs: ReplicaSet[] } {
+async function cleanupUnhealthyReplicas(ctx: SyncContext, oldRSs: ReplicaSet[], maxCleanup: number): Promise<{ count: number; oldRSs: ReplicaSet[] }> {
   const sorted = [...oldRSs].sort(byCreation);
   let total = 0;
   const out: ReplicaSet[] = [];
@@ -28,7 +28,7 @@ function cleanupUnhealthyReplicas(ctx: SyncContext, oldRSs: ReplicaSet[], maxCle
     const avail = rs.status?.availableReplicas ?? 0;
     if (total < maxCleanup && size !== 0 && size !== avail) {
       const down = Math.min(maxCleanup - total, size - avail);
-      rs = scaleAndRecord(ctx, rs, size - down).rs;
+      rs = (await scaleAndRecord(ctx, rs, size - down)).rs;
       total += down;
     }
     out.push(rs);
@@ -37,7 +37,7 @@ function cleanupUnhealthyReplicas(ctx: SyncContext, oldRSs: ReplicaSet[], maxCle
 }
 
 /** Scales old ReplicaSets down (oldest first) by as much as availability above the minimum allows. */
-function scaleDownOldForRollingUpdate(ctx: SyncContext, allRSs: ReplicaSet[], oldRSs: ReplicaSet[]): number {
+async function scaleDownOldForRollingUpdate(ctx: SyncContext, allRSs: ReplicaSet[], oldRSs: ReplicaSet[]): Promise<number> {
   const minAvailable = replicasOf(ctx.d) - maxUnavailable(ctx.d);
   const available = availableReplicas(allRSs);
   if (available <= minAvailable) return 0;
@@ -48,20 +48,20 @@ function scaleDownOldForRollingUpdate(ctx: SyncContext, allRSs: ReplicaSet[], ol
     const size = rs.spec?.replicas ?? 0;
     if (size === 0) continue;
     const down = Math.min(size, budget - total);
-    scaleAndRecord(ctx, rs, size - down);
+    await scaleAndRecord(ctx, rs, size - down);
     total += down;
   }
   return total;
 }
 
-function reconcileOldReplicaSets(ctx: SyncContext, allRSs: ReplicaSet[], oldRSs: ReplicaSet[], newRS: ReplicaSet): boolean {
+async function reconcileOldReplicaSets(ctx: SyncContext, allRSs: ReplicaSet[], oldRSs: ReplicaSet[], newRS: ReplicaSet): Promise<boolean> {
   if (specReplicas(oldRSs) === 0) return false;
   const minAvailable = replicasOf(ctx.d) - maxUnavailable(ctx.d);
   const newUnavailable = (newRS.spec?.replicas ?? 0) - (newRS.status?.availableReplicas ?? 0);
   const maxScaledDown = specReplicas(allRSs) - minAvailable - newUnavailable;
   if (maxScaledDown <= 0) return false;
-  const cleaned = cleanupUnhealthyReplicas(ctx, oldRSs, maxScaledDown);
-  const scaled = scaleDownOldForRollingUpdate(ctx, [...cleaned.oldRSs, newRS], cleaned.oldRSs);
+  const cleaned = await cleanupUnhealthyReplicas(ctx, oldRSs, maxScaledDown);
+  const scaled = await scaleDownOldForRollingUpdate(ctx, [...cleaned.oldRSs, newRS], cleaned.oldRSs);
   return cleaned.count + scaled > 0;
 }
 
@@ -69,8 +69,8 @@ export async function rolloutRolling(ctx: SyncContext, rsList: ReplicaSet[]): Pr
   const { newRS, oldRSs } = await getAllReplicaSetsAndSyncRevision(ctx, rsList, true);
   if (!newRS) return;
   const all = () => ctx.freshList([...oldRSs, newRS]);
-  if (reconcileNewReplicaSet(ctx, [...oldRSs, newRS], newRS)) return syncRolloutStatus(ctx, all(), ctx.fresh(newRS));
-  if (reconcileOldReplicaSets(ctx, [...oldRSs, newRS], activeReplicaSets(oldRSs), newRS)) return syncRolloutStatus(ctx, all(), ctx.fresh(newRS));
-  if (deploymentComplete(ctx.d, ctx.d.status ?? {})) cleanupDeployment(ctx, oldRSs);
-  syncRolloutStatus(ctx, all(), ctx.fresh(newRS));
+  if (await reconcileNewReplicaSet(ctx, [...oldRSs, newRS], newRS)) return syncRolloutStatus(ctx, all(), ctx.fresh(newRS));
+  if (await reconcileOldReplicaSets(ctx, [...oldRSs, newRS], activeReplicaSets(oldRSs), newRS)) return syncRolloutStatus(ctx, all(), ctx.fresh(newRS));
+  if (deploymentComplete(ctx.d, ctx.d.status ?? {})) await cleanupDeployment(ctx, oldRSs);
+  await syncRolloutStatus(ctx, all(), ctx.fresh(newRS));
 }

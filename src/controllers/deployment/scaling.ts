@@ -22,7 +22,7 @@ export function setReplicasAnnotations(annotations: Record<string, string>, desi
 }
 
 /** Sets the RS's size (and the replica annotations); records "Scaled up|down replica set X from A to B". */
-export function scaleReplicaSet(ctx: SyncContext, rs: ReplicaSet, newScale: number): ReplicaSet {
+export async function scaleReplicaSet(ctx: SyncContext, rs: ReplicaSet, newScale: number): Promise<ReplicaSet> {
   const d = ctx.d;
   const desired = replicasOf(d);
   const max = desired + maxSurge(d);
@@ -31,7 +31,7 @@ export function scaleReplicaSet(ctx: SyncContext, rs: ReplicaSet, newScale: numb
   const annotations = { ...(rs.metadata?.annotations ?? {}) };
   const annotationsChange = setReplicasAnnotations(annotations, desired, max);
   if (!sizeChanges && !annotationsChange) return rs;
-  const updated = ctx.updateReplicaSet(rs, (cur) => ({
+  const updated = await ctx.updateReplicaSet(rs, (cur) => ({
     ...cur,
     metadata: { ...cur.metadata, annotations: { ...(cur.metadata?.annotations ?? {}), ...annotations } },
     spec: { ...cur.spec!, replicas: newScale },
@@ -41,10 +41,10 @@ export function scaleReplicaSet(ctx: SyncContext, rs: ReplicaSet, newScale: numb
 }
 
 /** Scales when the size differs; returns whether it did and the RS as written. */
-export function scaleAndRecord(ctx: SyncContext, rs: ReplicaSet, newScale: number): { scaled: boolean; rs: ReplicaSet } {
+export async function scaleAndRecord(ctx: SyncContext, rs: ReplicaSet, newScale: number): Promise<{ scaled: boolean; rs: ReplicaSet }> {
   const cur = rs.spec?.replicas ?? 0;
   if (cur === newScale) return { scaled: false, rs };
-  return { scaled: true, rs: scaleReplicaSet(ctx, rs, newScale) };
+  return { scaled: true, rs: await scaleReplicaSet(ctx, rs, newScale) };
 }
 
 function maxReplicasOf(rs: ReplicaSet): number | undefined {
@@ -84,18 +84,18 @@ function activeOrLatest(newRS: ReplicaSet | undefined, oldRSs: ReplicaSet[]): Re
 }
 
 /** Brings the ReplicaSets to the deployment's size without advancing a rollout (scaling events, paused). */
-export function scale(ctx: SyncContext, newRS: ReplicaSet | undefined, oldRSs: ReplicaSet[]): void {
+export async function scale(ctx: SyncContext, newRS: ReplicaSet | undefined, oldRSs: ReplicaSet[]): Promise<void> {
   const d = ctx.d;
   const want = replicasOf(d);
   const only = activeOrLatest(newRS, oldRSs);
   if (only) {
-    if ((only.spec?.replicas ?? 0) !== want) scaleAndRecord(ctx, only, want);
+    if ((only.spec?.replicas ?? 0) !== want) await scaleAndRecord(ctx, only, want);
     return;
   }
   // A saturated new RS (all of spec.replicas, all available) means the old ones can go.
   if (newRS && (newRS.spec?.replicas ?? 0) === want && newRS.metadata?.annotations?.[desiredReplicasAnnotation] === String(want)
     && (newRS.status?.availableReplicas ?? 0) === want) {
-    for (const old of activeReplicaSets(oldRSs)) scaleAndRecord(ctx, old, 0);
+    for (const old of activeReplicaSets(oldRSs)) await scaleAndRecord(ctx, old, 0);
     return;
   }
   if (!isRollingUpdate(d)) return;
@@ -113,10 +113,10 @@ export function scale(ctx: SyncContext, newRS: ReplicaSet | undefined, oldRSs: R
     sizes.set(rs, (rs.spec?.replicas ?? 0) + p);
     added += p;
   }
-  all.forEach((rs, i) => {
+  for (const [i, rs] of all.entries()) {
     let size = sizes.get(rs) ?? 0;
     // Leftovers go to (or come from) the largest ReplicaSet.
     if (i === 0 && toAdd !== 0) size = Math.max(0, size + toAdd - added);
-    scaleReplicaSet(ctx, rs, size);
-  });
+    await scaleReplicaSet(ctx, rs, size);
+  }
 }

@@ -48,27 +48,27 @@ export class SyncContext {
   }
 
   /** Writes the deployment's status (status subresource). */
-  writeStatus(status: DeploymentStatus): void {
+  async writeStatus(status: DeploymentStatus): Promise<void> {
     const name = this.d.metadata?.name ?? '';
-    this.d = this.svc.client.guaranteedUpdate(this.svc.deployDef, this.ns, name, (cur) => ({ ...cur, status }), { subresource: 'status' });
+    this.d = (await this.svc.client.guaranteedUpdate(this.svc.deployDef, this.ns, name, (cur) => ({ ...cur, status }), { subresource: 'status' }));
   }
 
   /** Puts the revision annotation on the deployment (upstream does this with its status update); true when it changed. */
-  setRevision(revision: string): boolean {
+  async setRevision(revision: string): Promise<boolean> {
     if (this.d.metadata?.annotations?.[revisionAnnotation] === revision) return false;
     const name = this.d.metadata?.name ?? '';
     const status = this.d.status;
-    this.d = this.svc.client.guaranteedUpdate(this.svc.deployDef, this.ns, name, (cur) => ({
+    this.d = (await this.svc.client.guaranteedUpdate(this.svc.deployDef, this.ns, name, (cur) => ({
       ...cur, metadata: { ...cur.metadata, annotations: { ...(cur.metadata.annotations ?? {}), [revisionAnnotation]: revision } },
-    }));
+    })));
     // Keep in-flight status changes of this sync (the main resource write leaves the stored status alone).
     this.d = { ...this.d, status };
     return true;
   }
 
   /** Updates a ReplicaSet with `mutate` applied to its current state; returns the result. */
-  updateReplicaSet(rs: ReplicaSet, mutate: (cur: ReplicaSet) => ReplicaSet): ReplicaSet {
-    return this.svc.client.guaranteedUpdate(this.svc.rsDef, this.ns, rs.metadata?.name ?? '', (cur) => mutate(cur));
+  updateReplicaSet(rs: ReplicaSet, mutate: (cur: ReplicaSet) => ReplicaSet): Promise<ReplicaSet> {
+    return this.svc.client.guaranteedUpdate<ReplicaSet>(this.svc.rsDef, this.ns, rs.metadata?.name ?? '', (cur) => mutate(cur));
   }
 
   /** The current stored copies of ReplicaSets, leaving out those gone. */

@@ -44,7 +44,7 @@ class HpaReconciler {
     this.events = new EventRecorder(client, { component: 'horizontal-pod-autoscaler' });
   }
 
-  reconcile(key: string): number | undefined {
+  async reconcile(key: string): Promise<number | undefined> {
     const { namespace: ns, name } = splitKey(key);
     const hpa = this.client.get<HorizontalPodAutoscaler>(storageKey, ns, name);
     if (!hpa || hpa.metadata?.deletionTimestamp) {
@@ -52,7 +52,7 @@ class HpaReconciler {
       return undefined;
     }
     try {
-      this.sync(key, hpa);
+      await this.sync(key, hpa);
     } catch (err) {
       this.log.debug({ err, hpa: key }, 'horizontal pod autoscaler sync failed');
     }
@@ -63,7 +63,7 @@ class HpaReconciler {
     this.events.event(hpa, 'Warning', reason, message);
   }
 
-  private sync(key: string, hpa: HorizontalPodAutoscaler): void {
+  private async sync(key: string, hpa: HorizontalPodAutoscaler): Promise<void> {
     const ns = hpa.metadata?.namespace ?? '';
     const nowMs = this.clock.nowMs();
     const old = hpa.status ?? { desiredReplicas: 0 };
@@ -79,7 +79,7 @@ class HpaReconciler {
       const msg = (e as Error).message;
       this.warn(hpa, 'FailedGetScale', msg);
       conds.set('AbleToScale', 'False', 'FailedGetScale', `the HPA controller was unable to get the target's current scale: ${msg}`);
-      this.writeStatus(hpa, { ...old, conditions: conds.all });
+      await this.writeStatus(hpa, { ...old, conditions: conds.all });
       return;
     }
     conds.set('AbleToScale', 'True', 'SucceededGetScale', "the HPA controller was able to get the target's current scale");
@@ -109,7 +109,7 @@ class HpaReconciler {
       const out = replicasForMetrics(this.client, ns, specs, scale, (r, m) => this.warn(hpa, r, m), opts);
       conds.apply(out.condition);
       if (out.replicas === -1) {
-        keepLast(current);
+        await keepLast(current);
         this.warn(hpa, 'FailedComputeMetricsReplicas', out.error ?? '');
         return;
       }
@@ -128,12 +128,12 @@ class HpaReconciler {
     let lastScaleTime = old.lastScaleTime;
     if (rescale) {
       try {
-        updateScale(this.client, ns, scale, desired);
+        await updateScale(this.client, ns, scale, desired);
       } catch (e) {
         const msg = (e as Error).message;
         this.warn(hpa, 'FailedRescale', `New size: ${desired}; reason: ${reason}; error: ${msg}`);
         conds.set('AbleToScale', 'False', 'FailedUpdateScale', `the HPA controller was unable to update the target scale: ${msg}`);
-        keepLast(current);
+        await keepLast(current);
         return;
       }
       conds.set('AbleToScale', 'True', 'SucceededRescale', `the HPA controller was able to update the target scale to ${desired}`);
@@ -144,19 +144,19 @@ class HpaReconciler {
     } else {
       desired = current;
     }
-    this.writeStatus(hpa, {
+    await this.writeStatus(hpa, {
       currentReplicas: current, desiredReplicas: desired, lastScaleTime,
       currentMetrics: statuses?.length ? statuses : undefined, conditions: conds.all,
     });
   }
 
   /** Writes the status when it differs from the stored one (observedGeneration: the spec this decision saw). */
-  private writeStatus(hpa: HorizontalPodAutoscaler, next: HorizontalPodAutoscalerStatus): void {
+  private async writeStatus(hpa: HorizontalPodAutoscaler, next: HorizontalPodAutoscalerStatus): Promise<void> {
     const status = JSON.parse(JSON.stringify({ observedGeneration: hpa.metadata?.generation, ...next })) as HorizontalPodAutoscalerStatus;
     // currentReplicas is omitted when zero; desiredReplicas is always present.
     if (!status.currentReplicas) delete status.currentReplicas;
     if (JSON.stringify(status) === JSON.stringify(hpa.status ?? {})) return;
     const def = this.client.resource('autoscaling/v2/horizontalpodautoscalers')!;
-    this.client.guaranteedUpdate(def, hpa.metadata?.namespace ?? '', hpa.metadata?.name ?? '', (cur) => ({ ...cur, status }), { subresource: 'status' });
+    await this.client.guaranteedUpdate(def, hpa.metadata?.namespace ?? '', hpa.metadata?.name ?? '', (cur) => ({ ...cur, status }), { subresource: 'status' });
   }
 }

@@ -51,6 +51,6 @@ export function getScale(client: Client, namespace: string, ref: CrossVersionObj
 }
 
 /** Sets spec.replicas of the target (a no-op write is skipped by the registry's own comparison). */
-export function updateScale(client: Client, namespace: string, scale: Scale, replicas: number): void {
-  client.guaranteedUpdate(scale.def, namespace, scale.name, (cur) => ({ ...cur, spec: { ...(cur.spec as object), replicas } }), { fieldManager: 'kube-controller-manager' });
+export async function updateScale(client: Client, namespace: string, scale: Scale, replicas: number): Promise<void> {
+  await client.guaranteedUpdate(scale.def, namespace, scale.name, (cur) => ({ ...cur, spec: { ...(cur.spec as object), replicas } }), { fieldManager: 'kube-controller-manager' });
 }

@@ -90,7 +90,7 @@ const jobOrphanPodController = defineController({
 export const jobControllers = [jobController, jobOrphanPodController];
 
 /** Removes the tracking finalizer from a pod no running Job (managed here) will count any more. */
-function syncOrphanPod(client: Client, ops: JobPodOps, k: string): void {
+async function syncOrphanPod(client: Client, ops: JobPodOps, k: string): Promise<void> {
   const { namespace, name } = splitKey(k);
   const pod = client.get<Pod>('v1/pods', namespace, name);
   if (!pod || !hasTrackingFinalizer(pod)) return;
@@ -101,7 +101,7 @@ function syncOrphanPod(client: Client, ops: JobPodOps, k: string): void {
     if (j && managedElsewhere(j)) return;
     if (j && !isJobFinished(j)) return;
   }
-  ops.removeFinalizer(pod);
+  await drive(ops.removeFinalizer(pod));
 }
 
 class JobReconciler {
@@ -127,12 +127,23 @@ class JobReconciler {
   }
 
   /** The Job's pods, after adopting matching orphans (which then get the tracking finalizer) and releasing strays. */
-  private podsFor(job: Job): Pod[] {
+  private *podsFor(job: Job): Steps<Pod[]> {
     const ns = job.metadata?.namespace ?? '';
     const all = this.client.list('v1/pods', ns);
     const orphans = new Set(all.filter((p) => !controllerRef(p)).map((p) => p.metadata.uid));
-    const mine = claim(this.client, this.ops.podsDef, job, job.spec?.selector, all);
-    return mine.map((p) => (orphans.has(p.metadata?.uid) && !hasTrackingFinalizer(p) ? this.ops.addFinalizer(p) : p));
+    const mine: Pod[] = [];
+    for (const p of yield* claim(this.client, this.ops.podsDef, job, job.spec?.selector, all)) mine.push(orphans.has(p.metadata?.uid) && !hasTrackingFinalizer(p) ? yield* this.ops.addFinalizer(p) : p);
+    return mine;
+  }
+
+  /** Writes the Job's status (unless the Job was replaced); returns a copy of the stored Job. */
+  private *writeStatus(namespace: string, name: string, uid: string | undefined, job: Job): Steps<Job> {
+    const status = cleanStatus(job);
+    const stored = (yield this.client.guaranteedUpdate<Job>(this.jobsDef, namespace, name, (cur) => {
+      if (cur.metadata.uid !== uid) throw new Error('job was replaced');
+      return { ...cur, status: status as Record<string, unknown> };
+    }, { subresource: 'status' })) as Job;
+    return structuredClone(stored);
   }
 
   /** Steps: waits only while an admission webhook is called for a pod it creates (see util/steps.ts). */
@@ -157,7 +168,7 @@ class JobReconciler {
       return undefined;
     }
     const uid = shared.metadata?.uid;
-    return yield* syncJob(k, shared, this.podsFor(shared), {
+    return yield* syncJob(k, shared, yield* this.podsFor(shared), {
       now: () => rfc3339(this.clock.now()),
       nowMs: () => this.clock.nowMs(),
       ops: this.ops,
@@ -165,14 +176,7 @@ class JobReconciler {
       backoff: (bk) => this.backoffs.get(bk),
       setBackoff: (bk, rec) => this.backoffs.set(bk, rec),
       removeFinalizer: (pod) => this.ops.removeFinalizer(pod),
-      writeStatus: (job) => {
-        const status = cleanStatus(job);
-        const stored = this.client.guaranteedUpdate(this.jobsDef, namespace, name, (cur) => {
-          if (cur.metadata.uid !== uid) throw new Error('job was replaced');
-          return { ...cur, status: status as Record<string, unknown> };
-        }, { subresource: 'status' });
-        return structuredClone(stored);
-      },
+      writeStatus: (job) => this.writeStatus(namespace, name, uid, job),
       finished: (job, cond) => {
         const obj = job;
         if (cond.type === 'Complete') {

@@ -36,8 +36,8 @@ function wantedActive(job: Job, ctx: SyncContext, active: number): number {
   return Math.max(0, Math.min(completions - ctx.succeeded, parallelism));
 }
 
-function removePods(ops: JobPodOps, ctx: SyncContext, pods: Pod[], active: number): { active: number; error?: unknown } {
-  const r = ops.deletePods(ctx.job, pods.slice(0, maxPerSync), true);
+function* removePods(ops: JobPodOps, ctx: SyncContext, pods: Pod[], active: number): Steps<{ active: number; error?: unknown }> {
+  const r = yield* ops.deletePods(ctx.job, pods.slice(0, maxPerSync), true);
   ctx.terminating += r.deleted;
   ctx.ready -= r.deletedReady;
   return { active: active - r.deleted, error: r.error };
@@ -56,11 +56,11 @@ function baseTemplate(job: Job): PodTemplateSpec {
 export function* manageJob(ops: JobPodOps, ctx: SyncContext, nowMs: number): Steps<{ active: number; error?: unknown }> {
   const job = ctx.job;
   let active = ctx.active.length;
-  if (isSuspended(job)) return removePods(ops, ctx, activePodsForRemoval(job, ctx.active, active), active);
+  if (isSuspended(job)) return yield* removePods(ops, ctx, activePodsForRemoval(job, ctx.active, active), active);
 
   const want = wantedActive(job, ctx, active);
   const surplus = activePodsForRemoval(job, ctx.active, Math.max(0, active - want));
-  if (surplus.length) return removePods(ops, ctx, surplus, active);
+  if (surplus.length) return yield* removePods(ops, ctx, surplus, active);
 
   const terminating = onlyReplaceFailedPods(job) ? ctx.terminating : 0;
   let diff = Math.min(want - terminating - active, maxPerSync);

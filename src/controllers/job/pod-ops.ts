@@ -18,10 +18,10 @@ export class JobPodOps {
   }
 
   /** Removes the tracking finalizer; true when it is gone (or the pod is). */
-  removeFinalizer(pod: Pod): boolean {
+  *removeFinalizer(pod: Pod): Steps<boolean> {
     if (!hasTrackingFinalizer(pod)) return true;
     try {
-      this.client.guaranteedUpdate(this.podsDef, pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', (cur) => {
+      yield this.client.guaranteedUpdate(this.podsDef, pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', (cur) => {
         if (cur.metadata.uid !== pod.metadata?.uid) throw Object.assign(new Error('pod replaced'), { code: 404 });
         return { ...cur, metadata: { ...cur.metadata, finalizers: (cur.metadata.finalizers ?? []).filter((f) => f !== trackingFinalizer) } };
       });
@@ -32,29 +32,29 @@ export class JobPodOps {
   }
 
   /** Adds the tracking finalizer to an adopted pod; returns the pod as stored (unchanged when the write failed). */
-  addFinalizer(pod: Pod): Pod {
+  *addFinalizer(pod: Pod): Steps<Pod> {
     try {
-      return this.client.guaranteedUpdate(this.podsDef, pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', (cur) => {
+      return (yield this.client.guaranteedUpdate<Pod>(this.podsDef, pod.metadata?.namespace ?? '', pod.metadata?.name ?? '', (cur) => {
         if (cur.metadata.uid !== pod.metadata?.uid || cur.metadata.deletionTimestamp || cur.metadata.finalizers?.includes(trackingFinalizer)) return cur;
         return { ...cur, metadata: { ...cur.metadata, finalizers: [...(cur.metadata.finalizers ?? []), trackingFinalizer] } };
-      });
+      })) as Pod;
     } catch {
       return pod;
     }
   }
 
   /** Deletes pods (optionally dropping the finalizer first); returns how many went and how many of those were ready. */
-  deletePods(job: Job, pods: Pod[], dropFinalizer: boolean): { deleted: number; deletedReady: number; error?: unknown } {
+  *deletePods(job: Job, pods: Pod[], dropFinalizer: boolean): Steps<{ deleted: number; deletedReady: number; error?: unknown }> {
     let deleted = 0;
     let deletedReady = 0;
     let error: unknown;
     for (const p of pods) {
-      if (dropFinalizer && !this.removeFinalizer(p)) {
+      if (dropFinalizer && !(yield* this.removeFinalizer(p))) {
         error ??= new Error(`removing tracking finalizer from pod ${p.metadata?.name}`);
         continue;
       }
       try {
-        this.control.delete(job, p);
+        yield* this.control.delete(job, p);
       } catch (err) {
         error ??= err;
         continue;

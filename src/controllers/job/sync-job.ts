@@ -118,7 +118,7 @@ export function* syncJob(key: string, shared: Job, pods: Pod[], deps: SyncDeps):
   let manageError: unknown;
   if (ctx.finishedCondition) {
     // Finishing: delete what still runs, keeping the finalizers so those pods are counted.
-    const r = deps.ops.deletePods(job, active, false);
+    const r = yield* deps.ops.deletePods(job, active, false);
     if (r.deleted !== active.length) ctx.finishedCondition = undefined;
     activeCount -= r.deleted;
     ctx.terminating += r.deleted;
@@ -152,7 +152,7 @@ export function* syncJob(key: string, shared: Job, pods: Pod[], deps: SyncDeps):
   st.active = activeCount;
   st.ready = ctx.ready;
   st.terminating = ctx.terminating;
-  trackStatusAndRemoveFinalizers(ctx, needsUpdate, { ...deps, saveBackoff: () => deps.setBackoff(key, ctx.newBackoff) });
+  yield* trackStatusAndRemoveFinalizers(ctx, needsUpdate, { ...deps, saveBackoff: () => deps.setBackoff(key, ctx.newBackoff) });
   if (manageError) throw manageError;
   return ctx.requeueMs;
 }

@@ -2,6 +2,7 @@
 // written to status.uncountedTerminatedPods, then its finalizer is removed, then the UID moves into the
 // succeeded/failed counters. Completed Indexed pods are recorded in completedIndexes instead. The terminal
 // condition (Complete/Failed) is only set once nothing is uncounted and no pod is still terminating.
+import type { Steps } from '../../util/steps.js';
 import type { Job, JobCondition } from '../../generated/k8s/batch/v1.js';
 import type { Pod } from '../../generated/k8s/core/v1.js';
 import { formatIntervals, hasIndex, withIndexes } from './intervals.js';
@@ -16,9 +17,9 @@ const maxUncounted = 500;
 
 export interface TrackingDeps {
   now(): string;
-  removeFinalizer(pod: Pod): boolean;
+  removeFinalizer(pod: Pod): Steps<boolean>;
   /** Writes job.status; returns the stored Job. */
-  writeStatus(job: Job): Job;
+  writeStatus(job: Job): Steps<Job>;
   saveBackoff(): void;
   /** Called once the terminal condition was written. */
   finished(job: Job, cond: JobCondition): void;
@@ -74,7 +75,7 @@ function enactFinished(ctx: SyncContext, now: string): boolean {
   return true;
 }
 
-export function trackStatusAndRemoveFinalizers(ctx: SyncContext, needsFlushIn: boolean, deps: TrackingDeps): void {
+export function* trackStatusAndRemoveFinalizers(ctx: SyncContext, needsFlushIn: boolean, deps: TrackingDeps): Steps<void> {
   let needsFlush = needsFlushIn;
   const job = ctx.job;
   const st = (job.status ??= {});
@@ -151,17 +152,17 @@ export function trackStatusAndRemoveFinalizers(ctx: SyncContext, needsFlushIn: b
   // 1. Record the new UIDs. 2. Remove finalizers. 3. Count what lost its finalizer.
   let current = job;
   if (needsFlush) {
-    current = deps.writeStatus(job);
+    current = yield* deps.writeStatus(job);
     deps.saveBackoff();
     needsFlush = false;
   }
   ctx.job = current;
-  for (const p of toRelease) if (deps.removeFinalizer(p)) withFinalizer.delete(p.metadata?.uid ?? '');
+  for (const p of toRelease) if (yield* deps.removeFinalizer(p)) withFinalizer.delete(p.metadata?.uid ?? '');
   if (countUncounted(ctx.job, withFinalizer)) needsFlush = true;
   const finished = !reachedMax && enactFinished(ctx, now);
   if (finished) needsFlush = true;
   if (needsFlush) {
-    ctx.job = deps.writeStatus(ctx.job);
+    ctx.job = yield* deps.writeStatus(ctx.job);
     if (finished && ctx.finishedCondition) deps.finished(ctx.job, ctx.finishedCondition);
   }
 }

@@ -63,11 +63,11 @@ class ReplicaSetReconciler {
   }
 
   /** The active pods the ReplicaSet controls after adoption (of matching orphans) and release (of pods no longer matching). */
-  private claimPods(rs: ReplicaSet, owned: Pod[]): Pod[] {
+  private *claimPods(rs: ReplicaSet, owned: Pod[]): Steps<Pod[]> {
     const ns = rs.metadata?.namespace ?? '';
     const orphans = this.pods.byIndex(byOwner, `orphan/${ns}`).filter((p) => labelSelectorMatches(rs.spec?.selector, p.metadata?.labels ?? {}));
     const candidates = [...owned, ...orphans].filter(isPodActive);
-    const claimed = claim(this.client, this.podControl.podsDef, rs, rs.spec?.selector, candidates);
+    const claimed = yield* claim(this.client, this.podControl.podsDef, rs, rs.spec?.selector, candidates);
     for (const p of claimed) this.pods.track(p);
     return claimed;
   }
@@ -82,7 +82,7 @@ class ReplicaSetReconciler {
     let manageErr: ManageError | undefined;
     if (!rs.metadata?.deletionTimestamp) {
       const before = this.client.revision();
-      manageErr = yield* this.manageReplicas(rs, this.claimPods(rs, owned));
+      manageErr = yield* this.manageReplicas(rs, yield* this.claimPods(rs, owned));
       // Reads are read-your-writes: after adoptions, creations or deletions, count what exists now.
       if (this.client.revision() !== before) owned = this.owned(uid);
     }
@@ -92,7 +92,7 @@ class ReplicaSetReconciler {
     const nowMs = this.clock.nowMs();
     const status = calculateReplicaSetStatus(rs, pods, terminating, manageErr, rfc3339(this.clock.now()), nowMs);
     if (!sameStatus(rs.status, status)) {
-      this.client.guaranteedUpdate('apps/v1/replicasets', namespace, name, (cur) => ({ ...cur, status }), { subresource: 'status' });
+      yield this.client.guaranteedUpdate('apps/v1/replicasets', namespace, name, (cur) => ({ ...cur, status }), { subresource: 'status' });
     }
     if (manageErr) throw new Error(manageErr.message);
     return nextAvailableIn(rs, pods, nowMs);
@@ -127,7 +127,7 @@ class ReplicaSetReconciler {
       let error: ManageError | undefined;
       for (const p of victims) {
         try {
-          this.podControl.delete(owner, p);
+          yield* this.podControl.delete(owner, p);
         } catch (err) {
           error ??= { reason: 'FailedDelete', message: errorMessage(err) };
         }

@@ -15,7 +15,7 @@ function stillUsing(client: Client, ns: string, ref: { resource: string; apiGrou
   return !!pod && pod.metadata.uid === ref.uid && !isPodDone(pod);
 }
 
-export function syncClaim(client: Client, log: Logger, ns: string, name: string): void {
+export async function syncClaim(client: Client, log: Logger, ns: string, name: string): Promise<void> {
   const claim = client.get<ResourceClaim>(claimsRef, ns, name);
   if (!claim) return;
   const reserved = claim.status?.reservedFor ?? [];
@@ -23,7 +23,7 @@ export function syncClaim(client: Client, log: Logger, ns: string, name: string)
   const protectedByScheduler = claim.metadata.finalizers?.includes(claimFinalizer) ?? false;
   const release = valid.length < reserved.length || (protectedByScheduler && !!claim.metadata.deletionTimestamp && valid.length === 0);
   if (release) {
-    const updated = client.guaranteedUpdate<ResourceClaim>(claimsRef, ns, name, (cur) => {
+    const updated = await client.guaranteedUpdate<ResourceClaim>(claimsRef, ns, name, (cur) => {
       const c = cur as ResourceClaim;
       const keep = (c.status?.reservedFor ?? []).filter((r) => stillUsing(client, ns, r));
       const status = { ...c.status, reservedFor: keep.length ? keep : undefined };
@@ -32,7 +32,7 @@ export function syncClaim(client: Client, log: Logger, ns: string, name: string)
       return { ...c, status };
     }, { subresource: 'status' });
     if (!updated.status?.allocation && updated.metadata.finalizers?.includes(claimFinalizer)) {
-      client.guaranteedUpdate(claimsRef, ns, name, (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: (cur.metadata.finalizers ?? []).filter((f) => f !== claimFinalizer) } }));
+      await client.guaranteedUpdate(claimsRef, ns, name, (cur) => ({ ...cur, metadata: { ...cur.metadata, finalizers: (cur.metadata.finalizers ?? []).filter((f) => f !== claimFinalizer) } }));
     }
     log.debug({ claim: `${ns}/${name}`, reserved: valid.length }, 'released resource claim reservations');
   }
@@ -42,7 +42,7 @@ export function syncClaim(client: Client, log: Logger, ns: string, name: string)
   const pod = client.get<Pod>('v1/pods', ns, owner.name);
   // An owner not found may not be known yet: the garbage collector deletes the claim once the pod is truly gone.
   if (pod && (pod.metadata.uid !== owner.uid || isPodDone(pod))) {
-    client.delete(claimsRef, ns, name, { preconditions: { uid: claim.metadata.uid } });
+    await client.delete(claimsRef, ns, name, { preconditions: { uid: claim.metadata.uid } });
     log.debug({ claim: `${ns}/${name}` }, 'deleted unused generated resource claim');
   }
 }

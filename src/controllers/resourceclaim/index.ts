@@ -47,9 +47,9 @@ const claimController = defineController({
   identity: 'resourceclaim',
   for: claimsRef,
   watches: [{ resource: 'v1/pods', when: (c) => hasClaims(c.object as Pod), map: (c) => claimsOfPod(c.object as Pod) }],
-  reconcile(key, { client, log }) {
+  async reconcile(key, { client, log }) {
     const { namespace, name } = splitKey(key);
-    syncClaim(client, log, namespace, name);
+    await syncClaim(client, log, namespace, name);
   },
 });
 

@@ -76,7 +76,7 @@ export async function syncPodClaims(client: Client, log: Logger, owned: OwnedCla
     found.push({ name: entry.name, resourceClaimName: claim.metadata.name ?? '' });
   }
   if (found.length) {
-    client.guaranteedUpdate('v1/pods', ns, name, (cur) => {
+    await client.guaranteedUpdate('v1/pods', ns, name, (cur) => {
       const p = cur as Pod;
       if (p.metadata.uid !== pod.metadata.uid) return cur;
       const statuses = (p.status?.resourceClaimStatuses ?? []).filter((s) => !found.some((f) => f.name === s.name));

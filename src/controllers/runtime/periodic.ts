@@ -9,7 +9,7 @@ export interface PeriodicDef {
   /** The period (ms of clock time). */
   periodMs: number;
   /** Makes the pass (with its state) when the controller starts. */
-  setup: (ctx: ControllerContext) => () => void;
+  setup: (ctx: ControllerContext) => () => void | Promise<void>;
 }
 
 const passKey = 'pass';
@@ -22,9 +22,9 @@ export function definePeriodic(def: PeriodicDef): ControllerDef {
       const pass = def.setup(ctx);
       ctx.queue.addAfter(passKey, def.periodMs);
       return {
-        reconcile: () => {
+        reconcile: async () => {
           try {
-            pass();
+            await pass();
           } catch (err) {
             // A failed pass is not retried early: the next one comes at its period, as before.
             ctx.log.warn({ err }, 'periodic pass failed');

@@ -89,7 +89,7 @@ export class ClaimControl {
   }
 
   /** Rewrites the claims' owner references to match the retention policy. */
-  applyPolicy(set: StatefulSet, pod: Pod): void {
+  *applyPolicy(set: StatefulSet, pod: Pod): Steps<void> {
     for (const claim of claimsFor(set, ordinalOf(pod)).values()) {
       const name = claim.metadata?.name ?? '';
       const cur = this.get(set.metadata?.namespace ?? '', name);
@@ -102,7 +102,7 @@ export class ClaimControl {
       }
       const want = wantedRefs(cur, set, pod);
       if (!want || refsKey(want) === refsKey(cur.metadata?.ownerReferences ?? [])) continue;
-      this.client.guaranteedUpdate(this.def, set.metadata?.namespace ?? '', name, (c) => {
+      yield this.client.guaranteedUpdate(this.def, set.metadata?.namespace ?? '', name, (c) => {
         const next = wantedRefs(c, set, pod) ?? c.metadata.ownerReferences ?? [];
         const { ownerReferences: _old, ...rest } = c.metadata;
         return { ...c, metadata: next.length ? { ...rest, ownerReferences: next } : rest };

@@ -66,7 +66,7 @@ class StatefulSetReconciler {
     const set = { apiVersion: 'apps/v1', kind: 'StatefulSet', ...structuredClone(stored) };
     const podsDef = this.client.resource('v1/pods')!;
     const candidates = this.client.list('v1/pods', namespace);
-    const owned = claim(this.client, podsDef, set, set.spec?.selector, candidates, { canAdopt: (p) => isMemberOf(set, p) });
+    const owned = yield* claim(this.client, podsDef, set, set.spec?.selector, candidates, { canAdopt: (p) => isMemberOf(set, p) });
     const pods = (owned).filter((p) => isMemberOf(set, p)).sort(byOrdinal);
     const revs = yield* resolveRevisions(this.history, set);
     if (set.status?.collisionCount !== revs.collisionCount) set.status = { ...set.status, collisionCount: revs.collisionCount } as StatefulSet['status'];
@@ -74,20 +74,20 @@ class StatefulSetReconciler {
     try {
       result = yield* syncStatefulSet(set, pods, revs, this.ops, this.clock.nowMs());
     } finally {
-      this.truncateHistory(set, revs.revisions, [revs.current.metadata?.name, revs.update.metadata?.name]);
+      yield* this.truncateHistory(set, revs.revisions, [revs.current.metadata?.name, revs.update.metadata?.name]);
     }
     const fresh = this.client.get('apps/v1/statefulsets', namespace, name);
-    if (fresh && fresh.metadata?.uid === set.metadata?.uid) writeStatus(this.client, { ...set, status: fresh.status }, result.status);
+    if (fresh && fresh.metadata?.uid === set.metadata?.uid) yield* writeStatus(this.client, { ...set, status: fresh.status }, result.status);
     this.log.debug({ set: key, replicas: result.status.replicas, ready: result.status.readyReplicas, current: result.status.currentRevision, update: result.status.updateRevision }, 'synced statefulset');
     return result.requeueMs;
   }
 
   /** Keeps revisionHistoryLimit revisions besides the live ones (current, update, and those pods still run). */
-  private truncateHistory(set: StatefulSet, revisions: SetRevisions['revisions'], live: Array<string | undefined>): void {
+  private *truncateHistory(set: StatefulSet, revisions: SetRevisions['revisions'], live: Array<string | undefined>): Steps<void> {
     const keep = new Set(live.filter((n): n is string => !!n));
     const pods = (this.client.list('v1/pods', set.metadata?.namespace)).filter((p) => controllerRef(p)?.uid === set.metadata?.uid);
     for (const p of pods) keep.add(podRevision(p));
     const limit = set.spec?.revisionHistoryLimit ?? 10;
-    if (limit >= 0) this.history.truncate(revisions, keep, limit);
+    if (limit >= 0) yield* this.history.truncate(revisions, keep, limit);
   }
 }

@@ -48,7 +48,7 @@ export class StatefulPodOps {
       throw err;
     }
     try {
-      this.claims.applyPolicy(set, created);
+      yield* this.claims.applyPolicy(set, created);
     } catch (err) {
       this.record('update', set, created, err);
       throw err;
@@ -60,7 +60,7 @@ export class StatefulPodOps {
   *createMissingClaims(set: StatefulSet, pod: Pod): Steps<void> {
     yield* this.claims.createMissing(set, pod);
     try {
-      this.claims.applyPolicy(set, pod);
+      yield* this.claims.applyPolicy(set, pod);
     } catch (err) {
       this.record('update', set, pod, err);
       throw err;
@@ -73,14 +73,14 @@ export class StatefulPodOps {
     const storage = storageMatches(set, pod);
     try {
       if (!storage) yield* this.claims.createMissing(set, pod);
-      if (!this.claims.matchesPolicy(set, pod)) this.claims.applyPolicy(set, pod);
+      if (!this.claims.matchesPolicy(set, pod)) yield* this.claims.applyPolicy(set, pod);
     } catch (err) {
       this.record('update', set, pod, err);
       throw err;
     }
     if (identity && storage) return;
     try {
-      this.client.guaranteedUpdate(this.podsDef, set.metadata?.namespace ?? '', pod.metadata?.name ?? '', (cur) => {
+      yield this.client.guaranteedUpdate(this.podsDef, set.metadata?.namespace ?? '', pod.metadata?.name ?? '', (cur) => {
         const p = structuredClone(cur);
         if (!identityMatches(set, p)) updateIdentity(set, p);
         if (!storageMatches(set, p)) updateStorage(set, p);
@@ -94,9 +94,9 @@ export class StatefulPodOps {
   }
 
   /** Deletes the pod (its claims stay, unless the retention policy made the pod their owner). */
-  delete(set: StatefulSet, pod: Pod): void {
+  *delete(set: StatefulSet, pod: Pod): Steps<void> {
     try {
-      this.client.delete(this.podsDef, set.metadata?.namespace ?? '', pod.metadata?.name ?? '', { preconditions: { uid: pod.metadata?.uid } });
+      yield this.client.delete(this.podsDef, set.metadata?.namespace ?? '', pod.metadata?.name ?? '', { preconditions: { uid: pod.metadata?.uid } });
       this.record('delete', set, pod);
     } catch (err) {
       if (statusCode(err) === 404) return;

@@ -51,7 +51,7 @@ export interface SetRevisions {
 /** Lists (adopting orphans) and resolves the set's current and update revisions, creating or renumbering one if needed. */
 export function* resolveRevisions(history: History, set: StatefulSet): Steps<SetRevisions> {
   const owner = set;
-  const revisions = history.list(owner, set.spec?.selector);
+  const revisions = yield* history.list(owner, set.spec?.selector);
   let collisionCount = set.status?.collisionCount ?? 0;
   const data = revisionData(set);
   const text = canonicalJson(data);

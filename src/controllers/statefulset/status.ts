@@ -1,5 +1,6 @@
 // StatefulSet status: replica counts by readiness, availability and revision, rolling-update completion,
 // and the write through the status subresource when something changed (upstream updateStatefulSetStatus).
+import type { Steps } from '../../util/steps.js';
 import type { StatefulSet, StatefulSetStatus } from '../../generated/k8s/apps/v1.js';
 import type { Pod } from '../../generated/k8s/core/v1.js';
 import { isPodReady } from '../../machinery/conditions.js';
@@ -54,12 +55,12 @@ export function completeRollingUpdate(set: StatefulSet, status: StatefulSetStatu
 const fields: Array<keyof StatefulSetStatus> = ['observedGeneration', 'replicas', 'readyReplicas', 'availableReplicas', 'currentReplicas', 'updatedReplicas', 'currentRevision', 'updateRevision', 'collisionCount'];
 
 /** Writes the status when it differs from the stored one; keeps fields this controller does not own (conditions). */
-export function writeStatus(client: Client, set: StatefulSet, status: StatefulSetStatus): void {
+export function* writeStatus(client: Client, set: StatefulSet, status: StatefulSetStatus): Steps<void> {
   completeRollingUpdate(set, status);
   const old: Partial<StatefulSetStatus> = set.status ?? {};
   if (fields.every((f) => old[f] === status[f])) return;
   const def = client.resource('apps/v1/statefulsets')!;
-  client.guaranteedUpdate(def, set.metadata?.namespace ?? '', set.metadata?.name ?? '', (cur) => {
+  yield client.guaranteedUpdate(def, set.metadata?.namespace ?? '', set.metadata?.name ?? '', (cur) => {
     if (cur.metadata.uid !== set.metadata?.uid) throw new Error('statefulset was replaced');
     const prev = (cur.status ?? {}) as StatefulSetStatus;
     return { ...cur, status: { ...prev, ...status } } as KObject;

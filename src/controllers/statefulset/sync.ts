@@ -72,7 +72,7 @@ export function* syncStatefulSet(set: StatefulSet, pods: Pod[], revs: SetRevisio
     const pod = replicas[i];
     const phase = pod.status?.phase;
     if (phase === 'Failed' || phase === 'Succeeded') {
-      if (!isTerminating(pod)) ops.delete(set, pod);
+      if (!isTerminating(pod)) yield* ops.delete(set, pod);
       return true;
     }
     if (!isCreated(pod)) {
@@ -88,32 +88,32 @@ export function* syncStatefulSet(set: StatefulSet, pods: Pod[], revs: SetRevisio
     return false;
   }
 
-  const runAll = (count: number, fn: (i: number) => boolean): boolean => {
+  function* runAll(count: number, fn: (i: number) => Steps<boolean>): Steps<boolean> {
     for (let i = 0; i < count; i++) {
-      if (fn(i) && monotonic) return true;
+      if ((yield* fn(i)) && monotonic) return true;
     }
     return false;
-  };
+  }
 
   for (let i = 0; i < replicas.length; i++) {
     if ((yield* processReplica(i)) && monotonic) return done();
   }
   // Scaled-away pods get claim owners matching the policy before they go (whenScaled=Delete hands claims to the pod).
-  if (runAll(condemned.length, (i) => {
-    if (!ops.claims.matchesPolicy(updateSet, condemned[i])) ops.claims.applyPolicy(updateSet, condemned[i]);
+  if (yield* runAll(condemned.length, function* (i) {
+    if (!ops.claims.matchesPolicy(updateSet, condemned[i])) yield* ops.claims.applyPolicy(updateSet, condemned[i]);
     return false;
   })) return done();
-  const processCondemned = (i: number): boolean => {
+  function* processCondemned(i: number): Steps<boolean> {
     const pod = condemned[i];
     if (isTerminating(pod)) return monotonic;
     if (monotonic && pod !== firstUnavailable && (!isRunningAndReady(pod) || !isRunningAndAvailable(pod, minReady, nowMs))) return true;
-    ops.delete(set, pod);
+    yield* ops.delete(set, pod);
     return true;
-  };
-  if (runAll(condemned.length, processCondemned)) return done();
+  }
+  if (yield* runAll(condemned.length, processCondemned)) return done();
 
   const result = done();
   if (set.spec?.updateStrategy?.type === 'OnDelete') return result;
-  rollingUpdate(set, replicas, updateName, status, ops, minReady, nowMs);
+  yield* rollingUpdate(set, replicas, updateName, status, ops, minReady, nowMs);
   return result;
 }

@@ -38,9 +38,9 @@ export function findMatchingVolume(client: Client, pvc: PersistentVolumeClaim): 
   return fits[0];
 }
 
-function setVolumePhase(client: Client, name: string, phase: string): void {
+async function setVolumePhase(client: Client, name: string, phase: string): Promise<void> {
   const def = client.resource('v1/persistentvolumes')!;
-  client.guaranteedUpdate(def, '', name, (cur) => {
+  await client.guaranteedUpdate(def, '', name, (cur) => {
     const pv = structuredClone(cur) as Mutable<PersistentVolume>;
     const status = { ...(pv.status ?? {}) } as Mutable<NonNullable<PersistentVolume['status']>>;
     if (status.phase !== phase) status.lastPhaseTransitionTime = rfc3339(client.clock.now());
@@ -51,12 +51,12 @@ function setVolumePhase(client: Client, name: string, phase: string): void {
 }
 
 /** Binds both ways: claimRef on the volume, volumeName and annotations on the claim, Bound phases on both. */
-export function bind(client: Client, pv: PersistentVolume, pvc: PersistentVolumeClaim): void {
+export async function bind(client: Client, pv: PersistentVolume, pvc: PersistentVolumeClaim): Promise<void> {
   const pvDef = client.resource('v1/persistentvolumes')!;
   const pvcDef = client.resource('v1/persistentvolumeclaims')!;
   const name = pv.metadata?.name ?? '';
   if (!pv.spec?.claimRef?.uid) {
-    client.guaranteedUpdate(pvDef, '', name, (cur) => {
+    await client.guaranteedUpdate(pvDef, '', name, (cur) => {
       const v = structuredClone(cur) as PersistentVolume;
       if (v.spec?.claimRef?.uid && v.spec.claimRef.uid !== pvc.metadata?.uid) throw new Error(`volume ${name} was claimed by another claim`);
       if (!v.spec?.claimRef) v.metadata = { ...v.metadata, annotations: { ...(v.metadata?.annotations ?? {}), [ann.boundByController]: 'yes' } };
@@ -64,12 +64,12 @@ export function bind(client: Client, pv: PersistentVolume, pvc: PersistentVolume
       return v as KObject;
     });
   }
-  if (pv.status?.phase !== 'Bound') setVolumePhase(client, name, 'Bound');
+  if (pv.status?.phase !== 'Bound') await setVolumePhase(client, name, 'Bound');
   const ns = pvc.metadata?.namespace ?? '';
   const claimName = pvc.metadata?.name ?? '';
   const fresh = getVolume(client, name) ?? pv;
   if (pvc.spec?.volumeName !== name || pvc.metadata?.annotations?.[ann.bindCompleted] !== 'yes') {
-    client.guaranteedUpdate(pvcDef, ns, claimName, (cur) => {
+    await client.guaranteedUpdate(pvcDef, ns, claimName, (cur) => {
       const c = structuredClone(cur) as PersistentVolumeClaim;
       const annotations: Record<string, string> = { ...(c.metadata?.annotations ?? {}), [ann.bindCompleted]: 'yes' };
       if (!c.spec?.volumeName) annotations[ann.boundByController] = 'yes';
@@ -80,7 +80,7 @@ export function bind(client: Client, pv: PersistentVolume, pvc: PersistentVolume
   }
   const claim = client.get('v1/persistentvolumeclaims', ns, claimName) as PersistentVolumeClaim | undefined;
   if (claim?.status?.phase === 'Bound' && claim.status.capacity?.storage === fresh.spec?.capacity?.storage) return;
-  client.guaranteedUpdate(pvcDef, ns, claimName, (cur) => ({
+  await client.guaranteedUpdate(pvcDef, ns, claimName, (cur) => ({
     ...cur,
     status: { ...(cur.status as object ?? {}), phase: 'Bound', accessModes: [...(fresh.spec?.accessModes ?? [])], capacity: { ...(fresh.spec?.capacity ?? {}) } },
   }), { subresource: 'status' });
@@ -90,12 +90,12 @@ export function bind(client: Client, pv: PersistentVolume, pvc: PersistentVolume
  * Keeps a volume's phase in line with its claim: Available without a claimRef, Bound while the claim is bound to
  * it, Released once the claim is gone (then deleted if the reclaim policy says Delete). Returns true when deleted.
  */
-export function syncVolume(client: Client, pv: PersistentVolume): boolean {
+export async function syncVolume(client: Client, pv: PersistentVolume): Promise<boolean> {
   const name = pv.metadata?.name ?? '';
   if (pv.metadata?.deletionTimestamp) return false;
   const ref = pv.spec?.claimRef;
   if (!ref) {
-    if (pv.status?.phase !== 'Available') setVolumePhase(client, name, 'Available');
+    if (pv.status?.phase !== 'Available') await setVolumePhase(client, name, 'Available');
     return false;
   }
   const pvc = client.get('v1/persistentvolumeclaims', ref.namespace ?? '', ref.name ?? '') as PersistentVolumeClaim | undefined;
@@ -104,10 +104,10 @@ export function syncVolume(client: Client, pv: PersistentVolume): boolean {
   if (!ref.uid) return false; // pre-bound by an administrator to a claim that does not exist yet
   if (pv.spec?.persistentVolumeReclaimPolicy === 'Delete') {
     try {
-      client.delete(client.resource('v1/persistentvolumes')!, '', name, { preconditions: { uid: pv.metadata?.uid } });
+      await client.delete(client.resource('v1/persistentvolumes')!, '', name, { preconditions: { uid: pv.metadata?.uid } });
     } catch { /* already gone */ }
     return true;
   }
-  if (pv.status?.phase !== 'Released') setVolumePhase(client, name, 'Released');
+  if (pv.status?.phase !== 'Released') await setVolumePhase(client, name, 'Released');
   return false;
 }

@@ -75,10 +75,10 @@ class VolumeReconciler {
     this.provisionerEvents = new EventRecorder(client, { component: `${simulatedProvisioner}_bonsai-provisioner` });
   }
 
-  reconcile(key: string): void | Promise<void> {
+  async reconcile(key: string): Promise<void> {
     if (key.startsWith('pv:')) {
       const pv = getVolume(this.client, key.slice(3));
-      if (pv) syncVolume(this.client, pv);
+      if (pv) await syncVolume(this.client, pv);
       return;
     }
     const { namespace, name } = splitKey(key.slice(4));
@@ -100,9 +100,9 @@ class VolumeReconciler {
     return this.client.get(pvcKey, ns, name) as PersistentVolumeClaim | undefined;
   }
 
-  private update(pvc: PersistentVolumeClaim, mutate: (c: PersistentVolumeClaim) => void): void {
+  private async update(pvc: PersistentVolumeClaim, mutate: (c: PersistentVolumeClaim) => void): Promise<void> {
     const def = this.client.resource('v1/persistentvolumeclaims')!;
-    this.client.guaranteedUpdate(def, pvc.metadata?.namespace ?? '', pvc.metadata?.name ?? '', (cur) => {
+    await this.client.guaranteedUpdate(def, pvc.metadata?.namespace ?? '', pvc.metadata?.name ?? '', (cur) => {
       const c = structuredClone(cur) as PersistentVolumeClaim;
       mutate(c);
       return c as KObject;
@@ -115,7 +115,7 @@ class VolumeReconciler {
     if (pvc.status?.phase === 'Bound') return this.checkBound(pvc);
     if (pvc.spec?.volumeName) {
       const pv = getVolume(this.client, pvc.spec.volumeName);
-      if (pv && (!pv.spec?.claimRef || refersToClaim(pv, pvc))) bind(this.client, pv, pvc);
+      if (pv && (!pv.spec?.claimRef || refersToClaim(pv, pvc))) await bind(this.client, pv, pvc);
       return;
     }
     const prebound = (this.client.list('v1/persistentvolumes') as PersistentVolume[]).find((pv) => refersToClaim(pv, pvc) && !pv.metadata?.deletionTimestamp);
@@ -123,28 +123,28 @@ class VolumeReconciler {
     const className = claimClassName(pvc);
     if (className === undefined) {
       const dc = this.client.services.defaultStorageClass();
-      if (dc) this.update(pvc, (c) => (c.spec = { ...c.spec, storageClassName: dc.metadata?.name }));
-      else this.bindStatic(pvc, 'no persistent volumes available for this claim and no storage class is set');
+      if (dc) await this.update(pvc, (c) => (c.spec = { ...c.spec, storageClassName: dc.metadata?.name }));
+      else await this.bindStatic(pvc, 'no persistent volumes available for this claim and no storage class is set');
       return;
     }
     if (className === '') {
-      this.bindStatic(pvc, 'no persistent volumes available for this claim and no storage class is set');
+      await this.bindStatic(pvc, 'no persistent volumes available for this claim and no storage class is set');
       return;
     }
     const cls = storageClass(this.client, className);
     if (!cls) {
-      if (!this.bindStatic(pvc)) this.tell(pvc, 'Warning', 'ProvisioningFailed', `storageclass.storage.k8s.io "${className}" not found`);
+      if (!(await this.bindStatic(pvc))) this.tell(pvc, 'Warning', 'ProvisioningFailed', `storageclass.storage.k8s.io "${className}" not found`);
       return;
     }
     if (cls.volumeBindingMode === 'WaitForFirstConsumer' && !pvc.metadata?.annotations?.[ann.selectedNode]) {
       const node = this.consumerNode(pvc);
       if (!node) return this.tell(pvc, 'Normal', 'WaitForFirstConsumer', 'waiting for first consumer to be created before binding');
-      this.update(pvc, (c) => (c.metadata = { ...c.metadata, annotations: { ...(c.metadata?.annotations ?? {}), [ann.selectedNode]: node } }));
+      await this.update(pvc, (c) => (c.metadata = { ...c.metadata, annotations: { ...(c.metadata?.annotations ?? {}), [ann.selectedNode]: node } }));
       return;
     }
-    if (this.bindStatic(pvc)) return;
+    if (await this.bindStatic(pvc)) return;
     if (pvc.metadata?.annotations?.[ann.storageProvisioner] !== cls.provisioner) {
-      this.update(pvc, (c) => (c.metadata = {
+      await this.update(pvc, (c) => (c.metadata = {
         ...c.metadata, annotations: { ...(c.metadata?.annotations ?? {}), [ann.betaStorageProvisioner]: cls.provisioner, [ann.storageProvisioner]: cls.provisioner },
       }));
     }
@@ -152,14 +152,14 @@ class VolumeReconciler {
     if (cls.provisioner !== simulatedProvisioner) return;
     const fresh = this.claim(ns, name) ?? pvc;
     const pv = await provision(this.client, this.provisionerEvents, fresh, cls);
-    if (pv) bind(this.client, pv, this.claim(ns, name) ?? fresh);
+    if (pv) await bind(this.client, pv, this.claim(ns, name) ?? fresh);
   }
 
   /** Binds to a fitting Available volume if there is one; otherwise records why the claim waits (when given). */
-  private bindStatic(pvc: PersistentVolumeClaim, waitMessage?: string): boolean {
+  private async bindStatic(pvc: PersistentVolumeClaim, waitMessage?: string): Promise<boolean> {
     const pv = findMatchingVolume(this.client, pvc);
     if (pv) {
-      bind(this.client, pv, pvc);
+      await bind(this.client, pv, pvc);
       return true;
     }
     if (waitMessage) this.tell(pvc, 'Normal', 'FailedBinding', waitMessage);
@@ -173,14 +173,14 @@ class VolumeReconciler {
   }
 
   /** A bound claim whose volume vanished is Lost; a bound claim whose volume is not yet marked Bound gets it marked. */
-  private checkBound(pvc: PersistentVolumeClaim): void {
+  private async checkBound(pvc: PersistentVolumeClaim): Promise<void> {
     const pv = pvc.spec?.volumeName ? getVolume(this.client, pvc.spec.volumeName) : undefined;
     if (pv) {
-      if (refersToClaim(pv, pvc) && pv.status?.phase !== 'Bound') bind(this.client, pv, pvc);
+      if (refersToClaim(pv, pvc) && pv.status?.phase !== 'Bound') await bind(this.client, pv, pvc);
       return;
     }
     const def = this.client.resource('v1/persistentvolumeclaims')!;
-    this.client.guaranteedUpdate(def, pvc.metadata?.namespace ?? '', pvc.metadata?.name ?? '', (cur) => ({ ...cur, status: { ...(cur.status as object ?? {}), phase: 'Lost' } }), { subresource: 'status' });
+    await this.client.guaranteedUpdate(def, pvc.metadata?.namespace ?? '', pvc.metadata?.name ?? '', (cur) => ({ ...cur, status: { ...(cur.status as object ?? {}), phase: 'Lost' } }), { subresource: 'status' });
     this.events.event(pvc as KObject, 'Warning', 'ClaimLost', 'Bound claim has lost its PersistentVolume. Data on the volume is lost!');
   }
 }

@@ -6,6 +6,7 @@ import type { KObject } from '../../machinery/types.js';
 import type { Client } from '../../client/client.js';
 import type { ResourceDef } from '../../client/types.js';
 import { controllerRef, controllerRefTo } from './owner.js';
+import type { Steps } from '../../util/steps.js';
 
 export interface ClaimOptions {
   /** Extra test an orphan must pass before adoption (e.g. a DaemonSet pod must sit on a node). */
@@ -15,8 +16,9 @@ export interface ClaimOptions {
 /**
  * Returns the candidates `owner` controls after adopting and releasing. Candidates are the objects of `def` in the
  * owner's namespace; writes go through the registry (adoption adds the controller reference, release removes it).
+ * Steps: they wait only when there is something to adopt or release (see util/steps.ts).
  */
-export function claim(client: Client, def: ResourceDef, owner: KObject, selector: LabelSelector | undefined, candidates: KObject[], opts: ClaimOptions = {}): KObject[] {
+export function* claim(client: Client, def: ResourceDef, owner: KObject, selector: LabelSelector | undefined, candidates: KObject[], opts: ClaimOptions = {}): Steps<KObject[]> {
   const uid = owner.metadata.uid;
   const ns = owner.metadata.namespace ?? '';
   const deleting = !!owner.metadata.deletionTimestamp;
@@ -31,7 +33,7 @@ export function claim(client: Client, def: ResourceDef, owner: KObject, selector
         continue;
       }
       try {
-        client.guaranteedUpdate(def, ns, o.metadata.name ?? '', (cur) => ({
+        yield client.guaranteedUpdate(def, ns, o.metadata.name ?? '', (cur) => ({
           ...cur, metadata: { ...cur.metadata, ownerReferences: (cur.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid) },
         }));
       } catch { /* gone or changed: the next pass sees the truth */ }
@@ -39,10 +41,10 @@ export function claim(client: Client, def: ResourceDef, owner: KObject, selector
     }
     if (deleting || o.metadata.deletionTimestamp || !matches(o) || (opts.canAdopt && !opts.canAdopt(o))) continue;
     try {
-      const adopted = client.guaranteedUpdate(def, ns, o.metadata.name ?? '', (cur) => {
+      const adopted = (yield client.guaranteedUpdate(def, ns, o.metadata.name ?? '', (cur) => {
         if (controllerRef(cur)) throw new Error('already controlled');
         return { ...cur, metadata: { ...cur.metadata, ownerReferences: [...(cur.metadata.ownerReferences ?? []), controllerRefTo(owner)] } };
-      });
+      })) as KObject;
       mine.push(adopted);
     } catch { /* someone else adopted it, or it is gone */ }
   }

@@ -21,10 +21,10 @@ export class History {
   }
 
   /** Revisions the owner controls (adopting matching orphans), oldest revision first. */
-  list(owner: KObject, selector: LabelSelector | undefined): ControllerRevision[] {
+  *list(owner: KObject, selector: LabelSelector | undefined): Steps<ControllerRevision[]> {
     const all = this.client.list('apps/v1/controllerrevisions', owner.metadata.namespace ?? '')
       .filter((r) => labelSelectorMatches(selector, r.metadata.labels ?? {}) || r.metadata.ownerReferences?.some((o) => o.uid === owner.metadata.uid));
-    const mine = claim(this.client, this.def, owner, selector, all) as ControllerRevision[];
+    const mine = (yield* claim(this.client, this.def, owner, selector, all)) as ControllerRevision[];
     return mine.sort((a, b) => (a.revision ?? 0) - (b.revision ?? 0) || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   }
 
@@ -33,14 +33,14 @@ export class History {
    * or renumbering an equal older one. Hash collisions with different data bump `collisionCount` via `onCollision`.
    * `annotations` (optional) are copied onto a new revision (StatefulSets copy theirs, e.g. kubernetes.io/change-cause).
    */
-  *ensure(owner: KObject, revisions: ControllerRevision[], data: unknown, revision: number, labels: Record<string, string>, collisionCount: number, onCollision: (n: number) => void, annotations?: Record<string, string>): Steps<ControllerRevision> {
+  *ensure(owner: KObject, revisions: ControllerRevision[], data: unknown, revision: number, labels: Record<string, string>, collisionCount: number, onCollision: (n: number) => unknown, annotations?: Record<string, string>): Steps<ControllerRevision> {
     const dataText = canonicalJson(data);
     const equal = revisions.filter((r) => canonicalJson(r.data) === dataText);
     const ns = owner.metadata.namespace ?? '';
     if (equal.length) {
       const latest = equal[equal.length - 1];
       if ((latest.revision ?? 0) === revision) return latest;
-      return this.client.guaranteedUpdate(this.def, ns, latest.metadata?.name ?? '', (cur) => ({ ...cur, revision })) as ControllerRevision;
+      return (yield this.client.guaranteedUpdate(this.def, ns, latest.metadata?.name ?? '', (cur) => ({ ...cur, revision }))) as ControllerRevision;
     }
     let count = collisionCount;
     for (;;) {
@@ -50,7 +50,9 @@ export class History {
       if (existing) {
         if (canonicalJson(existing.data) === dataText && existing.metadata?.ownerReferences?.some((o) => o.uid === owner.metadata.uid)) return existing;
         count++;
-        onCollision(count);
+        // The owner's status keeps the count: a write there waits like the others.
+        const wrote = onCollision(count);
+        if (wrote instanceof Promise) yield wrote;
         continue;
       }
       const cr = {
@@ -66,11 +68,11 @@ export class History {
   }
 
   /** Deletes the oldest revisions not in `keep` beyond `limit` (revisionHistoryLimit). */
-  truncate(revisions: ControllerRevision[], keep: Set<string>, limit: number): void {
+  *truncate(revisions: ControllerRevision[], keep: Set<string>, limit: number): Steps<void> {
     const old = revisions.filter((r) => !keep.has(r.metadata?.name ?? ''));
     for (const r of old.slice(0, Math.max(0, old.length - limit))) {
       try {
-        this.client.delete(this.def, r.metadata?.namespace ?? '', r.metadata?.name ?? '');
+        yield this.client.delete(this.def, r.metadata?.namespace ?? '', r.metadata?.name ?? '');
       } catch { /* already gone */ }
     }
   }

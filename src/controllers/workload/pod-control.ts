@@ -61,10 +61,10 @@ export class PodControl {
   }
 
   /** Deletes a pod the owner controls (precondition on its uid); a pod already gone is not an error. */
-  delete(owner: KObject, pod: Pod, gracePeriodSeconds?: number): boolean {
+  *delete(owner: KObject, pod: Pod, gracePeriodSeconds?: number): Steps<boolean> {
     const name = pod.metadata?.name ?? '';
     try {
-      this.client.delete(this.podsDef, owner.metadata.namespace ?? '', name, { preconditions: { uid: pod.metadata?.uid }, ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}) });
+      yield this.client.delete(this.podsDef, owner.metadata.namespace ?? '', name, { preconditions: { uid: pod.metadata?.uid }, ...(gracePeriodSeconds !== undefined ? { gracePeriodSeconds } : {}) });
       this.events.event(owner, 'Normal', 'SuccessfulDelete', `Deleted pod: ${name}`);
       return true;
     } catch (err) {

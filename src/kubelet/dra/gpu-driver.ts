@@ -84,7 +84,7 @@ export class GpuDriver {
     })));
     for (const s of current) {
       try {
-        this.client.delete(slicesRef, '', s.metadata.name ?? '');
+        await this.client.delete(slicesRef, '', s.metadata.name ?? '');
       } catch (err) {
         this.log.debug({ err, slice: s.metadata.name }, 'old resource slice not deleted');
       }

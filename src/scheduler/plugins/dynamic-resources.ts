@@ -180,7 +180,7 @@ export const dynamicResources: FilterPlugin = {
     const pod = s.pi.pod.metadata.uid ?? '';
     found.claims.forEach((c, i) => dra.inFlight.set(claimKey(c), { allocation: found.allocations[i], pod }));
   },
-  preBind(s, host) {
+  async preBind(s, host) {
     const st = s.get<State>(key);
     const dra = s.lookups.dra;
     if (!st || !dra) return;
@@ -198,12 +198,12 @@ export const dynamicResources: FilterPlugin = {
       const reservedFor = [...(c.status?.reservedFor ?? []), mine];
       if (c.status?.allocation) {
         if (c.status.reservedFor?.some((r) => r.uid === mine.uid)) continue;
-        dra.reserve(c, { ...c.status, reservedFor });
+        await dra.reserve(c, { ...c.status, reservedFor });
         st.written.push({ ns, name, allocation: false });
       } else {
         const allocation = ours.get(k) ?? dra.inFlight.get(k)?.allocation;
         if (!allocation) throw new Error(`no allocation of resourceclaim "${name}" on ${host.name}`);
-        dra.reserve(c, { ...c.status, allocation, reservedFor });
+        await dra.reserve(c, { ...c.status, allocation, reservedFor });
         st.written.push({ ns, name, allocation: true });
       }
       dra.inFlight.delete(k);
@@ -211,13 +211,12 @@ export const dynamicResources: FilterPlugin = {
     const draft = found?.claims.find(isExtendedDraft);
     if (st.extended && draft) {
       const mappings = st.extended.mappings;
-      return dra.createClaim(extendedClaimToCreate(pod, draft)).then((created) => {
-        const name = created.metadata.name ?? '';
-        st.written.push({ ns: s.pi.ns, name, allocation: true, created: created.metadata.uid ?? '' });
-        dra.reserve(created, { allocation: ours.get(claimKey(draft))!, reservedFor: [mine] });
-        dra.inFlight.delete(claimKey(draft));
-        dra.setExtendedClaimStatus(pod, { resourceClaimName: name, requestMappings: mappings });
-      });
+      const created = await dra.createClaim(extendedClaimToCreate(pod, draft));
+      const name = created.metadata.name ?? '';
+      st.written.push({ ns: s.pi.ns, name, allocation: true, created: created.metadata.uid ?? '' });
+      await dra.reserve(created, { allocation: ours.get(claimKey(draft))!, reservedFor: [mine] });
+      dra.inFlight.delete(claimKey(draft));
+      await dra.setExtendedClaimStatus(pod, { resourceClaimName: name, requestMappings: mappings });
     }
   },
   unreserve(s) {
@@ -229,19 +228,25 @@ export const dynamicResources: FilterPlugin = {
     for (const { claims } of st.found.values()) for (const c of claims) if (dra.inFlight.get(claimKey(c))?.pod === uid) dra.inFlight.delete(claimKey(c));
     for (const w of st.written.splice(0)) {
       try {
+        // Writes whose refusal leaves things as written (see below): never waited for here.
         if (w.created) {
-          dra.setExtendedClaimStatus(pod, undefined);
-          dra.deleteClaim(w.ns, w.name, w.created);
+          settle(dra.setExtendedClaimStatus(pod, undefined));
+          settle(dra.deleteClaim(w.ns, w.name, w.created));
         }
         const cur = dra.claim(w.ns, w.name);
         if (!cur?.status) continue;
         const { reservedFor: had, allocation, ...rest } = cur.status;
         const reservedFor = (had ?? []).filter((r) => r.uid !== uid);
         const keepAllocation = allocation && !(w.allocation && !reservedFor.length);
-        dra.reserve(cur, { ...rest, ...(keepAllocation ? { allocation } : {}), ...(reservedFor.length ? { reservedFor } : {}) });
+        settle(dra.reserve(cur, { ...rest, ...(keepAllocation ? { allocation } : {}), ...(reservedFor.length ? { reservedFor } : {}) }));
       } catch {
         // Left as written: the resourceclaim controller drops reservations of pods that are gone.
       }
     }
   },
 };
+
+/** A write whose refusal changes nothing for the caller (unreserve never throws): its rejection is dropped. */
+function settle(write: void | Promise<unknown>): void {
+  if (write) write.catch(() => undefined);
+}

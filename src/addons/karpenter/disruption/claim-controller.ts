@@ -56,14 +56,14 @@ class ClaimDisruptionController {
   constructor(private readonly client: Client, private readonly clock: Clock, private readonly log: Logger, private readonly deps: KarpenterDeps,
     private readonly queue: ControllerContext['queue']) {}
 
-  reconcile(key: string): number | undefined {
+  async reconcile(key: string): Promise<number | undefined> {
     const slash = key.indexOf('/');
     const kind = key.slice(0, slash);
     const name = key.slice(slash + 1);
     if (kind === 'pod') return this.stampPodEvent(name);
     if (kind === 'pool') {
       const pool = this.deps.nodePools.get('', name);
-      if (pool) syncPoolHash(this.client, this.deps, pool, this.log);
+      if (pool) await syncPoolHash(this.client, this.deps, pool, this.log);
       return undefined;
     }
     return this.reconcileClaim(name);
@@ -75,14 +75,14 @@ class ClaimDisruptionController {
     return this.deps.nodeClaims.list().find((nc) => nc.status?.nodeName === nodeName);
   }
 
-  private stampPodEvent(nodeName: string): undefined {
+  private async stampPodEvent(nodeName: string): Promise<undefined> {
     const nc = this.claimOfNode(nodeName);
     if (!nc || nc.metadata.deletionTimestamp) return undefined;
     const now = this.clock.nowMs();
     const last = Date.parse(nc.status?.lastPodEventTime ?? '');
     if (Number.isFinite(last) && now - last < podEventDedupeMs) return undefined;
     try {
-      this.client.guaranteedUpdate(nodeClaimsRef, '', nc.metadata.name ?? '', (cur) => {
+      await this.client.guaranteedUpdate(nodeClaimsRef, '', nc.metadata.name ?? '', (cur) => {
         const c = cur as NodeClaim;
         return { ...cur, status: { ...(c.status ?? {}), lastPodEventTime: rfc3339(this.clock.now()) } } as KObject;
       }, { subresource: 'status' });
@@ -93,7 +93,7 @@ class ClaimDisruptionController {
     return undefined;
   }
 
-  private reconcileClaim(name: string): number | undefined {
+  private async reconcileClaim(name: string): Promise<number | undefined> {
     const nc = this.deps.nodeClaims.get('', name);
     if (!nc || nc.metadata.deletionTimestamp) return undefined;
     const now = this.clock.nowMs();
@@ -105,7 +105,7 @@ class ClaimDisruptionController {
       if (expires <= now) {
         this.log.info({ nodeClaim: name }, 'deleting expired nodeclaim');
         try {
-          this.client.delete(nodeClaimsRef, '', name);
+          await this.client.delete(nodeClaimsRef, '', name);
         } catch (err) {
           this.log.debug({ err, nodeClaim: name }, 'deleting expired nodeclaim failed');
         }
@@ -133,7 +133,7 @@ class ClaimDisruptionController {
     }
     if (!sameConditions(conds, next)) {
       try {
-        this.client.guaranteedUpdate(nodeClaimsRef, '', name, (cur) => {
+        await this.client.guaranteedUpdate(nodeClaimsRef, '', name, (cur) => {
           const c = cur as NodeClaim;
           // Merge into the current conditions: other controllers own the rest.
           const mine = new Set<string>([conditionTypes.consolidatable, conditionTypes.drifted]);

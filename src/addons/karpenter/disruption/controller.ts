@@ -42,8 +42,8 @@ export function disruptionControllers(deps: KarpenterDeps): ControllerDef[] {
       setup: ({ queue }) => {
         queue.addAfter(queueKey, queuePeriodMs);
         return {
-          reconcile: () => {
-            if (loop?.queue.size() && loop.queue.process()) loop.tick();
+          reconcile: async () => {
+            if (loop?.queue.size() && (await loop.queue.process())) loop.tick();
             return queuePeriodMs;
           },
         };
@@ -102,7 +102,7 @@ export class DisruptionController implements Reconciler {
 
   /** One pass: returns whether a command was started. */
   async pass(): Promise<boolean> {
-    this.untaintStale();
+    await this.untaintStale();
     const snap = this.snapshot();
     for (const b of snap.blocked) this.events.blocked(b.node, b.claim, b.message);
     // Nothing the methods do writes objects (events aside): one snapshot serves them all, budgets are per method.
@@ -154,8 +154,8 @@ export class DisruptionController implements Reconciler {
     this.log.info({ reason: cmd.reason, decision, candidates: cmd.candidates.map((c) => c.claim.metadata.name), replacements: cmd.replacements.length, savings: cmd.savings },
       `disrupting nodeclaim(s) via ${decision.toLowerCase()}`);
     for (const c of cmd.candidates) {
-      setDisruptedTaint(this.client, c.node.metadata?.name ?? '', true, this.log);
-      setDisruptionReason(this.client, c.claim.metadata.name ?? '', cmd.reason, this.clock, this.log);
+      await setDisruptedTaint(this.client, c.node.metadata?.name ?? '', true, this.log);
+      await setDisruptionReason(this.client, c.claim.metadata.name ?? '', cmd.reason, this.clock, this.log);
     }
     const names: string[] = [];
     for (const plan of cmd.replacements) {
@@ -167,8 +167,8 @@ export class DisruptionController implements Reconciler {
       } catch (err) {
         this.log.warn({ err }, 'launching a replacement nodeclaim failed');
         for (const c of cmd.candidates) {
-          setDisruptedTaint(this.client, c.node.metadata?.name ?? '', false, this.log);
-          setDisruptionReason(this.client, c.claim.metadata.name ?? '', undefined, this.clock, this.log);
+          await setDisruptedTaint(this.client, c.node.metadata?.name ?? '', false, this.log);
+          await setDisruptionReason(this.client, c.claim.metadata.name ?? '', undefined, this.clock, this.log);
         }
         return;
       }
@@ -177,19 +177,19 @@ export class DisruptionController implements Reconciler {
       for (const c of cmd.candidates) this.events.consolidating(c.node, c.claim, consolidationMessage(cmd, c));
     }
     this.queue.add({ reason: cmd.reason, decision, candidates: cmd.candidates.map((c) => c.claim.metadata.name ?? ''), replacements: names });
-    this.queue.process();
+    await this.queue.process();
     this.deps.trigger();
   }
 
   /** The disrupted taint on a node no queued command owns and nothing deletes: left over, removed. */
-  private untaintStale(): void {
+  private async untaintStale(): Promise<void> {
     const queued = this.queue.candidates();
     for (const n of this.deps.nodes.list() as Node[]) {
       if (!n.spec?.taints?.some((t) => t.key === 'karpenter.sh/disrupted') || n.metadata?.deletionTimestamp) continue;
       const claim = this.deps.nodeClaims.get('', n.metadata?.name ?? '') ?? this.deps.nodeClaims.list().find((c) => c.status?.nodeName === n.metadata?.name);
       if (!claim || claim.metadata.deletionTimestamp || queued.has(claim.metadata.name ?? '')) continue;
-      setDisruptedTaint(this.client, n.metadata?.name ?? '', false, this.log);
-      setDisruptionReason(this.client, claim.metadata.name ?? '', undefined, this.clock, this.log);
+      await setDisruptedTaint(this.client, n.metadata?.name ?? '', false, this.log);
+      await setDisruptionReason(this.client, claim.metadata.name ?? '', undefined, this.clock, this.log);
     }
   }
 }

@@ -30,11 +30,11 @@ export interface QueuedCommand {
 const hasDisruptedTaint = (n: Node): boolean => n.spec?.taints?.some((t) => t.key === disruptedTaint.key && t.effect === disruptedTaint.effect) ?? false;
 
 /** Adds (or removes) the karpenter.sh/disrupted:NoSchedule taint on a node; quietly skips a node that is gone. */
-export function setDisruptedTaint(client: Client, name: string, on: boolean, log: Logger): void {
+export async function setDisruptedTaint(client: Client, name: string, on: boolean, log: Logger): Promise<void> {
   const node = client.get<Node>(nodesRef, '', name);
   if (!node || hasDisruptedTaint(node) === on) return;
   try {
-    client.guaranteedUpdate(nodesRef, '', name, (cur) => {
+    await client.guaranteedUpdate(nodesRef, '', name, (cur) => {
       const n = cur as Node;
       const rest = (n.spec?.taints ?? []).filter((t) => !(t.key === disruptedTaint.key && t.effect === disruptedTaint.effect));
       const taints = on ? [...rest, { ...disruptedTaint }] : rest;
@@ -49,12 +49,12 @@ export function setDisruptedTaint(client: Client, name: string, on: boolean, log
  * Sets (or clears) the NodeClaim's DisruptionReason condition (True, reason and message the method's
  * reason), as upstream marks the candidates of a command.
  */
-export function setDisruptionReason(client: Client, claim: string, reason: DisruptionReason | undefined, clock: Clock, log: Logger): void {
+export async function setDisruptionReason(client: Client, claim: string, reason: DisruptionReason | undefined, clock: Clock, log: Logger): Promise<void> {
   const nc = client.get<NodeClaim>(nodeClaimsRef, '', claim);
   const has = nc?.status?.conditions?.some((c) => c.type === conditionTypes.disruptionReason);
   if (!nc || (!reason && !has)) return;
   try {
-    client.guaranteedUpdate(nodeClaimsRef, '', claim, (cur) => {
+    await client.guaranteedUpdate(nodeClaimsRef, '', claim, (cur) => {
       const c = cur as NodeClaim;
       const rest = (c.status?.conditions ?? []).filter((x) => x.type !== conditionTypes.disruptionReason);
       const conditions = reason
@@ -96,7 +96,7 @@ export class DisruptionQueue {
     return true;
   }
 
-  private remove(id: string, untaint: boolean): void {
+  private async remove(id: string, untaint: boolean): Promise<void> {
     const cmd = this.commands.get(id);
     if (!cmd) return;
     this.commands.delete(id);
@@ -104,20 +104,20 @@ export class DisruptionQueue {
       this.byCandidate.delete(c);
       if (untaint) {
         const nc = this.deps.nodeClaims.get('', c);
-        setDisruptedTaint(this.client, nc?.status?.nodeName ?? c, false, this.log);
-        setDisruptionReason(this.client, c, undefined, this.clock, this.log);
+        await setDisruptedTaint(this.client, nc?.status?.nodeName ?? c, false, this.log);
+        await setDisruptionReason(this.client, c, undefined, this.clock, this.log);
       }
     }
   }
 
   /** Advances every command as far as it can go now; returns whether any finished. */
-  process(): boolean {
+  async process(): Promise<boolean> {
     let progressed = false;
     for (const cmd of [...this.commands.values()]) {
       const age = this.clock.nowMs() - cmd.addedMs;
       if (age > maxCommandMs) {
         this.log.info({ command: cmd.id }, `command reached timeout after ${Math.round(age / 1000)}s, untainting candidates`);
-        this.remove(cmd.id, true);
+        await this.remove(cmd.id, true);
         continue;
       }
       let ready = true;
@@ -136,7 +136,7 @@ export class DisruptionQueue {
       }
       if (failed) {
         this.log.info({ command: cmd.id }, 'replacement was deleted, abandoning the command');
-        this.remove(cmd.id, true);
+        await this.remove(cmd.id, true);
         continue;
       }
       if (!ready) continue;
@@ -145,17 +145,17 @@ export class DisruptionQueue {
         if (!nc) continue;
         const node = this.deps.nodes.get('', nc.status?.nodeName ?? name);
         this.events.terminating(node, nc, `${cmd.reason}/${cmd.decision.toLowerCase()}`);
-        this.deleteClaim(nc);
+        await this.deleteClaim(nc);
       }
-      this.remove(cmd.id, false);
+      await this.remove(cmd.id, false);
       progressed = true;
     }
     return progressed;
   }
 
-  private deleteClaim(nc: NodeClaim): void {
+  private async deleteClaim(nc: NodeClaim): Promise<void> {
     try {
-      this.client.delete(nodeClaimsRef, '', nc.metadata.name ?? '');
+      await this.client.delete(nodeClaimsRef, '', nc.metadata.name ?? '');
     } catch (err) {
       this.log.debug({ err, nodeClaim: nc.metadata.name }, 'deleting the disrupted nodeclaim failed');
     }

@@ -8,9 +8,9 @@ import type { KarpenterDeps } from '../deps.js';
 import { nodePoolHash } from '../nodeclaims.js';
 import { annotations as ann, labels as wk, nodeClaimsRef, nodePoolHashVersion, nodePoolsRef, type NodePool } from '../types.js';
 
-function stamp(client: Client, ref: string, name: string, hash: string, log: Logger): void {
+async function stamp(client: Client, ref: string, name: string, hash: string, log: Logger): Promise<void> {
   try {
-    client.guaranteedUpdate(ref, '', name, (cur) => ({
+    await client.guaranteedUpdate(ref, '', name, (cur) => ({
       ...cur, metadata: { ...cur.metadata, annotations: { ...(cur.metadata.annotations ?? {}), [ann.nodePoolHash]: hash, [ann.nodePoolHashVersion]: nodePoolHashVersion } },
     }) as KObject);
   } catch (err) {
@@ -19,16 +19,16 @@ function stamp(client: Client, ref: string, name: string, hash: string, log: Log
 }
 
 /** Brings the NodePool's hash annotations up to date (and its NodeClaims' when the hash version changed). */
-export function syncPoolHash(client: Client, deps: KarpenterDeps, pool: NodePool, log: Logger): void {
+export async function syncPoolHash(client: Client, deps: KarpenterDeps, pool: NodePool, log: Logger): Promise<void> {
   if (pool.metadata.deletionTimestamp) return;
   const name = pool.metadata.name ?? '';
   const hash = nodePoolHash(pool);
   const a = pool.metadata.annotations ?? {};
   const versionChanged = a[ann.nodePoolHashVersion] !== nodePoolHashVersion;
-  if (a[ann.nodePoolHash] !== hash || versionChanged) stamp(client, nodePoolsRef, name, hash, log);
+  if (a[ann.nodePoolHash] !== hash || versionChanged) await stamp(client, nodePoolsRef, name, hash, log);
   if (!versionChanged) return;
   for (const nc of deps.nodeClaims.list()) {
     if (nc.metadata.labels?.[wk.nodePool] !== name || nc.metadata.annotations?.[ann.nodePoolHashVersion] === nodePoolHashVersion) continue;
-    stamp(client, nodeClaimsRef, nc.metadata.name ?? '', hash, log);
+    await stamp(client, nodeClaimsRef, nc.metadata.name ?? '', hash, log);
   }
 }
