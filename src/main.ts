@@ -70,7 +70,7 @@ async function openStorage(opts: BonsaiOptions, data: string, now: () => number,
   if (opts.storage) {
     const { EtcdStore, parseEtcdUrl } = await import('./storage/etcd/etcd-store.js');
     const storeLog = log.child({ component: 'storage' });
-    return new EtcdStore({ endpoints: parseEtcdUrl(opts.storage), builtins: allResources.map(storageKey), now, log: (m) => storeLog.warn(m) });
+    return EtcdStore.open({ endpoints: parseEtcdUrl(opts.storage), builtins: allResources.map(storageKey), now, log: (m) => storeLog.warn(m) });
   }
   if (data !== ':memory:') preparePrivateDatabase(databasePath(data));
   return new SqliteStore({ path: databasePath(data), synchronous: opts.synchronous, now, commitThread: 'later' });
@@ -127,7 +127,8 @@ export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> 
   store.hub.onListenerError = (err, change) => log.error({ err, resource: change.resource, name: change.object.metadata.name }, 'a change listener failed');
   // Admission after the built-ins, in kube-apiserver's order: mutating webhooks, then validating policies and webhooks.
   registry.addAdmission(mutatingWebhookPlugin(), validatingAdmissionPolicyPlugin(), validatingWebhookPlugin());
-  bootstrap(registry);
+  const booted = bootstrap(registry);
+  if (booted) await booted;
 
   // The simulated external metrics source (ConfigMap bonsai-external-metrics), first of the sources.
   registry.addExternalMetrics(configMapMetricsSource(registry));

@@ -142,13 +142,13 @@ export function handleSubresource(ctx: HandlerContext, def: ResourceDef, info: R
       return handleFinalize(reg, def, info, req, reply);
     case 'binding':
       if (req.method !== 'POST') throw methodNotAllowed();
-      bindPod(reg, info.namespace ?? '', info.name ?? '', objectBody(req.body as Buffer | undefined, req.headers['content-type']), dryRun(query(req)));
-      return void reply.code(201).send({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+      return Promise.resolve(bindPod(reg, info.namespace ?? '', info.name ?? '', objectBody(req.body as Buffer | undefined, req.headers['content-type']), dryRun(query(req))))
+        .then(() => void reply.code(201).send({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }));
     case 'eviction': {
       if (req.method !== 'POST') throw methodNotAllowed();
       const body = parseBody(req.body as Buffer | undefined, req.headers['content-type']);
-      evictPod(reg, info.namespace ?? '', info.name ?? '', deleteOptions({}, isRecord(body) && isRecord(body.deleteOptions) ? body.deleteOptions : undefined), dryRun(query(req)));
-      return void reply.code(201).send({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 });
+      return Promise.resolve(evictPod(reg, info.namespace ?? '', info.name ?? '', deleteOptions({}, isRecord(body) && isRecord(body.deleteOptions) ? body.deleteOptions : undefined), dryRun(query(req))))
+        .then(() => void reply.code(201).send({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }));
     }
     case 'token': {
       if (req.method !== 'POST') throw methodNotAllowed();

@@ -106,7 +106,7 @@ export class CrdController {
       setCondition(conditions, { type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' }, now);
     }
     const acceptedNames = verdict.accepted ? { ...crd.spec.names } : crd.status?.acceptedNames;
-    this.writeStatus(crd, { conditions, acceptedNames });
+    await this.writeStatus(crd, { conditions, acceptedNames });
     // A CRD whose names were refused may be accepted once the conflicting one goes.
     if (!verdict.accepted) this.queue.addAfter(name, 5_000);
   }
@@ -117,7 +117,7 @@ export class CrdController {
     const now = rfc3339(this.clock.now());
     const conditions = [...(crd.status?.conditions ?? [])];
     setCondition(conditions, { type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' }, now);
-    this.writeStatus(crd, { conditions });
+    await this.writeStatus(crd, { conditions });
     const key = customResourceKey(crd.spec.group, crd.spec.names.plural);
     if (this.serving.has(name)) this.serve(crd);
     const def = this.reg.defForKey(key);
@@ -127,7 +127,7 @@ export class CrdController {
       for (const o of items) {
         if (o.metadata.deletionTimestamp) continue;
         try {
-          this.reg.delete(def, o.metadata.namespace ?? '', o.metadata.name ?? '', {});
+          await this.reg.deleteOrWait(def, o.metadata.namespace ?? '', o.metadata.name ?? '', { webhooks: false });
         } catch (e) {
           if (!(e instanceof ApiError && e.code === 404)) throw e;
         }
@@ -137,10 +137,10 @@ export class CrdController {
     this.watchedKeys.get(name)?.();
     this.watchedKeys.delete(name);
     this.unserve(name);
-    this.reg.guaranteedUpdate(this.crdDef(), '', name, (cur) => {
+    await this.reg.updateOrWait(this.crdDef(), '', name, (cur) => {
       cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== cleanupFinalizer);
       return cur;
-    });
+    }, { webhooks: false });
   }
 
   /** While a CRD is terminating, each change of its instances wakes it (the last one gone lets it go). */
@@ -149,11 +149,11 @@ export class CrdController {
     this.watchedKeys.set(name, this.reg.onChange(key, () => this.queue.add(name)));
   }
 
-  private writeStatus(crd: Crd, status: { conditions: CrdCondition[]; acceptedNames?: Crd['spec']['names'] }): void {
+  private async writeStatus(crd: Crd, status: { conditions: CrdCondition[]; acceptedNames?: Crd['spec']['names'] }): Promise<void> {
     const next = { ...crd.status, ...status };
     if (!status.acceptedNames) next.acceptedNames = crd.status?.acceptedNames;
     if (JSON.stringify(next) === JSON.stringify(crd.status)) return;
-    this.reg.guaranteedUpdate(this.crdDef(), '', crd.metadata.name ?? '', (cur) => ({ ...cur, status: { ...(cur.status as object), ...status } } as KObject), { subresource: 'status' });
+    await this.reg.updateOrWait(this.crdDef(), '', crd.metadata.name ?? '', (cur) => ({ ...cur, status: { ...(cur.status as object), ...status } } as KObject), { subresource: 'status', webhooks: false });
   }
 }
 

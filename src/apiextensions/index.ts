@@ -33,7 +33,14 @@ export function startApiExtensions(reg: Registry, clock: Clock, log: Logger): { 
     pending = true;
     setImmediate(() => {
       pending = false;
-      if (!stopped) syncLocalAPIServices(reg);
+      if (stopped) return;
+      const failed = (err: unknown) => log.warn({ err }, 'updating the APIServices failed');
+      try {
+        const r = syncLocalAPIServices(reg);
+        if (r instanceof Promise) r.catch(failed);
+      } catch (err) {
+        failed(err);
+      }
     });
   });
   const openapi = customOpenApiOf(reg);

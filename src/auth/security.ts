@@ -42,13 +42,16 @@ function registryLookup(reg: StrategyRegistry): ObjectLookup {
       if (last === today || last === tomorrow) return;
       const def = reg.find('', 'v1', 'secrets');
       if (!def) return;
+      // Deleted meanwhile: the next use finds out.
+      const ignore = () => undefined;
       try {
-        reg.guaranteedUpdate(def, secret.metadata.namespace ?? '', secret.metadata.name ?? '', (cur) => {
+        const r = reg.updateOrWait(def, secret.metadata.namespace ?? '', secret.metadata.name ?? '', (cur) => {
           cur.metadata.labels = { ...(cur.metadata.labels ?? {}), [lastUsedLabel]: today };
           return cur;
-        });
+        }, { webhooks: false });
+        if (r instanceof Promise) r.catch(ignore);
       } catch {
-        /* deleted meanwhile: the next use finds out */
+        ignore();
       }
     },
   };

@@ -19,8 +19,11 @@ import type { DeleteOptions, Registry } from '../registry/registry.js';
 export class ClientServices {
   constructor(private readonly reg: Registry) {}
 
-  /** Creates the pod's binding to `nodeName` (pods/binding), as the scheduler does; returns the bound pod. */
-  bindPod(namespace: string, name: string, nodeName: string): KObject {
+  /**
+   * Creates the pod's binding to `nodeName` (pods/binding), as the scheduler does: the bound pod, or a promise of it
+   * when the store waits (etcd).
+   */
+  bindPod(namespace: string, name: string, nodeName: string): KObject | Promise<KObject> {
     return bind(this.reg, namespace, name, { metadata: {}, target: { kind: 'Node', name: nodeName } }, false);
   }
 
@@ -49,10 +52,11 @@ export class ClientServices {
 
   /**
    * Evicts a pod through the eviction subresource's rules, as `kubectl drain` and node autoscalers do: throws an
-   * ApiError 429 when a PodDisruptionBudget does not allow it now, 404 when the pod is gone.
+   * ApiError 429 when a PodDisruptionBudget does not allow it now, 404 when the pod is gone (a promise that rejects
+   * so when the store waits, etcd).
    */
-  evictPod(namespace: string, name: string, opts: DeleteOptions = {}, dryRun = false): void {
-    evict(this.reg, namespace, name, opts, dryRun);
+  evictPod(namespace: string, name: string, opts: DeleteOptions = {}, dryRun = false): void | Promise<void> {
+    return evict(this.reg, namespace, name, opts, dryRun);
   }
 
   /** Registers a source of external.metrics.k8s.io values; returns the function that removes it. */

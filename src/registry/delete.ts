@@ -7,9 +7,12 @@ import { rfc3339 } from '../util/clock.js';
 import { storageKey, type ResourceDef } from './resource.js';
 import type { RegistryCore as Registry } from './registry-core.js';
 import { admitNow, type Steps } from '../admission/chain.js';
-import { admissionAttributes } from './write.js';
+import { admissionAttributes, storeWrites } from './write.js';
+import type { AsyncWrites } from '../storage/storage.js';
 
 export interface DeleteOptions {
+  /** false: the server's own delete, no admission webhook is called (see WriteOptions). */
+  webhooks?: false;
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
   orphanDependents?: boolean;
   gracePeriodSeconds?: number;
@@ -34,7 +37,7 @@ function podGrace(def: ResourceDef, obj: KObject, opts: DeleteOptions): number {
   return Math.max(0, opts.gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30);
 }
 
-export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { canWait?: boolean; warnings?: string[] }): Steps<{ object: KObject; deleted: boolean }> {
+export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { canWait?: boolean; storeWait?: boolean; warnings?: string[] }): Steps<{ object: KObject; deleted: boolean }> {
   const key = storageKey(def);
   const ns = def.namespaced ? namespace : '';
   const cur = reg.getStored(key, ns, name);
@@ -58,7 +61,8 @@ export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string,
     return yield* deleteSteps(reg, def, namespace, name, opts);
   }
   const now = reg.clock.now();
-  if (def.group === '' && def.plural === 'namespaces') return terminateNamespace(reg, def, cur, opts, now);
+  const later = storeWrites(reg, opts);
+  if (def.group === '' && def.plural === 'namespaces') return yield* terminateNamespace(reg, def, cur, opts, now, later);
 
   const policy = opts.propagationPolicy ?? (opts.orphanDependents === true ? 'Orphan' : opts.orphanDependents === false ? 'Background' : def.defaultPropagation ?? 'Background');
   const finalizers = [...(cur.metadata.finalizers ?? [])];
@@ -66,8 +70,6 @@ export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string,
   if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
   for (const f of def.deleteFinalizers ?? []) if (!cur.metadata.deletionTimestamp && !finalizers.includes(f)) finalizers.push(f);
   const grace = podGrace(def, cur, opts);
-  // A driver that waits lets a backend that must ask another process (etcd) answer later.
-  const later = opts.canWait ? reg.store.asyncWrites : undefined;
 
   if (finalizers.length || grace > 0) {
     // Only the metadata changes: the rest is the stored object's own, shared (never changed in place).
@@ -92,15 +94,17 @@ export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string,
   return { object: gone, deleted: true };
 }
 
-function terminateNamespace(reg: Registry, def: ResourceDef, cur: KObject, opts: DeleteOptions, now: Date): { object: KObject; deleted: boolean } {
+function* terminateNamespace(reg: Registry, def: ResourceDef, cur: KObject, opts: DeleteOptions, now: Date, later: AsyncWrites | undefined): Steps<{ object: KObject; deleted: boolean }> {
   const specFinalizers = (cur.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
+  const key = storageKey(def);
   if (!specFinalizers.length && !cur.metadata.finalizers?.length) {
     if (opts.dryRun) return { object: cur, deleted: true };
-    return { object: reg.store.delete(storageKey(def), '', cur.metadata.name ?? ''), deleted: true };
+    const name = cur.metadata.name ?? '';
+    return { object: later ? ((yield later.delete(key, '', name)) as KObject) : reg.store.delete(key, '', name), deleted: true };
   }
   if (cur.metadata.deletionTimestamp) return { object: cur, deleted: false };
   const next: KObject = { ...cur, metadata: { ...cur.metadata, deletionTimestamp: rfc3339(now), deletionGracePeriodSeconds: 0 } };
   next.status = { ...(cur.status as object), phase: 'Terminating' };
   if (opts.dryRun) return { object: next, deleted: false };
-  return { object: reg.store.update(storageKey(def), next), deleted: false };
+  return { object: later ? ((yield later.update(key, next)) as KObject) : reg.store.update(key, next), deleted: false };
 }

@@ -141,11 +141,14 @@ export class EventTtl {
       const cur = key && store.get(eventsKey, key.namespace, key.name);
       // Written again since (a later entry stands for it) or gone already.
       if (!key || !cur || Number(cur.metadata.resourceVersion) !== this.revs[i]) continue;
+      const failed = (err: unknown) => this.log?.debug({ err, event: `${key.namespace}/${key.name}` }, 'expiring an event failed');
       try {
-        store.delete(eventsKey, key.namespace, key.name, this.revs[i]);
+        // A store that waits (etcd) is not waited for: the change comes back through the watch as any other.
+        if (store.asyncWrites) store.asyncWrites.delete(eventsKey, key.namespace, key.name, this.revs[i]).catch(failed);
+        else store.delete(eventsKey, key.namespace, key.name, this.revs[i]);
         deleted++;
       } catch (err) {
-        this.log?.debug({ err, event: `${key.namespace}/${key.name}` }, 'expiring an event failed');
+        failed(err);
       }
     }
     this.expired += deleted;

@@ -22,14 +22,15 @@ function bindingAnnotations(binding: KObject): Array<[string, string]> {
   return out;
 }
 
-export function bindPod(reg: Registry, namespace: string, name: string, binding: KObject, dryRun: boolean): KObject {
+/** Binds the pod to the binding's node: the bound pod (a promise of it on a store that waits, etcd). */
+export function bindPod(reg: Registry, namespace: string, name: string, binding: KObject, dryRun: boolean): KObject | Promise<KObject> {
   const target = binding.target;
   if (!isRecord(target) || typeof target.name !== 'string' || !target.name) throw badRequest('target.name: Required value');
   if (target.kind !== undefined && target.kind !== 'Node' && target.kind !== '') throw badRequest('target.kind: must be empty or Node');
   const def = reg.find('', 'v1', 'pods')!;
   const nodeName = target.name;
   const annotations = bindingAnnotations(binding);
-  return reg.guaranteedUpdate(def, namespace, name, (cur) => {
+  return reg.updateOrWait(def, namespace, name, (cur) => {
     // `cur` is a copy of the stored pod: it is changed in place and given to the write (`owned`).
     const spec = (cur.spec ?? {}) as { nodeName?: string; schedulingGates?: unknown[] };
     // Upstream answers what stops an assignment as a conflict on pods/binding.
@@ -48,7 +49,7 @@ export function bindPod(reg: Registry, namespace: string, name: string, binding:
     }
     setScheduled(cur, rfc3339(reg.clock.now()));
     return cur;
-  }, { dryRun, owned: true, subresource: 'binding', audit: { verb: 'create', subresource: 'binding' } });
+  }, { dryRun, owned: true, subresource: 'binding', audit: { verb: 'create', subresource: 'binding' }, webhooks: false });
 }
 
 /** PodScheduled=True, replacing the whole condition: a reason such as Unschedulable or SchedulingGated no longer applies. */

@@ -10,6 +10,7 @@ import type { KObject } from '../machinery/types.js';
 import type { DeleteOptions, Registry } from './registry.js';
 import type { ResourceDef } from './resource.js';
 import { rfc3339 } from '../util/clock.js';
+import { drive, settled, type Steps } from '../util/steps.js';
 
 const maxDisruptedPods = 2000;
 
@@ -18,7 +19,7 @@ const violation = (pdb: PodDisruptionBudget) => tooManyRequests('Cannot evict po
 });
 
 /** Takes one disruption from the budget, or throws 429. Unhealthy pods may go without spending one while the budget is met. */
-function spendDisruption(reg: Registry, pdb: PodDisruptionBudget, pod: Pod, dryRun: boolean): void {
+function* spendDisruption(reg: Registry, pdb: PodDisruptionBudget, pod: Pod, dryRun: boolean): Steps<void> {
   const st = pdb.status;
   if (!st || (st.observedGeneration ?? 0) < (pdb.metadata?.generation ?? 0)) throw violation(pdb);
   const healthyEnough = (st.currentHealthy ?? 0) >= (st.desiredHealthy ?? 0) && (st.desiredHealthy ?? 0) >= 0;
@@ -30,17 +31,24 @@ function spendDisruption(reg: Registry, pdb: PodDisruptionBudget, pod: Pod, dryR
   if (dryRun) return;
   const def = reg.find('policy', 'v1', 'poddisruptionbudgets')!;
   const podName = pod.metadata?.name ?? '';
-  reg.guaranteedUpdate(def, pdb.metadata?.namespace ?? '', pdb.metadata?.name ?? '', (cur) => {
+  yield* settled(reg.updateOrWait(def, pdb.metadata?.namespace ?? '', pdb.metadata?.name ?? '', (cur) => {
     const status = { ...((cur.status ?? {}) as Record<string, unknown>) } as { disruptionsAllowed?: number; disruptedPods?: Record<string, string> };
     if ((status.disruptionsAllowed ?? 0) < 1) throw violation(cur as PodDisruptionBudget);
     status.disruptionsAllowed = (status.disruptionsAllowed ?? 0) - 1;
     status.disruptedPods = { ...(status.disruptedPods ?? {}), [podName]: rfc3339(reg.clock.now()) };
     return { ...cur, status } as KObject;
-  }, { subresource: 'status' });
+  }, { subresource: 'status', webhooks: false }));
 }
 
-/** Evicts a pod (`opts`: the Eviction's deleteOptions, decoded); throws 429 when a disruption budget forbids it. */
-export function evictPod(reg: Registry, namespace: string, name: string, opts: DeleteOptions, dryRun: boolean): void {
+/**
+ * Evicts a pod (`opts`: the Eviction's deleteOptions, decoded); throws 429 when a disruption budget forbids it. A
+ * promise only on a store that waits (etcd).
+ */
+export function evictPod(reg: Registry, namespace: string, name: string, opts: DeleteOptions, dryRun: boolean): void | Promise<void> {
+  return drive(evictSteps(reg, namespace, name, opts, dryRun));
+}
+
+function* evictSteps(reg: Registry, namespace: string, name: string, opts: DeleteOptions, dryRun: boolean): Steps<void> {
   const podDef = reg.find('', 'v1', 'pods')!;
   const pod = reg.get(podDef, namespace, name) as Pod;
   const phase = pod.status?.phase;
@@ -51,15 +59,15 @@ export function evictPod(reg: Registry, namespace: string, name: string, opts: D
     if (matching.length > 1) {
       throw tooManyRequests('This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
     }
-    if (matching[0]) spendDisruption(reg, matching[0], pod, dryRun);
+    if (matching[0]) yield* spendDisruption(reg, matching[0], pod, dryRun);
   }
-  if (!dryRun && !opts.dryRun) markDisruptionTarget(reg, podDef, namespace, name, opts.preconditions?.uid);
-  reg.delete(podDef, namespace, name, { ...opts, dryRun: dryRun || opts.dryRun });
+  if (!dryRun && !opts.dryRun) yield* settled(markDisruptionTarget(reg, podDef, namespace, name, opts.preconditions?.uid));
+  yield* settled(reg.deleteOrWait(podDef, namespace, name, { ...opts, dryRun: dryRun || opts.dryRun, webhooks: false }));
 }
 
 /** As kube-apiserver does before an allowed eviction deletes the pod: DisruptionTarget=True on the pod's status. */
-function markDisruptionTarget(reg: Registry, podDef: ResourceDef, namespace: string, name: string, uid: string | undefined): void {
-  reg.guaranteedUpdate(podDef, namespace, name, (cur) => {
+function markDisruptionTarget(reg: Registry, podDef: ResourceDef, namespace: string, name: string, uid: string | undefined): KObject | Promise<KObject> {
+  return reg.updateOrWait(podDef, namespace, name, (cur) => {
     const pod = cur as Pod;
     if (uid && pod.metadata?.uid !== uid) return cur; // the delete's precondition reports the conflict
     const conds = (pod.status?.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget');
@@ -67,5 +75,5 @@ function markDisruptionTarget(reg: Registry, podDef: ResourceDef, namespace: str
     const next = { type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting',
       lastTransitionTime: old?.status === 'True' ? old.lastTransitionTime : rfc3339(reg.clock.now()) };
     return { ...cur, status: { ...(cur.status as Record<string, unknown>), conditions: [...conds, next] } } as KObject;
-  }, { subresource: 'status' });
+  }, { subresource: 'status', webhooks: false });
 }

@@ -23,6 +23,9 @@ import { checkReadRevision, listObjects, watchObjects, type ListOptions, type Li
 
 export type { WriteOptions, DeleteOptions, ListOptions, ListResult, WatchOptions, WatchSink };
 
+/** The steps' options of a write that may wait: for the store, and for webhooks unless it is the server's own. */
+const waiting = <O extends { webhooks?: false }>(opts: O): O & { canWait: boolean; storeWait: true } => ({ ...opts, canWait: opts.webhooks !== false, storeWait: true });
+
 export class Registry {
   private readonly byGVR = new Map<string, ResourceDef>();
   private readonly byKey = new Map<string, ResourceDef>();
@@ -165,7 +168,7 @@ export class Registry {
   }
 
   /** Runs a write of a component view and records it in the audit log (when there is one). */
-  private audited<T>(verb: string, def: ResourceDef, namespace: string, name: string, subresource: string | undefined, okCode: number, write: () => T, objectOf: (r: Awaited<T>) => KObject): T {
+  audited<T>(verb: string, def: ResourceDef, namespace: string, name: string, subresource: string | undefined, okCode: number, write: () => T, objectOf: (r: Awaited<T>) => KObject): T {
     const sink = this.componentAudit;
     if (!sink || !this.component || !this.actor) return write();
     const started = sink.now();
@@ -254,7 +257,7 @@ export class Registry {
    * did): the API server's request path, and every in-process writer (through the client's `create`).
    */
   createOrWait(def: ResourceDef, namespace: string, obj: KObject, opts: WriteOptions = {}): KObject | Promise<KObject> {
-    const steps = () => drive(createSteps(this, def, namespace, obj, { ...opts, canWait: true }));
+    const steps = () => drive(createSteps(this, def, namespace, obj, waiting(opts)));
     if (opts.audit === false) return steps();
     return this.audited(opts.audit?.verb ?? 'create', def, namespace, obj.metadata?.name ?? '', opts.audit?.subresource ?? opts.subresource, 201, steps, (r) => r);
   }
@@ -275,7 +278,7 @@ export class Registry {
       };
       let r: KObject | Promise<KObject>;
       try {
-        r = drive(updateSteps(this, def, namespace, name, mutate, { ...opts, canWait: true }));
+        r = drive(updateSteps(this, def, namespace, name, mutate, waiting(opts)));
       } catch (e) {
         return again(e);
       }
@@ -288,14 +291,15 @@ export class Registry {
 
   /** A delete that lets admission wait (webhooks), answering at once when no plugin had to: as `updateOrWait`. */
   deleteOrWait(def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { warnings?: string[] } = {}): { object: KObject; deleted: boolean } | Promise<{ object: KObject; deleted: boolean }> {
-    return this.audited('delete', def, namespace, name, undefined, 200, () => drive(deleteSteps(this, def, namespace, name, { ...opts, canWait: true })), (r) => r.object);
+    return this.audited('delete', def, namespace, name, undefined, 200, () => drive(deleteSteps(this, def, namespace, name, waiting(opts))), (r) => r.object);
   }
 
-  // The never-waiting writes below are the server's own, which no webhook sees: the pod's update or delete behind a
+  // The server's own writes pass `webhooks: false` to the waiting writes above: the pod's update or delete behind a
   // binding or an eviction (registry/pod-binding.ts, pod-eviction.ts; upstream writes it past admission, which
-  // reviewed the subresource's create), the built-in APIServices (resources/apiservices.ts), the CRD and
-  // admission-policy status controllers (apiextensions/crd-controller.ts, admission/policy/status-controller.ts) and
-  // the service account token secrets (auth/security.ts). Everything else writes through `updateOrWait` / `deleteOrWait`.
+  // reviewed the subresource's create), the bootstrap objects (bootstrap.ts), the built-in APIServices
+  // (resources/apiservices.ts), the CRD and admission-policy status controllers (apiextensions/crd-controller.ts,
+  // admission/policy/status-controller.ts) and a legacy token's last-used label (auth/security.ts). The never-waiting
+  // writes below are for tests and tools on SQLite: on etcd every write waits for the store, and they throw.
 
   /** A never-waiting update (see above). */
   update(def: ResourceDef, namespace: string, name: string, obj: KObject, opts: WriteOptions = {}): KObject {

@@ -28,14 +28,15 @@ export const allVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 
 /**
  * What a kind's strategy hooks use of the registry (registry.ts's Registry, or a view of it, satisfies it): stored
  * objects (shared: never mutate them), the served resources, and the server's state, authorization and security
- * (`securityOf` writes the default service account token secrets with the never-waiting update).
+ * (a legacy token's last-used label is written with the server's own update).
  */
 export interface StrategyRegistry extends ServerStateHolder, AuthorizationHolder {
   readonly defs: readonly ResourceDef[];
   find(group: string, version: string, plural: string): ResourceDef | undefined;
   getStored(key: string, namespace: string, name: string): KObject | undefined;
   listStored(key: string, namespace?: string): KObject[];
-  guaranteedUpdate(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject): KObject;
+  /** An update that may wait (registry.ts); `webhooks: false` for the server's own. The object, or a promise of it. */
+  updateOrWait(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: { webhooks?: false }): KObject | Promise<KObject>;
   /** Set on views of trusted in-process components (controllers, scheduler, kubelets). */
   readonly component: ComponentInfo | undefined;
   readonly clock: Clock;

@@ -33,6 +33,13 @@ export interface WriteOptions {
   /** The version the request was made in (admission sees it); the storage version otherwise. */
   version?: string;
   /**
+   * false: the server's own write (the bootstrap objects, built-in APIServices, CRD and policy status, a binding's or
+   * an eviction's pod): no admission webhook is called for it. It still waits for a store that must (etcd).
+   */
+  webhooks?: false;
+  /** Set by the registry's waiting writes: the store may answer later (etcd's asynchronous writes). */
+  storeWait?: boolean;
+  /**
    * A subresource admission sees as an object of its own kind (the scale subresource: an autoscaling/v1 Scale):
    * its name, kind and the view of the object. Mutations of the view are not written back.
    */

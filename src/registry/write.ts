@@ -56,6 +56,9 @@ function validate(reg: Registry, def: ResourceDef, obj: KObject, old: KObject | 
   if (errors.length) throw invalid(def.kind, def.group, obj.metadata.name ?? '', errors);
 }
 
+/** A driver that waits lets a backend that must ask another process (etcd) answer later: its asynchronous writes. */
+export const storeWrites = (reg: Registry, opts: { storeWait?: boolean }) => (opts.storeWait ? reg.store.asyncWrites : undefined);
+
 /** What admission sees of a write. `canWait` is set by the driver that awaits the steps. */
 export function admissionAttributes(reg: Registry, def: ResourceDef, operation: AdmissionOperation, namespace: string, name: string,
   object: KObject | undefined, oldObject: KObject | undefined, opts: OperationOptionsInput & { subresource?: string; warnings?: string[]; version?: string; canWait?: boolean }): AdmissionAttributes {
@@ -118,8 +121,7 @@ export function* createSteps(reg: Registry, def: ResourceDef, namespace: string,
     return obj;
   }
   try {
-    // A driver that waits lets a backend that must ask another process (etcd) answer later.
-    const later = opts.canWait ? reg.store.asyncWrites : undefined;
+    const later = storeWrites(reg, opts);
     return later ? ((yield later.create(storageKey(def), obj)) as KObject) : reg.store.create(storageKey(def), obj);
   } catch (e) {
     throw reg.translate(e, def, meta.name ?? '');
@@ -218,7 +220,7 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   if (jsonEqual(result, cur, maxObjectDepth) || jsonEqual(keepManagedTimesIfOnlyChange(result, cur), cur, maxObjectDepth)) return cur;
   if (opts.dryRun) return result;
   try {
-    const later = opts.canWait ? reg.store.asyncWrites : undefined;
+    const later = storeWrites(reg, opts);
     const expected = Number(cur.metadata.resourceVersion);
     if (deletesOnUpdate(def, result, cur)) {
       const gone = later ? ((yield later.delete(key, ns, name, expected)) as KObject) : reg.store.delete(key, ns, name, expected);

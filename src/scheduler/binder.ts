@@ -25,13 +25,19 @@ export class Binder {
     return this.client.resource('v1/pods')!;
   }
 
-  /** Binds through the pods/binding code path; returns the bound pod. Throws ApiErrors (404, 409). */
-  bind(pod: Pod, node: string): Pod {
+  /**
+   * Binds through the pods/binding code path: the bound pod, or a promise of it when the store waits (etcd). Throws
+   * (or rejects with) ApiErrors (404, 409).
+   */
+  bind(pod: Pod, node: string): Pod | Promise<Pod> {
     const ns = pod.metadata?.namespace ?? '';
     const name = pod.metadata?.name ?? '';
-    const bound = this.client.services.bindPod(ns, name, node);
-    this.recorder.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${node}`);
-    return (this.client.get('v1/pods', ns, name) ?? bound);
+    const done = (bound: Pod): Pod => {
+      this.recorder.event(pod, 'Normal', 'Scheduled', `Successfully assigned ${ns}/${name} to ${node}`);
+      return this.client.get('v1/pods', ns, name) ?? bound;
+    };
+    const bound = this.client.services.bindPod(ns, name, node) as Pod | Promise<Pod>;
+    return bound instanceof Promise ? bound.then(done) : done(bound);
   }
 
   /**

@@ -240,12 +240,15 @@ export class SchedulingLoop {
     });
   }
 
-  /** Binds the pod to `host`; returns false when the binding was refused (the pod is gone or bound already). */
+  /**
+   * Binds the pod to `host`; returns false when the binding was refused (the pod is gone or bound already). A binding
+   * that waits for the store (etcd) holds the pod's place on the node meanwhile, as upstream's assumed pod does, and
+   * counts as made until it is refused.
+   */
   bind(e: QueuedPod, pod: Pod, host: NodeInfo): boolean {
     const { cache, queue, binder } = this.d;
-    try {
-      const bound = binder.bind(pod, host.name);
-      cache.syncAssigned(e.key, bound);
+    const bound = (b: Pod): boolean => {
+      cache.syncAssigned(e.key, b);
       // A bound pod is no longer nominated anywhere (as upstream's assume step drops it from the nominator); left
       // there until its watch event, it would count twice on its node for the rest of this pass.
       this.d.nominate(e.pi, '');
@@ -253,14 +256,33 @@ export class SchedulingLoop {
       this.decided(e, pod, 'Scheduled', `Successfully assigned ${e.pi.ns}/${e.pi.name} to ${host.name}`, host.name);
       this.d.log.debug({ pod: e.key, node: host.name }, 'bound');
       return true;
-    } catch (err) {
+    };
+    const refused = (err: unknown): boolean => {
       if (err instanceof ApiError && (err.code === 404 || err.code === 409)) {
         this.d.log.debug({ pod: e.key, err: err.message }, 'binding rejected; forgetting the pod');
         queue.delete(e.key);
         return false;
       }
       throw err;
+    };
+    let result: Pod | Promise<Pod>;
+    try {
+      result = binder.bind(pod, host.name);
+    } catch (err) {
+      return refused(err);
     }
+    if (!(result instanceof Promise)) return bound(result);
+    cache.assume(e.pi, host.name);
+    result.then(bound, (err: unknown) => {
+      cache.forget(e.key);
+      try {
+        refused(err);
+      } catch (other) {
+        this.d.log.debug({ err: other, pod: e.key, node: host.name }, 'binding failed; retrying after backoff');
+        queue.done(e, 'error');
+      }
+    });
+    return true;
   }
 
   /** A pod that fits nowhere: preemption, the FailedScheduling event and condition, parked until a change. */

@@ -24,7 +24,7 @@ export const migrationsDir = join(projectRoot, 'migrations');
 export const uiDistDir = join(projectRoot, 'dist', 'ui');
 
 /**
- * A compiled module of the tsc output by its path under src/ (e.g. `storage/etcd/worker.js`), as a URL for
+ * A compiled module of the tsc output by its path under src/ (e.g. `storage/commit-worker.js`), as a URL for
  * `new Worker(...)`: worker threads start from the tsc output whichever layout the main thread runs from.
  */
 export function compiledModuleUrl(pathUnderSrc: string): URL {

@@ -44,3 +44,8 @@ async function resume<T>(steps: Steps<T>, first: IteratorResult<Wait, T>): Promi
   }
   return r.value;
 }
+
+/** Inside steps: the value of `v`, waited for when it is a promise (`const x = yield* settled(maybeLater())`). */
+export function* settled<T>(v: T | Promise<T>): Steps<T> {
+  return v instanceof Promise ? ((yield v) as T) : v;
+}

@@ -9,7 +9,7 @@ export { etcdBinary, startEtcd, type EtcdHandle } from './etcd-process.js';
  * One etcd for a test file (started before its tests, stopped after them) and the stores the tests open on it,
  * closed before etcd stops. Call at the top level of the file.
  */
-export function useEtcd(): { open(opts: Omit<EtcdStoreOptions, 'endpoints' | 'log'>): EtcdStore } {
+export function useEtcd(): { open(opts: Omit<EtcdStoreOptions, 'endpoints' | 'log'>): Promise<EtcdStore> } {
   let etcd: EtcdHandle | undefined;
   const stores: EtcdStore[] = [];
   before(async () => {
@@ -20,8 +20,8 @@ export function useEtcd(): { open(opts: Omit<EtcdStoreOptions, 'endpoints' | 'lo
     await etcd?.stop();
   });
   return {
-    open(opts) {
-      const s = new EtcdStore({ endpoints: parseEtcdUrl(etcd!.storage), log: () => {}, ...opts });
+    async open(opts) {
+      const s = await EtcdStore.open({ endpoints: parseEtcdUrl(etcd!.storage), log: () => {}, ...opts });
       stores.push(s);
       return s;
     },

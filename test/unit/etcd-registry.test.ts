@@ -14,27 +14,27 @@ import { useEtcd } from '../helpers/etcd.js';
 
 const etcd = useEtcd();
 
-function registry(): Registry {
-  const store = etcd.open({ builtins: allResources.map(storageKey) });
+async function registry(): Promise<Registry> {
+  const store = await etcd.open({ builtins: allResources.map(storageKey) });
   const reg = new Registry(store, allResources, new ManualClock(Date.UTC(2026, 0, 1)), createLogger('silent'));
-  bootstrap(reg);
+  await bootstrap(reg);
   return reg;
 }
 
 test('an update from a lagging copy is retried from etcd; a pinned resourceVersion conflicts', async () => {
-  const [r1, r2] = [registry(), registry()];
+  const [r1, r2] = [await registry(), await registry()];
   const cms = r1.find('', 'v1', 'configmaps')!;
-  const made = r1.create(cms, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared' }, data: { n: '0' } } as KObject);
+  const made = await r1.createOrWait(cms, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared' }, data: { n: '0' } } as KObject);
   await r2.store.consistentRead?.();
   assert.equal(r2.store.get('core/configmaps', 'default', 'shared')?.metadata.resourceVersion, made.metadata.resourceVersion);
   // r1 writes; r2's copy still has the old revision when it writes right after (its watch has not delivered yet).
   // The mutations pin no resourceVersion (as a patch): a conflict is retried.
   const unpinned = (cur: KObject, data: Record<string, string>) => ({ ...cur, metadata: { ...cur.metadata, resourceVersion: undefined }, data } as KObject);
-  r1.guaranteedUpdate(cms, 'default', 'shared', (cur) => unpinned(cur, { n: '1', a: 'x' }));
-  const out = r2.guaranteedUpdate(cms, 'default', 'shared', (cur) => unpinned(cur, { ...(cur.data as Record<string, string>), b: 'y' }));
+  await r1.updateOrWait(cms, 'default', 'shared', (cur) => unpinned(cur, { n: '1', a: 'x' }));
+  const out = await r2.updateOrWait(cms, 'default', 'shared', (cur) => unpinned(cur, { ...(cur.data as Record<string, string>), b: 'y' }));
   assert.deepEqual(out.data, { n: '1', a: 'x', b: 'y' }, 'the retry started from r1\'s write');
-  assert.throws(
-    () => r1.update(cms, 'default', 'shared', { ...made, data: { n: 'stale' } } as KObject),
+  await assert.rejects(
+    async () => r1.updateOrWait(cms, 'default', 'shared', () => ({ ...made, data: { n: 'stale' } } as KObject)),
     (e: unknown) => e instanceof ApiError && e.code === 409,
   );
   await r1.store.consistentRead?.();

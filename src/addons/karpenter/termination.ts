@@ -58,15 +58,21 @@ export async function terminate(client: Client, clock: Clock, deps: KarpenterDep
           deps.events.event(p, 'Normal', 'Disrupted', `Deleting the pod to accommodate the terminationTime ${new Date(deadline).toISOString()} of the node. The pod was granted 0 seconds of grace-period of its ${p.spec?.terminationGracePeriodSeconds ?? 30} terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt annotation.`);
           continue;
         }
-        try {
-          client.services.evictPod(ns, pn);
-          deps.events.event(p, 'Normal', 'Evicted', `Evicted pod: ${reason}`);
-        } catch (err) {
+        const evicted = () => deps.events.event(p, 'Normal', 'Evicted', `Evicted pod: ${reason}`);
+        const refused = (err: unknown) => {
           if (err instanceof ApiError && err.code === 429) {
             deps.events.event(node, 'Warning', 'FailedDraining', `Failed to drain node, evicting pod violates a PDB (Pod=${ns}/${pn})`);
           } else if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) {
             throw err;
           }
+        };
+        try {
+          const r = client.services.evictPod(ns, pn);
+          // On a store that waits (etcd) the outcome comes later; an unexpected failure is the next pass's to retry.
+          if (r instanceof Promise) r.then(evicted, refused).catch(() => undefined);
+          else evicted();
+        } catch (err) {
+          refused(err);
         }
       }
       return deadline !== undefined ? Math.max(1, Math.min(retryMs, deadline - now)) : retryMs;

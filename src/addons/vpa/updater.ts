@@ -161,10 +161,13 @@ export class Updater {
   private evict(vpa: Vpa, pod: Pod): boolean {
     const ns = pod.metadata?.namespace ?? '';
     const name = pod.metadata?.name ?? '';
+    const refused = (err: unknown) => this.log.debug({ err, pod: `${ns}/${name}` }, 'the eviction was refused');
     try {
-      this.client.services.evictPod(ns, name);
+      const r = this.client.services.evictPod(ns, name);
+      // On a store that waits (etcd) a refusal comes later: the pod stays, and the next pass tries again.
+      if (r instanceof Promise) r.catch(refused);
     } catch (err) {
-      this.log.debug({ err, pod: `${ns}/${name}` }, 'the eviction was refused');
+      refused(err);
       return false;
     }
     this.events.event(pod, 'Normal', 'EvictedByVPA', 'Pod was evicted by VPA Updater to apply resource recommendation.');

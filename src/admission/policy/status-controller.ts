@@ -24,10 +24,14 @@ export function startPolicyStatus(reg: Registry, log: Logger): { stop(): void } 
     const cur = reg.getStored(policiesKey, '', name);
     const gen = cur?.metadata.generation;
     if (!cur || gen === undefined || (cur.status as PolicyStatus | undefined)?.observedGeneration === gen) return;
-    try {
-      reg.guaranteedUpdate(def, '', name, (o): KObject => ({ ...o, status: { ...(o.status as object), observedGeneration: o.metadata.generation, typeChecking: {} } }), { subresource: 'status' });
-    } catch (err) {
+    const failed = (err: unknown) => {
       if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) log.warn({ err, policy: name }, 'writing the policy status failed');
+    };
+    try {
+      const r = reg.updateOrWait(def, '', name, (o): KObject => ({ ...o, status: { ...(o.status as object), observedGeneration: o.metadata.generation, typeChecking: {} } }), { subresource: 'status', webhooks: false });
+      if (r instanceof Promise) r.catch(failed);
+    } catch (err) {
+      failed(err);
     }
   };
   const enqueue = (name: string) => {

@@ -65,10 +65,14 @@ export function defaultPolicy(): Array<{ plural: string; namespace: string; obj:
   ];
 }
 
-/** Creates the default policy objects that do not exist (a data directory keeps what a user changed). */
-export function bootstrapPolicy(reg: Registry): number {
+/**
+ * Creates the default policy objects that do not exist (a data directory keeps what a user changed); how many it
+ * created, or a promise of it on a store that waits (etcd), where they are all sent at once.
+ */
+export function bootstrapPolicy(reg: Registry): number | Promise<number> {
   const defs = new Map<string, ResourceDef>();
   let created = 0;
+  const writes: Array<Promise<void>> = [];
   for (const { plural, namespace, obj } of defaultPolicy()) {
     let def = defs.get(plural);
     if (!def) {
@@ -77,12 +81,16 @@ export function bootstrapPolicy(reg: Registry): number {
       defs.set(plural, def);
     }
     if (reg.getStored(storageKey(def), namespace, obj.metadata.name ?? '')) continue;
-    try {
-      reg.create(def, namespace, obj);
-      created++;
-    } catch (e) {
+    const refused = (e: unknown) => {
       if (!(e instanceof ApiError && (e.code === 409 || e.code === 404))) throw e;
+    };
+    try {
+      const r = reg.createOrWait(def, namespace, obj, { webhooks: false });
+      if (r instanceof Promise) writes.push(r.then(() => void created++, refused));
+      else created++;
+    } catch (e) {
+      refused(e);
     }
   }
-  return created;
+  return writes.length ? Promise.all(writes).then(() => created) : created;
 }

@@ -197,29 +197,30 @@ function localAPIServices(reg: Registry): KObject[] {
  * this server manages, deletes managed ones whose group version is no longer served. Call it again whenever
  * the served resources change (custom resources).
  */
-export function syncLocalAPIServices(reg: Registry): void {
+/** Done when it returns, or a promise on a store that waits (etcd). */
+export function syncLocalAPIServices(reg: Registry): void | Promise<void> {
   const key = storageKey(apiServices);
   const want = localAPIServices(reg);
   const names = new Set(want.map((o) => o.metadata.name));
-  const tolerate = (e: unknown) => {
-    if (!(e instanceof ApiError && (e.code === 404 || e.code === 409))) throw e;
+  const writes: Array<Promise<unknown>> = [];
+  const tolerate = (write: () => unknown) => {
+    const caught = (e: unknown) => {
+      if (!(e instanceof ApiError && (e.code === 404 || e.code === 409))) throw e;
+    };
+    try {
+      const r = write();
+      if (r instanceof Promise) writes.push(r.catch(caught));
+    } catch (e) {
+      caught(e);
+    }
   };
   for (const o of want) {
     const cur = reg.getStored(key, '', o.metadata.name ?? '');
-    try {
-      if (!cur) reg.create(apiServices, '', o);
-      else if (JSON.stringify(cur.spec) !== JSON.stringify(o.spec)) reg.guaranteedUpdate(apiServices, '', o.metadata.name ?? '', (c) => ({ ...c, spec: o.spec }), {});
-    } catch (e) {
-      tolerate(e);
-    }
+    if (!cur) tolerate(() => reg.createOrWait(apiServices, '', o, { webhooks: false }));
+    else if (JSON.stringify(cur.spec) !== JSON.stringify(o.spec)) tolerate(() => reg.updateOrWait(apiServices, '', o.metadata.name ?? '', (c) => ({ ...c, spec: o.spec }), { webhooks: false }));
   }
   for (const cur of reg.listStored(key)) {
-    if (cur.metadata.labels?.[autoManagedLabel] && !names.has(cur.metadata.name)) {
-      try {
-        reg.delete(apiServices, '', cur.metadata.name ?? '', {});
-      } catch (e) {
-        tolerate(e);
-      }
-    }
+    if (cur.metadata.labels?.[autoManagedLabel] && !names.has(cur.metadata.name)) tolerate(() => reg.deleteOrWait(apiServices, '', cur.metadata.name ?? '', { webhooks: false }));
   }
+  if (writes.length) return Promise.all(writes).then(() => undefined);
 }

@@ -1,8 +1,8 @@
 // Storage on etcd v3, shared with other Bonsai processes. Every object lives in an in-memory mirror fed by one etcd
-// watch of /registry/; reads are served from it. Writes are etcd transactions made synchronously (the main thread
-// blocks on the worker's answer, bounded by a timeout) and guarded by the key's mod_revision, so a stale mirror
-// gives Conflict and the registry's update loops retry. Watchers are told about changes in revision order, from the
-// watch stream only, so every process publishes the same sequence.
+// watch of /registry/ (the watch cache); reads are served from it. Writes are etcd transactions, asynchronous (many
+// in flight, the event loop never waits on etcd), guarded by the key's mod_revision, so a stale mirror gives
+// Conflict and the registry's update loops retry. Watchers are told about changes in revision order, from the watch
+// stream only, so every process publishes the same sequence.
 import type { KObject } from '../../machinery/types.js';
 import { StorageError } from '../errors.js';
 import { checkObjectSize } from '../limits.js';
@@ -12,10 +12,10 @@ import { WatchHub, type Change, type ChangeListener, type Trigger } from '../wat
 import { ChangeWindow } from './change-window.js';
 import { KeyLayout, registryRoot } from './keys.js';
 import { Mirror, rvOf } from './mirror.js';
+import { EtcdConnection, rangeEnd } from './connection.js';
 import type { KV, Notice, Reply, Request, TxnKind, WatchEvent } from './protocol.js';
 import { resync } from './resync.js';
 import { RevisionWaiters } from './revision-waiters.js';
-import { WorkerChannel } from './worker-channel.js';
 
 export { parseEtcdUrl } from './endpoints.js';
 
@@ -28,7 +28,7 @@ export interface EtcdStoreOptions {
   retainChanges?: number;
   /** Recent changes kept in memory for watches from an older revision (default 100,000). */
   windowSize?: number;
-  /** How long a write may block waiting for etcd (ms, default 10,000). */
+  /** etcd's deadline for each call (ms, default 10,000). */
   timeoutMs?: number;
   now?: () => number;
   log?: (message: string) => void;
@@ -53,9 +53,9 @@ export class EtcdStore implements Storage {
   readonly hub = new WatchHub();
   now: () => number;
   private readonly layout: KeyLayout;
-  private readonly channel: WorkerChannel;
+  private readonly channel: EtcdConnection;
   private readonly mirror = new Mirror();
-  private readonly window: ChangeWindow;
+  private window: ChangeWindow;
   private readonly retain: number;
   private readonly timeoutMs: number;
   private readonly log: (message: string) => void;
@@ -77,31 +77,38 @@ export class EtcdStore implements Storage {
   private readonly waiters: RevisionWaiters;
   private closed = false;
 
-  constructor(opts: EtcdStoreOptions) {
+  /** Connects, loads every object into the mirror and starts watching from the revision read. */
+  static async open(opts: EtcdStoreOptions): Promise<EtcdStore> {
+    const store = new EtcdStore(opts);
+    try {
+      store.rev = store.published = store.lastEvent = await store.load();
+    } catch (err) {
+      store.channel.close();
+      throw err;
+    }
+    store.window = new ChangeWindow(opts.windowSize ?? 100_000, store.rev);
+    store.channel.control({ op: 'watch', from: store.rev + 1 });
+    return store;
+  }
+
+  private constructor(opts: EtcdStoreOptions) {
     this.layout = new KeyLayout(opts.builtins);
     this.retain = opts.retainChanges ?? 100_000;
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.now = opts.now ?? Date.now;
     this.log = opts.log ?? ((m) => process.emitWarning(m));
     this.waiters = new RevisionWaiters(() => this.published, this.timeoutMs);
-    this.channel = new WorkerChannel({ hosts: opts.endpoints, prefix: registryRoot, syncTimeoutMs: this.timeoutMs, onNotice: (n) => this.onNotice(n) });
-    try {
-      this.rev = this.published = this.lastEvent = this.load();
-    } catch (err) {
-      void this.channel.close();
-      throw err;
-    }
-    this.window = new ChangeWindow(opts.windowSize ?? 100_000, this.rev);
-    this.channel.control({ op: 'watch', from: this.rev + 1 });
+    this.window = new ChangeWindow(opts.windowSize ?? 100_000, 0);
+    this.channel = new EtcdConnection({ hosts: opts.endpoints, prefix: registryRoot, callTimeoutMs: this.timeoutMs, onNotice: (n) => this.onNotice(n) });
   }
 
   /** Ranges the whole prefix at one revision (the newest when 0), a page at a time; returns that revision. */
-  private rangeAll(at: number, visit: (kv: KV) => void): number {
+  private async rangeAll(at: number, visit: (kv: KV) => void): Promise<number> {
     let revision = at;
     let from = registryRoot;
-    const end = rangeEndOf(registryRoot);
+    const end = rangeEnd(registryRoot);
     for (;;) {
-      const r = this.sync(this.channel.callSync({ op: 'range', key: from, end, revision: revision || undefined, limit: pageSize }));
+      const r = this.sync(await this.channel.call({ op: 'range', key: from, end, revision: revision || undefined, limit: pageSize }));
       if (!revision) revision = r.revision;
       const kvs = r.kvs ?? [];
       for (const kv of kvs) visit(kv);
@@ -111,7 +118,7 @@ export class EtcdStore implements Storage {
   }
 
   /** Loads every object into the mirror; returns the revision read at. */
-  private load(): number {
+  private load(): Promise<number> {
     return this.rangeAll(0, (kv) => {
       const p = this.layout.parse(kv.key);
       const obj = p && this.decode(kv);
@@ -170,24 +177,18 @@ export class EtcdStore implements Storage {
     return this.mirror.resources();
   }
 
-  create(resource: string, obj: KObject): KObject {
-    return this.finish(this.prepare('create', resource, obj, 0, undefined), (req) => this.channel.callSync(req));
+  // Every write waits for etcd: the registry sends them through asyncWrites. These are never called (see Storage).
+  create(resource: string): KObject {
+    throw synchronousWrite(resource);
+  }
+  update(resource: string): KObject {
+    throw synchronousWrite(resource);
+  }
+  delete(resource: string): KObject {
+    throw synchronousWrite(resource);
   }
 
-  update(resource: string, obj: KObject, expectedRv?: number): KObject {
-    const cur = this.current(resource, obj.metadata.namespace ?? '', obj.metadata.name ?? '', expectedRv);
-    return this.finish(this.prepare('update', resource, obj, rvOf(cur), cur), (req) => this.channel.callSync(req));
-  }
-
-  delete(resource: string, namespace: string, name: string, expectedRv?: number): KObject {
-    const cur = this.current(resource, namespace, name, expectedRv);
-    return this.finish(this.prepare('delete', resource, cur, rvOf(cur), cur), (req) => this.channel.callSync(req));
-  }
-
-  /**
-   * The same writes without blocking: each transaction is sent to etcd and answered when etcd has; many are in
-   * flight at once (the API server's requests, whose handlers can wait).
-   */
+  /** Each transaction is sent to etcd and answered when etcd has; many are in flight at once. */
   readonly asyncWrites = {
     create: (resource: string, obj: KObject): Promise<KObject> => this.later(() => this.prepare('create', resource, obj, 0, undefined)),
     update: (resource: string, obj: KObject, expectedRv?: number): Promise<KObject> => this.later(() => {
@@ -211,7 +212,7 @@ export class EtcdStore implements Storage {
     this.inflight.set(key, w);
     return this.channel.call(w.req).then((reply) => {
       if (this.inflight.get(key) === w) this.inflight.delete(key);
-      return this.finish(w, () => reply);
+      return this.finish(w, reply);
     });
   }
 
@@ -246,10 +247,10 @@ export class EtcdStore implements Storage {
     return { kind, resource, namespace, name, stored, previous, req: { op: 'txn', kind, key, value, expect } };
   }
 
-  /** Sends the write's transaction with `send` and applies etcd's answer to the mirror (or throws its refusal). */
-  private finish(w: PreparedWrite, send: (req: Request) => Reply): KObject {
+  /** Applies etcd's answer to the write's transaction to the mirror (or throws its refusal). */
+  private finish(w: PreparedWrite, reply: Reply): KObject {
     const { kind, resource, namespace, name, stored, previous } = w;
-    const r = this.sync(send(w.req));
+    const r = this.sync(reply);
     if (!r.succeeded) {
       // Bring the mirror up to what etcd holds, so the caller's retry starts from it.
       const cur = r.current;
@@ -271,7 +272,7 @@ export class EtcdStore implements Storage {
     return object;
   }
 
-  private onNotice(n: Exclude<Notice, { kind: 'reply' }>): void {
+  private onNotice(n: Notice): void {
     if (this.closed) return;
     switch (n.kind) {
       case 'events':
@@ -282,8 +283,6 @@ export class EtcdStore implements Storage {
         return this.relist(n.message);
       case 'log':
         return this.log(n.message);
-      case 'closed':
-        return;
     }
   }
 
@@ -350,15 +349,17 @@ export class EtcdStore implements Storage {
    */
   private relist(reason: string): void {
     this.log(`etcd watch lost (${reason}); relisting`);
-    let revision: number;
-    let changes: Change[];
-    try {
-      ({ revision, changes } = resync({ mirror: this.mirror, layout: this.layout, decode: (kv) => this.decode(kv), rangeAll: (visit) => this.rangeAll(0, visit) }));
-    } catch (err) {
-      this.log(`etcd relist failed (${err instanceof Error ? err.message : String(err)}); retrying`);
-      setTimeout(() => this.relist(reason), 1000).unref();
-      return;
-    }
+    resync({ mirror: this.mirror, layout: this.layout, decode: (kv) => this.decode(kv), rangeAll: (visit) => this.rangeAll(0, visit) })
+      .then((r) => this.relisted(r.revision, r.changes), (err: unknown) => {
+        if (this.closed) return;
+        this.log(`etcd relist failed (${err instanceof Error ? err.message : String(err)}); retrying`);
+        setTimeout(() => this.relist(reason), 1000).unref();
+      });
+  }
+
+  /** The relist's outcome: watchers are told what differs, and the watch goes on from its revision. */
+  private relisted(revision: number, changes: Change[]): void {
+    if (this.closed) return;
     this.local.clear();
     this.published = this.rev = Math.max(this.published, revision);
     this.lastEvent = Math.max(this.lastEvent, revision);
@@ -415,13 +416,16 @@ export class EtcdStore implements Storage {
     this.lastMark = this.published;
     const target = retain !== undefined ? this.published - retain : Math.max(mark, this.published - this.retain);
     if (target <= this.compacted || this.closed) return this.compacted;
-    const r = this.channel.callSync({ op: 'compact', revision: target });
-    if (!r.ok && !r.compacted) {
-      this.log(`etcd compaction to ${target} failed: ${r.error}`);
-      return this.compacted;
-    }
-    // Another process may have compacted further already ("required revision has been compacted"): fine.
+    // Watches from before the target are Expired from now on; etcd is asked in the background (a failure is logged,
+    // and the next tick tries again from where it stands).
+    const before = this.compacted;
     this.compacted = target;
+    void this.channel.call({ op: 'compact', revision: target }).then((r) => {
+      // Another process may have compacted further already ("required revision has been compacted"): fine.
+      if (r.ok || r.compacted || this.closed) return;
+      this.log(`etcd compaction to ${target} failed: ${r.error}`);
+      if (this.compacted === target) this.compacted = before;
+    });
     return target;
   }
 
@@ -430,12 +434,13 @@ export class EtcdStore implements Storage {
     this.closed = true;
     this.hub.clear();
     this.waiters.releaseAll();
-    void this.channel.close();
+    this.channel.close();
   }
 }
 
-function rangeEndOf(prefix: string): string {
-  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+/** A write made without waiting: a defect of the caller, as every writer goes through asyncWrites on etcd. */
+function synchronousWrite(resource: string): Error {
+  return new Error(`etcd: a write of ${resource} was made without waiting for etcd; writes go through asyncWrites`);
 }
 
 function ident(obj: KObject): { namespace: string; name: string } {

@@ -1,16 +1,5 @@
-// Messages between the etcd store (main thread) and its worker (which owns the gRPC client). Keys and values
-// travel as strings (UTF-8), revisions as numbers (etcd revisions stay far below 2^53).
-
-export interface WorkerInit {
-  hosts: string[];
-  /** Int32Array(1) the worker sets to 1 and notifies after posting a synchronous reply on `replyPort`. */
-  flag: SharedArrayBuffer;
-  replyPort: MessagePort;
-  /** Prefix watched into the main thread's mirror. */
-  prefix: string;
-  /** etcd's per-call deadline (ms). */
-  callTimeoutMs: number;
-}
+// What the etcd store asks its connection (connection.ts) and what comes back. Keys and values are strings (UTF-8),
+// revisions numbers (etcd revisions stay far below 2^53).
 
 export type TxnKind = 'create' | 'update' | 'delete';
 
@@ -20,14 +9,6 @@ export type Request =
   | { op: 'range'; key: string; end: string; revision?: number; limit: number; keysOnly?: boolean }
   | { op: 'revision' }
   | { op: 'compact'; revision: number };
-
-/** A request; the main thread posts them in arrays (the calls of one turn of its event loop). */
-export interface Envelope {
-  id: number;
-  /** Answered on the reply port (the main thread blocks on the flag) or, when false, by a 'reply' message. */
-  sync: boolean;
-  req: Request;
-}
 
 export interface KV {
   key: string;
@@ -46,15 +27,13 @@ export interface WatchEvent {
   prev?: KV;
 }
 
-/** Control messages to the worker (no reply). */
-export type Control = { op: 'watch'; from: number } | { op: 'progress' } | { op: 'close' };
+/** Instructions for the connection's watch (no reply). */
+export type Control = { op: 'watch'; from: number } | { op: 'progress' };
 
-/** Messages from the worker on its parent port, posted in arrays (what one turn of the worker's loop produced). */
+/** What the connection tells the store, in order (what one turn of the event loop brought, together). */
 export type Notice =
-  | { kind: 'reply'; id: number; reply: Reply }
   | { kind: 'events'; revision: number; events: WatchEvent[] }
   /** `requested`: the answer to a progress request (etcd 3.4 before 3.4.25 may send it ahead of pending events). */
   | { kind: 'progress'; revision: number; requested: boolean }
   | { kind: 'watch-lost'; compacted: number; message: string }
-  | { kind: 'log'; message: string }
-  | { kind: 'closed' };
+  | { kind: 'log'; message: string };

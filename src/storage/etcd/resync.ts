@@ -10,15 +10,19 @@ export interface ResyncSource {
   mirror: Mirror;
   layout: KeyLayout;
   decode(kv: KV): KObject | undefined;
-  /** Ranges every key at the newest revision, calling `visit` for each; returns the revision. Throws on failure. */
-  rangeAll(visit: (kv: KV) => void): number;
+  /** Ranges every key at the newest revision, calling `visit` for each; resolves with the revision, or rejects. */
+  rangeAll(visit: (kv: KV) => void): Promise<number>;
 }
 
-export function resync(src: ResyncSource): { revision: number; changes: Change[] } {
+/**
+ * Reads everything again. The pages are read at one revision; writes of this process answered meanwhile are newer
+ * than it, and the watch restarted from it brings them again.
+ */
+export async function resync(src: ResyncSource): Promise<{ revision: number; changes: Change[] }> {
   const { mirror, layout } = src;
   const seen = new Set<KObject>();
   const found: Array<{ resource: string; obj: KObject; cur: KObject | undefined }> = [];
-  const revision = src.rangeAll((kv) => {
+  const revision = await src.rangeAll((kv) => {
     const p = layout.parse(kv.key);
     const cur = p && mirror.get(p.resource, p.namespace, p.name);
     if (cur && rvOf(cur) === kv.mod) seen.add(cur);

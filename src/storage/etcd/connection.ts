@@ -1,0 +1,191 @@
+// The etcd store's connection: the etcd3 gRPC client in this thread, every call asynchronous (many in flight, none
+// blocking the event loop), and the one watch of the registry prefix, reopened from the last revision seen when its
+// stream fails. What the watch brings during one turn of the event loop reaches the store as one batch of notices.
+import { Etcd3, type IKeyValue, type IWatchResponse } from 'etcd3';
+import type { Control, KV, Notice, Reply, Request, WatchEvent } from './protocol.js';
+
+export interface ConnectionOptions {
+  hosts: string[];
+  /** Prefix watched into the store's mirror. */
+  prefix: string;
+  /** etcd's deadline for each call (ms). */
+  callTimeoutMs: number;
+  onNotice: (n: Notice) => void;
+}
+
+/** Bound on calls in flight (each holds a promise and a deadline). */
+const maxInFlight = 10_000;
+
+const kvOf = (kv: IKeyValue): KV => ({ key: kv.key.toString(), value: kv.value.toString(), mod: Number(kv.mod_revision), create: Number(kv.create_revision) });
+
+/** The end of a prefix range: the prefix with its last byte incremented. */
+export function rangeEnd(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
+
+export class EtcdConnection {
+  private readonly client: Etcd3;
+  private closed = false;
+  private inFlight = 0;
+  /** Notices of this turn, delivered together (back-to-back watch responses merged into one). */
+  private outbox: Notice[] = [];
+  private stream: Awaited<ReturnType<Etcd3['watchClient']['watch']>> | undefined;
+  private nextRev = 0;
+  private retry: NodeJS.Timeout | undefined;
+  /** Bumped for every stream opened, so a dead stream's late callbacks are ignored. */
+  private generation = 0;
+
+  constructor(private readonly opts: ConnectionOptions) {
+    this.client = new Etcd3({ hosts: opts.hosts, dialTimeout: opts.callTimeoutMs });
+  }
+
+  private post(n: Notice): void {
+    if (!this.outbox.length) setImmediate(() => this.flush());
+    const last = this.outbox[this.outbox.length - 1];
+    if (n.kind === 'events' && last?.kind === 'events') {
+      last.events.push(...n.events);
+      last.revision = n.revision;
+    } else this.outbox.push(n);
+  }
+
+  private flush(): void {
+    const batch = this.outbox;
+    this.outbox = [];
+    for (const n of batch) this.opts.onNotice(n);
+  }
+
+  /** Sends `req`; resolves with etcd's answer, or a failed Reply (closed, too many in flight, deadline passed, refused). */
+  async call(req: Request): Promise<Reply> {
+    if (this.closed) return { ok: false, error: 'the etcd client is closed' };
+    if (this.inFlight >= maxInFlight) return { ok: false, error: 'too many etcd calls in flight' };
+    this.inFlight++;
+    try {
+      return await this.handle(req);
+    } catch (err) {
+      const text = err instanceof Error ? err.message : String(err);
+      return { ok: false, error: text, compacted: /compacted/.test(text) };
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private async handle(req: Request): Promise<Reply> {
+    const kv = this.client.kv;
+    const deadline = { deadline: Date.now() + this.opts.callTimeoutMs };
+    switch (req.op) {
+      case 'txn': {
+        const key = Buffer.from(req.key);
+        const compare = req.kind === 'create'
+          ? { key, target: 'Create', result: 'Equal', create_revision: '0' }
+          : { key, target: 'Mod', result: 'Equal', mod_revision: String(req.expect ?? 0) };
+        const success = req.kind === 'delete' ? { request_delete_range: { key } } : { request_put: { key, value: Buffer.from(req.value ?? '') } };
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the generated request types take enum names as strings at run time
+        const res = await kv.txn({ compare: [compare], success: [success], failure: [{ request_range: { key } }] } as any, deadline);
+        const revision = Number(res.header.revision);
+        if (res.succeeded) return { ok: true, revision, succeeded: true };
+        const found = res.responses[0]?.response_range?.kvs?.[0];
+        return { ok: true, revision, succeeded: false, current: found ? kvOf(found) : undefined };
+      }
+      case 'range': {
+        const res = await kv.range({ key: Buffer.from(req.key), range_end: Buffer.from(req.end), revision: req.revision ? String(req.revision) : undefined, limit: String(req.limit), keys_only: req.keysOnly }, deadline);
+        return { ok: true, revision: Number(res.header.revision), kvs: res.kvs.map(kvOf), more: res.more };
+      }
+      case 'revision': {
+        // Any range answers with etcd's current revision; one key (the prefix itself, which holds nothing) is a single
+        // index lookup, where counting the prefix walks every key under it.
+        const res = await kv.range({ key: Buffer.from(this.opts.prefix), keys_only: true, limit: '1' }, deadline);
+        return { ok: true, revision: Number(res.header.revision) };
+      }
+      case 'compact': {
+        const res = await kv.compact({ revision: String(req.revision), physical: false }, deadline);
+        return { ok: true, revision: Number(res.header.revision) };
+      }
+    }
+  }
+
+  control(c: Control): void {
+    if (this.closed) return;
+    switch (c.op) {
+      case 'watch':
+        this.dropStream();
+        this.nextRev = c.from;
+        void this.openWatch();
+        return;
+      case 'progress':
+        try {
+          void this.stream?.write({ progress_request: {} });
+        } catch {
+          /* a reconnect is under way */
+        }
+        return;
+    }
+  }
+
+  private dropStream(): void {
+    this.generation++;
+    const dead = this.stream;
+    this.stream = undefined;
+    try {
+      dead?.cancel();
+    } catch {
+      /* gone already */
+    }
+  }
+
+  private async openWatch(): Promise<void> {
+    if (this.closed) return;
+    const gen = ++this.generation;
+    try {
+      const s = await this.client.watchClient.watch();
+      if (gen !== this.generation || this.closed) return void s.cancel();
+      this.stream = s;
+      s.on('data', (res: IWatchResponse) => gen === this.generation && this.onWatch(res));
+      s.on('error', (err: Error) => gen === this.generation && this.lost(err.message));
+      s.on('end', () => gen === this.generation && this.lost('the watch stream ended'));
+      void s.write({ create_request: { key: Buffer.from(this.opts.prefix), range_end: Buffer.from(rangeEnd(this.opts.prefix)), start_revision: String(this.nextRev), progress_notify: true, prev_kv: true } });
+    } catch (err) {
+      if (gen === this.generation) this.lost(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  private lost(message: string): void {
+    if (this.closed || this.retry) return;
+    this.generation++;
+    this.stream = undefined;
+    this.post({ kind: 'log', message: `etcd watch interrupted (${message}); reconnecting from revision ${this.nextRev}` });
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      void this.openWatch();
+    }, 500);
+    this.retry.unref();
+  }
+
+  private onWatch(res: IWatchResponse): void {
+    const revision = Number(res.header.revision);
+    if (res.canceled || Number(res.compact_revision) > 0) {
+      // The store relists, then asks for a new watch.
+      this.dropStream();
+      this.post({ kind: 'watch-lost', compacted: Number(res.compact_revision), message: res.cancel_reason || 'the watch was canceled' });
+      return;
+    }
+    if (res.created) return;
+    if (!res.events.length) {
+      // Periodic notifications carry the watch's id; answers to a progress request carry -1 (no single watch).
+      this.post({ kind: 'progress', revision, requested: Number(res.watch_id) < 0 });
+      return;
+    }
+    const events: WatchEvent[] = res.events.map((e) => ({ type: e.type === 'Delete' || String(e.type) === 'DELETE' || String(e.type) === '1' ? 'DELETE' : 'PUT', kv: kvOf(e.kv), prev: e.prev_kv ? kvOf(e.prev_kv) : undefined }));
+    this.nextRev = events[events.length - 1].kv.mod + 1;
+    this.post({ kind: 'events', revision, events });
+  }
+
+  /** Closes the watch and the client; calls made after it answer as failed. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.retry) clearTimeout(this.retry);
+    this.dropStream();
+    this.outbox = [];
+    this.client.close();
+  }
+}
