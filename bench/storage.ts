@@ -62,7 +62,12 @@ async function crossProcessWatch(etcd: EtcdHandle, writes: number, perSec: numbe
   try {
     const [urlA, urlB] = [await a.ready, await b.ready];
     const arrivals = new Map<number, number>();
-    const watch = await readingWatch(urlB, `${podsPath}?watch=true&allowWatchBookmarks=false`, (rv, t) => arrivals.set(rv, t));
+    // As an informer watches: from the resourceVersion of a list, so the stream carries changes only, not the initial
+    // state of the pods the figures before this one left in etcd (which a watch without one sends first).
+    const listed = await fetch(`${urlB}${podsPath}?limit=1`, { headers: { accept: 'application/json' } });
+    const listRv = ((await listed.json()) as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion ?? '';
+    if (!listRv) throw new Error(`the list through the second process gave no resourceVersion (${listed.status})`);
+    const watch = await readingWatch(urlB, `${podsPath}?watch=true&allowWatchBookmarks=false&resourceVersion=${listRv}`, (rv, t) => arrivals.set(rv, t));
     const p = pool(urlA, 1);
     const sent: Array<{ rv: number; t: number }> = [];
     try {
