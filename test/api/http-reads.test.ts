@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { startBonsai, type Bonsai } from '../../src/main.js';
 import { assertStatus, client, openWatch, testStorage, type Watch } from './http.js';
 import { within } from '../helpers/wait.js';
+import { eventually } from '../helpers/kubectl.js';
 
 const NS = 'reads';
 const CMS = `/api/v1/namespaces/${NS}/configmaps`;
@@ -28,6 +29,9 @@ describe('HTTP semantics: lists, watches and tables', () => {
     b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', compactEveryMs: 0, cluster: { nodes: 0 }, addons: [], ...storage.options });
     const r = await req('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
     assert.equal(r.status, 201);
+    // The root CA publisher puts kube-root-ca.crt into every new namespace, once the cluster's CA is made: the watches
+    // below must see only the tests' own ConfigMaps, so it is there first.
+    await eventually(async () => (await req('GET', `${CMS}/kube-root-ca.crt`)).status === 200, 20_000, 'kube-root-ca.crt in the namespace');
   });
   after(async () => {
     for (const w of watches) w.close();
