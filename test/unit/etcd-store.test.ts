@@ -110,7 +110,10 @@ test('consistent reads through a third store see every write of two others, and 
     if (i % 10 === 5) {
       await reader.consistentRead({ resource: 'core/configmaps', namespace: 'default', name: `burst-${i}` });
       assert.ok(reader.get('core/configmaps', 'default', `burst-${i}`), `burst-${i} visible after a read of it`);
-      await (i % 2 ? w1 : w2).asyncWrites.delete('core/configmaps', 'default', `burst-${i - 1}`);
+      // The other writer made it: the deleting store reads it first (its watch may not have brought it yet).
+      const deleter = i % 2 ? w1 : w2;
+      await deleter.consistentRead({ resource: 'core/configmaps', namespace: 'default', name: `burst-${i - 1}` });
+      await deleter.asyncWrites.delete('core/configmaps', 'default', `burst-${i - 1}`);
       await reader.consistentRead({ resource: 'core/configmaps', namespace: 'default', name: `burst-${i - 1}` });
       assert.equal(reader.get('core/configmaps', 'default', `burst-${i - 1}`), undefined, `burst-${i - 1} gone after a read of it`);
     }
