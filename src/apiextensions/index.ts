@@ -1,5 +1,6 @@
 // The apiextensions part of the API server: CustomResourceDefinitions are served like any kind (see crd-resource.ts);
 // this starts the loop that turns each one into a served resource, and keeps APIServices in step.
+import { promised } from '../util/steps.js';
 import type { Registry } from '../registry/registry.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -34,13 +35,7 @@ export function startApiExtensions(reg: Registry, clock: Clock, log: Logger): { 
     setImmediate(() => {
       pending = false;
       if (stopped) return;
-      const failed = (err: unknown) => log.warn({ err }, 'updating the APIServices failed');
-      try {
-        const r = syncLocalAPIServices(reg);
-        if (r instanceof Promise) r.catch(failed);
-      } catch (err) {
-        failed(err);
-      }
+      promised(() => syncLocalAPIServices(reg)).catch((err: unknown) => log.warn({ err }, 'updating the APIServices failed'));
     });
   });
   const openapi = customOpenApiOf(reg);

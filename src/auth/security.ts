@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { StrategyRegistry } from '../registry/resource.js';
 import type { KObject } from '../machinery/types.js';
 import { rfc3339 } from '../util/clock.js';
+import { promised } from '../util/steps.js';
 import { ServerSlot, type ServerStateHolder } from '../util/server-slot.js';
 import { keyStoreFor, MemoryKeyStore, type KeyStore } from './pki/key-store.js';
 import { Pki } from './pki/pki.js';
@@ -42,17 +43,12 @@ function registryLookup(reg: StrategyRegistry): ObjectLookup {
       if (last === today || last === tomorrow) return;
       const def = reg.find('', 'v1', 'secrets');
       if (!def) return;
-      // Deleted meanwhile: the next use finds out.
-      const ignore = () => undefined;
-      try {
-        const r = reg.updateOrWait(def, secret.metadata.namespace ?? '', secret.metadata.name ?? '', (cur) => {
-          cur.metadata.labels = { ...(cur.metadata.labels ?? {}), [lastUsedLabel]: today };
-          return cur;
-        }, { webhooks: false });
-        if (r instanceof Promise) r.catch(ignore);
-      } catch {
-        ignore();
-      }
+      promised(() => reg.updateOrWait(def, secret.metadata.namespace ?? '', secret.metadata.name ?? '', (cur) => {
+        cur.metadata.labels = { ...(cur.metadata.labels ?? {}), [lastUsedLabel]: today };
+        return cur;
+      }, { webhooks: false })).catch(() => {
+        /* deleted meanwhile: the next use finds out */
+      });
     },
   };
 }

@@ -168,7 +168,7 @@ export class Registry {
   }
 
   /** Runs a write of a component view and records it in the audit log (when there is one). */
-  audited<T>(verb: string, def: ResourceDef, namespace: string, name: string, subresource: string | undefined, okCode: number, write: () => T, objectOf: (r: Awaited<T>) => KObject): T {
+  private audited<T>(verb: string, def: ResourceDef, namespace: string, name: string, subresource: string | undefined, okCode: number, write: () => T, objectOf: (r: Awaited<T>) => KObject): T {
     const sink = this.componentAudit;
     if (!sink || !this.component || !this.actor) return write();
     const started = sink.now();
@@ -245,7 +245,7 @@ export class Registry {
     return watchObjects(this, def, namespace, opts, sink);
   }
 
-  /** A create that never waits: the server's own objects (bootstrap, built-in APIServices), which no webhook sees upstream either. */
+  /** A never-waiting create (see below, before `update`). */
   create(def: ResourceDef, namespace: string, obj: KObject, opts: WriteOptions = {}): KObject {
     if (opts.audit === false) return runSync(createSteps(this, def, namespace, obj, opts));
     return this.audited(opts.audit?.verb ?? 'create', def, namespace, obj.metadata?.name ?? '', opts.audit?.subresource ?? opts.subresource, 201,

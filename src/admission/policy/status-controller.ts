@@ -5,6 +5,7 @@ import type { Registry } from '../../registry/registry.js';
 import type { KObject } from '../../machinery/types.js';
 import { ApiError } from '../../machinery/errors.js';
 import type { Logger } from '../../util/logger.js';
+import { promised } from '../../util/steps.js';
 
 const policiesKey = 'admissionregistration.k8s.io/validatingadmissionpolicies';
 
@@ -27,12 +28,7 @@ export function startPolicyStatus(reg: Registry, log: Logger): { stop(): void } 
     const failed = (err: unknown) => {
       if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) log.warn({ err, policy: name }, 'writing the policy status failed');
     };
-    try {
-      const r = reg.updateOrWait(def, '', name, (o): KObject => ({ ...o, status: { ...(o.status as object), observedGeneration: o.metadata.generation, typeChecking: {} } }), { subresource: 'status', webhooks: false });
-      if (r instanceof Promise) r.catch(failed);
-    } catch (err) {
-      failed(err);
-    }
+    promised(() => reg.updateOrWait(def, '', name, (o): KObject => ({ ...o, status: { ...(o.status as object), observedGeneration: o.metadata.generation, typeChecking: {} } }), { subresource: 'status', webhooks: false })).catch(failed);
   };
   const enqueue = (name: string) => {
     if (queued.has(name)) return;
