@@ -35,22 +35,28 @@ function verbAllowed(def: ResourceDef, verb: string): boolean {
   return (def.verbs ?? allVerbs).includes(verb);
 }
 
-function respondObject(reg: Registry, req: FastifyRequest, reply: FastifyReply, def: ResourceDef, version: string, obj: KObject, code = 200): void {
+/**
+ * Sends `obj` in the requested form. `stored`: the object is the store's own, unchanged (a GET), so the text the store
+ * keeps of it may be sent; otherwise only a write's own pending text is (a dry run's result shares its stored object's
+ * resourceVersion, not its text).
+ */
+function respondObject(reg: Registry, req: FastifyRequest, reply: FastifyReply, def: ResourceDef, version: string, obj: KObject, code = 200, stored = false): void {
   const fmt = outputFormat(req.headers.accept);
   const q = query(req);
   if (fmt === 'table') reply.code(code).send(tableBody(def, version, [obj], { resourceVersion: obj.metadata.resourceVersion }, str(q, 'includeObject'), true, reg.clock.now()));
   else if (fmt === 'partial') reply.code(code).send(partialBody(served(def, version, obj)));
   else {
     const s = served(def, version, obj);
-    const json = s === obj ? reg.pendingText(obj) : undefined;
+    // A text at hand is cheaper to send than serializing the object again.
+    const json = s !== obj ? undefined : stored ? reg.textOf(def)(obj) : reg.pendingText(obj);
     if (json) reply.code(code).type('application/json').send(json);
     else reply.code(code).send(s);
   }
 }
 
 /** respondObject, once a CRD's conversion webhook has converted the object when `version` is not the stored one. */
-function respond(reg: Registry, req: FastifyRequest, reply: FastifyReply, def: ResourceDef, version: string, obj: KObject, code = 200): void | Promise<void> {
-  if (!needsConversion(def, version)) return respondObject(reg, req, reply, def, version, obj, code);
+function respond(reg: Registry, req: FastifyRequest, reply: FastifyReply, def: ResourceDef, version: string, obj: KObject, code = 200, stored = false): void | Promise<void> {
+  if (!needsConversion(def, version)) return respondObject(reg, req, reply, def, version, obj, code, stored);
   const warnings: string[] = [];
   return convertedForRead(reg, def, version, [obj], warnings).then(([c]) => {
     sendWarnings(reply, warnings);
@@ -166,7 +172,7 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
   switch (method) {
     case 'GET': {
       if (!verbAllowed(def, 'get')) throw methodNotAllowed();
-      return respond(reg, req, reply, def, version, reg.get(def, ns ?? '', name, str(q, 'resourceVersion')));
+      return respond(reg, req, reply, def, version, reg.get(def, ns ?? '', name, str(q, 'resourceVersion')), 200, true);
     }
     case 'PUT': {
       if (!verbAllowed(def, 'update')) throw methodNotAllowed();

@@ -12,6 +12,17 @@ const volumePrefix = 'kube-api-access-';
 /** The characters Kubernetes' generated name suffixes use (no vowels, no look-alikes). */
 const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
 
+/** Five random characters of the alphabet, drawn with one call (27^5 is far below randomInt's 2^48 limit). */
+function randomSuffix(): string {
+  let n = randomInt(alphabet.length ** 5);
+  let out = '';
+  for (let i = 0; i < 5; i++) {
+    out += alphabet[n % alphabet.length];
+    n = Math.floor(n / alphabet.length);
+  }
+  return out;
+}
+
 function tokenVolume(name: string): Volume {
   return {
     name,
@@ -37,7 +48,7 @@ export function mountServiceAccountToken(pod: Pod, accountAutomounts: (serviceAc
   // Admission runs before validation: entries that are not objects are left for validation to refuse.
   const volumes: unknown[] = Array.isArray(spec.volumes) ? spec.volumes : [];
   const existing = volumes.find((v): v is Volume => isRecord(v) && typeof v.name === 'string' && v.name.startsWith(volumePrefix));
-  const name = existing?.name ?? volumePrefix + Array.from({ length: 5 }, () => alphabet[randomInt(alphabet.length)]).join('');
+  const name = existing?.name ?? volumePrefix + randomSuffix();
   const mount: VolumeMount = { name, readOnly: true, mountPath: tokenMountPath };
   let needed = false;
   const lists: unknown[] = [spec.initContainers ?? [], spec.containers ?? []];

@@ -54,16 +54,23 @@ function nonResourceRuleMatches(r: NonResourcePolicyRule, a: RequestAttributes):
   return false;
 }
 
+/** Whether one of `items` matches (a loop: every request is classified, and closures cost garbage). */
+function anyMatches<T>(items: readonly T[] | undefined, a: RequestAttributes, matches: (item: T, a: RequestAttributes) => boolean): boolean {
+  if (!items) return false;
+  for (const item of items) if (matches(item, a)) return true;
+  return false;
+}
+
 function rulesMatch(rules: PolicyRulesWithSubjects, a: RequestAttributes): boolean {
   // Stored objects passed validation; the guards keep one odd object (another version's, on a shared store) harmless.
-  if (!(rules.subjects ?? []).some((s) => subjectMatches(s, a))) return false;
-  if (a.resourceRequest) return (rules.resourceRules ?? []).some((r) => resourceRuleMatches(r, a));
-  return (rules.nonResourceRules ?? []).some((r) => nonResourceRuleMatches(r, a));
+  if (!anyMatches(rules.subjects, a, subjectMatches)) return false;
+  if (a.resourceRequest) return anyMatches(rules.resourceRules, a, resourceRuleMatches);
+  return anyMatches(rules.nonResourceRules, a, nonResourceRuleMatches);
 }
 
 /** Whether the schema matches the request. */
 export function flowSchemaMatches(fs: FlowSchema, a: RequestAttributes): boolean {
-  return (fs.spec.rules ?? []).some((r) => rulesMatch(r, a));
+  return anyMatches(fs.spec.rules, a, rulesMatch);
 }
 
 /** The flow a request belongs to within its schema: its user, its namespace, or none. */

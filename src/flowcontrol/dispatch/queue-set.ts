@@ -10,6 +10,8 @@ import { dealHand, flowHash } from './shuffle-shard.js';
 
 /** Upstream's estimate of a request's service time before it ends (seconds). */
 const estimatedServiceSeconds = 0.003;
+/** How many flows' hands a level remembers before it deals them again. */
+const maxRememberedHands = 4096;
 
 export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out' | 'cancelled';
 
@@ -200,10 +202,26 @@ export class QueueSet {
   }
 
   /** The least loaded queue of the flow's hand (seats waiting and executing; the first of equals). */
+  /** The hand each flow was dealt for the current queues and hand size (bounded: flows are as many as users). */
+  private hands = new Map<string, number[]>();
+  private handsFor = '';
+
+  private handOf(t: Ticket): number[] {
+    const deck = `${this.queues.length}/${this.config.handSize}`;
+    if (deck !== this.handsFor || this.hands.size >= maxRememberedHands) {
+      this.hands.clear();
+      this.handsFor = deck;
+    }
+    const flow = `${t.flowSchema}\u0000${t.distinguisher}`;
+    let hand = this.hands.get(flow);
+    if (!hand) this.hands.set(flow, (hand = dealHand(flowHash(t.flowSchema, t.distinguisher), this.queues.length, this.config.handSize)));
+    return hand;
+  }
+
   private choose(t: Ticket): Queue {
     let best: Queue | undefined;
     let bestLoad = Infinity;
-    for (const i of dealHand(flowHash(t.flowSchema, t.distinguisher), this.queues.length, this.config.handSize)) {
+    for (const i of this.handOf(t)) {
       const q = this.queues[i];
       const load = q.waitingSeats() + q.seatsInUse;
       if (load < bestLoad) {
