@@ -3,6 +3,8 @@
 // stream fails. What the watch brings during one turn of the event loop reaches the store as one batch of notices.
 import { Etcd3, type IKeyValue, type IWatchResponse } from 'etcd3';
 import type { Control, KV, Notice, Reply, Request, WatchEvent } from './protocol.js';
+import { GrpcUnary } from './grpc-unary.js';
+import { decodeCompaction, decodeRange, decodeTxn, encodeCompaction, encodeRange, encodeTxn } from './kv-messages.js';
 
 export interface ConnectionOptions {
   hosts: string[];
@@ -24,7 +26,10 @@ export function rangeEnd(prefix: string): string {
 }
 
 export class EtcdConnection {
+  /** The watch stream's client. */
   private readonly client: Etcd3;
+  /** Transactions, ranges and compactions. */
+  private readonly unary: GrpcUnary;
   private closed = false;
   private inFlight = 0;
   /** Notices of this turn, delivered together (back-to-back watch responses merged into one). */
@@ -37,6 +42,7 @@ export class EtcdConnection {
 
   constructor(private readonly opts: ConnectionOptions) {
     this.client = new Etcd3({ hosts: opts.hosts, dialTimeout: opts.callTimeoutMs });
+    this.unary = new GrpcUnary(opts.hosts);
   }
 
   private post(n: Notice): void {
@@ -70,35 +76,25 @@ export class EtcdConnection {
   }
 
   private async handle(req: Request): Promise<Reply> {
-    const kv = this.client.kv;
-    const deadline = { deadline: Date.now() + this.opts.callTimeoutMs };
+    const timeout = this.opts.callTimeoutMs;
     switch (req.op) {
       case 'txn': {
-        const key = Buffer.from(req.key);
-        const compare = req.kind === 'create'
-          ? { key, target: 'Create', result: 'Equal', create_revision: '0' }
-          : { key, target: 'Mod', result: 'Equal', mod_revision: String(req.expect ?? 0) };
-        const success = req.kind === 'delete' ? { request_delete_range: { key } } : { request_put: { key, value: Buffer.from(req.value ?? '') } };
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the generated request types take enum names as strings at run time
-        const res = await kv.txn({ compare: [compare], success: [success], failure: [{ request_range: { key } }] } as any, deadline);
-        const revision = Number(res.header.revision);
-        if (res.succeeded) return { ok: true, revision, succeeded: true };
-        const found = res.responses[0]?.response_range?.kvs?.[0];
-        return { ok: true, revision, succeeded: false, current: found ? kvOf(found) : undefined };
+        const r = decodeTxn(await this.unary.call('/etcdserverpb.KV/Txn', encodeTxn(req.kind, req.key, req.value, req.expect), timeout));
+        return r.succeeded ? { ok: true, revision: r.revision, succeeded: true } : { ok: true, revision: r.revision, succeeded: false, current: r.current };
       }
       case 'range': {
-        const res = await kv.range({ key: Buffer.from(req.key), range_end: Buffer.from(req.end), revision: req.revision ? String(req.revision) : undefined, limit: String(req.limit), keys_only: req.keysOnly }, deadline);
-        return { ok: true, revision: Number(res.header.revision), kvs: res.kvs.map(kvOf), more: res.more };
+        const r = decodeRange(await this.unary.call('/etcdserverpb.KV/Range', encodeRange({ key: req.key, end: req.end, limit: req.limit, revision: req.revision, keysOnly: req.keysOnly }), timeout));
+        return { ok: true, revision: r.revision, kvs: r.kvs, more: r.more };
       }
       case 'revision': {
         // Any range answers with etcd's current revision; one key (the prefix itself, which holds nothing) is a single
         // index lookup, where counting the prefix walks every key under it.
-        const res = await kv.range({ key: Buffer.from(this.opts.prefix), keys_only: true, limit: '1' }, deadline);
-        return { ok: true, revision: Number(res.header.revision) };
+        const r = decodeRange(await this.unary.call('/etcdserverpb.KV/Range', encodeRange({ key: this.opts.prefix, keysOnly: true, limit: 1 }), timeout));
+        return { ok: true, revision: r.revision };
       }
       case 'compact': {
-        const res = await kv.compact({ revision: String(req.revision), physical: false }, deadline);
-        return { ok: true, revision: Number(res.header.revision) };
+        const r = decodeCompaction(await this.unary.call('/etcdserverpb.KV/Compact', encodeCompaction(req.revision), timeout));
+        return { ok: true, revision: r.revision };
       }
     }
   }
@@ -187,5 +183,6 @@ export class EtcdConnection {
     this.dropStream();
     this.outbox = [];
     this.client.close();
+    this.unary.close();
   }
 }

@@ -1,0 +1,116 @@
+// The messages of etcd's KV service the store's calls use (Txn, Range, Compact), in protobuf, encoded and decoded
+// with protobufjs from the subset of etcd's `etcdserverpb` / `mvccpb` schema below (field names and numbers are
+// etcd's API). protobufjs is loaded, and the schema parsed, on the first call.
+import { createRequire } from 'node:module';
+import type { Type } from 'protobufjs';
+import type { KV, TxnKind } from './protocol.js';
+
+const schema = `
+syntax = "proto3";
+package etcdserverpb;
+message ResponseHeader { uint64 cluster_id = 1; uint64 member_id = 2; int64 revision = 3; uint64 raft_term = 4; }
+message KeyValue { bytes key = 1; int64 create_revision = 2; int64 mod_revision = 3; int64 version = 4; bytes value = 5; int64 lease = 6; }
+message RangeRequest { bytes key = 1; bytes range_end = 2; int64 limit = 3; int64 revision = 4; bool serializable = 7; bool keys_only = 8; }
+message RangeResponse { ResponseHeader header = 1; repeated KeyValue kvs = 2; bool more = 3; int64 count = 4; }
+message PutRequest { bytes key = 1; bytes value = 2; }
+message DeleteRangeRequest { bytes key = 1; bytes range_end = 2; }
+message RequestOp { oneof request { RangeRequest request_range = 1; PutRequest request_put = 2; DeleteRangeRequest request_delete_range = 3; } }
+message ResponseOp { oneof response { RangeResponse response_range = 1; } }
+message Compare {
+  enum CompareResult { EQUAL = 0; GREATER = 1; LESS = 2; NOT_EQUAL = 3; }
+  enum CompareTarget { VERSION = 0; CREATE = 1; MOD = 2; VALUE = 3; LEASE = 4; }
+  CompareResult result = 1; CompareTarget target = 2; bytes key = 3;
+  oneof target_union { int64 version = 4; int64 create_revision = 5; int64 mod_revision = 6; }
+}
+message TxnRequest { repeated Compare compare = 1; repeated RequestOp success = 2; repeated RequestOp failure = 3; }
+message TxnResponse { ResponseHeader header = 1; bool succeeded = 2; repeated ResponseOp responses = 3; }
+message CompactionRequest { int64 revision = 1; bool physical = 2; }
+message CompactionResponse { ResponseHeader header = 1; }
+`;
+
+interface Types {
+  txnRequest: Type;
+  txnResponse: Type;
+  rangeRequest: Type;
+  rangeResponse: Type;
+  compactionRequest: Type;
+  compactionResponse: Type;
+}
+
+let types: Types | undefined;
+
+function load(): Types {
+  if (types) return types;
+  const pb = createRequire(import.meta.url)('protobufjs') as typeof import('protobufjs');
+  const root = pb.parse(schema, { keepCase: true }).root;
+  const t = (name: string) => root.lookupType(`etcdserverpb.${name}`);
+  types = {
+    txnRequest: t('TxnRequest'), txnResponse: t('TxnResponse'), rangeRequest: t('RangeRequest'), rangeResponse: t('RangeResponse'),
+    compactionRequest: t('CompactionRequest'), compactionResponse: t('CompactionResponse'),
+  };
+  return types;
+}
+
+/** An int64 as decoded (a number, or a Long when protobufjs has one), as a number (revisions stay far below 2^53). */
+function num(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (typeof v === 'object' && v !== null && typeof (v as { toNumber?: unknown }).toNumber === 'function') return (v as { toNumber(): number }).toNumber();
+  return Number(v ?? 0);
+}
+
+interface WireKV { key?: Uint8Array; value?: Uint8Array; mod_revision?: unknown; create_revision?: unknown }
+interface WireHeader { revision?: unknown }
+
+/** UTF-8 text of a bytes field (protobufjs gives an absent one as an empty array). */
+function text(b: Uint8Array | undefined): string {
+  if (!b || b.length === 0) return '';
+  return Buffer.isBuffer(b) ? b.toString() : Buffer.from(b).toString();
+}
+
+function kvOf(kv: WireKV): KV {
+  return { key: text(kv.key), value: text(kv.value), mod: num(kv.mod_revision), create: num(kv.create_revision) };
+}
+
+/** A write as one transaction: the key must not exist (create) or be at revision `expect`; else its current value. */
+export function encodeTxn(kind: TxnKind, key: string, value: string | undefined, expect: number | undefined): Uint8Array {
+  const t = load();
+  const k = Buffer.from(key);
+  const compare = kind === 'create'
+    ? { key: k, target: 1, result: 0, create_revision: 0 }
+    : { key: k, target: 2, result: 0, mod_revision: expect ?? 0 };
+  const success = kind === 'delete' ? { request_delete_range: { key: k } } : { request_put: { key: k, value: Buffer.from(value ?? '') } };
+  return t.txnRequest.encode(t.txnRequest.fromObject({ compare: [compare], success: [success], failure: [{ request_range: { key: k } }] })).finish();
+}
+
+export function decodeTxn(buf: Uint8Array): { revision: number; succeeded: boolean; current?: KV } {
+  const t = load();
+  const r = t.txnResponse.decode(buf) as { header?: WireHeader; succeeded?: boolean; responses?: { response_range?: { kvs?: WireKV[] } }[] };
+  const found = r.responses?.[0]?.response_range?.kvs?.[0];
+  return { revision: num(r.header?.revision), succeeded: !!r.succeeded, current: found ? kvOf(found) : undefined };
+}
+
+export interface RangeOptions { key: string; end?: string; limit?: number; revision?: number; keysOnly?: boolean }
+
+export function encodeRange(o: RangeOptions): Uint8Array {
+  const t = load();
+  return t.rangeRequest.encode(t.rangeRequest.fromObject({
+    key: Buffer.from(o.key), range_end: o.end === undefined ? undefined : Buffer.from(o.end), limit: o.limit ?? 0, revision: o.revision ?? 0, keys_only: !!o.keysOnly,
+  })).finish();
+}
+
+export function decodeRange(buf: Uint8Array): { revision: number; kvs: KV[]; more: boolean } {
+  const t = load();
+  const r = t.rangeResponse.decode(buf) as { header?: WireHeader; kvs?: WireKV[]; more?: boolean };
+  return { revision: num(r.header?.revision), kvs: (r.kvs ?? []).map(kvOf), more: !!r.more };
+}
+
+export function encodeCompaction(revision: number): Uint8Array {
+  const t = load();
+  return t.compactionRequest.encode(t.compactionRequest.fromObject({ revision, physical: false })).finish();
+}
+
+export function decodeCompaction(buf: Uint8Array): { revision: number } {
+  const t = load();
+  const r = t.compactionResponse.decode(buf) as { header?: WireHeader };
+  return { revision: num(r.header?.revision) };
+}
