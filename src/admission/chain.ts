@@ -4,7 +4,7 @@
 import type { AdmissionAttributes, AdmissionPlugin } from './types.js';
 import type { Steps } from '../util/steps.js';
 
-export { drive, runSync, type Steps, type Wait } from '../util/steps.js';
+export { drive, runSync, settled, type Steps, type Wait } from '../util/steps.js';
 
 const isPromise = (v: unknown): v is Promise<unknown> => typeof (v as { then?: unknown } | undefined)?.then === 'function';
 

@@ -23,8 +23,8 @@ import { checkReadRevision, listObjects, watchObjects, type ListOptions, type Li
 
 export type { WriteOptions, DeleteOptions, ListOptions, ListResult, WatchOptions, WatchSink };
 
-/** The steps' options of a write that may wait: for the store, and for webhooks unless it is the server's own. */
-const waiting = <O extends { webhooks?: false }>(opts: O): O & { canWait: boolean; storeWait: true } => ({ ...opts, canWait: opts.webhooks !== false, storeWait: true });
+/** The steps' options of a write that may wait: for webhooks unless it is the server's own (and for a store that must). */
+const waiting = <O extends { webhooks?: false }>(opts: O): O & { canWait: boolean } => ({ ...opts, canWait: opts.webhooks !== false });
 
 export class Registry {
   private readonly byGVR = new Map<string, ResourceDef>();
@@ -299,7 +299,7 @@ export class Registry {
   // reviewed the subresource's create), the bootstrap objects (bootstrap.ts), the built-in APIServices
   // (resources/apiservices.ts), the CRD and admission-policy status controllers (apiextensions/crd-controller.ts,
   // admission/policy/status-controller.ts) and a legacy token's last-used label (auth/security.ts). The never-waiting
-  // writes below are for tests and tools on SQLite: on etcd every write waits for the store, and they throw.
+  // writes below are for tests and tools on SQLite: on etcd every write waits for the store.
 
   /** A never-waiting update (see above). */
   update(def: ResourceDef, namespace: string, name: string, obj: KObject, opts: WriteOptions = {}): KObject {
