@@ -56,7 +56,7 @@ function validate(reg: Registry, def: ResourceDef, obj: KObject, old: KObject | 
   if (errors.length) throw invalid(def.kind, def.group, obj.metadata.name ?? '', errors);
 }
 
-/** What admission sees of a write. `canWait` is set by the driver that awaits the steps. */
+/** What admission sees of a write. `canWait` is set by the registry (false for the server's own writes). */
 export function admissionAttributes(reg: Registry, def: ResourceDef, operation: AdmissionOperation, namespace: string, name: string,
   object: KObject | undefined, oldObject: KObject | undefined, opts: OperationOptionsInput & { subresource?: string; warnings?: string[]; version?: string; canWait?: boolean }): AdmissionAttributes {
   const version = opts.version ?? def.version;
