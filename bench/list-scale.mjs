@@ -71,11 +71,11 @@ const reg = b.registry;
 const nsDef = reg.find('', 'v1', 'namespaces');
 const podDef = reg.find('', 'v1', 'pods');
 const namespaces = 50;
-for (let i = 0; i < namespaces; i++) reg.create(nsDef, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: `ns-${i}` } });
+for (let i = 0; i < namespaces; i++) await reg.create(nsDef, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: `ns-${i}` } });
 const t0 = performance.now();
 for (let i = 0; i < n; i++) {
   const ns = `ns-${i % namespaces}`;
-  reg.create(podDef, ns, {
+  await reg.create(podDef, ns, {
     apiVersion: 'v1', kind: 'Pod',
     metadata: { name: `web-${i.toString().padStart(6, '0')}-abcde`, namespace: ns, labels: { app: `web-${i % 1000}`, 'pod-template-hash': '5d8f7c9b6d', tier: 'frontend' } },
     spec: { nodeName: `node-${i % 5000}`, containers: [{ name: 'web', image: 'registry.k8s.io/nginx:1.27', ports: [{ containerPort: 80 }], resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } }, env: [{ name: 'MODE', value: 'production' }] }] },

@@ -7,7 +7,7 @@ import { listBudgetOf } from '../dist/src/api/list-stream.js';
 const n = Number(process.argv[2] ?? 30000), clients = Number(process.argv[3] ?? 300);
 const b = await startBonsai({ port: 0, data: ':memory:', logLevel: 'silent', cluster: { nodes: 0 }, addons: [], controllers: [''] });
 const reg = b.registry; const podDef = reg.find('', 'v1', 'pods');
-for (let i = 0; i < n; i++) reg.create(podDef, 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: `p-${i}` }, spec: { nodeName: 'x', containers: [{ name: 'c', image: 'nginx' }] } });
+for (let i = 0; i < n; i++) await reg.create(podDef, 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: `p-${i}` }, spec: { nodeName: 'x', containers: [{ name: 'c', image: 'nginx' }] } });
 await b.store.committed();
 global.gc?.(); const base = process.memoryUsage().heapUsed;
 const url = new URL(b.url); const socks = []; let refused = 0; let answered = 0;

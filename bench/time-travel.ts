@@ -49,8 +49,8 @@ export async function timeTravelFigure(totalChanges = 100_000, runs = 20): Promi
     const s = b.store;
     const start = s.revision();
     for (let i = 0; i < 500; i++) {
-      s.create('apps/deployments', workload('Deployment', i, 10));
-      s.create('apps/replicasets', workload('ReplicaSet', i, 10));
+      await s.create('apps/deployments', workload('Deployment', i, 10));
+      await s.create('apps/replicasets', workload('ReplicaSet', i, 10));
     }
     // A rolling window of live pods: create, update a few times, delete.
     const live = new Map<number, number>();
@@ -60,18 +60,18 @@ export async function timeTravelFigure(totalChanges = 100_000, runs = 20): Promi
       const r = turn++ % 10;
       if (live.size < 5000 || r === 0) {
         live.set(next, 0);
-        s.create('core/pods', pod(next, 0));
+        await s.create('core/pods', pod(next, 0));
         next++;
       } else if (r < 8) {
         const i = next - 1 - ((turn * 7919) % live.size);
         const gen = live.get(i);
         if (gen === undefined) continue;
         live.set(i, gen + 1);
-        s.update('core/pods', pod(i, gen + 1));
+        await s.update('core/pods', pod(i, gen + 1));
       } else {
         const oldest = live.keys().next().value as number;
         live.delete(oldest);
-        s.delete('core/pods', `ns-${oldest % 10}`, pod(oldest, 0).metadata.name ?? '');
+        await s.delete('core/pods', `ns-${oldest % 10}`, pod(oldest, 0).metadata.name ?? '');
       }
       if (turn % 2000 === 0) await s.committed();
     }

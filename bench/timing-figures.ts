@@ -13,7 +13,7 @@ async function virtualTwoHoursMs(): Promise<number> {
   try {
     b.clock.pause();
     const pods = b.registry.find('', 'v1', 'pods')!;
-    b.registry.create(pods, 'default', {
+    await b.registry.create(pods, 'default', {
       apiVersion: 'v1', kind: 'Pod', metadata: { name: 'sleeper' },
       spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['sleep', '3600'] }] },
     });

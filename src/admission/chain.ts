@@ -1,10 +1,10 @@
-// Runs admission plugins in order, as one pipeline with two drivers: the write pipeline is a generator that yields
-// whenever a plugin has to wait (a webhook call); the API server's request path awaits those, in-process writers
-// that cannot wait run the same steps synchronously (plugins that would wait skip themselves: `canWait` is false).
+// Runs admission plugins in order, in the write pipeline: a generator that yields whenever a plugin has to wait (a
+// webhook call), which its driver awaits. The server's own writes call no webhook (`canWait` is false: plugins that
+// would wait skip themselves), so nothing of admission waits for them.
 import type { AdmissionAttributes, AdmissionPlugin } from './types.js';
 import type { Steps } from '../util/steps.js';
 
-export { drive, runSync, type Steps, type Wait } from '../util/steps.js';
+export { drive, settled, type Steps, type Wait } from '../util/steps.js';
 
 const isPromise = (v: unknown): v is Promise<unknown> => typeof (v as { then?: unknown } | undefined)?.then === 'function';
 

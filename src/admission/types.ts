@@ -47,8 +47,8 @@ export interface AdmissionAttributes {
   /** What plugins read of the server the write goes through (namespaces, params, configurations, ...). */
   registry: AdmissionServer;
   /**
-   * False when the write cannot wait (an in-process write through the synchronous API): plugins that need to wait
-   * for something outside the process (webhooks) skip themselves. True on the API server's request path.
+   * False for the server's own writes (`webhooks: false`, see registry.ts): plugins that need to wait for something
+   * outside the process (webhooks) skip themselves. True for every other write, from the API or in-process.
    */
   canWait: boolean;
 }

@@ -59,12 +59,12 @@ export async function handlePatch(reg: Registry, def: ResourceDef, version: stri
       const obj = applyServerSideApply(undefined, { ...applied, metadata: { ...applied.metadata, name } }, gvk, ssa);
       if (needsConversion(def, version)) {
         const stored = await convertedForWrite(reg, def, toStorage(def, version, obj), warnings);
-        return { object: await reg.createOrWait(def, namespace, stored, { ...applyOpts, version: def.version }), created: true };
+        return { object: await reg.create(def, namespace, stored, { ...applyOpts, version: def.version }), created: true };
       }
-      return { object: await reg.createOrWait(def, namespace, toStorage(def, version, obj), applyOpts), created: true };
+      return { object: await reg.create(def, namespace, toStorage(def, version, obj), applyOpts), created: true };
     }
     if (needsConversion(def, version)) return patchConverted(reg, def, version, ns, name, (cur) => applyServerSideApply(cur, applied, gvk, ssa), applyOpts);
-    const object = await reg.updateOrWait(def, namespace, name, (cur) => toStorage(def, version, applyServerSideApply(served(def, version, cur), applied, gvk, ssa)), applyOpts);
+    const object = await reg.update(def, namespace, name, (cur) => toStorage(def, version, applyServerSideApply(served(def, version, cur), applied, gvk, ssa)), applyOpts);
     return { object, created: false };
   }
 
@@ -81,7 +81,7 @@ export async function handlePatch(reg: Registry, def: ResourceDef, version: stri
   // As kube-apiserver does, a result the store finds too large is tried once more without its managedFields (which
   // can be large); the second refusal stands. Apply keeps them: they are what it is about.
   let tracked = false;
-  const update = (dropManagedFields: boolean) => reg.updateOrWait(def, namespace, name, (cur) => {
+  const update = (dropManagedFields: boolean) => reg.update(def, namespace, name, (cur) => {
     const patched = applyPatch(type, served(def, version, cur), patch, gvk);
     if (type === 'strategic') checkPatchedStrategic(def, version, patched, patch, mode, warnings);
     else checkPatchedJson(def, version, patched, mode, warnings);
@@ -112,5 +112,5 @@ async function patchConverted(reg: Registry, def: ResourceDef, version: string, 
   const changed = change(structuredClone(inVersion));
   if (changed.metadata.resourceVersion === undefined) changed.metadata.resourceVersion = current.metadata.resourceVersion;
   const stored = await convertedForWrite(reg, def, changed, opts.warnings);
-  return { object: await reg.updateOrWait(def, ns, name, () => stored, { ...opts, version: def.version }), created: false };
+  return { object: await reg.update(def, ns, name, () => stored, { ...opts, version: def.version }), created: false };
 }

@@ -24,7 +24,7 @@ import { convertedForRead, convertedForWrite, needsConversion } from './converte
 async function deleteEach(reg: Registry, def: ResourceDef, items: KObject[], opts: DeleteOptions & { warnings: string[] }): Promise<void> {
   for (const o of items) {
     try {
-      await reg.deleteOrWait(def, o.metadata.namespace ?? '', o.metadata.name ?? '', opts);
+      await reg.delete(def, o.metadata.namespace ?? '', o.metadata.name ?? '', opts);
     } catch (e) {
       if (!(e instanceof ApiError && e.code === 404)) throw e;
     }
@@ -138,13 +138,13 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
         };
         if (needsConversion(def, version)) {
           return convertedForWrite(reg, def, decoded, warnings)
-            .then((obj) => reg.createOrWait(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', warnings, owned: true, version: def.version }))
+            .then((obj) => reg.create(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', warnings, owned: true, version: def.version }))
             .then(done, (e) => withWarnings(reply, warnings, e));
         }
         const obj = decoded;
         let created: KObject | Promise<KObject>;
         try {
-          created = reg.createOrWait(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', warnings, owned: true, version });
+          created = reg.create(def, ns ?? '', obj, { dryRun: dryRun(q), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', warnings, owned: true, version });
         } catch (e) {
           return withWarnings(reply, warnings, e);
         }
@@ -179,7 +179,7 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
       checkWriteOptions(q, 'UpdateOptions');
       const decoded = decodeObject(reg, def, version, req, fieldValidation(q, 'UpdateOptions'), warnings);
       const writeVersion = needsConversion(def, version) ? def.version : version;
-      const write = (obj: KObject) => promised(() => reg.updateOrWait(def, ns ?? '', name, () => obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', warnings, version: writeVersion }));
+      const write = (obj: KObject) => promised(() => reg.update(def, ns ?? '', name, () => obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', warnings, version: writeVersion }));
       return (writeVersion === version ? write(decoded) : convertedForWrite(reg, def, decoded, warnings).then(write))
         .then((updated) => {
           sendWarnings(reply, warnings);
@@ -196,7 +196,7 @@ function handleLoaded(ctx: HandlerContext, def: ResourceDef, info: RequestInfo, 
     case 'DELETE': {
       if (!verbAllowed(def, 'delete')) throw methodNotAllowed();
       const opts = deleteOptions(q, parseBody(req.body as Buffer | undefined, req.headers['content-type']));
-      return promised(() => reg.deleteOrWait(def, ns ?? '', name, { ...opts, warnings })).then((r) => {
+      return promised(() => reg.delete(def, ns ?? '', name, { ...opts, warnings })).then((r) => {
         sendWarnings(reply, warnings);
         // 202 when the object stays (finalizers, graceful deletion) and the client asked for cascading deletion.
         const code = !r.deleted && opts.orphanDependents === false ? 202 : 200;

@@ -61,7 +61,7 @@ function handleScale(reg: Registry, def: ResourceDef, info: RequestInfo, req: Fa
   if (type === 'strategic' && def.noStrategicMerge) throw strategicMergeRefused();
   checkWriteOptions(q, req.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions', type);
   const warnings: string[] = [];
-  return promised(() => reg.updateOrWait(def, ns, name, (cur) => {
+  return promised(() => reg.update(def, ns, name, (cur) => {
     const scale = toScale(def, cur) as KObject;
     let next: KObject;
     if (req.method === 'PUT' || !type || type === 'apply') {
@@ -98,7 +98,7 @@ async function handleObjectPart(reg: Registry, def: ResourceDef, info: RequestIn
       const decoded = decodeObject(reg, def, info.version, req, fieldValidation(q, 'UpdateOptions'), warnings);
       const convert = needsConversion(def, info.version);
       const obj = convert ? await convertedForWrite(reg, def, decoded, warnings) : decoded;
-      out = await reg.updateOrWait(def, ns, name, () => obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', subresource: part, warnings, version: convert ? def.version : info.version });
+      out = await reg.update(def, ns, name, () => obj, { dryRun: dryRun(q, 'UpdateOptions'), fieldManager: str(q, 'fieldManager'), userAgent: req.headers['user-agent'] ?? '', subresource: part, warnings, version: convert ? def.version : info.version });
     } else if (req.method === 'PATCH') out = (await handlePatch(reg, def, info.version, ns, name, req, part, warnings)).object;
     else throw methodNotAllowed();
     if (needsConversion(def, info.version)) [out] = await convertedForRead(reg, def, info.version, [out], warnings);
@@ -118,7 +118,7 @@ async function handleFinalize(reg: Registry, def: ResourceDef, info: RequestInfo
   const warnings: string[] = [];
   let out: KObject;
   try {
-    out = await reg.updateOrWait(def, '', info.name ?? '', (cur) => ({ ...cur, spec }), { subresource: 'finalize', pure: true, userAgent: req.headers['user-agent'] ?? '', warnings, version: info.version });
+    out = await reg.update(def, '', info.name ?? '', (cur) => ({ ...cur, spec }), { subresource: 'finalize', pure: true, userAgent: req.headers['user-agent'] ?? '', warnings, version: info.version });
   } catch (e) {
     withWarnings(reply, warnings, e);
   }

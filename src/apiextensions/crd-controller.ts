@@ -127,7 +127,7 @@ export class CrdController {
       for (const o of items) {
         if (o.metadata.deletionTimestamp) continue;
         try {
-          await this.reg.deleteOrWait(def, o.metadata.namespace ?? '', o.metadata.name ?? '', { webhooks: false });
+          await this.reg.delete(def, o.metadata.namespace ?? '', o.metadata.name ?? '', { webhooks: false });
         } catch (e) {
           if (!(e instanceof ApiError && e.code === 404)) throw e;
         }
@@ -137,7 +137,7 @@ export class CrdController {
     this.watchedKeys.get(name)?.();
     this.watchedKeys.delete(name);
     this.unserve(name);
-    await this.reg.updateOrWait(this.crdDef(), '', name, (cur) => {
+    await this.reg.update(this.crdDef(), '', name, (cur) => {
       cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter((f) => f !== cleanupFinalizer);
       return cur;
     }, { webhooks: false });
@@ -153,7 +153,7 @@ export class CrdController {
     const next = { ...crd.status, ...status };
     if (!status.acceptedNames) next.acceptedNames = crd.status?.acceptedNames;
     if (JSON.stringify(next) === JSON.stringify(crd.status)) return;
-    await this.reg.updateOrWait(this.crdDef(), '', crd.metadata.name ?? '', (cur) => ({ ...cur, status: { ...(cur.status as object), ...status } } as KObject), { subresource: 'status', webhooks: false });
+    await this.reg.update(this.crdDef(), '', crd.metadata.name ?? '', (cur) => ({ ...cur, status: { ...(cur.status as object), ...status } } as KObject), { subresource: 'status', webhooks: false });
   }
 }
 

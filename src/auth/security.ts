@@ -43,7 +43,7 @@ function registryLookup(reg: StrategyRegistry): ObjectLookup {
       if (last === today || last === tomorrow) return;
       const def = reg.find('', 'v1', 'secrets');
       if (!def) return;
-      promised(() => reg.updateOrWait(def, secret.metadata.namespace ?? '', secret.metadata.name ?? '', (cur) => {
+      promised(() => reg.update(def, secret.metadata.namespace ?? '', secret.metadata.name ?? '', (cur) => {
         cur.metadata.labels = { ...(cur.metadata.labels ?? {}), [lastUsedLabel]: today };
         return cur;
       }, { webhooks: false })).catch(() => {

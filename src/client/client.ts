@@ -154,49 +154,50 @@ export class Client {
 
   /**
    * Creates through the whole pipeline, admission webhooks included, as every create is admitted upstream. The write
-   * itself happens before this returns when no webhook has to be called (so a later read in the same turn sees it);
-   * the Promise carries the stored object, or the refusal.
+   * itself happens before this returns when nothing has to wait (no webhook is called, the store applies writes in
+   * this process: a later read in the same turn sees it); the Promise carries the stored object, or the refusal.
    */
   create<R extends BuiltinRef>(res: R, namespace: string, obj: BuiltinResources[R], opts?: WriteOptions): Promise<BuiltinResources[R]>;
   create<T = KObject>(res: ResourceRef, namespace: string, obj: T, opts?: WriteOptions): Promise<T>;
   async create<T = KObject>(res: ResourceRef, namespace: string, obj: T, opts?: WriteOptions): Promise<T> {
-    return (await this.reg.createOrWait(this.resolver.def(res), namespace, obj as KObject, opts)) as T;
+    return (await this.reg.create(this.resolver.def(res), namespace, obj as KObject, opts)) as T;
   }
 
   // Updates and deletes go through the same pipeline as `create`, webhooks included: the write happens before the call
-  // returns when no webhook has to be called; the Promise carries the result, or the refusal (404, 409, 422, a
-  // webhook's denial), which the caller must handle.
+  // returns when nothing has to wait; the Promise carries the result, or the refusal (404, 409, 422, a webhook's
+  // denial), which the caller must handle.
 
   /** Replaces the object (its resourceVersion, when set, must be current). */
   update<R extends BuiltinRef>(res: R, namespace: string, name: string, obj: BuiltinResources[R], opts?: WriteOptions): Promise<BuiltinResources[R]>;
   update<T = KObject>(res: ResourceRef, namespace: string, name: string, obj: T, opts?: WriteOptions): Promise<T>;
   async update<T = KObject>(res: ResourceRef, namespace: string, name: string, obj: T, opts?: WriteOptions): Promise<T> {
-    return (await this.reg.updateOrWait(this.resolver.def(res), namespace, name, () => obj as KObject, opts)) as T;
+    return (await this.reg.update(this.resolver.def(res), namespace, name, () => obj as KObject, opts)) as T;
   }
 
   /** Replaces the object's status (the status subresource). */
   updateStatus<R extends BuiltinRef>(res: R, namespace: string, name: string, obj: BuiltinResources[R], opts?: WriteOptions): Promise<BuiltinResources[R]>;
   updateStatus<T = KObject>(res: ResourceRef, namespace: string, name: string, obj: T, opts?: WriteOptions): Promise<T>;
   async updateStatus<T = KObject>(res: ResourceRef, namespace: string, name: string, obj: T, opts?: WriteOptions): Promise<T> {
-    return (await this.reg.updateOrWait(this.resolver.def(res), namespace, name, () => obj as KObject, { ...opts, subresource: 'status' })) as T;
+    return (await this.reg.update(this.resolver.def(res), namespace, name, () => obj as KObject, { ...opts, subresource: 'status' })) as T;
   }
 
   /** Applies `mutate` to a copy of the current object and writes it back, retrying on conflicts. */
   async guaranteedUpdate<T = KObject>(res: ResourceRef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts?: WriteOptions): Promise<T> {
-    return (await this.reg.updateOrWait(this.resolver.def(res), namespace, name, mutate, opts)) as T;
+    return (await this.reg.update(this.resolver.def(res), namespace, name, mutate, opts)) as T;
   }
 
   /**
-   * As `guaranteedUpdate`, but answers at once (not a Promise; a refusal is thrown) when no admission plugin had to
-   * wait: for a writer whose next step must follow in the same turn (leader election's renewals, a kubelet's status
-   * report). Webhooks see the write all the same.
+   * As `guaranteedUpdate`, but answers as the registry's `update` does: at once (not a Promise; a refusal is thrown)
+   * when nothing had to wait (no webhook, a store that applies writes in this process), for a writer whose next step
+   * must follow in the same turn (leader election's renewals, a kubelet's status report). Webhooks see the write all
+   * the same.
    */
   updateNowOrWait<T = KObject>(res: ResourceRef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts?: WriteOptions): T | Promise<T> {
-    return this.reg.updateOrWait(this.resolver.def(res), namespace, name, mutate, opts) as T | Promise<T>;
+    return this.reg.update(this.resolver.def(res), namespace, name, mutate, opts) as T | Promise<T>;
   }
 
   async delete(res: ResourceRef, namespace: string, name: string, opts?: DeleteOptions): Promise<{ object: KObject; deleted: boolean }> {
-    return this.reg.deleteOrWait(this.resolver.def(res), namespace, name, opts);
+    return this.reg.delete(this.resolver.def(res), namespace, name, opts);
   }
 
   /**
@@ -207,7 +208,7 @@ export class Client {
     // An update of the finalize subresource through the whole pipeline (admission, validation, audit): the registry
     // removes the namespace when it leaves nothing holding it.
     try {
-      await this.reg.updateOrWait(this.resolver.def('v1/namespaces'), '', name, (cur) => ({ ...cur, spec: { finalizers } }), { subresource: 'finalize', pure: true });
+      await this.reg.update(this.resolver.def('v1/namespaces'), '', name, (cur) => ({ ...cur, spec: { finalizers } }), { subresource: 'finalize', pure: true });
     } catch (e) {
       if (!(e instanceof ApiError && e.code === 404)) throw e;
     }

@@ -17,7 +17,7 @@ function* ensure(reg: Registry, group: string, plural: string, namespace: string
   if (!def) return;
   if (reg.getStored(storageKey(def), def.namespaced ? namespace : '', obj.metadata.name ?? '')) return;
   try {
-    yield* settled(reg.createOrWait(def, namespace, obj, { webhooks: false }));
+    yield* settled(reg.create(def, namespace, obj, { webhooks: false }));
   } catch (e) {
     if (!(e instanceof ApiError && e.code === 409)) throw e;
   }

@@ -6,9 +6,8 @@ import { maxObjectDepth } from '../machinery/depth-limits.js';
 import { rfc3339 } from '../util/clock.js';
 import { storageKey, type ResourceDef } from './resource.js';
 import type { RegistryCore as Registry } from './registry-core.js';
-import { admitNow, type Steps } from '../admission/chain.js';
-import { admissionAttributes, storeWrites } from './write.js';
-import type { AsyncWrites } from '../storage/storage.js';
+import { admitNow, settled, type Steps } from '../admission/chain.js';
+import { admissionAttributes } from './write.js';
 
 export interface DeleteOptions {
   /** false: the server's own delete, no admission webhook is called (see WriteOptions). */
@@ -37,7 +36,7 @@ function podGrace(def: ResourceDef, obj: KObject, opts: DeleteOptions): number {
   return Math.max(0, opts.gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30);
 }
 
-export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { canWait?: boolean; storeWait?: boolean; warnings?: string[] }): Steps<{ object: KObject; deleted: boolean }> {
+export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { canWait?: boolean; warnings?: string[] }): Steps<{ object: KObject; deleted: boolean }> {
   const key = storageKey(def);
   const ns = def.namespaced ? namespace : '';
   const cur = reg.getStored(key, ns, name);
@@ -61,8 +60,7 @@ export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string,
     return yield* deleteSteps(reg, def, namespace, name, opts);
   }
   const now = reg.clock.now();
-  const later = storeWrites(reg, opts);
-  if (def.group === '' && def.plural === 'namespaces') return yield* terminateNamespace(reg, def, cur, opts, now, later);
+  if (def.group === '' && def.plural === 'namespaces') return yield* terminateNamespace(reg, def, cur, opts, now);
 
   const policy = opts.propagationPolicy ?? (opts.orphanDependents === true ? 'Orphan' : opts.orphanDependents === false ? 'Background' : def.defaultPropagation ?? 'Background');
   const finalizers = [...(cur.metadata.finalizers ?? [])];
@@ -86,25 +84,25 @@ export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string,
     if (finalizers.length) m.finalizers = finalizers;
     if (opts.dryRun) return { object: next, deleted: false };
     if (jsonEqual(m, cur.metadata, maxObjectDepth)) return { object: cur, deleted: false };
-    return { object: later ? ((yield later.update(key, next)) as KObject) : reg.store.update(key, next), deleted: false };
+    return { object: yield* settled(reg.store.update(key, next)), deleted: false };
   }
   if (opts.dryRun) return { object: cur, deleted: true };
-  const gone = later ? ((yield later.delete(key, ns, name)) as KObject) : reg.store.delete(key, ns, name);
+  const gone = yield* settled(reg.store.delete(key, ns, name));
   def.afterDelete?.(gone, reg.ctx());
   return { object: gone, deleted: true };
 }
 
-function* terminateNamespace(reg: Registry, def: ResourceDef, cur: KObject, opts: DeleteOptions, now: Date, later: AsyncWrites | undefined): Steps<{ object: KObject; deleted: boolean }> {
+function* terminateNamespace(reg: Registry, def: ResourceDef, cur: KObject, opts: DeleteOptions, now: Date): Steps<{ object: KObject; deleted: boolean }> {
   const specFinalizers = (cur.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [];
   const key = storageKey(def);
   if (!specFinalizers.length && !cur.metadata.finalizers?.length) {
     if (opts.dryRun) return { object: cur, deleted: true };
     const name = cur.metadata.name ?? '';
-    return { object: later ? ((yield later.delete(key, '', name)) as KObject) : reg.store.delete(key, '', name), deleted: true };
+    return { object: yield* settled(reg.store.delete(key, '', name)), deleted: true };
   }
   if (cur.metadata.deletionTimestamp) return { object: cur, deleted: false };
   const next: KObject = { ...cur, metadata: { ...cur.metadata, deletionTimestamp: rfc3339(now), deletionGracePeriodSeconds: 0 } };
   next.status = { ...(cur.status as object), phase: 'Terminating' };
   if (opts.dryRun) return { object: next, deleted: false };
-  return { object: later ? ((yield later.update(key, next)) as KObject) : reg.store.update(key, next), deleted: false };
+  return { object: yield* settled(reg.store.update(key, next)), deleted: false };
 }

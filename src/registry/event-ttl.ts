@@ -144,8 +144,8 @@ export class EventTtl {
       const failed = (err: unknown) => this.log?.debug({ err, event: `${key.namespace}/${key.name}` }, 'expiring an event failed');
       try {
         // A store that waits (etcd) is not waited for: the change comes back through the watch as any other.
-        if (store.asyncWrites) store.asyncWrites.delete(eventsKey, key.namespace, key.name, this.revs[i]).catch(failed);
-        else store.delete(eventsKey, key.namespace, key.name, this.revs[i]);
+        const gone = store.delete(eventsKey, key.namespace, key.name, this.revs[i]);
+        if (gone instanceof Promise) gone.catch(failed);
         deleted++;
       } catch (err) {
         failed(err);

@@ -30,7 +30,7 @@ export function bindPod(reg: Registry, namespace: string, name: string, binding:
   const def = reg.find('', 'v1', 'pods')!;
   const nodeName = target.name;
   const annotations = bindingAnnotations(binding);
-  return reg.updateOrWait(def, namespace, name, (cur) => {
+  return reg.update(def, namespace, name, (cur) => {
     // `cur` is a copy of the stored pod: it is changed in place and given to the write (`owned`).
     const spec = (cur.spec ?? {}) as { nodeName?: string; schedulingGates?: unknown[] };
     // Upstream answers what stops an assignment as a conflict on pods/binding.

@@ -31,7 +31,7 @@ function* spendDisruption(reg: Registry, pdb: PodDisruptionBudget, pod: Pod, dry
   if (dryRun) return;
   const def = reg.find('policy', 'v1', 'poddisruptionbudgets')!;
   const podName = pod.metadata?.name ?? '';
-  yield* settled(reg.updateOrWait(def, pdb.metadata?.namespace ?? '', pdb.metadata?.name ?? '', (cur) => {
+  yield* settled(reg.update(def, pdb.metadata?.namespace ?? '', pdb.metadata?.name ?? '', (cur) => {
     const status = { ...((cur.status ?? {}) as Record<string, unknown>) } as { disruptionsAllowed?: number; disruptedPods?: Record<string, string> };
     if ((status.disruptionsAllowed ?? 0) < 1) throw violation(cur as PodDisruptionBudget);
     status.disruptionsAllowed = (status.disruptionsAllowed ?? 0) - 1;
@@ -62,12 +62,12 @@ function* evictSteps(reg: Registry, namespace: string, name: string, opts: Delet
     if (matching[0]) yield* spendDisruption(reg, matching[0], pod, dryRun);
   }
   if (!dryRun && !opts.dryRun) yield* settled(markDisruptionTarget(reg, podDef, namespace, name, opts.preconditions?.uid));
-  yield* settled(reg.deleteOrWait(podDef, namespace, name, { ...opts, dryRun: dryRun || opts.dryRun, webhooks: false }));
+  yield* settled(reg.delete(podDef, namespace, name, { ...opts, dryRun: dryRun || opts.dryRun, webhooks: false }));
 }
 
 /** As kube-apiserver does before an allowed eviction deletes the pod: DisruptionTarget=True on the pod's status. */
 function markDisruptionTarget(reg: Registry, podDef: ResourceDef, namespace: string, name: string, uid: string | undefined): KObject | Promise<KObject> {
-  return reg.updateOrWait(podDef, namespace, name, (cur) => {
+  return reg.update(podDef, namespace, name, (cur) => {
     const pod = cur as Pod;
     if (uid && pod.metadata?.uid !== uid) return cur; // the delete's precondition reports the conflict
     const conds = (pod.status?.conditions ?? []).filter((c) => c.type !== 'DisruptionTarget');

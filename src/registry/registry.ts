@@ -15,7 +15,7 @@ import { servedVersions, storageKey, type ResourceDef, type StrategyContext } fr
 import { createSteps, RetryUpdate, updateSteps } from './write.js';
 import type { WriteOptions } from './write-options.js';
 import { deleteSteps, type DeleteOptions } from './delete.js';
-import { drive, runSync } from '../admission/chain.js';
+import { drive } from '../admission/chain.js';
 import type { AdmissionPlugin } from '../admission/types.js';
 import type { ExternalMetricsSource } from '../metrics-apis/sources.js';
 import { builtinAdmission } from '../admission/builtin/index.js';
@@ -23,8 +23,8 @@ import { checkReadRevision, listObjects, watchObjects, type ListOptions, type Li
 
 export type { WriteOptions, DeleteOptions, ListOptions, ListResult, WatchOptions, WatchSink };
 
-/** The steps' options of a write that may wait: for the store, and for webhooks unless it is the server's own. */
-const waiting = <O extends { webhooks?: false }>(opts: O): O & { canWait: boolean; storeWait: true } => ({ ...opts, canWait: opts.webhooks !== false, storeWait: true });
+/** The steps' options of a write: admission may wait (call webhooks) unless it is the server's own. */
+const waiting = <O extends { webhooks?: false }>(opts: O): O & { canWait: boolean } => ({ ...opts, canWait: opts.webhooks !== false });
 
 export class Registry {
   private readonly byGVR = new Map<string, ResourceDef>();
@@ -183,7 +183,7 @@ export class Registry {
     };
     try {
       const r = write();
-      // A write that waited for admission (createOrWait) is recorded when it settles.
+      // A write that waited (for admission or the store) is recorded when it settles.
       return (r instanceof Promise ? r.then(done, fail) : done(r as Awaited<T>)) as T;
     } catch (error) {
       return fail(error);
@@ -245,31 +245,32 @@ export class Registry {
     return watchObjects(this, def, namespace, opts, sink);
   }
 
-  /** A never-waiting create (see below, before `update`). */
-  create(def: ResourceDef, namespace: string, obj: KObject, opts: WriteOptions = {}): KObject {
-    if (opts.audit === false) return runSync(createSteps(this, def, namespace, obj, opts));
-    return this.audited(opts.audit?.verb ?? 'create', def, namespace, obj.metadata?.name ?? '', opts.audit?.subresource ?? opts.subresource, 201,
-      () => runSync(createSteps(this, def, namespace, obj, opts)), (r) => r);
-  }
+  // The three writes run the write pipeline (write.ts, delete.ts) as far as it can without waiting and answer at once
+  // (not a Promise; a refusal is thrown) when nothing had to: the common case on SQLite, where a later read in the
+  // same turn sees the write. They answer a Promise when something waited: an admission webhook, or a store that must
+  // ask another process (etcd). The API server's request path and every in-process writer (through the client) write
+  // this way; callers await the answer.
+  //
+  // The server's own writes pass `webhooks: false`: the pod's update or delete behind a binding or an eviction
+  // (registry/pod-binding.ts, pod-eviction.ts; upstream writes it past admission, which reviewed the subresource's
+  // create), the bootstrap objects (bootstrap.ts), the built-in APIServices (resources/apiservices.ts), the CRD and
+  // admission-policy status controllers (apiextensions/crd-controller.ts, admission/policy/status-controller.ts) and a
+  // legacy token's last-used label (auth/security.ts). They still wait for a store that must.
 
-  /**
-   * A create that lets admission wait (webhooks), answering at once when no plugin had to (a Promise only when one
-   * did): the API server's request path, and every in-process writer (through the client's `create`).
-   */
-  createOrWait(def: ResourceDef, namespace: string, obj: KObject, opts: WriteOptions = {}): KObject | Promise<KObject> {
+  /** Creates `obj` (see above). */
+  create(def: ResourceDef, namespace: string, obj: KObject, opts: WriteOptions = {}): KObject | Promise<KObject> {
     const steps = () => drive(createSteps(this, def, namespace, obj, waiting(opts)));
     if (opts.audit === false) return steps();
     return this.audited(opts.audit?.verb ?? 'create', def, namespace, obj.metadata?.name ?? '', opts.audit?.subresource ?? opts.subresource, 201, steps, (r) => r);
   }
 
   /**
-   * Reads the current object, applies `mutate` to a copy and writes it back, letting admission wait (webhooks):
-   * answers at once when no plugin had to (a Promise only when one did). Starts over on a conflict when the mutation
-   * did not pin a resourceVersion itself (admission waited and the object changed meanwhile, or a store shared with
-   * other processes, etcd, held a newer object). The API server's request path and every in-process writer (through
-   * the client) update this way.
+   * Reads the current object, applies `mutate` to a copy and writes it back (see above); a replace is `() => obj`,
+   * whose resourceVersion, when set, must be the stored one. Starts over on a conflict when the mutation did not pin a
+   * resourceVersion itself (something waited and the object changed meanwhile, or a store shared with other
+   * processes, etcd, held a newer object).
    */
-  updateOrWait(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: WriteOptions = {}): KObject | Promise<KObject> {
+  update(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: WriteOptions = {}): KObject | Promise<KObject> {
     const attempt = (n: number): KObject | Promise<KObject> => {
       const again = (e: unknown): KObject | Promise<KObject> => {
         if (!(e instanceof RetryUpdate)) throw e;
@@ -289,49 +290,9 @@ export class Registry {
       () => attempt(0), (r) => r);
   }
 
-  /** A delete that lets admission wait (webhooks), answering at once when no plugin had to: as `updateOrWait`. */
-  deleteOrWait(def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { warnings?: string[] } = {}): { object: KObject; deleted: boolean } | Promise<{ object: KObject; deleted: boolean }> {
+  /** Deletes the object, or marks it for deletion when finalizers or a grace period hold it (see above). */
+  delete(def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { warnings?: string[] } = {}): { object: KObject; deleted: boolean } | Promise<{ object: KObject; deleted: boolean }> {
     return this.audited('delete', def, namespace, name, undefined, 200, () => drive(deleteSteps(this, def, namespace, name, waiting(opts))), (r) => r.object);
-  }
-
-  // The server's own writes pass `webhooks: false` to the waiting writes above: the pod's update or delete behind a
-  // binding or an eviction (registry/pod-binding.ts, pod-eviction.ts; upstream writes it past admission, which
-  // reviewed the subresource's create), the bootstrap objects (bootstrap.ts), the built-in APIServices
-  // (resources/apiservices.ts), the CRD and admission-policy status controllers (apiextensions/crd-controller.ts,
-  // admission/policy/status-controller.ts) and a legacy token's last-used label (auth/security.ts). The never-waiting
-  // writes below are for tests and tools on SQLite: on etcd every write waits for the store, and they throw.
-
-  /** A never-waiting update (see above). */
-  update(def: ResourceDef, namespace: string, name: string, obj: KObject, opts: WriteOptions = {}): KObject {
-    return this.guaranteedUpdate(def, namespace, name, () => obj, opts);
-  }
-
-  /**
-   * A never-waiting update (see above): reads the current object, applies `mutate` to a copy and writes it back;
-   * retries on conflicts when the mutation did not pin a resourceVersion itself.
-   */
-  guaranteedUpdate(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: WriteOptions = {}): KObject {
-    if (opts.audit === false) return this.updateNow(def, namespace, name, mutate, opts);
-    return this.audited(opts.audit?.verb ?? 'update', def, namespace, name, opts.audit?.subresource ?? opts.subresource, opts.audit?.verb === 'create' ? 201 : 200,
-      () => this.updateNow(def, namespace, name, mutate, opts), (r) => r);
-  }
-
-  private updateNow(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: WriteOptions): KObject {
-    // In this process nothing changes while the steps run, but a store shared with other processes (etcd) may
-    // hold a newer object than the copy read: its Conflict brings the copy up to date, so retry from it.
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return runSync(updateSteps(this, def, namespace, name, mutate, opts));
-      } catch (e) {
-        if (!(e instanceof RetryUpdate)) throw e;
-        if (attempt >= 4) throw conflict({ group: def.group, resource: def.plural }, name);
-      }
-    }
-  }
-
-  /** A never-waiting delete (see above). */
-  delete(def: ResourceDef, namespace: string, name: string, opts: DeleteOptions = {}): { object: KObject; deleted: boolean } {
-    return this.audited('delete', def, namespace, name, undefined, 200, () => runSync(deleteSteps(this, def, namespace, name, opts)), (r) => r.object);
   }
 
   /** Translates the fixed list of storage errors into API errors for this resource. */

@@ -36,7 +36,7 @@ export interface StrategyRegistry extends ServerStateHolder, AuthorizationHolder
   getStored(key: string, namespace: string, name: string): KObject | undefined;
   listStored(key: string, namespace?: string): KObject[];
   /** An update that may wait (registry.ts); `webhooks: false` for the server's own. The object, or a promise of it. */
-  updateOrWait(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: { webhooks?: false }): KObject | Promise<KObject>;
+  update(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: { webhooks?: false }): KObject | Promise<KObject>;
   /** Set on views of trusted in-process components (controllers, scheduler, kubelets). */
   readonly component: ComponentInfo | undefined;
   readonly clock: Clock;

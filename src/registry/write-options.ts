@@ -37,8 +37,6 @@ export interface WriteOptions {
    * an eviction's pod): no admission webhook is called for it. It still waits for a store that must (etcd).
    */
   webhooks?: false;
-  /** Set by the registry's waiting writes: the store may answer later (etcd's asynchronous writes). */
-  storeWait?: boolean;
   /**
    * A subresource admission sees as an object of its own kind (the scale subresource: an autoscaling/v1 Scale):
    * its name, kind and the view of the object. Mutations of the view are not written back.

@@ -1,6 +1,6 @@
 // The write pipeline (what an update keeps of the stored object: update-merge.ts): system metadata -> defaults -> mutating admission -> prepare -> validate -> validating admission
-// -> persist. It is written as steps (see admission/chain.ts): run synchronously by in-process writers, awaited on the
-// API server's request path so that admission can call out (webhooks).
+// -> persist. It is written as steps (see admission/chain.ts), driven synchronously as long as nothing has to wait: an
+// admission webhook, or a store that must ask another process (etcd) waits, and the rest is awaited.
 import { randomUUID } from 'node:crypto';
 import { alreadyExists, badRequest, conflict, invalid, notFound, type FieldError } from '../machinery/errors.js';
 import type { KObject } from '../machinery/types.js';
@@ -16,7 +16,7 @@ import type { RegistryCore as Registry } from './registry-core.js';
 import type { WriteOptions } from './write-options.js';
 import { fillEmptyStatus } from './empty-status.js';
 import { StorageError } from '../storage/errors.js';
-import { admitNow, type Steps } from '../admission/chain.js';
+import { admitNow, settled, type Steps } from '../admission/chain.js';
 import type { AdmissionAttributes, AdmissionOperation } from '../admission/types.js';
 import { operationOptions, type OperationOptionsInput } from '../admission/options.js';
 import { adminUser } from '../auth/types.js';
@@ -56,10 +56,7 @@ function validate(reg: Registry, def: ResourceDef, obj: KObject, old: KObject | 
   if (errors.length) throw invalid(def.kind, def.group, obj.metadata.name ?? '', errors);
 }
 
-/** A driver that waits lets a backend that must ask another process (etcd) answer later: its asynchronous writes. */
-export const storeWrites = (reg: Registry, opts: { storeWait?: boolean }) => (opts.storeWait ? reg.store.asyncWrites : undefined);
-
-/** What admission sees of a write. `canWait` is set by the driver that awaits the steps. */
+/** What admission sees of a write. `canWait` is set by the registry (false for the server's own writes). */
 export function admissionAttributes(reg: Registry, def: ResourceDef, operation: AdmissionOperation, namespace: string, name: string,
   object: KObject | undefined, oldObject: KObject | undefined, opts: OperationOptionsInput & { subresource?: string; warnings?: string[]; version?: string; canWait?: boolean }): AdmissionAttributes {
   const version = opts.version ?? def.version;
@@ -121,8 +118,7 @@ export function* createSteps(reg: Registry, def: ResourceDef, namespace: string,
     return obj;
   }
   try {
-    const later = storeWrites(reg, opts);
-    return later ? ((yield later.create(storageKey(def), obj)) as KObject) : reg.store.create(storageKey(def), obj);
+    return yield* settled(reg.store.create(storageKey(def), obj));
   } catch (e) {
     throw reg.translate(e, def, meta.name ?? '');
   }
@@ -220,14 +216,13 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
   if (jsonEqual(result, cur, maxObjectDepth) || jsonEqual(keepManagedTimesIfOnlyChange(result, cur), cur, maxObjectDepth)) return cur;
   if (opts.dryRun) return result;
   try {
-    const later = storeWrites(reg, opts);
     const expected = Number(cur.metadata.resourceVersion);
     if (deletesOnUpdate(def, result, cur)) {
-      const gone = later ? ((yield later.delete(key, ns, name, expected)) as KObject) : reg.store.delete(key, ns, name, expected);
+      const gone = yield* settled(reg.store.delete(key, ns, name, expected));
       def.afterDelete?.(gone, ctx);
       return gone;
     }
-    return later ? ((yield later.update(key, result, expected)) as KObject) : reg.store.update(key, result, expected);
+    return yield* settled(reg.store.update(key, result, expected));
   } catch (e) {
     // Admission waited and the object changed meanwhile: an update that pinned no resourceVersion starts over.
     const pinned = sentVersion !== undefined && sentVersion !== null && sentVersion !== '' && String(sentVersion) !== '0';

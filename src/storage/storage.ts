@@ -1,6 +1,7 @@
 // The storage interface between the registry and a backend: SQLite in this process (sqlite-store.ts), or etcd shared
-// with other processes (etcd/etcd-store.ts). Reads are synchronous, from the backend's in-memory state; writes are
-// synchronous too and return the stored object with its resourceVersion (in-process callers rely on it).
+// with other processes (etcd/etcd-store.ts). Reads are synchronous, from the backend's in-memory state. Writes answer
+// the stored object with its resourceVersion: at once from a backend that applies them here (SQLite), as a Promise
+// from one that must ask another process (etcd).
 import type { KObject } from '../machinery/types.js';
 import type { ChangeHistory } from './history.js';
 import type { Change, ChangeListener, Trigger, WatchHub } from './watch-hub.js';
@@ -22,12 +23,6 @@ export interface ObjectName {
 export interface StoreWatch {
   stop(): void;
   replay(max: number): Change[];
-}
-
-export interface AsyncWrites {
-  create(resource: string, obj: KObject): Promise<KObject>;
-  update(resource: string, obj: KObject, expectedRv?: number): Promise<KObject>;
-  delete(resource: string, namespace: string, name: string, expectedRv?: number): Promise<KObject>;
 }
 
 export interface Storage {
@@ -70,17 +65,16 @@ export interface Storage {
   /** Storage keys holding objects. */
   resources(): string[];
 
-  /** Throws StorageError AlreadyExists when the object exists. */
-  create(resource: string, obj: KObject): KObject;
+  // The writes answer the stored object at once when the backend applies them here (SQLite: in memory at once,
+  // committed in the background; no Promise, so a write costs no microtask), and a Promise when it must ask another
+  // process (etcd: many are in flight at once). A refusal (StorageError) is thrown, or rejects the Promise.
+
+  /** Refused with StorageError AlreadyExists when the object exists. */
+  create(resource: string, obj: KObject): KObject | Promise<KObject>;
   /** Replaces the stored object; `expectedRv` (if given) must equal the stored resourceVersion (else Conflict). */
-  update(resource: string, obj: KObject, expectedRv?: number): KObject;
-  delete(resource: string, namespace: string, name: string, expectedRv?: number): KObject;
-  /**
-   * The same writes without blocking, for a backend that must ask another process (etcd): the API server's requests
-   * use them (their handlers can wait), so many are in flight at once. Undefined when writes are applied here
-   * (SQLite: in memory at once, committed in the background).
-   */
-  readonly asyncWrites?: AsyncWrites;
+  update(resource: string, obj: KObject, expectedRv?: number): KObject | Promise<KObject>;
+  /** Removes the object and answers it as it was; `expectedRv` as for `update` (NotFound when it does not exist). */
+  delete(resource: string, namespace: string, name: string, expectedRv?: number): KObject | Promise<KObject>;
 
   /**
    * The changes of `resource` after `fromRv` with no gap: older ones through `replay`, later ones to `listener`.

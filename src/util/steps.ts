@@ -1,19 +1,10 @@
 // Synchronous code that may have to wait now and then, written once: a generator yields a promise where it has to wait
-// (an admission webhook), and a driver either runs it straight through (nothing waits: no promise, no microtask) or
-// awaits what it yields. The write pipeline and the controllers that create pods are written this way.
+// (an admission webhook, a store that must ask another process), and its driver runs it straight through as long as
+// nothing waits (no promise, no microtask) and awaits what it yields after that. The write pipeline and the
+// controllers that create pods are written this way.
 /** What a pipeline step yields: a promise the driver settles before resuming. */
 export type Wait = Promise<unknown>;
 export type Steps<T> = Generator<Wait, T, unknown>;
-
-/** Drives the steps without waiting (in-process writes): a step that returns a promise anyway is not waited for. */
-export function runSync<T>(steps: Steps<T>): T {
-  let r = steps.next();
-  while (!r.done) {
-    r.value.catch(() => undefined);
-    r = steps.next();
-  }
-  return r.value;
-}
 
 /** What `write` answers, or its throw, as a Promise (for a caller that chains on a write that may answer at once). */
 export function promised<T>(write: () => T | Promise<T>): Promise<T> {

@@ -18,7 +18,7 @@ after(async () => {
 
 it('aggregates repeated events and serves them as core/v1 and events.k8s.io/v1', async () => {
   const reg = bonsai.registry;
-  const cm = reg.create(reg.find('', 'v1', 'configmaps')!, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'noisy' } });
+  const cm = await reg.create(reg.find('', 'v1', 'configmaps')!, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'noisy' } });
   const rec = new EventRecorder(reg, { component: 'test-controller' });
   rec.event(cm, 'Warning', 'Flapping', 'it flapped');
   rec.event(cm, 'Warning', 'Flapping', 'it flapped');

@@ -15,12 +15,12 @@ it('the kubelet removes a terminating pod after its preStop hook, even after a r
   try {
     const first = await startBonsai({ port: 0, data, logLevel: 'silent', ...storage.options });
     const pods = first.registry.find('', 'v1', 'pods')!;
-    await first.registry.createOrWait(pods, 'default', {
+    await first.registry.create(pods, 'default', {
       apiVersion: 'v1', kind: 'Pod', metadata: { name: 'slow' },
       spec: { nodeName: 'bonsai-worker-1', containers: [{ name: 'c', image: 'nginx', lifecycle: { preStop: { sleep: { seconds: 2 } } } }] },
     });
     await eventually(() => (first.registry.getStored('core/pods', 'default', 'slow')?.status as { phase?: string } | undefined)?.phase === 'Running', 10_000, 'pod running');
-    const r = await first.registry.deleteOrWait(pods, 'default', 'slow', { gracePeriodSeconds: 30 });
+    const r = await first.registry.delete(pods, 'default', 'slow', { gracePeriodSeconds: 30 });
     assert.equal(r.deleted, false);
     assert.ok(r.object.metadata.deletionTimestamp);
     await first.close();

@@ -12,17 +12,17 @@ import { waitDeadline } from '../helpers/wait.js';
 
 const tableAccept = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
 
-function createConfigMaps(b: Bonsai, ns: string, count: number, bytes = 16, prefix = 'cm'): void {
+async function createConfigMaps(b: Bonsai, ns: string, count: number, bytes = 16, prefix = 'cm'): Promise<void> {
   const def = b.registry.find('', 'v1', 'configmaps')!;
   const data = 'x'.repeat(bytes);
   for (let i = 0; i < count; i++) {
-    b.registry.create(def, ns, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${prefix}-${String(i).padStart(5, '0')}`, namespace: ns, labels: { parity: i % 2 ? 'odd' : 'even' } }, data: { v: data } });
+    await b.registry.create(def, ns, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${prefix}-${String(i).padStart(5, '0')}`, namespace: ns, labels: { parity: i % 2 ? 'odd' : 'even' } }, data: { v: data } });
   }
 }
 
 /** A namespace, once the root-ca-certificate-publisher has put its kube-root-ca.crt in it (as in every namespace). */
 async function createNamespace(b: Bonsai, name: string): Promise<void> {
-  b.registry.create(b.registry.find('', 'v1', 'namespaces')!, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  await b.registry.create(b.registry.find('', 'v1', 'namespaces')!, '', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
   await rootCaPublished(b, name);
 }
 
@@ -59,7 +59,7 @@ describe('streamed lists', () => {
 
   it('streams a large list in chunks, every stored object in key order, as a GET of each answers it', async () => {
     await createNamespace(env.b, 'big');
-    createConfigMaps(env.b, 'big', 3000, 200);
+    await createConfigMaps(env.b, 'big', 3000, 200);
     const r = await req('GET', '/api/v1/namespaces/big/configmaps');
     assert.equal(r.status, 200);
     assert.equal(r.headers.get('content-type'), 'application/json');
@@ -85,7 +85,7 @@ describe('streamed lists', () => {
     const def = env.b.registry.find('', 'v1', 'configmaps')!;
     const odd = ['ключ 😀 漢字 \u2028\u2029', 'quote " back \\ tab \t nul \u0000 del \u007f </script>&', 'lone \ud800 x \udfff', '1e21'];
     for (let i = 0; i < 40; i++) {
-      env.b.registry.create(def, 'texts', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `t-${String(i).padStart(3, '0')}`, namespace: 'texts', annotations: { note: odd[i % 4] } }, data: { v: odd[i % odd.length].repeat(1 + i) } });
+      await env.b.registry.create(def, 'texts', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `t-${String(i).padStart(3, '0')}`, namespace: 'texts', annotations: { note: odd[i % 4] } }, data: { v: odd[i % odd.length].repeat(1 + i) } });
     }
     const store = env.b.store;
     // The store's texts (SQLite keeps them; a backend without storedText serializes, as the body below checks).
@@ -100,7 +100,7 @@ describe('streamed lists', () => {
     // Rewritten: the old object's text is still its own until compaction drops it (see stored-text.test.ts); the new
     // one's is the new text.
     const before = committed[5];
-    env.b.registry.update(def, 'texts', before.metadata.name!, { ...before, data: { v: 'changed' } });
+    await env.b.registry.update(def, 'texts', before.metadata.name!, () => ({ ...before, data: { v: 'changed' } }));
     await store.committed();
     assert.equal(text('core/configmaps', before), JSON.stringify(before));
     const after = env.b.registry.list(def, 'texts', {}).items[5];
@@ -125,7 +125,7 @@ describe('streamed lists', () => {
 
   it('sends a large list through a few chunk buffers, each filled again once the socket has written it', async () => {
     await createNamespace(env.b, 'reuse');
-    createConfigMaps(env.b, 'reuse', 3000, 3000);
+    await createConfigMaps(env.b, 'reuse', 3000, 3000);
     await env.b.store.committed();
     const alloc = Buffer.allocUnsafe;
     let chunkAllocs = 0;
@@ -151,8 +151,8 @@ describe('streamed lists', () => {
   it('indents pretty lists and Tables as Go does, escaping <, > and & and ending with no newline', async () => {
     await createNamespace(env.b, 'pretty');
     const def = env.b.registry.find('', 'v1', 'configmaps')!;
-    env.b.registry.create(def, 'pretty', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'html', namespace: 'pretty' }, data: { page: '<a href="x">&</a>', nested: '{"a":[1,{}]}' } });
-    createConfigMaps(env.b, 'pretty', 3);
+    await env.b.registry.create(def, 'pretty', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'html', namespace: 'pretty' }, data: { page: '<a href="x">&</a>', nested: '{"a":[1,{}]}' } });
+    await createConfigMaps(env.b, 'pretty', 3);
     for (const accept of [undefined, tableAccept]) {
       const path = '/api/v1/namespaces/pretty/configmaps';
       const compact = await req('GET', path, undefined, { accept });
@@ -170,9 +170,9 @@ describe('streamed lists', () => {
 
   it('pages with limit and continue through every object once, within a namespace and with a selector', async () => {
     for (const ns of ['pg', 'pg-a', 'pga']) await createNamespace(env.b, ns);
-    createConfigMaps(env.b, 'pg-a', 5, 16, 'before');
-    createConfigMaps(env.b, 'pg', 23);
-    createConfigMaps(env.b, 'pga', 5, 16, 'after');
+    await createConfigMaps(env.b, 'pg-a', 5, 16, 'before');
+    await createConfigMaps(env.b, 'pg', 23);
+    await createConfigMaps(env.b, 'pga', 5, 16, 'after');
     const walk = async (path: string, limit = 7) => {
       const names: string[] = [];
       const remaining: Array<number | undefined> = [];
@@ -208,7 +208,7 @@ describe('streamed lists', () => {
 
   it('reads a page without visiting the rest of the list (the store scan stops after the limit)', async () => {
     await createNamespace(env.b, 'scan');
-    createConfigMaps(env.b, 'scan', 400);
+    await createConfigMaps(env.b, 'scan', 400);
     let visited = 0;
     const left = env.b.store.scan('core/configmaps', 'scan', 'scan/cm-00100', () => ++visited <= 10);
     assert.equal(visited, 11);
@@ -234,10 +234,10 @@ describe('key order under churn', () => {
       for (let k = 0; k < 1 + rand(30); k++) {
         const name = `c-${rand(300)}`;
         if (live.has(name)) {
-          env.b.registry.delete(def, 'churn', name);
+          await env.b.registry.delete(def, 'churn', name);
           live.delete(name);
         } else {
-          env.b.registry.create(def, 'churn', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'churn' } });
+          await env.b.registry.create(def, 'churn', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'churn' } });
           live.add(name);
         }
       }
@@ -278,7 +278,7 @@ describe('stalled list clients', () => {
 
   it('cuts off a client that stops reading, releasing what its list held; a second list waits for the budget', async () => {
     await createNamespace(env.b, 'stall');
-    createConfigMaps(env.b, 'stall', 1500, 20_000);
+    await createConfigMaps(env.b, 'stall', 1500, 20_000);
     const budget = listBudgetOf(env.b.app);
     const s = await stalledGet(env.b, '/api/v1/namespaces/stall/configmaps');
     await until(() => budget.inUse() > 0, 'the list to start');
@@ -296,7 +296,7 @@ describe('max requests in flight', () => {
 
   it('answers 429 with Retry-After beyond the limit; system:masters and watches are not limited', async () => {
     await createNamespace(env.b, 'busy');
-    createConfigMaps(env.b, 'busy', 1500, 20_000);
+    await createConfigMaps(env.b, 'busy', 1500, 20_000);
     assert.equal((await req('GET', '/api/v1/namespaces', undefined, anon)).status, 200);
     const s = await stalledGet(env.b, '/api/v1/namespaces/busy/configmaps');
     await until(() => listBudgetOf(env.b.app).inUse() > 0, 'the slow list to be in flight');

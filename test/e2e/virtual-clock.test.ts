@@ -148,7 +148,7 @@ describe('the clock from code and its authorization', () => {
     const b = bonsai!;
     b.clock.pause();
     const pods = b.registry.find('', 'v1', 'pods')!;
-    b.registry.create(pods, 'default', {
+    await b.registry.create(pods, 'default', {
       apiVersion: 'v1', kind: 'Pod', metadata: { name: 'sleeper' },
       spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['sleep', '3600'] }] },
     });

@@ -93,10 +93,10 @@ function hook(name: string, path: string, extra: Record<string, unknown> = {}): 
   };
 }
 
-function configure(reg: Registry, kind: 'validating' | 'mutating', webhooks: Array<Record<string, unknown>>, name = 'cfg'): void {
+async function configure(reg: Registry, kind: 'validating' | 'mutating', webhooks: Array<Record<string, unknown>>, name = 'cfg'): Promise<void> {
   const plural = `${kind}webhookconfigurations`;
   const Kind = kind === 'validating' ? 'ValidatingWebhookConfiguration' : 'MutatingWebhookConfiguration';
-  reg.create(reg.find('admissionregistration.k8s.io', 'v1', plural)!, '', { apiVersion: 'admissionregistration.k8s.io/v1', kind: Kind, metadata: { name }, webhooks });
+  await reg.create(reg.find('admissionregistration.k8s.io', 'v1', plural)!, '', { apiVersion: 'admissionregistration.k8s.io/v1', kind: Kind, metadata: { name }, webhooks });
 }
 
 function attrs(reg: Registry, over: Partial<AdmissionAttributes> = {}, labels: Record<string, string> = {}): AdmissionAttributes {
@@ -120,11 +120,11 @@ async function rejection(p: Promise<unknown> | void): Promise<ApiError> {
 }
 
 describe('validating webhooks', () => {
-  it('stays out of the way when nothing is configured or the write cannot wait', () => {
+  it('stays out of the way when nothing is configured or the write cannot wait', async () => {
     const reg = cluster();
     const plugin = validatingWebhookPlugin();
     assert.equal(plugin.handles!(attrs(reg)), false);
-    configure(reg, 'validating', [hook('allow.example.com', '/allow')]);
+    await configure(reg, 'validating', [hook('allow.example.com', '/allow')]);
     assert.equal(plugin.handles!(attrs(reg)), true);
     assert.equal(plugin.handles!(attrs(reg, { canWait: false })), false);
     assert.equal(plugin.handles!(attrs(reg, { def: reg.find('', 'v1', 'secrets')!, resource: { group: '', version: 'v1', resource: 'secrets' } })), false);
@@ -132,7 +132,7 @@ describe('validating webhooks', () => {
 
   it('sends an AdmissionReview and lets an allowed request through', async () => {
     const reg = cluster();
-    configure(reg, 'validating', [hook('allow.example.com', '/allow')]);
+    await configure(reg, 'validating', [hook('allow.example.com', '/allow')]);
     const before = seen.length;
     await validatingWebhookPlugin().validate!(attrs(reg));
     const call = seen[before];
@@ -151,12 +151,12 @@ describe('validating webhooks', () => {
 
   it('refuses with the webhook message (400 by default, the webhook code when given)', async () => {
     const reg = cluster();
-    configure(reg, 'validating', [hook('deny.example.com', '/deny')]);
+    await configure(reg, 'validating', [hook('deny.example.com', '/deny')]);
     const e = await rejection(validatingWebhookPlugin().validate!(attrs(reg)));
     assert.equal(e.code, 400);
     assert.equal(e.message, 'admission webhook "deny.example.com" denied the request: nope');
     const reg2 = cluster();
-    configure(reg2, 'validating', [hook('deny.example.com', '/deny403')]);
+    await configure(reg2, 'validating', [hook('deny.example.com', '/deny403')]);
     const e2 = await rejection(validatingWebhookPlugin().validate!(attrs(reg2)));
     assert.equal(e2.code, 403);
     assert.equal(e2.reason, 'Forbidden');
@@ -165,7 +165,7 @@ describe('validating webhooks', () => {
 
   it('collects warnings', async () => {
     const reg = cluster();
-    configure(reg, 'validating', [hook('warn.example.com', '/warn')]);
+    await configure(reg, 'validating', [hook('warn.example.com', '/warn')]);
     const a = attrs(reg);
     await validatingWebhookPlugin().validate!(a);
     assert.deepEqual(a.warnings, ['careful now']);
@@ -173,18 +173,18 @@ describe('validating webhooks', () => {
 
   it('fails closed on a timeout with Fail and open with Ignore, within the timeout', async () => {
     const reg = cluster();
-    configure(reg, 'validating', [hook('slow.example.com', '/slow', { timeoutSeconds: 1 })]);
+    await configure(reg, 'validating', [hook('slow.example.com', '/slow', { timeoutSeconds: 1 })]);
     const e = await rejection(validatingWebhookPlugin().validate!(attrs(reg)));
     assert.equal(e.code, 500);
     assert.equal(e.message, `Internal error occurred: failed calling webhook "slow.example.com": failed to call webhook: Post "https://127.0.0.1:${port}/slow?timeout=1s": context deadline exceeded`);
     const reg2 = cluster();
-    configure(reg2, 'validating', [hook('slow.example.com', '/slow', { timeoutSeconds: 1, failurePolicy: 'Ignore' })]);
+    await configure(reg2, 'validating', [hook('slow.example.com', '/slow', { timeoutSeconds: 1, failurePolicy: 'Ignore' })]);
     await validatingWebhookPlugin().validate!(attrs(reg2));
   });
 
   it('treats a response for another request as a failure to call', async () => {
     const reg = cluster();
-    configure(reg, 'validating', [hook('baduid.example.com', '/baduid')]);
+    await configure(reg, 'validating', [hook('baduid.example.com', '/baduid')]);
     const e = await rejection(validatingWebhookPlugin().validate!(attrs(reg)));
     assert.equal(e.code, 500);
     assert.match(e.message, /^Internal error occurred: failed calling webhook "baduid\.example\.com": received invalid webhook response: expected response\.uid="[0-9a-f-]+", got "other"$/);
@@ -192,7 +192,7 @@ describe('validating webhooks', () => {
 
   it('applies namespace and object selectors', async () => {
     const reg = cluster();
-    configure(reg, 'validating', [
+    await configure(reg, 'validating', [
       hook('ns.example.com', '/deny', { namespaceSelector: { matchLabels: { team: 'a' } } }),
       hook('obj.example.com', '/deny403', { objectSelector: { matchExpressions: [{ key: 'checked', operator: 'Exists' }] } }),
     ]);
@@ -200,7 +200,7 @@ describe('validating webhooks', () => {
     const e = await rejection(validatingWebhookPlugin().validate!(attrs(reg, {}, { checked: 'true' })));
     assert.equal(e.message, 'admission webhook "obj.example.com" denied the request: no way');
     const nsDef = reg.find('', 'v1', 'namespaces')!;
-    reg.update(nsDef, '', 'default', { ...reg.get(nsDef, '', 'default'), metadata: { ...reg.get(nsDef, '', 'default').metadata, labels: { team: 'a' } } });
+    await reg.update(nsDef, '', 'default', () => ({ ...reg.get(nsDef, '', 'default'), metadata: { ...reg.get(nsDef, '', 'default').metadata, labels: { team: 'a' } } }));
     const e2 = await rejection(validatingWebhookPlugin().validate!(attrs(reg)));
     assert.equal(e2.message, 'admission webhook "ns.example.com" denied the request: nope');
   });
@@ -208,7 +208,7 @@ describe('validating webhooks', () => {
   it('refuses dry runs for webhooks with side effects and tells the others it is one', async () => {
     const reg = cluster();
     // A configuration from before side effects were required to be None (stored as is).
-    reg.store.create('admissionregistration.k8s.io/validatingwebhookconfigurations', {
+    await reg.store.create('admissionregistration.k8s.io/validatingwebhookconfigurations', {
       apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'old', uid: 'u1' },
       webhooks: [hook('some.example.com', '/allow', { sideEffects: 'Some' })],
     });
@@ -216,7 +216,7 @@ describe('validating webhooks', () => {
     assert.equal(e.code, 400);
     assert.equal(e.message, 'admission webhook "some.example.com" does not support dry run');
     const reg2 = cluster();
-    configure(reg2, 'validating', [hook('none.example.com', '/allow')]);
+    await configure(reg2, 'validating', [hook('none.example.com', '/allow')]);
     const before = seen.length;
     await validatingWebhookPlugin().validate!(attrs(reg2, { dryRun: true }));
     assert.equal(seen[before].review.request.dryRun, true);
@@ -224,7 +224,7 @@ describe('validating webhooks', () => {
 
   it('prints the root path of a webhook given without one, as upstream does', async () => {
     const reg = cluster();
-    configure(reg, 'validating', [hook('root-svc.example.com', '', { clientConfig: { service: { namespace: 'default', name: 'nohook' }, caBundle } })]);
+    await configure(reg, 'validating', [hook('root-svc.example.com', '', { clientConfig: { service: { namespace: 'default', name: 'nohook' }, caBundle } })]);
     const e = await rejection(validatingWebhookPlugin().validate!(attrs(reg)));
     assert.equal(e.message, 'Internal error occurred: failed calling webhook "root-svc.example.com": failed to call webhook: Post "https://nohook.default.svc:443/?timeout=10s": service "nohook" not found');
     const closed = createServer();
@@ -232,20 +232,20 @@ describe('validating webhooks', () => {
     const free = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
     const reg2 = cluster();
-    configure(reg2, 'validating', [hook('root-url.example.com', '', { clientConfig: { url: `https://127.0.0.1:${free}`, caBundle } })]);
+    await configure(reg2, 'validating', [hook('root-url.example.com', '', { clientConfig: { url: `https://127.0.0.1:${free}`, caBundle } })]);
     const e2 = await rejection(validatingWebhookPlugin().validate!(attrs(reg2)));
     assert.equal(e2.message, `Internal error occurred: failed calling webhook "root-url.example.com": failed to call webhook: Post "https://127.0.0.1:${free}/?timeout=10s": dial tcp 127.0.0.1:${free}: connect: connection refused`);
   });
 
   it('calls a service through its endpoints, and says why when it cannot', async () => {
     const reg = cluster();
-    configure(reg, 'validating', [hook('svc.example.com', '', { clientConfig: { service: { namespace: 'default', name: 'hook', path: '/deny', port: 443 }, caBundle } })]);
+    await configure(reg, 'validating', [hook('svc.example.com', '', { clientConfig: { service: { namespace: 'default', name: 'hook', path: '/deny', port: 443 }, caBundle } })]);
     const e = await rejection(validatingWebhookPlugin().validate!(attrs(reg)));
     assert.equal(e.message, 'Internal error occurred: failed calling webhook "svc.example.com": failed to call webhook: Post "https://hook.default.svc:443/deny?timeout=10s": service "hook" not found');
-    reg.create(reg.find('', 'v1', 'services')!, 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'hook' }, spec: { ports: [{ name: 'https', port: 443, targetPort: port }] } });
+    await reg.create(reg.find('', 'v1', 'services')!, 'default', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'hook' }, spec: { ports: [{ name: 'https', port: 443, targetPort: port }] } });
     const e2 = await rejection(validatingWebhookPlugin().validate!(attrs(reg)));
     assert.match(e2.message, /no endpoints available for service "hook"$/);
-    reg.create(reg.find('discovery.k8s.io', 'v1', 'endpointslices')!, 'default', {
+    await reg.create(reg.find('discovery.k8s.io', 'v1', 'endpointslices')!, 'default', {
       apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: 'hook-1', labels: { 'kubernetes.io/service-name': 'hook' } },
       addressType: 'IPv4', ports: [{ name: 'https', port, protocol: 'TCP' }], endpoints: [{ addresses: ['127.0.0.1'], conditions: { ready: true } }],
     });
@@ -257,7 +257,7 @@ describe('validating webhooks', () => {
 describe('mutating webhooks', () => {
   it('applies a JSON patch to the object', async () => {
     const reg = cluster();
-    configure(reg, 'mutating', [hook('label.example.com', '/label')]);
+    await configure(reg, 'mutating', [hook('label.example.com', '/label')]);
     const a = attrs(reg, {}, { app: 'x' });
     await mutatingWebhookPlugin().mutate!(a);
     assert.deepEqual(a.object?.metadata.labels, { app: 'x', mutated: 'yes' });
@@ -266,7 +266,7 @@ describe('mutating webhooks', () => {
 
   it('reinvokes an IfNeeded webhook once when a later one changed the object', async () => {
     const reg = cluster();
-    configure(reg, 'mutating', [hook('a-first.example.com', '/allow', { reinvocationPolicy: 'IfNeeded' }), hook('b-label.example.com', '/label')]);
+    await configure(reg, 'mutating', [hook('a-first.example.com', '/allow', { reinvocationPolicy: 'IfNeeded' }), hook('b-label.example.com', '/label')]);
     const before = seen.length;
     await mutatingWebhookPlugin().mutate!(attrs(reg));
     assert.deepEqual(seen.slice(before).map((s) => s.path.split('?')[0]), ['/allow', '/label', '/allow']);
@@ -274,7 +274,7 @@ describe('mutating webhooks', () => {
 
   it('refuses a patch of a DELETE (there is no object)', async () => {
     const reg = cluster();
-    configure(reg, 'mutating', [hook('label.example.com', '/label', { rules: [{ operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] })]);
+    await configure(reg, 'mutating', [hook('label.example.com', '/label', { rules: [{ operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] })]);
     const old = attrs(reg).object;
     const e = await rejection(mutatingWebhookPlugin().mutate!(attrs(reg, { operation: 'DELETE', object: undefined, oldObject: old })));
     assert.equal(e.code, 500);
@@ -288,7 +288,7 @@ describe('hostile webhook answers', () => {
   for (const [path, named] of [['/notjson', true], ['/huge', true], ['/protopatch', false], ['/toarray', false], ['/deeppatch', false], ['/badpatch', false], ['/allowedstring', true]] as const) {
     it(`fails the request on ${path} without touching prototypes or the process`, async () => {
       const reg = cluster();
-      configure(reg, 'mutating', [hook('hostile.example.com', path)]);
+      await configure(reg, 'mutating', [hook('hostile.example.com', path)]);
       const a = attrs(reg);
       const e = await rejection(mutatingWebhookPlugin().mutate!(a));
       assert.ok(e.code >= 400, `code ${e.code}`);
@@ -300,7 +300,7 @@ describe('hostile webhook answers', () => {
 
   it('ignores the failures to call under failurePolicy Ignore', async () => {
     const reg = cluster();
-    configure(reg, 'mutating', ['/notjson', '/huge', '/allowedstring'].map((p, i) => hook(`ignored${i}.example.com`, p, { failurePolicy: 'Ignore' })));
+    await configure(reg, 'mutating', ['/notjson', '/huge', '/allowedstring'].map((p, i) => hook(`ignored${i}.example.com`, p, { failurePolicy: 'Ignore' })));
     const a = attrs(reg);
     await mutatingWebhookPlugin().mutate!(a);
     assert.deepEqual(a.object?.data, { a: 'b' });
@@ -308,11 +308,11 @@ describe('hostile webhook answers', () => {
 });
 
 describe('webhook configuration validation', () => {
-  it('refuses what upstream refuses, with its paths', () => {
+  it('refuses what upstream refuses, with its paths', async () => {
     const reg = cluster();
     let err: ApiError | undefined;
     try {
-      configure(reg, 'validating', [{
+      await configure(reg, 'validating', [{
         name: 'short', admissionReviewVersions: ['v9'], timeoutSeconds: 31,
         clientConfig: { url: 'http://example.com/x' }, rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: [] }],
       }]);

@@ -7,7 +7,7 @@ import type { Pod } from '../../src/generated/k8s/core/v1.js';
 import { Harness } from './kubelet-harness.js';
 
 export async function interpret(command: string[] | undefined, args: string[] | undefined, at: { env: Record<string, string>; startMs: number }): Promise<ScriptResult | undefined> {
-  const h = new Harness();
+  const h = await Harness.start();
   try {
     const env = Object.entries(at.env).filter(([k]) => k !== 'HOSTNAME').map(([name, value]) => ({ name, value }));
     const container = { name: 'c', image: 'busybox', command, args, env };

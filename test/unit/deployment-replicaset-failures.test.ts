@@ -1,6 +1,6 @@
 // A ReplicaSet whose pod creations start failing: slow-start batches stop at the first failure, the ReplicaFailure
 // condition and FailedCreate event report it, and the set recovers once creations succeed again. In process, with
-// the registry's createOrWait (what controllers create pods with) wrapped to refuse pods.
+// the registry's create (what controllers create pods with) wrapped to refuse pods.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { forbidden } from '../../src/machinery/errors.js';
@@ -13,9 +13,9 @@ describe('replicaset creation failures', () => {
 
   it('stops a slow-start round at the first failure and recovers', async () => {
     const reg: Registry = env.b.registry;
-    const original = reg.createOrWait.bind(reg);
+    const original = reg.create.bind(reg);
     let allowed = 3;
-    reg.createOrWait = (def, ns, obj, opts) => {
+    reg.create = (def, ns, obj, opts) => {
       if (def.plural === 'pods' && allowed-- <= 0) throw forbidden('pods "quota" is forbidden: exceeded quota: pods');
       return original(def, ns, obj, opts);
     };
@@ -39,7 +39,7 @@ describe('replicaset creation failures', () => {
       assert.ok(events.some((e) => e.reason === 'FailedCreate' && e.type === 'Warning' && e.message === 'Error creating: pods "quota" is forbidden: exceeded quota: pods'));
       assert.equal(events.filter((e) => e.reason === 'SuccessfulCreate').length, 3);
     } finally {
-      reg.createOrWait = original;
+      reg.create = original;
     }
     const healed = await eventually(async () => {
       const r = (await req('GET', '/apis/apps/v1/namespaces/default/replicasets/batch')).body;
@@ -50,8 +50,8 @@ describe('replicaset creation failures', () => {
 
   it("reports the new ReplicaSet's failure as the deployment's ReplicaFailure condition", async () => {
     const reg: Registry = env.b.registry;
-    const original = reg.createOrWait.bind(reg);
-    reg.createOrWait = (def, ns, obj, opts) => {
+    const original = reg.create.bind(reg);
+    reg.create = (def, ns, obj, opts) => {
       if (def.plural === 'pods') throw forbidden('pods "quota" is forbidden: exceeded quota: pods');
       return original(def, ns, obj, opts);
     };
@@ -67,7 +67,7 @@ describe('replicaset creation failures', () => {
       }, 5_000, 'ReplicaFailure on the deployment');
       assert.deepEqual([cond.status, cond.reason, cond.message], ['True', 'FailedCreate', 'pods "quota" is forbidden: exceeded quota: pods']);
     } finally {
-      reg.createOrWait = original;
+      reg.create = original;
     }
     await eventually(async () => {
       const x = (await req('GET', '/apis/apps/v1/namespaces/default/deployments/starved')).body;

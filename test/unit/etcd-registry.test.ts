@@ -24,17 +24,17 @@ async function registry(): Promise<Registry> {
 test('an update from a lagging copy is retried from etcd; a pinned resourceVersion conflicts', async () => {
   const [r1, r2] = [await registry(), await registry()];
   const cms = r1.find('', 'v1', 'configmaps')!;
-  const made = await r1.createOrWait(cms, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared' }, data: { n: '0' } } as KObject);
+  const made = await r1.create(cms, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shared' }, data: { n: '0' } } as KObject);
   await r2.store.consistentRead?.();
   assert.equal(r2.store.get('core/configmaps', 'default', 'shared')?.metadata.resourceVersion, made.metadata.resourceVersion);
   // r1 writes; r2's copy still has the old revision when it writes right after (its watch has not delivered yet).
   // The mutations pin no resourceVersion (as a patch): a conflict is retried.
   const unpinned = (cur: KObject, data: Record<string, string>) => ({ ...cur, metadata: { ...cur.metadata, resourceVersion: undefined }, data } as KObject);
-  await r1.updateOrWait(cms, 'default', 'shared', (cur) => unpinned(cur, { n: '1', a: 'x' }));
-  const out = await r2.updateOrWait(cms, 'default', 'shared', (cur) => unpinned(cur, { ...(cur.data as Record<string, string>), b: 'y' }));
+  await r1.update(cms, 'default', 'shared', (cur) => unpinned(cur, { n: '1', a: 'x' }));
+  const out = await r2.update(cms, 'default', 'shared', (cur) => unpinned(cur, { ...(cur.data as Record<string, string>), b: 'y' }));
   assert.deepEqual(out.data, { n: '1', a: 'x', b: 'y' }, 'the retry started from r1\'s write');
   await assert.rejects(
-    async () => r1.updateOrWait(cms, 'default', 'shared', () => ({ ...made, data: { n: 'stale' } } as KObject)),
+    async () => r1.update(cms, 'default', 'shared', () => ({ ...made, data: { n: 'stale' } } as KObject)),
     (e: unknown) => e instanceof ApiError && e.code === 409,
   );
   await r1.store.consistentRead?.();

@@ -50,20 +50,20 @@ test('key layout follows kube-apiserver: minions, services/specs, group/plural f
 
 test('create, update with a stale revision (Conflict), delete; resourceVersion is the etcd revision', async () => {
   const s = await open();
-  const a = await s.asyncWrites.create('core/configmaps', cm('one', { v: '1' }));
+  const a = await s.create('core/configmaps', cm('one', { v: '1' }));
   assert.ok(Number(a.metadata.resourceVersion) > 0);
   assert.equal(s.get('core/configmaps', 'default', 'one'), a, 'read-your-writes: the mirror holds it at once');
-  await assert.rejects(s.asyncWrites.create('core/configmaps', cm('one')), (e: unknown) => e instanceof StorageError && e.code === 'AlreadyExists');
-  const b = await s.asyncWrites.update('core/configmaps', { ...a, data: { v: '2' } } as KObject, Number(a.metadata.resourceVersion));
+  await assert.rejects(s.create('core/configmaps', cm('one')), (e: unknown) => e instanceof StorageError && e.code === 'AlreadyExists');
+  const b = await s.update('core/configmaps', { ...a, data: { v: '2' } } as KObject, Number(a.metadata.resourceVersion));
   assert.ok(Number(b.metadata.resourceVersion) > Number(a.metadata.resourceVersion));
-  await assert.rejects(s.asyncWrites.update('core/configmaps', { ...a, data: { v: '3' } } as KObject, Number(a.metadata.resourceVersion)), (e: unknown) => e instanceof StorageError && e.code === 'Conflict');
-  const d = await s.asyncWrites.delete('core/configmaps', 'default', 'one');
+  await assert.rejects(s.update('core/configmaps', { ...a, data: { v: '3' } } as KObject, Number(a.metadata.resourceVersion)), (e: unknown) => e instanceof StorageError && e.code === 'Conflict');
+  const d = await s.delete('core/configmaps', 'default', 'one');
   assert.equal(s.get('core/configmaps', 'default', 'one'), undefined);
   assert.ok(Number(d.metadata.resourceVersion) > Number(b.metadata.resourceVersion));
-  await assert.rejects(s.asyncWrites.delete('core/configmaps', 'default', 'one'), (e: unknown) => e instanceof StorageError && e.code === 'NotFound');
+  await assert.rejects(s.delete('core/configmaps', 'default', 'one'), (e: unknown) => e instanceof StorageError && e.code === 'NotFound');
   // etcd's request limit (1.5 MiB, as the SQLite store's) answers TooLarge, not a timeout.
-  await assert.rejects(s.asyncWrites.create('core/configmaps', cm('big', { v: 'x'.repeat(1.6 * 1024 * 1024) })), (e: unknown) => e instanceof StorageError && e.code === 'TooLarge');
-  assert.equal((await s.asyncWrites.create('core/configmaps', cm('large', { v: 'x'.repeat(1024 * 1024) }))).metadata.name, 'large');
+  await assert.rejects(s.create('core/configmaps', cm('big', { v: 'x'.repeat(1.6 * 1024 * 1024) })), (e: unknown) => e instanceof StorageError && e.code === 'TooLarge');
+  assert.equal((await s.create('core/configmaps', cm('large', { v: 'x'.repeat(1024 * 1024) }))).metadata.name, 'large');
   await s.committed();
   assert.equal(s.hasPending(), false);
   assert.ok(s.publishedRevision() >= Number(d.metadata.resourceVersion));
@@ -75,19 +75,19 @@ test('two stores on one etcd see each other\'s writes, in revision order, and a 
   const seen2: Change[] = [];
   s1.hub.subscribe('core/configmaps', (c) => seen1.push(c));
   s2.hub.subscribe('core/configmaps', (c) => seen2.push(c));
-  const x = await s1.asyncWrites.create('core/configmaps', cm('shared', { n: '0' }));
-  const y = await s2.asyncWrites.create('core/configmaps', cm('other'));
+  const x = await s1.create('core/configmaps', cm('shared', { n: '0' }));
+  const y = await s2.create('core/configmaps', cm('other'));
   await until(() => seen1.length >= 2 && seen2.length >= 2, 'both writes on both stores');
   assert.deepEqual(seen1.map((c) => c.rv), seen2.map((c) => c.rv), 'same order everywhere');
   assert.deepEqual(seen1.map((c) => c.rv), [x, y].map((o) => Number(o.metadata.resourceVersion)).sort((p, q) => p - q));
   assert.equal(dataOf(s2.get('core/configmaps', 'default', 'shared')).n, '0');
   // s2 updates; s1 writes from its (maybe stale) copy with an explicit precondition: Conflict unless it caught up.
-  const z = await s2.asyncWrites.update('core/configmaps', { ...s2.get('core/configmaps', 'default', 'shared')!, data: { n: '1' } } as KObject);
-  await assert.rejects(s1.asyncWrites.update('core/configmaps', { ...x, data: { n: 'stale' } } as KObject, Number(x.metadata.resourceVersion)), (e: unknown) => e instanceof StorageError && e.code === 'Conflict');
+  const z = await s2.update('core/configmaps', { ...s2.get('core/configmaps', 'default', 'shared')!, data: { n: '1' } } as KObject);
+  await assert.rejects(s1.update('core/configmaps', { ...x, data: { n: 'stale' } } as KObject, Number(x.metadata.resourceVersion)), (e: unknown) => e instanceof StorageError && e.code === 'Conflict');
   // After the Conflict the mirror holds etcd's state, so a retry from it succeeds.
   const fresh = s1.get('core/configmaps', 'default', 'shared')!;
   assert.equal(fresh.metadata.resourceVersion, z.metadata.resourceVersion);
-  await s1.asyncWrites.update('core/configmaps', { ...fresh, data: { n: '2' } } as KObject, Number(fresh.metadata.resourceVersion));
+  await s1.update('core/configmaps', { ...fresh, data: { n: '2' } } as KObject, Number(fresh.metadata.resourceVersion));
   await until(() => dataOf(s2.get('core/configmaps', 'default', 'shared')).n === '2', 'the retry reaching s2');
   await s2.consistentRead();
   assert.ok(s2.publishedRevision() >= s1.revision());
@@ -99,7 +99,7 @@ test('consistent reads through a third store see every write of two others, and 
   reader.hub.subscribe('core/configmaps', (c) => feed.push(c.rv));
   const written: number[] = [];
   for (let i = 0; i < 120; i++) {
-    const o = await (i % 2 ? w1 : w2).asyncWrites.create('core/configmaps', cm(`burst-${i}`));
+    const o = await (i % 2 ? w1 : w2).create('core/configmaps', cm(`burst-${i}`));
     written.push(Number(o.metadata.resourceVersion));
     // Progress requests and notifications must never let the reader skip a change (etcd 3.4.23 sends them early).
     if (i % 10 === 0) {
@@ -113,7 +113,7 @@ test('consistent reads through a third store see every write of two others, and 
       // The other writer made it: the deleting store reads it first (its watch may not have brought it yet).
       const deleter = i % 2 ? w1 : w2;
       await deleter.consistentRead({ resource: 'core/configmaps', namespace: 'default', name: `burst-${i - 1}` });
-      await deleter.asyncWrites.delete('core/configmaps', 'default', `burst-${i - 1}`);
+      await deleter.delete('core/configmaps', 'default', `burst-${i - 1}`);
       await reader.consistentRead({ resource: 'core/configmaps', namespace: 'default', name: `burst-${i - 1}` });
       assert.equal(reader.get('core/configmaps', 'default', `burst-${i - 1}`), undefined, `burst-${i - 1} gone after a read of it`);
     }
@@ -128,17 +128,17 @@ test('a watch replays from the in-memory window, then goes live; compaction and 
   const s = await open({ windowSize: 5 });
   const start = s.revision();
   const made: number[] = [];
-  for (let i = 0; i < 3; i++) made.push(Number((await s.asyncWrites.create('core/configmaps', cm(`w${i}`))).metadata.resourceVersion));
+  for (let i = 0; i < 3; i++) made.push(Number((await s.create('core/configmaps', cm(`w${i}`))).metadata.resourceVersion));
   await s.committed();
   const live: Change[] = [];
   const w = s.watch('core/configmaps', start, (c) => live.push(c));
   assert.deepEqual(w.replay(100).map((c) => c.rv), made);
-  const later = Number((await s.asyncWrites.create('core/configmaps', cm('w-live'))).metadata.resourceVersion);
+  const later = Number((await s.create('core/configmaps', cm('w-live'))).metadata.resourceVersion);
   await until(() => live.length === 1, 'the live change');
   assert.equal(live[0].rv, later);
   assert.equal(live[0].type, 'ADDED');
   w.stop();
-  for (let i = 0; i < 6; i++) await s.asyncWrites.create('core/configmaps', cm(`fill${i}`));
+  for (let i = 0; i < 6; i++) await s.create('core/configmaps', cm(`fill${i}`));
   await s.committed();
   assert.throws(() => s.watch('core/configmaps', start, () => {}), (e: unknown) => e instanceof StorageError && e.code === 'Expired', 'beyond the window');
   const now = s.publishedRevision();
@@ -155,11 +155,11 @@ test('a watch that falls behind a compaction relists: the mirror matches etcd an
   const seen: Change[] = [];
   s1.hub.subscribe('core/configmaps', (c) => seen.push(c));
   const early = s1.revision();
-  await s2.asyncWrites.create('core/configmaps', cm('relist-a'));
+  await s2.create('core/configmaps', cm('relist-a'));
   await s2.committed();
   s2.compact(0);
-  const gone = await s2.asyncWrites.delete('core/configmaps', 'default', 'relist-a');
-  const made = await s2.asyncWrites.create('core/configmaps', cm('relist-b'));
+  const gone = await s2.delete('core/configmaps', 'default', 'relist-a');
+  const made = await s2.create('core/configmaps', cm('relist-b'));
   await s2.committed();
   // Point s1's etcd watch at a revision etcd has compacted away, as after a long disconnection.
   (s1 as unknown as { channel: { control(c: { op: 'watch'; from: number }): void } }).channel.control({ op: 'watch', from: early });
@@ -176,10 +176,10 @@ test('a watch that falls behind a compaction relists: the mirror matches etcd an
 test('etcd going away: a write fails with Timeout instead of hanging', async () => {
   const other = await startEtcd();
   const s = await EtcdStore.open({ endpoints: parseEtcdUrl(other.storage), builtins, log: () => {}, timeoutMs: 1500 });
-  await s.asyncWrites.create('core/configmaps', cm('before'));
+  await s.create('core/configmaps', cm('before'));
   await other.stop();
   try {
-    await assert.rejects(s.asyncWrites.create('core/configmaps', cm('after')), (e: unknown) => e instanceof StorageError && e.code === 'Timeout');
+    await assert.rejects(s.create('core/configmaps', cm('after')), (e: unknown) => e instanceof StorageError && e.code === 'Timeout');
   } finally {
     s.close();
   }
@@ -189,19 +189,19 @@ test('many transactions in flight, each answered with its revision; refusals as 
   const s = await open();
   const seen: Change[] = [];
   s.hub.subscribe('*', (c) => seen.push(c));
-  const created = await Promise.all(Array.from({ length: 40 }, (_, i) => s.asyncWrites.create('core/configmaps', cm(`async-${i}`, { i: String(i) }))));
+  const created = await Promise.all(Array.from({ length: 40 }, (_, i) => s.create('core/configmaps', cm(`async-${i}`, { i: String(i) }))));
   const revs = created.map((o) => Number(o.metadata.resourceVersion));
   assert.equal(new Set(revs).size, 40, 'one revision each');
   for (const o of created) assert.equal(s.get('core/configmaps', 'default', o.metadata.name ?? '')?.metadata.resourceVersion, o.metadata.resourceVersion, 'read back at once');
   await s.committed();
   assert.deepEqual(seen.filter((c) => c.type === 'ADDED' && c.object.metadata.name?.startsWith('async-')).map((c) => c.rv), [...revs].sort((a, b) => a - b), 'watchers told once each, in revision order');
-  await assert.rejects(s.asyncWrites.create('core/configmaps', cm('async-0')), (e: unknown) => e instanceof StorageError && e.code === 'AlreadyExists');
+  await assert.rejects(s.create('core/configmaps', cm('async-0')), (e: unknown) => e instanceof StorageError && e.code === 'AlreadyExists');
   const first = created[0];
-  const updated = await s.asyncWrites.update('core/configmaps', { ...first, data: { i: 'changed' } }, Number(first.metadata.resourceVersion));
+  const updated = await s.update('core/configmaps', { ...first, data: { i: 'changed' } }, Number(first.metadata.resourceVersion));
   assert.equal(dataOf(s.get('core/configmaps', 'default', 'async-0')).i, 'changed');
-  await assert.rejects(s.asyncWrites.update('core/configmaps', { ...first, data: { i: 'stale' } }, Number(first.metadata.resourceVersion)), (e: unknown) => e instanceof StorageError && e.code === 'Conflict');
-  const gone = await s.asyncWrites.delete('core/configmaps', 'default', 'async-0', Number(updated.metadata.resourceVersion));
+  await assert.rejects(s.update('core/configmaps', { ...first, data: { i: 'stale' } }, Number(first.metadata.resourceVersion)), (e: unknown) => e instanceof StorageError && e.code === 'Conflict');
+  const gone = await s.delete('core/configmaps', 'default', 'async-0', Number(updated.metadata.resourceVersion));
   assert.equal(gone.metadata.name, 'async-0');
   assert.equal(s.get('core/configmaps', 'default', 'async-0'), undefined);
-  await assert.rejects(s.asyncWrites.delete('core/configmaps', 'default', 'async-0'), (e: unknown) => e instanceof StorageError && e.code === 'NotFound');
+  await assert.rejects(s.delete('core/configmaps', 'default', 'async-0'), (e: unknown) => e instanceof StorageError && e.code === 'NotFound');
 });

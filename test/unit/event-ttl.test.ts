@@ -36,7 +36,7 @@ test('a pass deletes at most its bound; the rest go in the next passes, after th
     expiry.start();
     await turn();
     const n = maxDeletesPerPass * 2 + 10;
-    for (let i = 0; i < n; i++) reg.create(def, 'default', event(`e${i}`, start));
+    for (let i = 0; i < n; i++) await reg.create(def, 'default', event(`e${i}`, start));
     await store.committed();
     assert.equal(expiry.stats().queued, n);
     clock.advance(ttl - 2_000);
@@ -55,10 +55,10 @@ test('a pass deletes at most its bound; the rest go in the next passes, after th
 test('events stored before the start are queued by their timestamps; one written again lives on', async () => {
   // Written (created) two TTLs and half a TTL before the start.
   const { reg, clock, store, def } = setup(start - 2 * ttl);
-  reg.create(def, 'default', event('old', start - 2 * ttl));
-  reg.create(def, 'default', event('again', start - 2 * ttl));
+  await reg.create(def, 'default', event('old', start - 2 * ttl));
+  await reg.create(def, 'default', event('again', start - 2 * ttl));
   clock.advance(1.5 * ttl);
-  reg.create(def, 'default', event('recent', start - ttl / 2));
+  await reg.create(def, 'default', event('recent', start - ttl / 2));
   clock.advance(ttl / 2);
   await store.committed();
   const expiry = new EventTtl(reg, clock, ttl);
@@ -71,12 +71,12 @@ test('events stored before the start are queued by their timestamps; one written
     assert.equal(reg.getStored('core/events', 'default', 'old'), undefined, 'older than the TTL: gone on the first pass');
     assert.ok(reg.getStored('core/events', 'default', 'recent'));
     assert.equal(reg.getStored('core/events', 'default', 'again'), undefined);
-    reg.create(def, 'default', event('again', clock.nowMs()));
+    await reg.create(def, 'default', event('again', clock.nowMs()));
     await store.committed();
     clock.advance(ttl / 2);
     assert.equal(reg.getStored('core/events', 'default', 'recent'), undefined, 'expired by its own timestamps');
     // Written again (an update) half a TTL later: its clock starts over.
-    reg.guaranteedUpdate(def, 'default', 'again', (cur) => ({ ...cur, count: 2 }));
+    await reg.update(def, 'default', 'again', (cur) => ({ ...cur, count: 2 }));
     await store.committed();
     clock.advance(ttl / 2 + 1_000);
     assert.ok(reg.getStored('core/events', 'default', 'again'), 'kept: written again half a TTL ago');
@@ -94,9 +94,9 @@ test('stale queue entries of events written again and again are compacted away',
   try {
     expiry.start();
     await turn();
-    reg.create(def, 'default', event('busy', start));
+    await reg.create(def, 'default', event('busy', start));
     for (let i = 0; i < 5_000; i++) {
-      reg.guaranteedUpdate(def, 'default', 'busy', (cur) => ({ ...cur, count: i + 2 }));
+      await reg.update(def, 'default', 'busy', (cur) => ({ ...cur, count: i + 2 }));
       if (i % 100 === 0) await store.committed();
     }
     await store.committed();

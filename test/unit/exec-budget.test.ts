@@ -7,8 +7,8 @@ import { Harness, podSpec, exec, Feed, fakeSession, runtime, withBudget } from '
 // Sessions run under the default budget (10 s of CPU, 64 MiB) unless a test gives a bomb a smaller CPU budget.
 let h: Harness;
 before(async () => {
-  h = new Harness();
-  h.create(podSpec('p', {
+  h = await Harness.start();
+  await h.create(podSpec('p', {
     containers: [{ name: 'c', image: 'busybox', command: ['sleep', '3600'], volumeMounts: [{ name: 'd', mountPath: '/data' }] }],
     volumes: [{ name: 'd', emptyDir: {} }],
   }));

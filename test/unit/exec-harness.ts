@@ -87,9 +87,9 @@ export async function exec(h: Harness, pod: string, command: string[], opts: Par
   return { ...o, out: r.stdout(), err: r.stderr() };
 }
 
-export function createObject(h: Harness, group: string, version: string, plural: string, namespace: string, obj: Record<string, unknown>): KObject {
+export async function createObject(h: Harness, group: string, version: string, plural: string, namespace: string, obj: Record<string, unknown>): Promise<KObject> {
   const def = h.reg.find(group, version, plural)!;
-  return h.reg.create(def, namespace, obj as KObject);
+  return await h.reg.create(def, namespace, obj as KObject);
 }
 
 /** Runs `run` with sessions started under other budget limits (e.g. a small CPU budget for a bomb), then restores them. */

@@ -5,8 +5,8 @@ import { Harness, podSpec, exec, Feed, fakeSession, runtime, withBudget } from '
 
 let h: Harness;
 before(async () => {
-  h = new Harness();
-  h.create(podSpec('p', {
+  h = await Harness.start();
+  await h.create(podSpec('p', {
     containers: [{ name: 'c', image: 'busybox', command: ['sleep', '3600'], env: [{ name: '__proto__', value: 'x' }, { name: 'constructor', value: 'y' }], volumeMounts: [{ name: 'd', mountPath: '/data' }] }],
     volumes: [{ name: 'd', emptyDir: {} }],
   }));

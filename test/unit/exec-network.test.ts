@@ -10,18 +10,18 @@ let svc: Service;
 const pods = ['web-a', 'web-b', 'web-c'];
 
 before(async () => {
-  h = new Harness();
-  for (const name of pods) h.create(podSpec(name, { hostname: name, subdomain: 'web-headless', containers: [{ name: 'c', image: 'registry.example/app:1', ports: [{ containerPort: 8080 }] }] }, undefined) as never);
+  h = await Harness.start();
+  for (const name of pods) await h.create(podSpec(name, { hostname: name, subdomain: 'web-headless', containers: [{ name: 'c', image: 'registry.example/app:1', ports: [{ containerPort: 8080 }] }] }, undefined) as never);
   for (const name of pods) h.pod(name);
-  h.create(podSpec('client', { containers: [{ name: 'c', image: 'busybox', command: ['sleep', '3600'] }] }));
-  h.create(podSpec('nginx', { containers: [{ name: 'c', image: 'nginx:1.27' }] }));
-  h.create(podSpec('custom', { containers: [{ name: 'c', image: 'nginx' }] }, { 'bonsai.dev/http-response': '{"status": 418, "body": "short and stout\\n"}' }));
-  h.create(podSpec('unready', { containers: [{ name: 'c', image: 'nginx' }] }, { 'bonsai.dev/never-ready': 'true' }));
+  await h.create(podSpec('client', { containers: [{ name: 'c', image: 'busybox', command: ['sleep', '3600'] }] }));
+  await h.create(podSpec('nginx', { containers: [{ name: 'c', image: 'nginx:1.27' }] }));
+  await h.create(podSpec('custom', { containers: [{ name: 'c', image: 'nginx' }] }, { 'bonsai.dev/http-response': '{"status": 418, "body": "short and stout\\n"}' }));
+  await h.create(podSpec('unready', { containers: [{ name: 'c', image: 'nginx' }] }, { 'bonsai.dev/never-ready': 'true' }));
   await h.run(5000);
-  svc = createObject(h, '', 'v1', 'services', 'default', { metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] } });
-  createObject(h, '', 'v1', 'services', 'default', { metadata: { name: 'web-headless' }, spec: { clusterIP: 'None', selector: { app: 'web' }, ports: [{ name: 'http', port: 8080 }] } });
+  svc = await createObject(h, '', 'v1', 'services', 'default', { metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] } });
+  await createObject(h, '', 'v1', 'services', 'default', { metadata: { name: 'web-headless' }, spec: { clusterIP: 'None', selector: { app: 'web' }, ports: [{ name: 'http', port: 8080 }] } });
   for (const s of ['web', 'web-headless']) {
-    createObject(h, 'discovery.k8s.io', 'v1', 'endpointslices', 'default', {
+    await createObject(h, 'discovery.k8s.io', 'v1', 'endpointslices', 'default', {
       metadata: { name: `${s}-abcde`, labels: { 'kubernetes.io/service-name': s } }, addressType: 'IPv4',
       ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
       endpoints: pods.map((p) => ({ addresses: [h.pod(p)!.status!.podIP!], hostname: p, conditions: { ready: true }, targetRef: { kind: 'Pod', namespace: 'default', name: p } })),

@@ -5,10 +5,10 @@ import { Harness, podSpec, exec, createObject } from './exec-harness.js';
 
 let h: Harness;
 before(async () => {
-  h = new Harness();
-  createObject(h, '', 'v1', 'configmaps', 'default', { metadata: { name: 'cfg' }, data: { key: 'value-from-configmap', other: 'x' } });
-  createObject(h, '', 'v1', 'secrets', 'default', { metadata: { name: 'sec' }, data: { password: Buffer.from('s3cret').toString('base64') } });
-  h.create(podSpec('web', {
+  h = await Harness.start();
+  await createObject(h, '', 'v1', 'configmaps', 'default', { metadata: { name: 'cfg' }, data: { key: 'value-from-configmap', other: 'x' } });
+  await createObject(h, '', 'v1', 'secrets', 'default', { metadata: { name: 'sec' }, data: { password: Buffer.from('s3cret').toString('base64') } });
+  await h.create(podSpec('web', {
     containers: [{
       name: 'c', image: 'nginx',
       env: [
@@ -101,7 +101,7 @@ test('writes go to writable directories only', async () => {
 });
 
 test('a container that is not running cannot exec; unknown containers are rejected', async () => {
-  h.create(podSpec('crash', { containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'exit 1'] }] }));
+  await h.create(podSpec('crash', { containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'exit 1'] }] }));
   await h.run(2000);
   const r = await exec(h, 'crash', ['env']);
   assert.equal(r.error, 'container not found ("c")');
@@ -112,7 +112,7 @@ test('a container that is not running cannot exec; unknown containers are reject
 test('kubectl debug: an ephemeral container gets the same shell', async () => {
   const def = h.reg.find('', 'v1', 'pods')!;
   const cur = h.pod('web')!;
-  h.reg.update(def, 'default', 'web', { ...cur, spec: { ...cur.spec, ephemeralContainers: [{ name: 'debugger', image: 'busybox', targetContainerName: 'c', terminationMessagePolicy: 'File', imagePullPolicy: 'IfNotPresent' }] } } as never, { subresource: 'ephemeralcontainers' });
+  await h.reg.update(def, 'default', 'web', () => ({ ...cur, spec: { ...cur.spec, ephemeralContainers: [{ name: 'debugger', image: 'busybox', targetContainerName: 'c', terminationMessagePolicy: 'File', imagePullPolicy: 'IfNotPresent' }] } }) as never, { subresource: 'ephemeralcontainers' });
   await h.run(5000);
   // Its own volume mounts only (none here): the target container's ConfigMap is not mounted in it.
   const r = await exec(h, 'web', ['sh', '-c', 'hostname; test -e /etc/config/key || echo no-mounts'], { container: 'debugger' });

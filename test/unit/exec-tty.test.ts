@@ -7,10 +7,10 @@ import { Harness, podSpec, Feed, fakeSession, runtime } from './exec-harness.js'
 
 let h: Harness;
 before(async () => {
-  h = new Harness();
-  h.create(podSpec('bb', { containers: [{ name: 'c', image: 'busybox:1.36', command: ['sleep', '3600'] }] }));
-  h.create(podSpec('deb', { containers: [{ name: 'c', image: 'nginx' }] }));
-  h.create(podSpec('ticker', { containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'echo start; sleep 5; echo tick 1; sleep 5; echo tick 2; sleep 3600'] }] }));
+  h = await Harness.start();
+  await h.create(podSpec('bb', { containers: [{ name: 'c', image: 'busybox:1.36', command: ['sleep', '3600'] }] }));
+  await h.create(podSpec('deb', { containers: [{ name: 'c', image: 'nginx' }] }));
+  await h.create(podSpec('ticker', { containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'echo start; sleep 5; echo tick 1; sleep 5; echo tick 2; sleep 3600'] }] }));
   await h.run(3000);
 });
 after(() => h.close());
@@ -108,7 +108,7 @@ test('port-forward bounds: huge headers, garbage, bad lengths, refused ports', a
   assert.match(await forward('deb', 80, ['GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n']), /^HTTP\/1\.1 501 /);
   assert.equal(await forward('deb', 80, ['GET / HTTP/1.1\r\nHost: x']), 'HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 19\r\nConnection: close\r\n\r\nincomplete request\n');
   const rt = await runtime();
-  h.create(podSpec('ported', { containers: [{ name: 'c', image: 'nginx', ports: [{ containerPort: 80 }] }] }));
+  await h.create(podSpec('ported', { containers: [{ name: 'c', image: 'nginx', ports: [{ containerPort: 80 }] }] }));
   await h.run(3000);
   await assert.rejects(rt.portForward({ client: clientFor(h.reg), namespace: 'default', pod: 'ported', port: 81, input: new Feed(), output: { write: () => undefined }, signal: new AbortController().signal }), /connection refused/);
 });

@@ -49,9 +49,9 @@ test('the cluster file adds images, names failing references and can refuse unkn
 });
 
 test('an unknown tag fails with ErrImagePull, then ImagePullBackOff, retried 10 s, 20 s, 40 s later', async () => {
-  const h = new Harness();
+  const h = await Harness.start();
   try {
-    h.create(podSpec('web', { containers: [{ name: 'web', image: 'nginx:nope' }] }));
+    await h.create(podSpec('web', { containers: [{ name: 'web', image: 'nginx:nope' }] }));
     await h.run(260); // sandbox 50 ms + pull 200 ms
     let st = cs(h.pod('web'));
     assert.deepEqual(st.state, { waiting: { reason: 'ErrImagePull', message: notFound('docker.io/library/nginx:nope') } });
@@ -82,10 +82,10 @@ test('an unknown tag fails with ErrImagePull, then ImagePullBackOff, retried 10 
 });
 
 test('the bonsai.dev/image-pull annotation makes a pull fail or succeed', async () => {
-  const h = new Harness();
+  const h = await Harness.start();
   try {
-    h.create(podSpec('a', { containers: [{ name: 'c', image: 'nginx:1.25' }] }, { 'bonsai.dev/image-pull': 'fail' }));
-    h.create(podSpec('b', { containers: [{ name: 'c', image: 'nginx:nope' }] }, { 'bonsai.dev/image-pull.c': 'ok' }));
+    await h.create(podSpec('a', { containers: [{ name: 'c', image: 'nginx:1.25' }] }, { 'bonsai.dev/image-pull': 'fail' }));
+    await h.create(podSpec('b', { containers: [{ name: 'c', image: 'nginx:nope' }] }, { 'bonsai.dev/image-pull.c': 'ok' }));
     await h.run(500);
     assert.equal(cs(h.pod('a')).state?.waiting?.reason, 'ErrImagePull');
     assert.ok(cs(h.pod('b')).state?.running, 'b runs');

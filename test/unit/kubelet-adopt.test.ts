@@ -33,7 +33,7 @@ function restart(h: Harness, downMs: number): PodLifecycle {
 }
 
 async function withHarness(fn: (h: Harness, restarted: (l: PodLifecycle) => void) => Promise<void>): Promise<void> {
-  const h = new Harness();
+  const h = await Harness.start();
   const later: PodLifecycle[] = [];
   try {
     await fn(h, (l) => later.push(l));
@@ -44,10 +44,10 @@ async function withHarness(fn: (h: Harness, restarted: (l: PodLifecycle) => void
 }
 
 test('stable pods are adopted without a write; a Never pod whose run time passed during the downtime completes at its own time', () => withHarness(async (h, restarted) => {
-  h.create(podSpec('web', { containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '32Mi' } } }] }));
-  h.create(podSpec('probed', { containers: [{ name: 'c', image: 'nginx', readinessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 5 } }] }));
-  h.create(podSpec('job', { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'echo hi; sleep 10'] }] }));
-  h.create(podSpec('done', { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['true'] }] }));
+  await h.create(podSpec('web', { containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '32Mi' } } }] }));
+  await h.create(podSpec('probed', { containers: [{ name: 'c', image: 'nginx', readinessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 5 } }] }));
+  await h.create(podSpec('job', { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'echo hi; sleep 10'] }] }));
+  await h.create(podSpec('done', { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['true'] }] }));
   await h.run(5000);
   const before = new Map(['web', 'probed', 'job', 'done'].map((n) => [n, h.pod(n)!]));
   assert.equal(before.get('web')?.status?.phase, 'Running');
@@ -68,7 +68,7 @@ test('stable pods are adopted without a write; a Never pod whose run time passed
 }));
 
 test('a back-off being waited out ends where it would have; the images that ran stay present on the node', () => withHarness(async (h, restarted) => {
-  h.create(podSpec('crash', { containers: [{ name: 'c', image: 'busybox', imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', 'exit 1'] }] }));
+  await h.create(podSpec('crash', { containers: [{ name: 'c', image: 'busybox', imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', 'exit 1'] }] }));
   // Until the third crash's back-off (10 s after the second exit, then 20 s) is being waited out.
   let p: Pod | undefined;
   for (let i = 0; i < 200; i++) {
@@ -91,7 +91,7 @@ test('a back-off being waited out ends where it would have; the images that ran 
   await h.run(1500);
   assert.equal(cs(h.pod('crash')).restartCount, 3, 'restarted when its back-off ended');
   // A new pod with the image the adopted container ran: already present on the node.
-  h.create(podSpec('again', { containers: [{ name: 'c', image: 'busybox', imagePullPolicy: 'IfNotPresent', command: ['sleep', '3600'] }] }));
+  await h.create(podSpec('again', { containers: [{ name: 'c', image: 'busybox', imagePullPolicy: 'IfNotPresent', command: ['sleep', '3600'] }] }));
   await h.run(1000);
   const reasons = h.events('again').map((e) => e.reason);
   assert.ok(!reasons.includes('Pulling'), `no pull: ${reasons.join(',')}`);
@@ -99,7 +99,7 @@ test('a back-off being waited out ends where it would have; the images that ran 
 }));
 
 test('a pod pending part-way (a slow pull) carries on from its stored sandbox time', () => withHarness(async (h, restarted) => {
-  h.create(podSpec('slow', { containers: [{ name: 'c', image: 'nginx' }] }, { 'bonsai.dev/pull-seconds': '10' }));
+  await h.create(podSpec('slow', { containers: [{ name: 'c', image: 'nginx' }] }, { 'bonsai.dev/pull-seconds': '10' }));
   await h.run(2000);
   const p = h.pod('slow');
   assert.equal(p?.status?.phase, 'Pending');
@@ -163,11 +163,11 @@ test('a fresh node status and a valid Lease are adopted; stale, changed or forei
 });
 
 test('adoptedStatusCurrent: true only when the status buildStatus would write equals the stored one; any changed field makes it false', () => withHarness(async (h) => {
-  h.create(podSpec('web', { containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '32Mi' } } }] }));
-  h.create(podSpec('two', { containers: [{ name: 'b', image: 'nginx' }, { name: 'a', image: 'registry.k8s.io/pause:3.10' }] }));
-  h.create(podSpec('probed', { containers: [{ name: 'c', image: 'nginx', readinessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 5 } }] }));
-  h.create(podSpec('init', { initContainers: [{ name: 'i', image: 'busybox', command: ['true'] }], containers: [{ name: 'c', image: 'nginx' }] }));
-  h.create(podSpec('job', { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['true'] }] }));
+  await h.create(podSpec('web', { containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '32Mi' } } }] }));
+  await h.create(podSpec('two', { containers: [{ name: 'b', image: 'nginx' }, { name: 'a', image: 'registry.k8s.io/pause:3.10' }] }));
+  await h.create(podSpec('probed', { containers: [{ name: 'c', image: 'nginx', readinessProbe: { httpGet: { path: '/', port: 80 }, periodSeconds: 5 } }] }));
+  await h.create(podSpec('init', { initContainers: [{ name: 'i', image: 'busybox', command: ['true'] }], containers: [{ name: 'c', image: 'nginx' }] }));
+  await h.create(podSpec('job', { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['true'] }] }));
   await h.run(5000);
   const now = h.clock.nowMs() + 20_000;
   const hostIP = h.agent('node-1')!.hostIP;

@@ -11,11 +11,11 @@ const image = 'registry.k8s.io/ingress-nginx/kube-webhook-certgen:v1.6.9';
 test('certgen patch before its Secret exists exits 1, restarts, and patches once the Secret is there', async () => {
   await withHarness(async (h) => {
     const hooks = h.reg.find('admissionregistration.k8s.io', 'v1', 'validatingwebhookconfigurations')!;
-    h.reg.create(hooks, '', {
+    await h.reg.create(hooks, '', {
       apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration', metadata: { name: 'hook' },
       webhooks: [{ name: 'v.example.com', admissionReviewVersions: ['v1'], sideEffects: 'None', clientConfig: { service: { namespace: 'default', name: 'svc' } } }],
     });
-    h.create(podSpec('patch', {
+    await h.create(podSpec('patch', {
       restartPolicy: 'OnFailure',
       containers: [{ name: 'patch', image, args: ['patch', '--webhook-name=hook', '--namespace=default', '--patch-mutating=false', '--secret-name=certs', '--patch-failure-policy=Fail'] }],
     }));
@@ -26,7 +26,7 @@ test('certgen patch before its Secret exists exits 1, restarts, and patches once
     assert.equal(webhook().clientConfig.caBundle, undefined);
 
     const ca = Buffer.from('-----BEGIN CERTIFICATE-----\n').toString('base64');
-    h.reg.create(h.reg.find('', 'v1', 'secrets')!, 'default', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'certs', namespace: 'default' }, data: { ca } });
+    await h.reg.create(h.reg.find('', 'v1', 'secrets')!, 'default', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'certs', namespace: 'default' }, data: { ca } });
     await h.run(60_000);
     const done = h.pod('patch')?.status;
     assert.equal(done?.phase, 'Succeeded');

@@ -65,7 +65,7 @@ test('shells nested in shells without end stop with an error instead of overflow
 });
 
 test('a pod whose command spends the budget fails with exit code 137', () => withHarness(async (h) => {
-  h.create(podSpec('bomb', { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', exportLoop] }] }));
+  await h.create(podSpec('bomb', { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', exportLoop] }] }));
   await h.run(3000);
   const p = h.pod('bomb');
   assert.equal(p?.status?.phase, 'Failed');

@@ -34,7 +34,7 @@ function logText(h: Harness, pod: Pod | undefined, container = 'c'): string {
 }
 
 async function withRestarts(fn: (h: Harness, later: PodLifecycle[]) => Promise<void>): Promise<void> {
-  const h = new Harness();
+  const h = await Harness.start();
   const later: PodLifecycle[] = [];
   try {
     await fn(h, later);
@@ -45,13 +45,13 @@ async function withRestarts(fn: (h: Harness, later: PodLifecycle[]) => Promise<v
 }
 
 test('steadyAtRestart: only Running, ready pods with nothing timed ahead', () => withRestarts(async (h) => {
-  h.create(podSpec('web', { containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '32Mi' } } }] }));
-  h.create(podSpec('probed', { containers: [{ name: 'c', image: 'nginx', readinessProbe: { httpGet: { path: '/', port: 80 } } }] }));
-  h.create(podSpec('sleeper', { containers: [{ name: 'c', image: 'busybox', command: ['sleep', '3600'] }] }));
-  h.create(podSpec('timed', { containers: [{ name: 'c', image: 'nginx' }] }, { 'bonsai.dev/run-seconds.c': '3600' }));
-  h.create(podSpec('never', { restartPolicy: 'Never', containers: [{ name: 'c', image: 'nginx' }] }));
-  h.create(podSpec('deadline', { activeDeadlineSeconds: 3600, containers: [{ name: 'c', image: 'nginx' }] }));
-  h.create(podSpec('init', { initContainers: [{ name: 'i', image: 'busybox', command: ['true'] }], containers: [{ name: 'c', image: 'nginx' }] }));
+  await h.create(podSpec('web', { containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '32Mi' } } }] }));
+  await h.create(podSpec('probed', { containers: [{ name: 'c', image: 'nginx', readinessProbe: { httpGet: { path: '/', port: 80 } } }] }));
+  await h.create(podSpec('sleeper', { containers: [{ name: 'c', image: 'busybox', command: ['sleep', '3600'] }] }));
+  await h.create(podSpec('timed', { containers: [{ name: 'c', image: 'nginx' }] }, { 'bonsai.dev/run-seconds.c': '3600' }));
+  await h.create(podSpec('never', { restartPolicy: 'Never', containers: [{ name: 'c', image: 'nginx' }] }));
+  await h.create(podSpec('deadline', { activeDeadlineSeconds: 3600, containers: [{ name: 'c', image: 'nginx' }] }));
+  await h.create(podSpec('init', { initContainers: [{ name: 'i', image: 'busybox', command: ['true'] }], containers: [{ name: 'c', image: 'nginx' }] }));
   await h.run(5000);
   const now = h.clock.nowMs();
   const steady = (n: string) => steadyAtRestart(h.pod(n)!, now, hostIP);
@@ -68,7 +68,7 @@ test('steadyAtRestart: only Running, ready pods with nothing timed ahead', () =>
 }));
 
 test('a dormant pod writes nothing, reads the logs adoption would have built, and its images are present', () => withRestarts(async (h, later) => {
-  h.create(podSpec('web', { containers: [{ name: 'c', image: 'nginx', imagePullPolicy: 'IfNotPresent' }] }));
+  await h.create(podSpec('web', { containers: [{ name: 'c', image: 'nginx', imagePullPolicy: 'IfNotPresent' }] }));
   await h.run(5000);
   const before = h.pod('web');
   const logs = logText(h, before);
@@ -79,7 +79,7 @@ test('a dormant pod writes nothing, reads the logs adoption would have built, an
   assert.equal(rv(h.pod('web')), rv(before), 'no status write');
   assert.equal(h.store.count('core/events'), events, 'no events');
   assert.equal(logText(h, h.pod('web')), logs, 'the same lines, at the same times');
-  h.create(podSpec('served', { containers: [{ name: 'c', image: 'nginx' }] }));
+  await h.create(podSpec('served', { containers: [{ name: 'c', image: 'nginx' }] }));
   await h.run(5000);
   restart(h, 1000, later);
   await h.run(1000);
@@ -87,7 +87,7 @@ test('a dormant pod writes nothing, reads the logs adoption would have built, an
   const served = h.pod('served');
   assert.equal(appendContainerLogByUid(h.reg, served?.metadata?.uid ?? '', 'c', 'GET / 200'), true, 'a running container takes the line');
   assert.match(logText(h, h.pod('served')), /\d+ GET \/ 200$/);
-  h.create(podSpec('again', { containers: [{ name: 'c', image: 'nginx', imagePullPolicy: 'IfNotPresent' }] }));
+  await h.create(podSpec('again', { containers: [{ name: 'c', image: 'nginx', imagePullPolicy: 'IfNotPresent' }] }));
   await h.run(2000);
   const reasons = h.events('again').map((e) => e.reason);
   assert.ok(!reasons.includes('Pulling') && reasons.includes('Pulled'), `no pull: ${reasons.join(',')}`);
@@ -96,8 +96,8 @@ test('a dormant pod writes nothing, reads the logs adoption would have built, an
 }));
 
 test('a dormant pod changed by someone else wakes as adopted: its kubelet restores its status, a deletion ends it', () => withRestarts(async (h, later) => {
-  h.create(podSpec('web', { containers: [{ name: 'c', image: 'nginx' }] }));
-  h.create(podSpec('gone', { containers: [{ name: 'c', image: 'nginx' }] }));
+  await h.create(podSpec('web', { containers: [{ name: 'c', image: 'nginx' }] }));
+  await h.create(podSpec('gone', { containers: [{ name: 'c', image: 'nginx' }] }));
   await h.run(5000);
   restart(h, 1000, later);
   await h.run(1000);

@@ -51,7 +51,7 @@ const cases: Case[] = [
     pod: podSpec('web', nginx({ lifecycle: { preStop: { sleep: { seconds: 5 } } } })),
     runMs: 1000,
     then: async (h) => {
-      h.reg.delete(h.reg.find('', 'v1', 'pods')!, 'default', 'web', {});
+      await h.reg.delete(h.reg.find('', 'v1', 'pods')!, 'default', 'web', {});
       await h.run(1000);
     },
   },
@@ -60,7 +60,7 @@ const cases: Case[] = [
     pod: podSpec('web', nginx({ resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '2', memory: '1Gi' } } })),
     runMs: 1000,
     then: async (h) => {
-      resize(h, 'web', { requests: { cpu: '8', memory: '1Gi' }, limits: { cpu: '9', memory: '1Gi' } });
+      await resize(h, 'web', { requests: { cpu: '8', memory: '1Gi' }, limits: { cpu: '9', memory: '1Gi' } });
       await h.run(100);
     },
   },
@@ -69,16 +69,16 @@ const cases: Case[] = [
     pod: podSpec('web', nginx({ resources: { requests: { cpu: '1', memory: '1Gi' }, limits: { cpu: '2', memory: '1Gi' } } })),
     runMs: 1000,
     then: async (h) => {
-      h.create(podSpec('other', nginx({ resources: { requests: { cpu: '2' } } })));
+      await h.create(podSpec('other', nginx({ resources: { requests: { cpu: '2' } } })));
       await h.run(1000);
-      resize(h, 'web', { requests: { cpu: '3', memory: '1Gi' }, limits: { cpu: '4', memory: '1Gi' } });
+      await resize(h, 'web', { requests: { cpu: '3', memory: '1Gi' }, limits: { cpu: '4', memory: '1Gi' } });
       await h.run(100);
     },
   },
 ];
 
-function resize(h: Harness, name: string, resources: Record<string, unknown>): void {
-  h.reg.guaranteedUpdate(h.reg.find('', 'v1', 'pods')!, 'default', name, (cur) => {
+async function resize(h: Harness, name: string, resources: Record<string, unknown>): Promise<void> {
+  await h.reg.update(h.reg.find('', 'v1', 'pods')!, 'default', name, (cur) => {
     const spec = structuredClone(cur.spec) as { containers: Array<Record<string, unknown>> };
     spec.containers[0].resources = resources;
     return { ...cur, spec };
@@ -97,9 +97,9 @@ function normalise(value: unknown, uid: string): unknown {
 
 for (const c of cases) {
   test(`golden: ${c.name}`, async () => {
-    const h = new Harness();
+    const h = await Harness.start();
     try {
-      const created = h.create(c.pod);
+      const created = await h.create(c.pod);
       await h.run(c.runMs);
       await c.then?.(h);
       const pod = h.pod(String((c.pod.metadata as { name: string }).name));

@@ -38,13 +38,24 @@ export class Harness implements NodeDirectory {
   readonly agents = new Map<string, StaticAgent>();
   private readonly listeners = new Set<(n: string) => void>();
 
-  constructor() {
+  /** A harness with one node, node-1. */
+  static async start(): Promise<Harness> {
+    const h = new Harness();
+    try {
+      await h.addNode('node-1');
+    } catch (e) {
+      h.close();
+      throw e;
+    }
+    return h;
+  }
+
+  private constructor() {
     const log = createLogger('silent');
     this.reg = new Registry(this.store, allResources, this.clock, log);
     bootstrap(this.reg);
     const runtime = newRuntime();
     setCommandRunner(this.reg, (req) => runtime.runCommand(req));
-    this.addNode('node-1');
     this.lifecycle = new PodLifecycle({ client: clientFor(this.reg), clock: this.clock, log, timings: defaultTimings }, this);
   }
 
@@ -63,9 +74,9 @@ export class Harness implements NodeDirectory {
     this.agents.delete(name);
   }
 
-  addNode(name: string, allocatable: Record<string, string> = { cpu: '4', memory: '8Gi', pods: '110' }): void {
+  async addNode(name: string, allocatable: Record<string, string> = { cpu: '4', memory: '8Gi', pods: '110' }): Promise<void> {
     const def = this.reg.find('', 'v1', 'nodes')!;
-    this.reg.create(def, '', { apiVersion: 'v1', kind: 'Node', metadata: { name }, status: { capacity: allocatable, allocatable } } as KObject);
+    await this.reg.create(def, '', { apiVersion: 'v1', kind: 'Node', metadata: { name }, status: { capacity: allocatable, allocatable } } as KObject);
     this.agents.set(name, new StaticAgent(name));
   }
 
@@ -88,9 +99,9 @@ export class Harness implements NodeDirectory {
     await this.settle();
   }
 
-  create(pod: Record<string, unknown>, namespace = 'default'): Pod {
+  async create(pod: Record<string, unknown>, namespace = 'default'): Promise<Pod> {
     const def = this.reg.find('', 'v1', 'pods')!;
-    return this.reg.create(def, namespace, { apiVersion: 'v1', kind: 'Pod', ...pod } as KObject);
+    return await this.reg.create(def, namespace, { apiVersion: 'v1', kind: 'Pod', ...pod } as KObject);
   }
 
   pod(name: string, namespace = 'default'): Pod | undefined {
@@ -114,7 +125,7 @@ export function podSpec(name: string, spec: Record<string, unknown>, annotations
 
 /** Runs `fn` with a fresh harness, closed afterwards whatever happens. */
 export async function withHarness(fn: (h: Harness) => Promise<void>): Promise<void> {
-  const h = new Harness();
+  const h = await Harness.start();
   try {
     await fn(h);
   } finally {

@@ -19,7 +19,7 @@ const cond = (p: Pod | undefined, type: string) => p?.status?.conditions?.find((
 const reasons = (h: Harness, name: string) => h.events(name).map((e) => e.reason);
 
 test('a plain pod is Running and Ready well within 2 s on the default timings', () => withHarness(async (h) => {
-  h.create(podSpec('web', { containers: [{ name: 'web', image: 'nginx' }] }));
+  await h.create(podSpec('web', { containers: [{ name: 'web', image: 'nginx' }] }));
   await h.run(349);
   assert.equal(cond(h.pod('web'), 'Ready'), 'False');
   await h.run(1);
@@ -32,7 +32,7 @@ test('a plain pod is Running and Ready well within 2 s on the default timings', 
 }));
 
 test('init containers run in order, a sidecar keeps running, then the main containers start', () => withHarness(async (h) => {
-  h.create(podSpec('app', {
+  await h.create(podSpec('app', {
     initContainers: [
       { name: 'a', image: 'busybox', command: ['sh', '-c', 'echo a; sleep 2'] },
       { name: 'side', image: 'busybox', restartPolicy: 'Always', command: ['sleep', 'infinity'] },
@@ -58,20 +58,20 @@ test('init containers run in order, a sidecar keeps running, then the main conta
 }));
 
 test('restartPolicy OnFailure restarts a failed container; a successful one completes the pod', () => withHarness(async (h) => {
-  h.create(podSpec('job', { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox', imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', 'exit 1'] }] }));
+  await h.create(podSpec('job', { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox', imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', 'exit 1'] }] }));
   await h.run(2000);
   const p = h.pod('job');
   assert.equal(p?.status?.phase, 'Running');
   assert.equal(cs(p).restartCount, 1);
   assert.equal(cs(p).lastState?.terminated?.exitCode, 1);
   assert.ok(reasons(h, 'job').includes('BackOff'));
-  h.create(podSpec('ok', { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox', command: ['true'] }] }));
+  await h.create(podSpec('ok', { restartPolicy: 'OnFailure', containers: [{ name: 'c', image: 'busybox', command: ['true'] }] }));
   await h.run(2000);
   assert.equal(h.pod('ok')?.status?.phase, 'Succeeded');
 }));
 
 test('CrashLoopBackOff doubles from 10 s to 5 min', () => withHarness(async (h) => {
-  h.create(podSpec('crash', { containers: [{ name: 'c', image: 'busybox', imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', 'exit 2'] }] }));
+  await h.create(podSpec('crash', { containers: [{ name: 'c', image: 'busybox', imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', 'exit 2'] }] }));
   const seen: string[] = [];
   for (let i = 0; i < 100; i++) {
     await h.run(5000);
@@ -84,7 +84,7 @@ test('CrashLoopBackOff doubles from 10 s to 5 min', () => withHarness(async (h) 
 }));
 
 test('a failing liveness probe kills and restarts the container', () => withHarness(async (h) => {
-  h.create(podSpec('live', {
+  await h.create(podSpec('live', {
     containers: [{ name: 'c', image: 'nginx', livenessProbe: { httpGet: { path: '/healthz', port: 80 }, periodSeconds: 5, failureThreshold: 3 } }],
   }, { 'bonsai.dev/liveness-fail-after-seconds': '10' }));
   await h.run(25_000);
@@ -98,7 +98,7 @@ test('a failing liveness probe kills and restarts the container', () => withHarn
 
 test('a readiness probe delays Ready by initialDelaySeconds and successThreshold periods', () => withHarness(async (h) => {
   const probe = { httpGet: { path: '/', port: 80 }, initialDelaySeconds: 5, periodSeconds: 2, successThreshold: 2 };
-  h.create(podSpec('slow', { containers: [{ name: 'c', image: 'nginx', readinessProbe: probe }] }));
+  await h.create(podSpec('slow', { containers: [{ name: 'c', image: 'nginx', readinessProbe: probe }] }));
   await h.run(7000);
   assert.equal(cond(h.pod('slow'), 'Ready'), 'False');
   await h.run(500);
@@ -107,7 +107,7 @@ test('a readiness probe delays Ready by initialDelaySeconds and successThreshold
 
 test('pods on a node without a running agent are left alone until the agent starts', () => withHarness(async (h) => {
   h.stopAgent('node-1');
-  h.create(podSpec('wait', { containers: [{ name: 'c', image: 'nginx' }] }));
+  await h.create(podSpec('wait', { containers: [{ name: 'c', image: 'nginx' }] }));
   await h.run(5000);
   assert.equal(h.pod('wait')?.status?.conditions, undefined);
   h.startAgent('node-1');
@@ -116,8 +116,8 @@ test('pods on a node without a running agent are left alone until the agent star
 }));
 
 test('after a process restart a running pod keeps running and a Never pod still exits on time', () => withHarness(async (h) => {
-  h.create(podSpec('web', { containers: [{ name: 'c', image: 'nginx' }] }));
-  h.create(podSpec('job', { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'echo hi; sleep 10'] }] }));
+  await h.create(podSpec('web', { containers: [{ name: 'c', image: 'nginx' }] }));
+  await h.create(podSpec('job', { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['sh', '-c', 'echo hi; sleep 10'] }] }));
   await h.run(2000);
   const started = cs(h.pod('web')).state?.running?.startedAt;
   h.lifecycle.stop();
@@ -137,11 +137,11 @@ test('after a process restart a running pod keeps running and a Never pod still 
 test('graceful deletion waits for preStop; a hook longer than the grace period ends with 137', () => withHarness(async (h) => {
   const def = h.reg.find('', 'v1', 'pods')!;
   const hooked = (name: string, seconds: number) => h.create(podSpec(name, { containers: [{ name: 'c', image: 'nginx', lifecycle: { preStop: { sleep: { seconds } } } }] }));
-  hooked('soft', 3);
-  hooked('hard', 60);
+  await hooked('soft', 3);
+  await hooked('hard', 60);
   await h.run(1000);
-  h.reg.delete(def, 'default', 'soft', {});
-  h.reg.delete(def, 'default', 'hard', { gracePeriodSeconds: 2 });
+  await h.reg.delete(def, 'default', 'soft', {});
+  await h.reg.delete(def, 'default', 'hard', { gracePeriodSeconds: 2 });
   const finals = new Map<string, Pod>();
   const stop = h.store.hub.subscribe('core/pods', (c) => {
     if (c.type !== 'DELETED') finals.set(c.object.metadata.name ?? '', c.object);
@@ -162,7 +162,7 @@ test('graceful deletion waits for preStop; a hook longer than the grace period e
 }));
 
 test('activeDeadlineSeconds fails the pod with DeadlineExceeded', () => withHarness(async (h) => {
-  h.create(podSpec('dl', { activeDeadlineSeconds: 5, containers: [{ name: 'c', image: 'nginx' }] }));
+  await h.create(podSpec('dl', { activeDeadlineSeconds: 5, containers: [{ name: 'c', image: 'nginx' }] }));
   await h.run(6000);
   const p = h.pod('dl');
   assert.equal(p?.status?.phase, 'Failed');

@@ -7,7 +7,7 @@ import { createLogger } from '../../src/util/logger.js';
 import { Harness, podSpec, start } from './kubelet-harness.js';
 
 async function withServer(fn: (h: Harness, get: (path: string) => Promise<{ status: number; text: string }>, app: FastifyInstance) => Promise<void>): Promise<void> {
-  const h = new Harness();
+  const h = await Harness.start();
   const app = buildServer({ reg: h.reg, log: createLogger('silent') });
   const get = async (path: string) => {
     const r = await app.inject({ method: 'GET', url: `/api/v1/namespaces/default/pods/${path}` });
@@ -27,7 +27,7 @@ const ticker = (name: string, restartPolicy = 'Never') => podSpec(name, {
 });
 
 test('logs appear as the process prints them; tail, since, timestamps and limitBytes', () => withServer(async (h, get) => {
-  h.create(ticker('t'));
+  await h.create(ticker('t'));
   assert.deepEqual(await get('t/log'), { status: 400, text: 'container "c" in pod "t" is waiting to start: ContainerCreating' });
   await h.run(1000);
   assert.equal((await get('t/log')).text, 'line 1\n');
@@ -43,24 +43,24 @@ test('logs appear as the process prints them; tail, since, timestamps and limitB
 }));
 
 test('previous shows the run before a restart; errors use the upstream texts', () => withServer(async (h, get) => {
-  h.create(podSpec('r', { containers: [{ name: 'c', image: 'busybox', imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', 'echo run; exit 1'] }] }));
+  await h.create(podSpec('r', { containers: [{ name: 'c', image: 'busybox', imagePullPolicy: 'IfNotPresent', command: ['sh', '-c', 'echo run; exit 1'] }] }));
   await h.run(1000);
   assert.deepEqual(await get('r/log?previous=true'), { status: 200, text: 'run\n' });
   assert.equal((await get('r/log')).text, 'run\n');
-  h.create(podSpec('once', { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['true'] }] }));
+  await h.create(podSpec('once', { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', command: ['true'] }] }));
   await h.run(1000);
   assert.deepEqual(await get('once/log?previous=true'), { status: 400, text: 'previous terminated container "c" in pod "once" not found' });
-  h.create(podSpec('two', { initContainers: [{ name: 'i', image: 'busybox', command: ['sleep', '100'] }], containers: [{ name: 'a', image: 'nginx' }, { name: 'b', image: 'nginx' }] }));
+  await h.create(podSpec('two', { initContainers: [{ name: 'i', image: 'busybox', command: ['sleep', '100'] }], containers: [{ name: 'a', image: 'nginx' }, { name: 'b', image: 'nginx' }] }));
   assert.deepEqual(await get('two/log'), { status: 400, text: 'a container name must be specified for pod two, choose one of: [a b] or one of the init containers: [i]' });
   assert.deepEqual(await get('two/log?container=x'), { status: 400, text: 'container x is not valid for pod two' });
   await h.run(1000);
   assert.deepEqual(await get('two/log?container=a'), { status: 400, text: 'container "a" in pod "two" is waiting to start: PodInitializing' });
-  h.create({ metadata: { name: 'unbound' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
+  await h.create({ metadata: { name: 'unbound' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } });
   assert.deepEqual(await get('unbound/log'), { status: 400, text: 'pod unbound does not have a host assigned' });
 }));
 
 test('follow streams lines as the clock reaches them and ends when the container stops', () => withServer(async (h, _get, app) => {
-  h.create(ticker('f'));
+  await h.create(ticker('f'));
   await h.run(1000);
   const pending = app.inject({ method: 'GET', url: '/api/v1/namespaces/default/pods/f/log?follow=true' });
   await h.run(40_000);

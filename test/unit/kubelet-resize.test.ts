@@ -11,7 +11,7 @@ import { Harness, podSpec } from './kubelet-harness.js';
 type Patch = Record<string, unknown>;
 
 async function withServer(fn: (h: Harness, patch: (name: string, body: Patch, type?: string) => Promise<{ status: number; body: Record<string, any> }>) => Promise<void>): Promise<void> {
-  const h = new Harness();
+  const h = await Harness.start();
   const app: FastifyInstance = buildServer({ reg: h.reg, log: createLogger('silent') });
   const patch = async (name: string, body: Patch, type = 'application/strategic-merge-patch+json') => {
     const r = await app.inject({ method: 'PATCH', url: `/api/v1/namespaces/default/pods/${name}/resize`, headers: { 'content-type': type }, payload: JSON.stringify(body) });
@@ -29,7 +29,7 @@ const burstable = { requests: { cpu: '500m', memory: '256Mi' }, limits: { cpu: '
 const resources = (r: Record<string, unknown>) => ({ spec: { containers: [{ name: 'c', resources: r }] } });
 
 test('a fitting resize is actuated: PodResizeInProgress, then status resources follow the spec', () => withServer(async (h, patch) => {
-  h.create(podSpec('web', { containers: [{ name: 'c', image: 'nginx', resources: burstable }] }));
+  await h.create(podSpec('web', { containers: [{ name: 'c', image: 'nginx', resources: burstable }] }));
   await h.run(1000);
   const r = await patch('web', resources({ requests: { cpu: '750m' } }));
   assert.equal(r.status, 200, JSON.stringify(r.body));
@@ -49,7 +49,7 @@ test('a fitting resize is actuated: PodResizeInProgress, then status resources f
 }));
 
 test('a resource with resizePolicy RestartContainer is applied by restarting the container', () => withServer(async (h, patch) => {
-  h.create(podSpec('rc', {
+  await h.create(podSpec('rc', {
     containers: [{ name: 'c', image: 'nginx', resources: burstable, resizePolicy: [{ resourceName: 'memory', restartPolicy: 'RestartContainer' }] }],
   }));
   await h.run(1000);
@@ -65,8 +65,8 @@ test('a resource with resizePolicy RestartContainer is applied by restarting the
 }));
 
 test('a resize that does not fit next to other pods is Deferred until room frees up', () => withServer(async (h, patch) => {
-  h.create(podSpec('web', { containers: [{ name: 'c', image: 'nginx', resources: burstable }] }));
-  h.create(podSpec('big', { containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: '3' } } }] }));
+  await h.create(podSpec('web', { containers: [{ name: 'c', image: 'nginx', resources: burstable }] }));
+  await h.create(podSpec('big', { containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: '3' } } }] }));
   await h.run(1000);
   assert.equal((await patch('web', resources({ requests: { cpu: '2' }, limits: { cpu: '2' } }))).status, 200);
   await h.run(10);
@@ -74,7 +74,7 @@ test('a resize that does not fit next to other pods is Deferred until room frees
   assert.equal(pending?.type, 'PodResizePending');
   assert.equal(pending?.reason, 'Deferred');
   assert.equal(pending?.message, "Node didn't have enough resource: cpu, requested: 2000, used: 3000, capacity: 4000");
-  h.reg.delete(h.reg.find('', 'v1', 'pods')!, 'default', 'big', { gracePeriodSeconds: 0 });
+  await h.reg.delete(h.reg.find('', 'v1', 'pods')!, 'default', 'big', { gracePeriodSeconds: 0 });
   await h.run(6000);
   const p = h.pod('web') as Pod;
   assert.ok(!p.status?.conditions?.some((c) => c.type.startsWith('PodResize')));
@@ -82,11 +82,11 @@ test('a resize that does not fit next to other pods is Deferred until room frees
 }));
 
 test('resize validation: QoS class, other resources, removals, init containers, renames', () => withServer(async (h, patch) => {
-  h.create(podSpec('web', {
+  await h.create(podSpec('web', {
     initContainers: [{ name: 'init', image: 'busybox', command: ['true'], resources: { requests: { cpu: '100m' } } }],
     containers: [{ name: 'c', image: 'nginx', resources: burstable }],
   }));
-  h.create(podSpec('plain', { containers: [{ name: 'c', image: 'nginx', resources: burstable }] }));
+  await h.create(podSpec('plain', { containers: [{ name: 'c', image: 'nginx', resources: burstable }] }));
   await h.run(2000);
   const qos = await patch('plain', resources({ requests: { cpu: '1', memory: '512Mi' } }));
   assert.equal(qos.status, 422);

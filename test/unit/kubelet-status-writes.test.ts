@@ -23,7 +23,7 @@ function recordWrites(h: Harness, name: string): Pod[] {
 
 test('a plain pod goes from its first status to Running and Ready in one more write', () => withHarness(async (h) => {
   const writes = recordWrites(h, 'web');
-  h.create(podSpec('web', { containers: [{ name: 'web', image: 'nginx' }] }));
+  await h.create(podSpec('web', { containers: [{ name: 'web', image: 'nginx' }] }));
   await h.run(2000);
   assert.equal(writes.length, 2, writes.map((p) => `${p.status?.phase} ${waiting(p) ?? ''}`).join(', '));
   const [first, second] = writes;
@@ -41,7 +41,7 @@ test('a plain pod goes from its first status to Running and Ready in one more wr
 
 test('a slow pull keeps its state visible: sandbox up and ContainerCreating while the image is pulled', () => withHarness(async (h) => {
   const writes = recordWrites(h, 'slow');
-  h.create(podSpec('slow', { containers: [{ name: 'web', image: 'nginx' }] }, { 'bonsai.dev/pull-seconds': '2' }));
+  await h.create(podSpec('slow', { containers: [{ name: 'web', image: 'nginx' }] }, { 'bonsai.dev/pull-seconds': '2' }));
   await h.run(1000);
   const p = h.pod('slow');
   assert.equal(cond(p, 'PodReadyToStartContainers'), 'True');
@@ -54,7 +54,7 @@ test('a slow pull keeps its state visible: sandbox up and ContainerCreating whil
 
 test('a readiness delay writes Running before Ready', () => withHarness(async (h) => {
   const writes = recordWrites(h, 'probe');
-  h.create(podSpec('probe', { containers: [{ name: 'web', image: 'nginx', readinessProbe: { httpGet: { path: '/', port: 80 }, initialDelaySeconds: 3 } }] }));
+  await h.create(podSpec('probe', { containers: [{ name: 'web', image: 'nginx', readinessProbe: { httpGet: { path: '/', port: 80 }, initialDelaySeconds: 3 } }] }));
   await h.run(1000);
   const p = h.pod('probe');
   assert.equal(p?.status?.phase, 'Running');
@@ -66,7 +66,7 @@ test('a readiness delay writes Running before Ready', () => withHarness(async (h
 
 test('the binding is one write: node name, annotations and PodScheduled=True; the generation stays', () => withHarness(async (h) => {
   const def = h.reg.find('', 'v1', 'pods')!;
-  h.reg.create(def, 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'free' }, spec: { schedulerName: 'none', containers: [{ name: 'c', image: 'nginx' }] } } as KObject);
+  await h.reg.create(def, 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'free' }, spec: { schedulerName: 'none', containers: [{ name: 'c', image: 'nginx' }] } } as KObject);
   const writes = recordWrites(h, 'free');
   const rv = h.store.revision();
   const binding = { metadata: { name: 'free', annotations: { 'example.com/why': 'test' } }, target: { kind: 'Node', name: 'node-2' } } as KObject;
@@ -82,7 +82,7 @@ test('the binding is one write: node name, annotations and PodScheduled=True; th
   assert.equal(scheduled?.lastTransitionTime, '2026-01-01T12:00:00Z');
   assert.throws(() => bindPod(h.reg, 'default', 'free', binding, false), /already assigned to node "node-2"/);
   // A dry run writes nothing.
-  h.reg.create(def, 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'dry' }, spec: { schedulerName: 'none', containers: [{ name: 'c', image: 'nginx' }] } } as KObject);
+  await h.reg.create(def, 'default', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'dry' }, spec: { schedulerName: 'none', containers: [{ name: 'c', image: 'nginx' }] } } as KObject);
   const before = h.store.revision();
   const dry = bindPod(h.reg, 'default', 'dry', binding, true) as Pod;
   assert.equal(dry.spec?.nodeName, 'node-2');

@@ -86,8 +86,8 @@ describe('impersonation by a user who is not an admin', () => {
     e = forbidden(() => impersonate(bob, headers({ 'impersonate-user': ['system:serviceaccount:ns1:robot'] }), authz));
     assert.equal(e.message, 'serviceaccounts "robot" is forbidden: User "bob" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "ns1"');
 
-    rbac('clusterroles', '', { metadata: { name: 'impersonator' }, rules: [{ apiGroups: [''], resources: ['users', 'serviceaccounts'], verbs: ['impersonate'] }] });
-    rbac('clusterrolebindings', '', { metadata: { name: 'bob-impersonates' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'impersonator' }, subjects: [{ kind: 'User', name: 'bob', apiGroup: 'rbac.authorization.k8s.io' }] });
+    await rbac('clusterroles', '', { metadata: { name: 'impersonator' }, rules: [{ apiGroups: [''], resources: ['users', 'serviceaccounts'], verbs: ['impersonate'] }] });
+    await rbac('clusterrolebindings', '', { metadata: { name: 'bob-impersonates' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'impersonator' }, subjects: [{ kind: 'User', name: 'bob', apiGroup: 'rbac.authorization.k8s.io' }] });
     await committed(); // the authorizer follows committed changes
     assert.deepEqual(impersonate(bob, headers({ 'impersonate-user': ['jane'] }), authz), { username: 'jane', groups: ['system:authenticated'] });
     assert.deepEqual(impersonate(bob, headers({ 'impersonate-user': ['system:serviceaccount:ns1:robot'] }), authz), {

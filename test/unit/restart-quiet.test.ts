@@ -83,10 +83,10 @@ test('the store tells write times in write order; the Event TTL queues stored Ev
   const event = (name: string) => testEvent(name, start - 10 * ttl);
   try {
     let { store, reg, def } = open();
-    reg.create(def, 'default', event('first'));
+    await reg.create(def, 'default', event('first'));
     await store.committed();
     clock.advance(ttl / 2);
-    reg.create(def, 'default', event('second'));
+    await reg.create(def, 'default', event('second'));
     await store.committed();
     store.close();
     clock.advance(ttl / 4);
@@ -119,7 +119,7 @@ test('stored Events queued at start-up without their keys are expired by key, an
   const event = (name: string) => testEvent(name, start);
   try {
     let { store, reg, def } = open();
-    for (let i = 0; i < 350; i++) reg.create(def, 'default', event(`e${i}`));
+    for (let i = 0; i < 350; i++) await reg.create(def, 'default', event(`e${i}`));
     await store.committed();
     store.close();
     ({ store, reg, def } = open());

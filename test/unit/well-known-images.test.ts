@@ -33,10 +33,10 @@ test('well-known images print their start lines; a command of the pod replaces t
 });
 
 test('the pi Job pod logs its digits; appended lines land in a running container\'s log and reach followers', async () => {
-  const h = new Harness();
+  const h = await Harness.start();
   try {
-    h.create(podSpec('pi', { restartPolicy: 'Never', containers: [{ name: 'pi', image: 'perl:5.34.0', command: ['perl', '-Mbignum=bpi', '-wle', 'print bpi(2000)'] }] }));
-    h.create(podSpec('web', { containers: [{ name: 'web', image: 'nginx' }] }));
+    await h.create(podSpec('pi', { restartPolicy: 'Never', containers: [{ name: 'pi', image: 'perl:5.34.0', command: ['perl', '-Mbignum=bpi', '-wle', 'print bpi(2000)'] }] }));
+    await h.create(podSpec('web', { containers: [{ name: 'web', image: 'nginx' }] }));
     await h.run(2000);
     assert.equal(h.pod('pi')?.status?.phase, 'Succeeded');
     const p = logProvider(h.reg)!;

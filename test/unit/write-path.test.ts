@@ -62,61 +62,61 @@ const pod = (name: string): KObject => ({
   spec: { schedulerName: 'none', containers: [{ name: 'c', image: 'nginx', resources: { requests: { cpu: '100m' } } }] },
 });
 
-test('a status write keeps the stored spec by reference, copies the status it is given and changes nothing it was given', () => {
+test('a status write keeps the stored spec by reference, copies the status it is given and changes nothing it was given', async () => {
   const { reg, close } = setup();
   try {
     const def = reg.find('', 'v1', 'pods')!;
-    const created = reg.create(def, 'default', pod('a'));
+    const created = await reg.create(def, 'default', pod('a'));
     const storedText = JSON.stringify(created);
     const status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
     const statusText = JSON.stringify(status);
-    const written = reg.guaranteedUpdate(def, 'default', 'a', (cur) => ({ ...cur, status }), { subresource: 'status' });
+    const written = await reg.update(def, 'default', 'a', (cur) => ({ ...cur, status }), { subresource: 'status' });
     assert.equal(written.spec, created.spec, 'the spec is carried over, not copied');
     assert.notEqual(written.status, status, 'the status is a copy');
     assert.equal(JSON.stringify(status), statusText, 'the caller\'s status is unchanged');
     assert.equal(JSON.stringify(created), storedText, 'the previous stored object is unchanged');
     assert.equal(Number(written.metadata.resourceVersion), Number(created.metadata.resourceVersion) + 1);
     // A change to the spec through the status is dropped, and the stored spec is not touched by the mutation.
-    const again = reg.guaranteedUpdate(def, 'default', 'a', (cur) => {
+    const again = await reg.update(def, 'default', 'a', (cur) => {
       (cur.spec as { containers: { image: string }[] }).containers[0].image = 'changed';
       return cur;
     }, { subresource: 'status' });
     assert.equal(again, written, 'nothing changed: the current object, no write');
     assert.equal((written.spec as { containers: { image: string }[] }).containers[0].image, 'nginx');
     // The status and the metadata are still validated.
-    assert.throws(() => reg.guaranteedUpdate(def, 'default', 'a', (cur) => ({ ...cur, status: { conditions: [{ type: 'not a/valid/type', status: 'True' }] } }), { subresource: 'status' }),
+    await assert.rejects(async () => reg.update(def, 'default', 'a', (cur) => ({ ...cur, status: { conditions: [{ type: 'not a/valid/type', status: 'True' }] } }), { subresource: 'status' }),
       (e: unknown) => e instanceof ApiError && e.code === 422 && /status\.conditions\[0\]\.type/.test(e.message));
-    assert.throws(() => reg.guaranteedUpdate(def, 'default', 'a', (cur) => ({ ...cur, status: nest(1200) as Record<string, unknown> }), { subresource: 'status' }),
+    await assert.rejects(async () => reg.update(def, 'default', 'a', (cur) => ({ ...cur, status: nest(1200) as Record<string, unknown> }), { subresource: 'status' }),
       (e: unknown) => e instanceof ApiError && e.code === 400);
   } finally {
     close();
   }
 });
 
-test('updates copy the caller\'s object, skip no-op writes and still refuse spec changes a pod does not allow', () => {
+test('updates copy the caller\'s object, skip no-op writes and still refuse spec changes a pod does not allow', async () => {
   const { reg, close } = setup();
   try {
     const def = reg.find('', 'v1', 'pods')!;
-    const created = reg.create(def, 'default', pod('b'));
+    const created = await reg.create(def, 'default', pod('b'));
     const storedText = JSON.stringify(created);
-    assert.equal(reg.guaranteedUpdate(def, 'default', 'b', (cur) => cur), created, 'a no-op update returns the current object');
+    assert.equal(await reg.update(def, 'default', 'b', (cur) => cur), created, 'a no-op update returns the current object');
     // Key order alone is no change.
-    assert.equal(reg.guaranteedUpdate(def, 'default', 'b', (cur) => ({ spec: cur.spec, metadata: cur.metadata, kind: cur.kind, apiVersion: cur.apiVersion, status: cur.status })), created);
+    assert.equal(await reg.update(def, 'default', 'b', (cur) => ({ spec: cur.spec, metadata: cur.metadata, kind: cur.kind, apiVersion: cur.apiVersion, status: cur.status })), created);
     const mine = structuredClone(created);
     (mine.metadata.labels as Record<string, string>).app = 'y';
     const mineText = JSON.stringify(mine);
-    const updated = reg.update(def, 'default', 'b', mine);
+    const updated = await reg.update(def, 'default', 'b', () => mine);
     assert.equal(updated.metadata.labels?.app, 'y');
     assert.equal(JSON.stringify(mine), mineText, 'the caller\'s object is unchanged');
     assert.notEqual(updated.metadata.labels, mine.metadata.labels);
     assert.equal(JSON.stringify(created), storedText, 'the previous stored object is unchanged');
     // An image change is allowed; any other container field is not.
-    const imaged = reg.guaranteedUpdate(def, 'default', 'b', (cur) => {
+    const imaged = await reg.update(def, 'default', 'b', (cur) => {
       (cur.spec as { containers: { image: string }[] }).containers[0].image = 'nginx:2';
       return cur;
     });
     assert.equal((imaged.spec as { containers: { image: string }[] }).containers[0].image, 'nginx:2');
-    assert.throws(() => reg.guaranteedUpdate(def, 'default', 'b', (cur) => {
+    await assert.rejects(async () => reg.update(def, 'default', 'b', (cur) => {
       (cur.spec as { containers: { name: string }[] }).containers[0].name = 'other';
       return cur;
     }), (e: unknown) => e instanceof ApiError && e.code === 422 && /pod updates may not change fields other than/.test(e.message));
@@ -125,20 +125,20 @@ test('updates copy the caller\'s object, skip no-op writes and still refuse spec
   }
 });
 
-test('a Deployment\'s generation counts spec changes only', () => {
+test('a Deployment\'s generation counts spec changes only', async () => {
   const { reg, close } = setup();
   try {
     const def = reg.find('apps', 'v1', 'deployments')!;
-    const d = reg.create(def, 'default', {
+    const d = await reg.create(def, 'default', {
       apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' },
       spec: { selector: { matchLabels: { app: 'd' } }, template: { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
     });
     assert.equal(d.metadata.generation, 1);
-    const labelled = reg.guaranteedUpdate(def, 'default', 'd', (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { x: 'y' } } }));
+    const labelled = await reg.update(def, 'default', 'd', (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { x: 'y' } } }));
     assert.equal(labelled.metadata.generation, 1);
-    const scaled = reg.guaranteedUpdate(def, 'default', 'd', (cur) => ({ ...cur, spec: { ...(cur.spec as object), replicas: 3 } }));
+    const scaled = await reg.update(def, 'default', 'd', (cur) => ({ ...cur, spec: { ...(cur.spec as object), replicas: 3 } }));
     assert.equal(scaled.metadata.generation, 2);
-    const status = reg.guaranteedUpdate(def, 'default', 'd', (cur) => ({ ...cur, status: { observedGeneration: 2 } }), { subresource: 'status' });
+    const status = await reg.update(def, 'default', 'd', (cur) => ({ ...cur, status: { observedGeneration: 2 } }), { subresource: 'status' });
     assert.equal(status.metadata.generation, 2);
     assert.equal(status.spec, scaled.spec);
   } finally {
@@ -146,32 +146,32 @@ test('a Deployment\'s generation counts spec changes only', () => {
   }
 });
 
-test('an update whose mutation gives its object away (owned) stores it without a copy', () => {
+test('an update whose mutation gives its object away (owned) stores it without a copy', async () => {
   const { reg, close } = setup();
   try {
     const def = reg.find('', 'v1', 'configmaps')!;
-    reg.create(def, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } });
+    await reg.create(def, 'default', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { a: '1' } });
     const data = { a: '2' };
-    const written = reg.guaranteedUpdate(def, 'default', 'c', (cur) => ({ ...cur, data }), { owned: true });
+    const written = await reg.update(def, 'default', 'c', (cur) => ({ ...cur, data }), { owned: true });
     assert.equal(written.data, data, 'not copied');
-    const copied = reg.guaranteedUpdate(def, 'default', 'c', (cur) => ({ ...cur, data: { a: '3' } }));
+    const copied = await reg.update(def, 'default', 'c', (cur) => ({ ...cur, data: { a: '3' } }));
     assert.equal((copied.data as Record<string, string>).a, '3');
-    assert.throws(() => reg.guaranteedUpdate(def, 'default', 'c', (cur) => ({ ...cur, data: nest(1200) as Record<string, string> }), { owned: true }),
+    await assert.rejects(async () => reg.update(def, 'default', 'c', (cur) => ({ ...cur, data: nest(1200) as Record<string, string> }), { owned: true }),
       (e: unknown) => e instanceof ApiError && e.code === 400);
   } finally {
     close();
   }
 });
 
-test('a pure mutation is passed the stored object itself, and the stored objects stay unchanged', () => {
+test('a pure mutation is passed the stored object itself, and the stored objects stay unchanged', async () => {
   const { reg, close } = setup();
   try {
     const def = reg.find('', 'v1', 'pods')!;
-    const created = reg.create(def, 'default', pod('p'));
+    const created = await reg.create(def, 'default', pod('p'));
     const createdText = JSON.stringify(created);
     let seen: KObject | undefined;
     const status = { phase: 'Running' };
-    const written = reg.guaranteedUpdate(def, 'default', 'p', (cur) => {
+    const written = await reg.update(def, 'default', 'p', (cur) => {
       seen = cur;
       return { ...cur, status };
     }, { subresource: 'status', pure: true });
@@ -182,7 +182,7 @@ test('a pure mutation is passed the stored object itself, and the stored objects
     assert.equal(JSON.stringify(created), createdText, 'the previous stored object is unchanged');
     // A pure non-status update, even one claiming to give its object away, does not write into the stored object.
     const writtenText = JSON.stringify(written);
-    const labelled = reg.guaranteedUpdate(def, 'default', 'p', (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { app: 'y' } } }), { pure: true, owned: true });
+    const labelled = await reg.update(def, 'default', 'p', (cur) => ({ ...cur, metadata: { ...cur.metadata, labels: { app: 'y' } } }), { pure: true, owned: true });
     assert.equal(labelled.metadata.labels?.app, 'y');
     assert.equal(JSON.stringify(written), writtenText, 'the stored object is unchanged');
     assert.notEqual(labelled.spec, written.spec, 'a non-status result is a copy');

@@ -28,7 +28,7 @@ export function startPolicyStatus(reg: Registry, log: Logger): { stop(): void } 
     const failed = (err: unknown) => {
       if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) log.warn({ err, policy: name }, 'writing the policy status failed');
     };
-    promised(() => reg.updateOrWait(def, '', name, (o): KObject => ({ ...o, status: { ...(o.status as object), observedGeneration: o.metadata.generation, typeChecking: {} } }), { subresource: 'status', webhooks: false })).catch(failed);
+    promised(() => reg.update(def, '', name, (o): KObject => ({ ...o, status: { ...(o.status as object), observedGeneration: o.metadata.generation, typeChecking: {} } }), { subresource: 'status', webhooks: false })).catch(failed);
   };
   const enqueue = (name: string) => {
     if (queued.has(name)) return;

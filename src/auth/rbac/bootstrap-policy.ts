@@ -85,7 +85,7 @@ export function bootstrapPolicy(reg: Registry): number | Promise<number> {
       if (!(e instanceof ApiError && (e.code === 409 || e.code === 404))) throw e;
     };
     try {
-      const r = reg.createOrWait(def, namespace, obj, { webhooks: false });
+      const r = reg.create(def, namespace, obj, { webhooks: false });
       if (r instanceof Promise) writes.push(r.then(() => void created++, refused));
       else created++;
     } catch (e) {

@@ -216,11 +216,11 @@ export function syncLocalAPIServices(reg: Registry): void | Promise<void> {
   };
   for (const o of want) {
     const cur = reg.getStored(key, '', o.metadata.name ?? '');
-    if (!cur) tolerate(() => reg.createOrWait(apiServices, '', o, { webhooks: false }));
-    else if (JSON.stringify(cur.spec) !== JSON.stringify(o.spec)) tolerate(() => reg.updateOrWait(apiServices, '', o.metadata.name ?? '', (c) => ({ ...c, spec: o.spec }), { webhooks: false }));
+    if (!cur) tolerate(() => reg.create(apiServices, '', o, { webhooks: false }));
+    else if (JSON.stringify(cur.spec) !== JSON.stringify(o.spec)) tolerate(() => reg.update(apiServices, '', o.metadata.name ?? '', (c) => ({ ...c, spec: o.spec }), { webhooks: false }));
   }
   for (const cur of reg.listStored(key)) {
-    if (cur.metadata.labels?.[autoManagedLabel] && !names.has(cur.metadata.name)) tolerate(() => reg.deleteOrWait(apiServices, '', cur.metadata.name ?? '', { webhooks: false }));
+    if (cur.metadata.labels?.[autoManagedLabel] && !names.has(cur.metadata.name)) tolerate(() => reg.delete(apiServices, '', cur.metadata.name ?? '', { webhooks: false }));
   }
   if (writes.length) return Promise.all(writes).then(() => undefined);
 }

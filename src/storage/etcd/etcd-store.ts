@@ -177,29 +177,22 @@ export class EtcdStore implements Storage {
     return this.mirror.resources();
   }
 
-  // Every write waits for etcd: the registry sends them through asyncWrites. These are never called (see Storage).
-  create(resource: string): KObject {
-    throw synchronousWrite(resource);
+  // Each write is a transaction sent to etcd and answered when etcd has: many are in flight at once.
+  create(resource: string, obj: KObject): Promise<KObject> {
+    return this.later(() => this.prepare('create', resource, obj, 0, undefined));
   }
-  update(resource: string): KObject {
-    throw synchronousWrite(resource);
-  }
-  delete(resource: string): KObject {
-    throw synchronousWrite(resource);
-  }
-
-  /** Each transaction is sent to etcd and answered when etcd has; many are in flight at once. */
-  readonly asyncWrites = {
-    create: (resource: string, obj: KObject): Promise<KObject> => this.later(() => this.prepare('create', resource, obj, 0, undefined)),
-    update: (resource: string, obj: KObject, expectedRv?: number): Promise<KObject> => this.later(() => {
+  update(resource: string, obj: KObject, expectedRv?: number): Promise<KObject> {
+    return this.later(() => {
       const cur = this.current(resource, obj.metadata.namespace ?? '', obj.metadata.name ?? '', expectedRv);
       return this.prepare('update', resource, obj, rvOf(cur), cur);
-    }),
-    delete: (resource: string, namespace: string, name: string, expectedRv?: number): Promise<KObject> => this.later(() => {
+    });
+  }
+  delete(resource: string, namespace: string, name: string, expectedRv?: number): Promise<KObject> {
+    return this.later(() => {
       const cur = this.current(resource, namespace, name, expectedRv);
       return this.prepare('delete', resource, cur, rvOf(cur), cur);
-    }),
-  };
+    });
+  }
 
   private later(prepare: () => PreparedWrite): Promise<KObject> {
     let w: PreparedWrite;
@@ -436,11 +429,6 @@ export class EtcdStore implements Storage {
     this.waiters.releaseAll();
     this.channel.close();
   }
-}
-
-/** A write made without waiting: a defect of the caller, as every writer goes through asyncWrites on etcd. */
-function synchronousWrite(resource: string): Error {
-  return new Error(`etcd: a write of ${resource} was made without waiting for etcd; writes go through asyncWrites`);
 }
 
 function ident(obj: KObject): { namespace: string; name: string } {
