@@ -1,10 +1,13 @@
-// The etcd store's connection: the etcd3 gRPC client in this thread, every call asynchronous (many in flight, none
-// blocking the event loop), and the one watch of the registry prefix, reopened from the last revision seen when its
-// stream fails. What the watch brings during one turn of the event loop reaches the store as one batch of notices.
-import { Etcd3, type IKeyValue, type IWatchResponse } from 'etcd3';
-import type { Control, KV, Notice, Reply, Request, WatchEvent } from './protocol.js';
-import { GrpcUnary } from './grpc-unary.js';
-import { decodeCompaction, decodeRange, decodeTxn, encodeCompaction, encodeRange, encodeTxn } from './kv-messages.js';
+// The etcd store's connection: etcd's gRPC API over one HTTP/2 connection in this thread (grpc-channel.ts), every
+// call asynchronous (many in flight, none blocking the event loop), and the one watch of the registry prefix,
+// reopened from the last revision seen when its stream fails. What the watch brings during one turn of the event
+// loop reaches the store as one batch of notices.
+import type { Control, Notice, Reply, Request } from './protocol.js';
+import { GrpcChannel, type GrpcStream } from './grpc-channel.js';
+import {
+  decodeCompaction, decodeRange, decodeTxn, decodeWatchResponse, encodeCompaction, encodeRange, encodeTxn, encodeWatchCreate, encodeWatchProgress,
+  type WatchAnswer,
+} from './etcd-messages.js';
 
 export interface ConnectionOptions {
   hosts: string[];
@@ -18,31 +21,25 @@ export interface ConnectionOptions {
 /** Bound on calls in flight (each holds a promise and a deadline). */
 const maxInFlight = 10_000;
 
-const kvOf = (kv: IKeyValue): KV => ({ key: kv.key.toString(), value: kv.value.toString(), mod: Number(kv.mod_revision), create: Number(kv.create_revision) });
-
 /** The end of a prefix range: the prefix with its last byte incremented. */
 export function rangeEnd(prefix: string): string {
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
 
 export class EtcdConnection {
-  /** The watch stream's client. */
-  private readonly client: Etcd3;
-  /** Transactions, ranges and compactions. */
-  private readonly unary: GrpcUnary;
+  private readonly grpc: GrpcChannel;
   private closed = false;
   private inFlight = 0;
   /** Notices of this turn, delivered together (back-to-back watch responses merged into one). */
   private outbox: Notice[] = [];
-  private stream: Awaited<ReturnType<Etcd3['watchClient']['watch']>> | undefined;
+  private stream: GrpcStream | undefined;
   private nextRev = 0;
   private retry: NodeJS.Timeout | undefined;
   /** Bumped for every stream opened, so a dead stream's late callbacks are ignored. */
   private generation = 0;
 
   constructor(private readonly opts: ConnectionOptions) {
-    this.client = new Etcd3({ hosts: opts.hosts, dialTimeout: opts.callTimeoutMs });
-    this.unary = new GrpcUnary(opts.hosts);
+    this.grpc = new GrpcChannel(opts.hosts);
   }
 
   private post(n: Notice): void {
@@ -79,21 +76,21 @@ export class EtcdConnection {
     const timeout = this.opts.callTimeoutMs;
     switch (req.op) {
       case 'txn': {
-        const r = decodeTxn(await this.unary.call('/etcdserverpb.KV/Txn', encodeTxn(req.kind, req.key, req.value, req.expect), timeout));
+        const r = decodeTxn(await this.grpc.call('/etcdserverpb.KV/Txn', encodeTxn(req.kind, req.key, req.value, req.expect), timeout));
         return r.succeeded ? { ok: true, revision: r.revision, succeeded: true } : { ok: true, revision: r.revision, succeeded: false, current: r.current };
       }
       case 'range': {
-        const r = decodeRange(await this.unary.call('/etcdserverpb.KV/Range', encodeRange({ key: req.key, end: req.end, limit: req.limit, revision: req.revision, keysOnly: req.keysOnly }), timeout));
+        const r = decodeRange(await this.grpc.call('/etcdserverpb.KV/Range', encodeRange({ key: req.key, end: req.end, limit: req.limit, revision: req.revision, keysOnly: req.keysOnly }), timeout));
         return { ok: true, revision: r.revision, kvs: r.kvs, more: r.more };
       }
       case 'revision': {
         // Any range answers with etcd's current revision; one key (the prefix itself, which holds nothing) is a single
         // index lookup, where counting the prefix walks every key under it.
-        const r = decodeRange(await this.unary.call('/etcdserverpb.KV/Range', encodeRange({ key: this.opts.prefix, keysOnly: true, limit: 1 }), timeout));
+        const r = decodeRange(await this.grpc.call('/etcdserverpb.KV/Range', encodeRange({ key: this.opts.prefix, keysOnly: true, limit: 1 }), timeout));
         return { ok: true, revision: r.revision };
       }
       case 'compact': {
-        const r = decodeCompaction(await this.unary.call('/etcdserverpb.KV/Compact', encodeCompaction(req.revision), timeout));
+        const r = decodeCompaction(await this.grpc.call('/etcdserverpb.KV/Compact', encodeCompaction(req.revision), timeout));
         return { ok: true, revision: r.revision };
       }
     }
@@ -105,14 +102,10 @@ export class EtcdConnection {
       case 'watch':
         this.dropStream();
         this.nextRev = c.from;
-        void this.openWatch();
+        this.openWatch();
         return;
       case 'progress':
-        try {
-          void this.stream?.write({ progress_request: {} });
-        } catch {
-          /* a reconnect is under way */
-        }
+        this.stream?.write(encodeWatchProgress());
         return;
     }
   }
@@ -128,51 +121,52 @@ export class EtcdConnection {
     }
   }
 
-  private async openWatch(): Promise<void> {
+  private openWatch(): void {
     if (this.closed) return;
     const gen = ++this.generation;
-    try {
-      const s = await this.client.watchClient.watch();
-      if (gen !== this.generation || this.closed) return void s.cancel();
-      this.stream = s;
-      s.on('data', (res: IWatchResponse) => gen === this.generation && this.onWatch(res));
-      s.on('error', (err: Error) => gen === this.generation && this.lost(err.message));
-      s.on('end', () => gen === this.generation && this.lost('the watch stream ended'));
-      void s.write({ create_request: { key: Buffer.from(this.opts.prefix), range_end: Buffer.from(rangeEnd(this.opts.prefix)), start_revision: String(this.nextRev), progress_notify: true, prev_kv: true } });
-    } catch (err) {
-      if (gen === this.generation) this.lost(err instanceof Error ? err.message : String(err));
-    }
+    const s = this.grpc.stream('/etcdserverpb.Watch/Watch', {
+      message: (m) => {
+        if (gen !== this.generation) return;
+        let answer: WatchAnswer;
+        try {
+          answer = decodeWatchResponse(m);
+        } catch (err) {
+          return this.lost(`an undecodable watch response: ${err instanceof Error ? err.message : String(err)}`);
+        }
+        this.onWatch(answer);
+      },
+      end: (why) => gen === this.generation && this.lost(why),
+    });
+    this.stream = s;
+    s.write(encodeWatchCreate(this.opts.prefix, rangeEnd(this.opts.prefix), this.nextRev));
   }
 
   private lost(message: string): void {
     if (this.closed || this.retry) return;
-    this.generation++;
-    this.stream = undefined;
+    this.dropStream();
     this.post({ kind: 'log', message: `etcd watch interrupted (${message}); reconnecting from revision ${this.nextRev}` });
     this.retry = setTimeout(() => {
       this.retry = undefined;
-      void this.openWatch();
+      this.openWatch();
     }, 500);
     this.retry.unref();
   }
 
-  private onWatch(res: IWatchResponse): void {
-    const revision = Number(res.header.revision);
-    if (res.canceled || Number(res.compact_revision) > 0) {
+  private onWatch(res: WatchAnswer): void {
+    if (res.canceled || res.compactRevision > 0) {
       // The store relists, then asks for a new watch.
       this.dropStream();
-      this.post({ kind: 'watch-lost', compacted: Number(res.compact_revision), message: res.cancel_reason || 'the watch was canceled' });
+      this.post({ kind: 'watch-lost', compacted: res.compactRevision, message: res.cancelReason || 'the watch was canceled' });
       return;
     }
     if (res.created) return;
     if (!res.events.length) {
       // Periodic notifications carry the watch's id; answers to a progress request carry -1 (no single watch).
-      this.post({ kind: 'progress', revision, requested: Number(res.watch_id) < 0 });
+      this.post({ kind: 'progress', revision: res.revision, requested: res.watchId < 0 });
       return;
     }
-    const events: WatchEvent[] = res.events.map((e) => ({ type: e.type === 'Delete' || String(e.type) === 'DELETE' || String(e.type) === '1' ? 'DELETE' : 'PUT', kv: kvOf(e.kv), prev: e.prev_kv ? kvOf(e.prev_kv) : undefined }));
-    this.nextRev = events[events.length - 1].kv.mod + 1;
-    this.post({ kind: 'events', revision, events });
+    this.nextRev = res.events[res.events.length - 1].kv.mod + 1;
+    this.post({ kind: 'events', revision: res.revision, events: res.events });
   }
 
   /** Closes the watch and the client; calls made after it answer as failed. */
@@ -182,7 +176,6 @@ export class EtcdConnection {
     if (this.retry) clearTimeout(this.retry);
     this.dropStream();
     this.outbox = [];
-    this.client.close();
-    this.unary.close();
+    this.grpc.close();
   }
 }

@@ -1,9 +1,9 @@
-// The messages of etcd's KV service the store's calls use (Txn, Range, Compact), in protobuf, encoded and decoded
-// with protobufjs from the subset of etcd's `etcdserverpb` / `mvccpb` schema below (field names and numbers are
-// etcd's API). protobufjs is loaded, and the schema parsed, on the first call.
+// The messages of etcd's KV and Watch services the store uses (Txn, Range, Compact; the watch stream), in protobuf,
+// encoded and decoded with protobufjs from the subset of etcd's `etcdserverpb` / `mvccpb` schema below (field names
+// and numbers are etcd's API). protobufjs is loaded, and the schema parsed, on the first call.
 import { createRequire } from 'node:module';
 import type { Type } from 'protobufjs';
-import type { KV, TxnKind } from './protocol.js';
+import type { KV, TxnKind, WatchEvent } from './protocol.js';
 
 const schema = `
 syntax = "proto3";
@@ -26,6 +26,14 @@ message TxnRequest { repeated Compare compare = 1; repeated RequestOp success = 
 message TxnResponse { ResponseHeader header = 1; bool succeeded = 2; repeated ResponseOp responses = 3; }
 message CompactionRequest { int64 revision = 1; bool physical = 2; }
 message CompactionResponse { ResponseHeader header = 1; }
+message Event { enum EventType { PUT = 0; DELETE = 1; } EventType type = 1; KeyValue kv = 2; KeyValue prev_kv = 3; }
+message WatchCreateRequest { bytes key = 1; bytes range_end = 2; int64 start_revision = 3; bool progress_notify = 4; bool prev_kv = 6; }
+message WatchProgressRequest {}
+message WatchRequest { oneof request_union { WatchCreateRequest create_request = 1; WatchProgressRequest progress_request = 3; } }
+message WatchResponse {
+  ResponseHeader header = 1; int64 watch_id = 2; bool created = 3; bool canceled = 4; int64 compact_revision = 5;
+  string cancel_reason = 6; bool fragment = 7; repeated Event events = 11;
+}
 `;
 
 interface Types {
@@ -35,6 +43,8 @@ interface Types {
   rangeResponse: Type;
   compactionRequest: Type;
   compactionResponse: Type;
+  watchRequest: Type;
+  watchResponse: Type;
 }
 
 let types: Types | undefined;
@@ -47,6 +57,7 @@ function load(): Types {
   types = {
     txnRequest: t('TxnRequest'), txnResponse: t('TxnResponse'), rangeRequest: t('RangeRequest'), rangeResponse: t('RangeResponse'),
     compactionRequest: t('CompactionRequest'), compactionResponse: t('CompactionResponse'),
+    watchRequest: t('WatchRequest'), watchResponse: t('WatchResponse'),
   };
   return types;
 }
@@ -113,4 +124,42 @@ export function decodeCompaction(buf: Uint8Array): { revision: number } {
   const t = load();
   const r = t.compactionResponse.decode(buf) as { header?: WireHeader };
   return { revision: num(r.header?.revision) };
+}
+
+/** Opens the watch of `[key, end)` from `from` (0: from now), with progress notifications and previous values. */
+export function encodeWatchCreate(key: string, end: string, from: number): Uint8Array {
+  const t = load();
+  return t.watchRequest.encode(t.watchRequest.fromObject({
+    create_request: { key: Buffer.from(key), range_end: Buffer.from(end), start_revision: from, progress_notify: true, prev_kv: true },
+  })).finish();
+}
+
+/** Asks for a progress notification (answered with watch id -1 when it covers every watch of the stream). */
+export function encodeWatchProgress(): Uint8Array {
+  const t = load();
+  return t.watchRequest.encode(t.watchRequest.fromObject({ progress_request: {} })).finish();
+}
+
+export interface WatchAnswer {
+  revision: number;
+  watchId: number;
+  created: boolean;
+  canceled: boolean;
+  compactRevision: number;
+  cancelReason: string;
+  events: WatchEvent[];
+}
+
+interface WireEvent { type?: number; kv?: WireKV; prev_kv?: WireKV }
+
+export function decodeWatchResponse(buf: Uint8Array): WatchAnswer {
+  const t = load();
+  const r = t.watchResponse.decode(buf) as {
+    header?: WireHeader; watch_id?: unknown; created?: boolean; canceled?: boolean; compact_revision?: unknown; cancel_reason?: string; events?: WireEvent[];
+  };
+  return {
+    revision: num(r.header?.revision), watchId: num(r.watch_id), created: !!r.created, canceled: !!r.canceled,
+    compactRevision: num(r.compact_revision), cancelReason: r.cancel_reason ?? '',
+    events: (r.events ?? []).map((e) => ({ type: e.type === 1 ? 'DELETE' : 'PUT', kv: kvOf(e.kv ?? {}), prev: e.prev_kv ? kvOf(e.prev_kv) : undefined })),
+  };
 }

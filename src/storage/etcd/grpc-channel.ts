@@ -1,8 +1,8 @@
-// Unary gRPC calls over one HTTP/2 connection with Node's http2 module: the store's transactions, ranges and
-// compactions (the watch stream stays on the etcd3 client). A call is a POST of one length-prefixed message; the
-// answer is one message and a `grpc-status` trailer. Far less work per call than a general gRPC stack, which matters
-// for a write path that makes one call per write. The connection is made on first use and again after it fails,
-// trying the endpoints in turn.
+// gRPC over one HTTP/2 connection with Node's http2 module, as the etcd store needs it: unary calls (transactions,
+// ranges, compactions) and one bidirectional stream (the watch). A call is a POST of length-prefixed messages; the
+// answer is messages and a `grpc-status` trailer. Far less work per call than a general gRPC stack, which matters for
+// a write path that makes one call per write. The connection is made on first use and again after it fails, trying
+// the endpoints in turn.
 import http2, { type ClientHttp2Session } from 'node:http2';
 
 /** The largest answer accepted (a page of a range, at most; etcd's own limit on a request is 1.5 MiB). */
@@ -47,7 +47,47 @@ function statusOf(headers: http2.IncomingHttpHeaders): { code: number; message: 
   return { code, message };
 }
 
-export class GrpcUnary {
+/** A bidirectional stream: messages are written with `write`; `cancel` ends it from this side. */
+export interface GrpcStream {
+  write(message: Uint8Array): void;
+  cancel(): void;
+}
+
+export interface StreamHandlers {
+  message(m: Buffer): void;
+  /** Called once, when the stream ends for any reason but `cancel`: etcd's status, or what failed. */
+  end(why: string): void;
+}
+
+/** Splits a stream's body into its length-prefixed messages, across chunks. */
+class MessageReader {
+  private pending: Buffer[] = [];
+  private size = 0;
+
+  /** The messages completed by `chunk`; throws on a compressed or oversized message. */
+  push(chunk: Buffer): Buffer[] {
+    this.pending.push(chunk);
+    this.size += chunk.length;
+    const out: Buffer[] = [];
+    for (;;) {
+      if (this.size < 5) return out;
+      let buf = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending, this.size);
+      if (buf[0] !== 0) throw new GrpcCallError('a message is compressed', 12);
+      const len = buf.readUInt32BE(1);
+      if (len > maxAnswerBytes) throw new GrpcCallError('a message is too large', 8);
+      if (this.size < 5 + len) {
+        this.pending = [buf];
+        return out;
+      }
+      out.push(buf.subarray(5, 5 + len));
+      buf = buf.subarray(5 + len);
+      this.pending = buf.length ? [buf] : [];
+      this.size = buf.length;
+    }
+  }
+}
+
+export class GrpcChannel {
   private session: ClientHttp2Session | undefined;
   private next = 0;
   private inFlight = 0;
@@ -133,6 +173,55 @@ export class GrpcUnary {
       stream.on('close', () => settle(new GrpcCallError('the call was closed before its answer', 14)));
       stream.end(frame(request));
     });
+  }
+
+  /** Opens a bidirectional stream on `path`; its messages and its end go to `handlers`. */
+  stream(path: string, handlers: StreamHandlers): GrpcStream {
+    let ended = false;
+    const end = (why: string) => {
+      if (ended) return;
+      ended = true;
+      handlers.end(why);
+    };
+    let stream: http2.ClientHttp2Stream | undefined;
+    try {
+      if (this.closed) throw new Error('the etcd client is closed');
+      stream = this.connect().request({ ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers' });
+    } catch (err) {
+      queueMicrotask(() => end(err instanceof Error ? err.message : String(err)));
+      return { write: () => {}, cancel: () => { ended = true; } };
+    }
+    const s = stream;
+    const reader = new MessageReader();
+    let status: { code: number; message: string } | undefined;
+    s.on('response', (h) => {
+      status = statusOf(h) ?? status;
+    });
+    s.on('trailers', (h) => {
+      status = statusOf(h) ?? status;
+    });
+    s.on('data', (chunk: Buffer) => {
+      if (ended) return;
+      let messages: Buffer[];
+      try {
+        messages = reader.push(chunk);
+      } catch (err) {
+        s.close(http2.constants.NGHTTP2_CANCEL);
+        return end(err instanceof Error ? err.message : String(err));
+      }
+      for (const m of messages) if (!ended) handlers.message(m);
+    });
+    s.on('error', (err) => end(err.message));
+    s.on('close', () => end(status && status.code !== 0 ? status.message || `gRPC status ${status.code}` : 'the stream ended'));
+    return {
+      write: (m) => {
+        if (!ended && !s.closed) s.write(frame(m));
+      },
+      cancel: () => {
+        ended = true;
+        if (!s.closed) s.close(http2.constants.NGHTTP2_CANCEL);
+      },
+    };
   }
 
   close(): void {
