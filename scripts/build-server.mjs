@@ -24,7 +24,7 @@ await build({
   target: 'node20',
   external: [
     'better-sqlite3', // native
-    'etcd3', '@grpc/*', 'protobufjs', '@bufbuild/*', 'ajv', 'ajv/*', 'ajv-formats', 'ajv-formats/*', // heavy, on demand
+    'protobufjs', '@bufbuild/*', 'ajv', 'ajv/*', 'ajv-formats', 'ajv-formats/*', // heavy, on demand
     'yaml', 'cron-parser', // createRequire'd on demand
     // Imported on demand: bundling gains nothing at start, and a bundled CommonJS package's namespace differs from
     // Node's own (@peculiar/x509's cryptoProvider was missing from it).

@@ -211,8 +211,14 @@ export class GrpcChannel {
       }
       for (const m of messages) if (!ended) handlers.message(m);
     });
+    const finished = () => end(status && status.code !== 0 ? status.message || `gRPC status ${status.code}` : 'the stream ended');
     s.on('error', (err) => end(err.message));
-    s.on('close', () => end(status && status.code !== 0 ? status.message || `gRPC status ${status.code}` : 'the stream ended'));
+    // The server ending its side ends the call (our side is closed with it); 'close' covers a reset or a lost connection.
+    s.on('end', () => {
+      finished();
+      if (!s.closed) s.close();
+    });
+    s.on('close', finished);
     return {
       write: (m) => {
         if (!ended && !s.closed) s.write(frame(m));
