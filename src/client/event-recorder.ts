@@ -28,6 +28,8 @@ interface Recent {
   event: string;
   namespace: string;
   at: number;
+  /** The Event's write still on its way (a store that answers later, etcd): a repeat waits for it. */
+  writing?: Promise<unknown>;
 }
 
 /** Remembered Events, as client-go's cache of 4,096; at most 32 for one object (older ones are forgotten first). */
@@ -73,6 +75,14 @@ export class EventRecorder {
     }
   }
 
+  /** Notes `write` as the entry's write on its way until it settles (refusals are dropped: Events are best effort). */
+  private writing(entry: Recent, write: Promise<unknown>): void {
+    const settled: Promise<unknown> = write.catch(() => undefined).then(() => {
+      if (entry.writing === settled) entry.writing = undefined;
+    });
+    entry.writing = settled;
+  }
+
   event(obj: Referable, type: 'Normal' | 'Warning', reason: string, message: string, fieldPath?: string): void {
     const ref = objectReference(obj);
     if (fieldPath) ref.fieldPath = fieldPath;
@@ -81,13 +91,16 @@ export class EventRecorder {
     const uid = ref.uid ?? '';
     const seen = this.findRecent(uid, ref, type, reason, message);
     try {
-      if (seen && now.getTime() - seen.at < aggregateWindowMs && this.client.get('v1/events', seen.namespace, seen.event)) {
-        this.client.guaranteedUpdate('v1/events', seen.namespace, seen.event, (cur) => {
+      if (seen && now.getTime() - seen.at < aggregateWindowMs && (this.client.get('v1/events', seen.namespace, seen.event) || seen.writing)) {
+        const entry = seen;
+        const count = () => this.client.guaranteedUpdate('v1/events', entry.namespace, entry.event, (cur) => {
           const e = cur as Event;
           const count = (e.count ?? 1) + 1;
           return { ...cur, count, lastTimestamp: rfc3339(now), series: { count, lastObservedTime: rfc3339Micro(now) } };
-        }, { pure: true }).catch(() => undefined);
-        seen.at = now.getTime();
+        }, { pure: true });
+        // In the store already: counted at once; its create (or the last count) still on its way: counted after it.
+        this.writing(entry, entry.writing && !this.client.get('v1/events', entry.namespace, entry.event) ? entry.writing.then(count) : count());
+        entry.at = now.getTime();
         return;
       }
       // Names sort in creation order (as client-go's nanosecond suffix does): a per-process sequence below the ms.
@@ -100,15 +113,19 @@ export class EventRecorder {
         reportingComponent: this.source.component, reportingInstance: this.source.host ?? '',
       };
       // Built here of fresh values: the write takes it over without a copy.
-      this.client.create('v1/events', namespace, ev as KObject, { owned: true }).catch(() => undefined);
+      const created = this.client.create('v1/events', namespace, ev as KObject, { owned: true });
+      let entry: Recent;
       if (seen) {
         // A repeat after the aggregation window (or of an Event deleted meanwhile): later repeats count on the new one.
+        entry = seen;
         seen.event = name;
         seen.namespace = namespace;
         seen.at = now.getTime();
       } else {
-        this.remember(uid, { kind: ref.kind, name: ref.name, fieldPath: ref.fieldPath ?? '', type, reason, message, event: name, namespace, at: now.getTime() });
+        entry = { kind: ref.kind, name: ref.name, fieldPath: ref.fieldPath ?? '', type, reason, message, event: name, namespace, at: now.getTime() };
+        this.remember(uid, entry);
       }
+      this.writing(entry, created);
     } catch {
       // Events are best effort (the writes' refusals too): a terminating namespace or a race never fails the caller.
     }

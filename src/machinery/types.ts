@@ -41,3 +41,12 @@ export function parseApiVersion(apiVersion: string): { group: string; version: s
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/**
+ * `obj` without its resourceVersion: what an in-process update's mutation returns to be read and judged again should
+ * the object change before the write lands (another process's write, on etcd), as upstream's guaranteed updates are.
+ */
+export function unpinned(obj: KObject): KObject {
+  const { resourceVersion: _pinned, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}

@@ -1,7 +1,7 @@
 // pods/binding: assigns a pod to a node once, as the scheduler does. As kube-apiserver's binding storage, the node
 // name, the binding's annotations and the PodScheduled=True condition go to the pod in one write (one watch event).
 import { badRequest, conflict, type FieldError } from '../machinery/errors.js';
-import { isRecord, type KObject } from '../machinery/types.js';
+import { isRecord, unpinned, type KObject } from '../machinery/types.js';
 import { hasOwn } from '../util/own.js';
 import { rfc3339 } from '../util/clock.js';
 import type { Registry } from './registry.js';
@@ -48,7 +48,8 @@ export function bindPod(reg: Registry, namespace: string, name: string, binding:
       cur.metadata.annotations = { ...own };
     }
     setScheduled(cur, rfc3339(reg.clock.now()));
-    return cur;
+    // A pod changed meanwhile is judged again (bound meanwhile: "already assigned").
+    return unpinned(cur);
   }, { dryRun, owned: true, subresource: 'binding', audit: { verb: 'create', subresource: 'binding' }, webhooks: false });
 }
 

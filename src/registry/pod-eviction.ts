@@ -6,7 +6,7 @@ import type { Pod } from '../generated/k8s/core/v1.js';
 import { ApiError, tooManyRequests } from '../machinery/errors.js';
 import { isPodReady } from '../machinery/conditions.js';
 import { labelSelectorMatches } from '../machinery/labels.js';
-import type { KObject } from '../machinery/types.js';
+import { unpinned, type KObject } from '../machinery/types.js';
 import type { DeleteOptions, Registry } from './registry.js';
 import type { ResourceDef } from './resource.js';
 import { rfc3339 } from '../util/clock.js';
@@ -36,7 +36,8 @@ function* spendDisruption(reg: Registry, pdb: PodDisruptionBudget, pod: Pod, dry
     if ((status.disruptionsAllowed ?? 0) < 1) throw violation(cur as PodDisruptionBudget);
     status.disruptionsAllowed = (status.disruptionsAllowed ?? 0) - 1;
     status.disruptedPods = { ...(status.disruptedPods ?? {}), [podName]: rfc3339(reg.clock.now()) };
-    return { ...cur, status } as KObject;
+    // A budget changed meanwhile is judged again, as upstream's eviction retries on a conflict.
+    return unpinned({ ...cur, status } as KObject);
   }, { subresource: 'status', webhooks: false }));
 }
 
@@ -74,6 +75,6 @@ function markDisruptionTarget(reg: Registry, podDef: ResourceDef, namespace: str
     const old = pod.status?.conditions?.find((c) => c.type === 'DisruptionTarget');
     const next = { type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting',
       lastTransitionTime: old?.status === 'True' ? old.lastTransitionTime : rfc3339(reg.clock.now()) };
-    return { ...cur, status: { ...(cur.status as Record<string, unknown>), conditions: [...conds, next] } } as KObject;
+    return unpinned({ ...cur, status: { ...(cur.status as Record<string, unknown>), conditions: [...conds, next] } } as KObject);
   }, { subresource: 'status', webhooks: false });
 }
