@@ -80,8 +80,9 @@ describe('web dashboard: devices per node', () => {
     await page.locator('aside [data-node-devices="bonsai-mig-1"]').waitFor(wait);
     const shown = await eventually(async () => {
       const r = await rows();
-      return r.filter((x) => x[1] !== 'free').length === 5 ? r : undefined;
-    }, 20_000, 'four GPUs held and one slice listed');
+      // Both readers of the shared claim are listed once the panel has seen the second one's reservation too.
+      return r.filter((x) => x[1] !== 'free').length === 5 && r.some((x) => /\| reader-a, reader-b claim shared$/.test(x[2] ?? '')) ? r : undefined;
+    }, 20_000, 'four GPUs held (one by both readers of the shared claim) and one slice listed');
     const byName = new Map(shown.map((r) => [r[0], r]));
     const gpus = shown.filter((r) => /^gpu-\d$/.test(r[0] ?? ''));
     assert.deepEqual(gpus.map((r) => r[0]), ['gpu-0', 'gpu-1', 'gpu-2', 'gpu-3'], 'every GPU listed, in order');

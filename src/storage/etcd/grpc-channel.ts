@@ -7,6 +7,8 @@ import http2, { type ClientHttp2Session } from 'node:http2';
 
 /** The largest answer accepted (a page of a range, at most; etcd's own limit on a request is 1.5 MiB). */
 const maxAnswerBytes = 256 * 1024 * 1024;
+/** The receive window of the connection and of each stream (HTTP/2's default is 64 KiB). */
+const windowBytes = 16 * 1024 * 1024;
 /** Calls in flight at once on the connection (each is a stream). */
 const maxConcurrentCalls = 10_000;
 
@@ -98,7 +100,9 @@ export class GrpcChannel {
   private connect(): ClientHttp2Session {
     if (this.session && !this.session.closed && !this.session.destroyed) return this.session;
     const url = this.endpoints[this.next++ % this.endpoints.length];
-    const s = http2.connect(url);
+    // Wide flow-control windows: the watch brings every object written, and waiting for window updates would delay it.
+    const s = http2.connect(url, { settings: { initialWindowSize: windowBytes } });
+    s.once('connect', () => s.setLocalWindowSize(windowBytes));
     s.on('error', () => this.drop(s));
     s.on('goaway', () => this.drop(s));
     s.on('close', () => this.drop(s));
