@@ -91,16 +91,17 @@ export class EventRecorder {
     const uid = ref.uid ?? '';
     const seen = this.findRecent(uid, ref, type, reason, message);
     try {
-      if (seen && now.getTime() - seen.at < aggregateWindowMs && (this.client.get('v1/events', seen.namespace, seen.event) || seen.writing)) {
-        const entry = seen;
-        const count = () => this.client.guaranteedUpdate('v1/events', entry.namespace, entry.event, (cur) => {
+      const recent = seen && now.getTime() - seen.at < aggregateWindowMs ? seen : undefined;
+      const stored = !!recent && !!this.client.get('v1/events', recent.namespace, recent.event);
+      if (recent && (stored || recent.writing)) {
+        const count = () => this.client.guaranteedUpdate('v1/events', recent.namespace, recent.event, (cur) => {
           const e = cur as Event;
           const count = (e.count ?? 1) + 1;
           return { ...cur, count, lastTimestamp: rfc3339(now), series: { count, lastObservedTime: rfc3339Micro(now) } };
         }, { pure: true });
         // In the store already: counted at once; its create (or the last count) still on its way: counted after it.
-        this.writing(entry, entry.writing && !this.client.get('v1/events', entry.namespace, entry.event) ? entry.writing.then(count) : count());
-        entry.at = now.getTime();
+        this.writing(recent, !stored && recent.writing ? recent.writing.then(count) : count());
+        recent.at = now.getTime();
         return;
       }
       // Names sort in creation order (as client-go's nanosecond suffix does): a per-process sequence below the ms.

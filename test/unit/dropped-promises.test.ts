@@ -4,23 +4,11 @@
 // for admission webhooks), so this is where a missing `await` would hide.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
 import ts from 'typescript';
+import { projectRoot, sourceFiles } from '../helpers/source-files.js';
 
-// Run from dist/test/unit.
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...sourceFiles(p));
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(p);
-  }
-  return out;
-}
+const repoRoot = projectRoot();
 
 function isPromise(t: ts.Type): boolean {
   if (t.isUnion()) return t.types.some(isPromise);

@@ -4,30 +4,9 @@
 // an import cycle, at run time or through type-only imports.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/** The project root: the compiled test sits in dist/test/unit/, the source in src/. */
-function projectRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'src'))) return dir;
-    dir = dirname(dir);
-  }
-  throw new Error('project root not found');
-}
-
-function sources(dir: string, depth = 0): string[] {
-  if (depth > 10) return [];
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...sources(p, depth + 1));
-    else if (name.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
+import { projectRoot, sourceFiles } from '../helpers/source-files.js';
 
 const root = projectRoot();
 const src = join(root, 'src');
@@ -64,7 +43,7 @@ function importsOf(file: string, text = readFileSync(file, 'utf8')): Import[] {
   return out;
 }
 
-const files = sources(src);
+const files = sourceFiles(src);
 const imports = files.flatMap((f) => importsOf(f));
 /** The top-level folder (or root file) of a path relative to src/: `registry`, `main.ts`. */
 const topOf = (p: string) => p.split('/')[0];
@@ -118,7 +97,7 @@ test('components import neither registry/, storage/ nor api/ (but the shrinking 
 test('components use neither the store nor its watch hub (the client is the one seam that does)', () => {
   const offences: string[] = [];
   for (const folder of components) {
-    for (const file of sources(join(src, folder))) {
+    for (const file of sourceFiles(join(src, folder))) {
       readFileSync(file, 'utf8').split('\n').forEach((line, i) => {
         if (/\.(store|hub)\b/.test(line)) offences.push(`${relative(root, file)}:${i + 1}: ${line.trim()}`);
       });
@@ -126,7 +105,7 @@ test('components use neither the store nor its watch hub (the client is the one 
   }
   assert.deepEqual(offences, []);
   assert.deepEqual(imports.filter((i) => topOf(i.from) === 'client' && topOf(i.to) === 'api').map(show), [], 'the client does not import api/ internals');
-  assert.ok(/\.(store|hub)\b/.test('reg.store.hub.subscribe(') && !/\.(store|hub)\b/.test('client.storedResources(); const hubs = 1;'));
+  assert.ok(/\.(store|hub)\b/.test('reg.store.hub.subscribe(') && !/\.(store|hub)\b/.test('client.storedResourceFiles(); const hubs = 1;'));
 });
 
 /**

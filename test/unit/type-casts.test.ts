@@ -3,23 +3,11 @@
 // made from a JSON map, a library's untyped field, a JSON null where a Go struct serializes as null).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { projectRoot, sourceFiles } from '../helpers/source-files.js';
 
-// Run from dist/test/unit.
-const src = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'src');
-
-function sourceFiles(dir: string, depth = 0): string[] {
-  if (depth > 10) return [];
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...sourceFiles(p, depth + 1));
-    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(p);
-  }
-  return out;
-}
+const src = join(projectRoot(), 'src');
 
 test('fewer than 20 unchecked casts (`as unknown as`) in src', () => {
   const files = sourceFiles(src);

@@ -90,7 +90,7 @@ export function encodeTxn(kind: TxnKind, key: string, value: string | undefined,
     ? { key: k, target: 1, result: 0, create_revision: 0 }
     : { key: k, target: 2, result: 0, mod_revision: expect ?? 0 };
   const success = kind === 'delete' ? { request_delete_range: { key: k } } : { request_put: { key: k, value: Buffer.from(value ?? '') } };
-  return t.txnRequest.encode(t.txnRequest.fromObject({ compare: [compare], success: [success], failure: [{ request_range: { key: k } }] })).finish();
+  return t.txnRequest.encode({ compare: [compare], success: [success], failure: [{ request_range: { key: k } }] }).finish();
 }
 
 export function decodeTxn(buf: Uint8Array): { revision: number; succeeded: boolean; current?: KV } {
@@ -104,9 +104,9 @@ export interface RangeOptions { key: string; end?: string; limit?: number; revis
 
 export function encodeRange(o: RangeOptions): Uint8Array {
   const t = load();
-  return t.rangeRequest.encode(t.rangeRequest.fromObject({
+  return t.rangeRequest.encode({
     key: Buffer.from(o.key), range_end: o.end === undefined ? undefined : Buffer.from(o.end), limit: o.limit ?? 0, revision: o.revision ?? 0, keys_only: !!o.keysOnly,
-  })).finish();
+  }).finish();
 }
 
 export function decodeRange(buf: Uint8Array): { revision: number; kvs: KV[]; more: boolean } {
@@ -117,7 +117,7 @@ export function decodeRange(buf: Uint8Array): { revision: number; kvs: KV[]; mor
 
 export function encodeCompaction(revision: number): Uint8Array {
   const t = load();
-  return t.compactionRequest.encode(t.compactionRequest.fromObject({ revision, physical: false })).finish();
+  return t.compactionRequest.encode({ revision, physical: false }).finish();
 }
 
 export function decodeCompaction(buf: Uint8Array): { revision: number } {
@@ -129,15 +129,15 @@ export function decodeCompaction(buf: Uint8Array): { revision: number } {
 /** Opens the watch of `[key, end)` from `from` (0: from now), with progress notifications and previous values. */
 export function encodeWatchCreate(key: string, end: string, from: number): Uint8Array {
   const t = load();
-  return t.watchRequest.encode(t.watchRequest.fromObject({
+  return t.watchRequest.encode({
     create_request: { key: Buffer.from(key), range_end: Buffer.from(end), start_revision: from, progress_notify: true, prev_kv: true },
-  })).finish();
+  }).finish();
 }
 
 /** Asks for a progress notification (answered with watch id -1 when it covers every watch of the stream). */
 export function encodeWatchProgress(): Uint8Array {
   const t = load();
-  return t.watchRequest.encode(t.watchRequest.fromObject({ progress_request: {} })).finish();
+  return t.watchRequest.encode({ progress_request: {} }).finish();
 }
 
 export interface WatchAnswer {
