@@ -1,5 +1,8 @@
 // exec and attach over WebSocket (kubectl >= 1.30): channel-prefixed messages both ways; the outcome goes on the
-// error channel, then a normal close.
+// error channel, then a normal close. The command starts a moment after the handshake: client-go's WebSocket executor
+// registers its stdout and stderr streams while its reader already runs, and drops a message for a stream it has not
+// registered yet ("Unknown stream id"), so output sent at once could vanish while the exit status arrives. A real
+// container's exec starts that much later anyway.
 import type { WebSocket } from 'ws';
 import type { ContainerRuntime } from '../../exec/types.js';
 import { ByteQueue } from './byte-queue.js';
@@ -42,13 +45,17 @@ export function serveWsExec(ws: WebSocket, runtime: ContainerRuntime, req: ExecR
     aborted.abort();
   });
   ws.on('error', () => ws.terminate());
-  void runExec(runtime, req, {
-    stdin, resize, stdout: req.stdout ? sink(channel.stdout) : undefined, stderr: req.stderr ? sink(channel.stderr) : undefined, signal: aborted.signal,
-  }).then((outcome) => {
-    const status = execStatus(outcome, req.command, protocol.structured);
-    if (status) send(channel.error, status);
-    done = true;
-    clearTimeout(idle);
-    if (ws.readyState === ws.OPEN) ws.close(1000);
-  });
+  const start = setTimeout(() => {
+    if (done) return;
+    void runExec(runtime, req, {
+      stdin, resize, stdout: req.stdout ? sink(channel.stdout) : undefined, stderr: req.stderr ? sink(channel.stderr) : undefined, signal: aborted.signal,
+    }).then((outcome) => {
+      const status = execStatus(outcome, req.command, protocol.structured);
+      if (status) send(channel.error, status);
+      done = true;
+      clearTimeout(idle);
+      if (ws.readyState === ws.OPEN) ws.close(1000);
+    });
+  }, wsLimits.startDelayMs);
+  ws.once('close', () => clearTimeout(start));
 }

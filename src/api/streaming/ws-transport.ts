@@ -6,7 +6,7 @@ import type { WebSocket, WebSocketServer } from 'ws';
 import type { Transport } from './spdy-connection.js';
 import { encodeChannelMessage, type ChannelProtocol } from './ws-channels.js';
 
-export const wsLimits = { maxPayload: 1 << 20, streamBuffer: 256 * 1024, maxBacklog: 4 << 20, idleMs: 30 * 60_000 };
+export const wsLimits = { maxPayload: 1 << 20, streamBuffer: 256 * 1024, maxBacklog: 4 << 20, idleMs: 30 * 60_000, startDelayMs: 50 };
 
 let server: Promise<WebSocketServer> | undefined;
 
