@@ -205,14 +205,18 @@ const leaf: Rec = Object.freeze({}) as Rec;
 interface Step { pe: string; node: SchemaNode | undefined }
 const steps = new WeakMap<object, Map<string, Step>>();
 const unknownPosition = {};
-function fieldStep(n: SchemaNode | undefined, name: string): Step {
+/** The remembered steps below one schema position. */
+function stepsAt(n: SchemaNode | undefined): Map<string, Step> {
   const owner = n ? n.s : unknownPosition;
   let m = steps.get(owner);
   if (!m) steps.set(owner, (m = new Map()));
-  let st = m.get(name);
+  return m;
+}
+function fieldStep(at: Map<string, Step>, n: SchemaNode | undefined, name: string): Step {
+  let st = at.get(name);
   if (!st) {
     st = { pe: `f:${name}`, node: fieldNode(n, name) };
-    if (m.size < 512) m.set(name, st);
+    if (at.size < 512) at.set(name, st);
   }
   return st;
 }
@@ -247,10 +251,11 @@ function encodeAddedMap(v: Rec, n: SchemaNode | undefined, shape: Rec | undefine
   const keys = Object.keys(v);
   if (keys.length > 1) keys.sort();
   let out: Rec | undefined;
+  const at = stepsAt(n);
   for (const k of keys) {
     const c = v[k];
     if (c === undefined || skip?.has(k)) continue;
-    const st = fieldStep(n, k);
+    const st = fieldStep(at, n, k);
     const enc = encodeAdded(c, st.node, shape && hasOwn(shape, k) ? shape[k] : undefined, depth + 1);
     if (!enc) continue;
     out ??= member ? { '.': leaf } : {};

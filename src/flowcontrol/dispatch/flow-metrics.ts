@@ -27,20 +27,26 @@ class Series<T> {
 
 const flowLabels = (l: string[]) => ({ flow_schema: l[0], priority_level: l[1] });
 
+/** The gauges and counters of one flow schema and priority level, found once per request. */
+/** `queued`: a request of the flow has waited in a queue (upstream's in-queue gauge exists only from then). */
+interface FlowCounts { inQueue: number; executing: number; seats: number; dispatched: number; queued: boolean }
+
 export class FlowMetrics implements QueueSetObserver {
-  private readonly dispatchedTotal = new Series(() => 0);
+  private readonly flows = new Series<FlowCounts>(() => ({ inQueue: 0, executing: 0, seats: 0, dispatched: 0, queued: false }));
   private readonly rejectedTotal = new Series(() => 0);
-  private readonly inQueue = new Series(() => 0);
-  private readonly executingNow = new Series(() => 0);
-  private readonly seatsNow = new Series(() => 0);
   private readonly waits = new Series<Histogram>(() => ({ buckets: new Array<number>(waitBuckets.length + 1).fill(0), sum: 0, count: 0 }));
+  /** The last flow looked up: consecutive requests mostly share one. */
+  private last: { schema: string; level: string; counts: FlowCounts | undefined } = { schema: '', level: '', counts: undefined };
 
   /** The levels' nominal and current limits, read when scraped. */
   constructor(private readonly limits: () => Array<{ level: string; nominal: number; current: number }>) {}
 
-  private bump(s: Series<number>, labels: string[], d: number): void {
-    const e = s.at(labels);
-    if (e) e.v += d;
+  private countsOf(t: Ticket): FlowCounts | undefined {
+    const l = this.last;
+    if (l.counts && l.schema === t.flowSchema && l.level === t.priorityLevel) return l.counts;
+    const counts = this.flows.at([t.flowSchema, t.priorityLevel])?.v;
+    this.last = { schema: t.flowSchema, level: t.priorityLevel, counts };
+    return counts;
   }
 
   private observeWait(t: Ticket, execute: boolean, seconds: number): void {
@@ -54,34 +60,42 @@ export class FlowMetrics implements QueueSetObserver {
   }
 
   waiting(t: Ticket, delta: 1 | -1): void {
-    this.bump(this.inQueue, [t.flowSchema, t.priorityLevel], delta);
+    const c = this.countsOf(t);
+    if (!c) return;
+    c.inQueue += delta;
+    c.queued = true;
   }
   executing(t: Ticket, delta: 1 | -1): void {
-    this.bump(this.executingNow, [t.flowSchema, t.priorityLevel], delta);
+    const c = this.countsOf(t);
+    if (c) c.executing += delta;
   }
   seats(t: Ticket, delta: number): void {
-    this.bump(this.seatsNow, [t.flowSchema, t.priorityLevel], delta);
+    const c = this.countsOf(t);
+    if (c) c.seats += delta;
   }
   dispatched(t: Ticket, waitedSeconds: number): void {
-    this.bump(this.dispatchedTotal, [t.flowSchema, t.priorityLevel], 1);
+    const c = this.countsOf(t);
+    if (c) c.dispatched++;
     this.observeWait(t, true, waitedSeconds);
   }
   rejected(t: Ticket, reason: RejectReason, waitedSeconds: number): void {
-    this.bump(this.rejectedTotal, [t.flowSchema, t.priorityLevel, reason], 1);
+    const e = this.rejectedTotal.at([t.flowSchema, t.priorityLevel, reason]);
+    if (e) e.v++;
     this.observeWait(t, false, waitedSeconds);
   }
 
   /** The metrics for RequestMetrics.add. */
   exposed(): Exposed[] {
-    const flows = (s: Series<number>) => () => [...s.map.values()].map((e) => ({ labels: flowLabels(e.labels), value: e.v }));
+    const flows = (pick: 'inQueue' | 'executing' | 'seats' | 'dispatched') => () => [...this.flows.map.values()]
+      .filter((e) => pick !== 'inQueue' || e.v.queued).map((e) => ({ labels: flowLabels(e.labels), value: e.v[pick] }));
     const limit = (pick: 'nominal' | 'current') => () => this.limits().map((l) => ({ labels: { priority_level: l.level }, value: l[pick] }));
     return [
-      exposed('apiserver_flowcontrol_dispatched_requests_total', 'counter', 'Number of requests executed by API Priority and Fairness subsystem', flows(this.dispatchedTotal)),
+      exposed('apiserver_flowcontrol_dispatched_requests_total', 'counter', 'Number of requests executed by API Priority and Fairness subsystem', flows('dispatched')),
       exposed('apiserver_flowcontrol_rejected_requests_total', 'counter', 'Number of requests rejected by API Priority and Fairness subsystem',
         () => [...this.rejectedTotal.map.values()].map((e) => ({ labels: { ...flowLabels(e.labels), reason: e.labels[2] }, value: e.v }))),
-      exposed('apiserver_flowcontrol_current_inqueue_requests', 'gauge', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem', flows(this.inQueue)),
-      exposed('apiserver_flowcontrol_current_executing_requests', 'gauge', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem', flows(this.executingNow)),
-      exposed('apiserver_flowcontrol_current_executing_seats', 'gauge', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', flows(this.seatsNow)),
+      exposed('apiserver_flowcontrol_current_inqueue_requests', 'gauge', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem', flows('inQueue')),
+      exposed('apiserver_flowcontrol_current_executing_requests', 'gauge', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem', flows('executing')),
+      exposed('apiserver_flowcontrol_current_executing_seats', 'gauge', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', flows('seats')),
       exposed('apiserver_flowcontrol_request_wait_duration_seconds', 'histogram', 'Length of time a request spent waiting in its queue', () => {
         const out: MetricValue[] = [];
         const name = 'apiserver_flowcontrol_request_wait_duration_seconds';

@@ -203,18 +203,25 @@ export class QueueSet {
 
   /** The least loaded queue of the flow's hand (seats waiting and executing; the first of equals). */
   /** The hand each flow was dealt for the current queues and hand size (bounded: flows are as many as users). */
-  private hands = new Map<string, number[]>();
-  private handsFor = '';
+  private hands = new Map<string, Map<string, number[]>>();
+  private handsQueues = -1;
+  private handsSize = -1;
+  private handsCount = 0;
 
   private handOf(t: Ticket): number[] {
-    const deck = `${this.queues.length}/${this.config.handSize}`;
-    if (deck !== this.handsFor || this.hands.size >= maxRememberedHands) {
+    if (this.queues.length !== this.handsQueues || this.config.handSize !== this.handsSize || this.handsCount >= maxRememberedHands) {
       this.hands.clear();
-      this.handsFor = deck;
+      this.handsQueues = this.queues.length;
+      this.handsSize = this.config.handSize;
+      this.handsCount = 0;
     }
-    const flow = `${t.flowSchema}\u0000${t.distinguisher}`;
-    let hand = this.hands.get(flow);
-    if (!hand) this.hands.set(flow, (hand = dealHand(flowHash(t.flowSchema, t.distinguisher), this.queues.length, this.config.handSize)));
+    let bySchema = this.hands.get(t.flowSchema);
+    if (!bySchema) this.hands.set(t.flowSchema, (bySchema = new Map()));
+    let hand = bySchema.get(t.distinguisher);
+    if (!hand) {
+      bySchema.set(t.distinguisher, (hand = dealHand(flowHash(t.flowSchema, t.distinguisher), this.queues.length, this.config.handSize)));
+      this.handsCount++;
+    }
     return hand;
   }
 
