@@ -56,7 +56,10 @@ export interface Bonsai extends FixtureHelpers {
   log: Logger;
   security: Security;
   credentials: AdminCredentials;
-  /** Settles once the selected add-ons have installed their CRDs and started (failures are logged). */
+  /**
+   * Settles once the selected add-ons have installed their CRDs and started (failures are logged): in the process that
+   * runs them, whenever it wins their election (one that never leads them waits on).
+   */
   addonsReady: Promise<void>;
   /** Stops or starts a simulated node's kubelet. */
   setNodeStopped(name: string, stopped: boolean): Promise<void>;
@@ -202,7 +205,10 @@ export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> 
   const nodeFilter = nodeFilterOf(kubeletSelection);
   let cluster: ClusterHandle | undefined;
   const startSimulation = () => startCluster(root, clock, log.child({ component: 'cluster' }), { ...opts.cluster, config: clusterConfig, nodeFilter });
-  let addonsReady: Promise<void> = Promise.resolve();
+  // Leadership may be won after start returns (on etcd the Lease is written asynchronously): the promise settles when
+  // this process's add-ons are ready, not when an election has yet to start them.
+  let addonsStarted: () => void = () => undefined;
+  const addonsReady = opts.apiOnly || addonNames.length === 0 ? Promise.resolve() : new Promise<void>((resolve) => (addonsStarted = resolve));
   // An API-only replica (--api-only) serves the shared store and runs nothing else, not even a candidate.
   const electors = opts.apiOnly ? [] : [
     elect(leader.leaseNames.controllerManager, root.as(ids.controllerManagerIdentity.user, ids.controllerManagerIdentity.component), () => {
@@ -215,7 +221,7 @@ export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> 
     ...(kubeletSelection.kind === 'leader' ? [elect(leader.leaseNames.kubelets, root, startSimulation, (c) => (cluster = c))] : []),
     // Add-ons install their CRDs and start in the background (CRD validation loads the schema engines).
     elect(leader.leaseNames.addons, root, () => startAddons(root, clock, log.child({ component: 'addons' }), addonNames, clusterConfig.addons), (a) => {
-      if (a) addonsReady = a.ready;
+      if (a) void a.ready.then(addonsStarted);
     }),
   ];
   // Sharded kubelets (a shard or a selector) run whoever leads: the processes split the nodes between them.

@@ -260,6 +260,9 @@ export class KubeletManager implements NodeDirectory {
     for (const a of this.dirty) if (this.agents.get(a.nodeName) === a && a.running) this.tickAgent(a, now);
     for (const a of this.dirty) this.schedule(a);
     this.dirty.clear();
+    // Agents ticked here are scheduled again after the pass: one still due (its report waiting on an asynchronous
+    // write) is ticked on the next timer, not again and again within this one.
+    const ticked: NodeAgent[] = [];
     for (let top = this.due.peek(); top && top.atMs <= now; top = this.due.peek()) {
       this.due.pop();
       const a = top.agent;
@@ -267,8 +270,9 @@ export class KubeletManager implements NodeDirectory {
       a.scheduledMs = undefined;
       if (this.agents.get(a.nodeName) !== a || !a.running) continue;
       this.tickAgent(a, now);
-      this.schedule(a);
+      ticked.push(a);
     }
+    for (const a of ticked) this.schedule(a);
   }
 
   stop(): void {

@@ -19,6 +19,8 @@ export const leaseDurationSeconds = 40;
 export const leaseRenewMs = (leaseDurationSeconds * 1000) / 4;
 /** nodeStatusReportFrequency: status is posted at least this often even when nothing changed. */
 export const statusReportMs = 5 * 60 * 1000;
+/** After a failed status write the kubelet tries again at its next status sync (nodeStatusUpdateFrequency). */
+const statusRetryMs = 10_000;
 
 export interface StartOptions {
   /** No events (large fleets registering at start-up). */
@@ -165,12 +167,17 @@ export class NodeAgent implements NodeAgentView {
     if (kept && JSON.stringify(kept) === JSON.stringify(current)) return;
     const status = kept ?? kubeletStatus({ name: this.nodeName, internalIP: this.hostIP, bootSeed: this.bootSeed, current, heartbeat: now, now });
     const def = this.client.resource('v1/nodes')!;
+    // The next report is timed from this one's start, as the kubelet's status loop runs on its own period whatever
+    // the write's fate (a failed one is tried again at the next report).
+    this.reported(nowMs);
     const wrote = (written: KObject) => {
       this.lastWrittenRv = written.metadata.resourceVersion;
-      this.reported(nowMs);
       if (emitEvents) this.readyEvents(node, current);
     };
-    const failed = (err: unknown) => this.log.debug({ err, node: this.nodeName }, 'node status update failed');
+    const failed = (err: unknown) => {
+      this.log.debug({ err, node: this.nodeName }, 'node status update failed');
+      this.nextReportMs = Math.min(this.nextReportMs, nowMs + statusRetryMs);
+    };
     let written: KObject | Promise<KObject>;
     try {
       // Written at once unless an admission webhook is called (then the report follows its answer).
