@@ -1,7 +1,7 @@
 // PATCH: JSON, merge, strategic merge and server-side apply, on objects and on the status subresource.
 import type { FastifyRequest } from 'fastify';
 import { ApiError, badRequest, notFound } from '../machinery/errors.js';
-import { isRecord, type KObject } from '../machinery/types.js';
+import { isRecord, unpinned, type KObject } from '../machinery/types.js';
 import type { Registry, WriteOptions } from '../registry/registry.js';
 import { storageKey, type PartialWrite, type ResourceDef } from '../registry/resource.js';
 import { rfc3339 } from '../util/clock.js';
@@ -64,7 +64,7 @@ export async function handlePatch(reg: Registry, def: ResourceDef, version: stri
       return { object: await reg.create(def, namespace, toStorage(def, version, obj), applyOpts), created: true };
     }
     if (needsConversion(def, version)) return patchConverted(reg, def, version, ns, name, (cur) => applyServerSideApply(cur, applied, gvk, ssa), applyOpts);
-    const object = await reg.update(def, namespace, name, (cur) => toStorage(def, version, applyServerSideApply(served(def, version, cur), applied, gvk, ssa)), applyOpts);
+    const object = await reg.update(def, namespace, name, (cur) => unpinnedAsRead(toStorage(def, version, applyServerSideApply(served(def, version, cur), applied, gvk, ssa)), cur), applyOpts);
     return { object, created: false };
   }
 
@@ -86,7 +86,7 @@ export async function handlePatch(reg: Registry, def: ResourceDef, version: stri
     if (type === 'strategic') checkPatchedStrategic(def, version, patched, patch, mode, warnings);
     else checkPatchedJson(def, version, patched, mode, warnings);
     if (!isRecord(patched.metadata)) throw badRequest('metadata: expected an object');
-    const out = toStorage(def, version, patched);
+    const out = unpinnedAsRead(toStorage(def, version, patched), cur);
     tracked = Array.isArray(out.metadata.managedFields) && out.metadata.managedFields.length > 0;
     if (dropManagedFields) out.metadata.managedFields = [];
     return out;
@@ -113,4 +113,13 @@ async function patchConverted(reg: Registry, def: ResourceDef, version: string, 
   if (changed.metadata.resourceVersion === undefined) changed.metadata.resourceVersion = current.metadata.resourceVersion;
   const stored = await convertedForWrite(reg, def, changed, opts.warnings);
   return { object: await reg.update(def, ns, name, () => stored, { ...opts, version: def.version }), created: false };
+}
+
+/**
+ * A patched object still holding the resourceVersion it was read at pins none (as upstream's patcher, which applies the
+ * patch again to the newer object when the write conflicts); one whose patch set another resourceVersion keeps it, and
+ * conflicts as it should.
+ */
+function unpinnedAsRead(out: KObject, cur: KObject): KObject {
+  return out.metadata.resourceVersion === cur.metadata.resourceVersion ? unpinned(out) : out;
 }

@@ -273,6 +273,7 @@ export class Registry {
   update(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: WriteOptions = {}): KObject | Promise<KObject> {
     const attempt = (n: number): KObject | Promise<KObject> => {
       const again = (e: unknown): KObject | Promise<KObject> => {
+        if (n === 0 && this.missingHere(e)) return this.caughtUp(def, namespace, name).then(() => attempt(n + 1));
         if (!(e instanceof RetryUpdate)) throw e;
         if (n >= 9) throw conflict({ group: def.group, resource: def.plural }, name);
         return attempt(n + 1);
@@ -292,7 +293,34 @@ export class Registry {
 
   /** Deletes the object, or marks it for deletion when finalizers or a grace period hold it (see above). */
   delete(def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { warnings?: string[] } = {}): { object: KObject; deleted: boolean } | Promise<{ object: KObject; deleted: boolean }> {
-    return this.audited('delete', def, namespace, name, undefined, 200, () => drive(deleteSteps(this, def, namespace, name, waiting(opts))), (r) => r.object);
+    const steps = () => drive(deleteSteps(this, def, namespace, name, waiting(opts)));
+    const once = () => {
+      try {
+        const r = steps();
+        return r instanceof Promise ? r.catch((e: unknown) => this.retriedIfMissing(e, def, namespace, name, steps)) : r;
+      } catch (e) {
+        return this.retriedIfMissing(e, def, namespace, name, steps);
+      }
+    };
+    return this.audited('delete', def, namespace, name, undefined, 200, once, (r) => r.object);
+  }
+
+  /**
+   * Whether `e` says the object is not here while another process sharing the store (etcd) may have written it
+   * already: this process's copy may lag behind (as kube-apiserver reads etcd itself for a write).
+   */
+  private missingHere(e: unknown): boolean {
+    return e instanceof ApiError && e.code === 404 && !this.store.exclusive && !!this.store.consistentRead;
+  }
+
+  /** Resolves once this process's copy holds the object's latest state in the shared store. */
+  private caughtUp(def: ResourceDef, namespace: string, name: string): Promise<void> {
+    return this.store.consistentRead?.({ resource: storageKey(def), namespace: def.namespaced ? namespace : '', name }) ?? Promise.resolve();
+  }
+
+  private retriedIfMissing<T>(e: unknown, def: ResourceDef, namespace: string, name: string, steps: () => T | Promise<T>): Promise<T> {
+    if (!this.missingHere(e)) throw e;
+    return this.caughtUp(def, namespace, name).then(steps);
   }
 
   /** Translates the fixed list of storage errors into API errors for this resource. */

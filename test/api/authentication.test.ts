@@ -173,7 +173,11 @@ describe('legacy ServiceAccount token Secrets', () => {
     const ok = await review(token);
     assert.equal(ok.body.status.authenticated, true);
     assert.equal(ok.body.status.user.username, 'system:serviceaccount:default:build-robot');
-    const used = (await req('GET', '/api/v1/namespaces/default/secrets/build-robot-secret')).body;
+    // The label is written beside the review (on etcd its write may land just after the answer).
+    const used = await eventually(async () => {
+      const r = (await req('GET', '/api/v1/namespaces/default/secrets/build-robot-secret')).body;
+      return r.metadata.labels?.['kubernetes.io/legacy-token-last-used'] ? r : undefined;
+    }, 15_000, 'the last-used label');
     assert.match(used.metadata.labels['kubernetes.io/legacy-token-last-used'], /^\d{4}-\d{2}-\d{2}$/);
 
     // A Secret naming a ServiceAccount that does not exist is deleted; so are the Secrets of a deleted one.

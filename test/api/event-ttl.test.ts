@@ -4,6 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { useBonsai } from './http.js';
+import { eventually } from '../helpers/kubectl.js';
 import { rfc3339 } from '../../src/util/clock.js';
 import type { Change } from '../../src/storage/watch-hub.js';
 
@@ -39,11 +40,12 @@ describe('event TTL', () => {
       await env.b.clock.advance(20_000);
       assert.equal((await req('GET', `${EVENTS}/early`)).status, 200, 'not expired before its TTL');
       await env.b.clock.advance(12_000);
-      assert.equal((await req('GET', `${EVENTS}/early`)).status, 404, 'the early event expired');
-      assert.equal((await req('GET', `${EVENTS_V1}/v1-event`)).status, 404, 'the events.k8s.io/v1 event expired');
+      // Deleted when the clock reaches the TTL (on etcd, the delete lands a moment after).
+      await eventually(async () => (await req('GET', `${EVENTS}/early`)).status === 404, 10_000, 'the early event expired');
+      await eventually(async () => (await req('GET', `${EVENTS_V1}/v1-event`)).status === 404, 10_000, 'the events.k8s.io/v1 event expired');
       assert.equal((await req('GET', `${EVENTS}/recurring`)).status, 200, 'the recurring event is still there');
       await env.b.clock.advance(30_000);
-      assert.equal((await req('GET', `${EVENTS}/recurring`)).status, 404, 'the recurring event expired too');
+      await eventually(async () => (await req('GET', `${EVENTS}/recurring`)).status === 404, 10_000, 'the recurring event expired too');
       assert.equal((await req('GET', '/api/v1/namespaces/default/configmaps/stays')).status, 200, 'other kinds are never touched');
       await env.b.store.committed();
       assert.deepEqual(deleted.sort(), ['early', 'recurring', 'v1-event'], 'watchers see the expired events deleted');
