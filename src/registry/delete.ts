@@ -1,5 +1,6 @@
 // Deletion: preconditions, propagation finalizers, graceful pod deletion, namespace termination.
 import { conflict, notFound } from '../machinery/errors.js';
+import { StorageError } from '../storage/errors.js';
 import type { KObject } from '../machinery/types.js';
 import { jsonEqual } from '../util/json-tree.js';
 import { maxObjectDepth } from '../machinery/depth-limits.js';
@@ -36,7 +37,19 @@ function podGrace(def: ResourceDef, obj: KObject, opts: DeleteOptions): number {
   return Math.max(0, opts.gracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30);
 }
 
-export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { canWait?: boolean; warnings?: string[] }): Steps<{ object: KObject; deleted: boolean }> {
+export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { canWait?: boolean; warnings?: string[] }, attempt = 0): Steps<{ object: KObject; deleted: boolean }> {
+  try {
+    return yield* deleteOnce(reg, def, namespace, name, opts, attempt);
+  } catch (e) {
+    // The object changed between the read and the write (another process's write landed first, on etcd): decided
+    // again on the newer object, as upstream's deletion retries its preconditioned write.
+    if (!(e instanceof StorageError)) throw e;
+    if (e.code === 'Conflict' && attempt < 9) return yield* deleteSteps(reg, def, namespace, name, opts, attempt + 1);
+    throw e.code === 'Conflict' ? conflict({ group: def.group, resource: def.plural }, name) : reg.translate(e, def, name);
+  }
+}
+
+function* deleteOnce(reg: Registry, def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { canWait?: boolean; warnings?: string[] }, attempt: number): Steps<{ object: KObject; deleted: boolean }> {
   const key = storageKey(def);
   const ns = def.namespaced ? namespace : '';
   const cur = reg.getStored(key, ns, name);
@@ -57,7 +70,7 @@ export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string,
   if (reg.getStored(key, ns, name)?.metadata.resourceVersion !== cur.metadata.resourceVersion) {
     // Admission waited and the object changed meanwhile: decide again on the current object. (Compared by revision:
     // a store may hand out a fresh copy on every read, as SQLite does for Events.)
-    return yield* deleteSteps(reg, def, namespace, name, opts);
+    return yield* deleteOnce(reg, def, namespace, name, opts, attempt);
   }
   const now = reg.clock.now();
   if (def.group === '' && def.plural === 'namespaces') return yield* terminateNamespace(reg, def, cur, opts, now);

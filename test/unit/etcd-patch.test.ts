@@ -1,6 +1,6 @@
 // Two servers on one etcd: a patch through one, right after a write through the other that its copy has yet to see,
 // is applied again to the newer object (as kube-apiserver's patcher retries), never answered 409 or 404; a patch that
-// names an outdated resourceVersion still conflicts; a delete of an object the other server just created finds it.
+// names an outdated resourceVersion still conflicts; a delete of an object the other server just created finds it, and one racing the other server's write still deletes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBonsai, type Bonsai } from '../../src/main.js';
@@ -43,6 +43,15 @@ test('a patch racing another server\'s write is applied to the newer object; a s
       assert.equal((await b('POST', cm, { metadata: { name: `fresh-${i}` } })).status, 201);
       assert.equal((await a('DELETE', `${cm}/fresh-${i}`)).status, 200);
     }
+    // A delete racing the other server's write is decided again on the newer object: deleted, never a 409 or 500.
+    const deletes: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      assert.equal((await a('POST', cm, { metadata: { name: `raced-${i}` } })).status, 201);
+      await b('GET', `${cm}/raced-${i}`);
+      const [, del] = await Promise.all([b('PATCH', `${cm}/raced-${i}`, { data: { b: 'x' } }), a('DELETE', `${cm}/raced-${i}`)]);
+      deletes.push(del.status);
+    }
+    assert.deepEqual([...new Set(deletes)], [200]);
   } finally {
     for (const s of servers) await s.close();
     await etcd.stop();
