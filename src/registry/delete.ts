@@ -39,7 +39,7 @@ function podGrace(def: ResourceDef, obj: KObject, opts: DeleteOptions): number {
 
 export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { canWait?: boolean; warnings?: string[] }, attempt = 0): Steps<{ object: KObject; deleted: boolean }> {
   try {
-    return yield* deleteOnce(reg, def, namespace, name, opts, attempt);
+    return yield* deleteOnce(reg, def, namespace, name, opts);
   } catch (e) {
     // The object changed between the read and the write (another process's write landed first, on etcd): decided
     // again on the newer object, as upstream's deletion retries its preconditioned write.
@@ -49,7 +49,7 @@ export function* deleteSteps(reg: Registry, def: ResourceDef, namespace: string,
   }
 }
 
-function* deleteOnce(reg: Registry, def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { canWait?: boolean; warnings?: string[] }, attempt: number): Steps<{ object: KObject; deleted: boolean }> {
+function* deleteOnce(reg: Registry, def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { canWait?: boolean; warnings?: string[] }): Steps<{ object: KObject; deleted: boolean }> {
   const key = storageKey(def);
   const ns = def.namespaced ? namespace : '';
   const cur = reg.getStored(key, ns, name);
@@ -70,7 +70,7 @@ function* deleteOnce(reg: Registry, def: ResourceDef, namespace: string, name: s
   if (reg.getStored(key, ns, name)?.metadata.resourceVersion !== cur.metadata.resourceVersion) {
     // Admission waited and the object changed meanwhile: decide again on the current object. (Compared by revision:
     // a store may hand out a fresh copy on every read, as SQLite does for Events.)
-    return yield* deleteOnce(reg, def, namespace, name, opts, attempt);
+    return yield* deleteOnce(reg, def, namespace, name, opts);
   }
   const now = reg.clock.now();
   if (def.group === '' && def.plural === 'namespaces') return yield* terminateNamespace(reg, def, cur, opts, now);
