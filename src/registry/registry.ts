@@ -273,7 +273,6 @@ export class Registry {
   update(def: ResourceDef, namespace: string, name: string, mutate: (current: KObject) => KObject, opts: WriteOptions = {}): KObject | Promise<KObject> {
     const attempt = (n: number): KObject | Promise<KObject> => {
       const again = (e: unknown): KObject | Promise<KObject> => {
-        if (n === 0 && this.missingHere(e)) return this.caughtUp(def, namespace, name).then(() => attempt(n + 1));
         if (!(e instanceof RetryUpdate)) throw e;
         if (n >= 9) throw conflict({ group: def.group, resource: def.plural }, name);
         return attempt(n + 1);
@@ -286,41 +285,36 @@ export class Registry {
       }
       return r instanceof Promise ? r.catch(again) : r;
     };
-    if (opts.audit === false) return attempt(0);
+    const first = () => this.readThroughOn404(def, namespace, name, () => attempt(0));
+    if (opts.audit === false) return first();
     return this.audited(opts.audit?.verb ?? 'update', def, namespace, name, opts.audit?.subresource ?? opts.subresource, opts.audit?.verb === 'create' ? 201 : 200,
-      () => attempt(0), (r) => r);
+      first, (r) => r);
   }
 
   /** Deletes the object, or marks it for deletion when finalizers or a grace period hold it (see above). */
   delete(def: ResourceDef, namespace: string, name: string, opts: DeleteOptions & { warnings?: string[] } = {}): { object: KObject; deleted: boolean } | Promise<{ object: KObject; deleted: boolean }> {
     const steps = () => drive(deleteSteps(this, def, namespace, name, waiting(opts)));
-    const once = () => {
-      try {
-        const r = steps();
-        return r instanceof Promise ? r.catch((e: unknown) => this.retriedIfMissing(e, def, namespace, name, steps)) : r;
-      } catch (e) {
-        return this.retriedIfMissing(e, def, namespace, name, steps);
-      }
-    };
-    return this.audited('delete', def, namespace, name, undefined, 200, once, (r) => r.object);
+    return this.audited('delete', def, namespace, name, undefined, 200, () => this.readThroughOn404(def, namespace, name, steps), (r) => r.object);
   }
 
   /**
-   * Whether `e` says the object is not here while another process sharing the store (etcd) may have written it
-   * already: this process's copy may lag behind (as kube-apiserver reads etcd itself for a write).
+   * Runs `write`; when it finds no object while another process sharing the store (etcd) may have written it already
+   * (this process's copy may lag behind; kube-apiserver reads etcd itself for a write), runs it once more after this
+   * process's copy has caught up with the store for that object. On a store of its own, `write` alone.
    */
-  private missingHere(e: unknown): boolean {
-    return e instanceof ApiError && e.code === 404 && !this.store.exclusive && !!this.store.consistentRead;
-  }
-
-  /** Resolves once this process's copy holds the object's latest state in the shared store. */
-  private caughtUp(def: ResourceDef, namespace: string, name: string): Promise<void> {
-    return this.store.consistentRead?.({ resource: storageKey(def), namespace: def.namespaced ? namespace : '', name }) ?? Promise.resolve();
-  }
-
-  private retriedIfMissing<T>(e: unknown, def: ResourceDef, namespace: string, name: string, steps: () => T | Promise<T>): Promise<T> {
-    if (!this.missingHere(e)) throw e;
-    return this.caughtUp(def, namespace, name).then(steps);
+  private readThroughOn404<T>(def: ResourceDef, namespace: string, name: string, write: () => T | Promise<T>): T | Promise<T> {
+    const catchUp = this.store.exclusive ? undefined : this.store.consistentRead?.bind(this.store);
+    if (!catchUp) return write();
+    const again = (e: unknown): Promise<T> => {
+      if (!(e instanceof ApiError && e.code === 404)) throw e;
+      return (catchUp({ resource: storageKey(def), namespace: def.namespaced ? namespace : '', name }) ?? Promise.resolve()).then(write);
+    };
+    try {
+      const r = write();
+      return r instanceof Promise ? r.catch(again) : r;
+    } catch (e) {
+      return again(e);
+    }
   }
 
   /** Translates the fixed list of storage errors into API errors for this resource. */
