@@ -1,6 +1,6 @@
 // APF's queueing core without a server: shuffle-sharded hands, queue-full and concurrency-limit rejections, fair
 // turns between flows, seats given back and taken again around an outbound call; classification rules; the nominal
-// limits upstream derives from the shares.
+// limits upstream derives from the shares; the dispatcher's configuration while the built-in objects are being written.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dealHand, flowHash } from '../../src/flowcontrol/dispatch/shuffle-shard.js';
@@ -8,7 +8,14 @@ import { QueueSet, type QueueSetConfig, type QueueSetObserver, type RejectReason
 import { classify, distinguisherOf } from '../../src/flowcontrol/dispatch/classify.js';
 import { digestConfig } from '../../src/flowcontrol/dispatch/config.js';
 import { tabulate, rfc3339Nano } from '../../src/flowcontrol/dispatch/debug-dumps.js';
-import { mandatoryFlowSchemas, suggestedFlowSchemas } from '../../src/flowcontrol/bootstrap.js';
+import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../../src/flowcontrol/bootstrap.js';
+import { FlowControl } from '../../src/flowcontrol/dispatch/flow-control.js';
+import { SqliteStore } from '../../src/storage/sqlite-store.js';
+import { Registry } from '../../src/registry/registry.js';
+import { allResources } from '../../src/registry/resources/index.js';
+import { ScaledClock } from '../../src/util/clock.js';
+import { createLogger } from '../../src/util/logger.js';
+import type { KObject } from '../../src/machinery/types.js';
 import type { RequestAttributes } from '../../src/auth/types.js';
 
 const quiet: QueueSetObserver = { waiting() {}, executing() {}, seats() {}, dispatched() {}, rejected() {} };
@@ -60,7 +67,10 @@ test('a full queue rejects with queue-full; a level without queues with concurre
 
 test('flows take turns: a quiet flow is not stuck behind a busy one', () => {
   const log: string[] = [];
-  const qs = new QueueSet(cfg({ queues: 64, handSize: 1, queueLengthLimit: 50 }), quiet);
+  // A clock that moves 0.1 ms at each reading: a real one may stall between two readings (a busy machine), which
+  // changes the virtual times the test compares.
+  let ms = 0;
+  const qs = new QueueSet(cfg({ queues: 64, handSize: 1, queueLengthLimit: 50 }), quiet, () => (ms += 0.1));
   const first = ticket('busy', log);
   qs.arrive(first, 60_000);
   const busy = Array.from({ length: 10 }, () => ticket('busy', log));
@@ -127,4 +137,52 @@ test('dumps align as Go tabwriter and time stamps read as RFC3339Nano', () => {
   assert.equal(tabulate([['A', 'LongHeaderName', 'C'], ['xx', 'y', 'z']]), 'A,      LongHeaderName, C\nxx,     y,              z\n');
   assert.equal(rfc3339Nano(Date.UTC(2026, 0, 2, 3, 4, 5, 120)), '2026-01-02T03:04:05.12Z');
   assert.equal(rfc3339Nano(Date.UTC(2026, 0, 2, 3, 4, 5, 0)), '2026-01-02T03:04:05Z');
+});
+
+test('while the built-in objects are written one by one, the built-in configuration is used whole', async () => {
+  const store = new SqliteStore({ path: ':memory:' });
+  const reg = new Registry(store, allResources, new ScaledClock(1), createLogger('silent'));
+  const fc = new FlowControl(reg, 600);
+  try {
+    const group = 'flowcontrol.apiserver.k8s.io';
+    // Each write is committed (and its change published to the dispatcher) before the next step looks.
+    const write = async (resource: string, o: object) => {
+      await reg.create(reg.find(group, 'v1', resource)!, '', structuredClone(o) as KObject);
+      await store.committed();
+    };
+    const anonymous = () => fc.classify(attrs('system:anonymous', ['system:unauthenticated']))?.level.name;
+    assert.equal(anonymous(), 'global-default');
+    // The producer writes the levels first: with them stored and the FlowSchemas not yet, a request must not fall to
+    // the catch-all level (13 seats of 600, refusing beyond them).
+    for (const pl of [...mandatoryPriorityLevels, ...suggestedPriorityLevels]) await write('prioritylevelconfigurations', pl);
+    assert.equal(anonymous(), 'global-default');
+    for (const fs of [...mandatoryFlowSchemas, ...suggestedFlowSchemas].filter((f) => f.metadata.name !== 'global-default')) await write('flowschemas', fs);
+    assert.equal(anonymous(), 'global-default');
+    assert.equal(fc.levels.get('catch-all')?.queues.config.limit, 13);
+    await write('flowschemas', suggestedFlowSchemas.find((f) => f.metadata.name === 'global-default')!);
+    assert.equal(anonymous(), 'global-default');
+    // Once complete, the stored objects are the configuration, as upstream's: without global-default, the catch-all.
+    await reg.delete(reg.find(group, 'v1', 'flowschemas')!, '', 'global-default');
+    await store.committed();
+    assert.equal(anonymous(), 'catch-all');
+  } finally {
+    fc.stop();
+    store.close();
+  }
+});
+
+test("a user's own configuration object is taken as it is, before the built-in ones are all written", async () => {
+  const store = new SqliteStore({ path: ':memory:' });
+  const reg = new Registry(store, allResources, new ScaledClock(1), createLogger('silent'));
+  const fc = new FlowControl(reg, 600);
+  try {
+    const own = { apiVersion: 'flowcontrol.apiserver.k8s.io/v1', kind: 'PriorityLevelConfiguration', metadata: { name: 'mine' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 10, limitResponse: { type: 'Reject' } } } };
+    await reg.create(reg.find('flowcontrol.apiserver.k8s.io', 'v1', 'prioritylevelconfigurations')!, '', own as KObject);
+    await store.committed();
+    assert.equal(fc.classify(attrs('system:anonymous', ['system:unauthenticated']))?.level.name, 'catch-all');
+    assert.ok(fc.levels.has('mine'));
+  } finally {
+    fc.stop();
+    store.close();
+  }
 });

@@ -5,11 +5,17 @@ import type { RequestAttributes } from '../../auth/types.js';
 import type { Registry } from '../../registry/registry.js';
 import type { FlowSchema, PriorityLevelConfiguration } from '../types.js';
 import { classify, distinguisherOf } from './classify.js';
+import { mandatoryFlowSchemas, mandatoryPriorityLevels, suggestedFlowSchemas, suggestedPriorityLevels } from '../bootstrap.js';
 import { digestConfig } from './config.js';
 import { FlowMetrics } from './flow-metrics.js';
 import { QueueSet, type RejectReason, type Ticket } from './queue-set.js';
 import { DroppedRequests } from './retry-after.js';
 import { OutboundBound } from './outbound.js';
+
+const builtInSchemaNames = new Set([...mandatoryFlowSchemas, ...suggestedFlowSchemas].map((o) => o.metadata.name));
+const builtInLevelNames = new Set([...mandatoryPriorityLevels, ...suggestedPriorityLevels].map((o) => o.metadata.name));
+const complete = (objs: readonly { metadata: { name?: string } }[], names: ReadonlySet<string>) => names.size <= objs.filter((o) => names.has(o.metadata.name ?? '')).length;
+const hasOwn = (objs: readonly { metadata: { name?: string } }[], names: ReadonlySet<string>) => objs.some((o) => !names.has(o.metadata.name ?? ''));
 
 export const flowSchemasKey = 'flowcontrol.apiserver.k8s.io/flowschemas';
 export const priorityLevelsKey = 'flowcontrol.apiserver.k8s.io/prioritylevelconfigurations';
@@ -37,6 +43,8 @@ export class FlowControl {
   readonly levels = new Map<string, LevelState>();
   private schemas: FlowSchema[] = [];
   private dirty = true;
+  /** Whether the stored objects are taken as the configuration (see refresh). */
+  private bootstrapped = false;
   private readonly unsubscribe: Array<() => void>;
 
   /** `serverLimit`: the seats all levels share (--max-requests-inflight + --max-mutating-requests-inflight). */
@@ -53,12 +61,21 @@ export class FlowControl {
     for (const u of this.unsubscribe) u();
   }
 
-  /** Re-reads the configuration when an object changed since the last request. */
+  /**
+   * Re-reads the configuration when an object changed since the last request. Until the built-in objects are all
+   * stored (the configuration producer writes them one by one after the server listens: on etcd that takes a while)
+   * or someone stored one of their own, the built-in configuration is used as a whole: a part of it would send
+   * requests whose FlowSchema is not written yet to the catch-all level's few seats, and refuse them. kube-apiserver
+   * hides that window behind its readiness check; this one serves from the start.
+   */
   private refresh(): void {
     if (!this.dirty) return;
     this.dirty = false;
     const stored = (key: string) => this.reg.listStored(key) as unknown[];
-    const digest = digestConfig(stored(flowSchemasKey) as FlowSchema[], stored(priorityLevelsKey) as PriorityLevelConfiguration[], this.serverLimit);
+    const schemas = stored(flowSchemasKey) as FlowSchema[];
+    const levels = stored(priorityLevelsKey) as PriorityLevelConfiguration[];
+    this.bootstrapped ||= complete(schemas, builtInSchemaNames) && complete(levels, builtInLevelNames) || hasOwn(schemas, builtInSchemaNames) || hasOwn(levels, builtInLevelNames);
+    const digest = this.bootstrapped ? digestConfig(schemas, levels, this.serverLimit) : digestConfig([], [], this.serverLimit);
     this.schemas = digest.flowSchemas;
     for (const [name, d] of digest.levels) {
       const known = this.levels.get(name);

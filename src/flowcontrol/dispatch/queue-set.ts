@@ -73,9 +73,11 @@ export class QueueSet {
   waitingCount = 0;
   /** The level's virtual clock (seat-seconds) and the monotonic time it was last advanced at. */
   r = 0;
-  private lastMono = performance.now();
+  private lastMono: number;
 
-  constructor(public config: QueueSetConfig, private readonly observer: QueueSetObserver) {
+  /** `now`: the monotonic clock in ms (performance.now; a test steps its own). */
+  constructor(public config: QueueSetConfig, private readonly observer: QueueSetObserver, private readonly now: () => number = () => performance.now()) {
+    this.lastMono = now();
     this.configure(config);
   }
 
@@ -149,7 +151,8 @@ export class QueueSet {
     if (q) {
       q.executing--;
       // The estimate charged at dispatch becomes the real service time.
-      const seconds = (performance.now() - (t.startedMono ?? performance.now())) / 1000;
+      const now = this.now();
+      const seconds = (now - (t.startedMono ?? now)) / 1000;
       q.nextDispatchR -= t.seats * (estimatedServiceSeconds - seconds);
     }
     if (held) this.releaseSeats(t);
@@ -185,7 +188,7 @@ export class QueueSet {
 
   private start(t: Ticket): void {
     t.state = 'executing';
-    t.startedMono = performance.now();
+    t.startedMono = this.now();
     this.executing++;
     if (t.queue) t.queue.executing++;
     this.holdSeats(t);
@@ -197,7 +200,7 @@ export class QueueSet {
   private refuse(t: Ticket, reason: RejectReason): void {
     t.state = 'done';
     t.cancelTimer?.();
-    this.observer.rejected(t, reason, (performance.now() - t.arrivedMono) / 1000);
+    this.observer.rejected(t, reason, (this.now() - t.arrivedMono) / 1000);
     t.decide(false, reason);
   }
 
@@ -276,7 +279,7 @@ export class QueueSet {
 
   /** Advances the virtual clock: the seats in demand (at most the limit) shared by the active queues. */
   private syncTime(): void {
-    const now = performance.now();
+    const now = this.now();
     const seconds = (now - this.lastMono) / 1000;
     this.lastMono = now;
     let active = 0;

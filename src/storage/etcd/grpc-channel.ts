@@ -174,7 +174,10 @@ export class GrpcChannel {
         if (session === this.session && session.destroyed) this.drop(session);
         settle(new GrpcCallError(err.message, 14));
       });
-      stream.on('close', () => settle(new GrpcCallError('the call was closed before its answer', 14)));
+      // Every call's stream closes, most after the answer settled it: the error is made only when it did not.
+      stream.on('close', () => {
+        if (!settled) settle(new GrpcCallError('the call was closed before its answer', 14));
+      });
       stream.end(frame(request));
     });
   }
