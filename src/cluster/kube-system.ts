@@ -51,9 +51,28 @@ function removeStrayMirrors(client: Client, log: Logger, controlPlane: string): 
 export function startKubeSystem(client: Client, clock: Clock, log: Logger, config: ClusterConfig, serves?: (node: KObject) => boolean): () => void {
   if (!kubeSystemEnabled(config)) return () => {};
   for (const { resource, object } of addonObjects()) ensure(client, log, resource, object);
-  const node = config.controlPlane ? client.get('v1/nodes', '', controlPlaneNodeName) : undefined;
-  if (!node?.metadata.name || !node.metadata.uid || (serves && !serves(node))) return () => {};
-  const target = { name: node.metadata.name, uid: node.metadata.uid };
+  if (!config.controlPlane) return () => {};
+  // The control-plane node may not be stored yet (on etcd its registration is still on its way): its mirror pods
+  // start when it is.
+  let stopMirrors: (() => void) | undefined;
+  const startWhenRegistered = () => {
+    const node = stopMirrors ? undefined : client.get('v1/nodes', '', controlPlaneNodeName);
+    if (!node?.metadata.name || !node.metadata.uid || (serves && !serves(node))) return;
+    stopMirrors = startMirrorPods(client, clock, log, { name: node.metadata.name, uid: node.metadata.uid });
+  };
+  // Once they run, a node's change costs this listener a comparison.
+  const stopNodes = client.watch('v1/nodes', (c) => {
+    if (!stopMirrors && c.type !== 'DELETED' && c.object.metadata.name === controlPlaneNodeName) startWhenRegistered();
+  });
+  startWhenRegistered();
+  return () => {
+    stopNodes();
+    stopMirrors?.();
+  };
+}
+
+/** Keeps the control plane's mirror pods on `target` (the control-plane node as registered). */
+function startMirrorPods(client: Client, clock: Clock, log: Logger, target: { name: string; uid: string }): () => void {
   const seen = clock.now().toISOString();
   const manifests = new Map(mirrorPods(target, seen).map((p) => [p.metadata.name ?? '', p]));
   const ensureMirror = (name: string) => {

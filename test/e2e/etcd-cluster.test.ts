@@ -72,6 +72,13 @@ describe('Bonsai processes on one etcd', () => {
     const d = JSON.parse(await kb.ok(['get', 'deployment', 'web', '-o', 'json'])) as Json;
     assert.equal(d.status?.availableReplicas, 3);
     assert.deepEqual(await holders(kb), Object.fromEntries(leaseNames.map((n) => [n, leaderId])), 'no Lease moved');
+    // The control plane's mirror pods, made once the control-plane node is stored (on etcd its registration is
+    // answered after the cluster has started).
+    const mirrors = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map((c) => `${c}-bonsai-control-plane`);
+    await eventually(async () => {
+      const out = await kb.ok(['get', 'pods', '-n', 'kube-system', '--no-headers', ...mirrors]);
+      return mirrors.every((m) => new RegExp(`^${m}\\s+\\S+\\s+Running\\s`, 'm').test(out));
+    }, 30_000, 'the control plane\'s mirror pods Running');
   });
 
   it('a watch through one process sees writes made through the other, in order, across compactions', async () => {

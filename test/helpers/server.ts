@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startEtcd, type EtcdHandle } from './etcd-process.js';
 
 export const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const binPath = join(projectRoot, 'dist', 'src', 'cli', 'bin.js');
@@ -24,13 +25,32 @@ process.on('exit', () => {
   for (const p of live) p.kill('SIGKILL');
 });
 
+/**
+ * `BONSAI_TEST_STORAGE=etcd` (`node test/run.mjs --storage=etcd`): each data dir's servers keep their objects in an
+ * etcd of its own, started with the first server and kept for a restart on the same data dir until `cleanup()` (or
+ * the process's end). A server given its own `--storage` is left as it is.
+ */
+const etcdMode = process.env.BONSAI_TEST_STORAGE === 'etcd';
+const etcds = new Map<string, EtcdHandle>();
+process.on('exit', () => {
+  for (const e of etcds.values()) void e.stop();
+});
+
+async function storageArgs(dataDir: string, args: readonly string[]): Promise<string[]> {
+  if (!etcdMode || args.includes('--storage')) return [];
+  let etcd = etcds.get(dataDir);
+  if (!etcd) etcds.set(dataDir, (etcd = await startEtcd()));
+  return ['--storage', etcd.storage];
+}
+
 /** How long a server may take to print its address: generous, for a loaded machine. */
 export const startTimeoutMs = 90_000;
 
 export async function startServer(opts: { dataDir?: string; args?: string[] } = {}): Promise<ServerHandle> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'bonsai-e2e-'));
   const kubeconfig = join(dataDir, 'kubeconfig');
-  const proc = spawn(process.execPath, [binPath, 'serve', '--port', '0', '--data', dataDir, ...(opts.args ?? [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = opts.args ?? [];
+  const proc = spawn(process.execPath, [binPath, 'serve', '--port', '0', '--data', dataDir, ...args, ...(await storageArgs(dataDir, args))], { stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(proc);
   proc.on('exit', () => live.delete(proc));
   let out = '';
@@ -67,6 +87,9 @@ export async function startServer(opts: { dataDir?: string; args?: string[] } = 
     },
     cleanup() {
       rmSync(dataDir, { recursive: true, force: true });
+      const etcd = etcds.get(dataDir);
+      etcds.delete(dataDir);
+      void etcd?.stop();
     },
   };
 }

@@ -27,9 +27,10 @@ function withoutFinalizer(cur: KObject): KObject {
   return { ...cur, metadata: { ...cur.metadata, finalizers: (cur.metadata.finalizers ?? []).filter((f) => f !== terminationFinalizer) } };
 }
 
-function ignoreNotFound(fn: () => unknown): void {
+/** Awaits a write, a 404 (the object gone already) being success. Anything else fails the step, which is retried. */
+async function ignoreNotFound(write: () => Promise<unknown>): Promise<void> {
   try {
-    fn();
+    await write();
   } catch (err) {
     if (!(err instanceof ApiError && err.code === 404)) throw err;
   }
@@ -54,7 +55,7 @@ export async function terminate(client: Client, clock: Clock, deps: KarpenterDep
         const ns = p.metadata?.namespace ?? '';
         const pn = p.metadata?.name ?? '';
         if (deadline !== undefined && now >= deadline) {
-          ignoreNotFound(() => client.delete('v1/pods', ns, pn));
+          await ignoreNotFound(() => client.delete('v1/pods', ns, pn));
           deps.events.event(p, 'Normal', 'Disrupted', `Deleting the pod to accommodate the terminationTime ${new Date(deadline).toISOString()} of the node. The pod was granted 0 seconds of grace-period of its ${p.spec?.terminationGracePeriodSeconds ?? 30} terminationGracePeriodSeconds. This bypasses the PDB of the pod and the do-not-disrupt annotation.`);
           continue;
         }
@@ -77,10 +78,10 @@ export async function terminate(client: Client, clock: Clock, deps: KarpenterDep
       }
       return deadline !== undefined ? Math.max(1, Math.min(retryMs, deadline - now)) : retryMs;
     }
-    if (!node.metadata?.deletionTimestamp) ignoreNotFound(() => client.delete(nodesRef, '', name));
-    ignoreNotFound(() => client.guaranteedUpdate(nodesRef, '', name, withoutFinalizer));
+    if (!node.metadata?.deletionTimestamp) await ignoreNotFound(() => client.delete(nodesRef, '', name));
+    await ignoreNotFound(() => client.guaranteedUpdate(nodesRef, '', name, withoutFinalizer));
     return retryMs;
   }
-  ignoreNotFound(() => client.guaranteedUpdate(nodeClaimsRef, '', name, withoutFinalizer));
+  await ignoreNotFound(() => client.guaranteedUpdate(nodeClaimsRef, '', name, withoutFinalizer));
   return undefined;
 }
