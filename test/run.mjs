@@ -16,7 +16,8 @@ function find(dir) {
 }
 
 const files = find('dist/test');
-// `--storage=etcd` (or BONSAI_TEST_STORAGE=etcd): the API test servers run on a fresh etcd each (/usr/bin/etcd).
+// `--storage=etcd` (or BONSAI_TEST_STORAGE=etcd): the API test servers run on a fresh etcd each, and the e2e suites'
+// `bonsai serve` processes on one per data dir (/usr/bin/etcd; see test/helpers/server.ts).
 const args = process.argv.slice(2);
 const storage = args.find((a) => a.startsWith('--storage='));
 if (storage) process.env.BONSAI_TEST_STORAGE = storage.slice('--storage='.length);
