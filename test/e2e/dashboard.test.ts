@@ -178,4 +178,33 @@ describe('web dashboard under RBAC', () => {
     await page.waitForFunction((n) => document.querySelectorAll('[data-node]').length === n, nodeNames.length, { timeout: waitDeadline(10_000) });
     assert.equal(await page.locator('.auth').count(), 0);
   });
+
+  it('a refusal of a request sent before the token was pasted does not bring the 403 back', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // The clock's anonymous requests are held until the token is in: their 403 then answers a token no longer used.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    let holding = 0;
+    await page.route('**/bonsai/v1/clock**', async (route) => {
+      if (!route.request().headers().authorization) {
+        holding++;
+        await held;
+      }
+      await route.continue();
+    });
+    await page.goto(`${env.server.url}/ui/`);
+    await page.waitForSelector('[data-auth-status="403"]', { timeout: waitDeadline(10_000) });
+    await eventually(() => holding > 0, 10_000, 'an anonymous clock request held');
+    const kubeconfig = parse(readFileSync(env.server.kubeconfig, 'utf8')) as { users: { user: { token: string } }[] };
+    await page.locator('.auth input[type="password"]').fill(kubeconfig.users[0]!.user.token);
+    await page.locator('[data-action="set-token"]').click();
+    await page.waitForFunction((n) => document.querySelectorAll('[data-node]').length === n, nodeNames.length, { timeout: waitDeadline(10_000) });
+    const refused = page.waitForResponse((r) => r.url().includes('/bonsai/v1/clock') && r.status() === 403);
+    release();
+    await refused;
+    // The banner must not come back: it would within a few frames of the answer.
+    const back = await page.waitForSelector('.auth', { timeout: 2_000 }).then(() => true, () => false);
+    assert.equal(back, false, 'the 403 banner came back for a request sent before the token');
+    await page.close();
+  });
 });

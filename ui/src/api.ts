@@ -1,7 +1,8 @@
 // Requests to the ordinary Kubernetes API from the browser, same origin. Anonymous by default; a bearer token only
 // when the user pastes one (kept for the tab's session). 401 and 403 answers are reported to the auth banner.
 export class ApiFailure extends Error {
-  constructor(readonly status: number, message: string, readonly reason = '') {
+  /** `stale`: the request carried a token other than the current one (it was sent before the token changed). */
+  constructor(readonly status: number, message: string, readonly reason = '', readonly stale = false) {
     super(message);
   }
 }
@@ -48,8 +49,12 @@ export function apiUrl(path: string): string {
   return `${path}${path.includes('?') ? '&' : '?'}pretty=false`;
 }
 
-/** The failure an answer carries; 401 and 403 go to the auth banner unless `quiet` (a view that can do without). */
-export async function failureOf(res: Response, quiet = false): Promise<ApiFailure> {
+/**
+ * The failure an answer carries; 401 and 403 go to the auth banner unless `quiet` (a view that can do without) or
+ * the request carried a token other than the current one (`sent`: answered after a new token was pasted, it says
+ * nothing about the new one).
+ */
+export async function failureOf(res: Response, quiet = false, sent = token): Promise<ApiFailure> {
   let message = `${res.status} ${res.statusText}`;
   let reason = '';
   try {
@@ -62,18 +67,19 @@ export async function failureOf(res: Response, quiet = false): Promise<ApiFailur
   } catch {
     // not a Status
   }
-  const f = new ApiFailure(res.status, message, reason);
-  if (!quiet && (res.status === 401 || res.status === 403)) reportAuth(f);
+  const f = new ApiFailure(res.status, message, reason, sent !== token);
+  if (!quiet && !f.stale && (res.status === 401 || res.status === 403)) reportAuth(f);
   return f;
 }
 
 export async function request<T = unknown>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
+  const sent = token;
   const res = await fetch(apiUrl(path), {
     method,
     headers: headers(body === undefined ? {} : { 'Content-Type': contentType }),
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  if (!res.ok) throw await failureOf(res);
+  if (!res.ok) throw await failureOf(res, false, sent);
   return (await res.json()) as T;
 }
 

@@ -100,7 +100,7 @@ function App() {
   const travel = tt.travel;
   const bump = () => setVersion((v) => v + 1);
   const live = useLive(bump, (e) => {
-    if (e && 'status' in e && (e.status === 401 || e.status === 403)) setAuth(e);
+    if (e && 'status' in e && !e.stale && (e.status === 401 || e.status === 403)) setAuth(e);
   });
   useEffect(() => onAuthProblem(setAuth), []);
   const state = travel ? travel.state : live.state;

@@ -1,7 +1,7 @@
 // List then watch one resource over the API's own watch (`?watch=1` from the list's resourceVersion), with
 // bookmarks; a 410 Gone relists, a closed stream resumes from the last resourceVersion seen. Events are handed on
 // in batches, at most one per animation frame, so hundreds of changes a second cost one render each frame.
-import { apiUrl, failureOf, headers, type ApiFailure } from './api.js';
+import { apiUrl, currentToken, failureOf, headers, type ApiFailure } from './api.js';
 import { rec, str, type Obj, type WatchEvent } from './model.js';
 
 export interface WatchHandlers {
@@ -74,8 +74,9 @@ export class ListWatch {
 
   private async list(): Promise<void> {
     this.abort = new AbortController();
+    const sent = currentToken();
     const res = await fetch(apiUrl(this.path), { headers: headers(), signal: this.abort.signal });
-    if (!res.ok) throw await failureOf(res, this.h.quiet);
+    if (!res.ok) throw await failureOf(res, this.h.quiet, sent);
     const body = rec(await res.json());
     performance.mark(`bonsai-listed ${this.path}`);
     this.queue = [];
@@ -89,13 +90,14 @@ export class ListWatch {
   private async watch(): Promise<void> {
     this.abort = new AbortController();
     const url = apiUrl(`${this.path}${this.path.includes('?') ? '&' : '?'}watch=1&allowWatchBookmarks=true&resourceVersion=${encodeURIComponent(this.rv)}`);
+    const sent = currentToken();
     const res = await fetch(url, { headers: headers(), signal: this.abort.signal });
     if (!res.ok) {
       if (res.status === 410) {
         this.rv = '';
         return;
       }
-      throw await failureOf(res, this.h.quiet);
+      throw await failureOf(res, this.h.quiet, sent);
     }
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
     let buf = '';
