@@ -2,7 +2,7 @@
 import { after, before } from 'node:test';
 import { startBonsai, type Bonsai, type BonsaiOptions } from '../../src/main.js';
 import assert from 'node:assert/strict';
-import { startEtcd, type EtcdHandle } from '../helpers/etcd.js';
+import { etcdTestMode, startEtcd, type EtcdHandle } from '../helpers/etcd.js';
 import { waitDeadline } from '../helpers/wait.js';
 
 export interface Resp {
@@ -154,8 +154,8 @@ export async function openWatch(url: string, headers: Record<string, string> = {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** `BONSAI_TEST_STORAGE=etcd`: API test servers keep their objects in a fresh etcd instead of SQLite. */
-export const etcdTestMode = process.env.BONSAI_TEST_STORAGE === 'etcd';
+// The etcd test mode (BONSAI_TEST_STORAGE=etcd): API test servers keep their objects in a fresh etcd instead of SQLite.
+export { etcdTestMode };
 
 /** For `test(name, { skip: sqliteOnly('why') }, …)`: tests of what only the SQLite store has (time travel). */
 export function sqliteOnly(reason: string): string | false {

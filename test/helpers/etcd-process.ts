@@ -8,6 +8,9 @@ import { join } from 'node:path';
 
 export const etcdBinary = process.env.BONSAI_ETCD_BINARY ?? '/usr/bin/etcd';
 
+/** `BONSAI_TEST_STORAGE=etcd` (`node test/run.mjs --storage=etcd`): the test servers keep their objects in etcd. */
+export const etcdTestMode = process.env.BONSAI_TEST_STORAGE === 'etcd';
+
 export interface EtcdHandle {
   /** `127.0.0.1:PORT`, for `--storage etcd://…`. */
   address: string;

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startEtcd, type EtcdHandle } from './etcd-process.js';
+import { etcdTestMode, startEtcd, type EtcdHandle } from './etcd-process.js';
 
 export const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const binPath = join(projectRoot, 'dist', 'src', 'cli', 'bin.js');
@@ -30,14 +30,13 @@ process.on('exit', () => {
  * etcd of its own, started with the first server and kept for a restart on the same data dir until `cleanup()` (or
  * the process's end). A server given its own `--storage` is left as it is.
  */
-const etcdMode = process.env.BONSAI_TEST_STORAGE === 'etcd';
 const etcds = new Map<string, EtcdHandle>();
 process.on('exit', () => {
   for (const e of etcds.values()) void e.stop();
 });
 
 async function storageArgs(dataDir: string, args: readonly string[]): Promise<string[]> {
-  if (!etcdMode || args.includes('--storage')) return [];
+  if (!etcdTestMode || args.includes('--storage')) return [];
   let etcd = etcds.get(dataDir);
   if (!etcd) etcds.set(dataDir, (etcd = await startEtcd()));
   return ['--storage', etcd.storage];
