@@ -117,9 +117,12 @@ describe('DRA claims from JobSet and LeaderWorkerSet templates', () => {
       return (js.status?.conditions ?? []).find((c: Json) => c.type === 'Failed' && c.status === 'True');
     }, 90_000, 'the JobSet Failed');
     assert.equal(failed.reason, 'ReachedMaxRestarts');
+    // The attempt ends at its first failure: a pod its Job had not created by then never is (upstream alike), so
+    // attempt 1 has up to eight pods, each of which got a device a pod of attempt 0 gave back, ran and failed.
     const attempt1 = (await podsOf('jobset.sigs.k8s.io/jobset-name=flaky,jobset.sigs.k8s.io/restart-attempt=1'));
-    assert.equal(attempt1.length, 8);
+    assert.ok(attempt1.length >= 1 && attempt1.length <= 8, `${attempt1.length} pods in attempt 1`);
     assert.deepEqual(attempt1.filter((p) => p.status?.phase !== 'Failed').map((p) => p.metadata.name), [], 'every pod of attempt 1 ran and failed');
+    assert.ok(attempt1.every((p) => p.spec.nodeName && p.status?.resourceClaimStatuses?.length), 'every pod of attempt 1 was bound with its claim');
     await noClaimsLeft('JobSet failed');
     await env.k.ok(['delete', 'jobset', 'flaky', 'train', '--wait=false']);
   });
