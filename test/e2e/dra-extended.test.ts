@@ -68,7 +68,11 @@ describe('extended resources through DRA', () => {
     // Both GPUs are taken: a third pod of either kind waits, in the scheduler's words (not the node's capacity).
     await apply(extendedPod('legacy-2'), claimPod('claimer-2'));
     for (const name of ['legacy-2', 'claimer-2']) {
-      const why = await eventually(() => pendingWhy(name), 30_000, `${name} unschedulable`);
+      // A claim pod first waits for its claim (from the template) to be created: poll past that message.
+      const why = await eventually(async () => {
+        const m = await pendingWhy(name);
+        return m && /cannot allocate all claims/.test(m) ? m : undefined;
+      }, 30_000, `${name} unschedulable for its claim`);
       assert.match(why, /^0\/1 nodes are available: 1 cannot allocate all claims/, name);
     }
 

@@ -100,7 +100,11 @@ describe('DRA with gangs and MIG', () => {
 
     // The 1g.10gb slice would need memory slices the 7g.80gb one holds: no other GPU, so it waits.
     await apply(pod('small', 'mig', 'mig-1g'));
-    const message = await eventually(async () => unschedulable(await json('get', 'pod', 'small', '-n', 'mig')), 30_000, 'the 1g.10gb pod unschedulable');
+    // Until its claim (from the template) reaches the scheduler, the pod waits for it to be created: poll past that.
+    const message = await eventually(async () => {
+      const m = unschedulable(await json('get', 'pod', 'small', '-n', 'mig'));
+      return m && /cannot allocate all claims/.test(m) ? m : undefined;
+    }, 30_000, 'the 1g.10gb pod unschedulable for its claim');
     // Every node fails (the L4 nodes have no MIG class devices).
     assert.match(message, /^0\/(\d) nodes are available: \1 cannot allocate all claims/);
     assert.equal((await json('get', 'pod', 'small', '-n', 'mig')).spec.nodeName, undefined);

@@ -43,7 +43,8 @@ function holders(claims: Obj[]): Map<string, Holder> {
     const meta = rec(c.metadata);
     const ns = str(meta.namespace);
     const status = rec(c.status);
-    const pods = arr(status.reservedFor).map(rec).filter((r) => str(r.resource) === 'pods').map((r) => `${ns}/${str(r.name)}`);
+    // By name: reservedFor is in the order the pods were scheduled, which two pods created together do not fix.
+    const pods = arr(status.reservedFor).map(rec).filter((r) => str(r.resource) === 'pods').map((r) => `${ns}/${str(r.name)}`).sort();
     for (const r of arr(rec(rec(status.allocation).devices).results).map(rec)) {
       if (r.adminAccess === true) continue;
       out.set(deviceKeyOf(str(r.driver), str(r.pool), str(r.device)), { claim: `${ns}/${str(meta.name)}`, pods });
