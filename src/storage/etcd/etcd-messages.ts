@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import type { Type } from 'protobufjs';
 import type { KV, TxnKind, WatchEvent } from './protocol.js';
 
-const schema = `
+export const etcdProtoSchema = `
 syntax = "proto3";
 package etcdserverpb;
 message ResponseHeader { uint64 cluster_id = 1; uint64 member_id = 2; int64 revision = 3; uint64 raft_term = 4; }
@@ -52,7 +52,7 @@ let types: Types | undefined;
 function load(): Types {
   if (types) return types;
   const pb = createRequire(import.meta.url)('protobufjs') as typeof import('protobufjs');
-  const root = pb.parse(schema, { keepCase: true }).root;
+  const root = pb.parse(etcdProtoSchema, { keepCase: true }).root;
   const t = (name: string) => root.lookupType(`etcdserverpb.${name}`);
   types = {
     txnRequest: t('TxnRequest'), txnResponse: t('TxnResponse'), rangeRequest: t('RangeRequest'), rangeResponse: t('RangeResponse'),
@@ -82,15 +82,78 @@ function kvOf(kv: WireKV): KV {
   return { key: text(kv.key), value: text(kv.value), mod: num(kv.mod_revision), create: num(kv.create_revision) };
 }
 
-/** A write as one transaction: the key must not exist (create) or be at revision `expect`; else its current value. */
+/** Bytes a varint of `n` (a non-negative safe integer) takes. */
+function varintSize(n: number): number {
+  let size = 1;
+  while (n >= 0x80) {
+    n = Math.floor(n / 128);
+    size++;
+  }
+  return size;
+}
+
+/** Writes `n` as a varint at `at`; returns the offset after it. */
+function putVarint(b: Buffer, at: number, n: number): number {
+  while (n >= 0x80) {
+    b[at++] = (n % 128) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  b[at++] = n;
+  return at;
+}
+
+/** A length-delimited field's size: tag, length, body. */
+const fieldSize = (body: number) => 1 + varintSize(body) + body;
+
+/**
+ * A write as one transaction: the key must not exist (create) or be at revision `expect`; else its current value.
+ * Encoded by hand, straight into one buffer (a write's value is UTF-8-encoded in place): this runs once per write,
+ * where protobufjs's general encoder cost several times as much. Field numbers are etcd's (see the schema above);
+ * the unit tests decode it with protobufjs and that schema.
+ */
 export function encodeTxn(kind: TxnKind, key: string, value: string | undefined, expect: number | undefined): Uint8Array {
-  const t = load();
-  const k = Buffer.from(key);
-  const compare = kind === 'create'
-    ? { key: k, target: 1, result: 0, create_revision: 0 }
-    : { key: k, target: 2, result: 0, mod_revision: expect ?? 0 };
-  const success = kind === 'delete' ? { request_delete_range: { key: k } } : { request_put: { key: k, value: Buffer.from(value ?? '') } };
-  return t.txnRequest.encode({ compare: [compare], success: [success], failure: [{ request_range: { key: k } }] }).finish();
+  const keyBytes = Buffer.byteLength(key);
+  const keyField = fieldSize(keyBytes); // key = 1 (Put, DeleteRange, Range) or 3 (Compare): tag 1 byte either way
+  const revision = kind === 'create' ? 0 : expect ?? 0;
+  // Compare: target = 2 (CREATE 1 or MOD 2), key = 3, create_revision = 5 or mod_revision = 6 (set even when 0: a oneof).
+  const compare = 2 + keyField + 1 + varintSize(revision);
+  const valueBytes = kind === 'delete' ? 0 : Buffer.byteLength(value ?? '');
+  // success: RequestOp { request_put = 2 { key = 1, value = 2 } } or { request_delete_range = 3 { key = 1 } }.
+  const op = kind === 'delete' ? keyField : keyField + fieldSize(valueBytes);
+  const success = fieldSize(op);
+  // failure: RequestOp { request_range = 1 { key = 1 } }.
+  const failure = fieldSize(keyField);
+  const b = Buffer.allocUnsafe(fieldSize(compare) + fieldSize(success) + fieldSize(failure));
+  const putKey = (at: number, tag: number) => {
+    b[at] = tag;
+    at = putVarint(b, at + 1, keyBytes);
+    return at + b.write(key, at);
+  };
+  let at = 0;
+  b[at++] = 0x0a; // compare = 1
+  at = putVarint(b, at, compare);
+  b[at++] = 0x10; // target = 2
+  b[at++] = kind === 'create' ? 1 : 2;
+  at = putKey(at, 0x1a); // key = 3
+  b[at++] = kind === 'create' ? 0x28 : 0x30; // create_revision = 5, mod_revision = 6
+  at = putVarint(b, at, revision);
+  b[at++] = 0x12; // success = 2
+  at = putVarint(b, at, success);
+  b[at++] = kind === 'delete' ? 0x1a : 0x12; // request_delete_range = 3, request_put = 2
+  at = putVarint(b, at, op);
+  at = putKey(at, 0x0a);
+  if (kind !== 'delete') {
+    b[at++] = 0x12; // value = 2
+    at = putVarint(b, at, valueBytes);
+    at += b.write(value ?? '', at);
+  }
+  b[at++] = 0x1a; // failure = 3
+  at = putVarint(b, at, failure);
+  b[at++] = 0x0a; // request_range = 1
+  at = putVarint(b, at, keyField);
+  at = putKey(at, 0x0a);
+  if (at !== b.length) throw new Error(`a transaction was encoded in ${at} bytes, not ${b.length}`);
+  return b;
 }
 
 export function decodeTxn(buf: Uint8Array): { revision: number; succeeded: boolean; current?: KV } {
