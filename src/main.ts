@@ -113,6 +113,8 @@ export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> 
   if (!simulatedWebhookModes.includes(simulatedWebhooks)) throw new Error(`simulated webhooks must be ${simulatedWebhookModes.join(' or ')}, not ${String(simulatedWebhooks)}`);
   const clock: ControllableClock = opts.clock === 'virtual' ? new VirtualClock({ paused: opts.clockSpeed === 0 }) : new ScaledClock(opts.clockSpeed ?? 1);
   const store = await openStorage(opts, data, () => clock.nowMs(), log);
+  // Simulated time waits for writes still on their way to being stored and published, as for any work in progress.
+  clock.idle.add(() => store.hasPending() || store.writesInFlight?.() === true);
 
   const registry = new Registry(store, allResources, clock, log.child({ component: 'registry' }));
   registry.simulatedWebhooks = simulatedWebhooks;

@@ -86,6 +86,11 @@ export interface Storage {
   committed(): Promise<void>;
   hasPending(): boolean;
   /**
+   * Optionally, whether writes are on their way to another process (etcd: a transaction not answered yet), which
+   * `hasPending` does not count: the virtual clock waits for them, as for any work in progress.
+   */
+  writesInFlight?(): boolean;
+  /**
    * For backends shared with other processes: resolves once this process's state has caught up with the newest
    * revision of the backing store (a read after it sees every write acknowledged anywhere before the call).
    * Undefined (nothing to wait for) when the state is the source of truth. With `one`, current for that object only.

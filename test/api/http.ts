@@ -2,7 +2,7 @@
 import { after, before } from 'node:test';
 import { startBonsai, type Bonsai, type BonsaiOptions } from '../../src/main.js';
 import assert from 'node:assert/strict';
-import { etcdTestMode, startEtcd, type EtcdHandle } from '../helpers/etcd.js';
+import { etcdTestMode, sqliteOnly, startEtcd, type EtcdHandle } from '../helpers/etcd.js';
 import { waitDeadline } from '../helpers/wait.js';
 
 export interface Resp {
@@ -155,12 +155,7 @@ export async function openWatch(url: string, headers: Record<string, string> = {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // The etcd test mode (BONSAI_TEST_STORAGE=etcd): API test servers keep their objects in a fresh etcd instead of SQLite.
-export { etcdTestMode };
-
-/** For `test(name, { skip: sqliteOnly('why') }, …)`: tests of what only the SQLite store has (time travel). */
-export function sqliteOnly(reason: string): string | false {
-  return etcdTestMode ? `SQLite only: ${reason}` : false;
-}
+export { etcdTestMode, sqliteOnly };
 
 /**
  * For suites that call startBonsai themselves: in the etcd test mode a fresh etcd (spread `options` into the

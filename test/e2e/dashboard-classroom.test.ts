@@ -11,6 +11,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { eventually } from '../helpers/kubectl.js';
 import { noAddons, useKubectlServer } from '../helpers/cluster.js';
 import { waitDeadline } from '../helpers/wait.js';
+import { sqliteOnly } from '../helpers/etcd-process.js';
 
 const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const wait = { timeout: waitDeadline(10_000) };
@@ -121,7 +122,7 @@ describe('web dashboard for a class', () => {
     assert.match(await page.locator(`${job} .failures`).textContent() ?? '', /2 pods ended: Error, exit 3/);
   });
 
-  it('time travel: a pod before it existed did not exist yet; the diff lists an added object and a changed field', async () => {
+  it('time travel: a pod before it existed did not exist yet; the diff lists an added object and a changed field', { skip: sqliteOnly('time travel reads the change log the SQLite store keeps') }, async () => {
     const from = await newest();
     await env.k.ok(['create', 'configmap', 'cfg', '--from-literal=a=1']);
     await env.k.ok(['scale', 'deployment', 'web', '--replicas=3']);
@@ -160,6 +161,8 @@ describe('web dashboard for a class', () => {
         }),
       },
     });
+    // The lesson panel is the map's: the test before this one may have left the page elsewhere.
+    await page.goto(ui('#/map'));
     await apply(progress(['current', 'pending']));
     const step = (i: number) => `.lesson [data-step="${i}"]`;
     await page.locator(`${step(0)}[data-state="current"]`).waitFor(wait);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { runBonsai, startServer, stopAll, type ServerHandle } from '../helpers/server.js';
 import { Kubectl } from '../helpers/kubectl.js';
 import { noAddons } from '../helpers/cluster.js';
+import { etcdTestMode } from '../helpers/etcd-process.js';
 
 const mode = (p: string) => statSync(p).mode & 0o777;
 
@@ -70,7 +71,9 @@ describe('safe defaults', () => {
   it('keeps the database, keys, tokens and kubeconfig private (0600, folders 0700)', async () => {
     const s = await start({ args: ['--tls', '--nodes', '0'] });
     await new Kubectl(s.kubeconfig).ok(['create', 'configmap', 'written', '--from-literal=a=b']);
-    for (const f of ['bonsai.db', 'bonsai.db-wal', 'bonsai.db-shm', 'kubeconfig']) assert.equal(mode(join(s.dataDir, f)), 0o600, f);
+    // The SQLite store's files (the etcd test mode keeps objects in etcd: no database in the data dir).
+    const database = etcdTestMode ? [] : ['bonsai.db', 'bonsai.db-wal', 'bonsai.db-shm'];
+    for (const f of [...database, 'kubeconfig']) assert.equal(mode(join(s.dataDir, f)), 0o600, f);
     const pki = join(s.dataDir, 'pki');
     assert.equal(mode(pki), 0o700);
     const files = readdirSync(pki).sort();
@@ -80,7 +83,7 @@ describe('safe defaults', () => {
     const fresh = join(scratch, 'new', 'data');
     const t = await start({ dataDir: fresh, args: ['--nodes', '0'] });
     assert.equal(mode(fresh), 0o700);
-    assert.equal(mode(join(fresh, 'bonsai.db')), 0o600);
+    if (!etcdTestMode) assert.equal(mode(join(fresh, 'bonsai.db')), 0o600);
   });
 
   it('refuses a malformed --token-auth-file with upstream\'s message', async () => {

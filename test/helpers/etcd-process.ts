@@ -11,6 +11,11 @@ export const etcdBinary = process.env.BONSAI_ETCD_BINARY ?? '/usr/bin/etcd';
 /** `BONSAI_TEST_STORAGE=etcd` (`node test/run.mjs --storage=etcd`): the test servers keep their objects in etcd. */
 export const etcdTestMode = process.env.BONSAI_TEST_STORAGE === 'etcd';
 
+/** For `it(name, { skip: sqliteOnly('why') }, …)`: tests of what only the SQLite store has (time travel, its file). */
+export function sqliteOnly(reason: string): string | false {
+  return etcdTestMode ? `SQLite only: ${reason}` : false;
+}
+
 export interface EtcdHandle {
   /** `127.0.0.1:PORT`, for `--storage etcd://…`. */
   address: string;

@@ -3,7 +3,7 @@ import { after, before } from 'node:test';
 import { EtcdStore, parseEtcdUrl, type EtcdStoreOptions } from '../../src/storage/etcd/etcd-store.js';
 import { startEtcd, type EtcdHandle } from './etcd-process.js';
 
-export { etcdBinary, etcdTestMode, startEtcd, type EtcdHandle } from './etcd-process.js';
+export { etcdBinary, etcdTestMode, sqliteOnly, startEtcd, type EtcdHandle } from './etcd-process.js';
 
 /**
  * One etcd for a test file (started before its tests, stopped after them) and the stores the tests open on it,

@@ -373,6 +373,10 @@ export class EtcdStore implements Storage {
     return this.localMax > this.published;
   }
 
+  writesInFlight(): boolean {
+    return this.inflight.size > 0;
+  }
+
   consistentRead(one?: ObjectName): Promise<void> {
     // A GET of one object reads its key (as kube-apiserver's GET without a resourceVersion reads etcd): the state is
     // current for it once the watch has delivered the key's last change. A key that is gone waits for the newest revision.
