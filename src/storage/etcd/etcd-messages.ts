@@ -1,6 +1,7 @@
 // The messages of etcd's KV and Watch services the store uses (Txn, Range, Compact; the watch stream), in protobuf,
 // encoded and decoded with protobufjs from the subset of etcd's `etcdserverpb` / `mvccpb` schema below (field names
-// and numbers are etcd's API). protobufjs is loaded, and the schema parsed, on the first call.
+// and numbers are etcd's API), but for a write's transaction, which is encoded by hand (one per write: the hot path).
+// protobufjs is loaded, and the schema parsed, on the first call.
 import { createRequire } from 'node:module';
 import type { Type } from 'protobufjs';
 import type { KV, TxnKind, WatchEvent } from './protocol.js';
