@@ -72,3 +72,16 @@ test('a pod whose command spends the budget fails with exit code 137', () => wit
   const term = p?.status?.containerStatuses?.[0]?.state?.terminated;
   assert.deepEqual([term?.exitCode, term?.reason], [137, 'Error']);
 }));
+
+test('a script too long to read within the budget is ended while it is read: its end is never parsed', async () => {
+  // 60,000 commands with no space between them, then a syntax error: reading counts each command, so the run spends
+  // its budget (as a loop would) before the script is parsed, and the error is never reached.
+  const ended = { lines: [{ atMs: 0, text: cpuSpent }], runMs: 0, exitCode: 137 };
+  assert.deepEqual(await sh(`${':;'.repeat(60_000)} (((`), ended);
+  // The same with 4,000 commands fits the budget: parsed whole, the syntax error is reported.
+  const short = await sh(`${':;'.repeat(4_000)} (((`);
+  assert.equal(short?.exitCode, 2);
+  assert.match(text(short)?.[0] ?? '', /^sh: syntax error/);
+  // 20,000 references in one word are 20,000 steps to read: ended too, the word never built.
+  assert.deepEqual(await sh(`x=a; echo ${'$x'.repeat(20_000)}`), ended);
+});
