@@ -58,8 +58,15 @@ test('deep syntax nesting and huge lines fail cleanly', async () => {
   assert.equal(arith.exitCode, 2);
   const huge = await within(5000, exec(h, 'p', ['echo', 'a'.repeat(300_000)]));
   assert.equal(huge.exitCode, 126);
+  // Past 20,000 words and operators a script is refused before it is parsed whole (parsing is one stretch of work).
+  const tooLong = 'sh: syntax error: script too long (more than 20000 words and operators at once)\n';
   const many = await within(5000, sh(`echo ${'a '.repeat(100_000)}`));
-  assert.deepEqual([many.exitCode, many.err], [2, 'sh: argument list too long\n']);
+  assert.deepEqual([many.exitCode, many.err], [2, tooLong]);
+  const commands = await within(5000, sh(':;'.repeat(65_000)));
+  assert.deepEqual([commands.exitCode, commands.err], [2, tooLong]);
+  // Under that, argv is still bounded where the kernel bounds it.
+  const args = await within(5000, sh(`x=${'a'.repeat(1000)}; echo ${'$x '.repeat(3000)}`));
+  assert.deepEqual([args.exitCode, args.err], [2, 'sh: argument list too long\n']);
   const quote = await within(2000, sh(`echo "${'\\'.repeat(1001)}`));
   assert.equal(quote.exitCode, 2);
   const grep = await within(3000, sh(`printf '%s\\n' ${'a'.repeat(5000)} | grep -E '(a+)+b'; echo $?`));
@@ -87,6 +94,21 @@ test('binary garbage on stdin, in a TTY and without', async () => {
   assert.ok(p.stdout().includes('fine\n'));
   const cat = await within(5000, exec(h, 'p', ['cat'], { stdin: (async function* () { for (let i = 0; i < 40; i++) yield Buffer.alloc(64 * 1024, 1); })() }));
   assert.equal(cat.out.length, 1 << 20, 'cat echoes stdin up to the bound');
+});
+
+test('a shell reading many lines of input hands the event loop back between slices of them', async () => {
+  const rt = await runtime();
+  const input = new Feed();
+  const s = fakeSession(h, 'p', ['sh'], { stdin: input });
+  const order: string[] = [];
+  const done = rt.exec(s.session).then(() => order.push('session ended'));
+  // Queued before the input arrives: it runs at the session's first yield, or after the whole input if it never yields.
+  setImmediate(() => order.push('other work'));
+  input.push(`${':\n'.repeat(25_000)}echo done\n`); // 50 KB: within what the session buffers
+  input.end();
+  await within(20_000, done);
+  assert.ok(s.stdout().endsWith('done\n'));
+  assert.deepEqual(order, ['other work', 'session ended']);
 });
 
 test('a session whose client leaves stops its command', async () => {

@@ -82,10 +82,12 @@ export class Shell {
   }
 
   /** Parses and runs `src`; syntax errors print as sh prints them and give status 2. */
-  async runSource(src: string, io: { stdin: In; stdout: Out; stderr: Out }): Promise<number> {
+  /** Parses and runs `src` (`parsed`: what parsing it gave already, a list or the syntax error). */
+  async runSource(src: string, io: { stdin: In; stdout: Out; stderr: Out }, parsed?: List | ShellSyntaxError): Promise<number> {
     let list: List;
     try {
-      list = parse(src);
+      if (parsed instanceof ShellSyntaxError) throw parsed;
+      list = parsed ?? parse(src);
     } catch (e) {
       if (e instanceof ShellSyntaxError) {
         io.stderr.write(`sh: syntax error: ${e.message}\n`);

@@ -3,6 +3,11 @@ import type { AndOr, Command, List, Pipeline, Redir, Word } from './ast.js';
 import { Lexer, ShellSyntaxError, isLiteral, isName, type Token } from './lexer.js';
 
 export const maxNesting = 64;
+/**
+ * Words and operators one parse may read. Parsing is one synchronous stretch of work (a few µs a token), so a script
+ * of 128 KiB of `:;` would hold the event loop for hundreds of ms: past this many tokens it is refused instead.
+ */
+export const maxTokens = 20_000;
 const reserved = new Set(['then', 'elif', 'else', 'fi', 'do', 'done', '}', 'in']);
 
 export function parse(src: string): List {
@@ -24,12 +29,15 @@ class Parser {
   private readonly lx: Lexer;
   private la: Token | undefined;
   private depth = 0;
+  private tokens = 0;
   constructor(src: string) {
     this.lx = new Lexer(src);
   }
 
   peek(): Token {
-    return (this.la ??= this.lx.next());
+    if (this.la) return this.la;
+    if (++this.tokens > maxTokens) throw new ShellSyntaxError(`script too long (more than ${maxTokens} words and operators at once)`);
+    return (this.la = this.lx.next());
   }
   private take(): Token {
     const t = this.peek();
