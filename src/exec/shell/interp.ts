@@ -81,8 +81,10 @@ export class Shell {
     return this.budget.tick();
   }
 
-  /** Parses and runs `src`; syntax errors print as sh prints them and give status 2. */
-  /** Parses and runs `src` (`parsed`: what parsing it gave already, a list or the syntax error). */
+  /**
+   * Parses and runs `src` (`parsed`: what parsing it gave already, a list or the syntax error); syntax errors print as
+   * sh prints them and give status 2.
+   */
   async runSource(src: string, io: { stdin: In; stdout: Out; stderr: Out }, parsed?: List | ShellSyntaxError): Promise<number> {
     let list: List;
     try {
