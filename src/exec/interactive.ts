@@ -75,17 +75,13 @@ export async function interactive(o: InteractiveOptions): Promise<number> {
       return;
     }
     // Whether the program is complete yet: parsed again at each line, so the time it takes is the session's CPU time.
-    let parsed: List | ShellSyntaxError | undefined;
-    o.shell.budget.pause();
-    void o.shell.budget.tick(); // starts a slice (none is running after the pause)
+    let parsed: List | ShellSyntaxError;
     try {
-      parsed = parse(program);
+      parsed = o.shell.budget.charged(() => parse(program));
     } catch (e) {
       if (!(e instanceof ShellSyntaxError)) throw e;
       if (/end of file|unterminated/.test(e.message)) return;
       parsed = e;
-    } finally {
-      o.shell.budget.pause();
     }
     const src = program;
     program = '';

@@ -96,6 +96,18 @@ export class SessionBudget {
     return this.spent;
   }
 
+  /** Runs synchronous `work` as a slice of its own, charged to the budget (throws first when the budget is spent). */
+  charged<T>(work: () => T): T {
+    if (this.spent) throw this.spent;
+    this.pause();
+    this.startSlice();
+    try {
+      return work();
+    } finally {
+      this.pause();
+    }
+  }
+
   private startSlice(): void {
     this.sliceStart = performance.now();
     this.sliceCpu = process.cpuUsage();
