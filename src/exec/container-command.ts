@@ -88,7 +88,10 @@ export async function runContainerCommand(t: CommandTarget, req: CommandRequest)
     // Reading a script costs a step a word, and a step for each command or expansion in a word (`:;:;…`, `$x$x…`):
     // a long script takes long to read, and one too long for the step budget is cut off before it is parsed (parsing
     // 128 KiB of commands alone held the event loop for 200 ms).
-    for (const w of script.split(/[\s;&|()<>`$]+/)) if (w) budget.tick();
+    for (const words = /[^\s;&|()<>`$]+/g; words.exec(script);) {
+      const yielded = budget.tick();
+      if (yielded) await yielded;
+    }
     exitCode = await runProgram(shell, script, io);
     runMs = budget.t;
   } catch (e) {

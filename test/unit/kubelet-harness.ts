@@ -80,9 +80,12 @@ export class Harness implements NodeDirectory {
     this.agents.set(name, new StaticAgent(name));
   }
 
-  /** Lets queued hub notifications and work-queue drains run. */
+  /**
+   * Lets queued hub notifications and work-queue drains run, and what yields turn by turn (a container's command hands
+   * the event loop back every few ms): at least 8 turns, then on while other callbacks wait in the immediate queue.
+   */
   async settle(): Promise<void> {
-    for (let i = 0; i < 8; i++) await new Promise((r) => setImmediate(r));
+    for (let i = 0; i < 8 || (i < 10_000 && process.getActiveResourcesInfo().includes('Immediate')); i++) await new Promise((r) => setImmediate(r));
   }
 
   /** Advances the clock by `ms`, stopping at every timer so each reconcile runs at its own time. */

@@ -1,6 +1,7 @@
 // The budget of a container's own command (container-command.ts): the shell runs it all at once when the container
 // starts, with time simulated, so its work is bounded by counts, never by CPU time: the same pod gives the same logs
-// and exit code on any machine, and even the worst script ends within a few ms of work.
+// and exit code on any machine. The run hands the event loop back every few ms of work (as an exec session does), so
+// no script holds it for long, and the worst one ends within some tens of ms.
 //  - steps: every command, every turn of a loop and every word of the script read is a step. A run that spends
 //    `maxSteps` has been cut off: the process runs on past what was simulated (a `while true; do date; sleep 1;
 //    done` loop), as it does past the horizon (an hour) or past `maxLines` lines of output.
@@ -8,7 +9,7 @@
 //    it is ended as an exec session whose CPU budget is spent (exit 137, a line saying so).
 //  - bytes: what the run builds (variables assigned, output). Past `maxBytes` the process is ended as killed for its
 //    memory (exit 137), as is a single word past the shell's word limit.
-import { BudgetExhausted, SessionBudget } from './budget.js';
+import { BudgetExhausted, SessionBudget, sliceMs } from './budget.js';
 import { maxWordBytes } from './signals.js';
 
 export const maxSteps = 10_000;
@@ -34,17 +35,25 @@ export class StepBudget extends SessionBudget {
   /** The process's own clock: ms since it started (sleep moves it on). */
   t = 0;
   readonly lines: TimelineLine[] = [];
+  private workStart = performance.now();
 
   constructor() {
     super({ cpuMs: Infinity, memoryBytes: maxBytes, maxVars: 10_000 });
   }
 
-  /** One step; throws when the run is cut off or spins too long without sleeping. Never waits. */
-  override tick(): undefined {
+  /**
+   * One step; throws when the run is cut off or spins too long without sleeping. After `sliceMs` of work it hands the
+   * event loop back (a Promise to await): what the run gives depends on its counts only, never on when it yields.
+   */
+  override tick(): Promise<void> | undefined {
     if (this.spent) throw this.spent;
     if (++this.steps > maxSteps || this.t > horizonMs || this.lines.length >= maxLines) throw new RunsOn();
     if (++this.busy > maxBusySteps) this.exhaust(`sh: CPU budget of ${maxBusySteps} steps without a sleep exhausted; process ended`);
-    return undefined;
+    if (performance.now() - this.workStart < sliceMs) return undefined;
+    return new Promise((resolve) => setImmediate(() => {
+      this.workStart = performance.now();
+      resolve();
+    }));
   }
 
   override pause(): void {}
