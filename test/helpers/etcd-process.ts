@@ -1,8 +1,8 @@
 // Starts Debian's etcd (/usr/bin/etcd, 3.4) on random loopback ports with a temporary data dir: for tests, and for
 // the bench's storage figures (which is why nothing here imports node:test).
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -48,6 +48,20 @@ function scratchRoot(): string {
   }
 }
 
+/**
+ * A shell that waits for this process to end however it ends (a signal, SIGKILL included: its stdin, a pipe from this
+ * process, then reaches its end), then stops etcd and removes its data: no etcd outlives the test that started it.
+ */
+function orphanWatchdog(pid: number | undefined, dir: string): ChildProcess | undefined {
+  if (pid === undefined) return undefined;
+  const script = 'cat >/dev/null; kill "$0" 2>/dev/null; while kill -0 "$0" 2>/dev/null; do sleep 0.1; done; rm -rf "$1"';
+  const dog = spawn('/bin/sh', ['-c', script, String(pid), dir], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
+  dog.on('error', () => {});
+  dog.unref();
+  (dog.stdin as Socket | null)?.unref();
+  return dog;
+}
+
 export async function startEtcd(opts: { progressNotifyMs?: number } = {}): Promise<EtcdHandle> {
   const dir = mkdtempSync(join(scratchRoot(), 'bonsai-etcd-'));
   const [client, peer] = [await freePort(), await freePort()];
@@ -68,7 +82,9 @@ export async function startEtcd(opts: { progressNotifyMs?: number } = {}): Promi
     if (err.length < 20_000) err += d.toString();
   });
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const watchdog = orphanWatchdog(proc.pid, dir);
   const stop = async () => {
+    watchdog?.kill('SIGKILL');
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
     await exited;
     rmSync(dir, { recursive: true, force: true });
