@@ -9,8 +9,8 @@ import { watchLatency, type WatchResult } from './watch.js';
 export const concurrency = 16;
 
 // The API figures run Bonsai with no simulated nodes: they measure the API server, not the cluster.
-export async function withServer<T>(kind: ServerKind, data: ':memory:' | 'dir', fn: (url: string, pid: number) => Promise<T>): Promise<T> {
-  const proc = spawnServer(kind, data, ['--nodes', '0']);
+export async function withServer<T>(kind: ServerKind, data: ':memory:' | 'dir', fn: (url: string, pid: number) => Promise<T>, args: string[] = []): Promise<T> {
+  const proc = spawnServer(kind, data, ['--nodes', '0', ...args]);
   try {
     return await fn(await proc.ready, proc.pid);
   } finally {
