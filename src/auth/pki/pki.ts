@@ -3,7 +3,7 @@
 // configured names), start-up only reads them: nothing heavy is loaded.
 import { isIP } from 'node:net';
 import { hostname, networkInterfaces } from 'node:os';
-import { ClusterCa, generateCa, issuedBy } from './cluster-ca.js';
+import { ClusterCa, generateCaOffThread, issuedBy } from './cluster-ca.js';
 import type { KeyStore } from './key-store.js';
 import { adminUser, groups } from '../types.js';
 
@@ -54,7 +54,7 @@ export class Pki {
     this.caPromise ??= (async () => {
       const have = this.existingCa();
       if (have) return have;
-      const { certPem, keyPem } = await generateCa();
+      const { certPem, keyPem } = await generateCaOffThread();
       this.store.write('ca.key', keyPem);
       this.store.write('ca.crt', certPem);
       this.loaded = new ClusterCa(certPem, keyPem);
