@@ -198,6 +198,18 @@ test('structural check reports upstream texts', async () => {
     `${p}.properties[spec].properties[replicas].default: Invalid value: "string":  in body must be of type integer: "string"`,
     `${p}.properties[spec].properties[o].default: Invalid value: {"zz":1}: must not have unknown fields`,
   ]);
+  // Plain scalar defaults (a type, at most an enum) are judged without a validator; a wrong one still gets its text.
+  const plain = lines(await checkStructural({
+    type: 'object',
+    properties: { spec: { type: 'object', properties: {
+      mode: { type: 'string', enum: ['A', 'B'], default: 'C' }, ok: { type: 'string', enum: ['A', 'B'], default: 'A', description: 'd' },
+      n: { type: 'integer', default: 1.5 }, b: { type: 'boolean', default: true }, f: { type: 'number', default: 2.5 }, s: { type: 'string', default: 'x' },
+    } } },
+  }, p));
+  assert.deepEqual(plain, [
+    `${p}.properties[spec].properties[mode].default: Unsupported value: "C": supported values: "A", "B"`,
+    `${p}.properties[spec].properties[n].default: Invalid value: "number":  in body must be of type integer: "number"`,
+  ]);
   assert.deepEqual(lines(await checkStructural({ type: 'object', nullable: true, properties: { x: { type: 'string', uniqueItems: true, $ref: '#/x' } } }, p)), [
     `${p}.nullable: Forbidden: nullable cannot be true at the root`,
     `${p}.properties[x].$ref: Forbidden: $ref is not supported`,
