@@ -3,13 +3,13 @@
 // annotation tells, so a restart with the same files writes nothing), then awaited until Established.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { Worker } from 'node:worker_threads';
 import { isAbsolute, join } from 'node:path';
 import type { Client } from '../client/client.js';
 import type { KObject } from '../machinery/types.js';
 import { isRecord } from '../machinery/types.js';
 import { maxYamlDepth } from '../machinery/depth-limits.js';
-import { compiledModuleUrl, projectRoot } from '../util/paths.js';
+import { projectRoot } from '../util/paths.js';
+import { runWorkerTask } from '../util/worker-task.js';
 import { yaml } from '../util/yaml.js';
 
 export const crdRef = 'apiextensions.k8s.io/v1/customresourcedefinitions';
@@ -58,18 +58,7 @@ export function declaredNames(text: string): string[] {
 
 /** Parses YAML in a worker thread (inline when a worker cannot start). */
 function parseYaml(text: string): Promise<unknown[]> {
-  return new Promise((resolve, reject) => {
-    let worker: Worker;
-    try {
-      worker = new Worker(compiledModuleUrl('addons/parse-worker.js'), { workerData: { text } });
-    } catch {
-      resolve(yaml().parseAllDocuments(text).map((d) => d.toJS({ maxAliasCount: 100 }) as unknown));
-      return;
-    }
-    worker.once('message', (m: { docs?: unknown[]; error?: string }) => (m.docs ? resolve(m.docs) : reject(new Error(m.error ?? 'unparsable YAML'))));
-    worker.once('error', reject);
-    worker.once('exit', (code) => code !== 0 && reject(new Error(`the YAML parser exited with ${code}`)));
-  });
+  return runWorkerTask('addons/parse-worker.js', { text }, () => yaml().parseAllDocuments(text).map((d) => d.toJS({ maxAliasCount: 100 }) as unknown));
 }
 
 /** Parsed files by path and hash (tests start many servers in one process); bounded. */

@@ -2,22 +2,19 @@
 // would otherwise stall requests right after start-up). Receives the text as workerData, posts back the documents.
 import { parentPort, workerData } from 'node:worker_threads';
 import { yaml } from '../util/yaml.js';
+import { workerReply } from '../util/worker-task.js';
 
 const maxDocuments = 64;
 
-function parse(text: string): { docs?: unknown[]; error?: string } {
+function parse(text: string): unknown[] {
   const docs = yaml().parseAllDocuments(text);
-  if (docs.length > maxDocuments) return { error: `more than ${maxDocuments} documents` };
+  if (docs.length > maxDocuments) throw new Error(`more than ${maxDocuments} documents`);
   const out: unknown[] = [];
   for (const doc of docs) {
-    if (doc.errors.length) return { error: doc.errors[0].message };
+    if (doc.errors.length) throw new Error(doc.errors[0].message);
     out.push(doc.toJS({ maxAliasCount: 100 }));
   }
-  return { docs: out };
+  return out;
 }
 
-try {
-  parentPort?.postMessage(parse(String((workerData as { text?: unknown } | undefined)?.text ?? '')));
-} catch (e) {
-  parentPort?.postMessage({ error: e instanceof Error ? e.message : String(e) });
-}
+void workerReply(() => parse(String((workerData as { text?: unknown } | undefined)?.text ?? ''))).then((reply) => parentPort?.postMessage(reply));

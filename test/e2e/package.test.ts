@@ -56,7 +56,7 @@ describe('the npm package', () => {
   after(() => rmSync(scratch, { recursive: true, force: true }));
 
   it('the tarball holds the compiled code, its types and the data runtime reads, and nothing from test/', () => {
-    for (const f of ['package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/main.d.ts', 'dist/src/cli/bin.js', 'dist/bundle/cli.js', 'dist/src/addons/parse-worker.js', 'dist/src/storage/commit-worker.js',
+    for (const f of ['package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/main.d.ts', 'dist/src/cli/bin.js', 'dist/bundle/cli.js', 'dist/src/addons/parse-worker.js', 'dist/src/auth/pki/ca-worker.js', 'dist/src/storage/commit-worker.js',
       'openapi/swagger.json', 'migrations/0001_init.sql', 'src/addons/jobset/crds/jobset.x-k8s.io_jobsets.yaml', 'examples/pytest/conftest.py']) {
       assert.ok(files.includes(f), `${f} is packed`);
     }

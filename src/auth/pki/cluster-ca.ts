@@ -3,8 +3,7 @@
 // @peculiar/x509 on first use.
 import { createPrivateKey, KeyObject, randomBytes, webcrypto, X509Certificate as NodeX509 } from 'node:crypto';
 import type { Extension, Name, PublicKey } from '@peculiar/x509';
-import { Worker } from 'node:worker_threads';
-import { compiledModuleUrl } from '../../util/paths.js';
+import { runWorkerTask } from '../../util/worker-task.js';
 import { loadX509 } from './x509-lib.js';
 
 const ecdsa = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
@@ -37,18 +36,7 @@ async function importSigningKey(keyPem: string): Promise<CryptoKey> {
 
 /** `generateCa` in a worker thread (inline when a worker cannot start): the main thread never loads @peculiar/x509 for it. */
 export function generateCaOffThread(commonName = 'bonsai-ca'): Promise<KeyPairPem> {
-  return new Promise((resolve, reject) => {
-    let worker: Worker;
-    try {
-      worker = new Worker(compiledModuleUrl('auth/pki/ca-worker.js'), { workerData: { commonName } });
-    } catch {
-      resolve(generateCa(commonName));
-      return;
-    }
-    worker.once('message', (m: { pems?: KeyPairPem; error?: string }) => (m.pems ? resolve(m.pems) : reject(new Error(m.error ?? 'no CA generated'))));
-    worker.once('error', reject);
-    worker.once('exit', (code) => code !== 0 && reject(new Error(`the CA generator exited with ${code}`)));
-  });
+  return runWorkerTask('auth/pki/ca-worker.js', { commonName }, () => generateCa(commonName));
 }
 
 /** Generates a new CA, valid ten years (as kubeadm's). */
