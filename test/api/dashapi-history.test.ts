@@ -3,7 +3,7 @@
 // compaction moving `oldest` without changing the states still reachable, and `list` checks per resource.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { assertStatus, sqliteOnly, useBonsai } from './http.js';
+import { assertStatus, rootCaPublished, sqliteOnly, useBonsai } from './http.js';
 import { eventually } from '../helpers/kubectl.js';
 
 type Json = Record<string, any>;
@@ -101,6 +101,8 @@ describe('time travel over the change log', { skip: sqliteOnly('time travel read
   it('moves oldest on compaction and keeps every state from there rebuildable', async () => {
     const CMS = '/api/v1/namespaces/default/configmaps';
     const cm = (name: string, v: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { v } });
+    // The namespace's kube-root-ca.crt, published once the cluster CA exists (generated off the main thread at start).
+    await rootCaPublished(env.b, 'default');
     assert.equal((await req('POST', CMS, cm('stay', '1'))).status, 201);
     assert.equal((await req('POST', CMS, cm('gone', '1'))).status, 201);
     assert.equal((await req('DELETE', `${CMS}/gone`)).status, 200);
@@ -110,7 +112,7 @@ describe('time travel over the change log', { skip: sqliteOnly('time travel read
     assert.equal((await req('DELETE', `${CMS}/later`)).status, 200);
     const resources = 'configmaps,pods,deployments,replicasets,nodes';
     const atMid = await state(mid, resources);
-    // With the namespace's kube-root-ca.crt, published at start-up.
+    // With the namespace's kube-root-ca.crt.
     assert.deepEqual(atMid.objects.configmaps.filter((c) => c.metadata.namespace === 'default').map((c) => [c.metadata.name, c.data.v ?? Object.keys(c.data)]), [['kube-root-ca.crt', ['ca.crt']], ['later', '1'], ['stay', '1']]);
 
     const b0 = await bounds();
