@@ -86,6 +86,7 @@ export function crdSchemaCases(): HostileCase[] {
     crdCase('a 100,000-value enum', specSchema({ a: { type: 'string', enum: Array.from({ length: 100_000 }, (_, i) => `v${i}`) } }), 201),
     crdCase('5,000 properties with patterns', specSchema(manyProps), 201),
     crdCase('a default of the wrong type', specSchema({ a: { type: 'integer', default: 'str' } }), 422, /properties\[a\]\.default: Invalid value: "string": .*must be of type integer/),
+    crdCase('a plain default outside its enum, under a __proto__ property', specSchema(JSON.parse('{"__proto__":{"type":"string","enum":["a"],"default":"b"}}') as Json), 422, /properties\[__proto__\]\.default: Unsupported value: "b": supported values: "a"/),
     crdCase('a default that fails its pattern', specSchema({ a: { type: 'string', pattern: '^(a+)+$', default: `${'a'.repeat(40)}!` } }), 422, /properties\[a\]\.default: Invalid value/),
     crdCase('a default with __proto__ keys', props('{"m":{"type":"object","additionalProperties":{"type":"string"},"default":{"__proto__":"x","constructor":"y"}}}'), 201),
     crdCase('CEL that does not parse', specSchema({ a: { type: 'string', 'x-kubernetes-validations': [{ rule: 'self ==' }] } }), 422, /x-kubernetes-validations\[0\]\.rule: Invalid value: .*compilation failed/),

@@ -5,23 +5,10 @@ import { fieldInvalid, type FieldError } from '../../machinery/errors.js';
 import { getOwn } from '../../util/own.js';
 import { deepCopy, maxSchemaDepth, toNode, type RawSchema } from './node.js';
 import { pruneValue } from './prune.js';
-import { compileValidatorSync, newAjv, type AjvInstance, type OpenApiValidator } from './validator.js';
+import { compileValidatorSync, newAjv, type AjvInstance } from './validator.js';
 import { rawRecord, schemaEntries } from './node.js';
 
 const metaFields = new Set(['metadata', 'kind', 'apiVersion']);
-
-/** One ajv for a schema's defaults, and each distinct subschema's validator (pod templates repeat the same few). */
-interface Validators {
-  ajv: AjvInstance | undefined;
-  bySchema: Map<string, OpenApiValidator>;
-}
-
-function validatorFor(s: RawSchema, v: Validators): OpenApiValidator {
-  const key = JSON.stringify(s);
-  let found = v.bySchema.get(key);
-  if (!found) v.bySchema.set(key, (found = compileValidatorSync(s, (v.ajv ??= newAjv()))));
-  return found;
-}
 
 /** Keywords a scalar's schema may have for `plainlyValid` to judge its default without compiling a validator. */
 const plainKeywords = new Set(['type', 'default', 'description', 'enum', 'nullable']);
@@ -41,7 +28,7 @@ function plainlyValid(s: RawSchema, def: unknown): boolean {
   return choices === undefined || (Array.isArray(choices) && choices.includes(def));
 }
 
-function walk(s: RawSchema | undefined, path: string, insideMeta: boolean, ajv: Validators, errs: FieldError[], depth: number): void {
+function walk(s: RawSchema | undefined, path: string, insideMeta: boolean, ajv: { get(): AjvInstance }, errs: FieldError[], depth: number): void {
   if (!s || depth > maxSchemaDepth) return;
   const embedded = getOwn(s, 'x-kubernetes-embedded-resource') === true;
   if (embedded) insideMeta = false;
@@ -56,7 +43,7 @@ function walk(s: RawSchema | undefined, path: string, insideMeta: boolean, ajv: 
         pruned = false;
       }
     }
-    if (pruned && !plainlyValid(s, def)) errs.push(...validatorFor(s, ajv).validate(def, at));
+    if (pruned && !plainlyValid(s, def)) errs.push(...compileValidatorSync(s, ajv.get()).validate(def, at));
   }
   const items = rawRecord(s, 'items');
   if (items) walk(items, `${path}.items`, insideMeta, ajv, errs, depth + 1);
@@ -68,7 +55,8 @@ function walk(s: RawSchema | undefined, path: string, insideMeta: boolean, ajv: 
 /** Errors of the defaults in a structural schema (the resource root counts as an embedded resource). Needs ajv loaded. */
 export function validateDefaults(schema: RawSchema, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  const ajv: Validators = { ajv: undefined, bySchema: new Map() };
+  let shared: AjvInstance | undefined;
+  const ajv = { get: () => (shared ??= newAjv()) };
   const root = { ...schema, 'x-kubernetes-embedded-resource': true };
   walk(root, path, false, ajv, errs, 0);
   return errs;

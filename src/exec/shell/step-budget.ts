@@ -9,7 +9,7 @@
 //    it is ended as an exec session whose CPU budget is spent (exit 137, a line saying so).
 //  - bytes: what the run builds (variables assigned, output). Past `maxBytes` the process is ended as killed for its
 //    memory (exit 137), as is a single word past the shell's word limit.
-import { BudgetExhausted, SessionBudget, sliceMs } from './budget.js';
+import { BudgetExhausted, SessionBudget } from './budget.js';
 import { maxWordBytes } from './signals.js';
 
 export const maxSteps = 10_000;
@@ -35,28 +35,22 @@ export class StepBudget extends SessionBudget {
   /** The process's own clock: ms since it started (sleep moves it on). */
   t = 0;
   readonly lines: TimelineLine[] = [];
-  private workStart = performance.now();
 
   constructor() {
     super({ cpuMs: Infinity, memoryBytes: maxBytes, maxVars: 10_000 });
   }
 
   /**
-   * One step; throws when the run is cut off or spins too long without sleeping. After `sliceMs` of work it hands the
-   * event loop back (a Promise to await): what the run gives depends on its counts only, never on when it yields.
+   * One step; throws when the run is cut off or spins too long without sleeping. Like an exec session's, it hands the
+   * event loop back after a slice of work (a Promise to await): what the run gives depends on its counts only, never
+   * on when it yields (its CPU time is not limited).
    */
   override tick(): Promise<void> | undefined {
     if (this.spent) throw this.spent;
     if (++this.steps > maxSteps || this.t > horizonMs || this.lines.length >= maxLines) throw new RunsOn();
     if (++this.busy > maxBusySteps) this.exhaust(`sh: CPU budget of ${maxBusySteps} steps without a sleep exhausted; process ended`);
-    if (performance.now() - this.workStart < sliceMs) return undefined;
-    return new Promise((resolve) => setImmediate(() => {
-      this.workStart = performance.now();
-      resolve();
-    }));
+    return super.tick();
   }
-
-  override pause(): void {}
 
   override charge(n: number): void {
     this.bytes += n;
