@@ -255,7 +255,9 @@ export class EtcdStore implements Storage {
       throw new StorageError('Conflict', `${resource} ${namespace}/${name} changed`);
     }
     const rv = r.revision;
-    const object: KObject = { ...stored, metadata: { ...stored.metadata, resourceVersion: String(rv) } };
+    // When the watch brought this write before its answer, the mirror's object (the one watchers saw) is the answer.
+    const seen = kind === 'delete' ? undefined : this.mirror.get(resource, namespace, name);
+    const object: KObject = seen && rvOf(seen) === rv ? seen : { ...stored, metadata: { ...stored.metadata, resourceVersion: String(rv) } };
     // An answer may come after the watch brought a newer state of the key: the mirror keeps the newer one.
     this.mirror.apply(resource, namespace, name, kind === 'delete' ? undefined : object, rv);
     // Kept until the watch brings the change (not when it came first: then watchers were told already).
