@@ -18,6 +18,7 @@ import { maxClockSpeed, ScaledClock, VirtualClock, type ControllableClock } from
 import { createLogger, type Logger } from './util/logger.js';
 import { selectControllers } from './controllers/selection.js';
 import { selectAddons } from './addons/index.js';
+import { nextTurn } from './util/next-turn.js';
 import type { ClusterHandle } from './cluster/index.js';
 import { Authorization, parseAuthorizationModes } from './auth/authorization.js';
 import { AuditLog, parseAuditLevel } from './audit/audit-log.js';
@@ -78,9 +79,6 @@ async function openStorage(opts: BonsaiOptions, data: string, now: () => number,
   if (data !== ':memory:') preparePrivateDatabase(databasePath(data));
   return new SqliteStore({ path: databasePath(data), synchronous: opts.synchronous, now, commitThread: 'later' });
 }
-
-/** Resolves after the I/O callbacks pending now have run (an immediate runs after the event loop's poll phase). */
-const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export function databasePath(data: string): string {
   return data === ':memory:' ? ':memory:' : join(data, 'bonsai.db');
@@ -182,7 +180,7 @@ export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> 
   // Each module is compiled in a step of its own (the controllers' alone take milliseconds), so a request that
   // arrives meanwhile is answered after one step rather than after all of them.
   const step = async <T>(load: () => Promise<T>): Promise<T> => {
-    await yieldToIo();
+    await nextTurn();
     return load();
   };
   const { clientFor } = await step(() => import('./client/client.js'));
@@ -230,14 +228,14 @@ export async function startBonsai(options: BonsaiOptions = {}): Promise<Bonsai> 
   if (!opts.apiOnly && (kubeletSelection.kind === 'shard' || kubeletSelection.kind === 'selector')) cluster = startSimulation();
   for (const e of electors) {
     e.start();
-    await yieldToIo();
+    await nextTurn();
   }
   // The store's own background work (SQLite's commit thread) starts once the rest has loaded.
   store.startBackground?.();
   // The streaming code loads in the background too, rather than on the first exec while other requests wait.
   void import('./api/streaming/index.js').then(async (m) => {
-    await yieldToIo();
-    await m.preloadStreaming(yieldToIo);
+    await nextTurn();
+    await m.preloadStreaming(nextTurn);
   }).catch((err: unknown) => log.warn({ err }, 'preloading the exec and port-forward code failed'));
   const compactEvery = opts.compactEveryMs ?? 60_000;
   const compactTimer = compactEvery > 0 ? setInterval(() => store.compact(), compactEvery) : undefined;

@@ -13,6 +13,7 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { nextTurn } from '../util/next-turn.js';
 
 /** How long requests in flight may take to finish once shutdown starts. */
 export const defaultShutdownGraceMs = 5_000;
@@ -80,9 +81,6 @@ export function installGracefulClose(app: FastifyInstance, tls: boolean): void {
   });
 }
 
-/** Resolves in the check phase after the next poll phase has run (when called from one, after that one). */
-const afterPoll = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /**
  * Closes `app`: no new connections (a request still arriving on an open keep-alive connection is served, and its
  * answer closes the connection, as Go's server does while shutting down; Fastify's own 503 is off), `endStreams`
@@ -99,12 +97,12 @@ export async function closeGracefully(app: FastifyInstance, endStreams: () => vo
   }, graceMs);
   let closed = false;
   try {
-    await afterPoll();
+    await nextTurn();
     // From here each wait spans a poll phase: one that accepts nothing found the backlog empty.
     const drainUntil = Date.now() + graceMs / 2;
     for (let seen = -1; connections && connections.accepted !== seen && Date.now() < drainUntil;) {
       seen = connections.accepted;
-      await afterPoll();
+      await nextTurn();
     }
     // Node's server.close() closes idle connections at once, unread requests and all: it gets the careful look.
     const nodeLook = server.closeIdleConnections.bind(server);
@@ -116,7 +114,7 @@ export async function closeGracefully(app: FastifyInstance, endStreams: () => vo
     const sweeping = (async () => {
       while (!closed) {
         await new Promise((resolve) => setTimeout(resolve, sweepEveryMs));
-        await afterPoll();
+        await nextTurn();
         if (!closed) look();
       }
     })();

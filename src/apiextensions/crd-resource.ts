@@ -1,11 +1,13 @@
 // apiextensions.k8s.io/v1 CustomResourceDefinition: defaults, validation (with the schema and CEL checks of each
 // version), the status the server keeps, and the finalizer that removes a deleted CRD's objects first.
 import type { ResourceDef } from '../registry/resource.js';
+import type { KObject } from '../machinery/types.js';
 import { defaultCrd, prepareCrdForCreate, prepareCrdForUpdate } from './crd-defaults.js';
 import { validateCrd } from './crd-validation.js';
 import { customResourceDefinitionTable } from './crd-table.js';
-import { checkCrdSchema, loadEngines } from './engines.js';
+import { checkCrdSchema, checkCrdSchemasAhead, loadEngines } from './engines.js';
 import { cleanupFinalizer } from './crd-types.js';
+import { nextTurn } from '../util/next-turn.js';
 
 export const customResourceDefinitions: ResourceDef = {
   group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions',
@@ -18,6 +20,20 @@ export const customResourceDefinitions: ResourceDef = {
   prepareUpdate: prepareCrdForUpdate,
   // The schemas (structure, defaults, CEL rules: the costly part) are checked when the spec changes, as its
   // generation tells; a status write or a metadata change leaves them as they were accepted.
-  validate: (crd, old) => validateCrd(crd, old, { checkSchema: old && old.metadata.generation === crd.metadata.generation ? undefined : checkCrdSchema }),
+  validate: (crd, old) => validateCrd(crd, old, { checkSchema: checksSchemas(crd, old) ? checkCrdSchema : undefined }),
+  // Those checks are worked out first, in turns of their own: which there are (a validation without them, tens of
+  // ms for a large CRD: it compares the versions' schemas), then each schema's structure and its rules.
+  prevalidate: (crd, old) => (checksSchemas(crd, old) ? nextTurn().then(() => checkCrdSchemasAhead(schemaChecksOf(crd, old))) : undefined),
   table: customResourceDefinitionTable,
 };
+
+function checksSchemas(crd: KObject, old: KObject | undefined): boolean {
+  return !old || old.metadata.generation !== crd.metadata.generation;
+}
+
+/** The schema checks validateCrd asks for, in its order (found by a validation that checks no schema). */
+function schemaChecksOf(crd: KObject, old: KObject | undefined): Array<[unknown, string]> {
+  const checks: Array<[unknown, string]> = [];
+  validateCrd(crd, old, { checkSchema: (schema, path) => (checks.push([schema, path]), []) });
+  return checks;
+}

@@ -5,6 +5,7 @@ import type { KObject } from '../machinery/types.js';
 import { ApiError } from '../machinery/errors.js';
 import type { RawSchema } from './schema/index.js';
 import { loadCelRules, type CelRulesModule } from './cel-rules-load.js';
+import { nextTurn } from '../util/next-turn.js';
 
 type SchemaModule = typeof import('./schema/index.js');
 
@@ -36,9 +37,43 @@ function rules(): CelRulesModule {
 
 /** CRD validation of one version's schema: structural rules, defaults, and whether its CEL rules compile. */
 export function checkCrdSchema(schema: unknown, path: string): FieldError[] {
+  const early = takeChecked(schema, path);
+  if (early) return early;
   const errs = schemas().checkStructuralSync(schema, path);
   if (errs.length) return errs;
   return rules().compileSchemaRules(schema, path).errors;
+}
+
+/** Answers of checkCrdSchema worked out ahead by checkCrdSchemasAhead, by schema object and path; each is taken once. */
+const checkedAhead = new WeakMap<object, Map<string, FieldError[]>>();
+
+function takeChecked(schema: unknown, path: string): FieldError[] | undefined {
+  if (typeof schema !== 'object' || schema === null) return undefined;
+  const byPath = checkedAhead.get(schema);
+  const errs = byPath?.get(path);
+  byPath?.delete(path);
+  return errs;
+}
+
+/**
+ * Works out what checkCrdSchema will answer for each (schema, path), the structural check and the CEL rules of each
+ * schema in turns of the event loop of their own: a large CRD's (a pod template or two) take tens of milliseconds
+ * each, too long for one turn. The validation that follows takes the answers.
+ */
+export async function checkCrdSchemasAhead(checks: ReadonlyArray<readonly [unknown, string]>): Promise<void> {
+  await loadEngines();
+  for (const [schema, path] of checks) {
+    if (typeof schema !== 'object' || schema === null) continue;
+    await nextTurn();
+    let errs = schemas().checkStructuralSync(schema, path);
+    if (!errs.length) {
+      await nextTurn();
+      errs = rules().compileSchemaRules(schema, path).errors;
+    }
+    let byPath = checkedAhead.get(schema);
+    if (!byPath) checkedAhead.set(schema, (byPath = new Map()));
+    byPath.set(path, errs);
+  }
 }
 
 /** One CRD version's schema, compiled: validation (schema and rules), pruning and defaults. */

@@ -8,6 +8,7 @@ import { ExitSignal, LimitError } from './shell/signals.js';
 import { sliceMs } from './shell/budget.js';
 import { LimitedOut, type Out } from './shell/io.js';
 import { LineEditor, maxLineChars } from './line-editor.js';
+import { nextTurn } from '../util/next-turn.js';
 
 /** How much typed-ahead input is kept while a command runs, and the longest program gathered over lines. */
 const maxPendingBytes = 64 * 1024;
@@ -112,7 +113,7 @@ export async function interactive(o: InteractiveOptions): Promise<number> {
   let sliceStart = performance.now();
   const breathe = async (): Promise<void> => {
     if (performance.now() - sliceStart < sliceMs) return;
-    await new Promise<void>((r) => setImmediate(r));
+    await nextTurn();
     sliceStart = performance.now();
   };
 

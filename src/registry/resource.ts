@@ -111,6 +111,11 @@ export interface ResourceDef {
   defaults?: (obj: KObject, version?: string) => void;
   /** The kind's semantic validation (after the generic ObjectMeta rules); `old` is set on updates; `version` as above. */
   validate?: (obj: KObject, old: KObject | undefined, version?: string) => FieldError[];
+  /**
+   * For a kind whose validation can take long (a CRD's schemas): work `validate` will need, done first in turns of the
+   * event loop of its own (the write waits for it), so no single turn holds the loop for the whole of it.
+   */
+  prevalidate?: (obj: KObject, old: KObject | undefined) => Promise<void> | undefined;
   /** The rule metadata.name (and generateName) must follow on create; the default is a DNS-1123 subdomain. */
   nameValidation?: NameFn;
   /** A limit on metadata.name shorter than the name rule's own (CronJob: 52, its Jobs' names get a suffix). */

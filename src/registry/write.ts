@@ -108,6 +108,8 @@ export function* createSteps(reg: Registry, def: ResourceDef, namespace: string,
   if (mutated && meta.managedFields !== undefined && !managedFieldsDecodable(meta.managedFields)) delete meta.managedFields;
   def.prepareCreate?.(obj, ctx);
   fillEmptyStatus(def, obj);
+  const early = def.prevalidate?.(obj, undefined);
+  if (early) yield early;
   validate(reg, def, obj, undefined, undefined, opts.version);
   attrs.object = obj;
   attrs.name = meta.name ?? '';
@@ -208,6 +210,8 @@ export function* updateSteps(reg: Registry, def: ResourceDef, namespace: string,
     result.metadata.generation = (cur.metadata.generation ?? 0) + 1;
   }
   result.metadata.resourceVersion = cur.metadata.resourceVersion;
+  const early = def.prevalidate?.(result, cur);
+  if (early) yield early;
   // As upstream, a write that changes nothing is validated and admitted all the same; only the store is spared it.
   validate(reg, def, result, cur, opts.subresource, opts.version);
   attrs.object = as ? as.view(result) : result;

@@ -6,6 +6,7 @@ import type { KObject } from '../machinery/types.js';
 import { StringInterner } from './intern.js';
 import { ResourceTable, StoredRef, isParsed, keyOf, type Entry } from './object-table.js';
 import { listSorted, scanSorted } from './key-order.js';
+import { nextTurn } from '../util/next-turn.js';
 
 /** The JSON text of objects just written (until published) and of cold objects read back, so they are not re-serialized. */
 export const jsonOf = new WeakMap<KObject, string>();
@@ -171,12 +172,12 @@ export class ObjectCache {
       if (t.cold) continue;
       while (t.loadFrom && !this.isClosed()) {
         this.loadKeys(t, 10 * warmPage);
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await nextTurn();
       }
       let after: [string, string] | undefined = ['', ''];
       while (after && t.unparsed > 0 && !this.isClosed()) {
         after = this.parseTable(t, after, warmPage);
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await nextTurn();
       }
     }
   }

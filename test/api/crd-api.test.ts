@@ -99,6 +99,43 @@ describe('custom resources over HTTP', () => {
     assert.equal((await req('GET', `${CRDS}/widgets.v.example.com`)).status, 404);
   });
 
+  it('checks a CRD\'s schemas in turns of the event loop of their own, with the errors of the whole check', async () => {
+    const def = env.b.registry.find('apiextensions.k8s.io', 'v1', 'customresourcedefinitions')!;
+    const group = 'turns.example.com';
+    const ruled = { ...schema, 'x-kubernetes-validations': [{ rule: 'has(self.spec)' }] };
+    const versions = [
+      { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: ruled } },
+      { name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: { ...ruled, properties: { ...schema.properties, extra: { type: 'string' } } } } },
+    ];
+    // A ticker that counts the turns of the event loop while the in-process create is pending.
+    const turnsDuring = async (write: () => unknown): Promise<number> => {
+      let turns = 0;
+      let on = true;
+      const tick = (): void => { if (on) { turns++; setImmediate(tick); } };
+      setImmediate(tick);
+      try {
+        await write();
+      } finally {
+        on = false;
+      }
+      return turns;
+    };
+    // Which checks there are, then each version's structure and rules: five turns at least before it is stored.
+    const turns = await turnsDuring(() => env.b.registry.create(def, '', crd({ group, versions }) as never));
+    assert.ok(turns >= 5, `the create took ${turns} turns`);
+    // A wrong rule in v1 and a schema without a type in v2: both reported, at upstream's paths, through the same turns.
+    const bad = crd({ group, plural: 'gadgets', kind: 'Gadget', versions: [
+      { ...versions[0], schema: { openAPIV3Schema: { ...schema, 'x-kubernetes-validations': [{ rule: 'self.spec.' }] } } },
+      { ...versions[1], schema: { openAPIV3Schema: { properties: { spec: { type: 'object' } } } } },
+    ] });
+    const r = await req('POST', CRDS, bad);
+    assertStatus(r, 422, 'Invalid');
+    const got = causes(r).join('\n');
+    assert.match(got, /spec\.versions\[0\]\.schema\.openAPIV3Schema\.x-kubernetes-validations\[0\]\.rule: Invalid value: .*compilation failed/);
+    assert.match(got, /spec\.versions\[1\]\.schema\.openAPIV3Schema\.type: Required value: must not be empty at the root/);
+    await deleteCrdAndWait(`widgets.${group}`);
+  });
+
   it('refuses names a CRD of the same group holds (NamesAccepted=False), and accepts them once it goes', async () => {
     const group = 'names.example.com';
     await established(crd({ group }));
