@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseAllDocuments } from 'yaml';
 import { root } from './proc.js';
 import { withServer, concurrency } from './figures.js';
-import { closedLoopCreates, pool, type Throughput } from './load.js';
+import { closedLoopCreates, percentile, pool, type Throughput } from './load.js';
 
 type Json = Record<string, any>;
 
@@ -36,13 +36,27 @@ async function established(p: ReturnType<typeof pool>, name: string): Promise<bo
 /**
  * ms from the first server-side apply (as `kubectl apply --server-side` sends them, one after another) to all
  * Established, on a server without add-ons: these are the add-ons' own CRDs, which a server with them installs at
- * start, at the same time.
+ * start, at the same time. Meanwhile another connection asks for /version every 2 ms: its longest wait shows the
+ * longest the server's event loop was held (a CRD's schema checks run in turns of their own).
  */
-export async function crdApplyFigure(): Promise<{ ms: number; crds: number; bytes: number }> {
+export async function crdApplyFigure(): Promise<{ ms: number; crds: number; bytes: number; probe: { max: number; p99: number; n: number } }> {
   const docs = crdDocuments();
   const bodies = docs.map((d) => JSON.stringify(d));
   return withServer('bonsai', ':memory:', async (url) => {
     const p = pool(url, 1);
+    const probePool = pool(url, 1);
+    const waits: number[] = [];
+    let probing = true;
+    const probe = (async () => {
+      while (probing) {
+        const t = performance.now();
+        const res = await probePool.request({ method: 'GET', path: '/version' });
+        await res.body.dump();
+        waits.push(performance.now() - t);
+        await sleep(2);
+      }
+    })();
+    probe.catch(() => undefined); // awaited below; a failure there fails the figure
     try {
       const t0 = performance.now();
       for (let i = 0; i < docs.length; i++) {
@@ -59,9 +73,15 @@ export async function crdApplyFigure(): Promise<{ ms: number; crds: number; byte
           await sleep(1);
         }
       }
-      return { ms: performance.now() - t0, crds: docs.length, bytes: bodies.reduce((n, b) => n + b.length, 0) };
+      const ms = performance.now() - t0;
+      probing = false;
+      await probe;
+      return { ms, crds: docs.length, bytes: bodies.reduce((n, b) => n + b.length, 0), probe: { max: Math.max(...waits), p99: percentile(waits, 99), n: waits.length } };
     } finally {
+      probing = false;
+      await probe.catch(() => undefined);
       await p.close();
+      await probePool.close();
     }
   }, ['--addons', '']);
 }

@@ -7,7 +7,7 @@ import { validateCrd } from './crd-validation.js';
 import { customResourceDefinitionTable } from './crd-table.js';
 import { checkCrdSchema, checkCrdSchemasAhead, loadEngines } from './engines.js';
 import { cleanupFinalizer } from './crd-types.js';
-import { nextTurn } from '../util/next-turn.js';
+import { afterPoll } from '../util/next-turn.js';
 
 export const customResourceDefinitions: ResourceDef = {
   group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions',
@@ -23,7 +23,7 @@ export const customResourceDefinitions: ResourceDef = {
   validate: (crd, old) => validateCrd(crd, old, { checkSchema: checksSchemas(crd, old) ? checkCrdSchema : undefined }),
   // Those checks are worked out first, in turns of their own: which there are (a validation without them, tens of
   // ms for a large CRD: it compares the versions' schemas), then each schema's structure and its rules.
-  prevalidate: (crd, old) => (checksSchemas(crd, old) ? nextTurn().then(() => checkCrdSchemasAhead(schemaChecksOf(crd, old))) : undefined),
+  prevalidate: (crd, old) => (checksSchemas(crd, old) ? afterPoll().then(() => checkCrdSchemasAhead(schemaChecksOf(crd, old))) : undefined),
   table: customResourceDefinitionTable,
 };
 

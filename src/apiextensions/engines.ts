@@ -5,7 +5,7 @@ import type { KObject } from '../machinery/types.js';
 import { ApiError } from '../machinery/errors.js';
 import type { RawSchema } from './schema/index.js';
 import { loadCelRules, type CelRulesModule } from './cel-rules-load.js';
-import { nextTurn } from '../util/next-turn.js';
+import { afterPoll, nextTurn } from '../util/next-turn.js';
 
 type SchemaModule = typeof import('./schema/index.js');
 
@@ -17,6 +17,8 @@ let loading: Promise<void> | undefined;
 export function loadEngines(): Promise<void> {
   loading ??= Promise.all([import('./schema/index.js'), loadCelRules()]).then(async ([schema, rules]) => {
     await schema.loadSchemaMachinery();
+    // Evaluating ajv took tens of ms: what waited for it goes on in a turn of its own.
+    await afterPoll();
     structural = schema;
     cel = rules;
   });
