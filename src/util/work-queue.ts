@@ -19,6 +19,9 @@ export interface WorkQueueOptions {
   rateLimit?: { qps: number; burst: number };
 }
 
+/** How long one turn of the event loop runs a queue's reconciles before it lets others in (ms of real time). */
+const turnBudgetMs = 10;
+
 export class WorkQueue {
   private readonly pending = new Set<string>();
   private readonly running = new Set<string>();
@@ -101,8 +104,17 @@ export class WorkQueue {
     this.scheduled = false;
     const keys = [...this.pending];
     this.pending.clear();
-    for (const key of keys) {
+    const started = performance.now();
+    for (let i = 0; i < keys.length; i++) {
       if (this.stopped) return;
+      // Reconciles that answer at once run back to back: after a turn's budget the rest wait for the next turn, so
+      // requests (and other queues) get in between.
+      if (i > 0 && performance.now() - started > turnBudgetMs) {
+        for (let j = i; j < keys.length; j++) this.pending.add(keys[j]);
+        this.schedule();
+        return;
+      }
+      const key = keys[i];
       this.running.add(key);
       try {
         const result = await this.reconcile(key);

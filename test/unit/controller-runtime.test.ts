@@ -64,6 +64,30 @@ describe('work queue', () => {
     q.stop();
   });
 
+  it('hands the event loop back between reconciles once a turn has run 10 ms of them, every key run once', async () => {
+    const clock = new ManualClock();
+    const runs: string[] = [];
+    let turns = 0;
+    const turnsAt: number[] = [];
+    const q = new WorkQueue('t', (key) => {
+      runs.push(key);
+      turnsAt.push(turns);
+      const end = performance.now() + 4;
+      while (performance.now() < end) { /* a reconcile that takes 4 ms of CPU */ }
+    }, clock, log);
+    let ticking = true;
+    const tick = (): void => { if (ticking) { turns++; setImmediate(tick); } };
+    setImmediate(tick);
+    const keys = Array.from({ length: 10 }, (_, i) => `k${i}`);
+    for (const k of keys) q.add(k);
+    await settle(() => runs.length === keys.length);
+    ticking = false;
+    assert.deepEqual(runs, keys);
+    // 40 ms of reconciles in 10 ms turns: the ticker ran between them at least three times.
+    assert.ok(turnsAt[turnsAt.length - 1] - turnsAt[0] >= 3, `turns between reconciles: ${turnsAt.join(',')}`);
+    q.stop();
+  });
+
   it('retries a failing key after 10, 20, 40 ms of clock time and forgets its failures on success', async () => {
     const clock = new ManualClock();
     let failuresLeft = 3;
