@@ -111,7 +111,8 @@ class JobReconciler {
   private readonly events: EventRecorder;
   private readonly ops: JobPodOps;
   private readonly jobsDef: ResourceDef;
-  private readonly backoffs = new Map<string, BackoffRecord>();
+  /** Pod failure backoff by Job key, for the Job of that uid: a Job recreated under the name starts afresh. */
+  private readonly backoffs = new Map<string, { uid: string | undefined; rec: BackoffRecord }>();
 
   constructor({ client, clock, log }: ControllerContext) {
     this.client = client;
@@ -173,8 +174,11 @@ class JobReconciler {
       nowMs: () => this.clock.nowMs(),
       ops: this.ops,
       event: (job, type, reason, message) => this.events.event(job, type, reason, message),
-      backoff: (bk) => this.backoffs.get(bk),
-      setBackoff: (bk, rec) => this.backoffs.set(bk, rec),
+      backoff: (bk) => {
+        const b = this.backoffs.get(bk);
+        return b && b.uid === uid ? b.rec : undefined;
+      },
+      setBackoff: (bk, rec) => this.backoffs.set(bk, { uid, rec }),
       removeFinalizer: (pod) => this.ops.removeFinalizer(pod),
       writeStatus: (job) => this.writeStatus(namespace, name, uid, job),
       finished: (job, cond) => {
