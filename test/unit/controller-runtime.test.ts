@@ -10,7 +10,7 @@ import { bootstrap } from '../../src/registry/bootstrap.js';
 import { clientFor, type Client } from '../../src/client/client.js';
 import { ManualClock } from '../../src/util/clock.js';
 import { createLogger } from '../../src/util/logger.js';
-import { WorkQueue } from '../../src/util/work-queue.js';
+import { WorkQueue, turnBudgetMs } from '../../src/util/work-queue.js';
 import { defineController, electManager, indexes, keyOf, Manager, splitKey, type ControllerDef } from '../../src/controllers/runtime/index.js';
 import type { KObject } from '../../src/machinery/types.js';
 
@@ -64,7 +64,7 @@ describe('work queue', () => {
     q.stop();
   });
 
-  it('hands the event loop back between reconciles once a turn has run 10 ms of them, every key run once', async () => {
+  it('hands the event loop back between reconciles once a turn has run its budget of them, every key run once', async () => {
     const clock = new ManualClock();
     const runs: string[] = [];
     let turns = 0;
@@ -72,18 +72,18 @@ describe('work queue', () => {
     const q = new WorkQueue('t', (key) => {
       runs.push(key);
       turnsAt.push(turns);
-      const end = performance.now() + 4;
-      while (performance.now() < end) { /* a reconcile that takes 4 ms of CPU */ }
+      const end = performance.now() + turnBudgetMs / 5;
+      while (performance.now() < end) { /* a reconcile that takes a fifth of the budget */ }
     }, clock, log);
     let ticking = true;
     const tick = (): void => { if (ticking) { turns++; setImmediate(tick); } };
     setImmediate(tick);
-    const keys = Array.from({ length: 10 }, (_, i) => `k${i}`);
+    const keys = Array.from({ length: 20 }, (_, i) => `k${i}`);
     for (const k of keys) q.add(k);
     await settle(() => runs.length === keys.length);
     ticking = false;
     assert.deepEqual(runs, keys);
-    // 40 ms of reconciles in 10 ms turns: the ticker ran between them at least three times.
+    // Four budgets' worth of reconciles, six at most in a turn: the ticker ran between them at least three times.
     assert.ok(turnsAt[turnsAt.length - 1] - turnsAt[0] >= 3, `turns between reconciles: ${turnsAt.join(',')}`);
     q.stop();
   });
