@@ -17,6 +17,8 @@ export const present = (v: unknown) => v !== undefined && v !== null;
 
 /** Deep equality of JSON values; absent, null, empty map and empty list count as equal (Go's semantic equality). */
 export function deepEqual(a: unknown, b: unknown): boolean {
+  // One value compared with itself (a CRD's first version with itself, on every write: up to 600 KB of schema).
+  if (a === b) return true;
   const empty = (v: unknown) => v === undefined || v === null || (Array.isArray(v) && v.length === 0) || (isRecord(v) && Object.keys(v).length === 0);
   if (empty(a) && empty(b)) return true;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
