@@ -106,6 +106,13 @@ export function startScheduler(root: Client, clock: Clock, log: Logger): Schedul
       queue.moveParked(podRemovedHelps);
     }
     if (pod && responsibleFor(pod)) {
+      // The store is read as it is now: a pod deleted and made again under its name before the delete's event came
+      // is a new pod (upstream's informer hands the queue a delete, then an add), not an update of the queued one.
+      const queued = queue.get(key);
+      if (queued && queued.pi.uid !== pod.metadata?.uid) {
+        cycle.forget(key);
+        queue.delete(key);
+      }
       const e = queue.upsert(pod, key);
       setNominated(key, pod.status?.nominatedNodeName, e.pi);
     } else {

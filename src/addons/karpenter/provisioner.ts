@@ -32,6 +32,8 @@ const nominationGraceMs = 5_000;
 interface Nomination {
   claim: string;
   at: number;
+  /** The pod's uid: a pod deleted and made again under its name (a StatefulSet's) is not nominated. */
+  uid: string | undefined;
 }
 
 export function isProvisionable(p: Pod): boolean {
@@ -83,7 +85,19 @@ export class Provisioner implements Reconciler {
       const { namespace, name } = splitKey(key.slice(podPrefix.length));
       const p = this.deps.pods.get(namespace, name);
       if (!p || p.spec?.nodeName) this.nominations.delete(key.slice(podPrefix.length));
+      else this.nominationOf(p);
     }
+  }
+
+  /** The pod's nomination, if it was made for this pod (a record of an earlier pod of the name is dropped). */
+  private nominationOf(p: Pod): Nomination | undefined {
+    const key = podKey(p);
+    const n = this.nominations.get(key);
+    if (n && n.uid !== p.metadata?.uid) {
+      this.nominations.delete(key);
+      return undefined;
+    }
+    return n;
   }
 
   /** The NodeClaims pending pods are nominated to now (disruption leaves them alone, as upstream). */
@@ -115,7 +129,7 @@ export class Provisioner implements Reconciler {
   }
 
   private nominatedClaim(p: Pod, claims: Map<string, NodeClaim>, now: number): string | undefined {
-    const n = this.nominations.get(podKey(p));
+    const n = this.nominationOf(p);
     if (!n) return undefined;
     const c = claims.get(n.claim);
     if (!c || c.metadata.deletionTimestamp) {
@@ -200,7 +214,7 @@ export class Provisioner implements Reconciler {
     this.deps.events.event(p, 'Normal', 'Nominated', `Pod should schedule on: ${info}`);
     if (claim) {
       if (this.nominations.size >= maxNominations) this.nominations.delete(this.nominations.keys().next().value as string);
-      this.nominations.set(podKey(p), { claim, at: now });
+      this.nominations.set(podKey(p), { claim, at: now, uid: p.metadata?.uid });
     }
     // Pods going to an existing, schedulable node can say so now; those going to a launching claim say so when its
     // node is about to take pods (expectPlacements, from the lifecycle), as a failed attempt clears the field.
@@ -214,7 +228,7 @@ export class Provisioner implements Reconciler {
       if (nom.claim !== claim) continue;
       const i = key.indexOf('/');
       const p = this.deps.pods.get(key.slice(0, i), key.slice(i + 1));
-      if (p && !p.spec?.nodeName) {
+      if (p && !p.spec?.nodeName && this.nominationOf(p)) {
         await this.expectPlacement(p, claim);
         n++;
       }

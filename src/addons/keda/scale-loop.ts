@@ -45,6 +45,8 @@ export class ScaleLoop {
   constructor(
     private readonly host: LoopHost,
     readonly key: string,
+    /** The object's uid: an object deleted and made again under its name gets a loop of its own. */
+    readonly uid: string,
     readonly generation: number,
     readonly scalers: BuiltScaler[],
     readonly pollMs: number,
@@ -57,6 +59,11 @@ export class ScaleLoop {
   stop(): void {
     this.stopped = true;
     this.cancel?.();
+  }
+
+  /** Whether the loop was made for this object as it is: the same object (uid), at the same generation. */
+  isFor(obj: { metadata: { uid?: string; generation?: number } }): boolean {
+    return obj.metadata.uid === this.uid && (obj.metadata.generation ?? 0) === this.generation;
   }
 
   get isStopped(): boolean {

@@ -120,12 +120,12 @@ export class ScaledJobController {
       else {
         const gen = sj.metadata.generation ?? 0;
         const loop = this.loops.get(key);
-        if (!loop || loop.generation !== gen) {
+        if (!loop || !loop.isFor(sj)) {
           try {
             const scalers = buildScalers(this.client, ns, name, spec.triggers);
             for (const b of scalers) this.events.event(sj, 'Normal', 'KEDAScalersStarted', `Scaler ${b.trigger.type} is built`);
             this.stopLoop(key);
-            const l = new ScaleLoop({ clock: this.clock, log: this.log, env: this.env, check: (lp, r) => this.check(lp, r) }, key, gen, scalers, spec.pollingIntervalS * 1000);
+            const l = new ScaleLoop({ clock: this.clock, log: this.log, env: this.env, check: (lp, r) => this.check(lp, r) }, key, sj.metadata.uid ?? '', gen, scalers, spec.pollingIntervalS * 1000);
             this.loops.set(key, l);
             l.start();
           } catch (err) {
@@ -172,7 +172,7 @@ export class ScaledJobController {
     const i = loop.key.indexOf('/');
     const ns = loop.key.slice(0, i), name = loop.key.slice(i + 1);
     const sj = this.client.get<ScaledJob>(scaledJobsRef, ns, name);
-    if (!sj || sj.metadata.deletionTimestamp || (sj.metadata.generation ?? 0) !== loop.generation) return;
+    if (!sj || sj.metadata.deletionTimestamp || !loop.isFor(sj)) return;
     const spec = scaledJobSpec(sj.spec);
     let isError = false;
     const queues = loop.scalers.map((b) => {

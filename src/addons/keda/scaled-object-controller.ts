@@ -150,7 +150,7 @@ export class ScaledObjectController {
     const generation = so.metadata.generation ?? 0;
     let loop = this.loops.get(key);
     let scalers: BuiltScaler[];
-    if (loop && loop.generation === generation && !loop.isStopped) scalers = loop.scalers;
+    if (loop && loop.isFor(so) && !loop.isStopped) scalers = loop.scalers;
     else {
       try {
         scalers = buildScalers(this.client, ns, so.metadata.name ?? '', spec.triggers);
@@ -171,9 +171,9 @@ export class ScaledObjectController {
     const health = so.status?.health;
     if (health) st.health = Object.fromEntries(Object.entries(health).filter(([k]) => st.externalMetricNames?.includes(k)));
     await this.ensureHpa(so, spec, gvkr, specs, st);
-    if (!loop || loop.generation !== generation || loop.isStopped) {
+    if (!loop || !loop.isFor(so) || loop.isStopped) {
       this.stopLoop(key);
-      loop = new ScaleLoop(this.loopHost(), key, generation, scalers, spec.pollingIntervalS * 1000);
+      loop = new ScaleLoop(this.loopHost(), key, so.metadata.uid ?? '', generation, scalers, spec.pollingIntervalS * 1000);
       this.loops.set(key, loop);
       loop.start();
     }

@@ -58,7 +58,7 @@ export function updateHealth(health: Record<string, HealthStatus>, loop: ScaleLo
 export async function checkScaledObject(host: CheckHost, loop: ScaleLoop, readings: Map<number, Reading>): Promise<void> {
   const [ns, name] = [loop.key.slice(0, loop.key.indexOf('/')), loop.key.slice(loop.key.indexOf('/') + 1)];
   const so = host.client.get<ScaledObject>(scaledObjectsRef, ns, name);
-  if (!so || so.metadata.deletionTimestamp || (so.metadata.generation ?? 0) !== loop.generation) return;
+  if (!so || so.metadata.deletionTimestamp || !loop.isFor(so)) return;
   const spec = scaledObjectSpec(so.spec);
   const now = host.clock.nowMs();
   const { isActive, isError, activeTriggers } = activity(loop, readings);
