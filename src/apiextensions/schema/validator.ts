@@ -14,8 +14,9 @@ let loading: Promise<void> | undefined;
 
 /** Loads ajv (once); after it resolves, compileValidatorSync works. */
 export function loadAjv(): Promise<void> {
-  loading ??= import('ajv').then((m) => {
-    AjvCtor = m.Ajv;
+  // Node's loader names ajv's exports; in the server bundle the import is the module's `exports` alone (the class).
+  loading ??= import('ajv').then((m: { Ajv?: AjvClass; default: unknown }) => {
+    AjvCtor = m.Ajv ?? (m.default as AjvClass);
   });
   return loading;
 }
