@@ -1,5 +1,6 @@
 // Objects deleted and created again under their names before a controller sees the delete (controllers read the
 // store as it is now; the events come after) are new objects to it, as to upstream's:
+// - a Job does not inherit the pod failure backoff of the one it replaces (JobSet's restart does this with every Job);
 // - a pending pod is a new pod to the scheduling queue, not folded into the old pod's entry (which the scheduler
 //   would drop as soon as it tried it, the uids differing, leaving the pod Pending);
 // - a KEDA ScaledJob at the same generation gets scalers of its own, not the old object's scale loop;
@@ -25,6 +26,17 @@ async function until<T>(what: string, f: () => T | undefined): Promise<T> {
   }
 }
 
+type Registry = Bonsai['registry'];
+
+/** Deletes `obj`'s namesake and creates `obj` in one go, before either write's event is out; resolves with the new object. */
+async function recreate(reg: Registry, def: NonNullable<ReturnType<Registry['find']>>, obj: KObject, opts: Parameters<Registry['delete']>[3] = {}): Promise<KObject> {
+  const ns = obj.metadata.namespace ?? '';
+  const deleted = reg.delete(def, ns, obj.metadata.name!, opts);
+  const created = reg.create(def, ns, obj);
+  await deleted;
+  return created;
+}
+
 /**
  * Polls, moving a standing virtual clock on half a second each time (backoffs and batches run out on it), for at most
  * `virtualMs` of simulated time.
@@ -37,6 +49,35 @@ async function advancingUntil(env: { b: Bonsai }, what: string, f: () => boolean
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+describe('Job recreated under the same name', () => {
+  // The clock stands still: a pod failure's backoff (10 s) never runs out, so only a fresh Job creates a pod.
+  const { env } = useBonsai({ clockSpeed: 0, cluster: { nodes: 0 } });
+
+  const job = (): KObject => ({
+    apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'again', namespace: 'default' },
+    spec: { parallelism: 1, completions: 1, backoffLimit: 3, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox' }] } } },
+  } as KObject);
+
+  it('creates its pod at once, without the backoff of the pod that failed under the old Job', async () => {
+    const reg = env.b.registry;
+    const jobs = reg.find('batch', 'v1', 'jobs')!;
+    const pods = reg.find('', 'v1', 'pods')!;
+    const podsOf = (uid: string | undefined) => reg.list(pods, 'default', { labelSelector: `batch.kubernetes.io/controller-uid=${uid}` }).items;
+    const first = await reg.create(jobs, 'default', job());
+    const pod = await until('the first pod', () => podsOf(first.metadata.uid)[0]);
+    // Its pod fails (no node runs it: the test writes what a kubelet would): the controller records the failure.
+    await reg.update(pods, 'default', pod.metadata.name!, (cur) => ({ ...cur, status: { ...(cur.status as object), phase: 'Failed' } } as KObject), { subresource: 'status' });
+    await until('the failure counted', () => (reg.get(jobs, 'default', 'again').status as { failed?: number } | undefined)?.failed === 1 || undefined);
+    // The replacement waits for the backoff on the standing clock.
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(podsOf(first.metadata.uid).filter((p) => (p.status as { phase?: string } | undefined)?.phase !== 'Failed').length, 0, 'no replacement pod during the backoff');
+    // Deleted and created again in one go: the controller sees only the new Job.
+    const second = await recreate(reg, jobs, job(), { propagationPolicy: 'Background' });
+    assert.notEqual(second.metadata.uid, first.metadata.uid);
+    await until('the new Job\'s pod', () => podsOf(second.metadata.uid)[0]);
+  });
+});
 
 describe('pending pod recreated under the same name', () => {
   // The clock stands still but for the test's steps (a parked pod's backoff runs out on it).
@@ -58,10 +99,7 @@ describe('pending pod recreated under the same name', () => {
     await until('the first pod marked Unschedulable', () => conditionOf(reg.get(pods, 'default', 'again'))?.reason === 'Unschedulable' || undefined);
     // Deleted and created again in one go: the scheduler sees the new pod when the delete's event comes, and tries it
     // at once (folded into the old pod's parked entry, it waited for a cluster event).
-    const deleted = reg.delete(pods, 'default', 'again', { gracePeriodSeconds: 0 });
-    const created = reg.create(pods, 'default', pod());
-    await deleted;
-    const second = await created;
+    const second = await recreate(reg, pods, pod(), { gracePeriodSeconds: 0 });
     assert.notEqual(second.metadata.uid, first.metadata.uid);
     await until('the new pod marked Unschedulable', () => conditionOf(reg.get(pods, 'default', 'again'))?.reason === 'Unschedulable' || undefined);
     // A worker node gets the label: the parked pod is tried again and bound.
@@ -94,10 +132,7 @@ describe('KEDA ScaledJob recreated under the same name', () => {
     const first = await reg.create(scaledJobs, 'default', scaledJob(cron));
     await until('the cron scaler built', () => built(first.metadata.uid, 'cron') || undefined);
     // Deleted and made again, at generation 1 again, with another trigger.
-    const deleted = reg.delete(scaledJobs, 'default', 'again', {});
-    const created = reg.create(scaledJobs, 'default', scaledJob({ type: 'metrics-api', metadata: { url: 'http://127.0.0.1:9/q', valueLocation: 'n', targetValue: '1' } }));
-    await deleted;
-    const second = await created;
+    const second = await recreate(reg, scaledJobs, scaledJob({ type: 'metrics-api', metadata: { url: 'http://127.0.0.1:9/q', valueLocation: 'n', targetValue: '1' } }));
     assert.notEqual(second.metadata.uid, first.metadata.uid);
     assert.equal(second.metadata.generation, first.metadata.generation);
     await until('the metrics-api scaler built for the new ScaledJob', () => built(second.metadata.uid, 'metrics-api') || undefined);
@@ -131,10 +166,7 @@ describe('pod nominated by Karpenter recreated under the same name', () => {
     const [first] = reg.list(claims, '', {}).items;
     assert.equal(archOf(first), 'amd64');
     // The pod is made again for arm64 while its claim is launching.
-    const deleted = reg.delete(pods, 'default', 'again', { gracePeriodSeconds: 0 });
-    const created = reg.create(pods, 'default', pod('arm64'));
-    await deleted;
-    await created;
+    await recreate(reg, pods, pod('arm64'), { gracePeriodSeconds: 0 });
     await advancingUntil(env, 'a second NodeClaim, for the arm64 pod', () => reg.list(claims, '', {}).items.length === 2);
     const second = reg.list(claims, '', {}).items.find((c) => c.metadata.name !== first.metadata.name)!;
     assert.equal(archOf(second), 'arm64');
