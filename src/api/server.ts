@@ -33,10 +33,14 @@ import '../auth/fastify-request.js';
 import { authorizationOf } from '../auth/authorization.js';
 import { installRequestChain } from '../auth/request-chain.js';
 import type { AuditLog } from '../audit/audit-log.js';
+import { TurnGate } from '../util/turn-gate.js';
 import { registerBonsaiRoutes } from './bonsai-routes/index.js';
 import { registerClockRoutes, trackRequestsForClock } from './clock-routes.js';
 
 export { maxBodyBytes } from './body-reader.js';
+
+/** How long one turn of the event loop runs queued writes before it polls for I/O again. */
+const writeSliceMs = 1;
 
 export interface ServerOptions {
   reg: Registry;
@@ -209,16 +213,16 @@ export function buildServer(opts: ServerOptions): FastifyInstance {
     else await handleResource({ reg: acting }, info, req, reply);
     return reply;
   };
-  // Writes to resources (the create path above all) are dispatched synchronously: a handler that answered within
-  // the call returns nothing, so Fastify neither awaits a promise nor watches the response's end (a reply returned
-  // from a promise is a thenable it waits on); one that goes on asynchronously returns the reply as above.
-  const dispatch = (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined => {
+  // Writes to resources run in slices of the event loop (`writeSlices`), after the reads of the same turn: with many
+  // clients writing at once, the loop would otherwise read a batch of writes and run them all before it polls again,
+  // and a read, a watch event or an answer from etcd would wait behind the whole batch.
+  const writeSlices = new TurnGate(writeSliceMs);
+  const dispatch = (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     if (req.method === 'GET') return dispatchAsync(req, reply);
     const info = parseRequestPath(req.url);
     if (!info || info.discovery || isAdapterGroup(info.group) || info.group === metricsGroup) return dispatchAsync(req, reply);
     if (!reg.find(info.group, info.version, info.resource ?? '')) throw notFoundFor(reg, info.group, info.version);
-    const pending = handleResource({ reg: actingRegistry(reg, req) }, info, req, reply);
-    return pending ? pending.then(() => reply) : undefined;
+    return writeSlices.run(() => handleResource({ reg: actingRegistry(reg, req) }, info, req, reply)).then(() => reply);
   };
   app.all('/api/*', dispatch);
   app.all('/apis/*', dispatch);
