@@ -85,6 +85,7 @@ export class Provisioner implements Reconciler {
       const { namespace, name } = splitKey(key.slice(podPrefix.length));
       const p = this.deps.pods.get(namespace, name);
       if (!p || p.spec?.nodeName) this.nominations.delete(key.slice(podPrefix.length));
+      // A pod made again under its name drops the nomination of the pod before it.
       else this.nominationOf(p);
     }
   }
