@@ -83,6 +83,20 @@ export async function writeRead(kind: ServerKind, warmupMs: number, measureMs: n
   });
 }
 
+/** Creates/s alone, measured as figure 2 measures them (figure 2's bound runs on the `bound` server). */
+export async function createRate(kind: ServerKind, warmupMs: number, measureMs: number): Promise<Throughput> {
+  return withServer(kind, 'dir', async (url) => {
+    const p = pool(url, concurrency);
+    try {
+      const creates = await closedLoopCreates(p, 'tp', concurrency, warmupMs, measureMs);
+      if (creates.count === 0) throw new Error(`${kind}: no pod was created: ${creates.firstError}`);
+      return creates;
+    } finally {
+      await p.close();
+    }
+  });
+}
+
 // 4. List of N pods -------------------------------------------------------------------------------
 
 export interface ListFigure { createMs: number; items: number; bytes: number; median: number; p99: number; runs: number }

@@ -10,8 +10,11 @@ import { performance } from 'node:perf_hooks';
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const bonsaiBin = join(root, 'dist', 'src', 'cli', 'bin.js');
 export const baselineBin = join(root, 'dist', 'bench', 'baseline-server.js');
+/** Bonsai with a pod create over HTTP cut down to the baseline's insert: figure 2's bound (create-bound-server.ts). */
+export const boundBin = join(root, 'dist', 'bench', 'create-bound-server.js');
 
-export type ServerKind = 'bonsai' | 'baseline';
+/** `bound` takes Bonsai's arguments. */
+export type ServerKind = 'bonsai' | 'baseline' | 'bound';
 
 export interface ServerProc {
   kind: ServerKind;
@@ -50,9 +53,9 @@ export interface SpawnOptions {
 export function spawnServer(kind: ServerKind, data: ':memory:' | 'dir', extraArgs: string[] = [], opts: SpawnOptions = {}): ServerProc {
   const dataDir = data === 'dir' ? opts.dataDir ?? freshDir(kind) : '';
   const cwd = freshDir(`${kind}-cwd`);
-  const args = kind === 'bonsai'
+  const args = kind !== 'baseline'
     // No add-ons unless a figure asks for one (`--addons jobset`): their CRD installation would run during the measurements.
-    ? [bonsaiBin, 'serve', '--port', '0', '--data', data === 'dir' ? dataDir : ':memory:', '--log-level', 'silent', '--kubeconfig', join(cwd, 'kubeconfig'), ...(extraArgs.includes('--addons') ? [] : ['--addons', '']), ...extraArgs]
+    ? [kind === 'bound' ? boundBin : bonsaiBin, 'serve', '--port', '0', '--data', data === 'dir' ? dataDir : ':memory:', '--log-level', 'silent', '--kubeconfig', join(cwd, 'kubeconfig'), ...(extraArgs.includes('--addons') ? [] : ['--addons', '']), ...extraArgs]
     : [baselineBin, '--port', '0', '--data', dataDir || cwd];
   const spawnedAt = performance.now();
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: opts.env ? { ...process.env, ...opts.env } : process.env });
