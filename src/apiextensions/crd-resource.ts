@@ -3,7 +3,7 @@
 import type { ResourceDef } from '../registry/resource.js';
 import type { KObject } from '../machinery/types.js';
 import { defaultCrd, prepareCrdForCreate, prepareCrdForUpdate } from './crd-defaults.js';
-import { validateCrd } from './crd-validation.js';
+import { validateCrd, validateCrdStatus } from './crd-validation.js';
 import { customResourceDefinitionTable } from './crd-table.js';
 import { checkCrdSchema, checkCrdSchemasAhead, loadEngines } from './engines.js';
 import { cleanupFinalizer } from './crd-types.js';
@@ -21,6 +21,7 @@ export const customResourceDefinitions: ResourceDef = {
   // The schemas (structure, defaults, CEL rules: the costly part) are checked when the spec changes, as its
   // generation tells; a status write or a metadata change leaves them as they were accepted.
   validate: (crd, old) => validateCrd(crd, old, { checkSchema: checksSchemas(crd, old) ? checkCrdSchema : undefined }),
+  validateStatus: validateCrdStatus,
   // Those checks are worked out first, in turns of their own: which there are (a validation without them, tens of
   // ms for a large CRD: it compares the versions' schemas), then each schema's structure and its rules.
   prevalidate: (crd, old) => (checksSchemas(crd, old) ? afterPoll().then(() => checkCrdSchemasAhead(schemaChecksOf(crd, old))) : undefined),

@@ -45,13 +45,22 @@ export function validateCrd(crd: KObject, old: KObject | undefined, opts: CrdVal
   if (!old) errs.push(...crdNameErrors(crd));
   errs.push(...validateSpec(view, oldView, opts));
   if (old && oldView) errs.push(...validateSpecUpdate(view, oldView, isEstablished(old)));
-  errs.push(...validateNames(rec(rec(crd.status).acceptedNames), 'status.acceptedNames'));
+  errs.push(...validateCrdStatus(crd));
   errs.push(...validateStoredVersions(crd, view));
   errs.push(...validateApiApproval(crd, old));
   if (view.preserveUnknownFields && !(oldView?.preserveUnknownFields ?? false)) {
     errs.push(fieldInvalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead'));
   }
   return errs;
+}
+
+/**
+ * Validates a write of a CRD's status subresource: as upstream's ValidateUpdateCustomResourceDefinitionStatus, only
+ * the accepted names (the generic ObjectMeta rules run before this). The spec is the stored one's; the stored versions
+ * are not checked here, so a storage migration can drop a version from them.
+ */
+export function validateCrdStatus(crd: KObject): FieldError[] {
+  return validateNames(rec(rec(crd.status).acceptedNames), 'status.acceptedNames');
 }
 
 function validateSpec(view: CrdView, oldView: CrdView | undefined, opts: CrdValidationOptions): Errs {

@@ -112,6 +112,11 @@ export interface ResourceDef {
   /** The kind's semantic validation (after the generic ObjectMeta rules); `old` is set on updates; `version` as above. */
   validate?: (obj: KObject, old: KObject | undefined, version?: string) => FieldError[];
   /**
+   * The kind's rules for a write of the status subresource, in place of `validate` there (upstream's status
+   * strategy's ValidateUpdate, where it checks less than the main resource's: the spec cannot change through it).
+   */
+  validateStatus?: (obj: KObject, old: KObject) => FieldError[];
+  /**
    * For a kind whose validation can take long (a CRD's schemas): work `validate` will need, done first in turns of the
    * event loop of its own (the write waits for it), so no single turn holds the loop for the whole of it.
    */

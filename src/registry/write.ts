@@ -35,9 +35,9 @@ export function generateName(prefix: string): string {
 
 /**
  * The field errors of `obj` as `def` declares them: the ObjectMeta rules every kind shares (on create with the def's
- * name rule), then the kind's own rules. `old` is set on updates.
+ * name rule), then the kind's own rules (on a status write, its status rules when it has some). `old` is set on updates.
  */
-export function objectErrors(def: ResourceDef, obj: KObject, old: KObject | undefined, version?: string): FieldError[] {
+export function objectErrors(def: ResourceDef, obj: KObject, old: KObject | undefined, version?: string, status = false): FieldError[] {
   const errs: FieldError[] = [];
   if (!old) {
     errs.push(...validateObjectMeta(obj, { namespaced: def.namespaced, nameFn: def.nameValidation ?? nameIsDnsSubdomain, maxNameLength: def.maxNameLength }));
@@ -46,13 +46,14 @@ export function objectErrors(def: ResourceDef, obj: KObject, old: KObject | unde
     // The name is immutable (checked above); the other ObjectMeta rules apply to the new object as on create.
     errs.push(...validateObjectMeta(obj, { namespaced: def.namespaced, nameFn: () => [] }).filter((e) => !e.field.startsWith('metadata.name')));
   }
-  if (def.validate) errs.push(...def.validate(obj, old, version));
+  if (status && old && def.validateStatus) errs.push(...def.validateStatus(obj, old));
+  else if (def.validate) errs.push(...def.validate(obj, old, version));
   return errs;
 }
 
 function validate(reg: Registry, def: ResourceDef, obj: KObject, old: KObject | undefined, subresource?: WriteOptions['subresource'], version?: string): void {
   const part = subresource && subresource !== 'status' ? def.partialWrites?.[subresource] : undefined;
-  const errors: FieldError[] = part && old ? part.validate(obj, old) : objectErrors(def, obj, old, version);
+  const errors: FieldError[] = part && old ? part.validate(obj, old) : objectErrors(def, obj, old, version, subresource === 'status');
   if (errors.length) throw invalid(def.kind, def.group, obj.metadata.name ?? '', errors);
 }
 

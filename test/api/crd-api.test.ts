@@ -271,6 +271,27 @@ describe('custom resources over HTTP', () => {
     await deleteCrdAndWait(`widgets.${group}`);
   });
 
+  it("checks a CRD's status write as upstream's status strategy does: the accepted names, not the stored versions", async () => {
+    const name = 'widgets.crdstatus.example.com';
+    await established(crd({ group: 'crdstatus.example.com' }));
+    const status = `${CRDS}/${name}/status`;
+    const merge = { contentType: 'application/merge-patch+json' };
+    let r = await req('PATCH', status, { status: { acceptedNames: { plural: 'Bad_Plural' } } }, merge);
+    assertStatus(r, 422, 'Invalid');
+    assert.ok(causes(r).some((c: string) => c.startsWith('status.acceptedNames.plural: Invalid value: "Bad_Plural"')), causes(r).join('\n'));
+    // A storage migration rewrites status.storedVersions through the status subresource, which checks them against
+    // nothing (ValidateUpdateCustomResourceDefinitionStatus); the main resource's rules are not run there.
+    r = await req('PATCH', status, { status: { storedVersions: ['v1', 'v0'] } }, merge);
+    assert.equal(r.status, 200, r.text.slice(0, 500));
+    assert.deepEqual(r.body.status.storedVersions, ['v1', 'v0']);
+    // A main-resource write checks them again, as upstream's update validation does.
+    r = await req('PATCH', `${CRDS}/${name}`, { metadata: { labels: { a: 'b' } } }, merge);
+    assertStatus(r, 422, 'Invalid');
+    assert.ok(causes(r).some((c: string) => c.startsWith('status.storedVersions[1]: Invalid value: "v0": missing from spec.versions')), causes(r).join('\n'));
+    assert.equal((await req('PATCH', status, { status: { storedVersions: ['v1'] } }, merge)).status, 200);
+    await deleteCrdAndWait(name);
+  });
+
   it('prints Name and Age for a CRD without printer columns', async () => {
     const group = 'table.example.com';
     await established(crd({ group }));

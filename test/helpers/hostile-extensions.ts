@@ -220,7 +220,10 @@ export function crdUpdateCases(): HostileCase[] {
     p('dropping a stored version', JSON.stringify({ spec: { versions: [version('v2', true)] } }), 422, /status\.storedVersions\[0\]: Invalid value: "v1": missing from spec\.versions; v1 was previously a storage version/),
     p('storage version not served', JSON.stringify({ spec: { versions: [version('v1', false), version('v2', true, false)] } }), 200),
     p('Object member keys in names', '{"spec":{"names":{"__proto__":{"plural":"x"},"constructor":"y"}},"__proto__":{"x":1}}', 200),
-    p('stored versions through status', '{"status":{"storedVersions":["v9","__proto__"]}}', 422, /status\.storedVersions/, `${m}/status`),
+    // A status write checks the accepted names only (upstream's ValidateUpdateCustomResourceDefinitionStatus), so
+    // these stored versions are taken; the next case puts the real ones back for the main-resource writes after it.
+    p('stored versions through status', '{"status":{"storedVersions":["v9","__proto__"]}}', 200, undefined, `${m}/status`),
+    p('stored versions put back through status', '{"status":{"storedVersions":["v1","v2"]}}', 200, undefined, `${m}/status`),
     p('conditions through status', '{"status":{"conditions":[{"type":"__proto__","status":"True","lastTransitionTime":"2024-01-01T00:00:00Z"}],"acceptedNames":{"__proto__":{"kind":"X"},"kind":"Mutable","plural":"mutables"}}}', 200, undefined, `${m}/status`),
     p('a hostile schema in an update', JSON.stringify({ spec: { versions: [version('v1', false), { ...version('v2', true), schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'string', pattern: '(?<=x)' } } } } } } }] } }), 422, /must be a valid regular expression/),
     { name: 'CRD update: strategic merge patch of a CRD', method: 'PATCH', path: m, headers: SMP_CT, body: '{"spec":{"names":{"shortNames":["mut"]}}}', expectCode: 200 },

@@ -40,10 +40,15 @@ function isItemKeyField(p: FieldPath): boolean {
 
 const isApplier = (e: ManagedFieldsEntry, manager: string) => e.manager === manager && e.operation === 'Apply' && !e.subresource;
 
+/**
+ * `o` as the merge reads it: without its managedFields. Only the top level and the metadata are copied (the merge
+ * copies what it takes, and neither the applied configuration nor the live object is written to); a CRD of 600 KiB
+ * was copied whole twice per apply before.
+ */
 function withoutManagedFields(o: KObject): KObject {
-  const c = clone(o);
-  if (isRecord(c.metadata)) delete c.metadata.managedFields;
-  return c;
+  if (!isRecord(o.metadata) || !hasOwn(o.metadata, 'managedFields')) return o;
+  const { managedFields: _dropped, ...metadata } = o.metadata;
+  return { ...o, metadata };
 }
 
 function managerLabel(e: ManagedFieldsEntry): string {
