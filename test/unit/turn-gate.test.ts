@@ -22,31 +22,27 @@ test('turn gate: jobs run later, in order, with their results and errors', async
   assert.equal(gate.waiting(), 0);
 });
 
+/** Three jobs through `gate`; the first also queues `next turn` for the loop's next turn. */
+async function threeJobs(gate: TurnGate, order: string[], prefix: string): Promise<void> {
+  await Promise.all([
+    gate.run(() => {
+      order.push(`${prefix}1`);
+      setImmediate(() => order.push('next turn'));
+    }),
+    gate.run(() => order.push(`${prefix}2`)),
+    gate.run(() => order.push(`${prefix}3`)),
+  ]);
+}
+
 test('turn gate: once a slice is spent, the loop turns before the next job', async () => {
   const order: string[] = [];
   // A slice of 0 ms runs one job a turn: what the first job queued for the next turn comes before the second job.
-  const narrow = new TurnGate(0);
-  await Promise.all([
-    narrow.run(() => {
-      order.push('a1');
-      setImmediate(() => order.push('next turn'));
-    }),
-    narrow.run(() => order.push('a2')),
-    narrow.run(() => order.push('a3')),
-  ]);
+  await threeJobs(new TurnGate(0), order, 'a');
   assert.deepEqual(order, ['a1', 'next turn', 'a2', 'a3']);
 
   // A wide slice runs every waiting job in one turn.
   order.length = 0;
-  const wide = new TurnGate(60_000);
-  await Promise.all([
-    wide.run(() => {
-      order.push('b1');
-      setImmediate(() => order.push('next turn'));
-    }),
-    wide.run(() => order.push('b2')),
-    wide.run(() => order.push('b3')),
-  ]);
+  await threeJobs(new TurnGate(60_000), order, 'b');
   await new Promise((r) => setImmediate(r));
   assert.deepEqual(order, ['b1', 'b2', 'b3', 'next turn']);
 });
